@@ -1,0 +1,2 @@
+//! mcp-door-client (being built).
+#![deny(missing_docs)]

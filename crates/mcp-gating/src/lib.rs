@@ -1,0 +1,2 @@
+//! mcp-gating (being built).
+#![deny(missing_docs)]

@@ -1,0 +1,2 @@
+//! mcp-local-tools (being built).
+#![deny(missing_docs)]

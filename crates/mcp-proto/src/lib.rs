@@ -1,0 +1,2 @@
+//! mcp-proto (being built).
+#![deny(missing_docs)]

@@ -1,0 +1,2 @@
+//! mcp-local-server (being built).
+#![deny(missing_docs)]

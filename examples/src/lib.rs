@@ -1,0 +1,1 @@
+//! Examples live in examples/*.rs as [[example]] targets.
