@@ -1,0 +1,2 @@
+//! mcp-fake-door (being built).
+#![deny(missing_docs)]
