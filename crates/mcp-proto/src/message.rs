@@ -1,0 +1,499 @@
+//! The JSON-RPC 2.0 envelope MCP messages travel in: request, notification
+//! and response (JSON-RPC 2.0 §4-5, MCP 2025-11-25 basic).
+//!
+//! [`parse_message`] reads one message from bytes and says exactly what was
+//! wrong when it cannot. Params and results stay raw JSON here; decode them
+//! with the typed methods of [`crate::methods`].
+
+use std::fmt;
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use crate::decode::{DecodeError, FromValue, json_type_name};
+use crate::error::{ErrorObject, MessageError};
+use crate::methods::{Method, NotificationMethod};
+
+/// A request id: a string or an integer (MCP 2025-11-25 basic: "the ID MUST
+/// NOT be null"). Floats, `null`, arrays and objects are refused.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// An integer id (JSON-RPC allows any integer; we keep the `i64` range).
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        Self::Number(n)
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        Self::String(s)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        Self::String(s.to_owned())
+    }
+}
+
+impl FromValue for RequestId {
+    fn from_value(value: Value) -> Result<Self, DecodeError> {
+        match value {
+            Value::String(s) => Ok(Self::String(s)),
+            Value::Number(ref n) => match n.as_i64() {
+                Some(i) => Ok(Self::Number(i)),
+                None => Err(DecodeError::invalid("a string or an integer", &value)),
+            },
+            other => Err(DecodeError::invalid("a string or an integer", &other)),
+        }
+    }
+}
+
+crate::decode::wire_deserialize!(RequestId);
+
+/// A request: a message that expects a response (JSON-RPC 2.0 §4).
+///
+/// `params`, when present, is a JSON object (MCP requires one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The request id; the response carries the same one.
+    pub id: RequestId,
+    /// The method name, such as `tools/call`.
+    pub method: String,
+    /// The params object, kept as raw JSON.
+    pub params: Option<Value>,
+}
+
+impl Request {
+    /// A request with raw params.
+    pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
+        Self {
+            id: id.into(),
+            method: method.into(),
+            params,
+        }
+    }
+
+    /// A request for the typed method `M` with `params`.
+    ///
+    /// # Errors
+    /// Only if `params` cannot be turned into JSON, which never happens for
+    /// the types of this crate.
+    pub fn typed<M: Method>(
+        id: impl Into<RequestId>,
+        params: &M::Params,
+    ) -> Result<Self, serde_json::Error> {
+        Ok(Self::new(
+            id,
+            M::METHOD,
+            Some(serde_json::to_value(params)?),
+        ))
+    }
+
+    /// Decodes the params as `T` (absent params read as `{}`).
+    ///
+    /// # Errors
+    /// -32602 naming the member at fault, such as
+    /// `invalid params for tools/call: params.name is required`.
+    pub fn parse_params<T: FromValue>(&self) -> Result<T, ErrorObject> {
+        decode_params(&self.method, self.params.clone())
+    }
+}
+
+/// A notification: a message that gets no response (JSON-RPC 2.0 §4.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method name, such as `notifications/progress`.
+    pub method: String,
+    /// The params object, kept as raw JSON.
+    pub params: Option<Value>,
+}
+
+impl Notification {
+    /// A notification with raw params.
+    pub fn new(method: impl Into<String>, params: Option<Value>) -> Self {
+        Self {
+            method: method.into(),
+            params,
+        }
+    }
+
+    /// A notification for the typed method `M` with `params`.
+    ///
+    /// # Errors
+    /// Only if `params` cannot be turned into JSON, which never happens for
+    /// the types of this crate.
+    pub fn typed<M: NotificationMethod>(params: &M::Params) -> Result<Self, serde_json::Error> {
+        Ok(Self::new(M::METHOD, Some(serde_json::to_value(params)?)))
+    }
+
+    /// Decodes the params as `T` (absent params read as `{}`).
+    ///
+    /// # Errors
+    /// -32602 naming the member at fault.
+    pub fn parse_params<T: FromValue>(&self) -> Result<T, ErrorObject> {
+        decode_params(&self.method, self.params.clone())
+    }
+}
+
+fn decode_params<T: FromValue>(method: &str, params: Option<Value>) -> Result<T, ErrorObject> {
+    let params = params.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    T::from_value(params).map_err(|e| {
+        ErrorObject::invalid_params(format!(
+            "invalid params for {method}: {}",
+            e.at_key("params")
+        ))
+    })
+}
+
+/// The outcome carried by a [`Response`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponsePayload {
+    /// The `result` member (any JSON; MCP results are objects).
+    Result(Value),
+    /// The `error` member.
+    Error(ErrorObject),
+}
+
+/// A response to a request (JSON-RPC 2.0 §5).
+///
+/// `id` is `None` only for an error answering input whose id could not be
+/// read; it is then left out on the wire (the MCP schemas from 2025-11-25 on
+/// make the id of an error response optional and never `null`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The id of the request answered.
+    pub id: Option<RequestId>,
+    /// The result or the error.
+    pub payload: ResponsePayload,
+}
+
+impl Response {
+    /// A success response carrying `result`.
+    pub fn success(id: RequestId, result: Value) -> Self {
+        Self {
+            id: Some(id),
+            payload: ResponsePayload::Result(result),
+        }
+    }
+
+    /// An error response.
+    pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
+        Self {
+            id,
+            payload: ResponsePayload::Error(error),
+        }
+    }
+
+    /// Decodes the result as `T`.
+    ///
+    /// # Errors
+    /// The error object itself when this is an error response; otherwise a
+    /// -32602-free [`DecodeError`]-based error object (code -32603) naming
+    /// the member at fault, such as `result.tools[2].name is required`.
+    pub fn parse_result<T: FromValue>(&self) -> Result<T, ErrorObject> {
+        match &self.payload {
+            ResponsePayload::Error(e) => Err(e.clone()),
+            ResponsePayload::Result(v) => T::from_value(v.clone()).map_err(|e| {
+                ErrorObject::internal_error(format!("invalid result: {}", e.at_key("result")))
+            }),
+        }
+    }
+}
+
+/// One JSON-RPC message as MCP uses it. Batches (JSON arrays) are not
+/// messages: no revision since 2025-06-18 has them.
+///
+/// Serializing writes the wire form with `"jsonrpc": "2.0"`:
+///
+/// ```
+/// use mcp_proto::{Message, Notification};
+///
+/// let msg = Message::Notification(Notification::new("notifications/initialized", None));
+/// assert_eq!(
+///     serde_json::to_string(&msg).unwrap(),
+///     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request (has `method` and `id`).
+    Request(Request),
+    /// A notification (has `method`, no `id`).
+    Notification(Notification),
+    /// A response (has `result` or `error`).
+    Response(Response),
+}
+
+impl From<Request> for Message {
+    fn from(r: Request) -> Self {
+        Self::Request(r)
+    }
+}
+
+impl From<Notification> for Message {
+    fn from(n: Notification) -> Self {
+        Self::Notification(n)
+    }
+}
+
+impl From<Response> for Message {
+    fn from(r: Response) -> Self {
+        Self::Response(r)
+    }
+}
+
+impl Serialize for Request {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("jsonrpc", "2.0")?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("method", &self.method)?;
+        if let Some(params) = &self.params {
+            map.serialize_entry("params", params)?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Notification {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("jsonrpc", "2.0")?;
+        map.serialize_entry("method", &self.method)?;
+        if let Some(params) = &self.params {
+            map.serialize_entry("params", params)?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Response {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("jsonrpc", "2.0")?;
+        if let Some(id) = &self.id {
+            map.serialize_entry("id", id)?;
+        }
+        match &self.payload {
+            ResponsePayload::Result(result) => map.serialize_entry("result", result)?,
+            ResponsePayload::Error(error) => map.serialize_entry("error", error)?,
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Request(r) => r.serialize(s),
+            Self::Notification(n) => n.serialize(s),
+            Self::Response(r) => r.serialize(s),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Message {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        message_from_value(value).map_err(|e| serde::de::Error::custom(e.error.message))
+    }
+}
+
+/// The message for a JSON array (MCP 2025-06-18 removed JSON-RPC batching).
+pub const BATCH_REFUSED: &str = "batches are not supported since 2025-06-18";
+
+/// Reads one JSON-RPC message from `bytes` (one stdio line or one HTTP body).
+///
+/// Leading and trailing JSON whitespace is allowed. Members other than
+/// `jsonrpc`, `id`, `method`, `params`, `result` and `error` are ignored.
+/// An explicit `"params": null` reads as absent params.
+///
+/// # Errors
+/// A [`MessageError`] with the error to answer and, when readable, the id:
+/// - -32700 when the bytes are empty, not UTF-8 or not JSON (nesting deeper
+///   than 128 is refused here too, without recursion trouble);
+/// - -32600 `batches are not supported since 2025-06-18` for a JSON array;
+/// - -32600 naming the member at fault for JSON that is not a message, e.g.
+///   `jsonrpc must be "2.0", found "1.0"`,
+///   `id must be a string or an integer, found null`,
+///   `method must be a string, found a number`,
+///   `params must be an object, found an array`.
+///
+/// ```
+/// use mcp_proto::{parse_message, Message, RequestId, error_code};
+///
+/// let msg = parse_message(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).unwrap();
+/// let Message::Request(req) = msg else { panic!("a request") };
+/// assert_eq!(req.id, RequestId::Number(1));
+/// assert_eq!(req.method, "ping");
+///
+/// let err = parse_message(br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).unwrap_err();
+/// assert_eq!(err.error.code, error_code::INVALID_REQUEST);
+/// assert_eq!(err.error.message, "id must be a string or an integer, found null");
+/// ```
+pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        no_id(ErrorObject::parse_error(format!(
+            "message is not valid UTF-8: invalid byte at offset {}",
+            e.valid_up_to()
+        )))
+    })?;
+    if text.trim_ascii().is_empty() {
+        return Err(no_id(ErrorObject::parse_error(
+            "empty message: expected one JSON-RPC message object",
+        )));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        no_id(ErrorObject::parse_error(format!(
+            "message is not valid JSON: {e}"
+        )))
+    })?;
+    message_from_value(value)
+}
+
+fn no_id(error: ErrorObject) -> MessageError {
+    MessageError { id: None, error }
+}
+
+fn invalid(id: &Option<RequestId>, message: String) -> MessageError {
+    MessageError {
+        id: id.clone(),
+        error: ErrorObject::invalid_request(message),
+    }
+}
+
+/// Reads one message from an already parsed JSON value; see [`parse_message`].
+///
+/// # Errors
+/// As [`parse_message`], minus the -32700 cases.
+pub fn message_from_value(value: Value) -> Result<Message, MessageError> {
+    let mut map = match value {
+        Value::Object(map) => map,
+        Value::Array(_) => return Err(invalid(&None, BATCH_REFUSED.to_owned())),
+        other => {
+            return Err(invalid(
+                &None,
+                format!(
+                    "a message must be a JSON object, found {}",
+                    json_type_name(&other)
+                ),
+            ));
+        }
+    };
+
+    // Read the id first so every later error can still be correlated.
+    let raw_id = map.remove("id");
+    let id_is_null = matches!(raw_id, Some(Value::Null));
+    let id_result = match raw_id {
+        None => Ok(None),
+        Some(v) => RequestId::from_value(v)
+            .map(Some)
+            .map_err(|e| e.at_key("id")),
+    };
+    let id = id_result.as_ref().ok().cloned().flatten();
+
+    match map.remove("jsonrpc") {
+        Some(Value::String(s)) if s == "2.0" => {}
+        Some(other) => {
+            return Err(invalid(
+                &id,
+                format!("jsonrpc must be \"2.0\", found {}", short_json(&other)),
+            ));
+        }
+        None => {
+            return Err(invalid(
+                &id,
+                "jsonrpc must be \"2.0\", but it is missing".to_owned(),
+            ));
+        }
+    }
+
+    if let Some(method) = map.remove("method") {
+        let method = match method {
+            Value::String(s) => s,
+            other => {
+                return Err(invalid(
+                    &id,
+                    format!("method must be a string, found {}", json_type_name(&other)),
+                ));
+            }
+        };
+        let params = match map.remove("params") {
+            None | Some(Value::Null) => None,
+            Some(p @ Value::Object(_)) => Some(p),
+            Some(other) => {
+                return Err(invalid(
+                    &id,
+                    format!("params must be an object, found {}", json_type_name(&other)),
+                ));
+            }
+        };
+        return match id_result {
+            Err(e) => Err(invalid(&None, e.to_string())),
+            Ok(Some(id)) => Ok(Message::Request(Request { id, method, params })),
+            Ok(None) => Ok(Message::Notification(Notification { method, params })),
+        };
+    }
+
+    let result = map.remove("result");
+    let error = map.remove("error");
+    match (result, error) {
+        (Some(_), Some(_)) => Err(invalid(
+            &id,
+            "a response must have result or error, not both".to_owned(),
+        )),
+        (Some(result), None) => match id_result {
+            Ok(Some(id)) => Ok(Message::Response(Response::success(id, result))),
+            Ok(None) => Err(invalid(
+                &None,
+                "id is required in a result response".to_owned(),
+            )),
+            Err(e) => Err(invalid(&None, e.to_string())),
+        },
+        (None, Some(error)) => {
+            let error = ErrorObject::from_value(error)
+                .map_err(|e| invalid(&id, e.at_key("error").to_string()))?;
+            // An error answering unreadable input may carry `"id": null`.
+            let id = match id_result {
+                Ok(id) => id,
+                Err(_) if id_is_null => None,
+                Err(e) => return Err(invalid(&None, e.to_string())),
+            };
+            Ok(Message::Response(Response::error(id, error)))
+        }
+        (None, None) => Err(invalid(
+            &id,
+            "a message must have method (request or notification), or result or error (response)"
+                .to_owned(),
+        )),
+    }
+}
+
+/// A short rendering of a JSON value for error messages (at most ~40 chars).
+fn short_json(value: &Value) -> String {
+    match value {
+        Value::String(s) if s.len() <= 40 => format!("{s:?}"),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".to_owned(),
+        other => json_type_name(other).to_owned(),
+    }
+}

@@ -1,0 +1,127 @@
+//! Typed methods: one unit struct per MCP method, carrying its name, params
+//! type and result type (after lsp-types' `Request`/`Notification` traits).
+//!
+//! A handler written against `M: Method` cannot pair the wrong params and
+//! result. Methods not listed here pass through [`crate::Message`] as raw
+//! JSON without loss.
+//!
+//! ```
+//! use mcp_proto::methods::{CallTool, Method};
+//! use mcp_proto::{CallToolRequestParams, Request};
+//!
+//! let req = Request::typed::<CallTool>(1, &CallToolRequestParams {
+//!     name: "fs".into(),
+//!     ..Default::default()
+//! }).unwrap();
+//! assert_eq!(req.method, "tools/call");
+//! let params: CallToolRequestParams = req.parse_params().unwrap();
+//! assert_eq!(params.name, "fs");
+//! ```
+
+use serde::Serialize;
+
+use crate::decode::FromValue;
+use crate::types::{
+    CallToolRequestParams, CallToolResult, CancelledNotificationParams, DiscoverResult,
+    EmptyResult, InitializeRequestParams, InitializeResult, ListRootsResult, ListToolsResult,
+    LoggingMessageNotificationParams, NotificationParams, PaginatedRequestParams,
+    ProgressNotificationParams, RequestParams, SetLevelRequestParams,
+};
+
+/// A request method: its wire name and the types of its params and result.
+pub trait Method {
+    /// The method name on the wire, such as `"tools/call"`.
+    const METHOD: &'static str;
+    /// The params object.
+    type Params: Serialize + FromValue;
+    /// The result object.
+    type Result: Serialize + FromValue;
+}
+
+/// A notification method: its wire name and the type of its params.
+pub trait NotificationMethod {
+    /// The method name on the wire, such as `"notifications/progress"`.
+    const METHOD: &'static str;
+    /// The params object.
+    type Params: Serialize + FromValue;
+}
+
+macro_rules! request_method {
+    ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty, $result:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        pub struct $name;
+
+        impl Method for $name {
+            const METHOD: &'static str = $method;
+            type Params = $params;
+            type Result = $result;
+        }
+    };
+}
+
+macro_rules! notification_method {
+    ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        pub struct $name;
+
+        impl NotificationMethod for $name {
+            const METHOD: &'static str = $method;
+            type Params = $params;
+        }
+    };
+}
+
+request_method!(
+    /// `initialize`: opens a session, client to server (2024-11-05 to 2025-11-25).
+    Initialize, "initialize", InitializeRequestParams, InitializeResult
+);
+request_method!(
+    /// `ping`: either side checks the other is alive; empty result.
+    Ping, "ping", RequestParams, EmptyResult
+);
+request_method!(
+    /// `server/discover`: the server's revisions and capabilities (2026-07-28).
+    ServerDiscover, "server/discover", RequestParams, DiscoverResult
+);
+request_method!(
+    /// `tools/list`: one page of the server's tools.
+    ListTools, "tools/list", PaginatedRequestParams, ListToolsResult
+);
+request_method!(
+    /// `tools/call`: calls one tool.
+    CallTool, "tools/call", CallToolRequestParams, CallToolResult
+);
+request_method!(
+    /// `logging/setLevel`: the lowest log level the client wants (up to 2025-11-25).
+    SetLevel, "logging/setLevel", SetLevelRequestParams, EmptyResult
+);
+request_method!(
+    /// `roots/list`: server asks the client for its roots.
+    ListRoots, "roots/list", RequestParams, ListRootsResult
+);
+notification_method!(
+    /// `notifications/initialized`: the client finished `initialize`.
+    Initialized, "notifications/initialized", NotificationParams
+);
+notification_method!(
+    /// `notifications/tools/list_changed`: the server's tool list changed.
+    ToolListChanged, "notifications/tools/list_changed", NotificationParams
+);
+notification_method!(
+    /// `notifications/cancelled`: the sender gives up on a request.
+    Cancelled, "notifications/cancelled", CancelledNotificationParams
+);
+notification_method!(
+    /// `notifications/progress`: progress of a request that asked for it.
+    Progress, "notifications/progress", ProgressNotificationParams
+);
+notification_method!(
+    /// `notifications/message`: one log message, server to client.
+    LoggingMessage, "notifications/message", LoggingMessageNotificationParams
+);
+notification_method!(
+    /// `notifications/roots/list_changed`: the client's roots changed.
+    RootsListChanged, "notifications/roots/list_changed", NotificationParams
+);

@@ -1,0 +1,317 @@
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::decode::{
+    DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_struct_decode,
+};
+use crate::types::{Icon, Meta};
+
+/// Who a message or datum is for (MCP 2025-11-25 `Role`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The human user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+impl FromValue for Role {
+    fn from_value(value: Value) -> Result<Self, DecodeError> {
+        match value.as_str() {
+            Some("user") => Ok(Self::User),
+            Some("assistant") => Ok(Self::Assistant),
+            _ => Err(DecodeError::invalid(r#""user" or "assistant""#, &value)),
+        }
+    }
+}
+
+wire_deserialize!(Role);
+
+/// Hints on how to use or show a content block (MCP 2025-11-25 `Annotations`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    /// Who the content is for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<Role>>,
+    /// Importance from 0 (optional) to 1 (required).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_opt_number"
+    )]
+    pub priority: Option<f64>,
+    /// ISO 8601 time of last change, such as `2025-01-12T15:00:58Z` (since 2025-06-18).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(Annotations {
+    audience: "audience" optional,
+    priority: "priority" optional,
+    last_modified: "lastModified" optional,
+});
+
+/// A text content block, `{"type": "text", "text": ...}` (MCP 2025-11-25 `TextContent`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TextContent {
+    /// The text.
+    pub text: String,
+    /// Display hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(TextContent {
+    text: "text" required,
+    annotations: "annotations" optional,
+    meta: "_meta" optional,
+});
+
+/// An image content block, base64 data with its MIME type (MCP 2025-11-25 `ImageContent`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageContent {
+    /// Base64-encoded image bytes.
+    pub data: String,
+    /// MIME type, such as `image/png`.
+    pub mime_type: String,
+    /// Display hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(ImageContent {
+    data: "data" required,
+    mime_type: "mimeType" required,
+    annotations: "annotations" optional,
+    meta: "_meta" optional,
+});
+
+/// An audio content block, base64 data with its MIME type (MCP 2025-03-26 `AudioContent`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AudioContent {
+    /// Base64-encoded audio bytes.
+    pub data: String,
+    /// MIME type, such as `audio/wav`.
+    pub mime_type: String,
+    /// Display hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(AudioContent {
+    data: "data" required,
+    mime_type: "mimeType" required,
+    annotations: "annotations" optional,
+    meta: "_meta" optional,
+});
+
+/// A link to a resource the server can read (MCP 2025-06-18 `ResourceLink`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceLink {
+    /// The resource URI.
+    pub uri: String,
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the resource is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Size in bytes of the raw content, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Icons for display.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Display hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(ResourceLink {
+    uri: "uri" required,
+    name: "name" required,
+    title: "title" optional,
+    description: "description" optional,
+    mime_type: "mimeType" optional,
+    size: "size" optional,
+    icons: "icons" optional,
+    annotations: "annotations" optional,
+    meta: "_meta" optional,
+});
+
+/// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
+/// `TextResourceContents` / `BlobResourceContents`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceContents {
+    /// The resource URI.
+    pub uri: String,
+    /// MIME type, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The text, for text resources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Base64-encoded bytes, for binary resources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(ResourceContents {
+    uri: "uri" required,
+    mime_type: "mimeType" optional,
+    text: "text" optional,
+    blob: "blob" optional,
+    meta: "_meta" optional,
+});
+
+/// A resource embedded in a result (MCP 2025-11-25 `EmbeddedResource`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedResource {
+    /// The resource's contents.
+    pub resource: ResourceContents,
+    /// Display hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(EmbeddedResource {
+    resource: "resource" required,
+    annotations: "annotations" optional,
+    meta: "_meta" optional,
+});
+
+/// One block of tool output, told apart by its `type` member (MCP 2025-11-25
+/// `ContentBlock`).
+///
+/// A block with a `type` this crate does not know (such as a future
+/// revision's) is kept whole in [`ContentBlock::Other`] and written back as
+/// it came.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "type")]
+#[non_exhaustive]
+pub enum ContentBlock {
+    /// `"type": "text"`.
+    #[serde(rename = "text")]
+    Text(TextContent),
+    /// `"type": "image"`.
+    #[serde(rename = "image")]
+    Image(ImageContent),
+    /// `"type": "audio"` (since 2025-03-26).
+    #[serde(rename = "audio")]
+    Audio(AudioContent),
+    /// `"type": "resource_link"` (since 2025-06-18).
+    #[serde(rename = "resource_link")]
+    ResourceLink(ResourceLink),
+    /// `"type": "resource"`.
+    #[serde(rename = "resource")]
+    Resource(EmbeddedResource),
+    /// Any other `type`, kept whole (including its `type` member).
+    #[serde(untagged)]
+    Other(JsonObject),
+}
+
+impl ContentBlock {
+    /// A text block with `text` and nothing else.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text(TextContent {
+            text: text.into(),
+            ..TextContent::default()
+        })
+    }
+
+    /// The text of a text block, `None` for other kinds.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Self::Text(t) => Some(&t.text),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for ContentBlock {
+    fn from_value(value: Value) -> Result<Self, DecodeError> {
+        #[derive(Clone, Copy)]
+        enum Kind {
+            Text,
+            Image,
+            Audio,
+            ResourceLink,
+            Resource,
+        }
+        let mut map = JsonObject::from_value(value)?;
+        let kind = match map.get("type") {
+            Some(Value::String(s)) => match s.as_str() {
+                "text" => Kind::Text,
+                "image" => Kind::Image,
+                "audio" => Kind::Audio,
+                "resource_link" => Kind::ResourceLink,
+                "resource" => Kind::Resource,
+                _ => return Ok(Self::Other(map)),
+            },
+            Some(other) => return Err(DecodeError::invalid("a string", other).at_key("type")),
+            None => return Err(DecodeError::missing("type")),
+        };
+        map.remove("type");
+        let rest = Value::Object(map);
+        Ok(match kind {
+            Kind::Text => Self::Text(TextContent::from_value(rest)?),
+            Kind::Image => Self::Image(ImageContent::from_value(rest)?),
+            Kind::Audio => Self::Audio(AudioContent::from_value(rest)?),
+            Kind::ResourceLink => Self::ResourceLink(ResourceLink::from_value(rest)?),
+            Kind::Resource => Self::Resource(EmbeddedResource::from_value(rest)?),
+        })
+    }
+}
+
+wire_deserialize!(ContentBlock);

@@ -1,0 +1,117 @@
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::decode::{DecodeError, FromValue, JsonObject, wire_deserialize, wire_struct_decode};
+use crate::types::Meta;
+
+/// Severity of a log message, RFC 5424 levels from `debug` to `emergency`
+/// (MCP 2025-11-25 server/utilities/logging). Ordered: `Debug < Emergency`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum LoggingLevel {
+    /// Debugging detail.
+    Debug,
+    /// Informational.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Warning.
+    Warning,
+    /// Error.
+    Error,
+    /// Critical condition.
+    Critical,
+    /// Action must be taken at once.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LoggingLevel {
+    /// The wire name, such as `"warning"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Debug => "debug",
+            Self::Info => "info",
+            Self::Notice => "notice",
+            Self::Warning => "warning",
+            Self::Error => "error",
+            Self::Critical => "critical",
+            Self::Alert => "alert",
+            Self::Emergency => "emergency",
+        }
+    }
+}
+
+impl FromValue for LoggingLevel {
+    fn from_value(value: Value) -> Result<Self, DecodeError> {
+        const ALL: [LoggingLevel; 8] = [
+            LoggingLevel::Debug,
+            LoggingLevel::Info,
+            LoggingLevel::Notice,
+            LoggingLevel::Warning,
+            LoggingLevel::Error,
+            LoggingLevel::Critical,
+            LoggingLevel::Alert,
+            LoggingLevel::Emergency,
+        ];
+        value
+            .as_str()
+            .and_then(|s| ALL.into_iter().find(|l| l.as_str() == s))
+            .ok_or_else(|| {
+                DecodeError::invalid(
+                    "a logging level (debug, info, notice, warning, error, critical, alert or emergency)",
+                    &value,
+                )
+            })
+    }
+}
+
+wire_deserialize!(LoggingLevel);
+
+/// Params of `logging/setLevel` (MCP 2025-11-25 server/utilities/logging;
+/// replaced by `_meta` key [`crate::meta::LOG_LEVEL`] in 2026-07-28).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct SetLevelRequestParams {
+    /// The lowest level the client wants to receive.
+    pub level: LoggingLevel,
+    /// Request metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(SetLevelRequestParams {
+    level: "level" required,
+    meta: "_meta" optional,
+});
+
+/// Params of `notifications/message`, one log message (MCP 2025-11-25
+/// server/utilities/logging).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct LoggingMessageNotificationParams {
+    /// Severity.
+    pub level: LoggingLevel,
+    /// The logger's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logger: Option<String>,
+    /// The message: any JSON (a string or an object).
+    pub data: Value,
+    /// Metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(LoggingMessageNotificationParams {
+    level: "level" required,
+    logger: "logger" optional,
+    data: "data" required,
+    meta: "_meta" optional,
+});

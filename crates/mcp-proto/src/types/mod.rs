@@ -1,0 +1,39 @@
+//! The MCP wire types: every field of revisions 2024-11-05 to 2026-07-28.
+//!
+//! Each struct keeps members it does not know in `extra` and writes them
+//! back, so a value that passes through comes out equal to what came in.
+//! Optional members are left out when `None`. Decoding errors name the
+//! member at fault (see [`crate::FromValue`]).
+
+mod capabilities;
+mod content;
+mod implementation;
+mod lifecycle;
+mod logging;
+mod notifications;
+mod roots;
+mod tools;
+
+pub use capabilities::{
+    ClientCapabilities, PromptsCapability, ResourcesCapability, RootsCapability,
+    ServerCapabilities, ToolsCapability,
+};
+pub use content::{
+    Annotations, AudioContent, ContentBlock, EmbeddedResource, ImageContent, ResourceContents,
+    ResourceLink, Role, TextContent,
+};
+pub use implementation::{Icon, Implementation};
+pub use lifecycle::{
+    CacheScope, DiscoverResult, EmptyResult, InitializeRequestParams, InitializeResult,
+    NotificationParams, PaginatedRequestParams, RequestParams,
+};
+pub use logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelRequestParams};
+pub use notifications::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken};
+pub use roots::{ListRootsResult, Root};
+pub use tools::{
+    CallToolRequestParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution,
+};
+
+/// A `_meta` object: keys such as those in [`crate::meta`] mapped to any
+/// JSON (MCP 2025-11-25 basic "_meta").
+pub type Meta = serde_json::Map<String, serde_json::Value>;

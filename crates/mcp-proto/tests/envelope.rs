@@ -1,0 +1,124 @@
+//! The JSON-RPC envelope: reading, writing, ids.
+
+use mcp_proto::{
+    ErrorObject, Message, Notification, Request, RequestId, Response, ResponsePayload, error_code,
+    parse_message,
+};
+use serde_json::json;
+
+fn to_value(m: &Message) -> serde_json::Value {
+    serde_json::to_value(m).unwrap()
+}
+
+#[test]
+fn request_with_string_id_round_trips() {
+    let bytes = br#"{"jsonrpc":"2.0","id":"a-1","method":"tools/list","params":{"cursor":"c2"}}"#;
+    let msg = parse_message(bytes).unwrap();
+    assert_eq!(
+        msg,
+        Message::Request(Request::new(
+            "a-1",
+            "tools/list",
+            Some(json!({"cursor": "c2"}))
+        ))
+    );
+    assert_eq!(
+        to_value(&msg),
+        json!({"jsonrpc": "2.0", "id": "a-1", "method": "tools/list", "params": {"cursor": "c2"}})
+    );
+}
+
+#[test]
+fn notification_has_no_id() {
+    let msg = parse_message(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
+    assert_eq!(
+        msg,
+        Message::Notification(Notification::new("notifications/initialized", None))
+    );
+}
+
+#[test]
+fn success_and_error_responses() {
+    let msg = parse_message(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).unwrap();
+    assert_eq!(
+        msg,
+        Message::Response(Response::success(RequestId::Number(3), json!({})))
+    );
+
+    let msg = parse_message(
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad","data":[1]}}"#,
+    )
+    .unwrap();
+    let Message::Response(resp) = msg else {
+        panic!("response")
+    };
+    assert_eq!(resp.id, None);
+    assert_eq!(
+        resp.payload,
+        ResponsePayload::Error(ErrorObject::parse_error("bad").with_data(json!([1])))
+    );
+    // Without an id, the id is left out (never written as null).
+    assert_eq!(
+        serde_json::to_value(&resp).unwrap(),
+        json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "bad", "data": [1]}})
+    );
+}
+
+#[test]
+fn error_codes_have_their_values() {
+    assert_eq!(error_code::PARSE_ERROR, -32700);
+    assert_eq!(error_code::INVALID_REQUEST, -32600);
+    assert_eq!(error_code::METHOD_NOT_FOUND, -32601);
+    assert_eq!(error_code::INVALID_PARAMS, -32602);
+    assert_eq!(error_code::INTERNAL_ERROR, -32603);
+    assert_eq!(error_code::RESOURCE_NOT_FOUND, -32002);
+    assert_eq!(error_code::HEADER_MISMATCH, -32020);
+    assert_eq!(error_code::MISSING_REQUIRED_CLIENT_CAPABILITY, -32021);
+    assert_eq!(error_code::UNSUPPORTED_PROTOCOL_VERSION, -32022);
+    assert_eq!(error_code::URL_ELICITATION_REQUIRED, -32042);
+    assert_eq!(
+        ErrorObject::method_not_found("x/y").message,
+        "method not found: x/y"
+    );
+}
+
+#[test]
+fn unsupported_version_error_carries_supported_and_requested() {
+    use mcp_proto::Revision;
+    let e = ErrorObject::unsupported_protocol_version(
+        "1900-01-01",
+        &[Revision::V2026_07_28, Revision::V2025_11_25],
+    );
+    assert_eq!(e.code, -32022);
+    assert_eq!(
+        e.data,
+        Some(json!({"supported": ["2026-07-28", "2025-11-25"], "requested": "1900-01-01"}))
+    );
+    assert_eq!(
+        e.message,
+        "Unsupported protocol version \"1900-01-01\"; supported: 2026-07-28, 2025-11-25"
+    );
+}
+
+#[test]
+fn parse_params_names_the_member() {
+    let req = Request::new(1, "tools/call", Some(json!({"name": 5})));
+    let err = req
+        .parse_params::<mcp_proto::CallToolRequestParams>()
+        .unwrap_err();
+    assert_eq!(err.code, -32602);
+    assert_eq!(
+        err.message,
+        "invalid params for tools/call: params.name must be a string, found a number"
+    );
+}
+
+#[test]
+fn large_integer_id_outside_i64_is_refused() {
+    let err = parse_message(br#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#)
+        .unwrap_err();
+    assert_eq!(
+        err.error.message,
+        "id must be a string or an integer, found a number"
+    );
+}
