@@ -1,2 +1,73 @@
-//! mcp-local-tools (being built).
+//! The machine's MCP tools: `fs`, `code` and `workspace` (HIP-0300 §2.1),
+//! each one MCP tool taking an `action`, each confined to the roots.
+//!
+//! A server holds a [`Toolbox`], lists its tools with [`Toolbox::tools`] for
+//! `tools/list`, and runs `tools/call` with [`Toolbox::call`], passing a
+//! [`ToolContext`] with the [`Roots`], a cancellation token and a
+//! [`Progress`] reporter. A tool's failure is a `CallToolResult` with
+//! `isError: true` and a one-line message; an unknown tool name is `None`.
+//!
+//! # Example: read a file through the toolbox
+//!
+//! ```
+//! # #[cfg(feature = "fs")]
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use mcp_local_tools::{Roots, ToolContext, Toolbox};
+//!
+//! let dir = std::env::temp_dir().join(format!("mcp-local-tools-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! std::fs::write(dir.join("hello.txt"), "one\ntwo\n").unwrap();
+//!
+//! let toolbox = Toolbox::with_default_tools();
+//! let ctx = ToolContext::new(Roots::new(vec![dir.clone()]).unwrap());
+//! let args = serde_json::json!({"action": "read", "path": "hello.txt", "offset": 1});
+//! let result = toolbox.call("fs", args.as_object().unwrap().clone(), ctx).await.unwrap();
+//! assert_eq!(result.content[0].as_text(), Some("two\n"));
+//!
+//! let outside = serde_json::json!({"action": "read", "path": "../etc/passwd"});
+//! let ctx = ToolContext::new(Roots::new(vec![dir.clone()]).unwrap());
+//! let result = toolbox.call("fs", outside.as_object().unwrap().clone(), ctx).await.unwrap();
+//! assert_eq!(result.is_error, Some(true));
+//! std::fs::remove_dir_all(&dir).unwrap();
+//! # });
+//! ```
+//!
+//! # Paths
+//!
+//! Every path is resolved by [`Roots::resolve`]: `..` and symlinks are
+//! resolved by the operating system, the result must lie inside a root by
+//! path components, NUL bytes are refused, names are compared as bytes
+//! (never Unicode-normalised). Opens re-walk the path beneath the root with
+//! `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` on Linux, so a component
+//! swapped for a symlink after the check is refused; see [`roots`] for the
+//! details and the residual race on other systems.
+//!
+//! # Bounds
+//!
+//! Every result is capped (64 KiB of text, and per-action line, entry or
+//! match limits); a bracketed line at the end says how to get the rest,
+//! usually `continue with offset=N`.
+//!
+//! # Cargo features
+//!
+//! - `fs` (default): the `fs` tool.
+//! - `code` (default): the `code` tool (tree-sitter grammars for Rust,
+//!   Python, TypeScript/JavaScript and Go).
+//! - `workspace` (default): the `workspace` tool.
 #![deny(missing_docs)]
+
+mod context;
+mod error;
+pub mod roots;
+mod safe;
+mod toolbox;
+mod util;
+
+#[cfg(feature = "fs")]
+pub mod fs;
+
+pub use context::{DoorReport, Progress, Surroundings, ToolContext};
+pub use error::{Error, PathError, PathErrorKind};
+pub use roots::{Resolved, Roots};
+pub use toolbox::{CallFuture, LocalTool, Toolbox};
+pub use util::MAX_RESULT_BYTES;

@@ -1,0 +1,122 @@
+//! The crate's error type.
+
+use std::path::PathBuf;
+
+/// What went wrong when setting up roots or resolving a path.
+///
+/// A tool turns these into a `CallToolResult` with `isError: true` whose text
+/// is this error's `Display` (one line). Source: DESIGN.md "Local tools".
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// `Roots::new` was given no directory at all.
+    #[error("no roots: at least one root directory is needed")]
+    NoRoots,
+    /// A root could not be resolved (missing, unreadable) or is not a directory.
+    #[error("root '{}' is not a usable directory: {reason}", root.display())]
+    BadRoot {
+        /// The root as given.
+        root: PathBuf,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A path given to a tool was refused or could not be resolved.
+    #[error("{0}")]
+    Path(#[from] PathError),
+}
+
+/// A path a tool was asked to use, and why it was refused.
+///
+/// `Display` names the path as the caller wrote it:
+/// `path '../x': outside the roots (/work/root)`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("path '{path}': {kind}")]
+pub struct PathError {
+    /// The path as the caller gave it (lossy for display only).
+    pub path: String,
+    /// What was wrong with it.
+    pub kind: PathErrorKind,
+}
+
+/// Why a path was refused (see [`PathError`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PathErrorKind {
+    /// The path string was empty.
+    #[error("empty path")]
+    Empty,
+    /// The path contains a NUL byte, which no file name can hold.
+    #[error("contains a NUL byte")]
+    NulByte,
+    /// After resolving `..` and every symlink, the path lies in no root.
+    /// The string lists the roots.
+    #[error("outside the roots ({0})")]
+    OutsideRoots(String),
+    /// Nothing exists at the path (and the action needs something there).
+    #[error("no such file or directory")]
+    NotFound,
+    /// Resolving the path met a symlink loop (ELOOP).
+    #[error("symlink loop")]
+    SymlinkLoop,
+    /// The path, or the missing part of it, is a symlink whose target does
+    /// not exist; writing through it could land anywhere, so it is refused.
+    #[error("dangling symlink")]
+    DanglingSymlink,
+    /// A `..` follows a component that does not exist yet, so where it leads
+    /// cannot be known.
+    #[error("'..' after a missing directory")]
+    DotDotAfterMissing,
+    /// Between resolving and opening, a component became a symlink or moved
+    /// out of the root (check-then-use race); the open was refused.
+    #[error("changed while in use (a component became a symlink or left the root)")]
+    Changed,
+    /// Expected a directory, found something else.
+    #[error("not a directory")]
+    NotADirectory,
+    /// Expected a file, found a directory.
+    #[error("is a directory")]
+    IsADirectory,
+    /// Something already exists at the path.
+    #[error("already exists")]
+    AlreadyExists,
+    /// Any other operating-system error, as its message.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl PathError {
+    /// A `PathError` for `path` with `kind`.
+    pub fn new(path: impl Into<String>, kind: PathErrorKind) -> Self {
+        PathError {
+            path: path.into(),
+            kind,
+        }
+    }
+
+    /// A `PathError` from an `io::Error`, mapping the common kinds
+    /// (not found, loop, not a directory, exists) to their own variants.
+    pub fn from_io(path: impl Into<String>, error: &std::io::Error) -> Self {
+        PathError::new(path, kind_of_io(error))
+    }
+}
+
+/// The [`PathErrorKind`] matching an `io::Error`.
+pub(crate) fn kind_of_io(error: &std::io::Error) -> PathErrorKind {
+    use std::io::ErrorKind as K;
+    const ELOOP: i32 = 40;
+    const ENOTDIR: i32 = 20;
+    const EISDIR: i32 = 21;
+    if cfg!(target_os = "linux") {
+        match error.raw_os_error() {
+            Some(ELOOP) => return PathErrorKind::SymlinkLoop,
+            Some(ENOTDIR) => return PathErrorKind::NotADirectory,
+            Some(EISDIR) => return PathErrorKind::IsADirectory,
+            _ => {}
+        }
+    }
+    match error.kind() {
+        K::NotFound => PathErrorKind::NotFound,
+        K::AlreadyExists => PathErrorKind::AlreadyExists,
+        _ => PathErrorKind::Io(error.to_string()),
+    }
+}

@@ -1,0 +1,253 @@
+//! `fs` `list`, `info`, `mkdir`, `mv`, `rm`.
+
+use std::time::UNIX_EPOCH;
+
+use mcp_proto::CallToolResult;
+
+use super::{FsArgs, page_marker};
+use crate::context::ToolContext;
+use crate::error::{PathError, PathErrorKind};
+use crate::roots::Resolved;
+use crate::safe;
+use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
+
+/// Default and largest `limit` for listings, in entries.
+pub(super) const DEFAULT_ENTRIES: u64 = 1000;
+
+pub(super) fn list(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path_or_root();
+    let resolved = ctx
+        .roots
+        .resolve_existing(input)
+        .map_err(|e| e.to_string())?;
+    if !resolved.path.is_dir() {
+        return Err(PathError::new(input, PathErrorKind::NotADirectory).to_string());
+    }
+    let mut entries: Vec<(Vec<u8>, String)> = Vec::new();
+    let reader =
+        std::fs::read_dir(&resolved.path).map_err(|e| PathError::from_io(input, &e).to_string())?;
+    for entry in reader {
+        let entry = entry.map_err(|e| PathError::from_io(input, &e).to_string())?;
+        let name = entry.file_name();
+        let mut shown = name.to_string_lossy().into_owned();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => shown.push('/'),
+            Ok(t) if t.is_symlink() => {
+                let target = std::fs::read_link(entry.path())
+                    .map(|t| t.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                shown.push_str(" -> ");
+                shown.push_str(&target);
+            }
+            _ => {}
+        }
+        entries.push((name.as_encoded_bytes().to_vec(), shown));
+    }
+    entries.sort();
+    let total = entries.len() as u64;
+    let offset = args.offset.unwrap_or(0);
+    let limit = args
+        .limit
+        .unwrap_or(DEFAULT_ENTRIES)
+        .clamp(1, DEFAULT_ENTRIES);
+    let mut out = Bounded::new(MAX_RESULT_BYTES);
+    let mut last = offset;
+    for (_, shown) in entries.iter().skip(offset as usize).take(limit as usize) {
+        if !out.push_line(shown) {
+            break;
+        }
+        last += 1;
+    }
+    let marker = if total == 0 {
+        Some("[empty directory]".to_owned())
+    } else if last < total {
+        Some(page_marker("entries", offset, last, Some(total)))
+    } else {
+        None
+    };
+    Ok(CallToolResult::text(out.finish(marker)))
+}
+
+pub(super) fn info(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path()?;
+    let entry = ctx.roots.resolve_entry(input).map_err(|e| e.to_string())?;
+    let meta = std::fs::symlink_metadata(&entry.path)
+        .map_err(|e| PathError::from_io(input, &e).to_string())?;
+    let kind = if meta.is_symlink() {
+        let target = std::fs::read_link(&entry.path)
+            .map(|t| t.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        format!("symlink -> {target}")
+    } else if meta.is_dir() {
+        "directory".to_owned()
+    } else if meta.is_file() {
+        "file".to_owned()
+    } else {
+        "other".to_owned()
+    };
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| utc_timestamp(d.as_secs()))
+        .unwrap_or_else(|| "unknown".to_owned());
+    let mut text = format!(
+        "path: {}\ntype: {kind}\nsize: {} bytes\nmodified: {modified}\n",
+        ctx.roots.display(&entry.path),
+        meta.len()
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        text.push_str(&format!(
+            "permissions: {:o}\n",
+            meta.permissions().mode() & 0o7777
+        ));
+    }
+    #[cfg(not(unix))]
+    text.push_str(&format!("readonly: {}\n", meta.permissions().readonly()));
+    Ok(CallToolResult::text(text))
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for seconds since the Unix epoch (UTC).
+pub(crate) fn utc_timestamp(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil-from-days (Howard Hinnant's algorithm), proleptic Gregorian.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Creates every missing directory from the root down to `target`.
+pub(crate) fn create_dirs(target: &Resolved) -> Result<(), PathError> {
+    let rel = target.relative().to_path_buf();
+    let mut current = target.root.clone();
+    for component in rel.components() {
+        let next = current.join(component);
+        match std::fs::symlink_metadata(&next) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(PathError::new(
+                    next.to_string_lossy(),
+                    PathErrorKind::NotADirectory,
+                ));
+            }
+            Err(_) => safe::mkdir_in(&target.root, &current, component.as_os_str())?,
+        }
+        current = next;
+    }
+    Ok(())
+}
+
+pub(super) fn mkdir(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path()?;
+    let resolved = ctx.roots.resolve(input).map_err(|e| e.to_string())?;
+    let shown = ctx.roots.display(&resolved.path);
+    if resolved.exists {
+        return if resolved.path.is_dir() {
+            Ok(CallToolResult::text(format!(
+                "directory {shown} already exists"
+            )))
+        } else {
+            Err(PathError::new(input, PathErrorKind::AlreadyExists).to_string())
+        };
+    }
+    create_dirs(&resolved).map_err(|e| e.to_string())?;
+    Ok(CallToolResult::text(format!("created directory {shown}")))
+}
+
+pub(super) fn mv(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path()?;
+    let to_input = args.to.as_deref().ok_or("mv: missing field 'to'")?;
+    let from = ctx.roots.resolve_entry(input).map_err(|e| e.to_string())?;
+    if !from.exists {
+        return Err(PathError::new(input, PathErrorKind::NotFound).to_string());
+    }
+    let to = ctx
+        .roots
+        .resolve_entry(to_input)
+        .map_err(|e| e.to_string())?;
+    if is_root(&from) || is_root(&to) {
+        return Err(format!(
+            "mv: cannot move a root ('{input}' -> '{to_input}')"
+        ));
+    }
+    let overwrite = args.overwrite.unwrap_or(false);
+    if to.exists && !overwrite {
+        return Err(format!(
+            "path '{to_input}': already exists (pass overwrite: true to replace it)"
+        ));
+    }
+    if let Some(parent) = to.path.parent() {
+        let parent = Resolved {
+            path: parent.to_path_buf(),
+            root: to.root.clone(),
+            exists: parent.exists(),
+        };
+        create_dirs(&parent).map_err(|e| e.to_string())?;
+    }
+    safe::rename(&from.root, &from.path, &to.root, &to.path, overwrite).map_err(|e| {
+        match e.kind {
+            PathErrorKind::AlreadyExists => {
+                format!("path '{to_input}': already exists (pass overwrite: true to replace it)")
+            }
+            _ => e.to_string(),
+        }
+    })?;
+    Ok(CallToolResult::text(format!(
+        "moved {} to {}",
+        ctx.roots.display(&from.path),
+        ctx.roots.display(&to.path)
+    )))
+}
+
+pub(super) fn rm(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path()?;
+    let entry = ctx.roots.resolve_entry(input).map_err(|e| e.to_string())?;
+    if !entry.exists {
+        return Err(PathError::new(input, PathErrorKind::NotFound).to_string());
+    }
+    if is_root(&entry) {
+        return Err(format!(
+            "path '{input}': is a root; roots cannot be removed"
+        ));
+    }
+    let shown = ctx.roots.display(&entry.path);
+    let meta = std::fs::symlink_metadata(&entry.path)
+        .map_err(|e| PathError::from_io(input, &e).to_string())?;
+    if meta.is_dir() {
+        if args.recursive.unwrap_or(false) {
+            // std's remove_dir_all never follows symlinks inside the tree
+            // (it walks with openat and O_NOFOLLOW on Linux).
+            std::fs::remove_dir_all(&entry.path)
+                .map_err(|e| PathError::from_io(input, &e).to_string())?;
+            Ok(CallToolResult::text(format!(
+                "removed directory {shown} and its contents"
+            )))
+        } else {
+            Err(format!(
+                "path '{input}': is a directory (pass recursive: true to remove it and its contents)"
+            ))
+        }
+    } else {
+        safe::remove_file(&entry.root, &entry.path).map_err(|e| e.to_string())?;
+        Ok(CallToolResult::text(format!("removed {shown}")))
+    }
+}
+
+fn is_root(resolved: &Resolved) -> bool {
+    resolved.path == resolved.root
+}

@@ -1,0 +1,244 @@
+//! The `fs` tool: files and directories inside the roots.
+//!
+//! One MCP tool taking `action` plus that action's fields (DESIGN.md "Local
+//! tools"). Every path goes through [`crate::Roots::resolve`]; every open
+//! goes through the no-follow opener described in [`crate::roots`]. Walks
+//! (`tree`, `find`, `search`) never follow symlinks and honour `.gitignore`.
+//!
+//! Residual race: `list`, `info`, `tree`, `find` and `search` read directory
+//! listings and metadata by path, so a directory swapped for a symlink in
+//! the moment between resolving and reading could be listed (names only)
+//! from its new target; file contents are always read through the
+//! no-follow opener and are never shown from outside the roots.
+
+mod edit;
+mod manage;
+mod read;
+mod walk;
+
+use mcp_proto::{CallToolResult, Tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::context::ToolContext;
+use crate::toolbox::{CallFuture, LocalTool};
+use crate::util::{ToolResult, input_schema, parse_args, run_blocking};
+
+/// The `fs` local tool. See the module docs for the actions.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FsTool;
+
+impl FsTool {
+    /// The tool.
+    pub fn new() -> FsTool {
+        FsTool
+    }
+}
+
+/// Which `fs` action to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum FsAction {
+    Read,
+    Write,
+    Edit,
+    MultiEdit,
+    Patch,
+    List,
+    Tree,
+    Find,
+    Search,
+    Info,
+    Mkdir,
+    Mv,
+    Rm,
+    Help,
+}
+
+/// One replacement for `edit` and `multi_edit`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EditSpec {
+    /// The exact text to replace; must occur exactly once unless `replace_all`.
+    pub old_text: String,
+    /// The text to put in its place.
+    pub new_text: String,
+    /// Replace every occurrence (default false).
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// Arguments of the `fs` tool: `action` plus that action's fields
+/// (`{"action":"help"}` describes them).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FsArgs {
+    /// read | write | edit | multi_edit | patch | list | tree | find | search | info | mkdir | mv | rm | help.
+    pub action: FsAction,
+    /// File or directory, absolute or relative to the first root (list, tree, find, search default to ".").
+    pub path: Option<String>,
+    /// Items to skip: lines for read, entries for list/find/tree, matches for search (default 0).
+    pub offset: Option<u64>,
+    /// Most items to return: lines for read (2000), entries for list/find/tree (1000), matches for search (200).
+    pub limit: Option<u64>,
+    /// read: prefix each line with its number.
+    pub line_numbers: Option<bool>,
+    /// write: the file's new content.
+    pub content: Option<String>,
+    /// edit: the exact text to replace (must be unique unless replace_all).
+    pub old_text: Option<String>,
+    /// edit: the replacement text.
+    pub new_text: Option<String>,
+    /// edit: replace every occurrence.
+    pub replace_all: Option<bool>,
+    /// multi_edit: edits applied in order to one file; all succeed or none is written.
+    pub edits: Option<Vec<EditSpec>>,
+    /// patch: a unified diff (one or more files; paths from its headers unless `path` is given).
+    pub diff: Option<String>,
+    /// tree: how many levels to show (default 3).
+    pub depth: Option<u32>,
+    /// find: a glob over paths relative to `path` (e.g. "**/*.rs"); search: a regular expression.
+    pub pattern: Option<String>,
+    /// search: treat `pattern` as literal text.
+    pub literal: Option<bool>,
+    /// search: ignore case.
+    pub ignore_case: Option<bool>,
+    /// search: lines of context before and after each match (default 0, at most 10).
+    pub context: Option<u32>,
+    /// search: only files whose path matches this glob (e.g. "*.rs").
+    pub glob: Option<String>,
+    /// tree, find, search: include hidden files (default false). .gitignore is always honoured.
+    pub hidden: Option<bool>,
+    /// mv: the destination path.
+    pub to: Option<String>,
+    /// mv: replace an existing destination.
+    pub overwrite: Option<bool>,
+    /// rm: remove a directory and everything in it.
+    pub recursive: Option<bool>,
+}
+
+impl FsArgs {
+    /// `path`, or an error naming the action that needs it.
+    pub(crate) fn path(&self) -> Result<&str, String> {
+        self.path
+            .as_deref()
+            .ok_or_else(|| format!("{}: missing field 'path'", self.action.name()))
+    }
+
+    /// `path`, or "." for actions that default to the first root.
+    pub(crate) fn path_or_root(&self) -> &str {
+        self.path.as_deref().unwrap_or(".")
+    }
+}
+
+impl FsAction {
+    /// The action's name on the wire.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            FsAction::Read => "read",
+            FsAction::Write => "write",
+            FsAction::Edit => "edit",
+            FsAction::MultiEdit => "multi_edit",
+            FsAction::Patch => "patch",
+            FsAction::List => "list",
+            FsAction::Tree => "tree",
+            FsAction::Find => "find",
+            FsAction::Search => "search",
+            FsAction::Info => "info",
+            FsAction::Mkdir => "mkdir",
+            FsAction::Mv => "mv",
+            FsAction::Rm => "rm",
+            FsAction::Help => "help",
+        }
+    }
+}
+
+const DESCRIPTION: &str = "Files inside the roots: read, write, edit (exact unique replace, returns a unified diff), multi_edit (all or none), patch (unified diff), list, tree (honours .gitignore), find (glob), search (regex over contents), info, mkdir, mv, rm. Paths are absolute or relative to the first root and may not leave the roots. Call with {\"action\":\"help\"} for every action's fields.";
+
+const HELP: &str = "fs actions (fields in brackets are optional):
+read {path, [offset], [limit], [line_numbers]}: text lines of a file (offset = lines to skip, limit default 2000); images come back as image content; other binary files are refused.
+write {path, content}: create or replace a file, creating parent directories.
+edit {path, old_text, new_text, [replace_all]}: replace the exact old_text, which must occur once unless replace_all; returns a unified diff.
+multi_edit {path, edits: [{old_text, new_text, [replace_all]}]}: edits in order; if any fails, the file is unchanged.
+patch {diff, [path]}: apply a unified diff to one or more files; all files or none.
+list {[path], [offset], [limit]}: entries of a directory (dir/, name, link -> target).
+tree {[path], [depth], [hidden], [offset], [limit]}: indented tree, honouring .gitignore (depth default 3).
+find {pattern, [path], [hidden], [offset], [limit]}: files whose path relative to `path` matches the glob.
+search {pattern, [path], [literal], [ignore_case], [context], [glob], [hidden], [offset], [limit]}: matching lines as path:line:text, honouring .gitignore.
+info {path}: type, size, modified time, permissions.
+mkdir {path}: create a directory and its parents.
+mv {path, to, [overwrite]}: move or rename; refuses to replace unless overwrite.
+rm {path, [recursive]}: remove a file, or a directory with recursive.
+help: this text.
+Every result is capped; a line in brackets at the end says how to get the rest.";
+
+impl LocalTool for FsTool {
+    fn name(&self) -> &'static str {
+        "fs"
+    }
+
+    fn definition(&self) -> Tool {
+        crate::util::tool_definition(
+            "fs",
+            "Files",
+            DESCRIPTION,
+            input_schema::<FsArgs>(),
+            crate::util::Hints {
+                read_only: false,
+                destructive: true,
+                idempotent: false,
+                open_world: false,
+            },
+        )
+    }
+
+    fn call<'a>(&'a self, arguments: Map<String, Value>, ctx: ToolContext) -> CallFuture<'a> {
+        Box::pin(async move {
+            let args: FsArgs = match parse_args(arguments) {
+                Ok(args) => args,
+                Err(message) => return CallToolResult::error(message),
+            };
+            let work_ctx = ctx.clone();
+            run_blocking(&ctx, move || dispatch(args, &work_ctx)).await
+        })
+    }
+}
+
+fn dispatch(args: FsArgs, ctx: &ToolContext) -> ToolResult {
+    match args.action {
+        FsAction::Read => read::read(&args, ctx),
+        FsAction::Write => edit::write(&args, ctx),
+        FsAction::Edit => edit::edit(&args, ctx),
+        FsAction::MultiEdit => edit::multi_edit(&args, ctx),
+        FsAction::Patch => edit::patch(&args, ctx),
+        FsAction::List => manage::list(&args, ctx),
+        FsAction::Tree => walk::tree(&args, ctx),
+        FsAction::Find => walk::find(&args, ctx),
+        FsAction::Search => walk::search(&args, ctx),
+        FsAction::Info => manage::info(&args, ctx),
+        FsAction::Mkdir => manage::mkdir(&args, ctx),
+        FsAction::Mv => manage::mv(&args, ctx),
+        FsAction::Rm => manage::rm(&args, ctx),
+        FsAction::Help => Ok(CallToolResult::text(HELP.to_owned())),
+    }
+}
+
+/// The page marker: `[items a-b of total; continue with offset=b]`.
+pub(crate) fn page_marker(
+    what: &str,
+    shown_from: u64,
+    shown_to: u64,
+    total: Option<u64>,
+) -> String {
+    match total {
+        Some(total) => format!(
+            "[{what} {}-{shown_to} of {total}; continue with offset={shown_to}]",
+            shown_from + 1
+        ),
+        None => format!(
+            "[{what} {}-{shown_to} shown, more exist; continue with offset={shown_to}]",
+            shown_from + 1
+        ),
+    }
+}

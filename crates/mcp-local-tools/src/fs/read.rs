@@ -1,0 +1,142 @@
+//! `fs` `read`: lines of a text file, images as image content.
+
+use std::io::{BufRead, BufReader, Read};
+
+use mcp_proto::{CallToolResult, ContentBlock, ImageContent};
+
+use super::{FsArgs, page_marker};
+use crate::context::ToolContext;
+use crate::safe::{self, OpenMode};
+use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
+
+/// Default and largest `limit` for `read`, in lines.
+const DEFAULT_LINES: u64 = 2000;
+/// A longer line is cut to this many bytes with a note.
+const MAX_LINE_BYTES: usize = 4000;
+/// Largest image returned as image content (bytes).
+const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
+/// How much of the start is inspected for binary content.
+const SNIFF_BYTES: usize = 8192;
+
+pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path()?;
+    let resolved = ctx
+        .roots
+        .resolve_existing(input)
+        .map_err(|e| e.to_string())?;
+    let shown = ctx.roots.display(&resolved.path);
+    let file = safe::open(&resolved, OpenMode::Read).map_err(|e| e.to_string())?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("path '{input}': {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("path '{input}': is a directory (use action list)"));
+    }
+    if !meta.is_file() {
+        return Err(format!("path '{input}': not a regular file"));
+    }
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let head = reader
+        .fill_buf()
+        .map_err(|e| format!("path '{input}': {e}"))?;
+    let sniff = &head[..head.len().min(SNIFF_BYTES)];
+    if let Some(mime) = image_mime(sniff) {
+        if meta.len() > MAX_IMAGE_BYTES {
+            return Err(format!(
+                "path '{input}': image of {} bytes is larger than {MAX_IMAGE_BYTES}",
+                meta.len()
+            ));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("path '{input}': {e}"))?;
+        use base64::Engine as _;
+        let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        return Ok(CallToolResult {
+            content: vec![ContentBlock::Image(ImageContent {
+                data,
+                mime_type: mime.to_owned(),
+                ..ImageContent::default()
+            })],
+            ..CallToolResult::default()
+        });
+    }
+    if sniff.contains(&0) {
+        return Err(format!(
+            "path '{shown}': binary file ({} bytes), not shown as text",
+            meta.len()
+        ));
+    }
+
+    let offset = args.offset.unwrap_or(0);
+    let limit = args.limit.unwrap_or(DEFAULT_LINES).clamp(1, DEFAULT_LINES);
+    let numbers = args.line_numbers.unwrap_or(false);
+    let mut out = Bounded::new(MAX_RESULT_BYTES);
+    let mut line = Vec::new();
+    let mut index: u64 = 0;
+    let mut last_shown = offset;
+    loop {
+        if index.is_multiple_of(4096) && ctx.cancel.is_cancelled() {
+            return Err("cancelled".to_owned());
+        }
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("path '{input}': {e}"))?;
+        if n == 0 {
+            break;
+        }
+        if index >= offset && index < offset + limit && !out.is_full() {
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            let text = clip_line(&line);
+            let pushed = if numbers {
+                out.push_line(&format!("{:>6}\t{text}", index + 1))
+            } else {
+                out.push_line(&text)
+            };
+            if pushed {
+                last_shown = index + 1;
+            }
+        }
+        index += 1;
+    }
+    let total = index;
+    let marker = if total > 0 && offset >= total {
+        Some(format!(
+            "[offset {offset} is past the end: the file has {total} lines]"
+        ))
+    } else if last_shown < total {
+        Some(page_marker("lines", offset, last_shown, Some(total)))
+    } else {
+        None
+    };
+    Ok(CallToolResult::text(out.finish(marker)))
+}
+
+/// The line as text: invalid UTF-8 replaced, cut at [`MAX_LINE_BYTES`].
+fn clip_line(line: &[u8]) -> String {
+    if line.len() <= MAX_LINE_BYTES {
+        return String::from_utf8_lossy(line).into_owned();
+    }
+    let mut text = String::from_utf8_lossy(&line[..MAX_LINE_BYTES]).into_owned();
+    text.push_str(&format!(" [line cut: {} bytes in all]", line.len()));
+    text
+}
+
+/// The MIME type of an image recognised by its first bytes.
+fn image_mime(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if head.starts_with(b"\xff\xd8\xff") {
+        Some("image/jpeg")
+    } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}

@@ -1,0 +1,440 @@
+//! `fs` `tree`, `find`, `search`: walks that honour `.gitignore` (also
+//! outside a git repository) and `.ignore`, skip hidden entries unless
+//! asked, and never follow symlinks (a link is listed, not entered).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use grep::regex::RegexMatcherBuilder;
+use grep::searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use ignore::{WalkBuilder, WalkState};
+use mcp_proto::CallToolResult;
+
+use super::manage::DEFAULT_ENTRIES;
+use super::{FsArgs, page_marker};
+use crate::context::ToolContext;
+use crate::error::{PathError, PathErrorKind};
+use crate::roots::Resolved;
+use crate::safe::RootHandle;
+use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
+
+/// Default `depth` of `tree`.
+const DEFAULT_DEPTH: u32 = 3;
+/// Default and largest `limit` of `search`, in matching lines.
+const DEFAULT_MATCHES: u64 = 200;
+/// A search stops collecting after this many matching lines.
+const MAX_COLLECTED_MATCHES: u64 = 20_000;
+/// Matched and context lines are cut to this many bytes.
+const MAX_MATCH_LINE_BYTES: usize = 500;
+
+/// The resolved directory a walk starts from.
+fn walk_dir(input: &str, ctx: &ToolContext) -> Result<Resolved, String> {
+    let resolved = ctx
+        .roots
+        .resolve_existing(input)
+        .map_err(|e| e.to_string())?;
+    if !resolved.path.is_dir() {
+        return Err(PathError::new(input, PathErrorKind::NotADirectory).to_string());
+    }
+    Ok(resolved)
+}
+
+fn walker(dir: &Path, hidden: bool) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(dir);
+    builder
+        .hidden(!hidden)
+        .follow_links(false)
+        .require_git(false)
+        .git_global(false);
+    builder
+}
+
+/// One entry as listings show it: name, `/` for a directory, ` -> target`
+/// for a symlink.
+fn entry_suffix(entry: &ignore::DirEntry) -> String {
+    match entry.file_type() {
+        Some(t) if t.is_dir() => "/".to_owned(),
+        Some(t) if t.is_symlink() => match std::fs::read_link(entry.path()) {
+            Ok(target) => format!(" -> {}", target.to_string_lossy()),
+            Err(_) => " -> ?".to_owned(),
+        },
+        _ => String::new(),
+    }
+}
+
+pub(super) fn tree(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path_or_root();
+    let dir = walk_dir(input, ctx)?;
+    let depth = args.depth.unwrap_or(DEFAULT_DEPTH).clamp(1, 64) as usize;
+    let offset = args.offset.unwrap_or(0);
+    let limit = args
+        .limit
+        .unwrap_or(DEFAULT_ENTRIES)
+        .clamp(1, DEFAULT_ENTRIES);
+    let mut out = Bounded::new(MAX_RESULT_BYTES);
+    out.push_line(&format!("{}/", ctx.roots.display(&dir.path)));
+    let mut builder = walker(&dir.path, args.hidden.unwrap_or(false));
+    builder
+        .max_depth(Some(depth))
+        .sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+    let mut index: u64 = 0;
+    let mut last = offset;
+    let mut more = false;
+    for entry in builder.build() {
+        let Ok(entry) = entry else { continue };
+        if entry.depth() == 0 {
+            continue;
+        }
+        if index.is_multiple_of(1024) && ctx.cancel.is_cancelled() {
+            return Err("cancelled".to_owned());
+        }
+        if index >= offset {
+            if index >= offset + limit || out.is_full() {
+                more = true;
+                break;
+            }
+            let line = format!(
+                "{}{}{}",
+                "  ".repeat(entry.depth()),
+                entry.file_name().to_string_lossy(),
+                entry_suffix(&entry)
+            );
+            if !out.push_line(&line) {
+                more = true;
+                break;
+            }
+            last = index + 1;
+        }
+        index += 1;
+    }
+    let marker = more.then(|| page_marker("entries", offset, last, None));
+    Ok(CallToolResult::text(out.finish(marker)))
+}
+
+pub(super) fn find(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path_or_root();
+    let pattern = args
+        .pattern
+        .as_deref()
+        .ok_or("find: missing field 'pattern'")?;
+    let dir = walk_dir(input, ctx)?;
+    let glob = globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| format!("find: bad glob: {e}"))?
+        .compile_matcher();
+    let by_name = !pattern.contains('/');
+    let offset = args.offset.unwrap_or(0);
+    let limit = args
+        .limit
+        .unwrap_or(DEFAULT_ENTRIES)
+        .clamp(1, DEFAULT_ENTRIES);
+    let mut builder = walker(&dir.path, args.hidden.unwrap_or(false));
+    builder.sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+    let mut out = Bounded::new(MAX_RESULT_BYTES);
+    let mut found: u64 = 0;
+    let mut last = offset;
+    let mut more = false;
+    for (seen, entry) in builder.build().enumerate() {
+        let Ok(entry) = entry else { continue };
+        if seen.is_multiple_of(1024) && ctx.cancel.is_cancelled() {
+            return Err("cancelled".to_owned());
+        }
+        if entry.depth() == 0 {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(&dir.path).unwrap_or(entry.path());
+        let hit = if by_name {
+            glob.is_match(entry.file_name())
+        } else {
+            glob.is_match(rel)
+        };
+        if !hit {
+            continue;
+        }
+        if found >= offset {
+            if found >= offset + limit || out.is_full() {
+                more = true;
+                break;
+            }
+            let line = format!(
+                "{}{}",
+                ctx.roots.display(entry.path()),
+                entry_suffix(&entry)
+            );
+            if !out.push_line(&line) {
+                more = true;
+                break;
+            }
+            last = found + 1;
+        }
+        found += 1;
+    }
+    let marker = if found == 0 {
+        Some(format!("[no match for {pattern}]"))
+    } else {
+        more.then(|| page_marker("paths", offset, last, None))
+    };
+    Ok(CallToolResult::text(out.finish(marker)))
+}
+
+/// One line a search reports: its number, whether it matched (else it is
+/// context), its text; `None` marks a break between context groups.
+type HitLine = Option<(u64, bool, String)>;
+
+/// What a search found in one file.
+struct FileHits {
+    path: PathBuf,
+    lines: Vec<HitLine>,
+    matches: u64,
+}
+
+/// Collects one file's matched and context lines.
+struct Collect<'a> {
+    lines: Vec<HitLine>,
+    matches: u64,
+    total: &'a AtomicU64,
+}
+
+fn clip(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    if bytes.len() <= MAX_MATCH_LINE_BYTES {
+        String::from_utf8_lossy(bytes).into_owned()
+    } else {
+        let mut text = String::from_utf8_lossy(&bytes[..MAX_MATCH_LINE_BYTES]).into_owned();
+        text.push_str(" [cut]");
+        text
+    }
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        self.lines
+            .push(Some((m.line_number().unwrap_or(0), true, clip(m.bytes()))));
+        self.matches += 1;
+        let total = self.total.fetch_add(1, Ordering::Relaxed) + 1;
+        Ok(total < MAX_COLLECTED_MATCHES)
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        self.lines
+            .push(Some((c.line_number().unwrap_or(0), false, clip(c.bytes()))));
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _: &Searcher) -> Result<bool, Self::Error> {
+        self.lines.push(None);
+        Ok(true)
+    }
+}
+
+pub(super) fn search(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path_or_root();
+    let pattern = args
+        .pattern
+        .as_deref()
+        .ok_or("search: missing field 'pattern'")?;
+    let dir = walk_dir(input, ctx)?;
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(args.ignore_case.unwrap_or(false))
+        .fixed_strings(args.literal.unwrap_or(false))
+        .line_terminator(Some(b'\n'))
+        .build(pattern)
+        .map_err(|e| format!("search: bad pattern: {e}"))?;
+    let context = args.context.unwrap_or(0).min(10) as usize;
+    let file_glob = match args.glob.as_deref() {
+        Some(g) => Some(
+            globset::GlobBuilder::new(g)
+                .build()
+                .map_err(|e| format!("search: bad glob: {e}"))?
+                .compile_matcher(),
+        ),
+        None => None,
+    };
+    let handle = RootHandle::open(&dir.root).map_err(|e| e.to_string())?;
+    let found = collect_hits(
+        ctx,
+        &dir,
+        &handle,
+        &matcher,
+        context,
+        file_glob.as_ref(),
+        args.hidden.unwrap_or(false),
+    );
+    let (mut files, stopped) = found?;
+    files.sort_by(|a, b| {
+        a.path
+            .as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.path.as_os_str().as_encoded_bytes())
+    });
+    Ok(CallToolResult::text(render_hits(
+        ctx, &files, stopped, args, pattern,
+    )))
+}
+
+/// Walks `dir` in parallel and searches every file; the hits and whether
+/// the collection cap stopped it.
+fn collect_hits(
+    ctx: &ToolContext,
+    dir: &Resolved,
+    handle: &RootHandle,
+    matcher: &grep::regex::RegexMatcher,
+    context: usize,
+    file_glob: Option<&globset::GlobMatcher>,
+    hidden: bool,
+) -> Result<(Vec<FileHits>, bool), String> {
+    let results: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
+    let total = AtomicU64::new(0);
+    let files_seen = AtomicU64::new(0);
+    let cancelled = AtomicBool::new(false);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(12);
+    let walk = walker(&dir.path, hidden).threads(threads).build_parallel();
+    let cancel = ctx.cancel.clone();
+    let progress = Arc::new(ctx.progress.clone());
+    walk.run(|| {
+        let mut searcher = SearcherBuilder::new()
+            .line_number(true)
+            .before_context(context)
+            .after_context(context)
+            .binary_detection(BinaryDetection::quit(0))
+            .build();
+        let matcher = matcher.clone();
+        let (results, total, files_seen, cancelled, cancel, progress) = (
+            &results,
+            &total,
+            &files_seen,
+            &cancelled,
+            cancel.clone(),
+            progress.clone(),
+        );
+        Box::new(move |entry| {
+            if cancel.is_cancelled() {
+                cancelled.store(true, Ordering::Relaxed);
+                return WalkState::Quit;
+            }
+            if total.load(Ordering::Relaxed) >= MAX_COLLECTED_MATCHES {
+                return WalkState::Quit;
+            }
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            if let Some(glob) = file_glob
+                && !glob.is_match(entry.file_name())
+                && !glob.is_match(entry.path().strip_prefix(&dir.path).unwrap_or(entry.path()))
+            {
+                return WalkState::Continue;
+            }
+            let seen = files_seen.fetch_add(1, Ordering::Relaxed) + 1;
+            if seen.is_multiple_of(1000) {
+                progress.report(seen as f64, None, Some(format!("{seen} files searched")));
+            }
+            // The no-follow opener: a file swapped for a symlink after the
+            // walk saw it is refused, not read.
+            let Ok(file) = handle.open_read(entry.path()) else {
+                return WalkState::Continue;
+            };
+            let mut sink = Collect {
+                lines: Vec::new(),
+                matches: 0,
+                total,
+            };
+            if searcher.search_file(&matcher, &file, &mut sink).is_ok()
+                && sink.matches > 0
+                && let Ok(mut all) = results.lock()
+            {
+                all.push(FileHits {
+                    path: entry.into_path(),
+                    lines: sink.lines,
+                    matches: sink.matches,
+                });
+            }
+            WalkState::Continue
+        })
+    });
+    if cancelled.load(Ordering::Relaxed) {
+        return Err("cancelled".to_owned());
+    }
+    let stopped = total.load(Ordering::Relaxed) >= MAX_COLLECTED_MATCHES;
+    let files = results.into_inner().unwrap_or_default();
+    Ok((files, stopped))
+}
+
+/// `path:line:text` for matches, `path-line-text` for context, `--` between
+/// groups; paged by matching lines.
+fn render_hits(
+    ctx: &ToolContext,
+    files: &[FileHits],
+    stopped: bool,
+    args: &FsArgs,
+    pattern: &str,
+) -> String {
+    let offset = args.offset.unwrap_or(0);
+    let limit = args
+        .limit
+        .unwrap_or(DEFAULT_MATCHES)
+        .clamp(1, DEFAULT_MATCHES);
+    let total: u64 = files.iter().map(|f| f.matches).sum();
+    let mut out = Bounded::new(MAX_RESULT_BYTES);
+    let mut index: u64 = 0;
+    let mut last = offset;
+    let mut more = false;
+    let mut groups_shown = 0usize;
+    'files: for file in files {
+        let shown = ctx.roots.display(&file.path);
+        for group in file.lines.split(Option::is_none) {
+            let group_matches = group
+                .iter()
+                .filter(|l| matches!(l, Some((_, true, _))))
+                .count() as u64;
+            if index < offset {
+                index += group_matches;
+                continue;
+            }
+            if index + group_matches > offset + limit && index > offset {
+                more = true;
+                break 'files;
+            }
+            if groups_shown > 0
+                && group.iter().any(|l| matches!(l, Some((_, false, _))))
+                && !out.push_line("--")
+            {
+                more = true;
+                break 'files;
+            }
+            for (number, matched, text) in group.iter().flatten() {
+                let sep = if *matched { ':' } else { '-' };
+                if !out.push_line(&format!("{shown}{sep}{number}{sep}{text}")) {
+                    more = true;
+                    break 'files;
+                }
+            }
+            groups_shown += 1;
+            index += group_matches;
+            last = index;
+        }
+    }
+    let marker = if total == 0 {
+        Some(format!("[no match for {pattern}]"))
+    } else if more || last < total {
+        let mut m = page_marker("matches", offset, last, (!stopped).then_some(total));
+        if stopped {
+            m.push_str(&format!(
+                " [the search stopped after {MAX_COLLECTED_MATCHES} matching lines; narrow the pattern, path or glob]"
+            ));
+        }
+        Some(m)
+    } else {
+        None
+    };
+    out.finish(marker)
+}

@@ -1,0 +1,228 @@
+//! Roots and path resolution: the security core.
+//!
+//! Every path a tool touches goes through [`Roots::resolve`]: relative paths
+//! are joined to the first root, `..` and every symlink are resolved by the
+//! operating system (`realpath`), and the result must lie inside a root by
+//! path components (`/x/root_evil` is not inside `/x/root`). For a path that
+//! does not exist yet, its nearest existing ancestor is resolved and the
+//! missing tail may hold neither `..` nor a dangling symlink. Names are
+//! compared as bytes, never Unicode-normalised: on Linux the NFC and NFD
+//! spellings of a name are two different files, and a root spelled one way
+//! does not contain a sibling spelled the other way.
+//!
+//! Opening (see [`crate::safe`]) then re-walks the resolved path from the
+//! root's directory handle with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
+//! on Linux, so a component swapped for a symlink between the check and the
+//! use is refused by the kernel. Source: DESIGN.md "Local tools".
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{Error, PathError, PathErrorKind, kind_of_io};
+
+/// The directories tools may touch. Cheap to clone (`Arc`).
+///
+/// Built from `--root DIR` flags, the client's MCP roots (`roots/list`,
+/// MCP 2025-11-25 client/roots) or the working directory; each root is
+/// canonicalised once, here.
+#[derive(Clone, Debug)]
+pub struct Roots {
+    dirs: Arc<[PathBuf]>,
+}
+
+/// A path that passed [`Roots::resolve`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    /// The canonical absolute path (symlinks resolved; for a missing path,
+    /// its canonical existing ancestor plus the missing tail).
+    pub path: PathBuf,
+    /// The canonical root that contains it.
+    pub root: PathBuf,
+    /// Whether something existed at the path when it was resolved.
+    pub exists: bool,
+}
+
+impl Resolved {
+    /// The path relative to its root (empty for the root itself).
+    pub fn relative(&self) -> &Path {
+        self.path.strip_prefix(&self.root).unwrap_or(Path::new(""))
+    }
+}
+
+impl Roots {
+    /// Canonicalises each directory and keeps those distinct, in order.
+    ///
+    /// Errors: [`Error::NoRoots`] for an empty list, [`Error::BadRoot`] for a
+    /// root that does not resolve or is not a directory.
+    pub fn new(dirs: Vec<PathBuf>) -> Result<Roots, Error> {
+        if dirs.is_empty() {
+            return Err(Error::NoRoots);
+        }
+        let mut out: Vec<PathBuf> = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            let canonical = std::fs::canonicalize(&dir).map_err(|e| Error::BadRoot {
+                root: dir.clone(),
+                reason: e.to_string(),
+            })?;
+            if !canonical.is_dir() {
+                return Err(Error::BadRoot {
+                    root: dir,
+                    reason: "not a directory".to_owned(),
+                });
+            }
+            if !out.contains(&canonical) {
+                out.push(canonical);
+            }
+        }
+        Ok(Roots { dirs: out.into() })
+    }
+
+    /// The canonical roots, in order. Never empty.
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
+    }
+
+    /// The first root: relative paths are resolved against it.
+    pub fn primary(&self) -> &Path {
+        &self.dirs[0]
+    }
+
+    /// The root containing canonical `path` by components, if any.
+    pub fn root_of(&self, path: &Path) -> Option<&Path> {
+        self.dirs
+            .iter()
+            .find(|root| path.starts_with(root))
+            .map(PathBuf::as_path)
+    }
+
+    /// How tools show a path: relative to the primary root when inside it
+    /// (`.` for the root itself), else absolute. Non-UTF-8 bytes are shown
+    /// as U+FFFD.
+    pub fn display(&self, path: &Path) -> String {
+        match path.strip_prefix(self.primary()) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
+            Ok(rel) => rel.to_string_lossy().into_owned(),
+            Err(_) => path.to_string_lossy().into_owned(),
+        }
+    }
+
+    /// Resolves `input` (absolute, or relative to the primary root) to a
+    /// canonical path inside a root; it need not exist.
+    ///
+    /// Errors ([`PathErrorKind`]): `Empty`, `NulByte`, `SymlinkLoop`,
+    /// `DanglingSymlink`, `DotDotAfterMissing`, `OutsideRoots`, `Io`.
+    pub fn resolve(&self, input: &str) -> Result<Resolved, PathError> {
+        let full = self.full_path(input)?;
+        self.resolve_full(&full)
+            .map_err(|kind| PathError::new(input, kind))
+    }
+
+    /// Like [`Roots::resolve`], but a last component that is a symlink is
+    /// not followed: the result names the link itself, in its resolved
+    /// parent directory. For actions that act on a directory entry (`rm`,
+    /// `mv`, `info`). `exists` says whether the entry (even a dangling
+    /// link) exists. The root itself resolves to itself.
+    pub fn resolve_entry(&self, input: &str) -> Result<Resolved, PathError> {
+        let err = |kind| PathError::new(input, kind);
+        let full = self.full_path(input)?;
+        let Some(Component::Normal(name)) = full.components().next_back() else {
+            return self.resolve_full(&full).map_err(err);
+        };
+        let parent = full.parent().unwrap_or(Path::new("/"));
+        let parent = self.resolve_full(parent).map_err(err)?;
+        if !parent.exists {
+            return Err(err(PathErrorKind::NotFound));
+        }
+        let path = parent.path.join(name);
+        let exists = std::fs::symlink_metadata(&path).is_ok();
+        Ok(Resolved {
+            path,
+            root: parent.root,
+            exists,
+        })
+    }
+
+    /// `input` checked (not empty, no NUL) and joined to the primary root.
+    fn full_path(&self, input: &str) -> Result<PathBuf, PathError> {
+        if input.is_empty() {
+            return Err(PathError::new(input, PathErrorKind::Empty));
+        }
+        if input.contains('\0') {
+            return Err(PathError::new(input, PathErrorKind::NulByte));
+        }
+        Ok(self.primary().join(input))
+    }
+
+    fn resolve_full(&self, full: &Path) -> Result<Resolved, PathErrorKind> {
+        let (path, exists) = match std::fs::canonicalize(full) {
+            Ok(path) => (path, true),
+            Err(e) => match kind_of_io(&e) {
+                PathErrorKind::NotFound => (resolve_missing(full)?, false),
+                kind => return Err(kind),
+            },
+        };
+        match self.root_of(&path) {
+            Some(root) => Ok(Resolved {
+                root: root.to_path_buf(),
+                path,
+                exists,
+            }),
+            None => Err(PathErrorKind::OutsideRoots(self.list())),
+        }
+    }
+
+    /// Like [`Roots::resolve`], but something must exist at the path
+    /// (else `NotFound`).
+    pub fn resolve_existing(&self, input: &str) -> Result<Resolved, PathError> {
+        let resolved = self.resolve(input)?;
+        if resolved.exists {
+            Ok(resolved)
+        } else {
+            Err(PathError::new(input, PathErrorKind::NotFound))
+        }
+    }
+
+    /// The roots as one string, `, `-separated.
+    fn list(&self) -> String {
+        self.dirs
+            .iter()
+            .map(|d| d.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Canonical path of a missing `full`: its longest existing prefix,
+/// canonicalised, plus the missing tail, which may hold no `..` and whose
+/// first component must not be a (dangling) symlink.
+fn resolve_missing(full: &Path) -> Result<PathBuf, PathErrorKind> {
+    let components: Vec<Component<'_>> = full.components().collect();
+    for split in (0..components.len()).rev() {
+        let prefix: PathBuf = components[..split].iter().collect();
+        let base = match std::fs::canonicalize(&prefix) {
+            Ok(base) => base,
+            Err(e) => match kind_of_io(&e) {
+                PathErrorKind::NotFound => continue,
+                kind => return Err(kind),
+            },
+        };
+        let mut path = base;
+        for (i, component) in components[split..].iter().enumerate() {
+            match component {
+                Component::Normal(name) => {
+                    path.push(name);
+                    if i == 0 && std::fs::symlink_metadata(&path).is_ok() {
+                        return Err(PathErrorKind::DanglingSymlink);
+                    }
+                }
+                Component::CurDir => {}
+                Component::ParentDir => return Err(PathErrorKind::DotDotAfterMissing),
+                Component::RootDir | Component::Prefix(_) => {
+                    return Err(PathErrorKind::Io("malformed path".to_owned()));
+                }
+            }
+        }
+        return Ok(path);
+    }
+    Err(PathErrorKind::NotFound)
+}

@@ -1,0 +1,161 @@
+//! Helpers every tool shares: argument parsing, schemas, running blocking
+//! work with cancellation, and bounded output.
+
+use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::context::ToolContext;
+
+/// The most bytes of text one result carries (64 KiB); past it, output stops
+/// with a marker saying how to get the rest.
+pub const MAX_RESULT_BYTES: usize = 64 * 1024;
+
+/// A tool failure: becomes a result with `isError: true` and this text.
+pub(crate) type ToolResult = Result<CallToolResult, String>;
+
+/// Parses `arguments` into `T`; the error is one line naming what was wrong.
+pub(crate) fn parse_args<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T, String> {
+    serde_json::from_value(Value::Object(arguments)).map_err(|e| format!("invalid arguments: {e}"))
+}
+
+/// The input schema of `T` as MCP wants it: an inlined object schema
+/// without `$schema` or `title`, with `Option<X>` fields shown as `X`.
+pub(crate) fn input_schema<T: JsonSchema>() -> Map<String, Value> {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator();
+    let schema = generator.into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    strip_null(&mut value);
+    match value {
+        Value::Object(mut map) => {
+            map.remove("title");
+            map
+        }
+        _ => Map::new(),
+    }
+}
+
+/// Replaces `"type": [X, "null"]` by `"type": X`, everywhere.
+fn strip_null(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(types)) = map.get("type") {
+                let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if kept.len() == 1 {
+                    map.insert("type".to_owned(), kept[0].clone());
+                }
+            }
+            if let Some(Value::Array(variants)) = map.get("enum") {
+                let kept: Vec<Value> = variants.iter().filter(|v| !v.is_null()).cloned().collect();
+                map.insert("enum".to_owned(), Value::Array(kept));
+            }
+            map.values_mut().for_each(strip_null);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_null),
+        _ => {}
+    }
+}
+
+/// Runs blocking `work` on tokio's blocking pool; returns early with an
+/// error result when `ctx.cancel` fires (the work sees the same token and
+/// stops at its next check).
+pub(crate) async fn run_blocking<F>(ctx: &ToolContext, work: F) -> CallToolResult
+where
+    F: FnOnce() -> ToolResult + Send + 'static,
+{
+    let task = tokio::task::spawn_blocking(work);
+    tokio::select! {
+        joined = task => match joined {
+            Ok(Ok(result)) => result,
+            Ok(Err(message)) => CallToolResult::error(message),
+            Err(e) => CallToolResult::error(format!("internal error: the tool's task failed ({e})")),
+        },
+        () = ctx.cancel.cancelled() => CallToolResult::error("cancelled".to_owned()),
+    }
+}
+
+/// Text that stops growing at a byte cap.
+#[derive(Debug)]
+pub(crate) struct Bounded {
+    text: String,
+    cap: usize,
+    full: bool,
+}
+
+impl Bounded {
+    /// Empty, holding at most `cap` bytes.
+    pub(crate) fn new(cap: usize) -> Bounded {
+        Bounded {
+            text: String::new(),
+            cap,
+            full: false,
+        }
+    }
+
+    /// Appends `line` and a newline; false (and nothing appended) when that
+    /// would pass the cap, after which every push fails.
+    pub(crate) fn push_line(&mut self, line: &str) -> bool {
+        if self.full || self.text.len() + line.len() + 1 > self.cap {
+            self.full = true;
+            return false;
+        }
+        self.text.push_str(line);
+        self.text.push('\n');
+        true
+    }
+
+    /// True once a push was refused.
+    pub(crate) fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// The text, with `marker` on its own line when given.
+    pub(crate) fn finish(mut self, marker: Option<String>) -> String {
+        if let Some(marker) = marker {
+            self.text.push_str(&marker);
+            self.text.push('\n');
+        }
+        self.text
+    }
+}
+
+/// The behaviour hints of a tool (MCP 2025-03-26 `ToolAnnotations`), all
+/// stated explicitly so no client falls back to a default.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hints {
+    pub(crate) read_only: bool,
+    pub(crate) destructive: bool,
+    pub(crate) idempotent: bool,
+    pub(crate) open_world: bool,
+}
+
+/// A tool definition as `tools/list` shows it.
+pub(crate) fn tool_definition(
+    name: &str,
+    title: &str,
+    description: &str,
+    input_schema: Map<String, Value>,
+    hints: Hints,
+) -> mcp_proto::Tool {
+    mcp_proto::Tool {
+        name: name.to_owned(),
+        title: Some(title.to_owned()),
+        description: Some(description.to_owned()),
+        input_schema,
+        annotations: Some(mcp_proto::ToolAnnotations {
+            title: Some(title.to_owned()),
+            read_only_hint: Some(hints.read_only),
+            destructive_hint: Some(hints.destructive),
+            idempotent_hint: Some(hints.idempotent),
+            open_world_hint: Some(hints.open_world),
+            ..mcp_proto::ToolAnnotations::default()
+        }),
+        ..mcp_proto::Tool::default()
+    }
+}
