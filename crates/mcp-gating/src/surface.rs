@@ -1,0 +1,482 @@
+//! A source's gated surface: the listed tools after gating, and the routing
+//! decision for a call (DESIGN "Gating semantics", HIP-0300 §1.3).
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use crate::resolve::distinct_entries;
+use crate::{AllowedTools, Entry, Grant, OpTool, Policy, ToolGrant};
+
+/// How a kind of tool source treats names and discriminators.
+///
+/// Use [`SurfaceRules::door`] or [`SurfaceRules::local`]; the fields are
+/// public so another kind of source can adjust them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SurfaceRules {
+    /// The input property whose value `"<tool>:<value>"` entries allow:
+    /// `op` for the door's grouped tools, `action` for local tools.
+    pub discriminator: String,
+    /// The tool that takes `{"<discriminator>": <op>}` and describes that op
+    /// (the door's `describe`, HIP-0300 §1.3). When gated, a call to it is
+    /// permitted only for an op some allowed tool allows, and its listed enum
+    /// is narrowed to those ops.
+    pub describe_tool: Option<String>,
+    /// Whether a call by an op's own name is accepted (the door accepts
+    /// them). When gated, such a call is permitted only if the op is allowed
+    /// in some grouped tool.
+    pub op_names_callable: bool,
+    /// Whether the source accepts names it did not list (the door does).
+    /// Ungated, such a source owns every name; gated, it owns every name its
+    /// list allows, listed yet or not (the door's list may still be loading).
+    pub owns_unlisted: bool,
+}
+
+impl SurfaceRules {
+    /// The door (HIP-0300 §1.3): discriminator `op`, `describe`, op names
+    /// callable, unlisted names accepted.
+    pub fn door() -> Self {
+        Self {
+            discriminator: "op".to_owned(),
+            describe_tool: Some("describe".to_owned()),
+            op_names_callable: true,
+            owns_unlisted: true,
+        }
+    }
+
+    /// A local toolbox (DESIGN "Local tools"): discriminator `action`, no
+    /// `describe`, only listed names.
+    pub fn local() -> Self {
+        Self {
+            discriminator: "action".to_owned(),
+            describe_tool: None,
+            op_names_callable: false,
+            owns_unlisted: false,
+        }
+    }
+}
+
+/// The discriminator of a call's arguments, as the caller found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpArg<'a> {
+    /// The arguments have no such property (or there are no arguments).
+    Absent,
+    /// The property is this string.
+    Value(&'a str),
+    /// The property is there but is not a string.
+    NotAString,
+}
+
+impl<'a> OpArg<'a> {
+    /// `Value(s)` for `Some(s)`, `Absent` for `None`.
+    pub fn from_option(value: Option<&'a str>) -> Self {
+        value.map_or(Self::Absent, Self::Value)
+    }
+
+    fn value(self) -> Option<&'a str> {
+        match self {
+            Self::Value(value) => Some(value),
+            Self::Absent | Self::NotAString => None,
+        }
+    }
+}
+
+/// Whether one source takes a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallDecision {
+    /// The source owns the name and the call is allowed: route it here.
+    Permitted,
+    /// The source does not own the name (never had it, or it is gated out):
+    /// try the next source; when none owns it, answer -32602 (unknown tool).
+    NotOwned,
+    /// The source owns the name but the call is gated out: answer -32602
+    /// exactly as for an unknown tool, and route it nowhere.
+    Refused(Refusal),
+}
+
+/// Why an owned call was refused (for logs; the caller sees an unknown tool).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The tool is allowed only for some values of its discriminator, and the
+    /// call has another, none (`value: None`), or a non-string.
+    OpNotAllowed {
+        /// The tool called.
+        tool: String,
+        /// The discriminator property (`op` or `action`).
+        discriminator: String,
+        /// The value the call carried, when it was a string.
+        value: Option<String>,
+    },
+    /// `describe` was asked about an op no allowed tool allows (or about
+    /// nothing).
+    DescribeNotAllowed {
+        /// The describe tool called.
+        tool: String,
+        /// The op asked about, when it was a string.
+        op: Option<String>,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::OpNotAllowed {
+                tool,
+                discriminator,
+                value: Some(value),
+            } => write!(f, "tool {tool:?}: {discriminator} {value:?} is not allowed"),
+            Self::OpNotAllowed {
+                tool,
+                discriminator,
+                value: None,
+            } => write!(
+                f,
+                "tool {tool:?}: a call without an allowed {discriminator} string"
+            ),
+            Self::DescribeNotAllowed { tool, op: Some(op) } => {
+                write!(f, "tool {tool:?}: op {op:?} is not allowed")
+            }
+            Self::DescribeNotAllowed { tool, op: None } => {
+                write!(f, "tool {tool:?}: a call without an allowed op string")
+            }
+        }
+    }
+}
+
+/// Why an entry of a source's list matches nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// No listed tool has the entry's name.
+    NoSuchTool,
+    /// The tool exists and declares its discriminator's values, and the
+    /// entry's op is not one of them.
+    NoSuchOp,
+}
+
+/// An entry that matches nothing in a source, for a start-up warning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnmatchedEntry {
+    /// The entry as configured.
+    pub entry: Entry,
+    /// What is missing.
+    pub mismatch: Mismatch,
+}
+
+impl fmt::Display for UnmatchedEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.mismatch {
+            Mismatch::NoSuchTool => write!(f, "{:?} matches no tool", self.entry.to_string()),
+            Mismatch::NoSuchOp => write!(
+                f,
+                "{:?}: tool {:?} has no such op",
+                self.entry.to_string(),
+                self.entry.tool()
+            ),
+        }
+    }
+}
+
+/// Which values of the discriminator a call to an owned tool may carry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Access {
+    Any,
+    Ops(Vec<String>),
+}
+
+impl Access {
+    fn allows(&self, value: &str) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Ops(ops) => ops.iter().any(|op| op == value),
+        }
+    }
+}
+
+/// One tool source's surface after gating: what it lists and what it takes.
+///
+/// Built per source, before the merge (DESIGN "Gating semantics"), from the
+/// source's name (`local`, `door`), its tools, the configuration, the policy
+/// and the source's [`SurfaceRules`]. A tool gated out is not in
+/// [`tools`](Self::tools) and [`check_call`](Self::check_call) says
+/// [`CallDecision::NotOwned`] for it, so routing treats the name as if this
+/// source never had it. A tool kept through `"<tool>:<op>"` entries is listed
+/// with its discriminator's enum narrowed (a new schema; the input tools are
+/// never changed), and a call with another value is
+/// [`CallDecision::Refused`].
+///
+/// Rebuild the surface whenever the source's list changes (it is a pure
+/// function of its inputs; cost O(tools + entries)).
+#[derive(Clone, Debug)]
+pub struct GatedSurface<T> {
+    source: String,
+    rules: SurfaceRules,
+    gated: bool,
+    tools: Vec<T>,
+    /// Owned tool names (listed ones, plus allowed unlisted ones when the
+    /// source accepts those) and what their calls may carry.
+    owned: HashMap<String, Access>,
+    /// Ops allowed in some grouped tool (gated surfaces only).
+    allowed_ops: HashSet<String>,
+    unmatched: Vec<UnmatchedEntry>,
+}
+
+impl<T: OpTool> GatedSurface<T> {
+    /// Gates `tools`, the tools of source `source`, by `allowed` under
+    /// `policy`, with the source's `rules`.
+    ///
+    /// Ungated ([`Grant::All`]): every tool is listed as it is; a source that
+    /// [`owns_unlisted`](SurfaceRules::owns_unlisted) owns every name, any
+    /// other only its listed names. Gated (a list, or [`Grant::Nothing`]):
+    /// listed are exactly the tools the list names, in input order, narrowed
+    /// for op entries; a tool whose declared values the op entries all miss is
+    /// dropped (it could take no call).
+    pub fn new(
+        source: impl Into<String>,
+        tools: &[T],
+        allowed: &AllowedTools,
+        policy: Policy,
+        rules: SurfaceRules,
+    ) -> Self {
+        let source = source.into();
+        let list = match policy.grant(allowed, &source) {
+            Grant::All => return Self::ungated(source, tools, rules),
+            Grant::Only(list) => Some(list),
+            Grant::Nothing => None,
+        };
+        let discriminator = rules.discriminator.as_str();
+        let describe = rules.describe_tool.as_deref();
+
+        // Pass 1: which tools are kept, with what access, and which ops the
+        // grouped tools allow (describe's own enum is not a grant of ops).
+        let mut kept: Vec<(usize, Access)> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut declared_by_tool: HashMap<&str, Option<Vec<String>>> = HashMap::new();
+        let mut allowed_ops: HashSet<String> = HashSet::new();
+        for (index, tool) in tools.iter().enumerate() {
+            let name = tool.tool_name();
+            seen.insert(name);
+            let Some(grant) = list.and_then(|list| list.grant(name)) else {
+                continue;
+            };
+            let declared = tool.op_values(discriminator);
+            let access = match grant {
+                ToolGrant::Whole => Access::Any,
+                ToolGrant::Ops(ops) => Access::Ops(match &declared {
+                    Some(values) => ops
+                        .iter()
+                        .filter(|op| values.contains(op))
+                        .cloned()
+                        .collect(),
+                    None => ops.clone(),
+                }),
+            };
+            declared_by_tool
+                .entry(name)
+                .or_insert_with(|| declared.clone());
+            if matches!(&access, Access::Ops(ops) if ops.is_empty()) {
+                continue;
+            }
+            if Some(name) != describe {
+                match &access {
+                    Access::Any => allowed_ops.extend(declared.unwrap_or_default()),
+                    Access::Ops(ops) => allowed_ops.extend(ops.iter().cloned()),
+                }
+            }
+            kept.push((index, access));
+        }
+
+        let mut owned: HashMap<String, Access> = HashMap::new();
+        if rules.owns_unlisted {
+            for entry in list.map(|list| list.entries()).unwrap_or_default() {
+                let name = entry.tool();
+                if seen.contains(name) || owned.contains_key(name) {
+                    continue;
+                }
+                let access = match list.and_then(|list| list.grant(name)) {
+                    Some(ToolGrant::Ops(ops)) => Access::Ops(ops.clone()),
+                    _ => Access::Any,
+                };
+                if let (Access::Ops(ops), false) = (&access, Some(name) == describe) {
+                    allowed_ops.extend(ops.iter().cloned());
+                }
+                owned.insert(name.to_owned(), access);
+            }
+        }
+
+        // Pass 2: the listed tools, narrowed where the access is limited.
+        let mut listed = Vec::with_capacity(kept.len());
+        for (index, access) in kept {
+            let Some(tool) = tools.get(index) else {
+                continue;
+            };
+            let name = tool.tool_name();
+            let gated_tool = if Some(name) == describe {
+                tool.with_ops_narrowed(discriminator, &|value| {
+                    access.allows(value) && allowed_ops.contains(value)
+                })
+            } else {
+                match &access {
+                    Access::Any => tool.clone(),
+                    Access::Ops(ops) => tool.with_ops_narrowed(discriminator, &|value| {
+                        ops.iter().any(|op| op == value)
+                    }),
+                }
+            };
+            owned.entry(name.to_owned()).or_insert(access);
+            listed.push(gated_tool);
+        }
+
+        let unmatched = list
+            .map(|list| distinct_entries(list.entries()))
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| {
+                let mismatch = match declared_by_tool.get(entry.tool()) {
+                    None => Mismatch::NoSuchTool,
+                    Some(Some(values)) => match entry.op() {
+                        Some(op) if !values.iter().any(|value| value == op) => Mismatch::NoSuchOp,
+                        _ => return None,
+                    },
+                    Some(None) => return None,
+                };
+                Some(UnmatchedEntry {
+                    entry: entry.clone(),
+                    mismatch,
+                })
+            })
+            .collect();
+
+        Self {
+            source,
+            rules,
+            gated: true,
+            tools: listed,
+            owned,
+            allowed_ops,
+            unmatched,
+        }
+    }
+
+    fn ungated(source: String, tools: &[T], rules: SurfaceRules) -> Self {
+        let mut owned = HashMap::with_capacity(tools.len());
+        for tool in tools {
+            owned
+                .entry(tool.tool_name().to_owned())
+                .or_insert(Access::Any);
+        }
+        Self {
+            source,
+            rules,
+            gated: false,
+            tools: tools.to_vec(),
+            owned,
+            allowed_ops: HashSet::new(),
+            unmatched: Vec::new(),
+        }
+    }
+}
+
+impl<T> GatedSurface<T> {
+    /// The source's name (`local`, `door`), the key in the configuration.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The rules the surface was built with.
+    pub fn rules(&self) -> &SurfaceRules {
+        &self.rules
+    }
+
+    /// Whether a list (or deny-by-default) constrains this source.
+    pub fn is_gated(&self) -> bool {
+        self.gated
+    }
+
+    /// The tools to list, in the source's order, op-narrowed where needed.
+    pub fn tools(&self) -> &[T] {
+        &self.tools
+    }
+
+    /// The listed tools, by value.
+    pub fn into_tools(self) -> Vec<T> {
+        self.tools
+    }
+
+    /// Entries of this source's list that match nothing (empty when
+    /// ungated), each once, in the order written: warn about them at start.
+    pub fn unmatched_entries(&self) -> &[UnmatchedEntry] {
+        &self.unmatched
+    }
+
+    /// Whether a call named `name` is routed to this source (it may still be
+    /// [`Refused`](CallDecision::Refused) for its arguments).
+    pub fn owns(&self, name: &str) -> bool {
+        self.check_call(name, OpArg::Absent) != CallDecision::NotOwned
+    }
+
+    /// Whether this source takes a `tools/call` of `name` whose
+    /// discriminator ([`SurfaceRules::discriminator`]) is `op`.
+    ///
+    /// - ungated: a listed name is [`Permitted`](CallDecision::Permitted);
+    ///   any other name too when the source owns unlisted names (the door);
+    /// - gated: an allowed tool is permitted, or refused when its entries
+    ///   allow other values of the discriminator than the call's; `describe`
+    ///   is permitted only for an op some allowed tool allows; an op's own
+    ///   name is permitted only if that op is allowed; anything else is
+    ///   [`NotOwned`](CallDecision::NotOwned).
+    pub fn check_call(&self, name: &str, op: OpArg<'_>) -> CallDecision {
+        let Some(access) = self.owned.get(name) else {
+            let direct_op =
+                self.gated && self.rules.op_names_callable && self.allowed_ops.contains(name);
+            return if direct_op || (!self.gated && self.rules.owns_unlisted) {
+                CallDecision::Permitted
+            } else {
+                CallDecision::NotOwned
+            };
+        };
+        if !self.gated {
+            return CallDecision::Permitted;
+        }
+        let value = op.value();
+        if self.rules.describe_tool.as_deref() == Some(name) {
+            return match value {
+                Some(value) if access.allows(value) && self.allowed_ops.contains(value) => {
+                    CallDecision::Permitted
+                }
+                _ => CallDecision::Refused(Refusal::DescribeNotAllowed {
+                    tool: name.to_owned(),
+                    op: value.map(str::to_owned),
+                }),
+            };
+        }
+        match (access, value) {
+            (Access::Any, _) => CallDecision::Permitted,
+            (Access::Ops(_), Some(value)) if access.allows(value) => CallDecision::Permitted,
+            (Access::Ops(_), _) => CallDecision::Refused(Refusal::OpNotAllowed {
+                tool: name.to_owned(),
+                discriminator: self.rules.discriminator.clone(),
+                value: value.map(str::to_owned),
+            }),
+        }
+    }
+}
+
+/// The first of `surfaces` (in routing order: `local`, then `door`) that
+/// takes the call, as its index; `None` means answer -32602 (unknown tool)
+/// and route nowhere: no surface owns the name, or the first that owns it
+/// refused the call.
+pub fn route_call<'s, 'a, T: 's>(
+    surfaces: impl IntoIterator<Item = &'s GatedSurface<T>>,
+    name: &str,
+    op: impl Fn(&str) -> OpArg<'a>,
+) -> Option<usize> {
+    for (index, surface) in surfaces.into_iter().enumerate() {
+        match surface.check_call(name, op(&surface.rules.discriminator)) {
+            CallDecision::Permitted => return Some(index),
+            CallDecision::NotOwned => {}
+            CallDecision::Refused(_) => return None,
+        }
+    }
+    None
+}
