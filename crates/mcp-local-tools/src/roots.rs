@@ -125,16 +125,23 @@ impl Roots {
     pub fn resolve_entry(&self, input: &str) -> Result<Resolved, PathError> {
         let err = |kind| PathError::new(input, kind);
         let full = self.full_path(input)?;
-        let Some(Component::Normal(name)) = full.components().next_back() else {
+        let Some(Component::Normal(name)) = Path::new(input).components().next_back() else {
             return self.resolve_full(&full).map_err(err);
         };
         let parent = full.parent().unwrap_or(Path::new("/"));
-        let parent = self.resolve_full(parent).map_err(err)?;
-        if !parent.exists {
-            return Err(err(PathErrorKind::NotFound));
-        }
+        let parent = match self.resolve_full(parent) {
+            Ok(parent) => parent,
+            // `/x/root` itself: its parent is outside, the entry is a root.
+            Err(PathErrorKind::OutsideRoots(list)) => {
+                return match self.resolve_full(&full) {
+                    Ok(root) if root.path == root.root => Ok(root),
+                    _ => Err(err(PathErrorKind::OutsideRoots(list))),
+                };
+            }
+            Err(kind) => return Err(err(kind)),
+        };
         let path = parent.path.join(name);
-        let exists = std::fs::symlink_metadata(&path).is_ok();
+        let exists = parent.exists && std::fs::symlink_metadata(&path).is_ok();
         Ok(Resolved {
             path,
             root: parent.root,

@@ -389,6 +389,7 @@ fn render_hits(
     let mut last = offset;
     let mut more = false;
     let mut groups_shown = 0usize;
+    let with_context = args.context.unwrap_or(0) > 0;
     'files: for file in files {
         let shown = ctx.roots.display(&file.path);
         for group in file.lines.split(Option::is_none) {
@@ -404,10 +405,7 @@ fn render_hits(
                 more = true;
                 break 'files;
             }
-            if groups_shown > 0
-                && group.iter().any(|l| matches!(l, Some((_, false, _))))
-                && !out.push_line("--")
-            {
+            if with_context && groups_shown > 0 && !out.push_line("--") {
                 more = true;
                 break 'files;
             }

@@ -1,0 +1,539 @@
+//! Every `fs` action on real files in a temporary folder, asserting the
+//! exact output.
+
+mod common;
+
+use common::{Sandbox, fs};
+use serde_json::json;
+
+fn ok(text: &str) -> (bool, String) {
+    (false, text.to_owned())
+}
+
+fn err(text: &str) -> (bool, String) {
+    (true, text.to_owned())
+}
+
+#[tokio::test]
+async fn read_whole_file() {
+    let s = Sandbox::new();
+    s.write("a.txt", "one\ntwo\nthree\n");
+    assert_eq!(
+        fs(&s.roots, json!({"action": "read", "path": "a.txt"})).await,
+        ok("one\ntwo\nthree\n")
+    );
+}
+
+#[tokio::test]
+async fn read_offset_limit_and_numbers() {
+    let s = Sandbox::new();
+    s.write("a.txt", "one\ntwo\nthree\nfour\n");
+    let r = fs(
+        &s.roots,
+        json!({"action": "read", "path": "a.txt", "offset": 1, "limit": 2, "line_numbers": true}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("     2\ttwo\n     3\tthree\n[lines 2-3 of 4; continue with offset=3]\n")
+    );
+    let r = fs(
+        &s.roots,
+        json!({"action": "read", "path": "a.txt", "offset": 3}),
+    )
+    .await;
+    assert_eq!(r, ok("four\n"));
+    let r = fs(
+        &s.roots,
+        json!({"action": "read", "path": "a.txt", "offset": 9}),
+    )
+    .await;
+    assert_eq!(r, ok("[offset 9 is past the end: the file has 4 lines]\n"));
+}
+
+#[tokio::test]
+async fn read_refuses_binary_and_directories() {
+    let s = Sandbox::new();
+    std::fs::write(s.root.join("b.bin"), b"\x00\x01\x02rest").unwrap();
+    std::fs::create_dir(s.root.join("d")).unwrap();
+    let r = fs(&s.roots, json!({"action": "read", "path": "b.bin"})).await;
+    assert_eq!(
+        r,
+        err("path 'b.bin': binary file (7 bytes), not shown as text")
+    );
+    let r = fs(&s.roots, json!({"action": "read", "path": "d"})).await;
+    assert_eq!(r, err("path 'd': is a directory (use action list)"));
+    let r = fs(&s.roots, json!({"action": "read", "path": "missing.txt"})).await;
+    assert_eq!(r, err("path 'missing.txt': no such file or directory"));
+    let r = fs(&s.roots, json!({"action": "read"})).await;
+    assert_eq!(r, err("read: missing field 'path'"));
+}
+
+#[tokio::test]
+async fn read_image_as_image_content() {
+    let s = Sandbox::new();
+    let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
+    std::fs::write(s.root.join("p.png"), png).unwrap();
+    let toolbox = mcp_local_tools::Toolbox::with_default_tools();
+    let args = json!({"action": "read", "path": "p.png"});
+    let ctx = mcp_local_tools::ToolContext::new(s.roots.clone());
+    let result = toolbox
+        .call("fs", args.as_object().unwrap().clone(), ctx)
+        .await
+        .unwrap();
+    let value = serde_json::to_value(&result).unwrap();
+    assert_eq!(
+        value,
+        json!({"content": [{"type": "image", "data": "iVBORw0KGgoAAAANSUhEUg==", "mimeType": "image/png"}]})
+    );
+}
+
+#[tokio::test]
+async fn write_creates_parents_and_replaces() {
+    let s = Sandbox::new();
+    let r = fs(
+        &s.roots,
+        json!({"action": "write", "path": "new/dir/a.txt", "content": "hello\n"}),
+    )
+    .await;
+    assert_eq!(r, ok("created new/dir/a.txt (6 bytes)"));
+    assert_eq!(s.read("new/dir/a.txt"), "hello\n");
+    let r = fs(
+        &s.roots,
+        json!({"action": "write", "path": "new/dir/a.txt", "content": "bye"}),
+    )
+    .await;
+    assert_eq!(r, ok("replaced new/dir/a.txt (3 bytes)"));
+    assert_eq!(s.read("new/dir/a.txt"), "bye");
+    let r = fs(
+        &s.roots,
+        json!({"action": "write", "path": "new", "content": "x"}),
+    )
+    .await;
+    assert_eq!(r, err("path 'new': is a directory"));
+}
+
+#[tokio::test]
+async fn edit_unique_returns_diff() {
+    let s = Sandbox::new();
+    s.write("a.rs", "fn main() {\n    println!(\"hi\");\n}\n");
+    let r = fs(
+        &s.roots,
+        json!({"action": "edit", "path": "a.rs", "old_text": "\"hi\"", "new_text": "\"hello\""}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok(
+            "edited a.rs: 1 replacement\n--- a/a.rs\n+++ b/a.rs\n@@ -1,3 +1,3 @@\n fn main() {\n-    println!(\"hi\");\n+    println!(\"hello\");\n }\n"
+        )
+    );
+    assert_eq!(s.read("a.rs"), "fn main() {\n    println!(\"hello\");\n}\n");
+}
+
+#[tokio::test]
+async fn edit_non_unique_fails_and_changes_nothing() {
+    let s = Sandbox::new();
+    s.write("a.txt", "x = 1\nx = 1\n");
+    let r = fs(
+        &s.roots,
+        json!({"action": "edit", "path": "a.txt", "old_text": "x = 1", "new_text": "x = 2"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        err(
+            "edit a.txt: old_text occurs 2 times; add context to make it unique or pass replace_all: true; file unchanged"
+        )
+    );
+    assert_eq!(s.read("a.txt"), "x = 1\nx = 1\n");
+    let r = fs(&s.roots, json!({"action": "edit", "path": "a.txt", "old_text": "x = 1", "new_text": "x = 2", "replace_all": true})).await;
+    assert_eq!(
+        r,
+        ok(
+            "edited a.txt: 2 replacements\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-x = 1\n-x = 1\n+x = 2\n+x = 2\n"
+        )
+    );
+    assert_eq!(s.read("a.txt"), "x = 2\nx = 2\n");
+}
+
+#[tokio::test]
+async fn edit_missing_text_fails() {
+    let s = Sandbox::new();
+    s.write("a.txt", "abc\n");
+    let r = fs(
+        &s.roots,
+        json!({"action": "edit", "path": "a.txt", "old_text": "zzz", "new_text": "y"}),
+    )
+    .await;
+    assert_eq!(r, err("edit a.txt: old_text not found; file unchanged"));
+    assert_eq!(s.read("a.txt"), "abc\n");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn edit_keeps_permissions() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let s = Sandbox::new();
+    s.write("run.sh", "echo a\n");
+    std::fs::set_permissions(
+        s.root.join("run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let r = fs(
+        &s.roots,
+        json!({"action": "edit", "path": "run.sh", "old_text": "a", "new_text": "b"}),
+    )
+    .await;
+    assert!(!r.0, "{}", r.1);
+    let mode = std::fs::metadata(s.root.join("run.sh"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o755);
+}
+
+#[tokio::test]
+async fn multi_edit_all_applied() {
+    let s = Sandbox::new();
+    s.write("a.txt", "alpha\nbeta\ngamma\n");
+    let r = fs(
+        &s.roots,
+        json!({"action": "multi_edit", "path": "a.txt", "edits": [
+            {"old_text": "alpha", "new_text": "ALPHA"},
+            {"old_text": "gamma", "new_text": "GAMMA"}
+        ]}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok(
+            "edited a.txt: 2 replacements\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n-alpha\n+ALPHA\n beta\n-gamma\n+GAMMA\n"
+        )
+    );
+    assert_eq!(s.read("a.txt"), "ALPHA\nbeta\nGAMMA\n");
+}
+
+#[tokio::test]
+async fn multi_edit_one_bad_edit_changes_nothing() {
+    let s = Sandbox::new();
+    s.write("a.txt", "alpha\nbeta\ngamma\n");
+    let r = fs(
+        &s.roots,
+        json!({"action": "multi_edit", "path": "a.txt", "edits": [
+            {"old_text": "alpha", "new_text": "ALPHA"},
+            {"old_text": "delta", "new_text": "DELTA"},
+            {"old_text": "gamma", "new_text": "GAMMA"}
+        ]}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        err("edit 2 of 3 on a.txt: old_text not found; file unchanged")
+    );
+    assert_eq!(s.read("a.txt"), "alpha\nbeta\ngamma\n");
+}
+
+#[tokio::test]
+async fn patch_applies_unified_diff_to_two_files() {
+    let s = Sandbox::new();
+    s.write("a.txt", "one\ntwo\nthree\n");
+    s.write("sub/b.txt", "x\ny\n");
+    let diff = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n--- a/sub/b.txt\n+++ b/sub/b.txt\n@@ -1,2 +1,3 @@\n x\n y\n+z\n";
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(r, ok("patched a.txt (+1 -1)\npatched sub/b.txt (+1 -0)\n"));
+    assert_eq!(s.read("a.txt"), "one\nTWO\nthree\n");
+    assert_eq!(s.read("sub/b.txt"), "x\ny\nz\n");
+}
+
+#[tokio::test]
+async fn patch_with_a_bad_hunk_changes_nothing() {
+    let s = Sandbox::new();
+    s.write("a.txt", "one\ntwo\nthree\n");
+    s.write("b.txt", "x\ny\n");
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n x\n-not there\n+z\n";
+    let (is_error, text) = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert!(is_error);
+    assert!(text.starts_with("patch: b.txt: "), "{text}");
+    assert!(text.ends_with("; no file changed"), "{text}");
+    assert_eq!(s.read("a.txt"), "one\ntwo\nthree\n");
+    assert_eq!(s.read("b.txt"), "x\ny\n");
+}
+
+#[tokio::test]
+async fn patch_creates_a_new_file() {
+    let s = Sandbox::new();
+    let diff = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n";
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(r, ok("patched new.txt (+2 -0)\n"));
+    assert_eq!(s.read("new.txt"), "hello\nworld\n");
+}
+
+#[tokio::test]
+async fn list_directory() {
+    let s = Sandbox::new();
+    s.write("b.txt", "");
+    s.write("a/inner.txt", "");
+    std::os::unix::fs::symlink("b.txt", s.root.join("c")).unwrap();
+    assert_eq!(
+        fs(&s.roots, json!({"action": "list"})).await,
+        ok("a/\nb.txt\nc -> b.txt\n")
+    );
+    let r = fs(&s.roots, json!({"action": "list", "offset": 1, "limit": 1})).await;
+    assert_eq!(r, ok("b.txt\n[entries 2-2 of 3; continue with offset=2]\n"));
+    assert_eq!(
+        fs(&s.roots, json!({"action": "list", "path": "a"})).await,
+        ok("inner.txt\n")
+    );
+    std::fs::create_dir(s.root.join("empty")).unwrap();
+    assert_eq!(
+        fs(&s.roots, json!({"action": "list", "path": "empty"})).await,
+        ok("[empty directory]\n")
+    );
+    let r = fs(&s.roots, json!({"action": "list", "path": "b.txt"})).await;
+    assert_eq!(r, err("path 'b.txt': not a directory"));
+}
+
+#[tokio::test]
+async fn tree_honours_gitignore_and_depth() {
+    let s = Sandbox::new();
+    s.write(".gitignore", "target/\n*.log\n");
+    s.write("src/lib.rs", "");
+    s.write("src/deep/er/x.rs", "");
+    s.write("target/debug/out", "");
+    s.write("run.log", "");
+    s.write("README.md", "");
+    let r = fs(&s.roots, json!({"action": "tree", "depth": 2})).await;
+    assert_eq!(r, ok("./\n  README.md\n  src/\n    deep/\n    lib.rs\n"));
+    let r = fs(
+        &s.roots,
+        json!({"action": "tree", "hidden": true, "depth": 1}),
+    )
+    .await;
+    assert_eq!(r, ok("./\n  .gitignore\n  README.md\n  src/\n"));
+    let r = fs(&s.roots, json!({"action": "tree", "limit": 2})).await;
+    assert_eq!(
+        r,
+        ok("./\n  README.md\n  src/\n[entries 1-2 shown, more exist; continue with offset=2]\n")
+    );
+}
+
+#[tokio::test]
+async fn find_by_glob() {
+    let s = Sandbox::new();
+    s.write("src/lib.rs", "");
+    s.write("src/fs/mod.rs", "");
+    s.write("docs/a.md", "");
+    let r = fs(&s.roots, json!({"action": "find", "pattern": "*.rs"})).await;
+    assert_eq!(r, ok("src/fs/mod.rs\nsrc/lib.rs\n"));
+    let r = fs(&s.roots, json!({"action": "find", "pattern": "src/*.rs"})).await;
+    assert_eq!(r, ok("src/lib.rs\n"));
+    let r = fs(
+        &s.roots,
+        json!({"action": "find", "pattern": "**/*.rs", "path": "src", "limit": 1}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("src/fs/mod.rs\n[paths 1-1 shown, more exist; continue with offset=1]\n")
+    );
+    let r = fs(&s.roots, json!({"action": "find", "pattern": "*.py"})).await;
+    assert_eq!(r, ok("[no match for *.py]\n"));
+}
+
+#[tokio::test]
+async fn search_regex_literal_context_and_paging() {
+    let s = Sandbox::new();
+    s.write("a.txt", "zero\nfoo one\ntwo\nthree\nfoo four\n");
+    s.write("b/c.rs", "let foo = 1;\n");
+    s.write(".gitignore", "ignored.txt\n");
+    s.write("ignored.txt", "foo hidden by gitignore\n");
+    let r = fs(&s.roots, json!({"action": "search", "pattern": "fo+ \\w+"})).await;
+    assert_eq!(r, ok("a.txt:2:foo one\na.txt:5:foo four\n"));
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "foo", "context": 1}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok(
+            "a.txt-1-zero\na.txt:2:foo one\na.txt-3-two\na.txt-4-three\na.txt:5:foo four\n--\nb/c.rs:1:let foo = 1;\n"
+        )
+    );
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "FOO", "ignore_case": true, "glob": "*.rs"}),
+    )
+    .await;
+    assert_eq!(r, ok("b/c.rs:1:let foo = 1;\n"));
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "foo (", "literal": true}),
+    )
+    .await;
+    assert_eq!(r, ok("[no match for foo (]\n"));
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "foo", "limit": 2}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("a.txt:2:foo one\na.txt:5:foo four\n[matches 1-2 of 3; continue with offset=2]\n")
+    );
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "foo", "offset": 2}),
+    )
+    .await;
+    assert_eq!(r, ok("b/c.rs:1:let foo = 1;\n"));
+    let r = fs(&s.roots, json!({"action": "search", "pattern": "("})).await;
+    assert!(r.0 && r.1.starts_with("search: bad pattern: "), "{}", r.1);
+}
+
+#[tokio::test]
+async fn info_file_dir_symlink() {
+    let s = Sandbox::new();
+    s.write("a.txt", "12345");
+    std::fs::create_dir(s.root.join("d")).unwrap();
+    std::os::unix::fs::symlink("a.txt", s.root.join("l")).unwrap();
+    let set = |p: &str| {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(s.root.join(p))
+            .unwrap();
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_764_460_800))
+            .unwrap();
+    };
+    set("a.txt");
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(s.root.join("a.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    let r = fs(&s.roots, json!({"action": "info", "path": "a.txt"})).await;
+    assert_eq!(
+        r,
+        ok(
+            "path: a.txt\ntype: file\nsize: 5 bytes\nmodified: 2025-11-30T00:00:00Z\npermissions: 640\n"
+        )
+    );
+    let (is_error, text) = fs(&s.roots, json!({"action": "info", "path": "d"})).await;
+    assert!(!is_error);
+    assert!(text.starts_with("path: d\ntype: directory\n"), "{text}");
+    let (is_error, text) = fs(&s.roots, json!({"action": "info", "path": "l"})).await;
+    assert!(!is_error);
+    assert!(
+        text.starts_with("path: l\ntype: symlink -> a.txt\n"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn mkdir_creates_parents() {
+    let s = Sandbox::new();
+    let r = fs(&s.roots, json!({"action": "mkdir", "path": "x/y/z"})).await;
+    assert_eq!(r, ok("created directory x/y/z"));
+    assert!(s.root.join("x/y/z").is_dir());
+    let r = fs(&s.roots, json!({"action": "mkdir", "path": "x/y"})).await;
+    assert_eq!(r, ok("directory x/y already exists"));
+    s.write("f", "");
+    let r = fs(&s.roots, json!({"action": "mkdir", "path": "f"})).await;
+    assert_eq!(r, err("path 'f': already exists"));
+}
+
+#[tokio::test]
+async fn mv_refuses_overwrite_unless_asked() {
+    let s = Sandbox::new();
+    s.write("a.txt", "A");
+    s.write("b.txt", "B");
+    let r = fs(
+        &s.roots,
+        json!({"action": "mv", "path": "a.txt", "to": "b.txt"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        err("path 'b.txt': already exists (pass overwrite: true to replace it)")
+    );
+    assert_eq!(s.read("b.txt"), "B");
+    let r = fs(
+        &s.roots,
+        json!({"action": "mv", "path": "a.txt", "to": "b.txt", "overwrite": true}),
+    )
+    .await;
+    assert_eq!(r, ok("moved a.txt to b.txt"));
+    assert_eq!(s.read("b.txt"), "A");
+    assert!(!s.root.join("a.txt").exists());
+    let r = fs(
+        &s.roots,
+        json!({"action": "mv", "path": "b.txt", "to": "new/dir/c.txt"}),
+    )
+    .await;
+    assert_eq!(r, ok("moved b.txt to new/dir/c.txt"));
+    assert_eq!(s.read("new/dir/c.txt"), "A");
+    let r = fs(
+        &s.roots,
+        json!({"action": "mv", "path": "new/dir/c.txt", "to": "../outside/c.txt"}),
+    )
+    .await;
+    assert!(r.0 && r.1.contains("outside the roots"), "{}", r.1);
+}
+
+#[tokio::test]
+async fn rm_file_link_and_directory() {
+    let s = Sandbox::new();
+    s.write("a.txt", "A");
+    s.write("d/inner.txt", "");
+    std::os::unix::fs::symlink(s.base.join("outside/secret.txt"), s.root.join("link")).unwrap();
+    assert_eq!(
+        fs(&s.roots, json!({"action": "rm", "path": "a.txt"})).await,
+        ok("removed a.txt")
+    );
+    assert!(!s.root.join("a.txt").exists());
+    let r = fs(&s.roots, json!({"action": "rm", "path": "d"})).await;
+    assert_eq!(
+        r,
+        err("path 'd': is a directory (pass recursive: true to remove it and its contents)")
+    );
+    assert!(s.root.join("d/inner.txt").exists());
+    let r = fs(
+        &s.roots,
+        json!({"action": "rm", "path": "d", "recursive": true}),
+    )
+    .await;
+    assert_eq!(r, ok("removed directory d and its contents"));
+    assert!(!s.root.join("d").exists());
+    // Removing a link removes the link, never its target outside.
+    assert_eq!(
+        fs(&s.roots, json!({"action": "rm", "path": "link"})).await,
+        ok("removed link")
+    );
+    assert!(s.base.join("outside/secret.txt").exists());
+    let r = fs(
+        &s.roots,
+        json!({"action": "rm", "path": ".", "recursive": true}),
+    )
+    .await;
+    assert_eq!(r, err("path '.': is a root; roots cannot be removed"));
+}
+
+#[tokio::test]
+async fn help_and_bad_arguments() {
+    let s = Sandbox::new();
+    let (is_error, text) = fs(&s.roots, json!({"action": "help"})).await;
+    assert!(!is_error);
+    assert!(text.starts_with("fs actions (fields in brackets are optional):\nread {path, [offset], [limit], [line_numbers]}"), "{text}");
+    let (is_error, text) = fs(&s.roots, json!({"action": "explode"})).await;
+    assert!(is_error);
+    assert!(
+        text.starts_with("invalid arguments: unknown variant `explode`"),
+        "{text}"
+    );
+    let (is_error, text) = fs(&s.roots, json!({"action": "read", "path": "a", "bogus": 1})).await;
+    assert!(is_error);
+    assert!(
+        text.starts_with("invalid arguments: unknown field `bogus`"),
+        "{text}"
+    );
+}
