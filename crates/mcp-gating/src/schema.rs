@@ -349,4 +349,32 @@ mod tests {
             json!({"properties": {"op": {"enum": ["a"]}}})
         );
     }
+
+    proptest::proptest! {
+        /// Issue 4: op narrowing never adds an op, in any recognised form.
+        #[test]
+        fn narrowing_never_adds_a_value(
+            values in proptest::collection::vec("[a-d]", 0..6),
+            keep in proptest::collection::btree_set("[a-d]", 0..4),
+            form in 0..4usize,
+        ) {
+            let property = match form {
+                0 => json!({"enum": values}),
+                1 => json!({"oneOf": values.iter().map(|v| json!({"const": v})).collect::<Vec<_>>()}),
+                2 => json!({"$ref": "#/$defs/Op"}),
+                _ => json!({"type": "string"}),
+            };
+            let schema = if form == 3 {
+                json!({"oneOf": values.iter().map(|v| json!({"properties": {"op": {"const": v}}})).collect::<Vec<_>>()})
+            } else {
+                json!({"properties": {"op": property}, "$defs": {"Op": {"enum": values}}})
+            };
+            let before = declared_values(&schema, "op").unwrap_or_default();
+            let after = declared_values(&narrowed(&schema, "op", &|v| keep.contains(v)), "op")
+                .unwrap_or_default();
+            proptest::prop_assert!(after.iter().all(|v| before.contains(v) && keep.contains(v)));
+            let expected: Vec<&String> = before.iter().filter(|v| keep.contains(*v)).collect();
+            proptest::prop_assert_eq!(after.iter().collect::<Vec<_>>(), expected);
+        }
+    }
 }
