@@ -62,15 +62,26 @@
 //! - [`methods`]: one type per method with its params and result.
 //! - [`revision`]: [`Revision`] and negotiation.
 //! - [`meta`]: reserved `_meta` keys.
+//! - [`framing`]: newline-delimited reader and writer for stdio.
+//! - [`sse`]: incremental `text/event-stream` parser.
+//! - [`schema`]: JSON Schema of the types, through schemars.
 //! - [`decode`]: [`FromValue`], decoding with member paths in errors.
+//!
+//! # Cargo features
+//!
+//! - `tokio` (off by default): [`framing::AsyncFrameReader`] and
+//!   [`framing::AsyncFrameWriter`] over tokio's `AsyncBufRead` / `AsyncWrite`.
 #![deny(missing_docs)]
 
 pub mod decode;
 pub mod error;
+pub mod framing;
 pub mod message;
 pub mod meta;
 pub mod methods;
 pub mod revision;
+pub mod schema;
+pub mod sse;
 pub mod tool_name;
 pub mod types;
 
