@@ -1,2 +1,32 @@
-//! mcp-local-server (being built).
+//! `hanzo-mcp`, the local MCP server of HIP-0300 §2, as a library: tool
+//! sources composed in order, a lifecycle that speaks every revision from
+//! 2024-11-05 to 2026-07-28, and a concurrent stdio transport.
+//!
+//! The binary is a thin user of this crate; runtimes that embed the server
+//! build a [`Composition`] of [`ToolSource`]s and call [`Server::serve`].
+//!
+//! # Layers
+//!
+//! - [`source`]: a tool source lists and calls tools; a [`Composition`]
+//!   merges lists first-wins and routes a call to the first owner.
+//! - [`lifecycle`]: the `initialize` handshake and the stateless
+//!   `server/discover` style, decided per request.
+//! - [`server`]: the connection loop: framing, concurrency, cancellation,
+//!   progress, shutdown.
+//! - [`cli`]: the `hanzo-mcp` command line.
 #![deny(missing_docs)]
+
+pub mod cli;
+pub mod error;
+mod framing;
+pub mod lifecycle;
+pub mod local;
+pub mod outbox;
+pub mod progress;
+pub mod server;
+pub mod source;
+pub mod test_tools;
+
+pub use error::ServerError;
+pub use server::{Server, ServerConfig};
+pub use source::{CallContext, Composition, SourceList, ToolSource};

@@ -1,0 +1,164 @@
+//! The connection's lifecycle: the `initialize` handshake of 2024-11-05 to
+//! 2025-11-25 and the stateless style of 2026-07-28, on one connection,
+//! decided by what the client sends.
+//!
+//! - `initialize` (MCP 2025-11-25 basic/lifecycle) negotiates a revision:
+//!   the client's if we support it, else our newest revision with a
+//!   handshake. Later requests without a revision in `_meta` use it.
+//! - A request whose `params._meta["io.modelcontextprotocol/protocolVersion"]`
+//!   names a stateless revision (2026-07-28) is answered in that revision,
+//!   handshake or not; one naming a revision we do not serve statelessly is
+//!   refused with -32022 `{supported, requested}` (MCP 2026-07-28
+//!   basic/versioning).
+//! - `server/discover` needs no handshake; `ping` is always answered.
+//! - Any other request before the handshake gets -32600 saying what to send.
+
+use mcp_proto::{ErrorObject, Revision, meta};
+use serde_json::Value;
+
+/// The revision, and the style, a request is answered in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// Negotiated by `initialize` (2024-11-05 to 2025-11-25).
+    Handshake(Revision),
+    /// Named by the request's own `_meta` (2026-07-28).
+    Stateless(Revision),
+}
+
+impl Era {
+    /// The revision the request is answered in.
+    pub fn revision(self) -> Revision {
+        match self {
+            Era::Handshake(r) | Era::Stateless(r) => r,
+        }
+    }
+
+    /// Whether results carry the 2026-07-28 fields (`resultType`, `ttlMs`,
+    /// `cacheScope`).
+    pub fn is_stateless(self) -> bool {
+        matches!(self, Era::Stateless(_))
+    }
+}
+
+/// Where the handshake stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// No `initialize` answered yet.
+    AwaitingInitialize,
+    /// `initialize` answered with `revision`; `confirmed` once
+    /// `notifications/initialized` arrived.
+    Initialized {
+        /// The negotiated revision.
+        revision: Revision,
+        /// Whether `notifications/initialized` was received.
+        confirmed: bool,
+    },
+}
+
+/// The lifecycle state machine of one connection. Driven by the connection's
+/// reader, one message at a time, so it needs no lock.
+#[derive(Debug, Clone)]
+pub struct Lifecycle {
+    phase: Phase,
+}
+
+impl Default for Lifecycle {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The message for a request that needs the handshake and came before it.
+pub const HANDSHAKE_FIRST: &str = "send `initialize` first (revisions 2024-11-05 to 2025-11-25), \
+or name a revision in params._meta[\"io.modelcontextprotocol/protocolVersion\"] (2026-07-28)";
+
+impl Lifecycle {
+    /// A connection that has received nothing yet.
+    pub fn new() -> Self {
+        Self {
+            phase: Phase::AwaitingInitialize,
+        }
+    }
+
+    /// The current phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The revisions this server serves in the stateless style.
+    pub fn stateless_revisions() -> Vec<Revision> {
+        Revision::ALL
+            .iter()
+            .copied()
+            .filter(|r| r.is_stateless())
+            .collect()
+    }
+
+    /// Answers `initialize` with `requested` (the client's `protocolVersion`):
+    /// returns the negotiated revision (MCP 2025-11-25 basic/lifecycle,
+    /// version negotiation). A second `initialize` is -32600.
+    pub fn initialize(&mut self, requested: &str) -> Result<Revision, ErrorObject> {
+        if let Phase::Initialized { revision, .. } = self.phase {
+            return Err(ErrorObject::invalid_request(format!(
+                "initialize was already answered on this connection (revision {})",
+                revision.as_str()
+            )));
+        }
+        let revision = Revision::negotiate(requested);
+        self.phase = Phase::Initialized {
+            revision,
+            confirmed: false,
+        };
+        Ok(revision)
+    }
+
+    /// Records `notifications/initialized`. Ignored before `initialize`.
+    pub fn initialized(&mut self) {
+        if let Phase::Initialized { revision, .. } = self.phase {
+            self.phase = Phase::Initialized {
+                revision,
+                confirmed: true,
+            };
+        }
+    }
+
+    /// The era `method` with `params` is answered in, or the error to answer
+    /// it with: -32602 when the `_meta` revision is not a string, -32022 when
+    /// it names a revision not served statelessly (and no handshake applies),
+    /// -32600 when the request needs the handshake first.
+    pub fn era_for(&self, method: &str, params: Option<&Value>) -> Result<Era, ErrorObject> {
+        let named = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(meta::PROTOCOL_VERSION));
+        match named {
+            Some(Value::String(requested)) => match Revision::parse(requested) {
+                Some(revision) if revision.is_stateless() => Ok(Era::Stateless(revision)),
+                _ => match self.phase {
+                    // After a handshake the key is not the lifecycle's: the
+                    // negotiated revision holds.
+                    Phase::Initialized { revision, .. } if method != "server/discover" => {
+                        Ok(Era::Handshake(revision))
+                    }
+                    _ => Err(ErrorObject::unsupported_protocol_version(
+                        requested,
+                        &Self::stateless_revisions(),
+                    )),
+                },
+            },
+            Some(_) => Err(ErrorObject::invalid_params(format!(
+                "params._meta[\"{}\"] must be a string",
+                meta::PROTOCOL_VERSION
+            ))),
+            None => match (method, self.phase) {
+                ("server/discover", _) => Ok(Era::Stateless(Revision::LATEST)),
+                (_, Phase::Initialized { revision, .. }) => Ok(Era::Handshake(revision)),
+                ("ping", Phase::AwaitingInitialize) => {
+                    Ok(Era::Handshake(Revision::LATEST_WITH_HANDSHAKE))
+                }
+                (_, Phase::AwaitingInitialize) => {
+                    Err(ErrorObject::invalid_request(HANDSHAKE_FIRST))
+                }
+            },
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The local toolbox (mcp-local-tools) as the tool source named `local`.
+
+use std::path::PathBuf;
+
+use mcp_local_tools::{Progress, Roots, ToolContext, Toolbox};
+use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
+use serde_json::Value;
+
+use crate::error::ServerError;
+use crate::source::{BoxFuture, CallContext, SourceList, ToolSource, unknown_tool};
+
+/// The machine's tools (HIP-0300 §2.1), confined to the roots.
+#[derive(Debug, Clone)]
+pub struct LocalSource {
+    toolbox: Toolbox,
+    roots: Roots,
+    definitions: Vec<Tool>,
+}
+
+impl LocalSource {
+    /// Every local tool compiled in, confined to `roots` (`--root` flags or
+    /// the working directory). Errors when a root does not resolve to a
+    /// directory.
+    pub fn new(roots: Vec<PathBuf>) -> Result<Self, ServerError> {
+        let roots = Roots::new(roots).map_err(|e| ServerError::Config(e.to_string()))?;
+        Ok(Self::with_toolbox(Toolbox::with_default_tools(), roots))
+    }
+
+    /// A source over a given toolbox and roots.
+    pub fn with_toolbox(toolbox: Toolbox, roots: Roots) -> Self {
+        let definitions = toolbox.tools();
+        Self {
+            toolbox,
+            roots,
+            definitions,
+        }
+    }
+
+    /// The toolbox.
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.toolbox
+    }
+}
+
+impl ToolSource for LocalSource {
+    fn name(&self) -> &str {
+        "local"
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
+        Box::pin(async {
+            SourceList {
+                tools: self.definitions.clone(),
+                meta: None,
+            }
+        })
+    }
+
+    fn owns(&self, tool: &str) -> bool {
+        self.definitions.iter().any(|t| t.name == tool)
+    }
+
+    fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: CallContext,
+    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(async move {
+            let progress = match cx.progress {
+                Some(reporter) => Progress::new(move |progress, total, message| {
+                    reporter.report(progress, total, message.as_deref());
+                }),
+                None => Progress::none(),
+            };
+            let ctx = ToolContext {
+                roots: self.roots.clone(),
+                cancel: cx.cancel,
+                progress,
+            };
+            let arguments = params.arguments.unwrap_or_default();
+            match self.toolbox.call(&params.name, arguments, ctx).await {
+                Some(result) => serde_json::to_value(result).map_err(|e| {
+                    ErrorObject::internal_error(format!("cannot encode the result: {e}"))
+                }),
+                None => Err(unknown_tool(&params.name)),
+            }
+        })
+    }
+}

@@ -1,0 +1,162 @@
+//! Tool sources and their composition (DESIGN.md "Suggested shape").
+//!
+//! A [`ToolSource`] lists its tools and calls one. The server holds an ordered
+//! [`Composition`] of sources: their lists are merged first-wins by tool name,
+//! and a call goes to the first source that owns the name. Gating is applied
+//! per source before the merge (a gated view is itself a source), so a tool
+//! gated out of a source is routed as if that source never had it.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcp_proto::{CallToolRequestParams, ErrorObject, Meta, Tool};
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::progress::ProgressReporter;
+
+/// A boxed, sendable future: what [`ToolSource`] methods return so that a
+/// source can be held as `Arc<dyn ToolSource>`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The tools one source offers right now, with the `_meta` its list carried
+/// (for the door: `hanzo.ai/refused`, `hanzo.ai/unavailable`; HIP-0300 §1.4).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SourceList {
+    /// The tools, in the source's order.
+    pub tools: Vec<Tool>,
+    /// The list result's `_meta`, kept on the merged result.
+    pub meta: Option<Meta>,
+}
+
+/// What a call carries besides its params.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    /// Present when the request's `_meta.progressToken` was set
+    /// (MCP 2025-11-25 basic/utilities/progress).
+    pub progress: Option<ProgressReporter>,
+    /// Fires when the caller cancels the request
+    /// (`notifications/cancelled`); long work checks it and stops.
+    pub cancel: CancellationToken,
+}
+
+/// One place tools come from: the local toolbox, the door, or a gated view of
+/// either.
+///
+/// A source's name is its key in the `allowedTools` configuration (`local`,
+/// `door`; DESIGN.md "Gating semantics").
+pub trait ToolSource: Send + Sync {
+    /// The source's name (`local`, `door`).
+    fn name(&self) -> &str;
+
+    /// The tools this source lists now. May wait a bounded time (the door
+    /// waits at most `--door-wait`); never fails: an unavailable source lists
+    /// nothing.
+    fn list_tools(&self) -> BoxFuture<'_, SourceList>;
+
+    /// Whether a call to `tool` is routed to this source. A source may own
+    /// names it does not list (an ungated door accepts op names).
+    fn owns(&self, tool: &str) -> bool;
+
+    /// Calls `params.name`. A tool's own failure is `Ok` with `isError: true`;
+    /// `Err` is a JSON-RPC error (for example -32602 for arguments the source
+    /// refuses outright).
+    fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: CallContext,
+    ) -> BoxFuture<'_, Result<Value, ErrorObject>>;
+
+    /// A receiver that changes whenever this source's list changes (the door
+    /// when its list arrives or is refreshed). `None` for a fixed list.
+    fn list_changes(&self) -> Option<watch::Receiver<u64>> {
+        None
+    }
+}
+
+/// The ordered tool sources of a server.
+#[derive(Clone, Default)]
+pub struct Composition {
+    sources: Vec<Arc<dyn ToolSource>>,
+}
+
+impl std::fmt::Debug for Composition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.sources.iter().map(|s| s.name()).collect();
+        f.debug_struct("Composition")
+            .field("sources", &names)
+            .finish()
+    }
+}
+
+impl Composition {
+    /// A composition of `sources`, earlier ones winning name collisions.
+    pub fn new(sources: Vec<Arc<dyn ToolSource>>) -> Self {
+        Self { sources }
+    }
+
+    /// The sources, in order.
+    pub fn sources(&self) -> &[Arc<dyn ToolSource>] {
+        &self.sources
+    }
+
+    /// Every source's list merged first-wins: the first source's tools in its
+    /// order, then each later source's tools whose names are not yet present
+    /// (HIP-0300 §2.2 "a local name wins"). `_meta` keys are merged the same
+    /// way.
+    pub async fn list_tools(&self) -> SourceList {
+        let mut merged = SourceList::default();
+        let mut seen: HashSet<String> = HashSet::new();
+        for source in &self.sources {
+            let list = source.list_tools().await;
+            for tool in list.tools {
+                if seen.insert(tool.name.clone()) {
+                    merged.tools.push(tool);
+                }
+            }
+            if let Some(meta) = list.meta {
+                let target = merged.meta.get_or_insert_with(Meta::new);
+                for (key, value) in meta {
+                    target.entry(key).or_insert(value);
+                }
+            }
+        }
+        merged
+    }
+
+    /// The first source that owns `tool`, if any.
+    pub fn route(&self, tool: &str) -> Option<&Arc<dyn ToolSource>> {
+        self.sources.iter().find(|s| s.owns(tool))
+    }
+
+    /// Calls the tool through the first source that owns its name; a name no
+    /// source owns is -32602 "unknown tool" (DESIGN.md conventions).
+    pub async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: CallContext,
+    ) -> Result<Value, ErrorObject> {
+        match self.route(&params.name) {
+            Some(source) => source.call_tool(params, cx).await,
+            None => Err(unknown_tool(&params.name)),
+        }
+    }
+
+    /// Receivers for every source whose list can change.
+    pub fn list_changes(&self) -> Vec<watch::Receiver<u64>> {
+        self.sources
+            .iter()
+            .filter_map(|s| s.list_changes())
+            .collect()
+    }
+}
+
+/// The error for a tool name no source owns: -32602 with the name in `data`.
+pub fn unknown_tool(name: &str) -> ErrorObject {
+    let mut error = ErrorObject::invalid_params(format!("unknown tool: {name:?}"));
+    error.data = Some(serde_json::json!({ "tool": name }));
+    error
+}

@@ -1,0 +1,217 @@
+//! Concurrency, cancellation, progress and shutdown over raw pipes against
+//! the binary (MCP 2025-11-25 basic/utilities/cancellation and progress;
+//! basic/lifecycle, shutdown).
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Server, call_params, first_text};
+use serde_json::{Value, json};
+
+struct Fixture {
+    server: Server,
+    root: tempfile::TempDir,
+}
+
+fn start() -> Fixture {
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut server = Server::spawn(&[
+        "serve",
+        "--test-tools",
+        "--root",
+        root.path().to_str().expect("utf-8"),
+    ]);
+    server.initialize("2025-11-25");
+    Fixture { server, root }
+}
+
+fn write_files(root: &std::path::Path, count: usize) {
+    for i in 0..count {
+        std::fs::write(root.join(format!("f{i}.txt")), format!("file number {i}\n"))
+            .expect("write");
+    }
+}
+
+fn read_call(root: &std::path::Path, i: usize) -> Value {
+    call_params(
+        "fs",
+        json!({ "action": "read", "path": root.join(format!("f{}.txt", i)).to_str().expect("utf-8") }),
+    )
+}
+
+/// Responses by id; panics on a second response for an id.
+fn by_id(messages: Vec<Value>) -> HashMap<i64, Value> {
+    let mut out = HashMap::new();
+    for message in messages {
+        if message.get("method").is_some() {
+            continue;
+        }
+        let id = message["id"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("response without integer id: {message}"));
+        assert!(out.insert(id, message).is_none(), "id {id} answered twice");
+    }
+    out
+}
+
+#[test]
+fn two_hundred_concurrent_calls_each_answered_once() {
+    let mut fx = start();
+    write_files(fx.root.path(), 200);
+    for i in 0..200 {
+        let params = read_call(fx.root.path(), i);
+        fx.server.request(1000 + i as i64, "tools/call", params);
+    }
+    let mut messages = Vec::new();
+    for _ in 0..200 {
+        messages.push(fx.server.recv());
+    }
+    let answers = by_id(messages);
+    assert_eq!(answers.len(), 200);
+    for i in 0..200 {
+        let answer = &answers[&(1000 + i as i64)];
+        assert!(answer["result"]["isError"] != json!(true), "{answer}");
+        assert!(
+            first_text(&answer["result"]).contains(&format!("file number {i}")),
+            "{answer}"
+        );
+    }
+    assert_eq!(fx.server.wait().code(), Some(0));
+    assert!(fx.server.drain().is_empty());
+}
+
+#[test]
+fn cancelling_leaves_every_other_call_answered() {
+    let mut fx = start();
+    write_files(fx.root.path(), 20);
+    fx.server.request(
+        1,
+        "tools/call",
+        call_params("test_sleep", json!({ "ms": 600000 })),
+    );
+    fx.server.request(
+        2,
+        "tools/call",
+        call_params("test_sleep", json!({ "ms": 50 })),
+    );
+    for i in 0..20 {
+        let params = read_call(fx.root.path(), i);
+        fx.server.request(100 + i as i64, "tools/call", params);
+    }
+    fx.server.send(&json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": { "requestId": 1 }
+    }));
+    fx.server.close_stdin();
+    let answers = by_id(fx.server.drain());
+    assert_eq!(fx.server.wait().code(), Some(0));
+    let mut ids: Vec<i64> = answers.keys().copied().collect();
+    ids.sort_unstable();
+    let mut expected: Vec<i64> = vec![2];
+    expected.extend(100..120);
+    assert_eq!(ids, expected);
+    assert_eq!(first_text(&answers[&2]["result"]), "slept 50 ms");
+}
+
+#[test]
+fn end_of_input_with_calls_in_flight_answers_all_before_exit() {
+    let mut fx = start();
+    write_files(fx.root.path(), 50);
+    for i in 0..10 {
+        fx.server.request(
+            i,
+            "tools/call",
+            call_params("test_sleep", json!({ "ms": 300 + 10 * i })),
+        );
+    }
+    for i in 0..50 {
+        let params = read_call(fx.root.path(), i);
+        fx.server.request(100 + i as i64, "tools/call", params);
+    }
+    fx.server.close_stdin();
+    let answers = by_id(fx.server.drain());
+    assert_eq!(fx.server.wait().code(), Some(0));
+    assert_eq!(answers.len(), 60);
+    for i in 0..10 {
+        assert_eq!(
+            first_text(&answers[&i]["result"]),
+            format!("slept {} ms", 300 + 10 * i)
+        );
+    }
+    for i in 0..50 {
+        assert!(first_text(&answers[&(100 + i)]["result"]).contains(&format!("file number {i}")));
+    }
+}
+
+#[test]
+fn sigterm_with_calls_in_flight_answers_all_and_exits_zero() {
+    let mut fx = start();
+    for i in 0..5 {
+        fx.server.request(
+            i,
+            "tools/call",
+            call_params("test_sleep", json!({ "ms": 400 })),
+        );
+    }
+    // Make sure the calls were read before the signal arrives.
+    let ping = fx.server.call(99, "ping", json!({}));
+    assert_eq!(ping["result"], json!({}));
+    fx.server.terminate();
+    let answers = by_id(fx.server.drain());
+    let status = fx.server.wait();
+    assert_eq!(status.code(), Some(0));
+    let mut ids: Vec<i64> = answers.keys().copied().collect();
+    ids.sort_unstable();
+    assert_eq!(ids, vec![0, 1, 2, 3, 4]);
+    for i in 0..5 {
+        assert_eq!(first_text(&answers[&i]["result"]), "slept 400 ms");
+    }
+}
+
+#[test]
+fn progress_notifications_carry_the_token() {
+    let mut fx = start();
+    fx.server.request(
+        7,
+        "tools/call",
+        json!({ "name": "test_sleep", "arguments": { "ms": 30, "steps": 3 }, "_meta": { "progressToken": "tok-7" } }),
+    );
+    let mut progress = Vec::new();
+    let response = loop {
+        let message = fx.server.recv();
+        if message.get("id").is_some() {
+            break message;
+        }
+        progress.push(message);
+    };
+    assert_eq!(response["id"], 7);
+    assert_eq!(first_text(&response["result"]), "slept 30 ms");
+    let expected: Vec<Value> = (1..=3)
+        .map(|step| {
+            json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": { "progressToken": "tok-7", "progress": step as f64, "total": 3.0 }
+            })
+        })
+        .collect();
+    assert_eq!(progress, expected);
+}
+
+#[test]
+fn no_progress_without_a_token() {
+    let mut fx = start();
+    fx.server.request(
+        7,
+        "tools/call",
+        call_params("test_sleep", json!({ "ms": 10, "steps": 3 })),
+    );
+    // The very next message is the response: no notification came first.
+    let response = fx.server.recv();
+    assert_eq!(response["id"], 7);
+    assert_eq!(first_text(&response["result"]), "slept 10 ms");
+    fx.server.close_stdin();
+    assert!(fx.server.drain().is_empty());
+}

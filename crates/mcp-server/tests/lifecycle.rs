@@ -1,0 +1,212 @@
+//! The lifecycle through the binary: the `initialize` negotiation table, the
+//! stateless 2026-07-28 style on the same connection, `ping`, and requests
+//! sent before the handshake (MCP 2025-11-25 basic/lifecycle; MCP 2026-07-28
+//! basic/versioning).
+
+mod common;
+
+use common::Server;
+use serde_json::json;
+
+fn serve() -> Server {
+    let root = tempfile::tempdir().expect("tempdir");
+    let server = Server::spawn(&["serve", "--root", root.path().to_str().expect("utf-8")]);
+    // The directory only has to exist at start.
+    std::mem::forget(root);
+    server
+}
+
+/// Client revision → the revision the spec says the server answers: the
+/// client's when supported, else the server's newest handshake revision.
+#[test]
+fn negotiation_table() {
+    let table = [
+        ("2024-11-05", "2024-11-05"),
+        ("2025-03-26", "2025-03-26"),
+        ("2025-06-18", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"),
+        ("2099-01-01", "2025-11-25"),
+        // The stateless revision has no handshake: newest with one.
+        ("2026-07-28", "2025-11-25"),
+    ];
+    for (requested, expected) in table {
+        let mut server = serve();
+        let result = server.initialize(requested);
+        assert_eq!(
+            result["protocolVersion"], expected,
+            "client asked for {requested}"
+        );
+        assert_eq!(result["serverInfo"]["name"], "hanzo-mcp");
+        assert_eq!(result["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+        // Exactly what is implemented: tools, nothing else.
+        assert_eq!(result["capabilities"], json!({ "tools": {} }));
+        assert_eq!(server.wait().code(), Some(0));
+    }
+}
+
+#[test]
+fn initialize_twice_is_refused_and_the_first_revision_holds() {
+    let mut server = serve();
+    server.initialize("2025-06-18");
+    let again = server.call(
+        1,
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } }),
+    );
+    assert_eq!(again["error"]["code"], -32600);
+    assert_eq!(
+        again["error"]["message"],
+        "initialize was already answered on this connection (revision 2025-06-18)"
+    );
+    let ping = server.call(2, "ping", json!({}));
+    assert_eq!(ping, json!({ "jsonrpc": "2.0", "id": 2, "result": {} }));
+}
+
+#[test]
+fn requests_before_the_handshake_get_a_clear_error() {
+    let mut server = serve();
+    for (id, method) in [(1, "tools/list"), (2, "tools/call")] {
+        let response = server.call(id, method, json!({ "name": "fs", "arguments": {} }));
+        assert_eq!(response["id"], id);
+        assert_eq!(response["error"]["code"], -32600);
+        assert_eq!(
+            response["error"]["message"],
+            "send `initialize` first (revisions 2024-11-05 to 2025-11-25), or name a revision in \
+             params._meta[\"io.modelcontextprotocol/protocolVersion\"] (2026-07-28)"
+        );
+    }
+    // ping needs no handshake.
+    let ping = server.call(3, "ping", json!({}));
+    assert_eq!(ping, json!({ "jsonrpc": "2.0", "id": 3, "result": {} }));
+    // The connection still works afterwards.
+    let init = server.initialize("2025-11-25");
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+    let list = server.call(4, "tools/list", json!({}));
+    assert!(list["result"]["tools"].is_array(), "{list}");
+    assert!(list["result"].get("resultType").is_none(), "{list}");
+}
+
+fn stateless_meta(revision: &str) -> serde_json::Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": revision,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "0" }
+    })
+}
+
+#[test]
+fn discover_answers_the_stateless_revision() {
+    let mut server = serve();
+    let response = server.call(
+        1,
+        "server/discover",
+        json!({ "_meta": stateless_meta("2026-07-28") }),
+    );
+    let result = &response["result"];
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(result["capabilities"], json!({ "tools": {} }));
+    assert_eq!(result["cacheScope"], "private");
+    assert_eq!(result["ttlMs"], 60000);
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "hanzo-mcp"
+    );
+}
+
+#[test]
+fn stateless_requests_need_no_handshake_and_carry_result_type() {
+    let mut server = serve();
+    let list = server.call(
+        1,
+        "tools/list",
+        json!({ "_meta": stateless_meta("2026-07-28") }),
+    );
+    let result = &list["result"];
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["cacheScope"], "private");
+    assert_eq!(result["ttlMs"], 60000);
+    assert!(
+        result["tools"].as_array().is_some_and(|t| !t.is_empty()),
+        "{list}"
+    );
+    let ping = server.call(2, "ping", json!({ "_meta": stateless_meta("2026-07-28") }));
+    assert_eq!(ping["result"], json!({ "resultType": "complete" }));
+}
+
+#[test]
+fn unsupported_stateless_revision_is_32022_with_supported_and_requested() {
+    let mut server = serve();
+    for (id, method, requested) in [
+        (1, "server/discover", "2099-01-01"),
+        (2, "tools/list", "2099-01-01"),
+        // A handshake revision cannot be named per request.
+        (3, "tools/list", "2025-11-25"),
+    ] {
+        let response = server.call(id, method, json!({ "_meta": stateless_meta(requested) }));
+        assert_eq!(response["id"], id);
+        assert_eq!(response["error"]["code"], -32022, "{response}");
+        assert_eq!(
+            response["error"]["data"],
+            json!({ "supported": ["2026-07-28"], "requested": requested })
+        );
+    }
+}
+
+#[test]
+fn both_styles_on_one_connection() {
+    let mut server = serve();
+    server.initialize("2025-06-18");
+    let legacy = server.call(1, "tools/list", json!({}));
+    assert!(legacy["result"].get("resultType").is_none());
+    let modern = server.call(
+        2,
+        "tools/list",
+        json!({ "_meta": stateless_meta("2026-07-28") }),
+    );
+    assert_eq!(modern["result"]["resultType"], "complete");
+    assert_eq!(legacy["result"]["tools"], modern["result"]["tools"]);
+}
+
+#[test]
+fn unknown_method_is_32601_and_unknown_tool_is_32602() {
+    let mut server = serve();
+    server.initialize("2025-11-25");
+    let response = server.call(1, "resources/list", json!({}));
+    assert_eq!(response["error"]["code"], -32601);
+    assert_eq!(
+        response["error"]["message"],
+        "method not found: resources/list"
+    );
+    let response = server.call(
+        2,
+        "tools/call",
+        json!({ "name": "no_such_tool", "arguments": {} }),
+    );
+    assert_eq!(response["error"]["code"], -32602);
+    assert_eq!(
+        response["error"]["message"],
+        "unknown tool: \"no_such_tool\""
+    );
+    assert_eq!(response["error"]["data"], json!({ "tool": "no_such_tool" }));
+}
+
+#[test]
+fn test_tool_is_hidden_without_the_hidden_flag() {
+    let mut server = serve();
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(!names.contains(&"test_sleep"), "{names:?}");
+    let call = server.call(
+        2,
+        "tools/call",
+        json!({ "name": "test_sleep", "arguments": { "ms": 0 } }),
+    );
+    assert_eq!(call["error"]["code"], -32602);
+}
