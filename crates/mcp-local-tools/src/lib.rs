@@ -58,13 +58,19 @@
 
 mod context;
 mod error;
+#[cfg(any(feature = "fs", feature = "code"))]
+mod files;
 pub mod roots;
 mod safe;
 mod toolbox;
 mod util;
 
+#[cfg(feature = "code")]
+pub mod code;
 #[cfg(feature = "fs")]
 pub mod fs;
+#[cfg(feature = "workspace")]
+pub mod workspace;
 
 pub use context::{DoorReport, Progress, Surroundings, ToolContext};
 pub use error::{Error, PathError, PathErrorKind};

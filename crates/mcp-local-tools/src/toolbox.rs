@@ -62,6 +62,13 @@ impl Toolbox {
         let mut toolbox = Toolbox::new();
         #[cfg(feature = "fs")]
         toolbox.add(crate::fs::FsTool::new());
+        #[cfg(feature = "code")]
+        toolbox.add(crate::code::CodeTool::new());
+        #[cfg(feature = "workspace")]
+        {
+            let workspace = crate::workspace::WorkspaceTool::new(toolbox.surroundings());
+            toolbox.add(workspace);
+        }
         toolbox
     }
 

@@ -1,6 +1,12 @@
 //! Helpers every tool shares: argument parsing, schemas, running blocking
 //! work with cancellation, and bounded output.
 
+// Which helpers a build uses depends on the tool features it enables.
+#![cfg_attr(
+    not(all(feature = "fs", feature = "code", feature = "workspace")),
+    allow(dead_code)
+)]
+
 use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -157,5 +163,24 @@ pub(crate) fn tool_definition(
             ..mcp_proto::ToolAnnotations::default()
         }),
         ..mcp_proto::Tool::default()
+    }
+}
+
+/// The page marker: `[items a-b of total; continue with offset=b]`.
+pub(crate) fn page_marker(
+    what: &str,
+    shown_from: u64,
+    shown_to: u64,
+    total: Option<u64>,
+) -> String {
+    match total {
+        Some(total) => format!(
+            "[{what} {}-{shown_to} of {total}; continue with offset={shown_to}]",
+            shown_from + 1
+        ),
+        None => format!(
+            "[{what} {}-{shown_to} shown, more exist; continue with offset={shown_to}]",
+            shown_from + 1
+        ),
     }
 }

@@ -4,20 +4,19 @@
 //! file next to the target, then `rename`), so a failed edit or a failed
 //! hunk leaves every file as it was.
 
-use std::io::{Read, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::io::Read;
 
 use mcp_proto::CallToolResult;
 
-use super::manage::create_dirs;
 use super::{EditSpec, FsArgs};
 use crate::context::ToolContext;
 use crate::error::{PathError, PathErrorKind};
+use crate::files::{unified_diff, write_atomic};
 use crate::roots::Resolved;
 use crate::safe::{self, OpenMode};
-use crate::util::{MAX_RESULT_BYTES, ToolResult};
+use crate::util::ToolResult;
 
-/// Largest file `edit`, `multi_edit` and `patch` load (bytes).
+/// Largest file the editing actions load (bytes).
 const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
 
 pub(super) fn write(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
@@ -118,93 +117,6 @@ fn apply_edit(content: &str, spec: &EditSpec) -> Result<(String, usize), String>
             "old_text occurs {n} times; add context to make it unique or pass replace_all: true"
         )),
     }
-}
-
-/// The unified diff `before` → `after` with `a/` and `b/` headers, capped.
-pub(crate) fn unified_diff(before: &str, after: &str, shown: &str) -> String {
-    let diff = similar::TextDiff::from_lines(before, after);
-    let mut text = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{shown}"), &format!("b/{shown}"))
-        .to_string();
-    if text.len() > MAX_RESULT_BYTES {
-        let mut cut = MAX_RESULT_BYTES;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push_str("\n[diff cut at 64 KiB; read the file to see the rest]\n");
-    }
-    text
-}
-
-/// The file's content as UTF-8 text (refusing binary or huge files).
-pub(crate) fn read_text(resolved: &Resolved, input: &str) -> Result<String, String> {
-    let file = safe::open(resolved, OpenMode::Read).map_err(|e| e.to_string())?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("path '{input}': {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("path '{input}': not a regular file"));
-    }
-    if meta.len() > MAX_EDIT_BYTES {
-        return Err(format!(
-            "path '{input}': {} bytes is larger than the {MAX_EDIT_BYTES}-byte edit limit",
-            meta.len()
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_EDIT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("path '{input}': {e}"))?;
-    if bytes.contains(&0) {
-        return Err(format!("path '{input}': binary file, not edited"));
-    }
-    String::from_utf8(bytes).map_err(|_| format!("path '{input}': not UTF-8 text, not edited"))
-}
-
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Writes `bytes` to the resolved path atomically: parents created, a
-/// temporary sibling written through the no-follow opener, its permissions
-/// copied from the old file, then renamed over the target.
-pub(crate) fn write_atomic(target: &Resolved, bytes: &[u8]) -> Result<(), PathError> {
-    let shown = || target.path.to_string_lossy().into_owned();
-    let (Some(parent), Some(name)) = (target.path.parent(), target.path.file_name()) else {
-        return Err(PathError::new(shown(), PathErrorKind::IsADirectory));
-    };
-    create_dirs(&Resolved {
-        path: parent.to_path_buf(),
-        root: target.root.clone(),
-        exists: parent.exists(),
-    })?;
-    let old_permissions = std::fs::metadata(&target.path)
-        .ok()
-        .map(|m| m.permissions());
-    let temp_name = format!(
-        ".{}.mcp-tmp-{}-{}",
-        name.to_string_lossy(),
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
-    let temp = parent.join(temp_name);
-    let result = (|| {
-        let mut file = safe::open_at(&target.root, &temp, OpenMode::WriteTruncate)?;
-        file.write_all(bytes)
-            .and_then(|()| file.sync_all())
-            .map_err(|e| PathError::from_io(shown(), &e))?;
-        if let Some(permissions) = old_permissions {
-            file.set_permissions(permissions)
-                .map_err(|e| PathError::from_io(shown(), &e))?;
-        }
-        drop(file);
-        safe::rename(&target.root, &temp, &target.root, &target.path, true)
-    })();
-    if result.is_err() {
-        let _ = safe::remove_file(&target.root, &temp);
-    }
-    result
 }
 
 /// One file's part of a unified diff.
@@ -322,4 +234,29 @@ fn header_path(line: &str) -> Option<String> {
         .or_else(|| rest.strip_prefix("b/"))
         .unwrap_or(rest);
     Some(path.to_owned())
+}
+
+/// The file's content as UTF-8 text (refusing binary or huge files).
+fn read_text(resolved: &Resolved, input: &str) -> Result<String, String> {
+    let file = safe::open(resolved, OpenMode::Read).map_err(|e| e.to_string())?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("path '{input}': {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("path '{input}': not a regular file"));
+    }
+    if meta.len() > MAX_EDIT_BYTES {
+        return Err(format!(
+            "path '{input}': {} bytes is larger than the {MAX_EDIT_BYTES}-byte edit limit",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_EDIT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("path '{input}': {e}"))?;
+    if bytes.contains(&0) {
+        return Err(format!("path '{input}': binary file, not edited"));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("path '{input}': not UTF-8 text, not edited"))
 }

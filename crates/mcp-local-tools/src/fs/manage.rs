@@ -7,6 +7,7 @@ use mcp_proto::CallToolResult;
 use super::{FsArgs, page_marker};
 use crate::context::ToolContext;
 use crate::error::{PathError, PathErrorKind};
+use crate::files::create_dirs;
 use crate::roots::Resolved;
 use crate::safe;
 use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
@@ -129,27 +130,6 @@ pub(crate) fn utc_timestamp(secs: u64) -> String {
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// Creates every missing directory from the root down to `target`.
-pub(crate) fn create_dirs(target: &Resolved) -> Result<(), PathError> {
-    let rel = target.relative().to_path_buf();
-    let mut current = target.root.clone();
-    for component in rel.components() {
-        let next = current.join(component);
-        match std::fs::symlink_metadata(&next) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => {
-                return Err(PathError::new(
-                    next.to_string_lossy(),
-                    PathErrorKind::NotADirectory,
-                ));
-            }
-            Err(_) => safe::mkdir_in(&target.root, &current, component.as_os_str())?,
-        }
-        current = next;
-    }
-    Ok(())
 }
 
 pub(super) fn mkdir(args: &FsArgs, ctx: &ToolContext) -> ToolResult {

@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
 use crate::toolbox::{CallFuture, LocalTool};
+pub(crate) use crate::util::page_marker;
 use crate::util::{ToolResult, input_schema, parse_args, run_blocking};
 
 /// The `fs` local tool. See the module docs for the actions.
@@ -221,24 +222,5 @@ fn dispatch(args: FsArgs, ctx: &ToolContext) -> ToolResult {
         FsAction::Mv => manage::mv(&args, ctx),
         FsAction::Rm => manage::rm(&args, ctx),
         FsAction::Help => Ok(CallToolResult::text(HELP.to_owned())),
-    }
-}
-
-/// The page marker: `[items a-b of total; continue with offset=b]`.
-pub(crate) fn page_marker(
-    what: &str,
-    shown_from: u64,
-    shown_to: u64,
-    total: Option<u64>,
-) -> String {
-    match total {
-        Some(total) => format!(
-            "[{what} {}-{shown_to} of {total}; continue with offset={shown_to}]",
-            shown_from + 1
-        ),
-        None => format!(
-            "[{what} {}-{shown_to} shown, more exist; continue with offset={shown_to}]",
-            shown_from + 1
-        ),
     }
 }

@@ -1,0 +1,529 @@
+//! The `code` tool: symbols from tree-sitter grammars (Rust, Python,
+//! TypeScript/TSX, JavaScript, Go) and regex replace across files.
+//!
+//! - `outline {path}`: the definitions of one file, nested by indentation.
+//! - `symbols {query, [path], [kind]}`: definitions whose name contains
+//!   `query` (case-insensitive) across the roots or `path`.
+//! - `definition {name, [path]}`: definitions named exactly `name`.
+//! - `references {name, [path]}`: identifiers spelled `name` (comments and
+//!   strings excluded).
+//! - `grep_replace {pattern, replacement, [path], [glob], [literal],
+//!   [ignore_case], [dry_run]}`: regex replace across files; `dry_run`
+//!   shows the diffs and writes nothing. All files are computed before any
+//!   is written, each written atomically.
+//!
+//! Walks honour `.gitignore`, skip hidden entries, never follow symlinks and
+//! read every file through the no-follow opener. Files over 2 MiB are
+//! skipped; at most [`MAX_FILES`] files are looked at per call.
+
+mod lang;
+
+use std::path::{Path, PathBuf};
+
+use mcp_proto::{CallToolResult, Tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::context::ToolContext;
+use crate::files::{unified_diff, write_atomic};
+use crate::roots::Resolved;
+use crate::safe::{self, OpenMode, RootHandle};
+use crate::toolbox::{CallFuture, LocalTool};
+use crate::util::{
+    Bounded, Hints, MAX_RESULT_BYTES, ToolResult, input_schema, parse_args, run_blocking,
+    tool_definition,
+};
+use lang::{EXTENSIONS, Lang};
+
+/// Most files one `code` call looks at.
+pub const MAX_FILES: usize = 50_000;
+/// Files larger than this are skipped (bytes).
+const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+/// Default and largest `limit`, in result lines.
+const DEFAULT_RESULTS: u64 = 200;
+
+/// The `code` local tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CodeTool;
+
+impl CodeTool {
+    /// The tool.
+    pub fn new() -> CodeTool {
+        CodeTool
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum CodeAction {
+    Outline,
+    Symbols,
+    Definition,
+    References,
+    GrepReplace,
+    Help,
+}
+
+/// Arguments of the `code` tool.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CodeArgs {
+    /// outline | symbols | definition | references | grep_replace | help.
+    action: CodeAction,
+    /// outline: the file; other actions: the directory to look in (default: every root).
+    path: Option<String>,
+    /// symbols: part of the name to look for (case-insensitive).
+    query: Option<String>,
+    /// symbols: only this kind (fn, struct, enum, trait, impl, mod, class, def, function, method, interface, type, func, ...).
+    kind: Option<String>,
+    /// definition, references: the exact identifier.
+    name: Option<String>,
+    /// grep_replace: a regular expression (or literal text with `literal`).
+    pattern: Option<String>,
+    /// grep_replace: the replacement; `$1` and `${name}` expand capture groups unless `literal`.
+    replacement: Option<String>,
+    /// grep_replace: only files whose path matches this glob (e.g. "*.rs").
+    glob: Option<String>,
+    /// grep_replace: treat pattern and replacement as literal text.
+    literal: Option<bool>,
+    /// grep_replace: ignore case.
+    ignore_case: Option<bool>,
+    /// grep_replace: show the diffs, write nothing (default false).
+    dry_run: Option<bool>,
+    /// Result lines to skip (default 0).
+    offset: Option<u64>,
+    /// Most result lines (default and maximum 200).
+    limit: Option<u64>,
+}
+
+const DESCRIPTION: &str = "Code structure and refactoring for Rust, Python, TypeScript/JavaScript and Go (tree-sitter): outline of a file, symbols by name across the roots, definition and references of an identifier, and grep_replace (regex replace across files, with a dry-run preview). Call with {\"action\":\"help\"} for every action's fields.";
+
+const HELP: &str = "code actions (fields in brackets are optional):
+outline {path}: the definitions in one file as `line: kind name`, nested by indentation.
+symbols {query, [path], [kind], [offset], [limit]}: definitions whose name contains query (case-insensitive), as path:line: kind name.
+definition {name, [path]}: definitions named exactly name, as path:line: kind name.
+references {name, [path], [offset], [limit]}: identifiers spelled name (not in comments or strings), as path:line:column: source line.
+grep_replace {pattern, replacement, [path], [glob], [literal], [ignore_case], [dry_run]}: replace across files; returns the unified diffs; dry_run writes nothing.
+help: this text.
+Languages: Rust, Python, TypeScript, TSX, JavaScript, Go (by extension: .rs, .py, .pyi, .ts, .mts, .cts, .tsx, .js, .jsx, .mjs, .cjs, .go).
+Walks honour .gitignore; every result is capped, and a line in brackets at the end says how to get the rest.";
+
+impl LocalTool for CodeTool {
+    fn name(&self) -> &'static str {
+        "code"
+    }
+
+    fn definition(&self) -> Tool {
+        tool_definition(
+            "code",
+            "Code",
+            DESCRIPTION,
+            input_schema::<CodeArgs>(),
+            Hints {
+                read_only: false,
+                destructive: true,
+                idempotent: false,
+                open_world: false,
+            },
+        )
+    }
+
+    fn call<'a>(&'a self, arguments: Map<String, Value>, ctx: ToolContext) -> CallFuture<'a> {
+        Box::pin(async move {
+            let args: CodeArgs = match parse_args(arguments) {
+                Ok(args) => args,
+                Err(message) => return CallToolResult::error(message),
+            };
+            let work_ctx = ctx.clone();
+            run_blocking(&ctx, move || match args.action {
+                CodeAction::Outline => outline(&args, &work_ctx),
+                CodeAction::Symbols => symbols(&args, &work_ctx),
+                CodeAction::Definition => definition(&args, &work_ctx),
+                CodeAction::References => references(&args, &work_ctx),
+                CodeAction::GrepReplace => grep_replace(&args, &work_ctx),
+                CodeAction::Help => Ok(CallToolResult::text(HELP)),
+            })
+            .await
+        })
+    }
+}
+
+fn outline(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args
+        .path
+        .as_deref()
+        .ok_or("outline: missing field 'path'")?;
+    let resolved = ctx
+        .roots
+        .resolve_existing(input)
+        .map_err(|e| e.to_string())?;
+    let lang = Lang::of(&resolved.path).ok_or_else(|| {
+        format!("outline: unsupported file type '{input}' (supported: {EXTENSIONS})")
+    })?;
+    let source = read_source(&resolved)?;
+    let mut out = Bounded::new(MAX_RESULT_BYTES);
+    let symbols = lang::symbols(lang, &source);
+    if symbols.is_empty() {
+        return Ok(CallToolResult::text("[no definitions found]\n"));
+    }
+    for symbol in &symbols {
+        let line = format!(
+            "{}{}: {} {}",
+            "  ".repeat(symbol.depth),
+            symbol.line,
+            symbol.kind,
+            symbol.name
+        );
+        if !out.push_line(&line) {
+            break;
+        }
+    }
+    let marker = out
+        .is_full()
+        .then(|| "[outline cut at 64 KiB; use symbols with a query to narrow]".to_owned());
+    Ok(CallToolResult::text(out.finish(marker)))
+}
+
+fn read_source(resolved: &Resolved) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let file = safe::open(resolved, OpenMode::Read).map_err(|e| e.to_string())?;
+    let mut source = Vec::new();
+    file.take(MAX_FILE_BYTES)
+        .read_to_end(&mut source)
+        .map_err(|e| format!("{}: {e}", resolved.path.to_string_lossy()))?;
+    Ok(source)
+}
+
+/// The directories a cross-file action walks: `path` or every root.
+fn walk_dirs(path: Option<&str>, ctx: &ToolContext) -> Result<Vec<Resolved>, String> {
+    match path {
+        Some(input) => {
+            let resolved = ctx
+                .roots
+                .resolve_existing(input)
+                .map_err(|e| e.to_string())?;
+            Ok(vec![resolved])
+        }
+        None => Ok(ctx
+            .roots
+            .dirs()
+            .iter()
+            .map(|d| Resolved {
+                path: d.clone(),
+                root: d.clone(),
+                exists: true,
+            })
+            .collect()),
+    }
+}
+
+/// Calls `visit(path, contents)` for each readable file under the
+/// directories (sorted, `.gitignore` honoured) accepted by `want`; stops
+/// early when `visit` returns false. Returns whether the file cap was hit.
+fn for_each_file(
+    dirs: &[Resolved],
+    ctx: &ToolContext,
+    want: &dyn Fn(&Path) -> bool,
+    visit: &mut dyn FnMut(&Path, &[u8]) -> bool,
+) -> Result<bool, String> {
+    use std::io::Read as _;
+    let mut seen = 0usize;
+    for dir in dirs {
+        let handle = RootHandle::open(&dir.root).map_err(|e| e.to_string())?;
+        let mut walk = ignore::WalkBuilder::new(&dir.path);
+        walk.follow_links(false)
+            .require_git(false)
+            .git_global(false)
+            .sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+        for entry in walk.build() {
+            let Ok(entry) = entry else { continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) || !want(entry.path()) {
+                continue;
+            }
+            if seen.is_multiple_of(256) && ctx.cancel.is_cancelled() {
+                return Err("cancelled".to_owned());
+            }
+            seen += 1;
+            if seen > MAX_FILES {
+                return Ok(true);
+            }
+            let Ok(file) = handle.open_read(entry.path()) else {
+                continue;
+            };
+            if file.metadata().map_or(true, |m| m.len() > MAX_FILE_BYTES) {
+                continue;
+            }
+            let mut bytes = Vec::new();
+            if file.take(MAX_FILE_BYTES).read_to_end(&mut bytes).is_err() {
+                continue;
+            }
+            if !visit(entry.path(), &bytes) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(false)
+}
+
+fn has_lang(path: &Path) -> bool {
+    Lang::of(path).is_some()
+}
+
+/// Paged result lines with the usual marker.
+fn paged(lines: Vec<String>, args: &CodeArgs, capped: bool, empty: String) -> CallToolResult {
+    if lines.is_empty() {
+        return CallToolResult::text(format!("{empty}\n"));
+    }
+    let offset = args.offset.unwrap_or(0);
+    let limit = args
+        .limit
+        .unwrap_or(DEFAULT_RESULTS)
+        .clamp(1, DEFAULT_RESULTS);
+    let total = lines.len() as u64;
+    let mut out = Bounded::new(MAX_RESULT_BYTES);
+    let mut last = offset;
+    for line in lines.iter().skip(offset as usize).take(limit as usize) {
+        if !out.push_line(line) {
+            break;
+        }
+        last += 1;
+    }
+    let mut marker =
+        (last < total).then(|| crate::util::page_marker("results", offset, last, Some(total)));
+    if capped {
+        let note = format!("[stopped after {MAX_FILES} files; pass a narrower path]");
+        marker = Some(match marker {
+            Some(m) => format!("{m}\n{note}"),
+            None => note,
+        });
+    }
+    CallToolResult::text(out.finish(marker))
+}
+
+fn symbols(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
+    let query = args
+        .query
+        .as_deref()
+        .ok_or("symbols: missing field 'query'")?;
+    let needle = query.to_lowercase();
+    let dirs = walk_dirs(args.path.as_deref(), ctx)?;
+    let mut lines = Vec::new();
+    let capped = for_each_file(&dirs, ctx, &has_lang, &mut |path, bytes| {
+        // Cheap pre-filter before parsing.
+        if !String::from_utf8_lossy(bytes)
+            .to_lowercase()
+            .contains(&needle)
+        {
+            return true;
+        }
+        let Some(lang) = Lang::of(path) else {
+            return true;
+        };
+        for s in lang::symbols(lang, bytes) {
+            if s.name.to_lowercase().contains(&needle)
+                && args.kind.as_deref().is_none_or(|k| k == s.kind)
+            {
+                lines.push(format!(
+                    "{}:{}: {} {}",
+                    ctx.roots.display(path),
+                    s.line,
+                    s.kind,
+                    s.name
+                ));
+            }
+        }
+        true
+    })?;
+    Ok(paged(
+        lines,
+        args,
+        capped,
+        format!("[no symbol matching {query}]"),
+    ))
+}
+
+fn definition(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
+    let name = args
+        .name
+        .as_deref()
+        .ok_or("definition: missing field 'name'")?;
+    let dirs = walk_dirs(args.path.as_deref(), ctx)?;
+    let mut lines = Vec::new();
+    let capped = for_each_file(&dirs, ctx, &has_lang, &mut |path, bytes| {
+        if !contains(bytes, name.as_bytes()) {
+            return true;
+        }
+        let Some(lang) = Lang::of(path) else {
+            return true;
+        };
+        for s in lang::symbols(lang, bytes) {
+            // An `impl` block extends a type; it does not define the name.
+            if s.name == name && s.kind != "impl" {
+                lines.push(format!(
+                    "{}:{}: {} {}",
+                    ctx.roots.display(path),
+                    s.line,
+                    s.kind,
+                    s.name
+                ));
+            }
+        }
+        true
+    })?;
+    Ok(paged(
+        lines,
+        args,
+        capped,
+        format!("[no definition of {name} found]"),
+    ))
+}
+
+fn references(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
+    let name = args
+        .name
+        .as_deref()
+        .ok_or("references: missing field 'name'")?;
+    let dirs = walk_dirs(args.path.as_deref(), ctx)?;
+    let mut lines = Vec::new();
+    let capped = for_each_file(&dirs, ctx, &has_lang, &mut |path, bytes| {
+        if !contains(bytes, name.as_bytes()) {
+            return true;
+        }
+        let Some(lang) = Lang::of(path) else {
+            return true;
+        };
+        let source_lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+        for at in lang::occurrences(lang, bytes, name) {
+            let text = source_lines.get(at.line - 1).copied().unwrap_or_default();
+            let text = String::from_utf8_lossy(text);
+            let text: String = text.trim().chars().take(200).collect();
+            lines.push(format!(
+                "{}:{}:{}: {text}",
+                ctx.roots.display(path),
+                at.line,
+                at.column
+            ));
+        }
+        true
+    })?;
+    Ok(paged(
+        lines,
+        args,
+        capped,
+        format!("[no reference to {name} found]"),
+    ))
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
+    let pattern = args
+        .pattern
+        .as_deref()
+        .ok_or("grep_replace: missing field 'pattern'")?;
+    let replacement = args
+        .replacement
+        .as_deref()
+        .ok_or("grep_replace: missing field 'replacement'")?;
+    let literal = args.literal.unwrap_or(false);
+    let source = if literal {
+        regex::escape(pattern)
+    } else {
+        pattern.to_owned()
+    };
+    let re = regex::RegexBuilder::new(&source)
+        .case_insensitive(args.ignore_case.unwrap_or(false))
+        .multi_line(true)
+        .build()
+        .map_err(|e| {
+            format!(
+                "grep_replace: bad pattern: {}",
+                e.to_string().replace('\n', " ")
+            )
+        })?;
+    let glob = match args.glob.as_deref() {
+        Some(g) => Some(
+            globset::Glob::new(g)
+                .map_err(|e| format!("grep_replace: bad glob: {e}"))?
+                .compile_matcher(),
+        ),
+        None => None,
+    };
+    let dirs = walk_dirs(args.path.as_deref(), ctx)?;
+    let dry_run = args.dry_run.unwrap_or(false);
+    let want = |path: &Path| match &glob {
+        Some(g) => g.is_match(path.file_name().unwrap_or_default()) || g.is_match(path),
+        None => true,
+    };
+    let mut changes: Vec<(PathBuf, String, String, usize)> = Vec::new();
+    let capped = for_each_file(&dirs, ctx, &want, &mut |path, bytes| {
+        if bytes.contains(&0) {
+            return true;
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return true;
+        };
+        let count = re.find_iter(text).count();
+        if count == 0 {
+            return true;
+        }
+        let after = if literal {
+            re.replace_all(text, regex::NoExpand(replacement))
+                .into_owned()
+        } else {
+            re.replace_all(text, replacement).into_owned()
+        };
+        if after != text {
+            changes.push((path.to_path_buf(), text.to_owned(), after, count));
+        }
+        true
+    })?;
+    if capped {
+        return Err(format!(
+            "grep_replace: more than {MAX_FILES} files under the path; pass a narrower path or glob (nothing written)"
+        ));
+    }
+    if changes.is_empty() {
+        return Ok(CallToolResult::text(format!("[no match for {pattern}]\n")));
+    }
+    if !dry_run {
+        for (path, _, after, _) in &changes {
+            let root = ctx
+                .roots
+                .root_of(path)
+                .ok_or_else(|| format!("{}: outside the roots", path.to_string_lossy()))?;
+            let target = Resolved {
+                path: path.clone(),
+                root: root.to_path_buf(),
+                exists: true,
+            };
+            write_atomic(&target, after.as_bytes()).map_err(|e| e.to_string())?;
+        }
+    }
+    let total: usize = changes.iter().map(|c| c.3).sum();
+    let files = changes.len();
+    let mut out = Bounded::new(MAX_RESULT_BYTES);
+    out.push_line(&format!(
+        "{total} replacement{} in {files} file{}{}",
+        if total == 1 { "" } else { "s" },
+        if files == 1 { "" } else { "s" },
+        if dry_run {
+            " (dry run: nothing written)"
+        } else {
+            ""
+        }
+    ));
+    for (path, before, after, _) in &changes {
+        let diff = unified_diff(before, after, &ctx.roots.display(path));
+        if !out.push_line(diff.trim_end_matches('\n')) {
+            break;
+        }
+    }
+    let marker = out
+        .is_full()
+        .then(|| "[diffs cut at 64 KiB; pass a narrower path or glob to see the rest]".to_owned());
+    Ok(CallToolResult::text(out.finish(marker)))
+}

@@ -1,0 +1,93 @@
+//! File helpers shared by the tools: reading text, atomic writes, creating
+//! directories and unified diffs, all through the no-follow opener.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{PathError, PathErrorKind};
+use crate::roots::Resolved;
+use crate::safe::{self, OpenMode};
+use crate::util::MAX_RESULT_BYTES;
+
+/// The unified diff `before` → `after` with `a/` and `b/` headers, capped.
+pub(crate) fn unified_diff(before: &str, after: &str, shown: &str) -> String {
+    let diff = similar::TextDiff::from_lines(before, after);
+    let mut text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string();
+    if text.len() > MAX_RESULT_BYTES {
+        let mut cut = MAX_RESULT_BYTES;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("\n[diff cut at 64 KiB; read the file to see the rest]\n");
+    }
+    text
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to the resolved path atomically: parents created, a
+/// temporary sibling written through the no-follow opener, its permissions
+/// copied from the old file, then renamed over the target.
+pub(crate) fn write_atomic(target: &Resolved, bytes: &[u8]) -> Result<(), PathError> {
+    let shown = || target.path.to_string_lossy().into_owned();
+    let (Some(parent), Some(name)) = (target.path.parent(), target.path.file_name()) else {
+        return Err(PathError::new(shown(), PathErrorKind::IsADirectory));
+    };
+    create_dirs(&Resolved {
+        path: parent.to_path_buf(),
+        root: target.root.clone(),
+        exists: parent.exists(),
+    })?;
+    let old_permissions = std::fs::metadata(&target.path)
+        .ok()
+        .map(|m| m.permissions());
+    let temp_name = format!(
+        ".{}.mcp-tmp-{}-{}",
+        name.to_string_lossy(),
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    let temp = parent.join(temp_name);
+    let result = (|| {
+        let mut file = safe::open_at(&target.root, &temp, OpenMode::WriteTruncate)?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| PathError::from_io(shown(), &e))?;
+        if let Some(permissions) = old_permissions {
+            file.set_permissions(permissions)
+                .map_err(|e| PathError::from_io(shown(), &e))?;
+        }
+        drop(file);
+        safe::rename(&target.root, &temp, &target.root, &target.path, true)
+    })();
+    if result.is_err() {
+        let _ = safe::remove_file(&target.root, &temp);
+    }
+    result
+}
+
+/// Creates every missing directory from the root down to `target`.
+pub(crate) fn create_dirs(target: &Resolved) -> Result<(), PathError> {
+    let rel = target.relative().to_path_buf();
+    let mut current = target.root.clone();
+    for component in rel.components() {
+        let next = current.join(component);
+        match std::fs::symlink_metadata(&next) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(PathError::new(
+                    next.to_string_lossy(),
+                    PathErrorKind::NotADirectory,
+                ));
+            }
+            Err(_) => safe::mkdir_in(&target.root, &current, component.as_os_str())?,
+        }
+        current = next;
+    }
+    Ok(())
+}

@@ -1,0 +1,283 @@
+//! The `code` tool on real files in a temporary folder, exact outputs.
+
+mod common;
+
+use common::{Sandbox, call};
+use serde_json::json;
+
+const RUST: &str = "pub struct Point {\n    x: i32,\n}\n\nimpl Point {\n    pub fn new(x: i32) -> Point {\n        Point { x }\n    }\n}\n\ntrait Shape {\n    fn area(&self) -> f64;\n}\n\nimpl Shape for Point {\n    fn area(&self) -> f64 {\n        // Point is not a shape\n        0.0\n    }\n}\n\nfn main() {\n    let p = Point::new(1);\n    println!(\"Point {}\", p.area());\n}\n";
+
+const PYTHON: &str = "class Greeter:\n    def __init__(self, name):\n        self.name = name\n\n    def greet(self):\n        return 'hi ' + self.name\n\n\ndef main():\n    Greeter('x').greet()\n";
+
+const TS: &str = "export interface Shape {\n  area(): number;\n}\n\nexport class Square implements Shape {\n  constructor(private side: number) {}\n  area(): number {\n    return this.side * this.side;\n  }\n}\n\ntype Id = string;\n\nexport const makeSquare = (side: number): Square => new Square(side);\n\nfunction main() {\n  console.log(makeSquare(2).area());\n}\n";
+
+const JS: &str = "class Counter {\n  increment() {\n    this.n += 1;\n  }\n}\n\nfunction start() {\n  return new Counter();\n}\n\nconst stop = function () {};\n";
+
+const GO: &str = "package main\n\ntype Server struct {\n\tAddr string\n}\n\nfunc (s *Server) Start() error {\n\treturn nil\n}\n\nfunc main() {\n\ts := &Server{Addr: \":80\"}\n\ts.Start()\n}\n";
+
+fn sandbox() -> Sandbox {
+    let s = Sandbox::new();
+    s.write("src/point.rs", RUST);
+    s.write("py/greeter.py", PYTHON);
+    s.write("web/square.ts", TS);
+    s.write("web/counter.js", JS);
+    s.write("go/main.go", GO);
+    s
+}
+
+fn ok(text: &str) -> (bool, String) {
+    (false, text.to_owned())
+}
+
+#[tokio::test]
+async fn outline_rust() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "src/point.rs"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok(
+            "1: struct Point\n5: impl Point\n  6: fn new\n11: trait Shape\n  12: fn area\n15: impl Shape for Point\n  16: fn area\n22: fn main\n"
+        )
+    );
+}
+
+#[tokio::test]
+async fn outline_python() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "py/greeter.py"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("1: class Greeter\n  2: def __init__\n  5: def greet\n9: def main\n")
+    );
+}
+
+#[tokio::test]
+async fn outline_typescript() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "web/square.ts"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok(
+            "1: interface Shape\n  2: method area\n5: class Square\n  6: method constructor\n  7: method area\n12: type Id\n14: function makeSquare\n16: function main\n"
+        )
+    );
+}
+
+#[tokio::test]
+async fn outline_javascript() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "web/counter.js"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("1: class Counter\n  2: method increment\n7: function start\n11: function stop\n")
+    );
+}
+
+#[tokio::test]
+async fn outline_go() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "go/main.go"}),
+    )
+    .await;
+    assert_eq!(r, ok("3: type Server\n7: method Start\n11: func main\n"));
+}
+
+#[tokio::test]
+async fn outline_unsupported_and_outside() {
+    let s = sandbox();
+    s.write("notes.txt", "hi");
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "notes.txt"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        (true, "outline: unsupported file type 'notes.txt' (supported: .rs, .py, .pyi, .ts, .mts, .cts, .tsx, .js, .jsx, .mjs, .cjs, .go)".to_owned())
+    );
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "../outside/secret.txt"}),
+    )
+    .await;
+    assert!(r.0 && r.1.contains("outside the roots"), "{}", r.1);
+}
+
+#[tokio::test]
+async fn symbols_across_languages() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "symbols", "query": "main"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok(
+            "go/main.go:11: func main\npy/greeter.py:9: def main\nsrc/point.rs:22: fn main\nweb/square.ts:16: function main\n"
+        )
+    );
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "symbols", "query": "AREA", "kind": "fn"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("src/point.rs:12: fn area\nsrc/point.rs:16: fn area\n")
+    );
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "symbols", "query": "main", "limit": 1, "offset": 1}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("py/greeter.py:9: def main\n[results 2-2 of 4; continue with offset=2]\n")
+    );
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "symbols", "query": "nothing_like_this"}),
+    )
+    .await;
+    assert_eq!(r, ok("[no symbol matching nothing_like_this]\n"));
+}
+
+#[tokio::test]
+async fn definition_exact_name() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "definition", "name": "Point"}),
+    )
+    .await;
+    assert_eq!(r, ok("src/point.rs:1: struct Point\n"));
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "definition", "name": "Square", "path": "web"}),
+    )
+    .await;
+    assert_eq!(r, ok("web/square.ts:5: class Square\n"));
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "definition", "name": "Poin"}),
+    )
+    .await;
+    assert_eq!(r, ok("[no definition of Poin found]\n"));
+}
+
+#[tokio::test]
+async fn references_skip_comments_and_strings() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "references", "name": "Point", "path": "src"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok(
+            "src/point.rs:1:12: pub struct Point {\nsrc/point.rs:5:6: impl Point {\nsrc/point.rs:6:27: pub fn new(x: i32) -> Point {\nsrc/point.rs:7:9: Point { x }\nsrc/point.rs:15:16: impl Shape for Point {\nsrc/point.rs:23:13: let p = Point::new(1);\n"
+        )
+    );
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "references", "name": "Start"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("go/main.go:7:18: func (s *Server) Start() error {\ngo/main.go:13:4: s.Start()\n")
+    );
+}
+
+#[tokio::test]
+async fn grep_replace_dry_run_then_apply() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "grep_replace", "pattern": "fn (\\w+)\\(&self\\)", "replacement": "fn ${1}_of(&self)", "glob": "*.rs", "dry_run": true}),
+    )
+    .await;
+    let diff = "2 replacements in 1 file (dry run: nothing written)\n--- a/src/point.rs\n+++ b/src/point.rs\n@@ -9,11 +9,11 @@\n }\n \n trait Shape {\n-    fn area(&self) -> f64;\n+    fn area_of(&self) -> f64;\n }\n \n impl Shape for Point {\n-    fn area(&self) -> f64 {\n+    fn area_of(&self) -> f64 {\n         // Point is not a shape\n         0.0\n     }\n";
+    assert_eq!(r, ok(diff));
+    assert_eq!(s.read("src/point.rs"), RUST);
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "grep_replace", "pattern": "fn (\\w+)\\(&self\\)", "replacement": "fn ${1}_of(&self)", "glob": "*.rs"}),
+    )
+    .await;
+    assert_eq!(r, ok(&diff.replace(" (dry run: nothing written)", "")));
+    assert_eq!(
+        s.read("src/point.rs"),
+        RUST.replace("fn area(&self)", "fn area_of(&self)")
+    );
+}
+
+#[tokio::test]
+async fn grep_replace_literal_and_no_match() {
+    let s = sandbox();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "grep_replace", "pattern": "$1", "replacement": "$2", "literal": true, "dry_run": true}),
+    )
+    .await;
+    assert_eq!(r, ok("[no match for $1]\n"));
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "grep_replace", "pattern": "Addr", "replacement": "$Address", "literal": true, "path": "go"}),
+    )
+    .await;
+    assert!(!r.0, "{}", r.1);
+    assert!(r.1.starts_with("2 replacements in 1 file\n"), "{}", r.1);
+    assert_eq!(s.read("go/main.go"), GO.replace("Addr", "$Address"));
+}
+
+#[tokio::test]
+async fn help_lists_actions() {
+    let s = sandbox();
+    let (is_error, text) = call("code", &s.roots, json!({"action": "help"})).await;
+    assert!(!is_error);
+    assert!(
+        text.starts_with("code actions (fields in brackets are optional):\noutline {path}"),
+        "{text}"
+    );
+}
