@@ -1,0 +1,50 @@
+//! insta snapshots of the three tools' definitions, as `tools/list` shows
+//! them (the wire JSON of each `Tool`).
+
+use mcp_local_tools::Toolbox;
+
+fn definition(name: &str) -> serde_json::Value {
+    let tool = Toolbox::with_default_tools()
+        .get(name)
+        .expect("tool in the default toolbox")
+        .definition();
+    serde_json::to_value(tool).expect("a tool serialises")
+}
+
+#[test]
+fn default_toolbox_order() {
+    let names: Vec<String> = Toolbox::with_default_tools()
+        .tools()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["fs", "code", "workspace"]);
+}
+
+#[test]
+fn fs_definition() {
+    insta::assert_json_snapshot!("fs", definition("fs"));
+}
+
+#[test]
+fn code_definition() {
+    insta::assert_json_snapshot!("code", definition("code"));
+}
+
+#[test]
+fn workspace_definition() {
+    insta::assert_json_snapshot!("workspace", definition("workspace"));
+}
+
+#[test]
+fn schemas_are_objects_with_an_action_enum_and_valid_names() {
+    for tool in Toolbox::with_default_tools().tools() {
+        mcp_proto::validate_tool_name(&tool.name).expect("valid tool name");
+        assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
+        assert_eq!(tool.input_schema["required"], serde_json::json!(["action"]), "{}", tool.name);
+        let actions = tool.input_schema["properties"]["action"]["enum"]
+            .as_array()
+            .expect("action is a plain enum");
+        assert!(actions.contains(&serde_json::json!("help")), "{}", tool.name);
+    }
+}
