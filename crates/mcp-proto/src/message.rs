@@ -402,11 +402,14 @@ pub fn message_from_value(value: Value) -> Result<Message, MessageError> {
     // Read the id first so every later error can still be correlated.
     let raw_id = map.remove("id");
     let id_is_null = matches!(raw_id, Some(Value::Null));
-    let id_result = match raw_id {
+    let id_result: Result<Option<RequestId>, String> = match raw_id {
         None => Ok(None),
-        Some(v) => RequestId::from_value(v)
-            .map(Some)
-            .map_err(|e| e.at_key("id")),
+        Some(Value::String(s)) => Ok(Some(RequestId::String(s))),
+        Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64().map(RequestId::Number)),
+        Some(other) => Err(format!(
+            "id must be a string or an integer, found {}",
+            short_json(&other)
+        )),
     };
     let id = id_result.as_ref().ok().cloned().flatten();
 
@@ -447,7 +450,7 @@ pub fn message_from_value(value: Value) -> Result<Message, MessageError> {
             }
         };
         return match id_result {
-            Err(e) => Err(invalid(&None, e.to_string())),
+            Err(e) => Err(invalid(&None, e)),
             Ok(Some(id)) => Ok(Message::Request(Request { id, method, params })),
             Ok(None) => Ok(Message::Notification(Notification { method, params })),
         };
@@ -466,7 +469,7 @@ pub fn message_from_value(value: Value) -> Result<Message, MessageError> {
                 &None,
                 "id is required in a result response".to_owned(),
             )),
-            Err(e) => Err(invalid(&None, e.to_string())),
+            Err(e) => Err(invalid(&None, e)),
         },
         (None, Some(error)) => {
             let error = ErrorObject::from_value(error)
@@ -475,7 +478,7 @@ pub fn message_from_value(value: Value) -> Result<Message, MessageError> {
             let id = match id_result {
                 Ok(id) => id,
                 Err(_) if id_is_null => None,
-                Err(e) => return Err(invalid(&None, e.to_string())),
+                Err(e) => return Err(invalid(&None, e)),
             };
             Ok(Message::Response(Response::error(id, error)))
         }

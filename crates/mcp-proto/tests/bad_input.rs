@@ -1,0 +1,225 @@
+//! The bad-input table: each input with the error code and message it must
+//! give. None may panic or hang.
+
+use mcp_proto::framing::{FrameError, FrameReader};
+use mcp_proto::{CallToolRequestParams, Message, RequestId, error_code, parse_message};
+
+struct Case {
+    name: &'static str,
+    input: Vec<u8>,
+    code: i64,
+    message: &'static str,
+    id: Option<RequestId>,
+}
+
+fn case(name: &'static str, input: &[u8], code: i64, message: &'static str) -> Case {
+    Case {
+        name,
+        input: input.to_vec(),
+        code,
+        message,
+        id: None,
+    }
+}
+
+fn nested(depth: usize, open: &str, close: &str) -> Vec<u8> {
+    let mut s = open.repeat(depth);
+    s.push_str(&close.repeat(depth));
+    s.into_bytes()
+}
+
+#[test]
+fn bad_input_table() {
+    let table = vec![
+        case(
+            "empty line",
+            b"",
+            error_code::PARSE_ERROR,
+            "empty message: expected one JSON-RPC message object",
+        ),
+        case(
+            "whitespace only",
+            b" \t \r ",
+            error_code::PARSE_ERROR,
+            "empty message: expected one JSON-RPC message object",
+        ),
+        case(
+            "{}",
+            b"{}",
+            error_code::INVALID_REQUEST,
+            "jsonrpc must be \"2.0\", but it is missing",
+        ),
+        case(
+            "[]",
+            b"[]",
+            error_code::INVALID_REQUEST,
+            "batches are not supported since 2025-06-18",
+        ),
+        case(
+            "one-element batch",
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            error_code::INVALID_REQUEST,
+            "batches are not supported since 2025-06-18",
+        ),
+        Case {
+            id: Some(RequestId::Number(1)),
+            ..case(
+                "jsonrpc 1.0",
+                br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+                error_code::INVALID_REQUEST,
+                "jsonrpc must be \"2.0\", found \"1.0\"",
+            )
+        },
+        case(
+            "id null",
+            br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            error_code::INVALID_REQUEST,
+            "id must be a string or an integer, found null",
+        ),
+        case(
+            "id 1.5",
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            error_code::INVALID_REQUEST,
+            "id must be a string or an integer, found 1.5",
+        ),
+        case(
+            "id object",
+            br#"{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}"#,
+            error_code::INVALID_REQUEST,
+            "id must be a string or an integer, found an object",
+        ),
+        Case {
+            id: Some(RequestId::String("m".into())),
+            ..case(
+                "method as a number",
+                br#"{"jsonrpc":"2.0","id":"m","method":42}"#,
+                error_code::INVALID_REQUEST,
+                "method must be a string, found a number",
+            )
+        },
+        Case {
+            id: Some(RequestId::Number(9)),
+            ..case(
+                "tools/call params as an array",
+                br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":["fs",{}]}"#,
+                error_code::INVALID_REQUEST,
+                "params must be an object, found an array",
+            )
+        },
+        case(
+            "a NUL byte",
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"pi\0ng\"}",
+            error_code::PARSE_ERROR,
+            "message is not valid JSON: control character (\\u0000-\\u001F) found while parsing a string at line 1 column 30",
+        ),
+        case(
+            "a NUL byte between tokens",
+            b"{\"jsonrpc\":\"2.0\",\0\"method\":\"ping\"}",
+            error_code::PARSE_ERROR,
+            "message is not valid JSON: key must be a string at line 1 column 18",
+        ),
+        case(
+            "invalid UTF-8",
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\xfe\"}",
+            error_code::PARSE_ERROR,
+            "message is not valid UTF-8: invalid byte at offset 27",
+        ),
+        case(
+            "arrays nested 10,000 deep",
+            &nested(10_000, "[", "]"),
+            error_code::PARSE_ERROR,
+            "message is not valid JSON: recursion limit exceeded at line 1 column 128",
+        ),
+        case(
+            "objects nested 10,000 deep",
+            &nested(10_000, "{\"a\":", "}"),
+            error_code::PARSE_ERROR,
+            "message is not valid JSON: recursion limit exceeded at line 1 column 636",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for c in &table {
+        match parse_message(&c.input) {
+            Ok(m) => failures.push(format!("{}: accepted as {m:?}", c.name)),
+            Err(e) => {
+                if (e.error.code, e.error.message.as_str(), &e.id) != (c.code, c.message, &c.id) {
+                    failures.push(format!(
+                        "{}: got {} {:?} id {:?}",
+                        c.name, e.error.code, e.error.message, e.id
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn ten_megabyte_line_is_discarded_and_reading_goes_on() {
+    let mut input = vec![b'x'; 10 * 1024 * 1024];
+    input.push(b'\n');
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"after\"}\n");
+    let mut reader = FrameReader::new(&input[..]);
+    let err = reader.read_line().unwrap_err();
+    assert!(matches!(
+        err,
+        FrameError::LineTooLong {
+            max: 8_388_608,
+            len: 10_485_760
+        }
+    ));
+    let answer = err.to_error_object().unwrap();
+    assert_eq!(answer.code, error_code::INVALID_REQUEST);
+    assert_eq!(
+        answer.message,
+        "message of 10485760 bytes exceeds the maximum line length of 8388608 bytes"
+    );
+    let next = reader.read_message().unwrap().unwrap().unwrap();
+    assert!(matches!(next, Message::Notification(n) if n.method == "after"));
+    assert!(reader.read_line().unwrap().is_none());
+}
+
+#[test]
+fn typed_params_errors_are_invalid_params() {
+    let Message::Request(req) = parse_message(
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
+    )
+    .unwrap() else {
+        panic!("a request")
+    };
+    let err = req.parse_params::<CallToolRequestParams>().unwrap_err();
+    assert_eq!(err.code, error_code::INVALID_PARAMS);
+    assert_eq!(
+        err.message,
+        "invalid params for tools/call: params.name is required"
+    );
+}
+
+#[test]
+fn response_shapes_are_checked() {
+    let cases: [(&[u8], &str); 4] = [
+        (
+            br#"{"jsonrpc":"2.0","id":1}"#,
+            "a message must have method (request or notification), or result or error (response)",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}"#,
+            "a response must have result or error, not both",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","result":{}}"#,
+            "id is required in a result response",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}"#,
+            "error.code must be an integer, found a string",
+        ),
+    ];
+    for (input, message) in cases {
+        let err = parse_message(input).unwrap_err();
+        assert_eq!(
+            (err.error.code, err.error.message.as_str()),
+            (error_code::INVALID_REQUEST, message)
+        );
+    }
+}

@@ -1,0 +1,325 @@
+//! Properties: valid messages round-trip; the SSE parser gives the same
+//! events for every split of a stream; the framer never yields a partial
+//! message.
+
+use std::io::{BufReader, Read};
+
+use mcp_proto::framing::{FrameError, FrameReader, FrameWriter};
+use mcp_proto::sse::{SseEvent, SseParser};
+use mcp_proto::*;
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+
+fn json_leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        // Quarter steps are exact in binary, so they survive text.
+        (-1000i32..1000).prop_map(|n| Value::from(f64::from(n) / 4.0)),
+        ".{0,12}".prop_map(Value::String),
+    ]
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    json_leaf().prop_recursive(4, 32, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map(".{0,8}", inner, 0..5)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn json_object() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::btree_map("[a-z_/.]{1,10}", json_value(), 0..5)
+        .prop_map(|m| m.into_iter().collect())
+}
+
+fn request_id() -> impl Strategy<Value = RequestId> {
+    prop_oneof![
+        any::<i64>().prop_map(RequestId::Number),
+        ".{0,16}".prop_map(RequestId::String),
+    ]
+}
+
+fn message() -> impl Strategy<Value = Message> {
+    let params = || prop::option::of(json_object().prop_map(Value::Object));
+    let method = "[a-zA-Z/_]{1,24}";
+    prop_oneof![
+        (request_id(), method, params())
+            .prop_map(|(id, m, p)| Message::Request(Request::new(id, m, p))),
+        (method, params()).prop_map(|(m, p)| Message::Notification(Notification::new(m, p))),
+        (request_id(), json_value())
+            .prop_map(|(id, v)| Message::Response(Response::success(id, v))),
+        (
+            prop::option::of(request_id()),
+            any::<i64>(),
+            ".{0,20}",
+            prop::option::of(json_value())
+        )
+            .prop_map(|(id, code, msg, data)| {
+                let mut e = ErrorObject::new(code, msg);
+                e.data = data;
+                Message::Response(Response::error(id, e))
+            }),
+    ]
+}
+
+fn content_block() -> impl Strategy<Value = ContentBlock> {
+    prop_oneof![
+        ".{0,20}".prop_map(ContentBlock::text),
+        ("[A-Za-z0-9+/]{0,12}", "image/[a-z]{1,5}").prop_map(|(data, mime_type)| {
+            ContentBlock::Image(ImageContent {
+                data,
+                mime_type,
+                ..Default::default()
+            })
+        }),
+        (
+            "file:///[a-z]{1,8}",
+            "[a-z]{1,8}",
+            prop::option::of(any::<u32>())
+        )
+            .prop_map(|(uri, name, size)| {
+                ContentBlock::ResourceLink(ResourceLink {
+                    uri,
+                    name,
+                    size: size.map(u64::from),
+                    ..Default::default()
+                })
+            }),
+    ]
+}
+
+/// Extra members whose names cannot clash with known ones.
+fn extra() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::btree_map("x-[a-z]{1,6}", json_value(), 0..3)
+        .prop_map(|m| m.into_iter().collect())
+}
+
+fn call_tool_result() -> impl Strategy<Value = CallToolResult> {
+    (
+        prop::collection::vec(content_block(), 0..4),
+        prop::option::of(json_value().prop_filter("null reads as absent", |v| !v.is_null())),
+        prop::option::of(any::<bool>()),
+        prop::option::of(Just("complete".to_owned())),
+        extra(),
+    )
+        .prop_map(
+            |(content, structured_content, is_error, result_type, extra)| CallToolResult {
+                content,
+                structured_content,
+                is_error,
+                result_type,
+                meta: None,
+                extra,
+            },
+        )
+}
+
+fn tool() -> impl Strategy<Value = Tool> {
+    (
+        "[a-zA-Z0-9_.-]{1,20}",
+        prop::option::of(".{0,20}"),
+        json_object(),
+        prop::option::of(any::<bool>()),
+        extra(),
+    )
+        .prop_map(|(name, description, mut input_schema, read_only, extra)| {
+            input_schema.insert("type".into(), Value::from("object"));
+            Tool {
+                name,
+                description,
+                input_schema,
+                annotations: read_only.map(|r| ToolAnnotations {
+                    read_only_hint: Some(r),
+                    ..Default::default()
+                }),
+                extra,
+                ..Default::default()
+            }
+        })
+}
+
+/// A reader that hands out its bytes in the given chunk sizes.
+struct Chunked {
+    data: Vec<u8>,
+    pos: usize,
+    sizes: Vec<usize>,
+    turn: usize,
+}
+
+impl Read for Chunked {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = self.sizes[self.turn % self.sizes.len()].max(1);
+        self.turn += 1;
+        let n = want.min(buf.len()).min(self.data.len() - self.pos);
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// One SSE event in a generated stream: its lines and what it must yield.
+#[derive(Debug, Clone)]
+struct Ev {
+    event: Option<String>,
+    data: Vec<String>,
+    id: Option<String>,
+    comment: bool,
+}
+
+fn sse_event() -> impl Strategy<Value = Ev> {
+    (
+        prop::option::of("[a-z]{1,8}"),
+        prop::collection::vec("[ -~]{0,20}", 1..4),
+        prop::option::of("[a-z0-9]{1,6}"),
+        any::<bool>(),
+    )
+        .prop_map(|(event, data, id, comment)| Ev {
+            event,
+            data,
+            id,
+            comment,
+        })
+}
+
+fn encode_sse(events: &[Ev], endings: &[&str]) -> Vec<u8> {
+    let mut out = String::new();
+    let mut n = 0;
+    let mut end = |out: &mut String| {
+        out.push_str(endings[n % endings.len()]);
+        n += 1;
+    };
+    for ev in events {
+        if ev.comment {
+            out.push_str(": keep-alive");
+            end(&mut out);
+        }
+        if let Some(e) = &ev.event {
+            out.push_str("event: ");
+            out.push_str(e);
+            end(&mut out);
+        }
+        if let Some(id) = &ev.id {
+            out.push_str("id:");
+            out.push_str(id);
+            end(&mut out);
+        }
+        for d in &ev.data {
+            out.push_str("data: ");
+            out.push_str(d);
+            end(&mut out);
+        }
+        end(&mut out);
+    }
+    out.into_bytes()
+}
+
+fn expected_events(events: &[Ev]) -> Vec<SseEvent> {
+    let mut last_id = None;
+    events
+        .iter()
+        .map(|ev| {
+            if ev.id.is_some() {
+                last_id.clone_from(&ev.id);
+            }
+            SseEvent {
+                event: ev.event.clone().unwrap_or_else(|| "message".into()),
+                data: ev.data.join("\n"),
+                id: last_id.clone(),
+            }
+        })
+        .collect()
+}
+
+fn split_feed(bytes: &[u8], cuts: &[usize]) -> Vec<Result<SseEvent, sse::SseError>> {
+    let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut parser = SseParser::new();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for cut in cuts.into_iter().chain([bytes.len()]) {
+        out.extend(parser.feed(&bytes[start..cut]));
+        start = cut;
+    }
+    out
+}
+
+proptest! {
+    #[test]
+    fn any_valid_message_round_trips(msg in message()) {
+        let bytes = serde_json::to_vec(&msg).unwrap();
+        prop_assert_eq!(parse_message(&bytes).unwrap(), msg);
+    }
+
+    #[test]
+    fn call_tool_result_round_trips(result in call_tool_result()) {
+        let v = serde_json::to_value(&result).unwrap();
+        prop_assert_eq!(CallToolResult::from_value(v).unwrap(), result);
+    }
+
+    #[test]
+    fn tool_round_trips(tool in tool()) {
+        let bytes = serde_json::to_vec(&tool).unwrap();
+        prop_assert_eq!(serde_json::from_slice::<Tool>(&bytes).unwrap(), tool);
+    }
+
+    #[test]
+    fn sse_same_events_for_every_split(
+        events in prop::collection::vec(sse_event(), 0..6),
+        ending in 0usize..4,
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+    ) {
+        let endings: &[&str] = match ending {
+            0 => &["\n"],
+            1 => &["\r"],
+            2 => &["\r\n"],
+            // Never "\r" then "\n": that pair is one CRLF line end.
+            _ => &["\r\n", "\r", "\r\n", "\n"],
+        };
+        let bytes = encode_sse(&events, endings);
+        let whole: Vec<_> = split_feed(&bytes, &[]);
+        let expected: Vec<_> = expected_events(&events).into_iter().map(Ok).collect();
+        prop_assert_eq!(&whole, &expected);
+        prop_assert_eq!(split_feed(&bytes, &cuts), whole.clone());
+        // Byte by byte too.
+        let mut parser = SseParser::new();
+        let one_by_one: Vec<_> = bytes.iter().flat_map(|b| parser.feed(std::slice::from_ref(b))).collect();
+        prop_assert_eq!(one_by_one, whole);
+    }
+
+    #[test]
+    fn framer_never_yields_a_partial_message(
+        messages in prop::collection::vec(message(), 0..8),
+        sizes in prop::collection::vec(1usize..64, 1..8),
+        capacity in 1usize..32,
+        max in 16usize..400,
+    ) {
+        let mut buf = Vec::new();
+        let mut writer = FrameWriter::new(&mut buf);
+        for m in &messages {
+            writer.write_message(m).unwrap();
+        }
+        let lines: Vec<Vec<u8>> = buf.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(<[u8]>::to_vec).collect();
+        prop_assert_eq!(lines.len(), messages.len());
+
+        let source = Chunked { data: buf.clone(), pos: 0, sizes, turn: 0 };
+        let mut reader = FrameReader::with_max_line_len(BufReader::with_capacity(capacity, source), max);
+        for (m, line) in messages.iter().zip(&lines) {
+            match reader.read_line() {
+                Ok(Some(got)) => {
+                    prop_assert!(line.len() <= max);
+                    prop_assert_eq!(&parse_message(&got).unwrap(), m);
+                }
+                Err(FrameError::LineTooLong { len, .. }) => {
+                    prop_assert!(line.len() > max);
+                    prop_assert_eq!(len, line.len());
+                }
+                other => prop_assert!(false, "unexpected {:?}", other),
+            }
+        }
+        prop_assert!(reader.read_line().unwrap().is_none());
+    }
+}
