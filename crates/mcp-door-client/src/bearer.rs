@@ -1,0 +1,245 @@
+//! The bearer: where it comes from, and a type that never shows it.
+//!
+//! Order (HIP-0300 §2.2, first found wins): `HANZO_API_KEY`; `apiKey` in
+//! `~/.hanzo/config.json`; the trimmed output of `hanzo auth token`, run at
+//! most once per process with a 3 s limit (a missing `hanzo` means no bearer).
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Default limit for `hanzo auth token` (HIP-0300 §2.2: "short timeout").
+pub const DEFAULT_CLI_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Largest `~/.hanzo/config.json` read, in bytes; a bigger file is ignored.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// A bearer token for the door's `Authorization` header.
+///
+/// `Debug` prints `Bearer(<redacted>)`; there is no `Display`; the only way
+/// to the text is [`Bearer::expose_secret`], which this crate calls in one
+/// place (building the header, which is marked sensitive).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Bearer(String);
+
+impl Bearer {
+    /// A bearer from `token`, trimmed. `None` when the trimmed token is empty
+    /// or holds a character that cannot go in an HTTP header (control
+    /// characters, non-ASCII, spaces).
+    pub fn new(token: &str) -> Option<Bearer> {
+        let token = token.trim();
+        let printable = token.bytes().all(|b| b.is_ascii_graphic());
+        (!token.is_empty() && printable).then(|| Bearer(token.to_owned()))
+    }
+
+    /// The token itself. Never log or display what this returns.
+    pub fn expose_secret(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Bearer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Bearer(<redacted>)")
+    }
+}
+
+/// Where to look for a bearer, in order; [`BearerDiscovery::resolve`] walks it.
+///
+/// Built from the process environment with [`BearerDiscovery::from_env`], or
+/// from any lookup function with [`BearerDiscovery::from_lookup`] (runtimes
+/// that embed the crate, and tests). Every field can be set by hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BearerDiscovery {
+    /// The value of `HANZO_API_KEY`, when set and usable.
+    pub api_key: Option<Bearer>,
+    /// The config file whose top-level `apiKey` is the second choice,
+    /// normally `$HOME/.hanzo/config.json`; `None` skips this step.
+    pub config_file: Option<PathBuf>,
+    /// The directories searched for a `hanzo` executable (the `PATH` value);
+    /// `None` skips the `hanzo auth token` step.
+    pub search_path: Option<OsString>,
+    /// How long `hanzo auth token` may run before it is killed
+    /// (default [`DEFAULT_CLI_TIMEOUT`]).
+    pub cli_timeout: Duration,
+}
+
+impl BearerDiscovery {
+    /// Discovery from the process environment (`HANZO_API_KEY`, `HOME`, `PATH`).
+    pub fn from_env() -> BearerDiscovery {
+        BearerDiscovery::from_lookup(|key| std::env::var(key).ok())
+    }
+
+    /// Discovery from a lookup of environment variables by name
+    /// (`HANZO_API_KEY`, `HOME`, `PATH`).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> BearerDiscovery {
+        BearerDiscovery {
+            api_key: lookup("HANZO_API_KEY").and_then(|key| Bearer::new(&key)),
+            config_file: lookup("HOME")
+                .filter(|home| !home.is_empty())
+                .map(|home| Path::new(&home).join(".hanzo").join("config.json")),
+            search_path: lookup("PATH").map(OsString::from),
+            cli_timeout: DEFAULT_CLI_TIMEOUT,
+        }
+    }
+
+    /// Walks the sources in order and returns the first bearer found, or
+    /// `None`. Blocking: the last step may run `hanzo auth token` for up to
+    /// [`BearerDiscovery::cli_timeout`]. That step runs at most once per
+    /// process, whatever the discovery: its outcome (a bearer or none) is
+    /// kept and reused by every later call.
+    pub fn resolve(&self) -> Option<Bearer> {
+        if let Some(key) = &self.api_key {
+            return Some(key.clone());
+        }
+        if let Some(key) = self.config_file.as_deref().and_then(read_config_api_key) {
+            return Some(key);
+        }
+        let search_path = self.search_path.as_ref()?;
+        static CLI_BEARER: OnceLock<Option<Bearer>> = OnceLock::new();
+        CLI_BEARER
+            .get_or_init(|| {
+                let program = find_program("hanzo", search_path)?;
+                run_auth_token(&program, self.cli_timeout)
+            })
+            .clone()
+    }
+}
+
+/// The top-level `apiKey` string of a JSON config file, if any.
+fn read_config_api_key(path: &Path) -> Option<Bearer> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut text = String::new();
+    file.take(MAX_CONFIG_BYTES).read_to_string(&mut text).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    Bearer::new(value.get("apiKey")?.as_str()?)
+}
+
+/// The first executable file named `name` in the `PATH`-style `search_path`.
+fn find_program(name: &str, search_path: &OsString) -> Option<PathBuf> {
+    std::env::split_paths(search_path)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// Runs `<program> auth token` with stdin closed and stderr discarded; the
+/// trimmed stdout is the bearer when the exit status is success. A process
+/// still running after `timeout` is killed and counts as no bearer.
+fn run_auth_token(program: &Path, timeout: Duration) -> Option<Bearer> {
+    let deadline = Instant::now() + timeout;
+    let mut child = Command::new(program)
+        .args(["auth", "token"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    // Read stdout on a thread: a grandchild may keep the pipe open after the
+    // child exits, and that must not block us past the deadline.
+    let mut stdout = child.stdout.take()?;
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = (&mut stdout).take(64 * 1024).read_to_end(&mut out);
+        let _ = sender.send(out);
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                tracing::warn!(
+                    "`hanzo auth token` did not finish within {} s; continuing without a bearer",
+                    timeout.as_secs_f64()
+                );
+                return None;
+            }
+        }
+    };
+    if !status.success() {
+        return None;
+    }
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    let out = receiver.recv_timeout(remaining).ok()?;
+    Bearer::new(std::str::from_utf8(&out).ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_the_token() {
+        let bearer = Bearer::new("  sk-canary-123  ").expect("valid");
+        assert_eq!(format!("{bearer:?}"), "Bearer(<redacted>)");
+        assert_eq!(bearer.expose_secret(), "sk-canary-123");
+    }
+
+    #[test]
+    fn unusable_tokens_are_no_bearer() {
+        assert_eq!(Bearer::new("   "), None);
+        assert_eq!(Bearer::new("two words"), None);
+        assert_eq!(Bearer::new("line\nbreak"), None);
+    }
+
+    #[test]
+    fn api_key_wins_over_config_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join(".hanzo")).expect("mkdir");
+        std::fs::write(
+            dir.path().join(".hanzo/config.json"),
+            r#"{"apiKey":"from-file"}"#,
+        )
+        .expect("write");
+        let home = dir.path().to_string_lossy().into_owned();
+        let with_key = BearerDiscovery::from_lookup(|k| match k {
+            "HANZO_API_KEY" => Some("from-env".into()),
+            "HOME" => Some(home.clone()),
+            _ => None,
+        });
+        assert_eq!(
+            with_key.resolve().map(|b| b.expose_secret().to_owned()),
+            Some("from-env".to_owned())
+        );
+        let without_key = BearerDiscovery::from_lookup(|k| match k {
+            "HOME" => Some(home.clone()),
+            _ => None,
+        });
+        assert_eq!(
+            without_key.resolve().map(|b| b.expose_secret().to_owned()),
+            Some("from-file".to_owned())
+        );
+    }
+
+    #[test]
+    fn config_file_without_api_key_and_no_path_is_no_bearer() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join(".hanzo")).expect("mkdir");
+        std::fs::write(dir.path().join(".hanzo/config.json"), r#"{"other":1}"#).expect("write");
+        let home = dir.path().to_string_lossy().into_owned();
+        let discovery = BearerDiscovery::from_lookup(|k| (k == "HOME").then(|| home.clone()));
+        assert_eq!(discovery.search_path, None);
+        assert_eq!(discovery.resolve(), None);
+    }
+}

@@ -1,0 +1,186 @@
+//! Door configuration: address, bearer source, time limits, cache bounds.
+
+use std::time::Duration;
+
+use crate::bearer::{Bearer, BearerDiscovery};
+
+/// The API base used when `HANZO_API_BASE` is unset (HIP-0300 §2.2).
+pub const DEFAULT_API_BASE: &str = "https://api.hanzo.ai";
+/// The door's path on the API host (HIP-0300 §1.1).
+pub const DOOR_PATH: &str = "/v1/mcp";
+/// The protocol revision the door speaks, and so the one every forwarded
+/// request is written in (HIP-0300 §1.1).
+pub const DOOR_REVISION: &str = "2026-07-28";
+
+/// The door address from a lookup of environment variables:
+/// `HANZO_MCP_DOOR` when set and not empty, else
+/// `${HANZO_API_BASE:-https://api.hanzo.ai}/v1/mcp`, with trailing `/` on
+/// the base removed (HIP-0300 §2.2).
+///
+/// ```
+/// use mcp_door_client::door_address;
+/// assert_eq!(door_address(|_| None), "https://api.hanzo.ai/v1/mcp");
+/// let base = |k: &str| (k == "HANZO_API_BASE").then(|| "https://api.lux.cloud/".to_owned());
+/// assert_eq!(door_address(base), "https://api.lux.cloud/v1/mcp");
+/// ```
+pub fn door_address(lookup: impl Fn(&str) -> Option<String>) -> String {
+    if let Some(door) = lookup("HANZO_MCP_DOOR").filter(|d| !d.trim().is_empty()) {
+        return door.trim().to_owned();
+    }
+    let base = lookup("HANZO_API_BASE")
+        .filter(|b| !b.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_API_BASE.to_owned());
+    format!("{}{DOOR_PATH}", base.trim().trim_end_matches('/'))
+}
+
+/// Time limits for talking to the door (HIP-0300 §2.2: "bounds every wait").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// TCP (and TLS) connection set-up; default 2 s.
+    pub connect: Duration,
+    /// A whole `tools/list`, every page and redirect included; default 5 s.
+    pub list: Duration,
+    /// A whole forwarded `tools/call`, the streamed answer included; default 120 s.
+    pub call: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: Duration::from_secs(2),
+            list: Duration::from_secs(5),
+            call: Duration::from_secs(120),
+        }
+    }
+}
+
+/// How long the door's list is kept (HIP-0300 §2.2: "cached briefly").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CachePolicy {
+    /// Lifetime when the door gives no `ttlMs`; default 5 min.
+    pub default_ttl: Duration,
+    /// Smallest lifetime a door's `ttlMs` can ask for; default 10 s.
+    pub min_ttl: Duration,
+    /// Largest lifetime a door's `ttlMs` can ask for; default 1 h.
+    pub max_ttl: Duration,
+    /// How long a failed fetch is kept before the next try; default 30 s.
+    pub retry_after: Duration,
+}
+
+impl Default for CachePolicy {
+    fn default() -> Self {
+        CachePolicy {
+            default_ttl: Duration::from_secs(300),
+            min_ttl: Duration::from_secs(10),
+            max_ttl: Duration::from_secs(3600),
+            retry_after: Duration::from_secs(30),
+        }
+    }
+}
+
+impl CachePolicy {
+    /// The lifetime of a list whose last page said `ttlMs` (milliseconds):
+    /// `default_ttl` when absent, else `ttlMs` clamped to `min_ttl..=max_ttl`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_door_client::CachePolicy;
+    /// let policy = CachePolicy::default();
+    /// assert_eq!(policy.ttl_for(None), Duration::from_secs(300));
+    /// assert_eq!(policy.ttl_for(Some(1)), Duration::from_secs(10));
+    /// assert_eq!(policy.ttl_for(Some(60_000)), Duration::from_secs(60));
+    /// assert_eq!(policy.ttl_for(Some(u64::MAX)), Duration::from_secs(3600));
+    /// ```
+    pub fn ttl_for(&self, ttl_ms: Option<u64>) -> Duration {
+        match ttl_ms {
+            None => self.default_ttl,
+            Some(ms) => {
+                Duration::from_millis(ms).clamp(self.min_ttl, self.max_ttl.max(self.min_ttl))
+            }
+        }
+    }
+}
+
+/// Where the bearer comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BearerSource {
+    /// Send no `Authorization` header.
+    None,
+    /// Always this bearer (runtimes that hold their own credential).
+    Fixed(Bearer),
+    /// Discover it on first use, off the async threads (HIP-0300 §2.2 order).
+    Discover(BearerDiscovery),
+}
+
+/// The `clientInfo` the door is told in every request's `_meta`
+/// (`io.modelcontextprotocol/clientInfo`, MCP 2026-07-28).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientInfo {
+    /// Implementation name; default `mcp-door-client`.
+    pub name: String,
+    /// Implementation version; default this crate's version.
+    pub version: String,
+}
+
+impl Default for ClientInfo {
+    fn default() -> Self {
+        ClientInfo {
+            name: env!("CARGO_PKG_NAME").to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+}
+
+/// Everything a [`crate::Door`] needs. Every field is public so a runtime
+/// that embeds the crate can set it by hand; [`DoorConfig::from_env`] and
+/// [`DoorConfig::from_lookup`] fill it the HIP-0300 §2.2 way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DoorConfig {
+    /// The door's URL, e.g. `https://api.hanzo.ai/v1/mcp`.
+    pub address: String,
+    /// Where the bearer comes from.
+    pub bearer: BearerSource,
+    /// Time limits.
+    pub timeouts: Timeouts,
+    /// List lifetime bounds.
+    pub cache: CachePolicy,
+    /// Most `tools/list` pages read; default 100.
+    pub max_pages: usize,
+    /// Most 307/308 hops followed per request; default 5.
+    pub max_redirects: usize,
+    /// Largest answer body read, in bytes; default 32 MiB.
+    pub max_body_bytes: usize,
+    /// Sent as `io.modelcontextprotocol/clientInfo`.
+    pub client_info: ClientInfo,
+}
+
+impl DoorConfig {
+    /// A configuration for `address` with no bearer and default limits.
+    pub fn new(address: impl Into<String>) -> DoorConfig {
+        DoorConfig {
+            address: address.into(),
+            bearer: BearerSource::None,
+            timeouts: Timeouts::default(),
+            cache: CachePolicy::default(),
+            max_pages: 100,
+            max_redirects: 5,
+            max_body_bytes: 32 << 20,
+            client_info: ClientInfo::default(),
+        }
+    }
+
+    /// The configuration from the process environment: [`door_address`] and
+    /// [`BearerDiscovery::from_env`]. Reads variables only; nothing runs and
+    /// nothing is fetched until the door is first used.
+    pub fn from_env() -> DoorConfig {
+        DoorConfig::from_lookup(|key| std::env::var(key).ok())
+    }
+
+    /// As [`DoorConfig::from_env`], with variables from `lookup`.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> DoorConfig {
+        let mut config = DoorConfig::new(door_address(&lookup));
+        config.bearer = BearerSource::Discover(BearerDiscovery::from_lookup(&lookup));
+        config
+    }
+}

@@ -1,0 +1,363 @@
+//! The door handle: the cached list, background refresh, forwarded calls,
+//! and the failure rules of HIP-0300 §2.2.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_proto::{ErrorObject, validate_tool_name};
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, watch};
+
+use crate::config::DoorConfig;
+use crate::error::DoorError;
+use crate::list::{DoorList, fetch_list};
+use crate::transport::Transport;
+
+/// Where the door's list stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DoorStatus {
+    /// No fetch has finished yet.
+    Pending,
+    /// The last fetch succeeded; the snapshot holds its list.
+    Ready,
+    /// The last fetch failed (down, hang, timeout, 5xx, HTML, garbage,
+    /// redirect trouble); tools/list is local-only. Carries the one-line reason.
+    Unavailable {
+        /// What went wrong, one line, e.g. `answered HTTP 502`.
+        reason: String,
+    },
+    /// The door answered 401 to tools/list; tools/list is local-only.
+    SignInRequired {
+        /// The resource metadata URL (RFC 9728).
+        resource_metadata: String,
+    },
+}
+
+/// What the server sees of the door at one moment; cheap to clone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DoorSnapshot {
+    /// Counts the changes of `list` (0 before the first list arrives; bumped
+    /// only when the tools or `_meta` differ from the previous snapshot's, or
+    /// the list appears or disappears).
+    pub generation: u64,
+    /// Where the list stands.
+    pub status: DoorStatus,
+    /// The door's tools to merge, or `None` for a local-only list.
+    pub list: Option<Arc<DoorList>>,
+}
+
+struct Inner {
+    address: String,
+    config: DoorConfig,
+    transport: Transport,
+    state: watch::Sender<DoorSnapshot>,
+    /// Held by the one fetch in flight (HIP-0300 §2.2: one fetch at a time).
+    fetch_lock: Arc<tokio::sync::Mutex<()>>,
+    /// When the current list (or failure) stops being fresh.
+    expires: Mutex<Option<Instant>>,
+    /// True from the first failure of an outage until the door answers again.
+    in_outage: AtomicBool,
+    /// Fetches finished so far.
+    fetches: AtomicU64,
+    runtime: Mutex<Option<tokio::runtime::Handle>>,
+}
+
+/// A handle on one door: cached `tools/list`, forwarded `tools/call`.
+/// Clones share the cache. Creating one touches no network and runs nothing.
+///
+/// Typical server use (HIP-0300 §2.2):
+/// 1. [`Door::new`] then [`Door::start`] at start-up (in the runtime);
+/// 2. for `tools/list`: [`Door::wait_first`] with the wait budget once,
+///    then [`Door::snapshot`] (which also refreshes a stale list in the
+///    background), and [`crate::merge`] with the local tools;
+/// 3. [`Door::subscribe`] and send `notifications/tools/list_changed` when
+///    the receiver sees a change;
+/// 4. for `tools/call` of a name no local tool has and [`Door::owns`]:
+///    [`Door::call_tool`].
+#[derive(Clone)]
+pub struct Door {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Door {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Door")
+            .field("address", &self.inner.address)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Door {
+    /// A door handle for `config`.
+    ///
+    /// Errors: [`DoorError::InvalidAddress`] when the address is not an
+    /// absolute http(s) URL; [`DoorError::Client`] when no HTTP client can be built.
+    pub fn new(config: DoorConfig) -> Result<Door, DoorError> {
+        let transport = Transport::new(&config)?;
+        let (state, _) = watch::channel(DoorSnapshot {
+            generation: 0,
+            status: DoorStatus::Pending,
+            list: None,
+        });
+        Ok(Door {
+            inner: Arc::new(Inner {
+                address: transport.address().to_string(),
+                config,
+                transport,
+                state,
+                fetch_lock: Arc::new(tokio::sync::Mutex::new(())),
+                expires: Mutex::new(None),
+                in_outage: AtomicBool::new(false),
+                fetches: AtomicU64::new(0),
+                runtime: Mutex::new(tokio::runtime::Handle::try_current().ok()),
+            }),
+        })
+    }
+
+    /// The door's URL.
+    pub fn address(&self) -> &str {
+        &self.inner.address
+    }
+
+    /// The configuration the handle was built with.
+    pub fn config(&self) -> &DoorConfig {
+        &self.inner.config
+    }
+
+    /// Starts fetching the list in the background. Call it inside a Tokio
+    /// runtime (the runtime is kept for later background refreshes).
+    /// Returns at once.
+    pub fn start(&self) {
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            *lock(&self.inner.runtime) = Some(handle);
+        }
+        self.refresh();
+    }
+
+    /// Starts a background fetch unless one is in flight. Returns whether
+    /// it started one (`false` also when no runtime is known).
+    pub fn refresh(&self) -> bool {
+        let Some(runtime) = lock(&self.inner.runtime).clone() else {
+            return false;
+        };
+        let Ok(guard) = Arc::clone(&self.inner.fetch_lock).try_lock_owned() else {
+            return false;
+        };
+        let door = self.clone();
+        runtime.spawn(async move {
+            door.fetch_locked().await;
+            drop(guard);
+        });
+        true
+    }
+
+    /// Fetches the list now and returns the new snapshot. When a fetch is
+    /// already in flight, waits for it instead of starting a second one.
+    pub async fn fetch_now(&self) -> DoorSnapshot {
+        let seen = self.inner.fetches.load(Ordering::SeqCst);
+        let _guard = self.inner.fetch_lock.lock().await;
+        if self.inner.fetches.load(Ordering::SeqCst) == seen {
+            self.fetch_locked().await;
+        }
+        self.inner.state.borrow().clone()
+    }
+
+    /// The current snapshot; starts a background refresh when the list (or
+    /// the last failure) is stale. Never waits.
+    pub fn snapshot(&self) -> DoorSnapshot {
+        let stale = lock(&self.inner.expires).is_some_and(|at| Instant::now() >= at);
+        if stale {
+            self.refresh();
+        }
+        self.inner.state.borrow().clone()
+    }
+
+    /// Waits until the first fetch has finished (list or failure), at most
+    /// `timeout`, and returns the snapshot then (status
+    /// [`DoorStatus::Pending`] when the time ran out).
+    pub async fn wait_first(&self, timeout: Duration) -> DoorSnapshot {
+        let mut receiver = self.inner.state.subscribe();
+        let waited = tokio::time::timeout(
+            timeout,
+            receiver.wait_for(|s| s.status != DoorStatus::Pending),
+        )
+        .await;
+        match waited {
+            Ok(Ok(snapshot)) => snapshot.clone(),
+            _ => self.inner.state.borrow().clone(),
+        }
+    }
+
+    /// A receiver that wakes whenever the snapshot's list changes (its
+    /// `generation` grows) and when the first fetch finishes. The server
+    /// sends `notifications/tools/list_changed` on a generation it has not
+    /// announced yet.
+    pub fn subscribe(&self) -> watch::Receiver<DoorSnapshot> {
+        self.inner.state.subscribe()
+    }
+
+    /// Whether a call to `name` goes to this door: an ungated door owns
+    /// every name that is not a local tool (it accepts op names it did not
+    /// list), so the answer is "the name follows the MCP tool-name rule".
+    /// Ask only after the local tools said no (DESIGN "Gating semantics").
+    pub fn owns(&self, name: &str) -> bool {
+        validate_tool_name(name).is_ok()
+    }
+
+    /// Forwards a `tools/call` (HIP-0300 §2.2). `params` are the caller's
+    /// params, sent unchanged except that the `_meta` keys revision
+    /// 2026-07-28 requires are added when missing. Progress notifications
+    /// the door streams (SSE) go to `progress` as their `params`, when given.
+    ///
+    /// Returns `Ok(result)`: the door's `result` member unchanged (its
+    /// `isError` included), or, when the door could not be used, a result
+    /// `{"content":[{"type":"text","text":…}],"isError":true}` whose one line
+    /// names the door and what went wrong (401: says to run
+    /// `hanzo auth login` or set `HANZO_API_KEY` and names the resource
+    /// metadata URL). Returns `Err(error)` when the door answered a
+    /// JSON-RPC error: that error, unchanged.
+    pub async fn call_tool(
+        &self,
+        mut params: Map<String, Value>,
+        progress: Option<mpsc::UnboundedSender<Value>>,
+    ) -> Result<Value, ErrorObject> {
+        let transport = &self.inner.transport;
+        let limit = self.inner.config.timeouts.call;
+        let revision = transport.add_required_meta(&mut params);
+        let sent = tokio::time::timeout(
+            limit,
+            transport.request("tools/call", params, &revision, progress.as_ref()),
+        )
+        .await
+        .unwrap_or(Err(DoorError::Timeout(limit)));
+        match sent {
+            Ok(outcome) => {
+                self.door_answered();
+                outcome
+            }
+            Err(DoorError::Unauthorized { resource_metadata }) => {
+                self.door_answered();
+                Ok(error_result(&sign_in_text(
+                    &self.inner.address,
+                    &resource_metadata,
+                )))
+            }
+            Err(error) => {
+                self.door_failed(&error);
+                Ok(error_result(&format!(
+                    "hanzo door {}: {}",
+                    self.inner.address,
+                    one_line(&error.to_string())
+                )))
+            }
+        }
+    }
+
+    /// One fetch; the caller holds the fetch lock.
+    async fn fetch_locked(&self) {
+        let inner = &self.inner;
+        let limit = inner.config.timeouts.list;
+        let fetched = tokio::time::timeout(
+            limit,
+            fetch_list(
+                &inner.transport,
+                inner.config.max_pages,
+                &inner.config.cache,
+            ),
+        )
+        .await
+        .unwrap_or(Err(DoorError::Timeout(limit)));
+        let (status, list, fresh_for) = match fetched {
+            Ok(list) => {
+                self.door_answered();
+                let ttl = list.ttl;
+                (DoorStatus::Ready, Some(Arc::new(list)), ttl)
+            }
+            Err(DoorError::Unauthorized { resource_metadata }) => {
+                self.door_failed(&DoorError::Unauthorized {
+                    resource_metadata: resource_metadata.clone(),
+                });
+                (
+                    DoorStatus::SignInRequired { resource_metadata },
+                    None,
+                    inner.config.cache.retry_after,
+                )
+            }
+            Err(error) => {
+                self.door_failed(&error);
+                (
+                    DoorStatus::Unavailable {
+                        reason: one_line(&error.to_string()),
+                    },
+                    None,
+                    inner.config.cache.retry_after,
+                )
+            }
+        };
+        *lock(&inner.expires) = Some(Instant::now() + fresh_for);
+        inner.state.send_if_modified(|snapshot| {
+            let list_changed = match (&snapshot.list, &list) {
+                (None, None) => false,
+                (Some(old), Some(new)) => old.tools != new.tools || old.meta != new.meta,
+                _ => true,
+            };
+            let status_changed = snapshot.status != status;
+            if list_changed {
+                snapshot.generation += 1;
+            }
+            snapshot.list = list;
+            snapshot.status = status;
+            list_changed || status_changed
+        });
+        inner.fetches.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn door_answered(&self) {
+        if self.inner.in_outage.swap(false, Ordering::SeqCst) {
+            tracing::info!(door = %self.inner.address, "the door answers again");
+        }
+    }
+
+    /// Logs one line per outage: the first failure after a success.
+    fn door_failed(&self, error: &DoorError) {
+        if !self.inner.in_outage.swap(true, Ordering::SeqCst) {
+            tracing::warn!(
+                door = %self.inner.address,
+                "door unavailable ({}); serving local tools only until it answers",
+                one_line(&error.to_string())
+            );
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The text of the 401 result (HIP-0300 §2.2).
+fn sign_in_text(address: &str, resource_metadata: &str) -> String {
+    format!(
+        "hanzo door {address}: sign-in required; run `hanzo auth login` (or set HANZO_API_KEY) \
+         and try again (resource metadata: {resource_metadata})"
+    )
+}
+
+/// A tool result with `isError: true` and one text block (MCP tools).
+fn error_result(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "isError": true})
+}
+
+/// At most 300 characters, no line breaks.
+fn one_line(text: &str) -> String {
+    let flat = text.replace(['\n', '\r'], " ");
+    if flat.chars().count() <= 300 {
+        return flat;
+    }
+    let mut short: String = flat.chars().take(299).collect();
+    short.push('…');
+    short
+}

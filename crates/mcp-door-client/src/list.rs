@@ -1,0 +1,140 @@
+//! Reading the door's whole tool list: every page, bounded, names checked.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use mcp_proto::{Meta, Tool, validate_tool_name};
+use serde_json::{Map, Value, json};
+
+use crate::config::CachePolicy;
+use crate::error::DoorError;
+use crate::transport::Transport;
+
+/// The door's tool list as last read (HIP-0300 §2.2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DoorList {
+    /// The door's tools in door order, names valid and unique (a repeated
+    /// name keeps its first occurrence).
+    pub tools: Vec<Tool>,
+    /// The door's result `_meta` (for example `hanzo.ai/refused`,
+    /// `hanzo.ai/unavailable`, HIP-0300 §1.4), the pages' keys joined,
+    /// the first page's value winning.
+    pub meta: Option<Meta>,
+    /// How long this list is fresh: the door's `ttlMs` within the
+    /// [`CachePolicy`] bounds, else its default.
+    pub ttl: Duration,
+    /// Pages read.
+    pub pages: usize,
+    /// Names dropped because they break the MCP tool-name rule, in door order.
+    pub dropped: Vec<String>,
+}
+
+/// Reads every page of `tools/list` (at most `max_pages`; stops when a
+/// cursor repeats), drops tools whose names break the MCP tool-name rule
+/// with one warning for the list, and applies `policy` to the door's `ttlMs`.
+///
+/// Errors: any transport failure of any page, or a JSON-RPC error answer
+/// ([`DoorError::Rpc`]), or a result that is not a tool list
+/// ([`DoorError::Garbage`]).
+pub(crate) async fn fetch_list(
+    transport: &Transport,
+    max_pages: usize,
+    policy: &CachePolicy,
+) -> Result<DoorList, DoorError> {
+    let mut tools = Vec::new();
+    let mut names = HashSet::new();
+    let mut dropped = Vec::new();
+    let mut meta: Option<Meta> = None;
+    let mut ttl_ms: Option<u64> = None;
+    let mut cursors = HashSet::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    while pages < max_pages.max(1) {
+        let mut params = Map::new();
+        if let Some(cursor) = &cursor {
+            params.insert("cursor".into(), json!(cursor));
+        }
+        let revision = transport.add_required_meta(&mut params);
+        let result = transport
+            .request("tools/list", params, &revision, None)
+            .await?
+            .map_err(DoorError::Rpc)?;
+        pages += 1;
+        let Value::Object(mut result) = result else {
+            return Err(DoorError::Garbage(
+                "tools/list result is not an object".into(),
+            ));
+        };
+        let Some(Value::Array(page)) = result.remove("tools") else {
+            return Err(DoorError::Garbage(
+                "tools/list result has no tools array".into(),
+            ));
+        };
+        for raw in page {
+            let name = raw.get("name").and_then(Value::as_str).unwrap_or_default();
+            if validate_tool_name(name).is_err() {
+                dropped.push(name.to_owned());
+                continue;
+            }
+            if names.contains(name) {
+                continue;
+            }
+            let name = name.to_owned();
+            match serde_json::from_value::<Tool>(raw) {
+                Ok(tool) => {
+                    names.insert(name);
+                    tools.push(tool);
+                }
+                Err(_) => dropped.push(name),
+            }
+        }
+        if let Some(Value::Object(page_meta)) = result.remove("_meta") {
+            let meta = meta.get_or_insert_with(Map::new);
+            for (key, value) in page_meta {
+                meta.entry(key).or_insert(value);
+            }
+        }
+        if let Some(page_ttl) = result.get("ttlMs").and_then(Value::as_u64) {
+            ttl_ms = Some(ttl_ms.map_or(page_ttl, |t| t.min(page_ttl)));
+        }
+        match result.remove("nextCursor") {
+            Some(Value::String(next)) if !cursors.contains(&next) => {
+                cursors.insert(next.clone());
+                cursor = Some(next);
+            }
+            Some(Value::String(next)) => {
+                tracing::warn!(
+                    cursor = %next,
+                    "the door repeated a tools/list cursor; keeping the {pages} page(s) read"
+                );
+                break;
+            }
+            _ => break,
+        }
+    }
+    if !dropped.is_empty() {
+        tracing::warn!(
+            "the door listed {} tool(s) whose names break the MCP tool-name rule; dropped: {}",
+            dropped.len(),
+            dropped
+                .iter()
+                .map(|name| shorten(name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(DoorList {
+        tools,
+        meta,
+        ttl: policy.ttl_for(ttl_ms),
+        pages,
+        dropped,
+    })
+}
+
+/// A name as it goes into a log line: at most 40 characters, escaped.
+fn shorten(name: &str) -> String {
+    let short: String = name.chars().take(40).collect();
+    let suffix = if short.len() < name.len() { "…" } else { "" };
+    format!("{:?}{suffix}", short)
+}
