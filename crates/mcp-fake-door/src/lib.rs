@@ -119,6 +119,8 @@ pub enum Behaviour {
     InvalidNames,
     /// `tools/list` answers [`huge_tools`]: 1,200 tools, about 1 MB.
     Huge,
+    /// `tools/list` answers [`grouped_tools`] of this many tools.
+    Grouped(usize),
     /// `tools/list` answers `describe` and `changing_<n>`, where n counts the
     /// `tools/list` requests answered so far (1 for the first).
     Changing,
@@ -424,6 +426,33 @@ pub fn huge_tools() -> Vec<Value> {
         .collect()
 }
 
+/// `count` tools shaped like the grouped door's (HIP-0300 §1.3: 110 tools
+/// in 81 KB): `describe` first, then `subsystem_001` …, each with eight
+/// ops in its `op` enum and a one-sentence description, about 740 bytes each.
+pub fn grouped_tools(count: usize) -> Vec<Value> {
+    let mut tools = vec![tool(
+        "describe",
+        "Describe one operation's input.",
+        &[],
+        true,
+    )];
+    tools.extend((1..count).map(|i| {
+        let name = format!("subsystem_{i:03}");
+        let ops: Vec<String> = ["list", "get", "create", "update", "delete", "deploy", "describe", "watch"]
+            .iter()
+            .map(|verb| format!("{verb}_{name}_items"))
+            .collect();
+        let ops: Vec<&str> = ops.iter().map(String::as_str).collect();
+        tool(
+            &name,
+            &format!("Operations of the {name} subsystem: list, read, create, change, remove, deploy and watch its items."),
+            &ops,
+            i % 3 == 0,
+        )
+    }));
+    tools
+}
+
 async fn handle(
     State(shared): State<Arc<Shared>>,
     method: Method,
@@ -602,6 +631,7 @@ fn list_result(behaviour: &Behaviour, params: &Value, n: u64, ttl_ms: Option<u64
         Behaviour::CursorLoop => (normal_tools()[0..2].to_vec(), Some("again")),
         Behaviour::InvalidNames => (invalid_name_tools(), None),
         Behaviour::Huge => (huge_tools(), None),
+        Behaviour::Grouped(count) => (grouped_tools(*count), None),
         Behaviour::Changing => (
             vec![
                 tool("describe", "Describe one operation's input.", &[], true),

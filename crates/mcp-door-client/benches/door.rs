@@ -1,0 +1,157 @@
+//! Criterion benchmarks of the door client (issue 5):
+//! - `tools_list_cached/*`: a `tools/list` of 12 local + 110 door tools
+//!   answered from the cache (snapshot + merge, and + JSON serialization);
+//! - `call/*`: a `tools/call` forwarded by `Door::call_tool` to a loopback
+//!   fake door, against the same request POSTed straight to it.
+//!
+//! Run: `cargo bench -p mcp-door-client --bench door`.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig, merge};
+use mcp_fake_door::{Behaviour, FakeDoor};
+use mcp_proto::Tool;
+use serde_json::{Map, Value, json};
+
+const LOCAL: [&str; 12] = [
+    "fs",
+    "exec",
+    "git",
+    "code",
+    "fetch",
+    "workspace",
+    "ui",
+    "think",
+    "memory",
+    "plan",
+    "tasks",
+    "mode",
+];
+
+fn local_tools() -> Vec<Tool> {
+    LOCAL
+        .iter()
+        .map(|name| {
+            let schema = json!({
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "enum": ["help", "read", "write", "list"]},
+                    "path": {"type": "string"}
+                },
+                "required": ["action"]
+            });
+            serde_json::from_value(json!({
+                "name": name,
+                "description": format!("The machine's {name} tool."),
+                "inputSchema": schema
+            }))
+            .expect("tool")
+        })
+        .collect()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn door_for(fake: &FakeDoor) -> Door {
+    let mut config = DoorConfig::new(fake.url());
+    config.bearer = BearerSource::Fixed(Bearer::new("bench-token").expect("bearer"));
+    Door::new(config).expect("door")
+}
+
+fn tools_list_cached(c: &mut Criterion) {
+    let rt = runtime();
+    let fake = FakeDoor::start(Behaviour::Grouped(110)).expect("fake door");
+    let door = rt.block_on(async { door_for(&fake) });
+    let snapshot = rt.block_on(door.fetch_now());
+    assert_eq!(snapshot.list.as_ref().map(|l| l.tools.len()), Some(110));
+    let local = local_tools();
+    assert_eq!(merge(&local, snapshot.list.as_deref()).tools.len(), 121);
+
+    let mut group = c.benchmark_group("tools_list_cached");
+    group.bench_function("snapshot_merge_121", |b| {
+        b.iter(|| {
+            let snapshot = door.snapshot();
+            black_box(merge(black_box(&local), snapshot.list.as_deref()))
+        })
+    });
+    group.bench_function("snapshot_merge_serialize_121", |b| {
+        b.iter(|| {
+            let snapshot = door.snapshot();
+            let merged = merge(black_box(&local), snapshot.list.as_deref());
+            black_box(serde_json::to_vec(&merged).expect("json"))
+        })
+    });
+    group.finish();
+}
+
+fn call_params() -> Map<String, Value> {
+    let Value::Object(params) = json!({
+        "name": "agents",
+        "arguments": {"op": "list_agents", "input": {"limit": 10}}
+    }) else {
+        unreachable!("an object literal")
+    };
+    params
+}
+
+fn call(c: &mut Criterion) {
+    let rt = runtime();
+    let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let door = rt.block_on(async { door_for(&fake) });
+    let client = reqwest::Client::new();
+    let mut direct_params = call_params();
+    direct_params.insert(
+        "_meta".into(),
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"}
+        }),
+    );
+    let body = serde_json::to_vec(&json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": direct_params
+    }))
+    .expect("body");
+    let url = fake.url();
+    let direct = || async {
+        let response = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "agents")
+            .header("authorization", "Bearer bench-token")
+            .body(body.clone())
+            .send()
+            .await
+            .expect("send");
+        let bytes = response.bytes().await.expect("body");
+        let value: Value = serde_json::from_slice(&bytes).expect("json");
+        value
+    };
+    // Both paths give the same result.
+    let forwarded = rt
+        .block_on(door.call_tool(call_params(), None))
+        .expect("result");
+    assert_eq!(rt.block_on(direct())["result"], forwarded);
+
+    let mut group = c.benchmark_group("call");
+    group.bench_function("forwarded_by_door_client", |b| {
+        b.iter(|| black_box(rt.block_on(door.call_tool(call_params(), None))))
+    });
+    group.bench_function("direct_post", |b| {
+        b.iter(|| black_box(rt.block_on(direct())))
+    });
+    group.finish();
+    fake.clear_log();
+}
+
+criterion_group!(benches, tools_list_cached, call);
+criterion_main!(benches);
