@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::config::DoorConfig;
 use crate::error::DoorError;
-use crate::list::{DoorList, fetch_list};
+use crate::list::{DoorList, fetch_list, shorten};
 use crate::transport::Transport;
 
 /// Where the door's list stands.
@@ -53,6 +53,9 @@ struct Inner {
     config: DoorConfig,
     transport: Transport,
     state: watch::Sender<DoorSnapshot>,
+    /// The snapshot's generation alone, for servers that only need to know
+    /// that the list changed.
+    generations: watch::Sender<u64>,
     /// Held by the one fetch in flight (HIP-0300 §2.2: one fetch at a time).
     fetch_lock: Arc<tokio::sync::Mutex<()>>,
     /// When the current list (or failure) stops being fresh.
@@ -69,11 +72,12 @@ struct Inner {
 ///
 /// Typical server use (HIP-0300 §2.2):
 /// 1. [`Door::new`] then [`Door::start`] at start-up (in the runtime);
-/// 2. for `tools/list`: [`Door::wait_first`] with the wait budget once,
-///    then [`Door::snapshot`] (which also refreshes a stale list in the
-///    background), and [`crate::merge`] with the local tools;
-/// 3. [`Door::subscribe`] and send `notifications/tools/list_changed` when
-///    the receiver sees a change;
+/// 2. for `tools/list`: [`Door::list_within`] with the wait budget (it
+///    waits only while the first fetch is unfinished, then serves the cache
+///    and refreshes a stale list in the background), and [`crate::merge`]
+///    with the local tools;
+/// 3. [`Door::generations`] (or [`Door::subscribe`] for whole snapshots)
+///    and send `notifications/tools/list_changed` when it changes;
 /// 4. for `tools/call` of a name no local tool has and [`Door::owns`]:
 ///    [`Door::call_tool`].
 #[derive(Clone)]
@@ -107,6 +111,7 @@ impl Door {
                 config,
                 transport,
                 state,
+                generations: watch::channel(0).0,
                 fetch_lock: Arc::new(tokio::sync::Mutex::new(())),
                 expires: Mutex::new(None),
                 in_outage: AtomicBool::new(false),
@@ -137,9 +142,11 @@ impl Door {
     }
 
     /// Starts a background fetch unless one is in flight. Returns whether
-    /// it started one (`false` also when no runtime is known).
+    /// it started one (`false` also when called outside a Tokio runtime on a
+    /// handle that was built and started outside one).
     pub fn refresh(&self) -> bool {
-        let Some(runtime) = lock(&self.inner.runtime).clone() else {
+        let known = lock(&self.inner.runtime).clone();
+        let Some(runtime) = known.or_else(|| tokio::runtime::Handle::try_current().ok()) else {
             return false;
         };
         let Ok(guard) = Arc::clone(&self.inner.fetch_lock).try_lock_owned() else {
@@ -188,6 +195,26 @@ impl Door {
             Ok(Ok(snapshot)) => snapshot.clone(),
             _ => self.inner.state.borrow().clone(),
         }
+    }
+
+    /// The list to answer a `tools/list` with now: while the first fetch has
+    /// not finished, starts it if needed and waits for it at most `wait`
+    /// (the server's `--door-wait`, HIP-0300 §2.2); afterwards, the cached
+    /// snapshot at once ([`Door::snapshot`], which refreshes a stale list in
+    /// the background). `list: None` means answer local-only.
+    pub async fn list_within(&self, wait: Duration) -> DoorSnapshot {
+        if self.inner.state.borrow().status != DoorStatus::Pending {
+            return self.snapshot();
+        }
+        self.refresh();
+        self.wait_first(wait).await
+    }
+
+    /// A receiver of the list's generation: it changes exactly when a new
+    /// list replaces a different one (or the list appears or goes away), so
+    /// a server sends one `notifications/tools/list_changed` per change.
+    pub fn generations(&self) -> watch::Receiver<u64> {
+        self.inner.generations.subscribe()
     }
 
     /// A receiver that wakes whenever the snapshot's list changes (its
@@ -272,6 +299,7 @@ impl Door {
         let (status, list, fresh_for) = match fetched {
             Ok(list) => {
                 self.door_answered();
+                self.warn_dropped(&list);
                 let ttl = list.ttl;
                 (DoorStatus::Ready, Some(Arc::new(list)), ttl)
             }
@@ -297,6 +325,7 @@ impl Door {
             }
         };
         *lock(&inner.expires) = Some(Instant::now() + fresh_for);
+        let mut generation = None;
         inner.state.send_if_modified(|snapshot| {
             let list_changed = match (&snapshot.list, &list) {
                 (None, None) => false,
@@ -306,12 +335,33 @@ impl Door {
             let status_changed = snapshot.status != status;
             if list_changed {
                 snapshot.generation += 1;
+                generation = Some(snapshot.generation);
             }
             snapshot.list = list;
             snapshot.status = status;
             list_changed || status_changed
         });
         inner.fetches.fetch_add(1, Ordering::SeqCst);
+        if let Some(generation) = generation {
+            inner.generations.send_replace(generation);
+        }
+    }
+
+    /// One warning for the invalid names of a list, unless the previous
+    /// list dropped the very same names (no warning every refresh).
+    fn warn_dropped(&self, list: &DoorList) {
+        let previous = self.inner.state.borrow().list.clone();
+        let same = previous.is_some_and(|old| old.dropped == list.dropped);
+        if list.dropped.is_empty() || same {
+            return;
+        }
+        let names: Vec<String> = list.dropped.iter().map(|n| shorten(n)).collect();
+        tracing::warn!(
+            door = %self.inner.address,
+            "the door listed {} tool(s) whose names break the MCP tool-name rule; dropped: {}",
+            list.dropped.len(),
+            names.join(", ")
+        );
     }
 
     fn door_answered(&self) {

@@ -31,7 +31,8 @@ pub struct DoorList {
 
 /// Reads every page of `tools/list` (at most `max_pages`; stops when a
 /// cursor repeats), drops tools whose names break the MCP tool-name rule
-/// with one warning for the list, and applies `policy` to the door's `ttlMs`.
+/// (listed in [`DoorList::dropped`]; the caller warns), and applies
+/// `policy` to the door's `ttlMs`.
 ///
 /// Errors: any transport failure of any page, or a JSON-RPC error answer
 /// ([`DoorError::Rpc`]), or a result that is not a tool list
@@ -111,17 +112,11 @@ pub(crate) async fn fetch_list(
             }
             _ => break,
         }
-    }
-    if !dropped.is_empty() {
-        tracing::warn!(
-            "the door listed {} tool(s) whose names break the MCP tool-name rule; dropped: {}",
-            dropped.len(),
-            dropped
-                .iter()
-                .map(|name| shorten(name))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        if pages == max_pages.max(1) {
+            tracing::warn!(
+                "the door's tools/list has more than {pages} pages; keeping the first {pages}"
+            );
+        }
     }
     Ok(DoorList {
         tools,
@@ -133,7 +128,7 @@ pub(crate) async fn fetch_list(
 }
 
 /// A name as it goes into a log line: at most 40 characters, escaped.
-fn shorten(name: &str) -> String {
+pub(crate) fn shorten(name: &str) -> String {
     let short: String = name.chars().take(40).collect();
     let suffix = if short.len() < name.len() { "…" } else { "" };
     format!("{:?}{suffix}", short)

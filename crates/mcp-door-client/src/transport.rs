@@ -382,10 +382,10 @@ fn challenge_parameter(value: &str) -> Option<String> {
 
 /// A `reqwest` error as one of ours, in one short line.
 fn send_error(error: &reqwest::Error) -> DoorError {
-    if error.is_timeout() {
-        DoorError::Http("timed out".into())
-    } else if error.is_connect() {
+    if error.is_connect() {
         DoorError::Connect(root_cause(error))
+    } else if error.is_timeout() {
+        DoorError::Http("timed out".into())
     } else {
         DoorError::Http(root_cause(error))
     }

@@ -550,6 +550,7 @@ async fn three_pages_are_all_read() {
 
 #[tokio::test]
 async fn page_cap_bounds_the_pages_read() {
+    let (logs, _guard) = capture_logs();
     let fake = FakeDoor::start(Behaviour::ThreePages).expect("fake door");
     let mut config = config_for(&fake);
     config.max_pages = 2;
@@ -557,6 +558,7 @@ async fn page_cap_bounds_the_pages_read() {
     let snapshot = door.fetch_now().await;
     assert_eq!(names(&snapshot), ["describe", "agents", "billing", "git"]);
     assert_eq!(fake.requests_for("tools/list").len(), 2);
+    assert_eq!(logs.lines_with("has more than 2 pages").len(), 1);
 }
 
 #[tokio::test]
@@ -588,6 +590,10 @@ async fn invalid_names_are_dropped_with_one_warning() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("WARN"));
     assert!(warnings[0].contains("2 tool(s)"));
+
+    // The same invalid names again: no second warning.
+    door.fetch_now().await;
+    assert_eq!(logs.lines_with("break the MCP tool-name rule").len(), 1);
 
     let merged = merge(&[local_tool("git", "local")], Some(&list));
     let merged_names: Vec<&str> = merged.tools.iter().map(|t| t.name.as_str()).collect();
@@ -742,4 +748,44 @@ fn bad_addresses_are_errors() {
             other => panic!("{address}: expected InvalidAddress, got {other:?}"),
         }
     }
+}
+
+#[tokio::test]
+async fn list_within_waits_only_for_the_first_list() {
+    let fake = FakeDoor::start(Behaviour::Hang).expect("fake door");
+    let mut config = config_for(&fake);
+    config.timeouts.list = Duration::from_secs(30);
+    let door = Door::new(config).expect("door");
+    // Not started: list_within starts the fetch itself, then gives up.
+    let snapshot = door.list_within(Duration::from_millis(50)).await;
+    assert_eq!(snapshot.status, DoorStatus::Pending);
+    assert_eq!(snapshot.list, None);
+    assert_eq!(fake.requests_for("tools/list").len(), 1);
+
+    let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let door = Door::new(config_for(&fake)).expect("door");
+    let snapshot = door.list_within(Duration::from_secs(5)).await;
+    assert_eq!(snapshot.status, DoorStatus::Ready);
+    assert_eq!(names(&snapshot), ["describe", "agents", "billing", "git"]);
+    // Later calls serve the cache: no second fetch.
+    let again = door.list_within(Duration::from_secs(5)).await;
+    assert_eq!(again, snapshot);
+    assert_eq!(fake.requests_for("tools/list").len(), 1);
+}
+
+#[tokio::test]
+async fn generations_change_once_per_new_list() {
+    let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let door = Door::new(config_for(&fake)).expect("door");
+    let mut generations = door.generations();
+    assert_eq!(*generations.borrow_and_update(), 0);
+    door.fetch_now().await;
+    assert!(generations.has_changed().expect("open"));
+    assert_eq!(*generations.borrow_and_update(), 1);
+    door.fetch_now().await;
+    assert!(!generations.has_changed().expect("open"));
+    fake.set_behaviour(Behaviour::Changing);
+    door.fetch_now().await;
+    assert!(generations.has_changed().expect("open"));
+    assert_eq!(*generations.borrow_and_update(), 2);
 }
