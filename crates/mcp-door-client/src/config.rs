@@ -184,3 +184,67 @@ impl DoorConfig {
         config
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |key| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn address_prefers_hanzo_mcp_door() {
+        let lookup = vars(&[
+            ("HANZO_MCP_DOOR", "http://127.0.0.1:8080/v1/mcp"),
+            ("HANZO_API_BASE", "https://api.lux.cloud"),
+        ]);
+        assert_eq!(door_address(lookup), "http://127.0.0.1:8080/v1/mcp");
+    }
+
+    #[test]
+    fn address_from_base_tolerates_trailing_slashes_and_empty_values() {
+        assert_eq!(
+            door_address(vars(&[("HANZO_API_BASE", "https://api.lux.cloud//")])),
+            "https://api.lux.cloud/v1/mcp"
+        );
+        assert_eq!(
+            door_address(vars(&[("HANZO_MCP_DOOR", ""), ("HANZO_API_BASE", " ")])),
+            "https://api.hanzo.ai/v1/mcp"
+        );
+    }
+
+    #[test]
+    fn from_lookup_fills_defaults_and_discovery() {
+        let config = DoorConfig::from_lookup(vars(&[
+            ("HANZO_API_KEY", "k-1"),
+            ("HOME", "/home/u"),
+            ("PATH", "/usr/bin"),
+        ]));
+        assert_eq!(config.address, "https://api.hanzo.ai/v1/mcp");
+        assert_eq!(config.timeouts.connect, Duration::from_secs(2));
+        assert_eq!(config.timeouts.list, Duration::from_secs(5));
+        assert_eq!(config.timeouts.call, Duration::from_secs(120));
+        assert_eq!(config.max_pages, 100);
+        assert_eq!(config.max_redirects, 5);
+        let BearerSource::Discover(discovery) = &config.bearer else {
+            panic!("expected discovery, got {:?}", config.bearer);
+        };
+        assert_eq!(discovery.api_key, Bearer::new("k-1"));
+        assert_eq!(
+            discovery.config_file.as_deref(),
+            Some(std::path::Path::new("/home/u/.hanzo/config.json"))
+        );
+        assert_eq!(discovery.search_path, Some("/usr/bin".into()));
+        assert_eq!(
+            format!("{config:?}").matches("k-1").count(),
+            0,
+            "Debug must not show the bearer"
+        );
+    }
+}
