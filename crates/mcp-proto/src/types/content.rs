@@ -4,7 +4,7 @@ use serde_json::Value;
 use crate::decode::{
     DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_struct_decode,
 };
-use crate::types::{Icon, Meta};
+use crate::types::{Icon, Meta, ToolResultContent, ToolUseContent};
 
 /// Who a message or datum is for (MCP 2025-11-25 `Role`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
@@ -256,6 +256,12 @@ pub enum ContentBlock {
     /// `"type": "resource"`.
     #[serde(rename = "resource")]
     Resource(EmbeddedResource),
+    /// `"type": "tool_use"`: a model's tool request, in sampling (since 2025-11-25).
+    #[serde(rename = "tool_use")]
+    ToolUse(ToolUseContent),
+    /// `"type": "tool_result"`: a tool's answer, in sampling (since 2025-11-25).
+    #[serde(rename = "tool_result")]
+    ToolResult(ToolResultContent),
     /// Any other `type`, kept whole (including its `type` member).
     #[serde(untagged)]
     Other(JsonObject),
@@ -288,6 +294,8 @@ impl FromValue for ContentBlock {
             Audio,
             ResourceLink,
             Resource,
+            ToolUse,
+            ToolResult,
         }
         let mut map = JsonObject::from_value(value)?;
         let kind = match map.get("type") {
@@ -297,6 +305,8 @@ impl FromValue for ContentBlock {
                 "audio" => Kind::Audio,
                 "resource_link" => Kind::ResourceLink,
                 "resource" => Kind::Resource,
+                "tool_use" => Kind::ToolUse,
+                "tool_result" => Kind::ToolResult,
                 _ => return Ok(Self::Other(map)),
             },
             Some(other) => return Err(DecodeError::invalid("a string", other).at_key("type")),
@@ -310,6 +320,8 @@ impl FromValue for ContentBlock {
             Kind::Audio => Self::Audio(AudioContent::from_value(rest)?),
             Kind::ResourceLink => Self::ResourceLink(ResourceLink::from_value(rest)?),
             Kind::Resource => Self::Resource(EmbeddedResource::from_value(rest)?),
+            Kind::ToolUse => Self::ToolUse(ToolUseContent::from_value(rest)?),
+            Kind::ToolResult => Self::ToolResult(ToolResultContent::from_value(rest)?),
         })
     }
 }

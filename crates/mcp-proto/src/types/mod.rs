@@ -6,22 +6,31 @@
 //! member at fault (see [`crate::FromValue`]).
 
 mod capabilities;
+mod completion;
 mod content;
+mod elicitation;
 mod implementation;
 mod lifecycle;
 mod logging;
 mod notifications;
+mod prompts;
+mod resources;
 mod roots;
+mod sampling;
 mod tools;
 
 pub use capabilities::{
     ClientCapabilities, PromptsCapability, ResourcesCapability, RootsCapability,
     ServerCapabilities, ToolsCapability,
 };
+pub use completion::{
+    CompleteRequestParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
+};
 pub use content::{
     Annotations, AudioContent, ContentBlock, EmbeddedResource, ImageContent, ResourceContents,
     ResourceLink, Role, TextContent,
 };
+pub use elicitation::{ElicitRequestParams, ElicitResult, InputRequiredResult};
 pub use implementation::{Icon, Implementation};
 pub use lifecycle::{
     CacheScope, DiscoverResult, EmptyResult, InitializeRequestParams, InitializeResult,
@@ -29,7 +38,19 @@ pub use lifecycle::{
 };
 pub use logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelRequestParams};
 pub use notifications::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken};
+pub use prompts::{
+    GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument,
+    PromptMessage,
+};
+pub use resources::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResult, Resource, ResourceTemplate, ResourceUpdatedNotificationParams,
+};
 pub use roots::{ListRootsResult, Root};
+pub use sampling::{
+    CreateMessageRequestParams, CreateMessageResult, ModelPreferences, SamplingContent,
+    SamplingMessage, ToolResultContent, ToolUseContent,
+};
 pub use tools::{
     CallToolRequestParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution,
 };
