@@ -1,89 +1,51 @@
-//! The reader side of the stdio transport: newline-delimited lines with a
-//! size bound, delivered to the connection loop over a channel.
+//! The reader side of the stdio transport: mcp-proto's bounded
+//! newline framing, delivered to the connection loop over a channel so the
+//! loop never holds a half-read line.
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use mcp_proto::ErrorObject;
+use mcp_proto::framing::{AsyncFrameReader, FrameError};
+use tokio::io::{AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
 /// One thing the reader saw.
 #[derive(Debug)]
 pub enum LineEvent {
-    /// A complete line, without its line end (`\n` or `\r\n`).
+    /// A complete, non-blank line without its line end.
     Line(Vec<u8>),
-    /// A line longer than `limit` bytes; it was discarded as it streamed.
-    TooLong {
-        /// The limit in bytes.
-        limit: usize,
-    },
+    /// A line that cannot be a message (longer than the limit; discarded as
+    /// it streamed): answer with this error and id null.
+    Rejected(ErrorObject),
     /// Reading failed; nothing follows.
     Failed(std::io::Error),
 }
 
 /// Reads `input` line by line into `tx` until end of input, a read error, or
 /// `tx` closing. A line over `max_line_bytes` is skipped without being held
-/// in memory: at most `max_line_bytes` plus one read buffer are kept.
-/// The last line is delivered even without a final newline.
+/// in memory (mcp-proto framing); blank lines are skipped.
 pub async fn read_lines<R: AsyncRead + Unpin>(
     input: R,
     max_line_bytes: usize,
     tx: mpsc::Sender<LineEvent>,
 ) {
-    let mut input = BufReader::with_capacity(64 * 1024, input);
-    let mut line = Vec::new();
-    let mut discarding = false;
+    let mut reader = AsyncFrameReader::with_max_line_len(
+        BufReader::with_capacity(64 * 1024, input),
+        max_line_bytes,
+    );
     loop {
-        let chunk = match input.fill_buf().await {
-            Ok(chunk) => chunk,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => {
-                let _ = tx.send(LineEvent::Failed(error)).await;
-                return;
-            }
+        let event = match reader.read_line().await {
+            Ok(Some(line)) => LineEvent::Line(line),
+            Ok(None) => return,
+            Err(error) => match error.to_error_object() {
+                Some(answer) => LineEvent::Rejected(answer),
+                None => LineEvent::Failed(match error {
+                    FrameError::Io(io) => io,
+                    other => std::io::Error::other(other.to_string()),
+                }),
+            },
         };
-        if chunk.is_empty() {
-            if !discarding && !line.is_empty() {
-                let _ = tx
-                    .send(LineEvent::Line(trim_cr(std::mem::take(&mut line))))
-                    .await;
-            }
+        let last = matches!(event, LineEvent::Failed(_));
+        if tx.send(event).await.is_err() || last {
             return;
         }
-        let (used, complete) = match memchr_newline(chunk) {
-            Some(at) => (at + 1, true),
-            None => (chunk.len(), false),
-        };
-        let body = &chunk[..if complete { used - 1 } else { used }];
-        if !discarding {
-            if line.len() + body.len() > max_line_bytes {
-                discarding = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(body);
-            }
-        }
-        input.consume(used);
-        if complete {
-            let event = if discarding {
-                discarding = false;
-                LineEvent::TooLong {
-                    limit: max_line_bytes,
-                }
-            } else {
-                LineEvent::Line(trim_cr(std::mem::take(&mut line)))
-            };
-            if tx.send(event).await.is_err() {
-                return;
-            }
-        }
     }
-}
-
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
-}
-
-fn trim_cr(mut line: Vec<u8>) -> Vec<u8> {
-    if line.last() == Some(&b'\r') {
-        line.pop();
-    }
-    line
 }

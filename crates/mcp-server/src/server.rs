@@ -52,7 +52,7 @@ pub struct ServerConfig {
     /// answered with -32603.
     pub shutdown_grace: Duration,
     /// The longest line accepted, in bytes; a longer one is discarded as it
-    /// streams and answered with -32600.
+    /// streams and answered with -32600 and id null (mcp-proto framing).
     pub max_line_bytes: usize,
 }
 
@@ -65,7 +65,7 @@ impl ServerConfig {
             instructions: None,
             list_changed: false,
             shutdown_grace: Duration::from_secs(10),
-            max_line_bytes: 8 * 1024 * 1024,
+            max_line_bytes: mcp_proto::framing::DEFAULT_MAX_LINE_LEN,
         }
     }
 }
@@ -166,12 +166,7 @@ impl Server {
                 Some(()) = changed.recv() => conn.send_list_changed(),
                 line = lines.recv() => match line {
                     Some(LineEvent::Line(bytes)) => conn.on_line(&bytes),
-                    Some(LineEvent::TooLong { limit }) => conn.send_error(
-                        None,
-                        ErrorObject::invalid_request(format!(
-                            "message longer than the {limit}-byte line limit; discarded"
-                        )),
-                    ),
+                    Some(LineEvent::Rejected(error)) => conn.send_error(None, error),
                     Some(LineEvent::Failed(error)) => {
                         read_error = Some(error);
                         break;

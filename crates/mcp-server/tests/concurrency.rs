@@ -72,8 +72,9 @@ fn two_hundred_concurrent_calls_each_answered_once() {
     for i in 0..200 {
         let answer = &answers[&(1000 + i as i64)];
         assert!(answer["result"]["isError"] != json!(true), "{answer}");
-        assert!(
-            first_text(&answer["result"]).contains(&format!("file number {i}")),
+        assert_eq!(
+            first_text(&answer["result"]),
+            format!("file number {i}\n"),
             "{answer}"
         );
     }
@@ -141,7 +142,10 @@ fn end_of_input_with_calls_in_flight_answers_all_before_exit() {
         );
     }
     for i in 0..50 {
-        assert!(first_text(&answers[&(100 + i)]["result"]).contains(&format!("file number {i}")));
+        assert_eq!(
+            first_text(&answers[&(100 + i)]["result"]),
+            format!("file number {i}\n")
+        );
     }
 }
 

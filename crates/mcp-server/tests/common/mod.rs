@@ -77,6 +77,13 @@ impl Server {
         stdin.flush().expect("flush");
     }
 
+    /// Writes raw bytes with no newline after them.
+    pub fn send_unterminated(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write");
+        stdin.flush().expect("flush");
+    }
+
     /// Writes one message.
     pub fn send(&mut self, message: &Value) {
         self.send_raw(message.to_string().as_bytes());

@@ -1,0 +1,157 @@
+//! The bad-input table of the mcp-proto issue, sent line by line to the
+//! running binary: each line gets the right JSON-RPC error (code and id, or
+//! id null when it cannot be known) and the next valid request is answered.
+
+mod common;
+
+use common::Server;
+use serde_json::{Value, json};
+
+fn serve() -> Server {
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut server = Server::spawn(&["serve", "--root", root.path().to_str().expect("utf-8")]);
+    std::mem::forget(root);
+    server.initialize("2025-11-25");
+    server
+}
+
+/// Sends `line`, expects `expected` (code, id) or nothing, then checks a
+/// ping is still answered.
+fn check(
+    server: &mut Server,
+    ping_id: i64,
+    name: &str,
+    line: &[u8],
+    expected: Option<(i64, Value)>,
+) {
+    server.send_raw(line);
+    server.request(ping_id, "ping", json!({}));
+    if let Some((code, id)) = expected {
+        let error = server.recv();
+        assert_eq!(error["jsonrpc"], "2.0", "{name}: {error}");
+        assert_eq!(error["error"]["code"], code, "{name}: {error}");
+        assert_eq!(error["id"], id, "{name}: {error}");
+        assert!(
+            error["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{name}: {error}"
+        );
+    }
+    let pong = server.recv();
+    assert_eq!(
+        pong,
+        json!({ "jsonrpc": "2.0", "id": ping_id, "result": {} }),
+        "{name}"
+    );
+}
+
+#[test]
+fn every_bad_line_gets_its_error_and_the_connection_keeps_serving() {
+    let mut server = serve();
+    let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let mut huge = br#"{"jsonrpc":"2.0","id":77,"method":"ping","params":{"pad":""#.to_vec();
+    huge.extend(std::iter::repeat_n(b'x', 10 * 1024 * 1024));
+    huge.extend_from_slice(br#""}}"#);
+    let table: Vec<(&str, Vec<u8>, Option<(i64, Value)>)> = vec![
+        // Blank lines are not messages: skipped by the framing, no answer.
+        ("empty line", b"".to_vec(), None),
+        ("whitespace only", b"  \t ".to_vec(), None),
+        ("empty object", b"{}".to_vec(), Some((-32600, Value::Null))),
+        ("empty array", b"[]".to_vec(), Some((-32600, Value::Null))),
+        (
+            "one-element batch",
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.to_vec(),
+            Some((-32600, Value::Null)),
+        ),
+        (
+            "jsonrpc 1.0",
+            br#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#.to_vec(),
+            Some((-32600, json!(5))),
+        ),
+        (
+            "id null",
+            br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#.to_vec(),
+            Some((-32600, Value::Null)),
+        ),
+        (
+            "id 1.5",
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#.to_vec(),
+            Some((-32600, Value::Null)),
+        ),
+        (
+            "id object",
+            br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.to_vec(),
+            Some((-32600, Value::Null)),
+        ),
+        (
+            "method as a number",
+            br#"{"jsonrpc":"2.0","id":9,"method":5}"#.to_vec(),
+            Some((-32600, json!(9))),
+        ),
+        (
+            "tools/call params as an array",
+            br#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":[1,2]}"#.to_vec(),
+            // mcp-proto refuses positional params for every MCP method at
+            // the envelope ("params must be an object, found an array").
+            Some((-32600, json!(10))),
+        ),
+        (
+            "a NUL byte",
+            b"{\"jsonrpc\":\"2.0\",\"id\":11,\0\"method\":\"ping\"}".to_vec(),
+            Some((-32700, Value::Null)),
+        ),
+        (
+            "invalid UTF-8",
+            b"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"p\xff\xfeng\"}".to_vec(),
+            Some((-32700, Value::Null)),
+        ),
+        ("a 10 MB line", huge, Some((-32600, Value::Null))),
+        ("nested 10,000 deep", nested.into_bytes(), Some((-32700, Value::Null))),
+        ("not JSON", b"hello".to_vec(), Some((-32700, Value::Null))),
+        (
+            "unknown method",
+            br#"{"jsonrpc":"2.0","id":13,"method":"no/such"}"#.to_vec(),
+            Some((-32601, json!(13))),
+        ),
+        (
+            "tools/call without a name",
+            br#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"arguments":{}}}"#.to_vec(),
+            Some((-32602, json!(14))),
+        ),
+        (
+            "tools/call with arguments not an object",
+            br#"{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"fs","arguments":3}}"#.to_vec(),
+            Some((-32602, json!(15))),
+        ),
+        (
+            "string id kept",
+            br#"{"jsonrpc":"2.0","id":"s-16","method":"no/such"}"#.to_vec(),
+            Some((-32601, json!("s-16"))),
+        ),
+    ];
+    for (i, (name, line, expected)) in table.into_iter().enumerate() {
+        check(&mut server, 1000 + i as i64, name, &line, expected);
+    }
+    assert_eq!(server.wait().code(), Some(0));
+}
+
+#[test]
+fn an_unterminated_last_line_is_answered_before_exit() {
+    let mut server = serve();
+    server.send_unterminated(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    server.close_stdin();
+    assert_eq!(
+        server.drain(),
+        vec![json!({ "jsonrpc": "2.0", "id": 3, "result": {} })]
+    );
+    assert_eq!(server.wait().code(), Some(0));
+}
+
+#[test]
+fn empty_input_exits_zero_and_writes_nothing() {
+    let mut server = Server::spawn(&["serve"]);
+    server.close_stdin();
+    assert!(server.drain().is_empty());
+    assert_eq!(server.wait().code(), Some(0));
+}
