@@ -119,6 +119,6 @@ fn large_integer_id_outside_i64_is_refused() {
         .unwrap_err();
     assert_eq!(
         err.error.message,
-        "id must be a string or an integer, found a number"
+        "id must be a string or an integer, found 18446744073709551615"
     );
 }
