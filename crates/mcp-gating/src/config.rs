@@ -8,6 +8,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
+use crate::hash::BuildNameHasher;
 
 /// One allowlist entry: a whole tool (`"fs"`) or one value of the tool's
 /// discriminator (`"billing:get_invoice"`).
@@ -123,7 +124,7 @@ impl ToolGrant {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerAllowlist {
     entries: Vec<Entry>,
-    grants: HashMap<String, ToolGrant>,
+    grants: HashMap<String, ToolGrant, BuildNameHasher>,
 }
 
 impl ServerAllowlist {
@@ -142,7 +143,8 @@ impl ServerAllowlist {
             .into_iter()
             .map(|text| Entry::parse(server, text.as_ref()))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut grants: HashMap<String, ToolGrant> = HashMap::with_capacity(entries.len());
+        let mut grants: HashMap<String, ToolGrant, BuildNameHasher> =
+            HashMap::with_capacity_and_hasher(entries.len(), BuildNameHasher::default());
         for entry in &entries {
             let grant = grants
                 .entry(entry.tool.clone())
@@ -228,6 +230,19 @@ impl AllowedTools {
             map.insert(server, list);
         }
         Ok(Self { servers: Some(map) })
+    }
+
+    /// Reads a configuration from any serde `deserializer` (a
+    /// `serde_json::Value`, a TOML table, …); the same as
+    /// [`Deserialize::deserialize`], for callers that do not name `serde`
+    /// themselves (the `gating_config` fuzz target).
+    ///
+    /// # Errors
+    ///
+    /// The deserializer's error: a wrong shape, or a [`ConfigError`] message
+    /// naming the server and the entry.
+    pub fn from_deserializer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Self::deserialize(deserializer)
     }
 
     /// Whether this is the `null` configuration.

@@ -125,6 +125,7 @@
 
 mod config;
 mod error;
+mod hash;
 mod policy;
 #[cfg(feature = "proto")]
 mod proto;
