@@ -159,4 +159,10 @@ pub enum Error {
     /// A tool name breaks the MCP rule (see [`crate::ToolNameError`]).
     #[error(transparent)]
     ToolName(#[from] crate::tool_name::ToolNameError),
+    /// A line could not be read or written (see [`crate::framing::FrameError`]).
+    #[error(transparent)]
+    Frame(#[from] crate::framing::FrameError),
+    /// An event stream could not be read (see [`crate::sse::SseError`]).
+    #[error(transparent)]
+    Sse(#[from] crate::sse::SseError),
 }

@@ -205,9 +205,9 @@ impl Response {
     /// Decodes the result as `T`.
     ///
     /// # Errors
-    /// The error object itself when this is an error response; otherwise a
-    /// -32602-free [`DecodeError`]-based error object (code -32603) naming
-    /// the member at fault, such as `result.tools[2].name is required`.
+    /// The error object itself when this is an error response; for a result
+    /// of the wrong shape, -32603 naming the member at fault, such as
+    /// `invalid result: result.tools[2].name is required`.
     pub fn parse_result<T: FromValue>(&self) -> Result<T, ErrorObject> {
         match &self.payload {
             ResponsePayload::Error(e) => Err(e.clone()),
