@@ -77,6 +77,31 @@ impl Roots {
         Ok(Roots { dirs: out.into() })
     }
 
+    /// Roots from MCP client roots (`roots/list`, MCP 2025-11-25
+    /// client/roots): `file://` URIs, percent-decoded. A URI that is not
+    /// `file://` (or names a host other than `localhost`) is refused with
+    /// [`Error::BadRoot`]; then as [`Roots::new`].
+    pub fn from_file_uris<S: AsRef<str>>(uris: &[S]) -> Result<Roots, Error> {
+        let mut dirs = Vec::with_capacity(uris.len());
+        for uri in uris {
+            let uri = uri.as_ref();
+            let bad = |reason: &str| Error::BadRoot {
+                root: PathBuf::from(uri),
+                reason: reason.to_owned(),
+            };
+            let rest = uri
+                .strip_prefix("file://")
+                .ok_or_else(|| bad("not a file:// URI"))?;
+            let path = rest.strip_prefix("localhost").unwrap_or(rest);
+            if !path.starts_with('/') {
+                return Err(bad("a file:// URI must name a local absolute path"));
+            }
+            let bytes = percent_decode(path).ok_or_else(|| bad("bad percent-encoding"))?;
+            dirs.push(path_from_bytes(bytes).ok_or_else(|| bad("not a valid path"))?);
+        }
+        Roots::new(dirs)
+    }
+
     /// The canonical roots, in order. Never empty.
     pub fn dirs(&self) -> &[PathBuf] {
         &self.dirs
@@ -232,4 +257,70 @@ fn resolve_missing(full: &Path) -> Result<PathBuf, PathErrorKind> {
         return Ok(path);
     }
     Err(PathErrorKind::NotFound)
+}
+
+/// `%XX` escapes decoded to bytes; `None` for a malformed escape.
+fn percent_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(unix)]
+fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt as _;
+    if bytes.contains(&0) {
+        return None;
+    }
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    String::from_utf8(bytes).ok().map(PathBuf::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_become_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(base.join("a b")).unwrap();
+        let uri = format!("file://{}/a%20b", base.to_string_lossy());
+        let roots = Roots::from_file_uris(&[uri]).unwrap();
+        assert_eq!(roots.dirs(), [base.join("a b")]);
+        let err = Roots::from_file_uris(&["https://example.test/x"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "root 'https://example.test/x' is not a usable directory: not a file:// URI"
+        );
+        let err = Roots::from_file_uris(&["file:///tmp/%zz"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "root 'file:///tmp/%zz' is not a usable directory: bad percent-encoding"
+        );
+        let err = Roots::from_file_uris(&["file:///tmp/%00"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "root 'file:///tmp/%00' is not a usable directory: not a valid path"
+        );
+        assert!(matches!(
+            Roots::from_file_uris::<&str>(&[]),
+            Err(Error::NoRoots)
+        ));
+    }
 }

@@ -41,10 +41,19 @@ fn schemas_are_objects_with_an_action_enum_and_valid_names() {
     for tool in Toolbox::with_default_tools().tools() {
         mcp_proto::validate_tool_name(&tool.name).expect("valid tool name");
         assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
-        assert_eq!(tool.input_schema["required"], serde_json::json!(["action"]), "{}", tool.name);
+        assert_eq!(
+            tool.input_schema["required"],
+            serde_json::json!(["action"]),
+            "{}",
+            tool.name
+        );
         let actions = tool.input_schema["properties"]["action"]["enum"]
             .as_array()
             .expect("action is a plain enum");
-        assert!(actions.contains(&serde_json::json!("help")), "{}", tool.name);
+        assert!(
+            actions.contains(&serde_json::json!("help")),
+            "{}",
+            tool.name
+        );
     }
 }

@@ -390,6 +390,21 @@ async fn search_regex_literal_context_and_paging() {
     )
     .await;
     assert_eq!(r, ok("b/c.rs:1:let foo = 1;\n"));
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "foo", "limit": 1, "offset": 1, "context": 1}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("a.txt-4-three\na.txt:5:foo four\n[matches 2-2 of 3; continue with offset=2]\n")
+    );
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "foo", "path": "b/c.rs"}),
+    )
+    .await;
+    assert_eq!(r, ok("b/c.rs:1:let foo = 1;\n"));
     let r = fs(&s.roots, json!({"action": "search", "pattern": "("})).await;
     assert!(r.0 && r.1.starts_with("search: bad pattern: "), "{}", r.1);
 }
@@ -536,4 +551,34 @@ async fn help_and_bad_arguments() {
         text.starts_with("invalid arguments: unknown field `bogus`"),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn search_pages_within_one_file() {
+    let s = Sandbox::new();
+    s.write("many.txt", "hit 1\nhit 2\nhit 3\nhit 4\nhit 5\n");
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "hit", "limit": 2}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("many.txt:1:hit 1\nmany.txt:2:hit 2\n[matches 1-2 of 5; continue with offset=2]\n")
+    );
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "hit", "limit": 2, "offset": 2}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        ok("many.txt:3:hit 3\nmany.txt:4:hit 4\n[matches 3-4 of 5; continue with offset=4]\n")
+    );
+    let r = fs(
+        &s.roots,
+        json!({"action": "search", "pattern": "hit", "offset": 4}),
+    )
+    .await;
+    assert_eq!(r, ok("many.txt:5:hit 5\n"));
 }

@@ -166,7 +166,7 @@ patch {diff, [path]}: apply a unified diff to one or more files; all files or no
 list {[path], [offset], [limit]}: entries of a directory (dir/, name, link -> target).
 tree {[path], [depth], [hidden], [offset], [limit]}: indented tree, honouring .gitignore (depth default 3).
 find {pattern, [path], [hidden], [offset], [limit]}: files whose path relative to `path` matches the glob.
-search {pattern, [path], [literal], [ignore_case], [context], [glob], [hidden], [offset], [limit]}: matching lines as path:line:text, honouring .gitignore.
+search {pattern, [path], [literal], [ignore_case], [context], [glob], [hidden], [offset], [limit]}: matching lines as path:line:text (context lines as path-line-text, groups split by --) in a directory or one file, honouring .gitignore.
 info {path}: type, size, modified time, permissions.
 mkdir {path}: create a directory and its parents.
 mv {path, to, [overwrite]}: move or rename; refuses to replace unless overwrite.

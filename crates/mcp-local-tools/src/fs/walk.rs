@@ -238,7 +238,11 @@ pub(super) fn search(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         .pattern
         .as_deref()
         .ok_or("search: missing field 'pattern'")?;
-    let dir = walk_dir(input, ctx)?;
+    // A directory is walked; a single file is searched on its own.
+    let dir = ctx
+        .roots
+        .resolve_existing(input)
+        .map_err(|e| e.to_string())?;
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(args.ignore_case.unwrap_or(false))
         .fixed_strings(args.literal.unwrap_or(false))
@@ -384,46 +388,62 @@ fn render_hits(
         .unwrap_or(DEFAULT_MATCHES)
         .clamp(1, DEFAULT_MATCHES);
     let total: u64 = files.iter().map(|f| f.matches).sum();
+    let end = offset.saturating_add(limit);
     let mut out = Bounded::new(MAX_RESULT_BYTES);
+    // Ordinal of the next matching line; `last` = matches shown so far + offset.
     let mut index: u64 = 0;
     let mut last = offset;
-    let mut more = false;
     let mut groups_shown = 0usize;
-    let with_context = args.context.unwrap_or(0) > 0;
+    let context = args.context.unwrap_or(0).min(10) as usize;
+    let with_context = context > 0;
     'files: for file in files {
         let shown = ctx.roots.display(&file.path);
         for group in file.lines.split(Option::is_none) {
-            let group_matches = group
-                .iter()
-                .filter(|l| matches!(l, Some((_, true, _))))
-                .count() as u64;
-            if index < offset {
-                index += group_matches;
-                continue;
-            }
-            if index + group_matches > offset + limit && index > offset {
-                more = true;
-                break 'files;
-            }
-            if with_context && groups_shown > 0 && !out.push_line("--") {
-                more = true;
-                break 'files;
-            }
-            for (number, matched, text) in group.iter().flatten() {
-                let sep = if *matched { ':' } else { '-' };
-                if !out.push_line(&format!("{shown}{sep}{number}{sep}{text}")) {
-                    more = true;
-                    break 'files;
+            let lines: Vec<&(u64, bool, String)> = group.iter().flatten().collect();
+            // Positions of this group's matches whose ordinal is in the page.
+            let mut first = None;
+            let mut final_ = None;
+            for (pos, (_, matched, _)) in lines.iter().enumerate() {
+                if *matched {
+                    if (offset..end).contains(&index) {
+                        first.get_or_insert(pos);
+                        final_ = Some(pos);
+                    }
+                    index += 1;
                 }
             }
+            let (Some(mut from), Some(mut to)) = (first, final_) else {
+                if index >= end {
+                    break 'files;
+                }
+                continue;
+            };
+            // Widen to the context lines right before and after.
+            let (lower, upper) = (from.saturating_sub(context), to + context);
+            while from > lower && !lines[from - 1].1 {
+                from -= 1;
+            }
+            while to < upper && to + 1 < lines.len() && !lines[to + 1].1 {
+                to += 1;
+            }
+            if with_context && groups_shown > 0 && !out.push_line("--") {
+                break 'files;
+            }
             groups_shown += 1;
-            index += group_matches;
-            last = index;
+            for (number, matched, text) in &lines[from..=to] {
+                let sep = if *matched { ':' } else { '-' };
+                if !out.push_line(&format!("{shown}{sep}{number}{sep}{text}")) {
+                    break 'files;
+                }
+                if *matched {
+                    last += 1;
+                }
+            }
         }
     }
     let marker = if total == 0 {
         Some(format!("[no match for {pattern}]"))
-    } else if more || last < total {
+    } else if last < total {
         let mut m = page_marker("matches", offset, last, (!stopped).then_some(total));
         if stopped {
             m.push_str(&format!(
