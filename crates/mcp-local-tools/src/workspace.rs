@@ -24,6 +24,8 @@ use crate::util::{Hints, ToolResult, input_schema, parse_args, run_blocking, too
 
 /// Most files `detect` counts for languages.
 pub const MAX_FILES: u64 = 100_000;
+/// Most manifests `detect` lists.
+pub const MAX_PROJECTS: usize = 200;
 
 /// The `workspace` local tool.
 #[derive(Debug, Clone, Default)]
@@ -176,8 +178,14 @@ fn detect(args: &WorkspaceArgs, ctx: &ToolContext) -> ToolResult {
         if projects.is_empty() {
             text.push_str("  none found\n");
         }
-        for (kind, manifest) in &projects {
+        for (kind, manifest) in projects.iter().take(MAX_PROJECTS) {
             text.push_str(&format!("  {kind}: {manifest}\n"));
+        }
+        if projects.len() > MAX_PROJECTS {
+            text.push_str(&format!(
+                "  [{} more manifests not shown; pass a narrower path]\n",
+                projects.len() - MAX_PROJECTS
+            ));
         }
         text.push_str(&format!("languages ({counted} files counted):\n"));
         let mut by_count: Vec<(&&str, &u64)> = languages.iter().collect();

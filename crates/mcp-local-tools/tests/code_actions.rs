@@ -281,3 +281,47 @@ async fn help_lists_actions() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn code_walks_stay_inside_the_roots() {
+    let s = sandbox();
+    std::fs::write(
+        s.base.join("outside/evil.rs"),
+        "fn Point() {}\nstruct Point;\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(s.base.join("outside"), s.root.join("link_dir")).unwrap();
+    std::os::unix::fs::symlink(s.base.join("outside/evil.rs"), s.root.join("link.rs")).unwrap();
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "definition", "name": "Point"}),
+    )
+    .await;
+    assert_eq!(r, ok("src/point.rs:1: struct Point\n"));
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "link.rs"}),
+    )
+    .await;
+    assert!(r.0 && r.1.contains("outside the roots"), "{}", r.1);
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "symbols", "query": "Point", "path": "link_dir"}),
+    )
+    .await;
+    assert!(r.0 && r.1.contains("outside the roots"), "{}", r.1);
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "grep_replace", "pattern": "Point", "replacement": "X", "path": "../outside"}),
+    )
+    .await;
+    assert!(r.0 && r.1.contains("outside the roots"), "{}", r.1);
+    assert_eq!(
+        std::fs::read_to_string(s.base.join("outside/evil.rs")).unwrap(),
+        "fn Point() {}\nstruct Point;\n"
+    );
+}
