@@ -32,6 +32,11 @@
 //! # });
 //! ```
 //!
+//! The `workspace` tool's `capabilities` action reports the door (HIP-0300
+//! §2.2) as the server last saw it: the server calls
+//! `toolbox.surroundings().set_door(Some(DoorReport { .. }))` whenever that
+//! changes ([`Surroundings`]). No bearer ever passes through this crate.
+//!
 //! # Paths
 //!
 //! Every path is resolved by [`Roots::resolve`]: `..` and symlinks are

@@ -582,3 +582,18 @@ async fn search_pages_within_one_file() {
     .await;
     assert_eq!(r, ok("many.txt:5:hit 5\n"));
 }
+
+#[tokio::test]
+async fn read_cuts_a_very_long_line() {
+    let s = Sandbox::new();
+    let long = "x".repeat(10_000);
+    s.write("long.txt", &format!("{long}\nshort\n"));
+    let r = fs(&s.roots, json!({"action": "read", "path": "long.txt"})).await;
+    assert_eq!(
+        r,
+        ok(&format!(
+            "{} [line cut: 10000 bytes in all]\nshort\n",
+            "x".repeat(4000)
+        ))
+    );
+}

@@ -248,6 +248,10 @@ fn for_each_file(
             if seen > MAX_FILES {
                 return Ok(true);
             }
+            if seen.is_multiple_of(500) {
+                ctx.progress
+                    .report(seen as f64, None, Some(format!("{seen} files read")));
+            }
             let Ok(file) = handle.open_read(entry.path()) else {
                 continue;
             };

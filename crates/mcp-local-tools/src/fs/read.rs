@@ -15,6 +15,8 @@ const DEFAULT_LINES: u64 = 2000;
 const MAX_LINE_BYTES: usize = 4000;
 /// Largest image returned as image content (bytes).
 const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
+/// Past the page, lines are counted only in the first 64 MiB.
+const MAX_COUNT_BYTES: u64 = 64 * 1024 * 1024;
 /// How much of the start is inspected for binary content.
 const SNIFF_BYTES: usize = 8192;
 
@@ -73,25 +75,32 @@ pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     let limit = args.limit.unwrap_or(DEFAULT_LINES).clamp(1, DEFAULT_LINES);
     let numbers = args.line_numbers.unwrap_or(false);
     let mut out = Bounded::new(MAX_RESULT_BYTES);
-    let mut line = Vec::new();
+    let mut line = Vec::with_capacity(256);
     let mut index: u64 = 0;
     let mut last_shown = offset;
+    let mut consumed: u64 = 0;
+    let mut counted_all = true;
     loop {
         if index.is_multiple_of(4096) && ctx.cancel.is_cancelled() {
             return Err("cancelled".to_owned());
         }
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
+        let page_done = index >= offset + limit || out.is_full();
+        if page_done && consumed > MAX_COUNT_BYTES {
+            // Past the page in a huge file: stop counting lines.
+            counted_all = false;
+            break;
+        }
+        let (n, full_len) = read_line_bounded(&mut reader, &mut line, MAX_LINE_BYTES)
             .map_err(|e| format!("path '{input}': {e}"))?;
         if n == 0 {
             break;
         }
-        if index >= offset && index < offset + limit && !out.is_full() {
-            if line.last() == Some(&b'\n') {
-                line.pop();
+        consumed += n as u64;
+        if index >= offset && !page_done {
+            let mut text = String::from_utf8_lossy(&line).into_owned();
+            if full_len > line.len() {
+                text.push_str(&format!(" [line cut: {full_len} bytes in all]"));
             }
-            let text = clip_line(&line);
             let pushed = if numbers {
                 out.push_line(&format!("{:>6}\t{text}", index + 1))
             } else {
@@ -104,7 +113,9 @@ pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         index += 1;
     }
     let total = index;
-    let marker = if total > 0 && offset >= total {
+    let marker = if !counted_all {
+        Some(page_marker("lines", offset, last_shown, None))
+    } else if total > 0 && offset >= total {
         Some(format!(
             "[offset {offset} is past the end: the file has {total} lines]"
         ))
@@ -116,14 +127,36 @@ pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     Ok(CallToolResult::text(out.finish(marker)))
 }
 
-/// The line as text: invalid UTF-8 replaced, cut at [`MAX_LINE_BYTES`].
-fn clip_line(line: &[u8]) -> String {
-    if line.len() <= MAX_LINE_BYTES {
-        return String::from_utf8_lossy(line).into_owned();
+/// Reads one line into `line` (without its `\n`), keeping at most `max`
+/// bytes of it; returns (bytes consumed, the line's full length). Memory
+/// stays bounded however long the line is.
+fn read_line_bounded(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<(usize, usize)> {
+    line.clear();
+    let mut consumed = 0;
+    let mut full_len = 0;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((consumed, full_len));
+        }
+        let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        let room = max.saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        full_len += chunk.len();
+        let used = done.unwrap_or(buf.len());
+        reader.consume(used);
+        consumed += used;
+        if done.is_some() {
+            return Ok((consumed, full_len));
+        }
     }
-    let mut text = String::from_utf8_lossy(&line[..MAX_LINE_BYTES]).into_owned();
-    text.push_str(&format!(" [line cut: {} bytes in all]", line.len()));
-    text
 }
 
 /// The MIME type of an image recognised by its first bytes.
