@@ -68,21 +68,28 @@ fn strip_null(value: &mut Value) {
     }
 }
 
-/// Runs blocking `work` on tokio's blocking pool; returns early with an
-/// error result when `ctx.cancel` fires (the work sees the same token and
-/// stops at its next check).
+/// Runs blocking `work` on tokio's blocking pool (not at all when already
+/// cancelled); returns early with an error result when `ctx.cancel` fires
+/// (walks and reads see the same token and stop at their next check; a
+/// write already under way finishes, atomically).
 pub(crate) async fn run_blocking<F>(ctx: &ToolContext, work: F) -> CallToolResult
 where
     F: FnOnce() -> ToolResult + Send + 'static,
 {
+    if ctx.cancel.is_cancelled() {
+        return CallToolResult::error("cancelled".to_owned());
+    }
     let task = tokio::task::spawn_blocking(work);
     tokio::select! {
+        // Cancellation first: a call cancelled before it finished gets no
+        // result of its work.
+        biased;
+        () = ctx.cancel.cancelled() => CallToolResult::error("cancelled".to_owned()),
         joined = task => match joined {
             Ok(Ok(result)) => result,
             Ok(Err(message)) => CallToolResult::error(message),
             Err(e) => CallToolResult::error(format!("internal error: the tool's task failed ({e})")),
         },
-        () = ctx.cancel.cancelled() => CallToolResult::error("cancelled".to_owned()),
     }
 }
 
