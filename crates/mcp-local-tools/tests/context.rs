@@ -23,13 +23,16 @@ async fn a_cancelled_call_returns_cancelled() {
     assert_eq!(result.content[0].as_text(), Some("cancelled"));
 }
 
+/// One progress report: (progress, total, message).
+type Report = (f64, Option<f64>, Option<String>);
+
 #[tokio::test]
 async fn search_reports_progress_every_thousand_files() {
     let s = Sandbox::new();
     for i in 0..1500 {
         s.write(&format!("d{}/f{i}.txt", i % 10), "nothing here\n");
     }
-    let reports: Arc<Mutex<Vec<(f64, Option<f64>, Option<String>)>>> = Arc::default();
+    let reports: Arc<Mutex<Vec<Report>>> = Arc::default();
     let sink = reports.clone();
     let mut ctx = ToolContext::new(s.roots.clone());
     ctx.progress = Progress::new(move |p, t, m| sink.lock().unwrap().push((p, t, m)));
