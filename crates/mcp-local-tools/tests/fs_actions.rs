@@ -305,6 +305,7 @@ async fn tree_honours_gitignore_and_depth() {
     s.write("target/debug/out", "");
     s.write("run.log", "");
     s.write("README.md", "");
+    s.write(".git/HEAD", "ref: refs/heads/main\n");
     let r = fs(&s.roots, json!({"action": "tree", "depth": 2})).await;
     assert_eq!(r, ok("./\n  README.md\n  src/\n    deep/\n    lib.rs\n"));
     let r = fs(

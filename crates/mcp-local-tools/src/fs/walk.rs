@@ -1,6 +1,7 @@
 //! `fs` `tree`, `find`, `search`: walks that honour `.gitignore` (also
-//! outside a git repository) and `.ignore`, skip hidden entries unless
-//! asked, and never follow symlinks (a link is listed, not entered).
+//! outside a git repository, and those of parent directories) and
+//! `.ignore`, skip hidden entries unless asked, always skip `.git`, and
+//! never follow symlinks (a link is listed, not entered).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -46,7 +47,9 @@ fn walker(dir: &Path, hidden: bool) -> WalkBuilder {
         .hidden(!hidden)
         .follow_links(false)
         .require_git(false)
-        .git_global(false);
+        .git_global(false)
+        // Git's own store is never content to show, hidden or not.
+        .filter_entry(|entry| entry.file_name() != ".git");
     builder
 }
 
