@@ -25,7 +25,7 @@
 //! assert!(reader.read_message().unwrap().is_none()); // end of input
 //! ```
 //!
-//! With the `tokio` feature, [`AsyncFrameReader`] and [`AsyncFrameWriter`]
+//! With the `tokio` feature, `AsyncFrameReader` and `AsyncFrameWriter`
 //! do the same over `AsyncBufRead` / `AsyncWrite`.
 
 use std::io::{self, BufRead, Write};

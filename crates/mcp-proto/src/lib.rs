@@ -69,8 +69,8 @@
 //!
 //! # Cargo features
 //!
-//! - `tokio` (off by default): [`framing::AsyncFrameReader`] and
-//!   [`framing::AsyncFrameWriter`] over tokio's `AsyncBufRead` / `AsyncWrite`.
+//! - `tokio` (off by default): `framing::AsyncFrameReader` and
+//!   `framing::AsyncFrameWriter` over tokio's `AsyncBufRead` / `AsyncWrite`.
 #![deny(missing_docs)]
 
 pub mod decode;
