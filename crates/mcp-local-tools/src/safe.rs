@@ -7,9 +7,10 @@
 //! root, means it changed between check and use, and the kernel refuses it
 //! ([`PathErrorKind::Changed`]). Directory creation, renames and removals go
 //! through `mkdirat`/`renameat`/`unlinkat` on a parent handle opened the same
-//! way. Elsewhere (and on kernels older than 5.6) opens use `O_NOFOLLOW` on
-//! the last component only: a parent directory swapped for a symlink in the
-//! window between resolve and open is the residual race there.
+//! way. On kernels older than 5.6 (no `openat2`) opens fall back to
+//! `open(O_NOFOLLOW)`, refusing a swapped last component only; on other
+//! systems they are plain path opens. There a directory swapped for a
+//! symlink in the window between resolve and open is the residual race.
 
 // Which helpers a build uses depends on the tool features it enables.
 #![cfg_attr(not(all(feature = "fs", feature = "code")), allow(dead_code))]
