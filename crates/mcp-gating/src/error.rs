@@ -4,8 +4,8 @@ use std::fmt;
 
 /// Why an allowlist configuration was refused.
 ///
-/// Each variant carries the server name and, where there is one, the entry
-/// exactly as written, so the message points at the mistake:
+/// Each variant carries the offending input (server name, entry as written,
+/// or policy name), so the message points at the mistake:
 /// `server "door": entry "billing:" has an empty op after ':'`.
 ///
 /// The crate's only normal dependency is `serde` (DESIGN "Crates"), so

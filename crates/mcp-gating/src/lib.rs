@@ -52,6 +52,7 @@
 //! ```
 //! use mcp_gating::{
 //!     AllowedTools, CallDecision, GatedSurface, OpArg, OpTool, Policy, SurfaceRules, ToolName,
+//!     route_call,
 //! };
 //!
 //! /// A grouped tool: a name and the values of its `op` enum.
@@ -101,6 +102,16 @@
 //! // Ungated (null), the door owns every name, listed or not.
 //! let open = GatedSurface::new("door", &door_tools, &AllowedTools::unrestricted(), Policy::FailOpen, SurfaceRules::door());
 //! assert_eq!(open.check_call("anything_else", OpArg::Absent), permitted);
+//!
+//! // Routing over all sources in order: local first, then the door.
+//! let local_tools = [Grouped("fs", vec!["read", "write"]), Grouped("git", vec!["status"])];
+//! let local = GatedSurface::new("local", &local_tools, &config, Policy::FailOpen, SurfaceRules::local());
+//! let sources = [local, door];
+//! let route = |name: &str, op: &'static str| route_call(&sources, name, |_| OpArg::Value(op));
+//! assert_eq!(route("git", "status"), Some(0)); // local is not named in the config: open
+//! assert_eq!(route("billing", "get_invoice"), Some(1));
+//! assert_eq!(route("billing", "refund_invoice"), None); // -32602, never forwarded
+//! assert_eq!(route("agents", "list"), None); // the gated door does not own it
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 //!
