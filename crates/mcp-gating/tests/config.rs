@@ -180,3 +180,50 @@ fn policies_parse_by_name() {
         r#"unknown gating policy "deny"; expected "fail-open" or "deny-by-default""#
     );
 }
+
+#[test]
+fn any_deserializer_reads_the_configuration() {
+    let value = serde_json::json!({"door": ["billing:get_invoice"]});
+    let from_value = AllowedTools::from_deserializer(value).unwrap();
+    assert_eq!(
+        from_value,
+        AllowedTools::from_servers([("door", ["billing:get_invoice"])]).unwrap()
+    );
+    assert!(
+        AllowedTools::from_deserializer(serde_json::Value::Null)
+            .unwrap()
+            .is_unrestricted()
+    );
+    let error = AllowedTools::from_deserializer(serde_json::json!({"door": ["a:b:c"]}))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        r#"server "door": entry "a:b:c" has more than one ':'; write "<tool>" or "<tool>:<op>""#
+    );
+}
+
+#[test]
+fn grants_per_policy() {
+    use mcp_gating::Grant;
+    let allowed = json(r#"{"local": ["fs"], "door": []}"#).unwrap();
+    let local = allowed.server("local").unwrap();
+    assert_eq!(
+        Policy::FailOpen.grant(&allowed, "local"),
+        Grant::Only(local)
+    );
+    assert_eq!(Policy::FailOpen.grant(&allowed, "other"), Grant::All);
+    assert_eq!(
+        Policy::DenyByDefault.grant(&allowed, "other"),
+        Grant::Nothing
+    );
+    assert_eq!(
+        Policy::DenyByDefault.grant(&AllowedTools::unrestricted(), "local"),
+        Grant::Nothing
+    );
+    assert!(Grant::Only(local).allows_tool("fs"));
+    assert!(!Grant::Only(local).allows_tool("git"));
+    assert!(!Policy::FailOpen.grant(&allowed, "door").allows_tool("git"));
+    assert!(Grant::All.allows_tool("git"));
+    assert!(!Grant::Nothing.allows_tool("fs"));
+}
