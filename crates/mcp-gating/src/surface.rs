@@ -218,6 +218,9 @@ pub struct GatedSurface<T> {
     owned: HashMap<String, Access>,
     /// Ops allowed in some grouped tool (gated surfaces only).
     allowed_ops: HashSet<String>,
+    /// Names the source lists but the gating removed: never callable, not
+    /// even as an op name that happens to be spelled the same.
+    gated_out: HashSet<String>,
     unmatched: Vec<UnmatchedEntry>,
 }
 
@@ -327,6 +330,12 @@ impl<T: OpTool> GatedSurface<T> {
             listed.push(gated_tool);
         }
 
+        let gated_out = seen
+            .into_iter()
+            .filter(|name| !owned.contains_key(*name))
+            .map(str::to_owned)
+            .collect();
+
         let unmatched = list
             .map(|list| distinct_entries(list.entries()))
             .into_iter()
@@ -354,6 +363,7 @@ impl<T: OpTool> GatedSurface<T> {
             tools: listed,
             owned,
             allowed_ops,
+            gated_out,
             unmatched,
         }
     }
@@ -372,6 +382,7 @@ impl<T: OpTool> GatedSurface<T> {
             tools: tools.to_vec(),
             owned,
             allowed_ops: HashSet::new(),
+            gated_out: HashSet::new(),
             unmatched: Vec::new(),
         }
     }
@@ -423,12 +434,15 @@ impl<T> GatedSurface<T> {
     /// - gated: an allowed tool is permitted, or refused when its entries
     ///   allow other values of the discriminator than the call's; `describe`
     ///   is permitted only for an op some allowed tool allows; an op's own
-    ///   name is permitted only if that op is allowed; anything else is
+    ///   name is permitted only if that op is allowed and no tool of that
+    ///   name was gated out of this source; anything else is
     ///   [`NotOwned`](CallDecision::NotOwned).
     pub fn check_call(&self, name: &str, op: OpArg<'_>) -> CallDecision {
         let Some(access) = self.owned.get(name) else {
-            let direct_op =
-                self.gated && self.rules.op_names_callable && self.allowed_ops.contains(name);
+            let direct_op = self.gated
+                && self.rules.op_names_callable
+                && self.allowed_ops.contains(name)
+                && !self.gated_out.contains(name);
             return if direct_op || (!self.gated && self.rules.owns_unlisted) {
                 CallDecision::Permitted
             } else {

@@ -393,3 +393,32 @@ fn tools_without_declared_values_take_op_entries_on_trust() {
     assert_eq!(door.source(), "door");
     assert!(door.owns("preview"));
 }
+
+#[test]
+fn an_op_spelled_like_a_gated_out_tool_does_not_reopen_it() {
+    // `agents` has an op named `git`; the door's `git` tool is gated out.
+    let tools = vec![
+        grouped("agents", &["git", "list_agents"]),
+        grouped("git", &["create_repo"]),
+    ];
+    let allowed = config(r#"{"door": ["agents"]}"#);
+    let door = GatedSurface::new(
+        "door",
+        &tools,
+        &allowed,
+        Policy::FailOpen,
+        SurfaceRules::door(),
+    );
+    assert_eq!(
+        door.check_call("list_agents", OpArg::Absent),
+        CallDecision::Permitted
+    );
+    assert_eq!(
+        door.check_call("git", OpArg::Value("create_repo")),
+        CallDecision::NotOwned
+    );
+    assert_eq!(
+        door.check_call("agents", OpArg::Value("git")),
+        CallDecision::Permitted
+    );
+}
