@@ -115,6 +115,21 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 //!
+//! # The contract for a server
+//!
+//! Per source, whenever its list is (re)read: `GatedSurface::new(source,
+//! &tools, &allowed, policy, rules)`, with `SurfaceRules::local()` for `local`
+//! and `SurfaceRules::door()` for `door`. Then:
+//!
+//! - `tools/list`: each surface's [`GatedSurface::tools`], merged in source
+//!   order (first name wins);
+//! - `tools/call`: ask the surfaces in order ([`GatedSurface::check_call`],
+//!   or `check_call_params` with feature `proto`, or [`route_call`] for the
+//!   whole walk): [`CallDecision::Permitted`] → call that source;
+//!   [`CallDecision::NotOwned`] → ask the next; [`CallDecision::Refused`] or
+//!   no owner → the unknown-tool error (-32602), sent to no source;
+//! - at start: warn about [`GatedSurface::unmatched_entries`].
+//!
 //! # Configuration in TOML
 //!
 //! The same shape deserializes from a TOML table (`local = ["fs"]`,
