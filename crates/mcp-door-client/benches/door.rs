@@ -1,6 +1,7 @@
 //! Criterion benchmarks of the door client (issue 5):
-//! - `tools_list_cached/*`: a `tools/list` of 12 local + 110 door tools
-//!   answered from the cache (snapshot + merge, and + JSON serialization);
+//! - `tools_list_cached/*`: a `tools/list` of 12 local + 110 door tools (122)
+//!   answered from the cache (snapshot + merge, and + JSON serialization;
+//!   then the same through the `MergedTools` memo);
 //! - `call/*`: a `tools/call` forwarded by `Door::call_tool` to a loopback
 //!   fake door, against the same request POSTed straight to it.
 //!
@@ -9,7 +10,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig, merge};
+use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig, MergedTools, merge};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use mcp_proto::Tool;
 use serde_json::{Map, Value, json};
@@ -71,20 +72,30 @@ fn tools_list_cached(c: &mut Criterion) {
     let snapshot = rt.block_on(door.fetch_now());
     assert_eq!(snapshot.list.as_ref().map(|l| l.tools.len()), Some(110));
     let local = local_tools();
-    assert_eq!(merge(&local, snapshot.list.as_deref()).tools.len(), 121);
+    assert_eq!(merge(&local, snapshot.list.as_deref()).tools.len(), 122);
 
     let mut group = c.benchmark_group("tools_list_cached");
-    group.bench_function("snapshot_merge_121", |b| {
+    group.bench_function("snapshot_merge_122", |b| {
         b.iter(|| {
             let snapshot = door.snapshot();
             black_box(merge(black_box(&local), snapshot.list.as_deref()))
         })
     });
-    group.bench_function("snapshot_merge_serialize_121", |b| {
+    group.bench_function("snapshot_merge_serialize_122", |b| {
         b.iter(|| {
             let snapshot = door.snapshot();
             let merged = merge(black_box(&local), snapshot.list.as_deref());
             black_box(serde_json::to_vec(&merged).expect("json"))
+        })
+    });
+    let memo = MergedTools::new(local.clone());
+    group.bench_function("memo_get_122", |b| {
+        b.iter(|| black_box(memo.get(&door.snapshot())))
+    });
+    group.bench_function("memo_get_serialize_122", |b| {
+        b.iter(|| {
+            let merged = memo.get(&door.snapshot());
+            black_box(serde_json::to_vec(&*merged).expect("json"))
         })
     });
     group.finish();

@@ -28,7 +28,8 @@
 //! - [`Door`]: the cached list ([`DoorSnapshot`], [`DoorList`]), a watch
 //!   channel of changes, [`Door::wait_first`] with a budget,
 //!   [`Door::call_tool`], [`Door::owns`].
-//! - [`merge`]: local first, a local name wins, the door's `_meta` kept.
+//! - [`merge`]: local first, a local name wins, the door's `_meta` kept;
+//!   [`MergedTools`] remembers the merge until the door's list changes.
 //!
 //! # Example: serve a merged list, forward a call
 //!
@@ -80,4 +81,4 @@ pub use config::{
 pub use door::{Door, DoorSnapshot, DoorStatus};
 pub use error::DoorError;
 pub use list::DoorList;
-pub use merge::merge;
+pub use merge::{MergedTools, merge};

@@ -2,9 +2,11 @@
 //! (HIP-0300 §2.2).
 
 use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use mcp_proto::{ListToolsResult, Tool};
 
+use crate::door::DoorSnapshot;
 use crate::list::DoorList;
 
 /// The `tools/list` result of a local server: the `local` tools in their
@@ -44,5 +46,44 @@ pub fn merge(local: &[Tool], door: Option<&DoorList>) -> ListToolsResult {
         tools,
         meta: door.meta.clone(),
         ..ListToolsResult::default()
+    }
+}
+
+/// [`merge`] remembered for one set of local tools: the merged result is
+/// computed again only when the door's list changes (a new
+/// [`DoorSnapshot::generation`]), so a `tools/list` answered from the cache
+/// costs a lock and an `Arc` clone instead of a copy of every tool.
+#[derive(Debug)]
+pub struct MergedTools {
+    local: Vec<Tool>,
+    memo: Mutex<Option<(u64, Arc<ListToolsResult>)>>,
+}
+
+impl MergedTools {
+    /// A memo over these local tools (already gated, in their order).
+    pub fn new(local: Vec<Tool>) -> MergedTools {
+        MergedTools {
+            local,
+            memo: Mutex::new(None),
+        }
+    }
+
+    /// The local tools.
+    pub fn local(&self) -> &[Tool] {
+        &self.local
+    }
+
+    /// `merge(local, snapshot.list)`, from the memo when `snapshot` has the
+    /// generation of the last call.
+    pub fn get(&self, snapshot: &DoorSnapshot) -> Arc<ListToolsResult> {
+        let mut memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((generation, merged)) = memo.as_ref()
+            && *generation == snapshot.generation
+        {
+            return Arc::clone(merged);
+        }
+        let merged = Arc::new(merge(&self.local, snapshot.list.as_deref()));
+        *memo = Some((snapshot.generation, Arc::clone(&merged)));
+        merged
     }
 }

@@ -760,6 +760,13 @@ async fn list_within_waits_only_for_the_first_list() {
     let snapshot = door.list_within(Duration::from_millis(50)).await;
     assert_eq!(snapshot.status, DoorStatus::Pending);
     assert_eq!(snapshot.list, None);
+    // The fetch it started reaches the door (and hangs there).
+    for _ in 0..600 {
+        if !fake.requests_for("tools/list").is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     assert_eq!(fake.requests_for("tools/list").len(), 1);
 
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
@@ -788,4 +795,26 @@ async fn generations_change_once_per_new_list() {
     door.fetch_now().await;
     assert!(generations.has_changed().expect("open"));
     assert_eq!(*generations.borrow_and_update(), 2);
+}
+
+#[tokio::test]
+async fn merged_tools_memo_follows_the_generation() {
+    let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let door = Door::new(config_for(&fake)).expect("door");
+    let memo = mcp_door_client::MergedTools::new(vec![local_tool("git", "local git")]);
+    let local_only = memo.get(&door.snapshot());
+    let local_names: Vec<&str> = local_only.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(local_names, ["git"]);
+
+    let first = memo.get(&door.fetch_now().await);
+    let first_names: Vec<&str> = first.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(first_names, ["git", "describe", "agents", "billing"]);
+    // Same generation: the very same merged result.
+    let again = memo.get(&door.fetch_now().await);
+    assert!(std::sync::Arc::ptr_eq(&first, &again));
+
+    fake.set_behaviour(Behaviour::Changing);
+    let changed = memo.get(&door.fetch_now().await);
+    let changed_names: Vec<&str> = changed.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(changed_names, ["git", "describe", "changing_3"]);
 }
