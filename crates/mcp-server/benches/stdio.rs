@@ -1,1 +1,247 @@
-fn main() {}
+//! `hanzo-mcp serve` over stdio pipes, side by side with a minimal rmcp
+//! (official Rust SDK) stdio server serving one `echo` tool, in the same run:
+//!
+//! - spawn → `initialize` answered (median of 30 spawns);
+//! - sequential `tools/call` round trip of a trivial call (median, p99 over
+//!   10,000 calls): `fs` `read` of a one-line file for hanzo-mcp, `echo` for
+//!   rmcp;
+//! - peak RSS (`VmHWM`) of the server after those 10,000 calls.
+//!
+//! Run (release; builds the rmcp server first):
+//!
+//! ```sh
+//! cargo build --release -p mcp-examples --example rmcp_echo_server
+//! cargo bench -p mcp-local-server --bench stdio
+//! ```
+//!
+//! The rmcp server is looked up at `$RMCP_ECHO_SERVER`, else next to this
+//! bench in `<target>/release/examples/rmcp_echo_server`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SPAWNS: usize = 30;
+const CALLS: usize = 10_000;
+
+struct Proc {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+}
+
+impl Proc {
+    fn spawn(program: &Path, args: &[&str]) -> Proc {
+        let mut child = Command::new(program)
+            .args(args)
+            .env("RUST_LOG", "error")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Proc {
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.stdin.write_all(line.as_bytes()).expect("write");
+        self.stdin.write_all(b"\n").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Reads lines until the response to `id`.
+    fn response(&mut self, id: usize) -> &str {
+        let needle = format!("\"id\":{id}");
+        loop {
+            self.line.clear();
+            let n = self.stdout.read_line(&mut self.line).expect("read");
+            assert!(n > 0, "server closed stdout");
+            if self.line.contains(&needle) {
+                return &self.line;
+            }
+        }
+    }
+
+    fn initialize(&mut self) {
+        self.send(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
+        );
+        let answer = self.response(0);
+        assert!(answer.contains("protocolVersion"), "{answer}");
+    }
+
+    fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("read /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM")
+    }
+
+    fn finish(mut self) {
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+struct Subject {
+    name: &'static str,
+    program: PathBuf,
+    args: Vec<String>,
+    call: String,
+    expect: &'static str,
+}
+
+#[derive(Default)]
+struct Figures {
+    startup: Vec<Duration>,
+    round_trip: Vec<Duration>,
+    peak_rss_kib: u64,
+}
+
+fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort_unstable();
+    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
+    samples[index]
+}
+
+fn startup_once(subject: &Subject) -> Duration {
+    let args: Vec<&str> = subject.args.iter().map(String::as_str).collect();
+    let start = Instant::now();
+    let mut proc = Proc::spawn(&subject.program, &args);
+    proc.initialize();
+    let elapsed = start.elapsed();
+    proc.finish();
+    elapsed
+}
+
+fn calls(subject: &Subject, figures: &mut Figures) {
+    let args: Vec<&str> = subject.args.iter().map(String::as_str).collect();
+    let mut proc = Proc::spawn(&subject.program, &args);
+    proc.initialize();
+    proc.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    for id in 1..=CALLS {
+        let line = subject.call.replace("\"ID\"", &id.to_string());
+        let start = Instant::now();
+        proc.send(&line);
+        let answer = proc.response(id);
+        figures.round_trip.push(start.elapsed());
+        if id == 1 {
+            assert!(
+                answer.contains(subject.expect),
+                "{}: {answer}",
+                subject.name
+            );
+        }
+    }
+    figures.peak_rss_kib = proc.peak_rss_kib();
+    proc.finish();
+}
+
+fn rmcp_server() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("RMCP_ECHO_SERVER") {
+        return Some(PathBuf::from(path));
+    }
+    // <target>/release/deps/stdio-<hash> → <target>/release/examples/
+    let exe = std::env::current_exe().ok()?;
+    let path = exe
+        .parent()?
+        .parent()?
+        .join("examples")
+        .join("rmcp_echo_server");
+    path.exists().then_some(path)
+}
+
+fn main() {
+    // `cargo test --benches` runs this with `--bench` absent: do nothing then.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let root = tempfile::tempdir().expect("tempdir");
+    let file = root.path().join("one.txt");
+    std::fs::write(&file, "hello\n").expect("write");
+    let hanzo = Subject {
+        name: "hanzo-mcp",
+        program: PathBuf::from(env!("CARGO_BIN_EXE_hanzo-mcp")),
+        args: vec![
+            "serve".into(),
+            "--no-door".into(),
+            "--log-level".into(),
+            "error".into(),
+            "--root".into(),
+            root.path().display().to_string(),
+        ],
+        call: format!(
+            r#"{{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{{"name":"fs","arguments":{{"action":"read","path":{}}}}}}}"#,
+            serde_json::to_string(&file.display().to_string()).expect("json")
+        ),
+        expect: "hello",
+    };
+    let mut subjects = vec![hanzo];
+    match rmcp_server() {
+        Some(program) => subjects.push(Subject {
+            name: "rmcp echo",
+            program,
+            args: Vec::new(),
+            call: r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}"#.into(),
+            expect: "hello",
+        }),
+        None => eprintln!(
+            "rmcp_echo_server not found: build it with \
+             `cargo build --release -p mcp-examples --example rmcp_echo_server` \
+             or set RMCP_ECHO_SERVER; measuring hanzo-mcp alone"
+        ),
+    }
+    let mut figures: Vec<Figures> = subjects.iter().map(|_| Figures::default()).collect();
+    // Interleave the spawns so both servers see the same machine load.
+    for _ in 0..SPAWNS {
+        for (subject, figures) in subjects.iter().zip(figures.iter_mut()) {
+            figures.startup.push(startup_once(subject));
+        }
+    }
+    for (subject, figures) in subjects.iter().zip(figures.iter_mut()) {
+        calls(subject, figures);
+    }
+
+    println!(
+        "{:<12} {:>16} {:>16} {:>16} {:>14}",
+        "server", "init median", "call median", "call p99", "peak RSS"
+    );
+    let mut rows = Vec::new();
+    for (subject, figures) in subjects.iter().zip(figures.iter_mut()) {
+        let startup = percentile(&mut figures.startup, 0.5);
+        let median = percentile(&mut figures.round_trip, 0.5);
+        let p99 = percentile(&mut figures.round_trip, 0.99);
+        let rss = figures.peak_rss_kib as f64 / 1024.0;
+        println!(
+            "{:<12} {:>13.2} ms {:>13.1} us {:>13.1} us {:>10.2} MiB",
+            subject.name,
+            startup.as_secs_f64() * 1e3,
+            median.as_secs_f64() * 1e6,
+            p99.as_secs_f64() * 1e6,
+            rss
+        );
+        rows.push((startup, median, p99, rss));
+    }
+    if let [ours, theirs] = rows.as_slice() {
+        println!(
+            "{:<12} {:>16.2} {:>16.2} {:>16.2} {:>14.2}",
+            "ratio",
+            ours.0.as_secs_f64() / theirs.0.as_secs_f64(),
+            ours.1.as_secs_f64() / theirs.1.as_secs_f64(),
+            ours.2.as_secs_f64() / theirs.2.as_secs_f64(),
+            ours.3 / theirs.3
+        );
+    }
+}

@@ -9,7 +9,14 @@ use clap::{Args, Parser, Subcommand};
 use mcp_proto::Implementation;
 use tracing_subscriber::EnvFilter;
 
+use mcp_door_client::{ClientInfo, Door, DoorConfig, DoorStatus};
+use mcp_gating::{AllowedTools, Policy, SurfaceRules};
+use mcp_local_tools::{DoorReport, Surroundings};
+
+use crate::door::DoorSource;
 use crate::error::ServerError;
+use crate::gated::GatedSource;
+use crate::local::LocalSource;
 use crate::server::{Server, ServerConfig};
 use crate::source::{Composition, ToolSource};
 use crate::test_tools::TestTools;
@@ -44,9 +51,56 @@ pub struct SourceArgs {
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
 
+    /// Per-source tool allowlist (`allowedTools`): JSON `null` or
+    /// `{"local": ["fs"], "door": ["billing:get_invoice"]}`, or `@FILE` to
+    /// read that JSON from a file. Sources absent from the map keep all
+    /// their tools.
+    #[arg(
+        long,
+        value_name = "JSON|@FILE",
+        env = "HANZO_MCP_ALLOWED_TOOLS",
+        hide_env_values = true
+    )]
+    pub allowed_tools: Option<String>,
+
+    /// Do not forward to the door: local tools only.
+    #[arg(long)]
+    pub no_door: bool,
+
+    /// How long `tools/list` waits for the door's first list before it
+    /// answers with the local tools alone, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
+    pub door_wait: Duration,
+
     /// Adds the test-only `test_sleep` tool (for this crate's tests).
     #[arg(long, hide = true)]
     pub test_tools: bool,
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is not a duration"))
+}
+
+/// Reads `--allowed-tools` / `HANZO_MCP_ALLOWED_TOOLS`: inline JSON, or
+/// `@FILE`. Errors name the flag, the file and what is wrong.
+pub fn parse_allowed_tools(value: Option<&str>) -> Result<AllowedTools, ServerError> {
+    let Some(value) = value else {
+        return Ok(AllowedTools::unrestricted());
+    };
+    let (text, origin) = match value.strip_prefix('@') {
+        Some(path) => (
+            std::fs::read_to_string(path).map_err(|e| {
+                ServerError::Config(format!("--allowed-tools: cannot read {path}: {e}"))
+            })?,
+            format!("--allowed-tools @{path}"),
+        ),
+        None => (value.to_owned(), "--allowed-tools".to_owned()),
+    };
+    serde_json::from_str(&text).map_err(|e| ServerError::Config(format!("{origin}: {e}")))
 }
 
 /// Options of `serve`.
@@ -60,6 +114,12 @@ pub struct ServeArgs {
     /// a `RUST_LOG`-style directive). Default: `RUST_LOG`, else `info`.
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
+
+    /// Serve streamable HTTP at `/mcp` on ADDR (`HOST:PORT`, or a port on
+    /// 127.0.0.1) instead of stdio. A non-loopback address needs a bearer
+    /// in `HANZO_MCP_HTTP_BEARER`.
+    #[arg(long, value_name = "ADDR", value_parser = crate::http::parse_addr)]
+    pub http: Option<std::net::SocketAddr>,
 }
 
 /// Runs the parsed command line; the process's exit status.
@@ -129,9 +189,22 @@ pub fn server_info() -> Implementation {
     }
 }
 
-/// The tool sources `args` describe, in routing order, and whether any of
-/// their lists can change.
-pub async fn assemble(args: &SourceArgs) -> Result<(Composition, bool), ServerError> {
+/// The tool sources of a command line, assembled.
+#[derive(Debug)]
+pub struct Assembly {
+    /// The sources in routing order: (`test`), `local`, `door`.
+    pub composition: Composition,
+    /// Whether a source's list can change (the door is on).
+    pub list_changed: bool,
+    /// The gated sources, for warnings about entries that match nothing.
+    pub gated: Vec<Arc<GatedSource>>,
+}
+
+/// The tool sources `args` describe, in routing order: the local tools, then
+/// the door (unless `--no-door`), each gated by `--allowed-tools` before the
+/// merge. Starts the door's background fetch (call inside a Tokio runtime).
+pub async fn assemble(args: &SourceArgs) -> Result<Assembly, ServerError> {
+    let allowed = Arc::new(parse_allowed_tools(args.allowed_tools.as_deref())?);
     let roots =
         if args.roots.is_empty() {
             vec![std::env::current_dir().map_err(|e| {
@@ -149,26 +222,133 @@ pub async fn assemble(args: &SourceArgs) -> Result<(Composition, bool), ServerEr
         }
     }
     let mut sources: Vec<Arc<dyn ToolSource>> = Vec::new();
+    let mut gated = Vec::new();
     if args.test_tools {
         sources.push(Arc::new(TestTools));
     }
-    sources.push(Arc::new(crate::local::LocalSource::new(roots)?));
-    Ok((Composition::new(sources), false))
+    let local = LocalSource::new(roots)?;
+    let surroundings = local.toolbox().surroundings();
+    let local_tools = local.toolbox().tools();
+    let local: Arc<dyn ToolSource> = Arc::new(local);
+    let gate = |source: Arc<dyn ToolSource>, known: &[mcp_proto::Tool], rules: SurfaceRules| {
+        if allowed.server(source.name()).is_some() {
+            let view = Arc::new(GatedSource::new(
+                source,
+                known,
+                allowed.clone(),
+                Policy::FailOpen,
+                rules,
+            ));
+            (view.clone() as Arc<dyn ToolSource>, Some(view))
+        } else {
+            (source, None)
+        }
+    };
+    let (local, view) = gate(local, &local_tools, SurfaceRules::local());
+    sources.push(local);
+    gated.extend(view);
+
+    let mut list_changed = false;
+    if !args.no_door {
+        let mut config = DoorConfig::from_env();
+        config.client_info = ClientInfo {
+            name: "hanzo-mcp".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        };
+        match Door::new(config) {
+            Ok(door) => {
+                report_door(&door, surroundings);
+                let door: Arc<dyn ToolSource> = Arc::new(DoorSource::start(door, args.door_wait));
+                let (door, view) = gate(door, &[], SurfaceRules::door());
+                sources.push(door);
+                gated.extend(view);
+                list_changed = true;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the door is off: local tools only");
+            }
+        }
+    }
+    Ok(Assembly {
+        composition: Composition::new(sources),
+        list_changed,
+        gated,
+    })
+}
+
+/// Keeps the local tools' view of the door (`workspace` `capabilities`)
+/// current: its address, and whether its last list fetch answered.
+fn report_door(door: &Door, surroundings: Surroundings) {
+    let address = door.address().to_owned();
+    surroundings.set_door(Some(DoorReport {
+        address: address.clone(),
+        answered: None,
+        note: None,
+    }));
+    let mut snapshots = door.subscribe();
+    tokio::spawn(async move {
+        while snapshots.changed().await.is_ok() {
+            let status = snapshots.borrow_and_update().status.clone();
+            let (answered, note) = match status {
+                DoorStatus::Ready => (Some(true), None),
+                DoorStatus::Unavailable { reason } => (Some(false), Some(reason)),
+                DoorStatus::SignInRequired { resource_metadata } => (
+                    Some(true),
+                    Some(format!("sign-in required; see {resource_metadata}")),
+                ),
+                _ => (None, None),
+            };
+            surroundings.set_door(Some(DoorReport {
+                address: address.clone(),
+                answered,
+                note,
+            }));
+        }
+    });
+}
+
+/// At `serve` start only the local list is known: warn about its entries.
+fn warn_unmatched_local(gated: &[Arc<GatedSource>]) {
+    let local: Vec<Arc<GatedSource>> = gated
+        .iter()
+        .filter(|g| g.name() == "local")
+        .cloned()
+        .collect();
+    warn_unmatched(&local);
+}
+
+/// Writes one stderr warning per allowlist entry that matches nothing in
+/// its source's current list.
+fn warn_unmatched(gated: &[Arc<GatedSource>]) {
+    for source in gated {
+        for entry in source.surface().unmatched_entries() {
+            eprintln!(
+                "hanzo-mcp: warning: allowedTools[{:?}]: {entry}",
+                source.name()
+            );
+        }
+    }
 }
 
 async fn serve(args: ServeArgs) -> Result<(), ServerError> {
-    let (composition, list_changed) = assemble(&args.sources).await?;
+    let assembly = assemble(&args.sources).await?;
+    warn_unmatched_local(&assembly.gated);
     let mut config = ServerConfig::new(server_info());
-    config.list_changed = list_changed;
-    let server = Arc::new(Server::new(composition, config));
+    config.list_changed = assembly.list_changed;
+    let server = Arc::new(Server::new(assembly.composition, config));
+    if let Some(addr) = args.http {
+        let http = crate::http::config_from_env();
+        return crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await;
+    }
     server
         .serve(tokio::io::stdin(), tokio::io::stdout(), shutdown_signal())
         .await
 }
 
 async fn print_tools(args: SourceArgs) -> Result<(), ServerError> {
-    let (composition, _) = assemble(&args).await?;
-    let list = composition.list_tools().await;
+    let assembly = assemble(&args).await?;
+    let list = assembly.composition.list_tools().await;
+    warn_unmatched(&assembly.gated);
     let mut out = serde_json::json!({ "tools": list.tools });
     if let Some(meta) = list.meta {
         out["_meta"] = serde_json::Value::Object(meta);

@@ -13,12 +13,17 @@
 //!   `server/discover` style, decided per request.
 //! - [`server`]: the connection loop: framing, concurrency, cancellation,
 //!   progress, shutdown.
+//! - [`local`], [`door`], [`gated`]: the sources `hanzo-mcp` composes: the
+//!   local toolbox, the door (HIP-0300 §2.2), and an `allowedTools` view of
+//!   either (gating per source, before the merge).
 //! - [`cli`]: the `hanzo-mcp` command line.
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod door;
 pub mod error;
 mod framing;
+pub mod gated;
 pub mod lifecycle;
 pub mod local;
 pub mod outbox;

@@ -24,6 +24,21 @@ impl ProgressReporter {
         &self.token
     }
 
+    /// Relays a progress notification's `params` from upstream (the door),
+    /// with `progressToken` set to this request's token.
+    pub fn forward(&self, params: Value) {
+        let Value::Object(mut params) = params else {
+            return;
+        };
+        params.insert("progressToken".into(), json!(self.token));
+        let notification = Notification {
+            method: "notifications/progress".into(),
+            params: Some(Value::Object(params)),
+        };
+        self.outbox
+            .send(&mcp_proto::Message::Notification(notification));
+    }
+
     /// Sends one progress notification. `progress` must increase from one
     /// call to the next (the spec requires it; callers own that); `total` is
     /// in the same unit when known.

@@ -7,9 +7,17 @@ mod common;
 use common::Server;
 use serde_json::{Value, json};
 
+/// A table row: name, the line sent, the expected error (code, id) if any.
+type Case = (&'static str, Vec<u8>, Option<(i64, Value)>);
+
 fn serve() -> Server {
     let root = tempfile::tempdir().expect("tempdir");
-    let mut server = Server::spawn(&["serve", "--root", root.path().to_str().expect("utf-8")]);
+    let mut server = Server::spawn(&[
+        "serve",
+        "--no-door",
+        "--root",
+        root.path().to_str().expect("utf-8"),
+    ]);
     std::mem::forget(root);
     server.initialize("2025-11-25");
     server
@@ -53,7 +61,7 @@ fn every_bad_line_gets_its_error_and_the_connection_keeps_serving() {
     let mut huge = br#"{"jsonrpc":"2.0","id":77,"method":"ping","params":{"pad":""#.to_vec();
     huge.extend(std::iter::repeat_n(b'x', 10 * 1024 * 1024));
     huge.extend_from_slice(br#""}}"#);
-    let table: Vec<(&str, Vec<u8>, Option<(i64, Value)>)> = vec![
+    let table: Vec<Case> = vec![
         // Blank lines are not messages: skipped by the framing, no answer.
         ("empty line", b"".to_vec(), None),
         ("whitespace only", b"  \t ".to_vec(), None),
@@ -150,7 +158,7 @@ fn an_unterminated_last_line_is_answered_before_exit() {
 
 #[test]
 fn empty_input_exits_zero_and_writes_nothing() {
-    let mut server = Server::spawn(&["serve"]);
+    let mut server = Server::spawn(&["serve", "--no-door"]);
     server.close_stdin();
     assert!(server.drain().is_empty());
     assert_eq!(server.wait().code(), Some(0));

@@ -18,6 +18,7 @@ fn start() -> Fixture {
     let root = tempfile::tempdir().expect("tempdir");
     let mut server = Server::spawn(&[
         "serve",
+        "--no-door",
         "--test-tools",
         "--root",
         root.path().to_str().expect("utf-8"),

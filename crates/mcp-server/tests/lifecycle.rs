@@ -10,7 +10,12 @@ use serde_json::json;
 
 fn serve() -> Server {
     let root = tempfile::tempdir().expect("tempdir");
-    let server = Server::spawn(&["serve", "--root", root.path().to_str().expect("utf-8")]);
+    let server = Server::spawn(&[
+        "serve",
+        "--no-door",
+        "--root",
+        root.path().to_str().expect("utf-8"),
+    ]);
     // The directory only has to exist at start.
     std::mem::forget(root);
     server

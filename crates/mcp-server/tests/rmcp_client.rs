@@ -18,6 +18,7 @@ fn spawn(root: &Path) -> TokioChildProcess {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"));
     command
         .arg("serve")
+        .arg("--no-door")
         .arg("--root")
         .arg(root)
         .env("RUST_LOG", "warn");

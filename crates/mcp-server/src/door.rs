@@ -1,0 +1,96 @@
+//! The door (mcp-door-client) as the tool source named `door`, after the
+//! local tools (HIP-0300 §2.2; issue 5).
+//!
+//! Its list is fetched in the background from start; `tools/list` waits for
+//! the first fetch at most the configured budget (`--door-wait`), then
+//! answers without it. A name no earlier source owns is forwarded even when
+//! the door did not list it (the door accepts op names).
+
+use std::time::Duration;
+
+use mcp_door_client::Door;
+use mcp_proto::{CallToolRequestParams, ErrorObject};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use crate::source::{BoxFuture, CallContext, SourceList, ToolSource};
+
+/// The door as a tool source.
+#[derive(Debug, Clone)]
+pub struct DoorSource {
+    door: Door,
+    wait: Duration,
+}
+
+impl DoorSource {
+    /// A source over `door`, waiting at most `wait` for the first list.
+    /// Starts the background fetch (call inside a Tokio runtime); touches
+    /// nothing else, so start-up never waits for the network.
+    pub fn start(door: Door, wait: Duration) -> Self {
+        door.start();
+        Self { door, wait }
+    }
+
+    /// The door handle.
+    pub fn door(&self) -> &Door {
+        &self.door
+    }
+}
+
+impl ToolSource for DoorSource {
+    fn name(&self) -> &str {
+        "door"
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
+        Box::pin(async move {
+            let snapshot = self.door.list_within(self.wait).await;
+            match snapshot.list {
+                Some(list) => SourceList {
+                    tools: list.tools.clone(),
+                    meta: list.meta.clone(),
+                },
+                None => SourceList::default(),
+            }
+        })
+    }
+
+    fn owns(&self, tool: &str) -> bool {
+        self.door.owns(tool)
+    }
+
+    fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: CallContext,
+    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(async move {
+            let params = match serde_json::to_value(&params) {
+                Ok(Value::Object(map)) => map,
+                _ => {
+                    return Err(ErrorObject::internal_error(
+                        "cannot encode tools/call params",
+                    ));
+                }
+            };
+            let Some(reporter) = cx.progress else {
+                return self.door.call_tool(params, None).await;
+            };
+            // The door's progress notifications name the caller's own token
+            // (the params go through unchanged); relay them as they come.
+            let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
+            let relay = tokio::spawn(async move {
+                while let Some(progress) = rx.recv().await {
+                    reporter.forward(progress);
+                }
+            });
+            let result = self.door.call_tool(params, Some(tx)).await;
+            let _ = relay.await;
+            result
+        })
+    }
+
+    fn list_changes(&self) -> Option<watch::Receiver<u64>> {
+        Some(self.door.generations())
+    }
+}

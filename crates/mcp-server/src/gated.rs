@@ -1,0 +1,178 @@
+//! A gated view of a tool source (DESIGN.md "Gating semantics"; issue 4):
+//! the source's list after `allowedTools`, and calls checked against it.
+//!
+//! Gating happens per source, before the merge. A tool gated out of a source
+//! is not listed and the source does not own its name, so the composition
+//! routes the call as if the source never had it; a call the gated source
+//! owns but refuses (an op or action not allowed, `describe` of a disallowed
+//! op) is -32602 exactly like an unknown tool and never reaches the source.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use mcp_gating::{AllowedTools, CallDecision, GatedSurface, Policy, SurfaceRules};
+use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
+use serde_json::Value;
+use tokio::sync::watch;
+
+use crate::source::{BoxFuture, CallContext, SourceList, ToolSource, unknown_tool};
+
+type Surface = Arc<RwLock<Arc<GatedSurface<Tool>>>>;
+
+/// A source seen through an allowlist.
+pub struct GatedSource {
+    inner: Arc<dyn ToolSource>,
+    allowed: Arc<AllowedTools>,
+    policy: Policy,
+    rules: SurfaceRules,
+    surface: Surface,
+}
+
+impl std::fmt::Debug for GatedSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatedSource")
+            .field("source", &self.inner.name())
+            .finish_non_exhaustive()
+    }
+}
+
+impl GatedSource {
+    /// Gates `inner` (whose name is its key in `allowed`) under `policy`
+    /// with `rules` (`SurfaceRules::local()` or `SurfaceRules::door()`).
+    /// `known` is the source's list as known now (the local tools; empty for
+    /// a door whose list has not arrived): routing uses it until the next
+    /// list. When the source's list can change, the surface is rebuilt in
+    /// the background on every change (call inside a Tokio runtime).
+    pub fn new(
+        inner: Arc<dyn ToolSource>,
+        known: &[Tool],
+        allowed: Arc<AllowedTools>,
+        policy: Policy,
+        rules: SurfaceRules,
+    ) -> Self {
+        let surface = Arc::new(GatedSurface::new(
+            inner.name(),
+            known,
+            &allowed,
+            policy,
+            rules.clone(),
+        ));
+        let gated = Self {
+            inner,
+            allowed,
+            policy,
+            rules,
+            surface: Arc::new(RwLock::new(surface)),
+        };
+        gated.follow_changes();
+        gated
+    }
+
+    /// The surface routing uses now.
+    pub fn surface(&self) -> Arc<GatedSurface<Tool>> {
+        self.surface
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn follow_changes(&self) {
+        let Some(mut changes) = self.inner.list_changes() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let inner = self.inner.clone();
+        let allowed = self.allowed.clone();
+        let policy = self.policy;
+        let rules = self.rules.clone();
+        let surface = Arc::downgrade(&self.surface);
+        runtime.spawn(async move {
+            while changes.changed().await.is_ok() {
+                let Some(surface) = surface.upgrade() else {
+                    break;
+                };
+                let list = inner.list_tools().await;
+                rebuild(
+                    &surface,
+                    inner.name(),
+                    &list.tools,
+                    &allowed,
+                    policy,
+                    &rules,
+                );
+            }
+        });
+    }
+}
+
+fn rebuild(
+    surface: &Surface,
+    name: &str,
+    tools: &[Tool],
+    allowed: &AllowedTools,
+    policy: Policy,
+    rules: &SurfaceRules,
+) -> Arc<GatedSurface<Tool>> {
+    let fresh = Arc::new(GatedSurface::new(
+        name,
+        tools,
+        allowed,
+        policy,
+        rules.clone(),
+    ));
+    *surface.write().unwrap_or_else(PoisonError::into_inner) = fresh.clone();
+    fresh
+}
+
+impl ToolSource for GatedSource {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
+        Box::pin(async move {
+            let list = self.inner.list_tools().await;
+            let surface = rebuild(
+                &self.surface,
+                self.inner.name(),
+                &list.tools,
+                &self.allowed,
+                self.policy,
+                &self.rules,
+            );
+            SourceList {
+                tools: surface.tools().to_vec(),
+                meta: list.meta,
+            }
+        })
+    }
+
+    fn owns(&self, tool: &str) -> bool {
+        self.surface().owns(tool)
+    }
+
+    fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: CallContext,
+    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(async move {
+            let decision = self
+                .surface()
+                .check_call_arguments(&params.name, params.arguments.as_ref());
+            match decision {
+                CallDecision::Permitted => self.inner.call_tool(params, cx).await,
+                CallDecision::Refused(why) => {
+                    tracing::debug!(source = self.inner.name(), %why, "call gated out");
+                    Err(unknown_tool(&params.name))
+                }
+                CallDecision::NotOwned => Err(unknown_tool(&params.name)),
+            }
+        })
+    }
+
+    fn list_changes(&self) -> Option<watch::Receiver<u64>> {
+        self.inner.list_changes()
+    }
+}
