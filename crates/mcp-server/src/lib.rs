@@ -13,6 +13,8 @@
 //!   `server/discover` style, decided per request.
 //! - [`server`]: the connection loop: framing, concurrency, cancellation,
 //!   progress, shutdown.
+//! - [`http`]: the streamable HTTP transport, an axum router over the same
+//!   dispatch as stdio.
 //! - [`local`], [`door`], [`gated`]: the sources `hanzo-mcp` composes: the
 //!   local toolbox, the door (HIP-0300 §2.2), and an `allowedTools` view of
 //!   either (gating per source, before the merge).
@@ -24,6 +26,7 @@ pub mod door;
 pub mod error;
 mod framing;
 pub mod gated;
+pub mod http;
 pub mod lifecycle;
 pub mod local;
 pub mod outbox;

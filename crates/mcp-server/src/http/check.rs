@@ -1,0 +1,153 @@
+//! The checks the streamable HTTP transport makes before a message reaches
+//! the server: bearer, `Origin`, and the request metadata headers of
+//! 2026-07-28 against the body.
+
+use axum::http::HeaderMap;
+use mcp_proto::{ErrorObject, error_code, meta};
+use serde_json::Value;
+
+/// `MCP-Protocol-Version` (MCP 2025-11-25 and 2026-07-28 basic/transports).
+pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// `Mcp-Session-Id` (MCP 2025-11-25 basic/transports, session management).
+pub const SESSION_ID: &str = "mcp-session-id";
+/// `Mcp-Method` (MCP 2026-07-28 basic/transports, standard request headers).
+pub const METHOD: &str = "mcp-method";
+/// `Mcp-Name` (MCP 2026-07-28 basic/transports, standard request headers).
+pub const NAME: &str = "mcp-name";
+
+/// A header's value as text without surrounding whitespace (RFC 9110
+/// field values); `None` when absent or not visible ASCII.
+pub fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
+/// Whether `Authorization` carries `Bearer <expected>`. Compares every byte
+/// whatever the first difference, so the time taken does not reveal a
+/// prefix of the secret.
+pub fn bearer_ok(headers: &HeaderMap, expected: &str) -> bool {
+    let Some(given) = header(headers, "authorization") else {
+        return false;
+    };
+    let Some(token) = given
+        .strip_prefix("Bearer ")
+        .or_else(|| given.strip_prefix("bearer "))
+    else {
+        return false;
+    };
+    let (a, b) = (token.trim().as_bytes(), expected.as_bytes());
+    let mut diff = u8::from(a.len() != b.len());
+    for (i, byte) in b.iter().enumerate() {
+        diff |= byte ^ a.get(i).copied().unwrap_or(0);
+    }
+    diff == 0
+}
+
+/// Whether the request's `Origin` is acceptable: absent (not a browser), a
+/// loopback origin (`localhost`, `127.0.0.0/8`, `[::1]`, any port), or one
+/// of `allowed` exactly (MCP 2025-11-25 basic/transports, security warning:
+/// DNS rebinding).
+pub fn origin_ok(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get("origin") else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    if allowed.iter().any(|a| a == origin) {
+        return true;
+    }
+    let Some(rest) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((host, port)) if port.is_empty() || port.starts_with(':') => host,
+            _ => return false,
+        }
+    } else {
+        match rest.split_once(':') {
+            Some((host, _port)) => host,
+            None => rest,
+        }
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The revision a request's body names in
+/// `params._meta["io.modelcontextprotocol/protocolVersion"]`, if any.
+pub fn body_revision(message: &Value) -> Option<&str> {
+    message
+        .get("params")?
+        .get("_meta")?
+        .get(meta::PROTOCOL_VERSION)?
+        .as_str()
+}
+
+/// The error for headers that disagree with the body: -32020
+/// (`HeaderMismatchError`, MCP 2026-07-28 schema).
+pub fn mismatch(what: String) -> ErrorObject {
+    ErrorObject::new(
+        error_code::HEADER_MISMATCH,
+        format!("header mismatch: {what}"),
+    )
+}
+
+/// Checks a 2026-07-28 message's `MCP-Protocol-Version`, `Mcp-Method` and
+/// `Mcp-Name` against its body (MCP 2026-07-28 basic/transports, server
+/// validation): each required header present and equal to its body field.
+/// `version` is the header's value.
+pub fn stateless_headers(
+    headers: &HeaderMap,
+    version: &str,
+    message: &Value,
+) -> Result<(), ErrorObject> {
+    match body_revision(message) {
+        Some(body) if body == version => {}
+        Some(body) => {
+            return Err(mismatch(format!(
+                "MCP-Protocol-Version is {version:?} but params._meta names {body:?}"
+            )));
+        }
+        None => {
+            return Err(mismatch(format!(
+                "MCP-Protocol-Version is {version:?} but params._meta[\"{}\"] is missing",
+                meta::PROTOCOL_VERSION
+            )));
+        }
+    }
+    let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+    match header(headers, METHOD) {
+        Some(h) if h == method => {}
+        Some(h) => {
+            return Err(mismatch(format!(
+                "Mcp-Method is {h:?} but the body's method is {method:?}"
+            )));
+        }
+        None => return Err(mismatch("Mcp-Method is missing".into())),
+    }
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return Ok(()),
+    };
+    let body = message
+        .get("params")
+        .and_then(|p| p.get(field))
+        .and_then(Value::as_str);
+    match (header(headers, NAME), body) {
+        (Some(h), Some(b)) if h == b => Ok(()),
+        (Some(h), b) => Err(mismatch(format!(
+            "Mcp-Name is {h:?} but params.{field} is {b:?}"
+        ))),
+        (None, _) => Err(mismatch(format!("Mcp-Name is missing for {method}"))),
+    }
+}

@@ -1,0 +1,573 @@
+//! The streamable HTTP transport (MCP 2025-11-25 and 2026-07-28
+//! basic/transports) as an [`axum::Router`] another runtime can mount, and
+//! [`serve_http`] for `hanzo-mcp serve --http ADDR`.
+//!
+//! Every message reaches the same [`Server`] dispatch as stdio does: a
+//! session (2025-11-25) is one server connection, a 2026-07-28 request is a
+//! connection of its own. The transport adds only what HTTP needs:
+//!
+//! - Bearer (when configured): `Authorization: Bearer <token>` or 401.
+//! - `Origin`: absent, loopback, or configured; otherwise 403 (DNS
+//!   rebinding, MCP 2025-11-25 basic/transports security warning).
+//! - `MCP-Protocol-Version`: a revision we do not know gets 400 with -32022
+//!   `{supported, requested}`.
+//! - 2026-07-28 (header or body `_meta` names it): POST only (GET and DELETE
+//!   get 405); `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` must
+//!   match the body or 400 with -32020; -32022 and -32021 answers are 400;
+//!   -32601 is 404. Session ids are ignored.
+//! - 2025-11-25 and earlier: `initialize` mints an `Mcp-Session-Id`; later
+//!   messages must carry it (400 without, 404 for one that ended); DELETE
+//!   ends it; GET opens the session's stream for server notifications.
+//! - A notification or response is answered 202. A request is answered with
+//!   `application/json`, or with `text/event-stream` when notifications for
+//!   it (progress) come before its response and the client accepts SSE.
+
+mod check;
+mod pipe;
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures_util::StreamExt;
+use futures_util::stream::{self, Stream};
+use mcp_proto::{ErrorObject, Message, RequestId, Revision, error_code, meta};
+use serde_json::{Value, json};
+
+use crate::error::ServerError;
+use crate::server::Server;
+use check::{PROTOCOL_VERSION, SESSION_ID, header as text};
+use pipe::{Pipe, Replies};
+
+/// Settings of the HTTP transport.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The MCP endpoint's path. Default `/mcp`.
+    pub path: String,
+    /// When set, every request must carry `Authorization: Bearer <bearer>`;
+    /// required by [`serve_http`] for a non-loopback address. Never logged.
+    pub bearer: Option<String>,
+    /// Origins accepted besides loopback ones, exactly as browsers send them
+    /// (`https://app.example.com`).
+    pub allowed_origins: Vec<String>,
+    /// The largest request body accepted, in bytes; a larger one gets 413.
+    /// Default 8 MiB, the stdio line limit.
+    pub max_body_bytes: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".into(),
+            bearer: None,
+            allowed_origins: Vec::new(),
+            max_body_bytes: mcp_proto::framing::DEFAULT_MAX_LINE_LEN,
+        }
+    }
+}
+
+/// A 2025-11-25 session: one server connection plus the revision its
+/// `initialize` negotiated.
+struct Session {
+    pipe: Pipe,
+    revision: Mutex<Option<String>>,
+}
+
+#[derive(Clone)]
+struct Transport {
+    server: Arc<Server>,
+    config: Arc<HttpConfig>,
+    sessions: Arc<Mutex<HashMap<String, Arc<Session>>>>,
+}
+
+impl Transport {
+    fn session(&self, id: &str) -> Option<Arc<Session>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+    }
+}
+
+/// The MCP endpoint for `server` at `config.path` (GET, POST, DELETE), ready
+/// to mount in any axum application or to serve as a tower service.
+pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
+    let path = config.path.clone();
+    let limit = config.max_body_bytes;
+    let transport = Transport {
+        server,
+        config: Arc::new(config),
+        sessions: Arc::default(),
+    };
+    Router::new()
+        .route(&path, get(on_get).post(on_post).delete(on_delete))
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(transport)
+}
+
+/// Serves `server` over streamable HTTP on `addr` until `shutdown`
+/// completes. Refuses (`ServerError::Config`) a non-loopback `addr` without
+/// a bearer, and an address that cannot be bound. `on_bound` gets the bound
+/// address (useful with port 0).
+pub async fn serve_http<S>(
+    server: Arc<Server>,
+    addr: SocketAddr,
+    config: HttpConfig,
+    on_bound: impl FnOnce(SocketAddr),
+    shutdown: S,
+) -> Result<(), ServerError>
+where
+    S: Future<Output = ()> + Send + 'static,
+{
+    if !addr.ip().is_loopback() && config.bearer.as_deref().is_none_or(str::is_empty) {
+        return Err(ServerError::Config(format!(
+            "--http {addr}: a non-loopback address needs a bearer (HANZO_MCP_HTTP_BEARER)"
+        )));
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| ServerError::Config(format!("--http {addr}: cannot bind: {e}")))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| ServerError::Config(format!("--http {addr}: {e}")))?;
+    tracing::info!(%bound, path = config.path, "serving MCP over streamable HTTP");
+    on_bound(bound);
+    axum::serve(listener, router(server, config))
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| ServerError::Config(format!("--http {addr}: {e}")))
+}
+
+/// An HTTP answer carrying a JSON-RPC error (id null when unknown).
+fn rpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
+    let body = Message::Response(mcp_proto::Response::error(id, error));
+    (status, axum::Json(body)).into_response()
+}
+
+/// Bearer and `Origin`, checked on every method.
+fn guard(transport: &Transport, headers: &HeaderMap) -> Option<Response> {
+    if let Some(bearer) = &transport.config.bearer
+        && !check::bearer_ok(headers, bearer)
+    {
+        let mut response = rpc_error(
+            StatusCode::UNAUTHORIZED,
+            None,
+            ErrorObject::invalid_request("missing or wrong bearer token"),
+        );
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return Some(response);
+    }
+    if !check::origin_ok(headers, &transport.config.allowed_origins) {
+        return Some(rpc_error(
+            StatusCode::FORBIDDEN,
+            None,
+            ErrorObject::invalid_request("Origin not allowed"),
+        ));
+    }
+    None
+}
+
+/// The revision `MCP-Protocol-Version` names: `Ok(None)` when absent, `Err`
+/// (400, -32022) when it names no revision we know.
+fn header_revision(headers: &HeaderMap) -> Result<Option<Revision>, Response> {
+    let Some(value) = headers.get(PROTOCOL_VERSION) else {
+        return Ok(None);
+    };
+    let requested = value.to_str().unwrap_or("");
+    match Revision::parse(requested) {
+        Some(revision) => Ok(Some(revision)),
+        None => {
+            let mut supported = Revision::ALL.to_vec();
+            supported.reverse();
+            Err(rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::unsupported_protocol_version(requested, &supported),
+            ))
+        }
+    }
+}
+
+fn accepts_sse(headers: &HeaderMap) -> bool {
+    text(headers, "accept").is_some_and(|a| a.contains("text/event-stream") || a.contains("*/*"))
+}
+
+async fn on_post(State(transport): State<Transport>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(refused) = guard(&transport, &headers) {
+        return refused;
+    }
+    let message = match mcp_proto::parse_message(&body) {
+        Ok(message) => message,
+        Err(bad) => return rpc_error(StatusCode::BAD_REQUEST, bad.id, bad.error),
+    };
+    let value = match serde_json::to_value(&message) {
+        Ok(value) => value,
+        Err(e) => {
+            return rpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                None,
+                ErrorObject::internal_error(e.to_string()),
+            );
+        }
+    };
+    let revision = match header_revision(&headers) {
+        Ok(revision) => revision,
+        Err(refused) => return refused,
+    };
+    let body_stateless = check::body_revision(&value)
+        .and_then(Revision::parse)
+        .is_some_and(Revision::is_stateless);
+    let stateless = match revision {
+        Some(revision) => revision.is_stateless(),
+        None => body_stateless,
+    };
+    if stateless {
+        post_stateless(&transport, &headers, message, value).await
+    } else {
+        post_session(&transport, &headers, revision, message, value).await
+    }
+}
+
+/// A 2026-07-28 POST: headers checked against the body, then one connection
+/// for this request alone.
+async fn post_stateless(
+    transport: &Transport,
+    headers: &HeaderMap,
+    message: Message,
+    value: Value,
+) -> Response {
+    let id = match &message {
+        Message::Request(request) => Some(request.id.clone()),
+        _ => None,
+    };
+    let version = text(headers, PROTOCOL_VERSION).unwrap_or("");
+    let checked = if version.is_empty() {
+        Err(check::mismatch(format!(
+            "MCP-Protocol-Version is missing; params._meta[\"{}\"] names {:?}",
+            meta::PROTOCOL_VERSION,
+            check::body_revision(&value).unwrap_or("")
+        )))
+    } else {
+        check::stateless_headers(headers, version, &value)
+    };
+    if let Err(error) = checked {
+        return rpc_error(StatusCode::BAD_REQUEST, id, error);
+    }
+    match message {
+        // Nothing lasts between 2026-07-28 requests; a request is cancelled
+        // by closing its stream (MCP 2026-07-28 basic/transports).
+        Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
+        Message::Response(_) => rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::invalid_request("2026-07-28 clients send no responses"),
+        ),
+        Message::Request(request) => {
+            let pipe = Arc::new(Pipe::start(transport.server.clone()));
+            let token = progress_token(&value);
+            let replies = pipe.request(&json!(request.id), token.as_ref(), &value);
+            answer(replies, accepts_sse(headers), true, pipe).await
+        }
+    }
+}
+
+/// A 2025-11-25 (or earlier) POST: `initialize` opens a session, anything
+/// else goes to the session its `Mcp-Session-Id` names.
+async fn post_session(
+    transport: &Transport,
+    headers: &HeaderMap,
+    revision: Option<Revision>,
+    message: Message,
+    value: Value,
+) -> Response {
+    let id = match &message {
+        Message::Request(request) => Some(request.id.clone()),
+        _ => None,
+    };
+    if let Message::Request(request) = &message
+        && request.method == "initialize"
+    {
+        let session = Arc::new(Session {
+            pipe: Pipe::start(transport.server.clone()),
+            revision: Mutex::new(None),
+        });
+        let mut replies = session.pipe.request(&json!(request.id), None, &value);
+        let Some(reply) = replies.recv().await else {
+            return rpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                id,
+                ErrorObject::internal_error("the connection ended before answering initialize"),
+            );
+        };
+        let negotiated = reply
+            .get("result")
+            .and_then(|r| r.get("protocolVersion"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut response = (StatusCode::OK, axum::Json(reply)).into_response();
+        if let Some(negotiated) = negotiated {
+            *session
+                .revision
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(negotiated);
+            let session_id = uuid::Uuid::new_v4().simple().to_string();
+            if let Ok(value) = HeaderValue::from_str(&session_id) {
+                response.headers_mut().insert(SESSION_ID, value);
+            }
+            transport
+                .sessions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(session_id, session);
+        }
+        return response;
+    }
+    let session = match session_of(transport, headers) {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let negotiated = session
+        .revision
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    if let (Some(asked), Some(negotiated)) = (revision, negotiated)
+        && asked.as_str() != negotiated
+    {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            ErrorObject::invalid_request(format!(
+                "MCP-Protocol-Version is {} but this session negotiated {negotiated}",
+                asked.as_str()
+            )),
+        );
+    }
+    match message {
+        Message::Notification(_) | Message::Response(_) => {
+            if session.pipe.send(&value) {
+                StatusCode::ACCEPTED.into_response()
+            } else {
+                StatusCode::NOT_FOUND.into_response()
+            }
+        }
+        Message::Request(request) => {
+            let token = progress_token(&value);
+            let replies = session
+                .pipe
+                .request(&json!(request.id), token.as_ref(), &value);
+            answer(replies, accepts_sse(headers), false, session).await
+        }
+    }
+}
+
+/// The session `Mcp-Session-Id` names: 400 when the header is missing, 404
+/// when no such session is live (never was, or ended).
+fn session_of(transport: &Transport, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
+    let Some(id) = text(headers, SESSION_ID) else {
+        return Err(rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::invalid_request(
+                "Mcp-Session-Id is required: send initialize first to open a session",
+            ),
+        ));
+    };
+    transport.session(id).ok_or_else(|| {
+        rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request(format!("session {id:?} not found or ended")),
+        )
+    })
+}
+
+fn progress_token(value: &Value) -> Option<Value> {
+    value
+        .get("params")?
+        .get("_meta")?
+        .get(meta::PROGRESS_TOKEN)
+        .cloned()
+}
+
+/// The HTTP status a 2026-07-28 error response travels with (MCP
+/// 2026-07-28 basic/transports, request metadata).
+fn stateless_status(reply: &Value) -> StatusCode {
+    match reply
+        .get("error")
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_i64)
+    {
+        Some(error_code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            error_code::UNSUPPORTED_PROTOCOL_VERSION
+            | error_code::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | error_code::HEADER_MISMATCH,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// Answers one request: JSON when its response comes first (or the client
+/// takes no SSE), else an SSE stream of its notifications then its
+/// response. `keep` holds the connection open for as long as the answer
+/// lasts; dropping it (a closed stream) cancels a 2026-07-28 request.
+async fn answer<K: Send + Sync + 'static>(
+    mut replies: Replies,
+    sse: bool,
+    stateless: bool,
+    keep: Arc<K>,
+) -> Response {
+    loop {
+        let Some(reply) = replies.recv().await else {
+            return rpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                None,
+                ErrorObject::internal_error("the connection ended before answering"),
+            );
+        };
+        let is_response = reply.get("method").is_none();
+        if is_response {
+            let status = if stateless {
+                stateless_status(&reply)
+            } else {
+                StatusCode::OK
+            };
+            return (status, axum::Json(reply)).into_response();
+        }
+        if sse {
+            return sse_response(Some(reply), replies, keep);
+        }
+        // No SSE: the notifications cannot be delivered; wait for the answer.
+    }
+}
+
+/// An SSE response of `first` then everything `replies` yields; `keep`
+/// lives as long as the stream.
+fn sse_response<K: Send + Sync + 'static>(
+    first: Option<Value>,
+    replies: Replies,
+    keep: Arc<K>,
+) -> Response {
+    let events = stream::iter(first)
+        .chain(stream::unfold(
+            (replies, keep),
+            |(mut replies, keep)| async move {
+                let next = replies.recv().await?;
+                Some((next, (replies, keep)))
+            },
+        ))
+        .map(|message| Ok::<Event, Infallible>(Event::default().data(message.to_string())));
+    sse_stream(events)
+}
+
+fn sse_stream<S>(events: S) -> Response
+where
+    S: Stream<Item = Result<Event, Infallible>> + Send + 'static,
+{
+    let mut response = Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response();
+    response
+        .headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+async fn on_get(State(transport): State<Transport>, headers: HeaderMap) -> Response {
+    if let Some(refused) = guard(&transport, &headers) {
+        return refused;
+    }
+    let revision = match header_revision(&headers) {
+        Ok(revision) => revision,
+        Err(refused) => return refused,
+    };
+    if revision.is_some_and(Revision::is_stateless) || headers.get(SESSION_ID).is_none() {
+        return method_not_allowed();
+    }
+    if !accepts_sse(&headers) {
+        return StatusCode::NOT_ACCEPTABLE.into_response();
+    }
+    let session = match session_of(&transport, &headers) {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    match session.pipe.open_standalone() {
+        Some(replies) => sse_response(None, replies, session),
+        None => rpc_error(
+            StatusCode::CONFLICT,
+            None,
+            ErrorObject::invalid_request("this session already has an open GET stream"),
+        ),
+    }
+}
+
+async fn on_delete(State(transport): State<Transport>, headers: HeaderMap) -> Response {
+    if let Some(refused) = guard(&transport, &headers) {
+        return refused;
+    }
+    let revision = match header_revision(&headers) {
+        Ok(revision) => revision,
+        Err(refused) => return refused,
+    };
+    if revision.is_some_and(Revision::is_stateless) {
+        return method_not_allowed();
+    }
+    if let Err(refused) = session_of(&transport, &headers) {
+        return refused;
+    }
+    let id = text(&headers, SESSION_ID).unwrap_or("");
+    let ended = transport
+        .sessions
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(id);
+    if let Some(session) = ended {
+        session.pipe.finish_input();
+    }
+    StatusCode::OK.into_response()
+}
+
+/// 405 with `Allow: POST` (the only method every revision accepts).
+fn method_not_allowed() -> Response {
+    let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+/// The environment variable holding the bearer HTTP clients must send; read
+/// by `hanzo-mcp serve --http` (never a flag, so it stays out of `ps`).
+pub const BEARER_ENV: &str = "HANZO_MCP_HTTP_BEARER";
+
+/// Parses `--http ADDR`: `HOST:PORT`, or a bare `PORT` meaning
+/// `127.0.0.1:PORT` (the default bind is loopback).
+pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse()
+        .map_err(|_| format!("{text:?} is neither HOST:PORT nor a port number"))
+}
+
+/// The [`HttpConfig`] of `hanzo-mcp serve --http`: defaults, with the bearer
+/// from [`BEARER_ENV`] when set and not empty.
+pub fn config_from_env() -> HttpConfig {
+    HttpConfig {
+        bearer: std::env::var(BEARER_ENV).ok().filter(|b| !b.is_empty()),
+        ..HttpConfig::default()
+    }
+}

@@ -1,0 +1,194 @@
+//! One [`Server::serve`] connection driven over in-memory pipes, so the HTTP
+//! transport shares the stdio dispatch path (lifecycle, concurrency,
+//! cancellation, progress) instead of having a second one.
+//!
+//! A [`Pipe`] writes each client message as one line into the connection's
+//! input and reads its output line by line: a response goes to the HTTP
+//! request waiting for its id; `notifications/progress` goes to the request
+//! that registered the progress token; any other server notification goes
+//! to the standalone stream (`GET`, MCP 2025-11-25 basic/transports) when one
+//! is open, and is dropped otherwise.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::server::Server;
+
+/// Bytes of buffer between the transport and its connection, each way.
+const PIPE_BUFFER: usize = 256 * 1024;
+
+/// Where the messages for one HTTP request go: its notifications, then its
+/// response.
+pub type Replies = mpsc::UnboundedReceiver<Value>;
+
+#[derive(Default)]
+struct Routes {
+    /// Request id (its JSON text) → the HTTP request waiting for it.
+    pending: HashMap<String, mpsc::UnboundedSender<Value>>,
+    /// Progress token (its JSON text) → request id (its JSON text).
+    progress: HashMap<String, String>,
+    /// The standalone SSE stream of a session, when open.
+    standalone: Option<mpsc::UnboundedSender<Value>>,
+}
+
+/// A running connection of a [`Server`] fed by the HTTP transport.
+pub struct Pipe {
+    input: mpsc::UnboundedSender<Vec<u8>>,
+    routes: Arc<Mutex<Routes>>,
+    stop: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl std::fmt::Debug for Pipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipe").finish_non_exhaustive()
+    }
+}
+
+impl Pipe {
+    /// Starts a connection of `server`.
+    pub fn start(server: Arc<Server>) -> Self {
+        let (to_server, server_in) = tokio::io::duplex(PIPE_BUFFER);
+        let (server_out, from_server) = tokio::io::duplex(PIPE_BUFFER);
+        let (input, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
+        let routes: Arc<Mutex<Routes>> = Arc::default();
+        let stop = CancellationToken::new();
+
+        let writer = async move {
+            let mut to_server = to_server;
+            while let Some(mut line) = lines.recv().await {
+                line.push(b'\n');
+                if to_server.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+            // Dropping `to_server` is the connection's end of input.
+        };
+        let reader = {
+            let routes = routes.clone();
+            async move {
+                let mut out = BufReader::new(from_server).lines();
+                while let Ok(Some(line)) = out.next_line().await {
+                    match serde_json::from_str::<Value>(&line) {
+                        Ok(message) => route(&routes, message),
+                        Err(error) => tracing::error!(%error, "unreadable line from the server"),
+                    }
+                }
+                // The connection ended: wake every waiter.
+                let mut routes = routes.lock().unwrap_or_else(PoisonError::into_inner);
+                routes.pending.clear();
+                routes.standalone = None;
+            }
+        };
+        let serving = server.serve(server_in, server_out, stop.clone().cancelled_owned());
+        let task = tokio::spawn(async move {
+            let writing = tokio::spawn(writer);
+            let (served, ()) = tokio::join!(serving, reader);
+            writing.abort();
+            if let Err(error) = served {
+                tracing::debug!(%error, "HTTP connection ended with an error");
+            }
+        });
+        Self {
+            input,
+            routes,
+            stop,
+            task,
+        }
+    }
+
+    /// Sends one message that expects no reply (a notification or a
+    /// response). Returns `false` when the connection has ended.
+    pub fn send(&self, message: &Value) -> bool {
+        match serde_json::to_vec(message) {
+            Ok(line) => self.input.send(line).is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    /// Sends request `message` with id `id`; its progress notifications (when
+    /// it carries `progress_token`) and then its response arrive on the
+    /// returned receiver, which closes after the response or when the
+    /// connection ends.
+    pub fn request(&self, id: &Value, progress_token: Option<&Value>, message: &Value) -> Replies {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let key = id.to_string();
+        {
+            let mut routes = self.routes.lock().unwrap_or_else(PoisonError::into_inner);
+            routes.pending.insert(key.clone(), tx);
+            if let Some(token) = progress_token {
+                routes.progress.insert(token.to_string(), key);
+            }
+        }
+        self.send(message);
+        rx
+    }
+
+    /// Opens the standalone stream for server notifications; `None` when one
+    /// is already open (MCP 2025-11-25: at most one such stream is useful,
+    /// and we send no server requests that would need more).
+    pub fn open_standalone(&self) -> Option<Replies> {
+        let mut routes = self.routes.lock().unwrap_or_else(PoisonError::into_inner);
+        if routes.standalone.as_ref().is_some_and(|tx| !tx.is_closed()) {
+            return None;
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        routes.standalone = Some(tx);
+        Some(rx)
+    }
+
+    /// Ends input: calls in flight finish (the server's shutdown grace) and
+    /// are answered, then the connection ends.
+    pub fn finish_input(&self) {
+        self.stop.cancel();
+    }
+}
+
+impl Drop for Pipe {
+    fn drop(&mut self) {
+        // Nobody can read what the connection would still say.
+        self.task.abort();
+    }
+}
+
+/// Delivers one message from the server to whoever waits for it.
+fn route(routes: &Mutex<Routes>, message: Value) {
+    let mut routes = routes.lock().unwrap_or_else(PoisonError::into_inner);
+    let is_response = message.get("result").is_some() || message.get("error").is_some();
+    if is_response {
+        let key = message.get("id").map(Value::to_string).unwrap_or_default();
+        routes.progress.retain(|_, id| *id != key);
+        match routes.pending.remove(&key) {
+            Some(tx) => {
+                let _ = tx.send(message);
+            }
+            None => tracing::debug!(id = key, "response nobody waits for"),
+        }
+        return;
+    }
+    let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+    if method == "notifications/progress" {
+        let token = message
+            .get("params")
+            .and_then(|p| p.get("progressToken"))
+            .map(Value::to_string)
+            .unwrap_or_default();
+        let waiter = routes
+            .progress
+            .get(&token)
+            .and_then(|id| routes.pending.get(id));
+        if let Some(tx) = waiter {
+            let _ = tx.send(message);
+        }
+        return;
+    }
+    if let Some(tx) = &routes.standalone {
+        let _ = tx.send(message);
+    }
+}
