@@ -2,11 +2,19 @@
 //! `serde_json::from_slice::<Value>` of the same bytes.
 //!
 //! Run: `cargo bench -p mcp-proto --bench parse`.
+//!
+//! Each case is measured twice: `wall` (criterion's clock) and `cpu` (CPU
+//! time of the benchmarking thread), because on a shared machine the wall
+//! clock also counts time the scheduler gives to other processes.
 
 use std::hint::black_box;
 
+use cpu_time::ThreadTime;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use mcp_proto::{CallToolRequestParams, FromValue, ListToolsResult, Message, parse_message};
+use mcp_proto::methods::CallTool;
+use mcp_proto::{
+    CallToolRequestParams, FromValue, ListToolsResult, Message, Request, parse_message,
+};
 use serde_json::{Value, json};
 
 /// One tool of realistic shape: a description and an object schema with a
@@ -84,6 +92,27 @@ fn typed_parse(bytes: &[u8]) -> usize {
     }
 }
 
+/// Measures `f` both by wall clock and by the thread's CPU time.
+fn both<O>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    size: usize,
+    mut f: impl FnMut() -> O,
+) {
+    group.bench_function(BenchmarkId::new(format!("{name}/wall"), size), |b| {
+        b.iter(&mut f)
+    });
+    group.bench_function(BenchmarkId::new(format!("{name}/cpu"), size), |b| {
+        b.iter_custom(|iters| {
+            let start = ThreadTime::now();
+            for _ in 0..iters {
+                black_box(f());
+            }
+            start.elapsed()
+        })
+    });
+}
+
 fn benches(c: &mut Criterion) {
     let inputs = [
         ("tools_call_request", call_request()),
@@ -91,44 +120,48 @@ fn benches(c: &mut Criterion) {
         ("tools_list_1189", list_response(1189)),
     ];
     for (name, bytes) in &inputs {
+        let size = bytes.len();
         let mut group = c.benchmark_group(*name);
-        group.throughput(Throughput::Bytes(bytes.len() as u64));
-        group.bench_with_input(
-            BenchmarkId::new("serde_json_value", bytes.len()),
-            bytes,
-            |b, bytes| {
-                b.iter(|| serde_json::from_slice::<Value>(black_box(bytes)).expect("valid JSON"))
-            },
-        );
-        group.bench_with_input(
-            BenchmarkId::new("typed_parse", bytes.len()),
-            bytes,
-            |b, bytes| b.iter(|| typed_parse(black_box(bytes))),
-        );
-        // Serialization of the typed form back to bytes.
-        let msg = parse_message(bytes).expect("valid message");
-        let typed: Value = match &msg {
-            Message::Request(r) => serde_json::to_value(
-                CallToolRequestParams::from_value(r.params.clone().unwrap_or(Value::Null))
-                    .expect("valid params"),
-            )
-            .expect("serializes"),
-            _ => Value::Null,
-        };
-        let list = match &msg {
-            Message::Response(r) => r.parse_result::<ListToolsResult>().ok(),
-            _ => None,
-        };
+        group.throughput(Throughput::Bytes(size as u64));
+        if size > 500_000 {
+            group.sample_size(20);
+        }
+        both(&mut group, "parse_value", size, || {
+            serde_json::from_slice::<Value>(black_box(bytes)).expect("valid JSON")
+        });
+        both(&mut group, "parse_typed", size, || {
+            typed_parse(black_box(bytes))
+        });
+
         let plain: Value = serde_json::from_slice(bytes).expect("valid JSON");
-        group.bench_function(BenchmarkId::new("serialize_value", bytes.len()), |b| {
-            b.iter(|| serde_json::to_vec(black_box(&plain)).expect("serializes"))
+        both(&mut group, "serialize_value", size, || {
+            serde_json::to_vec(black_box(&plain)).expect("serializes")
         });
-        group.bench_function(BenchmarkId::new("serialize_typed", bytes.len()), |b| {
-            b.iter(|| match &list {
-                Some(list) => serde_json::to_vec(black_box(list)).expect("serializes"),
-                None => serde_json::to_vec(black_box(&typed)).expect("serializes"),
-            })
-        });
+        match parse_message(bytes).expect("valid message") {
+            Message::Request(req) => {
+                let params = CallToolRequestParams::from_value(req.params.unwrap_or(Value::Null))
+                    .expect("valid params");
+                let typed = Request::typed::<CallTool>(req.id, &params).expect("serializes");
+                both(&mut group, "serialize_typed", size, || {
+                    serde_json::to_vec(black_box(&typed)).expect("serializes")
+                });
+            }
+            Message::Response(resp) => {
+                let list: ListToolsResult = resp.parse_result().expect("valid result");
+                let id = resp.id.expect("has an id");
+                // The typed result written inside its envelope.
+                both(&mut group, "serialize_typed", size, || {
+                    let mut out = Vec::with_capacity(size);
+                    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                    serde_json::to_writer(&mut out, &id).expect("serializes");
+                    out.extend_from_slice(br#","result":"#);
+                    serde_json::to_writer(&mut out, black_box(&list)).expect("serializes");
+                    out.push(b'}');
+                    out
+                });
+            }
+            Message::Notification(_) => {}
+        }
         group.finish();
     }
 }
