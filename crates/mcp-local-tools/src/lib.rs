@@ -80,5 +80,5 @@ pub mod workspace;
 pub use context::{DoorReport, Progress, Surroundings, ToolContext};
 pub use error::{Error, PathError, PathErrorKind};
 pub use roots::{Resolved, Roots};
-pub use toolbox::{CallFuture, LocalTool, Toolbox};
+pub use toolbox::{CallFuture, DEFAULT_CALL_TIMEOUT, LocalTool, Toolbox};
 pub use util::MAX_RESULT_BYTES;

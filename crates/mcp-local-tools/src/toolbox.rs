@@ -3,6 +3,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcp_proto::{CallToolResult, Tool};
 use serde_json::{Map, Value};
@@ -32,10 +33,25 @@ pub trait LocalTool: Send + Sync + 'static {
 }
 
 /// An ordered set of local tools, looked up by name.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Toolbox {
     tools: Vec<Arc<dyn LocalTool>>,
     surroundings: Surroundings,
+    call_timeout: Option<Duration>,
+}
+
+/// How long one local tool call may run by default before
+/// [`Toolbox::call`] gives up on it: 120 seconds.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl Default for Toolbox {
+    fn default() -> Toolbox {
+        Toolbox {
+            tools: Vec::new(),
+            surroundings: Surroundings::default(),
+            call_timeout: Some(DEFAULT_CALL_TIMEOUT),
+        }
+    }
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -105,15 +121,49 @@ impl Toolbox {
         self.surroundings.clone()
     }
 
+    /// Sets how long one call may run (`None`: no bound). Default
+    /// [`DEFAULT_CALL_TIMEOUT`]. DESIGN.md: every request has a timeout.
+    pub fn set_call_timeout(&mut self, timeout: Option<Duration>) -> &mut Toolbox {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// The bound on one call's run time, if any.
+    pub fn call_timeout(&self) -> Option<Duration> {
+        self.call_timeout
+    }
+
     /// Calls the tool `name`; `None` when there is no such tool (the server
     /// answers that with JSON-RPC -32602).
+    ///
+    /// A call still running after [`Toolbox::call_timeout`] has its
+    /// cancellation token cancelled (so the work stops at its next check)
+    /// and answers `isError: true` with
+    /// `<tool>: timed out after <N> ms (no result)`.
     pub async fn call(
         &self,
         name: &str,
         arguments: Map<String, Value>,
-        ctx: ToolContext,
+        mut ctx: ToolContext,
     ) -> Option<CallToolResult> {
         let tool = self.get(name)?;
-        Some(tool.call(arguments, ctx).await)
+        let Some(limit) = self.call_timeout else {
+            return Some(tool.call(arguments, ctx).await);
+        };
+        // A child token: cancelling it on expiry stops this call's work
+        // without touching the caller's token.
+        let token = ctx.cancel.child_token();
+        ctx.cancel = token.clone();
+        let _cancel_on_drop = token.clone().drop_guard();
+        match tokio::time::timeout(limit, tool.call(arguments, ctx)).await {
+            Ok(result) => Some(result),
+            Err(_) => {
+                token.cancel();
+                Some(CallToolResult::error(format!(
+                    "{name}: timed out after {} ms (no result)",
+                    limit.as_millis()
+                )))
+            }
+        }
     }
 }

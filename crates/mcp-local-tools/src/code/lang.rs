@@ -75,30 +75,45 @@ fn parse(lang: Lang, source: &[u8]) -> Option<tree_sitter::Tree> {
 }
 
 /// The definitions in `source`, in document order.
+///
+/// The tree is walked with a cursor and an explicit stack, so deeply nested
+/// source (thousands of brackets) cannot overflow the thread's stack.
 pub(crate) fn symbols(lang: Lang, source: &[u8]) -> Vec<Symbol> {
     let mut out = Vec::new();
-    if let Some(tree) = parse(lang, source) {
-        collect_symbols(lang, tree.root_node(), source, 0, &mut out);
+    let Some(tree) = parse(lang, source) else {
+        return out;
+    };
+    let mut cursor = tree.walk();
+    if !cursor.goto_first_child() {
+        return out;
     }
-    out
-}
-
-fn collect_symbols(lang: Lang, node: Node<'_>, source: &[u8], depth: usize, out: &mut Vec<Symbol>) {
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        let inner = match classify(lang, child, source) {
-            Some((kind, name)) => {
-                out.push(Symbol {
-                    kind,
-                    name,
-                    line: child.start_position().row + 1,
-                    depth,
-                });
-                depth + 1
+    // `depths[i]`: the symbol depth of the nodes at cursor level `i + 1`.
+    let mut depths: Vec<usize> = vec![0];
+    loop {
+        let node = cursor.node();
+        let depth = depths.last().copied().unwrap_or(0);
+        let mut inner = depth;
+        if node.is_named()
+            && let Some((kind, name)) = classify(lang, node, source)
+        {
+            out.push(Symbol {
+                kind,
+                name,
+                line: node.start_position().row + 1,
+                depth,
+            });
+            inner = depth + 1;
+        }
+        if cursor.goto_first_child() {
+            depths.push(inner);
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            depths.pop();
+            if depths.is_empty() || !cursor.goto_parent() {
+                return out;
             }
-            None => depth,
-        };
-        collect_symbols(lang, child, source, inner, out);
+        }
     }
 }
 
@@ -197,4 +212,115 @@ pub(crate) fn occurrences(lang: Lang, source: &[u8], name: &str) -> Vec<Occurren
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `f` on a thread with a small (256 KiB) stack, like a worker
+    /// thread under load, so unbounded recursion shows as a crash here.
+    fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(f)
+            .expect("spawn")
+            .join()
+            .expect("no stack overflow")
+    }
+
+    #[test]
+    fn deeply_nested_python_list_does_not_overflow() {
+        let source = format!(
+            "x = {}{}\ndef after():\n    pass\n",
+            "[".repeat(50_000),
+            "]".repeat(50_000)
+        );
+        let symbols = on_small_stack(move || symbols(Lang::Python, source.as_bytes()));
+        assert_eq!(
+            symbols,
+            vec![Symbol {
+                kind: "def",
+                name: "after".to_owned(),
+                line: 2,
+                depth: 0
+            }]
+        );
+    }
+
+    #[test]
+    fn deeply_nested_rust_modules_keep_their_depths() {
+        let n = 50_000;
+        let source = format!("{}{}", "mod a { ".repeat(n), "}".repeat(n));
+        let symbols = on_small_stack(move || symbols(Lang::Rust, source.as_bytes()));
+        assert_eq!(symbols.len(), n);
+        assert_eq!(
+            symbols[0],
+            Symbol {
+                kind: "mod",
+                name: "a".to_owned(),
+                line: 1,
+                depth: 0
+            }
+        );
+        assert_eq!(symbols[n - 1].depth, n - 1);
+    }
+
+    #[test]
+    fn deeply_nested_rust_parens_and_js_arrays_do_not_overflow() {
+        let rust = format!(
+            "fn f() {{ let x = {}1{}; }}\n",
+            "(".repeat(50_000),
+            ")".repeat(50_000)
+        );
+        let js = format!(
+            "const x = {}{};\nfunction g() {{}}\n",
+            "[".repeat(50_000),
+            "]".repeat(50_000)
+        );
+        let (r, j) = on_small_stack(move || {
+            (
+                symbols(Lang::Rust, rust.as_bytes()),
+                symbols(Lang::JavaScript, js.as_bytes()),
+            )
+        });
+        assert_eq!(
+            r,
+            vec![Symbol {
+                kind: "fn",
+                name: "f".to_owned(),
+                line: 1,
+                depth: 0
+            }]
+        );
+        assert_eq!(
+            j,
+            vec![Symbol {
+                kind: "function",
+                name: "g".to_owned(),
+                line: 2,
+                depth: 0
+            }]
+        );
+    }
+
+    #[test]
+    fn nested_definitions_keep_document_order_and_depth() {
+        let source =
+            "mod m {\n    struct S;\n    impl S {\n        fn f() {}\n    }\n}\nfn top() {}\n";
+        let got: Vec<(usize, &str, usize)> = symbols(Lang::Rust, source.as_bytes())
+            .iter()
+            .map(|s| (s.line, s.kind, s.depth))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, "mod", 0),
+                (2, "struct", 1),
+                (3, "impl", 1),
+                (4, "fn", 2),
+                (7, "fn", 0)
+            ]
+        );
+    }
 }

@@ -7,6 +7,7 @@
 use std::io::Read;
 
 use mcp_proto::CallToolResult;
+use tokio_util::sync::CancellationToken;
 
 use super::{EditSpec, FsArgs};
 use crate::context::ToolContext;
@@ -25,6 +26,11 @@ pub(super) fn write(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         .content
         .as_deref()
         .ok_or("write: missing field 'content'")?;
+    if input.ends_with('/') || input.ends_with(std::path::MAIN_SEPARATOR) {
+        return Err(format!(
+            "write: path '{input}' ends with '/'; a file path cannot name a directory"
+        ));
+    }
     let resolved = ctx.roots.resolve(input).map_err(|e| e.to_string())?;
     if resolved.exists && resolved.path.is_dir() {
         return Err(PathError::new(input, PathErrorKind::IsADirectory).to_string());
@@ -125,11 +131,30 @@ struct FilePatch {
     text: String,
     added: usize,
     removed: usize,
+    /// `--- /dev/null`: the file must not exist yet.
     creates: bool,
+    /// `+++ /dev/null`: the file is removed once the hunks empty it.
+    deletes: bool,
+}
+
+/// Most lines a diff given to `patch` may have.
+pub(crate) const MAX_PATCH_LINES: usize = 100_000;
+
+/// What `patch` will do to one path once every section applied.
+struct Planned {
+    resolved: Resolved,
+    /// The new content; `None` when the file is to be removed.
+    after: Option<String>,
 }
 
 pub(super) fn patch(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     let diff = args.diff.as_deref().ok_or("patch: missing field 'diff'")?;
+    let line_count = diff.lines().count();
+    if line_count > MAX_PATCH_LINES {
+        return Err(format!(
+            "patch: the diff has {line_count} lines, more than the {MAX_PATCH_LINES}-line limit; split it (no file changed)"
+        ));
+    }
     let files = split_diff(diff)?;
     if args.path.is_some() && files.len() > 1 {
         return Err(format!(
@@ -137,32 +162,179 @@ pub(super) fn patch(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
             files.len()
         ));
     }
-    let mut planned: Vec<(Resolved, String, &FilePatch)> = Vec::new();
+    // Sections naming the same file apply in order, each to the result of
+    // the one before.
+    let mut planned: Vec<Planned> = Vec::new();
+    let mut report = String::new();
     for file in &files {
         let input = args.path.as_deref().unwrap_or(&file.target);
         let resolved = ctx.roots.resolve(input).map_err(|e| e.to_string())?;
-        let before = if file.creates && !resolved.exists {
-            String::new()
-        } else {
-            read_text(&resolved, input)?
-        };
         let parsed = diffy::Patch::from_str(&file.text)
             .map_err(|e| format!("patch: {input}: not a valid unified diff: {e}"))?;
-        let after = diffy::apply(&before, &parsed)
+        if parsed.hunks().is_empty() {
+            return Err(format!(
+                "patch: {input}: the diff has file headers but no hunk ('@@ ... @@'); no file changed"
+            ));
+        }
+        let slot = planned
+            .iter()
+            .position(|p| p.resolved.path == resolved.path);
+        let exists_now = match slot {
+            Some(i) => planned[i].after.is_some(),
+            None => resolved.exists,
+        };
+        if file.creates && exists_now {
+            return Err(format!(
+                "patch: {input}: already exists; a diff from /dev/null only creates new files (no file changed)"
+            ));
+        }
+        if !file.creates && !exists_now {
+            return Err(format!(
+                "patch: {input}: no such file (or removed earlier in this diff); no file changed"
+            ));
+        }
+        let before = match (slot, file.creates) {
+            (_, true) => String::new(),
+            (Some(i), false) => planned[i].after.clone().unwrap_or_default(),
+            (None, false) => read_text(&resolved, input)?,
+        };
+        let after = apply_hunks(&before, &parsed, &ctx.cancel)
             .map_err(|e| format!("patch: {input}: {e}; no file changed"))?;
-        planned.push((resolved, after, file));
+        let shown = ctx.roots.display(&resolved.path);
+        let after = if file.deletes {
+            if !after.is_empty() {
+                return Err(format!(
+                    "patch: {input}: the deletion diff leaves {} bytes in the file; no file changed",
+                    after.len()
+                ));
+            }
+            report.push_str(&format!("deleted {shown} (-{})\n", file.removed));
+            None
+        } else {
+            report.push_str(&format!(
+                "patched {shown} (+{} -{})\n",
+                file.added, file.removed
+            ));
+            Some(after)
+        };
+        match slot {
+            Some(i) => planned[i].after = after,
+            None => planned.push(Planned { resolved, after }),
+        }
     }
-    let mut text = String::new();
-    for (resolved, after, file) in &planned {
-        write_atomic(resolved, after.as_bytes()).map_err(|e| e.to_string())?;
-        text.push_str(&format!(
-            "patched {} (+{} -{})\n",
-            ctx.roots.display(&resolved.path),
-            file.added,
-            file.removed
-        ));
+    if ctx.cancel.is_cancelled() {
+        return Err("cancelled".to_owned());
     }
-    Ok(CallToolResult::text(text))
+    for plan in &planned {
+        match &plan.after {
+            Some(after) => write_atomic(&plan.resolved, after.as_bytes()),
+            None if plan.resolved.exists => {
+                safe::remove_file(&plan.resolved.root, &plan.resolved.path)
+            }
+            None => Ok(()),
+        }
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(CallToolResult::text(report))
+}
+
+/// Applies the hunks of `patch` to `before`, in order and without overlap.
+///
+/// Each hunk goes where its header says (shifted by how far the previous
+/// hunk moved), else at the nearest later-or-earlier exact match after the
+/// previous hunk. Matching is a KMP scan over lines, so the work is linear
+/// in file lines plus hunk lines per hunk; `cancel` is checked as it goes.
+fn apply_hunks(
+    before: &str,
+    patch: &diffy::Patch<'_, str>,
+    cancel: &CancellationToken,
+) -> Result<String, String> {
+    use diffy::Line;
+    let lines: Vec<&str> = before.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(before.len());
+    let mut next = 0usize;
+    let mut shift: isize = 0;
+    for (i, hunk) in patch.hunks().iter().enumerate() {
+        if cancel.is_cancelled() {
+            return Err("cancelled".to_owned());
+        }
+        let pre: Vec<&str> = hunk
+            .lines()
+            .iter()
+            .filter_map(|l| match l {
+                Line::Context(s) | Line::Delete(s) => Some(*s),
+                Line::Insert(_) => None,
+            })
+            .collect();
+        let range = hunk.old_range();
+        let stated = if range.is_empty() {
+            range.start()
+        } else {
+            range.start().saturating_sub(1)
+        };
+        let expected = stated.saturating_add_signed(shift).clamp(next, lines.len());
+        let at = find_hunk(&lines, next, expected, &pre, cancel)?
+            .ok_or_else(|| format!("hunk {} does not apply", i + 1))?;
+        shift = at as isize - stated as isize;
+        lines[next..at].iter().for_each(|l| out.push_str(l));
+        for line in hunk.lines() {
+            if let Line::Context(s) | Line::Insert(s) = line {
+                out.push_str(s);
+            }
+        }
+        next = at + pre.len();
+    }
+    lines[next..].iter().for_each(|l| out.push_str(l));
+    Ok(out)
+}
+
+/// Where `pre` occurs in `lines[from..]` closest to `expected`, if anywhere.
+fn find_hunk(
+    lines: &[&str],
+    from: usize,
+    expected: usize,
+    pre: &[&str],
+    cancel: &CancellationToken,
+) -> Result<Option<usize>, String> {
+    if pre.is_empty() || lines[expected..].starts_with(pre) {
+        return Ok(Some(expected));
+    }
+    // KMP failure table over the hunk's lines.
+    let mut fail = vec![0usize; pre.len()];
+    let mut k = 0;
+    for j in 1..pre.len() {
+        while k > 0 && pre[j] != pre[k] {
+            k = fail[k - 1];
+        }
+        if pre[j] == pre[k] {
+            k += 1;
+        }
+        fail[j] = k;
+    }
+    let mut best: Option<usize> = None;
+    let mut k = 0;
+    for (j, line) in lines.iter().enumerate().skip(from) {
+        if j % 4096 == 0 && cancel.is_cancelled() {
+            return Err("cancelled".to_owned());
+        }
+        while k > 0 && *line != pre[k] {
+            k = fail[k - 1];
+        }
+        if *line == pre[k] {
+            k += 1;
+        }
+        if k == pre.len() {
+            let at = j + 1 - pre.len();
+            k = fail[k - 1];
+            if at <= expected {
+                best = Some(at);
+            } else {
+                let closer = best.is_none_or(|b| at - expected < expected - b);
+                return Ok(Some(if closer { at } else { best.unwrap_or(at) }));
+            }
+        }
+    }
+    Ok(best)
 }
 
 /// Splits a unified diff into one part per file (`--- ` then `+++ `),
@@ -178,6 +350,7 @@ fn split_diff(diff: &str) -> Result<Vec<FilePatch>, String> {
             let old = header_path(line);
             let new = header_path(next);
             let creates = old.is_none();
+            let deletes = new.is_none();
             let target = new
                 .or(old)
                 .ok_or("patch: a file header names /dev/null twice")?;
@@ -187,6 +360,7 @@ fn split_diff(diff: &str) -> Result<Vec<FilePatch>, String> {
                 added: 0,
                 removed: 0,
                 creates,
+                deletes,
             });
             i += 2;
             continue;

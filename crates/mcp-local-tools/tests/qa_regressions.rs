@@ -1,0 +1,193 @@
+//! Regressions for the defects QA found (bounds, patch semantics, device
+//! files, time bound). Each asserts the exact outcome.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Sandbox, call, fs};
+use mcp_local_tools::{CallFuture, LocalTool, ToolContext, Toolbox};
+use serde_json::{Map, Value, json};
+
+fn ok(text: &str) -> (bool, String) {
+    (false, text.to_owned())
+}
+
+fn err(text: &str) -> (bool, String) {
+    (true, text.to_owned())
+}
+
+#[tokio::test]
+async fn patch_sections_for_one_file_apply_in_sequence() {
+    let s = Sandbox::new();
+    s.write("a.txt", "one\ntwo\nthree\nfour\n");
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n--- a/a.txt\n+++ b/a.txt\n@@ -3,2 +3,2 @@\n three\n-four\n+FOUR\n";
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(r, ok("patched a.txt (+1 -1)\npatched a.txt (+1 -1)\n"));
+    assert_eq!(s.read("a.txt"), "ONE\ntwo\nthree\nFOUR\n");
+}
+
+#[tokio::test]
+async fn patch_creation_diff_on_an_existing_file_is_refused() {
+    let s = Sandbox::new();
+    s.write("a.txt", "keep\n");
+    let diff = "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+new\n";
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(
+        r,
+        err(
+            "patch: a.txt: already exists; a diff from /dev/null only creates new files (no file changed)"
+        )
+    );
+    assert_eq!(s.read("a.txt"), "keep\n");
+}
+
+#[tokio::test]
+async fn patch_with_headers_but_no_hunk_is_refused() {
+    let s = Sandbox::new();
+    s.write("a.txt", "keep\n");
+    let diff = "--- a/a.txt\n+++ b/a.txt\n";
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(
+        r,
+        err("patch: a.txt: the diff has file headers but no hunk ('@@ ... @@'); no file changed")
+    );
+    assert_eq!(s.read("a.txt"), "keep\n");
+}
+
+#[tokio::test]
+async fn patch_deletion_diff_removes_the_file() {
+    let s = Sandbox::new();
+    s.write("a.txt", "one\ntwo\n");
+    let diff = "--- a/a.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-one\n-two\n";
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(r, ok("deleted a.txt (-2)\n"));
+    assert!(!s.root.join("a.txt").exists());
+}
+
+#[tokio::test]
+async fn patch_deletion_diff_that_leaves_text_is_refused() {
+    let s = Sandbox::new();
+    s.write("a.txt", "one\ntwo\n");
+    let diff = "--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-one\n";
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(
+        r,
+        err("patch: a.txt: the deletion diff leaves 4 bytes in the file; no file changed")
+    );
+    assert_eq!(s.read("a.txt"), "one\ntwo\n");
+}
+
+#[tokio::test]
+async fn patch_hunk_with_stale_line_numbers_lands_on_the_nearest_match() {
+    let s = Sandbox::new();
+    s.write("a.txt", "x\ny\nz\nx\ny\nz\nq\n");
+    // Says line 1, but the nearest `y`,`z` pair after it is at line 2.
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -6,2 +6,2 @@\n y\n-z\n+Z\n";
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(r, ok("patched a.txt (+1 -1)\n"));
+    assert_eq!(s.read("a.txt"), "x\ny\nz\nx\ny\nZ\nq\n");
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n y\n-z\n+ZZ\n";
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(r, ok("patched a.txt (+1 -1)\n"));
+    assert_eq!(s.read("a.txt"), "x\ny\nZZ\nx\ny\nZ\nq\n");
+}
+
+/// QA's case scaled up: 300,000 identical lines and a 4,000-line hunk whose
+/// only match is at the very end. The old position search compared the
+/// whole hunk at every line (hours); a linear scan finishes.
+#[tokio::test]
+async fn patch_long_hunk_on_a_long_uniform_file_finishes_with_the_right_text() {
+    let s = Sandbox::new();
+    let mut text = "a\n".repeat(300_000);
+    text.push_str("end\n");
+    s.write("a.txt", &text);
+    let mut diff = String::from("--- a/a.txt\n+++ b/a.txt\n@@ -1,4001 +1,4001 @@\n");
+    diff.push_str(&" a\n".repeat(4000));
+    diff.push_str("-end\n+END\n");
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(r, ok("patched a.txt (+1 -1)\n"));
+    let mut want = "a\n".repeat(300_000);
+    want.push_str("END\n");
+    assert_eq!(s.read("a.txt"), want);
+}
+
+#[tokio::test]
+async fn patch_over_the_line_limit_is_refused() {
+    let s = Sandbox::new();
+    s.write("a.txt", "a\n");
+    let mut diff = String::from("--- a/a.txt\n+++ b/a.txt\n@@ -1,100001 +1,100001 @@\n");
+    diff.push_str(&" a\n".repeat(100_001));
+    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    assert_eq!(
+        r,
+        err(
+            "patch: the diff has 100004 lines, more than the 100000-line limit; split it (no file changed)"
+        )
+    );
+}
+
+/// A tool that never finishes on its own and records whether its
+/// cancellation token fired.
+struct Stuck(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl LocalTool for Stuck {
+    fn name(&self) -> &'static str {
+        "stuck"
+    }
+    fn definition(&self) -> mcp_proto::Tool {
+        serde_json::from_value(json!({"name": "stuck", "inputSchema": {"type": "object"}}))
+            .expect("tool")
+    }
+    fn call<'a>(&'a self, _: Map<String, Value>, ctx: ToolContext) -> CallFuture<'a> {
+        let flag = self.0.clone();
+        let token = ctx.cancel.clone();
+        tokio::spawn(async move {
+            token.cancelled().await;
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        Box::pin(std::future::pending())
+    }
+}
+
+#[tokio::test]
+async fn toolbox_call_over_its_time_bound_is_an_error_and_cancels_the_work() {
+    let s = Sandbox::new();
+    let fired = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut toolbox = Toolbox::new();
+    toolbox.add(Stuck(fired.clone()));
+    assert_eq!(toolbox.call_timeout(), Some(Duration::from_secs(120)));
+    toolbox.set_call_timeout(Some(Duration::from_millis(20)));
+    let ctx = ToolContext::new(s.roots.clone());
+    let caller = ctx.cancel.clone();
+    let result = toolbox.call("stuck", Map::new(), ctx).await.expect("tool");
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        result.content[0].as_text(),
+        Some("stuck: timed out after 20 ms (no result)")
+    );
+    // Wait (without a deadline) for the watcher task to see the cancel.
+    while !fired.load(std::sync::atomic::Ordering::SeqCst) {
+        tokio::task::yield_now().await;
+    }
+    assert!(
+        !caller.is_cancelled(),
+        "the caller's own token is untouched"
+    );
+}
+
+#[tokio::test]
+async fn fs_write_to_a_path_with_a_trailing_slash_is_refused() {
+    let s = Sandbox::new();
+    let r = fs(
+        &s.roots,
+        json!({"action": "write", "path": "newf/", "content": "x"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        err("write: path 'newf/' ends with '/'; a file path cannot name a directory")
+    );
+    assert!(!s.root.join("newf").exists());
+    let _ = call; // shared helper used by other regressions below
+}
