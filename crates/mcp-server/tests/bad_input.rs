@@ -163,3 +163,25 @@ fn empty_input_exits_zero_and_writes_nothing() {
     assert!(server.drain().is_empty());
     assert_eq!(server.wait().code(), Some(0));
 }
+
+#[test]
+fn a_64_mib_line_is_streamed_past_without_holding_it() {
+    let mut server = serve();
+    // 64 MiB in 1 MiB writes, no newline until the end: eight times the
+    // 8 MiB line limit.
+    let chunk = vec![b'x'; 1024 * 1024];
+    for _ in 0..64 {
+        server.send_unterminated(&chunk);
+    }
+    server.send_raw(b"");
+    let error = server.recv();
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    assert_eq!(error["id"], Value::Null);
+    let pong = server.call(1, "ping", json!({}));
+    assert_eq!(pong["result"], json!({}));
+    // Holding the line would take 64 MiB; the bounded reader keeps at most
+    // the 8 MiB limit plus a read buffer.
+    let peak_mib = server.peak_rss_kib() / 1024;
+    assert!(peak_mib < 40, "peak RSS {peak_mib} MiB");
+    assert_eq!(server.wait().code(), Some(0));
+}

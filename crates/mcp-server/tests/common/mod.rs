@@ -169,6 +169,17 @@ impl Server {
         self.child.wait().expect("wait")
     }
 
+    /// Peak resident set size of the process so far (`VmHWM`), in KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("read /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc status")
+    }
+
     /// Sends SIGTERM.
     pub fn terminate(&mut self) {
         let status = Command::new("kill")
