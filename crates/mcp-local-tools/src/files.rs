@@ -28,6 +28,27 @@ pub(crate) fn unified_diff(before: &str, after: &str, shown: &str) -> String {
     text
 }
 
+/// Opens the resolved path for reading through the no-follow opener and
+/// checks it is a regular file: a directory, device, FIFO or socket is
+/// refused (`path '<input>': is a directory` / `not a regular file`), so no
+/// tool reads `/dev/zero`-like files. Returns the file and its length.
+pub(crate) fn open_regular(
+    resolved: &Resolved,
+    input: &str,
+) -> Result<(std::fs::File, u64), String> {
+    let file = safe::open(resolved, OpenMode::Read).map_err(|e| e.to_string())?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("path '{input}': {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("path '{input}': is a directory"));
+    }
+    if !meta.is_file() {
+        return Err(format!("path '{input}': not a regular file"));
+    }
+    Ok((file, meta.len()))
+}
+
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Writes `bytes` to the resolved path atomically: parents created, a

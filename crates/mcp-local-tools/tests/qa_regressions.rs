@@ -189,5 +189,100 @@ async fn fs_write_to_a_path_with_a_trailing_slash_is_refused() {
         err("write: path 'newf/' ends with '/'; a file path cannot name a directory")
     );
     assert!(!s.root.join("newf").exists());
-    let _ = call; // shared helper used by other regressions below
+}
+
+#[tokio::test]
+async fn edit_replace_all_over_the_size_limit_is_refused_and_writes_nothing() {
+    let s = Sandbox::new();
+    s.write("a.txt", &"a".repeat(20_000));
+    let r = fs(
+        &s.roots,
+        json!({"action": "edit", "path": "a.txt", "old_text": "a", "new_text": "b".repeat(1000), "replace_all": true}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        err(
+            "edit a.txt: the result would be 20000000 bytes, more than the 16777216-byte limit; file unchanged"
+        )
+    );
+    assert_eq!(s.read("a.txt"), "a".repeat(20_000));
+}
+
+#[tokio::test]
+async fn multi_edit_doubling_stops_at_the_size_limit() {
+    let s = Sandbox::new();
+    s.write("a.txt", &"x".repeat(1_000_000));
+    let step = json!({"old_text": "x", "new_text": "xx", "replace_all": true});
+    let r = fs(
+        &s.roots,
+        json!({"action": "multi_edit", "path": "a.txt", "edits": [step, step, step, step, step]}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        err(
+            "edit 5 of 5 on a.txt: the result would be 32000000 bytes, more than the 16777216-byte limit; file unchanged"
+        )
+    );
+    assert_eq!(s.read("a.txt").len(), 1_000_000);
+}
+
+#[tokio::test]
+async fn grep_replace_dry_run_over_the_size_limit_is_refused() {
+    let s = Sandbox::new();
+    s.write("big.txt", &"a".repeat(2_000_000));
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "grep_replace", "pattern": "a", "replacement": "b".repeat(20), "literal": true, "dry_run": true}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        err(
+            "grep_replace: the old and new text of the changed files would pass 33554432 bytes (at big.txt); pass a narrower path or glob (nothing written)"
+        )
+    );
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "grep_replace", "pattern": "a", "replacement": "b".repeat(20), "literal": true}),
+    )
+    .await;
+    assert!(r.0, "{}", r.1);
+    assert_eq!(s.read("big.txt"), "a".repeat(2_000_000));
+}
+
+#[tokio::test]
+async fn search_skips_a_file_whose_line_passes_the_buffer_limit() {
+    let s = Sandbox::new();
+    let mut long = "x".repeat(5 * 1024 * 1024);
+    long.push_str("needle");
+    s.write("long.txt", &long);
+    s.write("short.txt", "a needle here\n");
+    let r = fs(&s.roots, json!({"action": "search", "pattern": "needle"})).await;
+    assert_eq!(
+        r,
+        ok(
+            "short.txt:1:a needle here\n[skipped 1 file with a line longer than the 4194304-byte search buffer: long.txt]\n"
+        )
+    );
+}
+
+#[tokio::test]
+async fn code_outline_refuses_a_fifo() {
+    let s = Sandbox::new();
+    let status = std::process::Command::new("mkfifo")
+        .arg(s.root.join("pipe.rs"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "pipe.rs"}),
+    )
+    .await;
+    assert_eq!(r, err("path 'pipe.rs': not a regular file"));
 }

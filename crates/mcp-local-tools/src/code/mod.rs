@@ -26,9 +26,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
-use crate::files::{unified_diff, write_atomic};
+use crate::files::{open_regular, unified_diff, write_atomic};
 use crate::roots::Resolved;
-use crate::safe::{self, OpenMode, RootHandle};
+use crate::safe::RootHandle;
 use crate::toolbox::{CallFuture, LocalTool};
 use crate::util::{
     Bounded, Hints, MAX_RESULT_BYTES, ToolResult, input_schema, parse_args, run_blocking,
@@ -161,7 +161,7 @@ fn outline(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     let lang = Lang::of(&resolved.path).ok_or_else(|| {
         format!("outline: unsupported file type '{input}' (supported: {EXTENSIONS})")
     })?;
-    let source = read_source(&resolved)?;
+    let source = read_source(&resolved, input)?;
     let mut out = Bounded::new(MAX_RESULT_BYTES);
     let symbols = lang::symbols(lang, &source);
     if symbols.is_empty() {
@@ -185,9 +185,9 @@ fn outline(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     Ok(CallToolResult::text(out.finish(marker)))
 }
 
-fn read_source(resolved: &Resolved) -> Result<Vec<u8>, String> {
+fn read_source(resolved: &Resolved, input: &str) -> Result<Vec<u8>, String> {
     use std::io::Read as _;
-    let file = safe::open(resolved, OpenMode::Read).map_err(|e| e.to_string())?;
+    let (file, _) = open_regular(resolved, input)?;
     let mut source = Vec::new();
     file.take(MAX_FILE_BYTES)
         .read_to_end(&mut source)
@@ -423,6 +423,38 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+/// Most bytes one `grep_replace` holds: the old and new text of every
+/// changed file, summed (32 MiB; twice the `fs` edit limit).
+const MAX_REPLACE_BYTES: usize = 32 * 1024 * 1024;
+
+/// `re` replaced in `text` (expanding `$1` unless `literal`), or `None` as
+/// soon as the result passes `budget` bytes.
+fn replace_bounded(
+    re: &regex::Regex,
+    text: &str,
+    replacement: &str,
+    literal: bool,
+    budget: usize,
+) -> Option<String> {
+    let mut out = String::new();
+    let mut last = 0;
+    for caps in re.captures_iter(text) {
+        let Some(m) = caps.get(0) else { continue };
+        out.push_str(&text[last..m.start()]);
+        if literal {
+            out.push_str(replacement);
+        } else {
+            caps.expand(replacement, &mut out);
+        }
+        last = m.end();
+        if out.len() > budget {
+            return None;
+        }
+    }
+    out.push_str(&text[last..]);
+    (out.len() <= budget).then_some(out)
+}
+
 fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     let pattern = args
         .pattern
@@ -463,6 +495,8 @@ fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
         None => true,
     };
     let mut changes: Vec<(PathBuf, String, String, usize)> = Vec::new();
+    let mut held = 0usize;
+    let mut too_big: Option<PathBuf> = None;
     let capped = for_each_file(&dirs, ctx, &want, &mut |path, bytes| {
         if bytes.contains(&0) {
             return true;
@@ -474,17 +508,23 @@ fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
         if count == 0 {
             return true;
         }
-        let after = if literal {
-            re.replace_all(text, regex::NoExpand(replacement))
-                .into_owned()
-        } else {
-            re.replace_all(text, replacement).into_owned()
+        let budget = MAX_REPLACE_BYTES.saturating_sub(held + text.len());
+        let Some(after) = replace_bounded(&re, text, replacement, literal, budget) else {
+            too_big = Some(path.to_path_buf());
+            return false;
         };
         if after != text {
+            held += after.len() + text.len();
             changes.push((path.to_path_buf(), text.to_owned(), after, count));
         }
         true
     })?;
+    if let Some(path) = too_big {
+        return Err(format!(
+            "grep_replace: the old and new text of the changed files would pass {MAX_REPLACE_BYTES} bytes (at {}); pass a narrower path or glob (nothing written)",
+            ctx.roots.display(&path)
+        ));
+    }
     if capped {
         return Err(format!(
             "grep_replace: more than {MAX_FILES} files under the path; pass a narrower path or glob (nothing written)"

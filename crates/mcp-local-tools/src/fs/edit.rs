@@ -12,13 +12,14 @@ use tokio_util::sync::CancellationToken;
 use super::{EditSpec, FsArgs};
 use crate::context::ToolContext;
 use crate::error::{PathError, PathErrorKind};
-use crate::files::{unified_diff, write_atomic};
+use crate::files::{open_regular, unified_diff, write_atomic};
 use crate::roots::Resolved;
-use crate::safe::{self, OpenMode};
+use crate::safe;
 use crate::util::ToolResult;
 
-/// Largest file the editing actions load (bytes).
-const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
+/// Largest file the editing actions load, and largest text they write
+/// (bytes).
+pub(crate) const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
 
 pub(super) fn write(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     let input = args.path()?;
@@ -115,6 +116,19 @@ fn apply_edit(content: &str, spec: &EditSpec) -> Result<(String, usize), String>
         return Err("old_text and new_text are the same".to_owned());
     }
     let count = content.matches(spec.old_text.as_str()).count();
+    let replaced = if spec.replace_all {
+        count
+    } else {
+        count.min(1)
+    };
+    // The size of the result, known before building it.
+    let size = (content.len() - replaced * spec.old_text.len())
+        .saturating_add(replaced.saturating_mul(spec.new_text.len()));
+    if size as u64 > MAX_EDIT_BYTES {
+        return Err(format!(
+            "the result would be {size} bytes, more than the {MAX_EDIT_BYTES}-byte limit"
+        ));
+    }
     match count {
         0 => Err("old_text not found".to_owned()),
         1 => Ok((content.replacen(&spec.old_text, &spec.new_text, 1), 1)),
@@ -412,20 +426,13 @@ fn header_path(line: &str) -> Option<String> {
 
 /// The file's content as UTF-8 text (refusing binary or huge files).
 fn read_text(resolved: &Resolved, input: &str) -> Result<String, String> {
-    let file = safe::open(resolved, OpenMode::Read).map_err(|e| e.to_string())?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("path '{input}': {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("path '{input}': not a regular file"));
-    }
-    if meta.len() > MAX_EDIT_BYTES {
+    let (file, len) = open_regular(resolved, input)?;
+    if len > MAX_EDIT_BYTES {
         return Err(format!(
-            "path '{input}': {} bytes is larger than the {MAX_EDIT_BYTES}-byte edit limit",
-            meta.len()
+            "path '{input}': {len} bytes is larger than the {MAX_EDIT_BYTES}-byte edit limit"
         ));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    let mut bytes = Vec::with_capacity(len as usize);
     file.take(MAX_EDIT_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("path '{input}': {e}"))?;

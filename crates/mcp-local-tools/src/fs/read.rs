@@ -6,7 +6,6 @@ use mcp_proto::{CallToolResult, ContentBlock, ImageContent};
 
 use super::{FsArgs, page_marker};
 use crate::context::ToolContext;
-use crate::safe::{self, OpenMode};
 use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
 
 /// Default and largest `limit` for `read`, in lines.
@@ -27,29 +26,26 @@ pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         .resolve_existing(input)
         .map_err(|e| e.to_string())?;
     let shown = ctx.roots.display(&resolved.path);
-    let file = safe::open(&resolved, OpenMode::Read).map_err(|e| e.to_string())?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("path '{input}': {e}"))?;
-    if meta.is_dir() {
-        return Err(format!("path '{input}': is a directory (use action list)"));
-    }
-    if !meta.is_file() {
-        return Err(format!("path '{input}': not a regular file"));
-    }
+    let (file, file_len) = crate::files::open_regular(&resolved, input).map_err(|e| {
+        if e.ends_with(": is a directory") {
+            format!("{e} (use action list)")
+        } else {
+            e
+        }
+    })?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let head = reader
         .fill_buf()
         .map_err(|e| format!("path '{input}': {e}"))?;
     let sniff = &head[..head.len().min(SNIFF_BYTES)];
     if let Some(mime) = image_mime(sniff) {
-        if meta.len() > MAX_IMAGE_BYTES {
+        if file_len > MAX_IMAGE_BYTES {
             return Err(format!(
                 "path '{input}': image of {} bytes is larger than {MAX_IMAGE_BYTES}",
-                meta.len()
+                file_len
             ));
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        let mut bytes = Vec::with_capacity(file_len as usize);
         reader
             .read_to_end(&mut bytes)
             .map_err(|e| format!("path '{input}': {e}"))?;
@@ -67,7 +63,7 @@ pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     if sniff.contains(&0) {
         return Err(format!(
             "path '{shown}': binary file ({} bytes), not shown as text",
-            meta.len()
+            file_len
         ));
     }
 

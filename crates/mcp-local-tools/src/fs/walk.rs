@@ -272,17 +272,38 @@ pub(super) fn search(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         file_glob.as_ref(),
         args.hidden.unwrap_or(false),
     );
-    let (mut files, stopped) = found?;
+    let (mut files, stopped, mut skipped) = found?;
     files.sort_by(|a, b| {
         a.path
             .as_os_str()
             .as_encoded_bytes()
             .cmp(b.path.as_os_str().as_encoded_bytes())
     });
-    Ok(CallToolResult::text(render_hits(
-        ctx, &files, stopped, args, pattern,
-    )))
+    let mut text = render_hits(ctx, &files, stopped, args, pattern);
+    if !skipped.is_empty() {
+        skipped.sort();
+        let shown: Vec<String> = skipped
+            .iter()
+            .take(MAX_SKIPPED_SHOWN)
+            .map(|p| ctx.roots.display(p))
+            .collect();
+        let more = skipped.len().saturating_sub(MAX_SKIPPED_SHOWN);
+        text.push_str(&format!(
+            "[skipped {} file{} with a line longer than the {SEARCH_HEAP_LIMIT}-byte search buffer: {}{}]\n",
+            skipped.len(),
+            if skipped.len() == 1 { "" } else { "s" },
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ));
+    }
+    Ok(CallToolResult::text(text))
 }
+
+/// Most memory one search thread's buffer may take (bytes); a file with a
+/// longer line is skipped and named in the result.
+pub(crate) const SEARCH_HEAP_LIMIT: usize = 4 * 1024 * 1024;
+/// Most skipped files named in a result.
+const MAX_SKIPPED_SHOWN: usize = 10;
 
 /// Walks `dir` in parallel and searches every file; the hits and whether
 /// the collection cap stopped it.
@@ -294,8 +315,9 @@ fn collect_hits(
     context: usize,
     file_glob: Option<&globset::GlobMatcher>,
     hidden: bool,
-) -> Result<(Vec<FileHits>, bool), String> {
+) -> Result<(Vec<FileHits>, bool, Vec<PathBuf>), String> {
     let results: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
+    let skipped: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     let total = AtomicU64::new(0);
     let files_seen = AtomicU64::new(0);
     let cancelled = AtomicBool::new(false);
@@ -311,10 +333,12 @@ fn collect_hits(
             .before_context(context)
             .after_context(context)
             .binary_detection(BinaryDetection::quit(0))
+            .heap_limit(Some(SEARCH_HEAP_LIMIT))
             .build();
         let matcher = matcher.clone();
-        let (results, total, files_seen, cancelled, cancel, progress) = (
+        let (results, skipped, total, files_seen, cancelled, cancel, progress) = (
             &results,
+            &skipped,
             &total,
             &files_seen,
             &cancelled,
@@ -355,8 +379,16 @@ fn collect_hits(
                 matches: 0,
                 total,
             };
-            if searcher.search_file(&matcher, &file, &mut sink).is_ok()
-                && sink.matches > 0
+            let searched = searcher.search_file(&matcher, &file, &mut sink);
+            if searched.is_err() {
+                // The only error a file yields here is the heap limit (a
+                // line too long to buffer) or a read error: name it.
+                if let Ok(mut all) = skipped.lock() {
+                    all.push(entry.into_path());
+                }
+                return WalkState::Continue;
+            }
+            if sink.matches > 0
                 && let Ok(mut all) = results.lock()
             {
                 all.push(FileHits {
@@ -373,7 +405,8 @@ fn collect_hits(
     }
     let stopped = total.load(Ordering::Relaxed) >= MAX_COLLECTED_MATCHES;
     let files = results.into_inner().unwrap_or_default();
-    Ok((files, stopped))
+    let skipped = skipped.into_inner().unwrap_or_default();
+    Ok((files, stopped, skipped))
 }
 
 /// `path:line:text` for matches, `path-line-text` for context, `--` between
