@@ -104,7 +104,7 @@ outline {path}: the definitions in one file as `line: kind name`, nested by inde
 symbols {query, [path], [kind], [offset], [limit]}: definitions whose name contains query (case-insensitive), as path:line: kind name.
 definition {name, [path]}: definitions named exactly name, as path:line: kind name.
 references {name, [path], [offset], [limit]}: identifiers spelled name (not in comments or strings), as path:line:column: source line.
-grep_replace {pattern, replacement, [path], [glob], [literal], [ignore_case], [dry_run]}: replace across files; returns the unified diffs; dry_run writes nothing.
+grep_replace {pattern, replacement, [path], [glob], [literal], [ignore_case], [dry_run]}: replace across files; returns the unified diffs; dry_run writes nothing; refused when the old and new text of the changed files pass 32 MiB.
 help: this text.
 Languages: Rust, Python, TypeScript, TSX, JavaScript, Go (by extension: .rs, .py, .pyi, .ts, .mts, .cts, .tsx, .js, .jsx, .mjs, .cjs, .go).
 Walks honour .gitignore; every result is capped, and a line in brackets at the end says how to get the rest.";

@@ -214,6 +214,12 @@ pub(super) fn patch(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         };
         let after = apply_hunks(&before, &parsed, &ctx.cancel)
             .map_err(|e| format!("patch: {input}: {e}; no file changed"))?;
+        if after.len() as u64 > MAX_EDIT_BYTES {
+            return Err(format!(
+                "patch: {input}: the result would be {} bytes, more than the {MAX_EDIT_BYTES}-byte limit; no file changed",
+                after.len()
+            ));
+        }
         let shown = ctx.roots.display(&resolved.path);
         let after = if file.deletes {
             if !after.is_empty() {

@@ -170,9 +170,9 @@ const DESCRIPTION: &str = "Files inside the roots: read, write, edit (exact uniq
 const HELP: &str = "fs actions (fields in brackets are optional):
 read {path, [offset], [limit], [line_numbers]}: text lines of a file (offset = lines to skip, limit default 2000); images come back as image content; other binary files are refused.
 write {path, content}: create or replace a file, creating parent directories.
-edit {path, old_text, new_text, [replace_all]}: replace the exact old_text, which must occur once unless replace_all; returns a unified diff.
+edit {path, old_text, new_text, [replace_all]}: replace the exact old_text, which must occur once unless replace_all; returns a unified diff. Files and results are limited to 16 MiB.
 multi_edit {path, edits: [{old_text, new_text, [replace_all]}]}: edits in order; if any fails, the file is unchanged.
-patch {diff, [path]}: apply a unified diff to one or more files; all files or none.
+patch {diff, [path]}: apply a unified diff (at most 100000 lines) to one or more files; all files or none. Sections naming the same file apply in order; --- /dev/null creates a file (refused if it exists); +++ /dev/null deletes it (the hunks must empty it).
 list {[path], [offset], [limit]}: entries of a directory (dir/, name, link -> target).
 tree {[path], [depth], [hidden], [offset], [limit]}: indented tree, honouring .gitignore (depth default 3).
 find {pattern, [path], [hidden], [offset], [limit]}: files whose path relative to `path` matches the glob.
