@@ -1,0 +1,298 @@
+//! HIP-0300 §4 for a local server, through the real `hanzo-mcp` binary and
+//! an in-process fake door (`mcp-fake-door`): list merge with the local
+//! `git` winning, the door's list announced with `list_changed`, a call
+//! forwarded verbatim, 401 → sign-in result, a hanging or dead door →
+//! local-only with one stderr line, and the bearer canary.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Server, call_params, first_text};
+use mcp_fake_door::{Behaviour, FakeDoor};
+use serde_json::{Value, json};
+
+/// A bearer that appears nowhere else.
+const CANARY: &str = "sk-door-canary-5e8b21f0c7a94d36";
+
+/// A running server pointed at `door_url`, with its root and HOME.
+struct Setup {
+    server: Server,
+    root: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+fn serve(door_url: &str, extra: &[&str]) -> Setup {
+    let root = tempfile::tempdir().expect("root");
+    let home = tempfile::tempdir().expect("home");
+    let root_arg = root.path().to_str().expect("utf-8").to_owned();
+    let mut args = vec!["serve", "--root", root_arg.as_str()];
+    args.extend_from_slice(extra);
+    let server = Server::spawn_with_env(
+        &args,
+        &[
+            ("HANZO_MCP_DOOR", door_url),
+            ("HANZO_API_KEY", CANARY),
+            ("HOME", home.path().to_str().expect("utf-8")),
+        ],
+    );
+    Setup { server, root, home }
+}
+
+fn tool_names(response: &Value) -> Vec<String> {
+    response["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {response}"))
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+/// The local tool names, from a server with `--no-door`.
+fn local_names() -> Vec<String> {
+    let root = tempfile::tempdir().expect("root");
+    let mut server = Server::spawn(&[
+        "serve",
+        "--no-door",
+        "--root",
+        root.path().to_str().expect("utf-8"),
+    ]);
+    server.initialize("2025-11-25");
+    let names = tool_names(&server.call(1, "tools/list", json!({})));
+    server.wait();
+    names
+}
+
+/// Waits for `notifications/tools/list_changed`, skipping other notifications.
+fn expect_list_changed(server: &mut Server) {
+    loop {
+        let message = server.recv();
+        if message["method"] == "notifications/tools/list_changed" {
+            return;
+        }
+        assert!(
+            message.get("id").is_none(),
+            "unexpected response while waiting for list_changed: {message}"
+        );
+    }
+}
+
+#[test]
+fn hanging_door_initialize_and_list_answer_local_only() {
+    let door = FakeDoor::start(Behaviour::Hang).expect("fake door");
+    let mut setup = serve(&door.url(), &["--door-wait", "0.3"]);
+    let server = &mut setup.server;
+    let init = server.initialize("2025-11-25");
+    assert_eq!(init["capabilities"]["tools"]["listChanged"], true);
+    let list = server.call(1, "tools/list", json!({}));
+    assert_eq!(tool_names(&list), local_names());
+    // The door was asked (in the background) and never answered.
+    assert_eq!(door.lists_answered(), 0);
+    assert!(!door.requests_for("tools/list").is_empty());
+}
+
+#[test]
+fn merged_list_local_first_git_local_and_list_changed_sent() {
+    // Slow enough that the first tools/list (door wait 0) answers local-only.
+    let door = FakeDoor::start(Behaviour::Slow(Duration::from_secs(3))).expect("fake door");
+    let mut setup = serve(&door.url(), &["--door-wait", "0"]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let local = local_names();
+    let first = server.call(1, "tools/list", json!({}));
+    assert_eq!(tool_names(&first), local);
+
+    expect_list_changed(server);
+    let second = server.call(2, "tools/list", json!({}));
+    // Local first, then the door's tools whose names are not local.
+    let mut expected = local.clone();
+    expected.extend(
+        ["describe", "agents", "billing", "git"]
+            .map(String::from)
+            .into_iter()
+            .filter(|name| !local.contains(name)),
+    );
+    assert_eq!(tool_names(&second), expected);
+    let tools = second["result"]["tools"].as_array().expect("tools");
+    let git: Vec<&Value> = tools.iter().filter(|t| t["name"] == "git").collect();
+    assert_eq!(git.len(), 1);
+    // The door's `git` shows only while the toolbox has no `git` of its own.
+    assert_eq!(
+        git[0]["description"] == "Cloud git subsystem.",
+        !local.iter().any(|name| name == "git")
+    );
+    assert_eq!(
+        second["result"]["_meta"]["hanzo.ai/unavailable"],
+        json!(["kms"])
+    );
+}
+
+#[test]
+fn call_is_forwarded_verbatim() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let mut setup = serve(&door.url(), &[]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let arguments = json!({"op": "list_agents", "input": {"limit": 3, "tags": ["a", "b"]}});
+    let response = server.call(1, "tools/call", call_params("agents", arguments.clone()));
+    assert_eq!(
+        response["result"],
+        json!({
+            "content": [{"type": "text", "text": "called agents"}],
+            "structuredContent": {"name": "agents", "arguments": arguments},
+            "isError": false,
+            "resultType": "complete"
+        })
+    );
+    let calls = door.requests_for("tools/call");
+    assert_eq!(calls.len(), 1);
+    let params = calls[0].params().expect("params");
+    assert_eq!(params["name"], "agents");
+    assert_eq!(params["arguments"], arguments);
+    assert_eq!(calls[0].header("content-type"), Some("application/json"));
+    assert_eq!(
+        calls[0].header("accept"),
+        Some("application/json, text/event-stream")
+    );
+    assert_eq!(calls[0].header("mcp-protocol-version"), Some("2026-07-28"));
+    assert_eq!(calls[0].header("mcp-method"), Some("tools/call"));
+    assert_eq!(calls[0].header("mcp-name"), Some("agents"));
+    let bearer = format!("Bearer {CANARY}");
+    assert_eq!(calls[0].header("authorization"), Some(bearer.as_str()));
+}
+
+#[test]
+fn unauthorized_call_is_a_sign_in_result() {
+    let door = FakeDoor::start(Behaviour::Unauthorized).expect("fake door");
+    let mut setup = serve(&door.url(), &[]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let response = server.call(1, "tools/call", call_params("agents", json!({})));
+    let result = &response["result"];
+    assert_eq!(result["isError"], true);
+    let text = first_text(result);
+    assert!(text.contains("hanzo auth login"), "{text}");
+    assert!(text.contains(&door.challenge_metadata_url()), "{text}");
+    assert_eq!(door.requests_for("tools/call").len(), 1);
+}
+
+#[test]
+fn dead_door_is_local_only_with_one_stderr_line() {
+    let address = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("addr")
+    };
+    let url = format!("http://{address}/v1/mcp");
+    let mut setup = serve(&url, &["--door-wait", "5"]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    assert_eq!(tool_names(&list), local_names());
+    for id in 2..5 {
+        let response = server.call(id, "tools/call", call_params("agents", json!({})));
+        assert_eq!(response["result"]["isError"], true);
+        let text = first_text(&response["result"]);
+        assert!(
+            text.starts_with(&format!("hanzo door {url}: could not connect")),
+            "{text}"
+        );
+    }
+    server.wait();
+    let outage: Vec<String> = server
+        .stderr_lines()
+        .into_iter()
+        .filter(|line| line.contains("door unavailable"))
+        .collect();
+    assert_eq!(outage.len(), 1, "{outage:?}");
+}
+
+#[test]
+fn no_door_forwards_nothing() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let mut setup = serve(&door.url(), &["--no-door"]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let response = server.call(1, "tools/call", call_params("agents", json!({})));
+    assert_eq!(response["error"]["code"], -32602);
+    server.wait();
+    assert!(door.requests().is_empty());
+}
+
+/// Every file under `dir`, read lossily.
+fn files_contain(dir: &Path, needle: &str) -> Vec<String> {
+    let mut hits = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return hits;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            hits.extend(files_contain(&path, needle));
+        } else if let Ok(bytes) = std::fs::read(&path)
+            && String::from_utf8_lossy(&bytes).contains(needle)
+        {
+            hits.push(path.display().to_string());
+        }
+    }
+    hits
+}
+
+#[test]
+fn bearer_canary_never_leaks() {
+    let elsewhere = FakeDoor::start(Behaviour::Normal).expect("other origin");
+    for behaviour in [
+        Behaviour::Normal,
+        Behaviour::Unauthorized,
+        Behaviour::Sse,
+        Behaviour::Html502,
+        Behaviour::Garbage,
+        Behaviour::InvalidNames,
+        Behaviour::RedirectTo(elsewhere.url()),
+        Behaviour::RedirectLoop,
+    ] {
+        let door = FakeDoor::start(behaviour.clone()).expect("fake door");
+        let mut setup = serve(&door.url(), &["--door-wait", "5", "--log-level", "trace"]);
+        let server = &mut setup.server;
+        let mut seen = server.initialize("2025-11-25").to_string();
+        seen.push_str(&server.call(1, "tools/list", json!({})).to_string());
+        seen.push_str(
+            &server
+                .call(
+                    2,
+                    "tools/call",
+                    call_params("agents", json!({"op": "list_agents"})),
+                )
+                .to_string(),
+        );
+        server.close_stdin();
+        for message in server.drain() {
+            seen.push_str(&message.to_string());
+        }
+        server.wait();
+        for line in server.stderr_lines() {
+            seen.push_str(&line);
+        }
+        assert!(!seen.contains(CANARY), "{behaviour:?}: the bearer leaked");
+        assert!(
+            files_contain(setup.home.path(), CANARY).is_empty(),
+            "{behaviour:?}: the bearer was written under HOME"
+        );
+        assert!(
+            files_contain(setup.root.path(), CANARY).is_empty(),
+            "{behaviour:?}: the bearer was written under the root"
+        );
+        assert!(
+            door.requests().iter().any(|r| r.to_text().contains(CANARY)),
+            "{behaviour:?}: the door never received the bearer"
+        );
+    }
+    let redirected = elsewhere.requests();
+    assert!(!redirected.is_empty(), "nothing was redirected");
+    for request in redirected {
+        assert!(
+            !request.to_text().contains(CANARY),
+            "the bearer was sent to another origin"
+        );
+    }
+}
