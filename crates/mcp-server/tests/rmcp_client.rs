@@ -118,3 +118,63 @@ async fn rmcp_auto_lifecycle_picks_discover() {
     list_and_read(&client, root.path()).await;
     client.cancel().await.expect("close");
 }
+
+/// Calls `name` with `arguments` and returns the text of its one content
+/// block; fails the test on an `isError` result.
+async fn call_text(
+    client: &RunningService<RoleClient, ClientConfig>,
+    name: &'static str,
+    arguments: serde_json::Value,
+) -> String {
+    let params = CallToolRequestParams::new(name)
+        .with_arguments(arguments.as_object().expect("object").clone());
+    let result = client.call_tool(params).await.expect("tools/call");
+    assert_ne!(result.is_error, Some(true), "{name}: {result:?}");
+    assert_eq!(result.content.len(), 1, "{name}: {result:?}");
+    result.content[0]
+        .as_text()
+        .expect("text content")
+        .text
+        .clone()
+}
+
+#[tokio::test]
+async fn rmcp_client_runs_one_action_of_each_local_tool() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical root");
+    std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"demo\"\n").expect("write");
+    std::fs::create_dir(root.join("src")).expect("mkdir");
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "pub fn alpha() {}\n\npub struct Beta;\n\nimpl Beta {\n    pub fn gamma(&self) {}\n}\n",
+    )
+    .expect("write");
+    let client = client_config()
+        .serve(spawn(&root))
+        .await
+        .expect("initialize handshake");
+
+    let listed = call_text(&client, "fs", json!({ "action": "list", "path": "." })).await;
+    assert_eq!(listed, "Cargo.toml\nsrc/\n");
+
+    let outline = call_text(
+        &client,
+        "code",
+        json!({ "action": "outline", "path": "src/lib.rs" }),
+    )
+    .await;
+    assert_eq!(
+        outline,
+        "1: fn alpha\n3: struct Beta\n5: impl Beta\n  6: fn gamma\n"
+    );
+
+    let capabilities = call_text(&client, "workspace", json!({ "action": "capabilities" })).await;
+    assert!(
+        capabilities.starts_with(&format!(
+            "local tools: fs, code, workspace\ncompiled features: fs, code, workspace\nroots:\n  {}\n",
+            root.display()
+        )),
+        "{capabilities}"
+    );
+    client.cancel().await.expect("close");
+}
