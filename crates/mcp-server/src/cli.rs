@@ -93,14 +93,34 @@ pub fn parse_allowed_tools(value: Option<&str>) -> Result<AllowedTools, ServerEr
     };
     let (text, origin) = match value.strip_prefix('@') {
         Some(path) => (
-            std::fs::read_to_string(path).map_err(|e| {
-                ServerError::Config(format!("--allowed-tools: cannot read {path}: {e}"))
-            })?,
+            read_config_file(path)
+                .map_err(|e| ServerError::Config(format!("--allowed-tools: {e}")))?,
             format!("--allowed-tools @{path}"),
         ),
         None => (value.to_owned(), "--allowed-tools".to_owned()),
     };
     serde_json::from_str(&text).map_err(|e| ServerError::Config(format!("{origin}: {e}")))
+}
+
+/// The largest `--allowed-tools @FILE` accepted, in bytes.
+const MAX_CONFIG_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Reads a configuration file of at most [`MAX_CONFIG_FILE_BYTES`] as UTF-8.
+/// Reading stops at the bound, so `/dev/zero` or a FIFO that never ends is an
+/// error rather than a hang that grows memory.
+fn read_config_file(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {path}: {e}"))?;
+    if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
+        return Err(format!(
+            "{path} is larger than {MAX_CONFIG_FILE_BYTES} bytes"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("{path} is not UTF-8: {e}"))
 }
 
 /// Options of `serve`.

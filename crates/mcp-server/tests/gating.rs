@@ -251,6 +251,11 @@ fn a_bad_configuration_is_a_clear_error_at_start() {
             "@/nonexistent/allowed.json",
             "--allowed-tools: cannot read /nonexistent/allowed.json",
         ),
+        // A file that never ends is cut at the size bound, not read forever.
+        (
+            "@/dev/zero",
+            "--allowed-tools: /dev/zero is larger than 4194304 bytes",
+        ),
     ];
     for (config, expected) in cases {
         for command in ["serve", "tools"] {
