@@ -311,40 +311,21 @@ fn symbols(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
         .as_deref()
         .ok_or("symbols: missing field 'query'")?;
     let needle = query.to_lowercase();
-    let dirs = walk_dirs(args.path.as_deref(), ctx)?;
-    let mut lines = Vec::new();
-    let capped = for_each_file(&dirs, ctx, &has_lang, &mut |path, bytes| {
-        // Cheap pre-filter before parsing.
-        if !String::from_utf8_lossy(bytes)
-            .to_lowercase()
-            .contains(&needle)
-        {
-            return true;
-        }
-        let Some(lang) = Lang::of(path) else {
-            return true;
-        };
-        for s in lang::symbols(lang, bytes) {
-            if s.name.to_lowercase().contains(&needle)
-                && args.kind.as_deref().is_none_or(|k| k == s.kind)
-            {
-                lines.push(format!(
-                    "{}:{}: {} {}",
-                    ctx.roots.display(path),
-                    s.line,
-                    s.kind,
-                    s.name
-                ));
-            }
-        }
-        true
-    })?;
-    Ok(paged(
-        lines,
+    find_symbols(
         args,
-        capped,
+        ctx,
+        // Cheap pre-filter before parsing.
+        |bytes| {
+            String::from_utf8_lossy(bytes)
+                .to_lowercase()
+                .contains(&needle)
+        },
+        |s| {
+            s.name.to_lowercase().contains(&needle)
+                && args.kind.as_deref().is_none_or(|k| k == s.kind)
+        },
         format!("[no symbol matching {query}]"),
-    ))
+    )
 }
 
 fn definition(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
@@ -352,18 +333,37 @@ fn definition(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
         .name
         .as_deref()
         .ok_or("definition: missing field 'name'")?;
+    find_symbols(
+        args,
+        ctx,
+        |bytes| contains(bytes, name.as_bytes()),
+        // An `impl` block extends a type; it does not define the name.
+        |s| s.name == name && s.kind != "impl",
+        format!("[no definition of {name} found]"),
+    )
+}
+
+/// Walks the source files under `args.path`, parses those that pass
+/// `prefilter` (a cheap test on the raw bytes), and lists the symbols that
+/// `keep` accepts as `path:line: kind name`, paged; `empty` when none.
+fn find_symbols(
+    args: &CodeArgs,
+    ctx: &ToolContext,
+    prefilter: impl Fn(&[u8]) -> bool,
+    keep: impl Fn(&lang::Symbol) -> bool,
+    empty: String,
+) -> ToolResult {
     let dirs = walk_dirs(args.path.as_deref(), ctx)?;
     let mut lines = Vec::new();
     let capped = for_each_file(&dirs, ctx, &has_lang, &mut |path, bytes| {
-        if !contains(bytes, name.as_bytes()) {
+        if !prefilter(bytes) {
             return true;
         }
         let Some(lang) = Lang::of(path) else {
             return true;
         };
         for s in lang::symbols(lang, bytes) {
-            // An `impl` block extends a type; it does not define the name.
-            if s.name == name && s.kind != "impl" {
+            if keep(&s) {
                 lines.push(format!(
                     "{}:{}: {} {}",
                     ctx.roots.display(path),
@@ -375,12 +375,7 @@ fn definition(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
         }
         true
     })?;
-    Ok(paged(
-        lines,
-        args,
-        capped,
-        format!("[no definition of {name} found]"),
-    ))
+    Ok(paged(lines, args, capped, empty))
 }
 
 fn references(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
