@@ -67,9 +67,16 @@ pub(crate) fn write_atomic(target: &Resolved, bytes: &[u8]) -> Result<(), PathEr
     let old_permissions = std::fs::metadata(&target.path)
         .ok()
         .map(|m| m.permissions());
+    // The temp name keeps at most 128 bytes of the file's name, so a name
+    // near the file system's 255-byte limit still has room for the suffix.
+    let shown_name = name.to_string_lossy();
+    let mut keep = shown_name.len().min(128);
+    while !shown_name.is_char_boundary(keep) {
+        keep -= 1;
+    }
     let temp_name = format!(
         ".{}.mcp-tmp-{}-{}",
-        name.to_string_lossy(),
+        &shown_name[..keep],
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     );

@@ -300,13 +300,18 @@ fn capabilities(surroundings: &Surroundings, ctx: &ToolContext) -> CallToolResul
     let door = match surroundings.door() {
         None => "door: none configured\n".to_owned(),
         Some(door) => {
+            // One parenthesis: the state, then the note that explains it
+            // ("unavailable: connection refused", "answered: sign-in required").
             let state = match door.answered {
-                Some(true) => "answered".to_owned(),
-                Some(false) => "did not answer".to_owned(),
-                None => "not tried yet".to_owned(),
+                Some(true) => "answered",
+                Some(false) => "unavailable",
+                None => "not tried yet",
             };
-            let note = door.note.map(|n| format!(" ({n})")).unwrap_or_default();
-            format!("door: {} ({state}){note}\n", redact_address(&door.address))
+            let detail = match door.note {
+                Some(note) => format!("{state}: {note}"),
+                None => state.to_owned(),
+            };
+            format!("door: {} ({detail})\n", redact_address(&door.address))
         }
     };
     text.push_str(&door);

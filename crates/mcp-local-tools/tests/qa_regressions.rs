@@ -286,3 +286,86 @@ async fn code_outline_refuses_a_fifo() {
     .await;
     assert_eq!(r, err("path 'pipe.rs': not a regular file"));
 }
+
+#[tokio::test]
+async fn a_file_name_near_the_255_byte_limit_can_still_be_rewritten() {
+    let s = Sandbox::new();
+    let name = format!("{}.txt", "n".repeat(245));
+    s.write(&name, "old text\n");
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "grep_replace", "pattern": "old", "replacement": "new", "literal": true}),
+    )
+    .await;
+    assert!(!r.0, "{}", r.1);
+    assert!(r.1.starts_with("1 replacement in 1 file\n"), "{}", r.1);
+    assert_eq!(s.read(&name), "new text\n");
+}
+
+/// Makes `dir` refuse new entries: `chmod 555` for a normal user, the
+/// immutable attribute for root (who ignores modes). `false` when neither
+/// holds on this file system.
+fn lock_dir(dir: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let probe = dir.join(".probe");
+    let refuses = || {
+        let created = std::fs::write(&probe, "").is_ok();
+        let _ = std::fs::remove_file(&probe);
+        !created
+    };
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if refuses() {
+        return true;
+    }
+    let chattr = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(dir)
+        .status();
+    matches!(chattr, Ok(status) if status.success()) && refuses()
+}
+
+fn unlock_dir(dir: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(dir)
+        .status();
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755));
+}
+
+#[tokio::test]
+async fn grep_replace_that_fails_midway_restores_the_files_it_wrote() {
+    let s = Sandbox::new();
+    s.write("a.txt", "alpha one\n");
+    s.write("m/locked.txt", "alpha two\n");
+    s.write("z.txt", "alpha three\n");
+    let locked = s.root.join("m");
+    if !lock_dir(&locked) {
+        unlock_dir(&locked);
+        eprintln!("skipped: this file system lets every user write into any directory");
+        return;
+    }
+    let r = call(
+        "code",
+        &s.roots,
+        json!({"action": "grep_replace", "pattern": "alpha", "replacement": "beta", "literal": true}),
+    )
+    .await;
+    unlock_dir(&locked);
+    assert!(r.0, "{}", r.1);
+    assert!(
+        r.1.starts_with("grep_replace: writing m/locked.txt failed: "),
+        "{}",
+        r.1
+    );
+    // The walk is in name order, so a.txt was written before m/locked.txt failed.
+    assert!(
+        r.1.ends_with("; the 1 file(s) already written were restored; nothing changed"),
+        "{}",
+        r.1
+    );
+    assert_eq!(s.read("a.txt"), "alpha one\n");
+    assert_eq!(s.read("m/locked.txt"), "alpha two\n");
+    assert_eq!(s.read("z.txt"), "alpha three\n");
+}

@@ -73,9 +73,7 @@ async fn capabilities_report_tools_roots_and_door_without_secrets() {
     }));
     let text = run(toolbox.clone()).await;
     assert!(
-        text.ends_with(
-            "door: https://api.example.test/v1/mcp (did not answer) (connection refused)\n"
-        ),
+        text.ends_with("door: https://api.example.test/v1/mcp (unavailable: connection refused)\n"),
         "{text}"
     );
     assert!(!text.contains("s3cret") && !text.contains("abc"));

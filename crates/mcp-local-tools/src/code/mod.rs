@@ -450,6 +450,53 @@ fn replace_bounded(
     (out.len() <= budget).then_some(out)
 }
 
+/// Writes every change (each file atomically). When one write fails, the
+/// files already written get their old text back, so a failed
+/// `grep_replace` leaves the tree as it found it; the error names the file
+/// that failed and, if a restore failed too, the files left changed.
+fn write_all_or_restore(
+    changes: &[(PathBuf, String, String, usize)],
+    ctx: &ToolContext,
+) -> Result<(), String> {
+    let target = |path: &Path| -> Result<Resolved, String> {
+        let root = ctx
+            .roots
+            .root_of(path)
+            .ok_or_else(|| format!("{}: outside the roots", ctx.roots.display(path)))?;
+        Ok(Resolved {
+            path: path.to_path_buf(),
+            root: root.to_path_buf(),
+            exists: true,
+        })
+    };
+    for (done, (path, _, after, _)) in changes.iter().enumerate() {
+        let written = target(path)
+            .and_then(|t| write_atomic(&t, after.as_bytes()).map_err(|e| e.to_string()));
+        let Err(error) = written else { continue };
+        let mut left_changed = Vec::new();
+        for (old_path, before, _, _) in changes[..done].iter().rev() {
+            let restored = target(old_path)
+                .and_then(|t| write_atomic(&t, before.as_bytes()).map_err(|e| e.to_string()));
+            if restored.is_err() {
+                left_changed.push(ctx.roots.display(old_path));
+            }
+        }
+        let outcome = if left_changed.is_empty() {
+            format!("the {done} file(s) already written were restored; nothing changed")
+        } else {
+            format!(
+                "these files could not be restored and keep the replacement: {}",
+                left_changed.join(", ")
+            )
+        };
+        return Err(format!(
+            "grep_replace: writing {} failed: {error}; {outcome}",
+            ctx.roots.display(path)
+        ));
+    }
+    Ok(())
+}
+
 fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     let pattern = args
         .pattern
@@ -529,18 +576,7 @@ fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
         return Ok(CallToolResult::text(format!("[no match for {pattern}]\n")));
     }
     if !dry_run {
-        for (path, _, after, _) in &changes {
-            let root = ctx
-                .roots
-                .root_of(path)
-                .ok_or_else(|| format!("{}: outside the roots", path.to_string_lossy()))?;
-            let target = Resolved {
-                path: path.clone(),
-                root: root.to_path_buf(),
-                exists: true,
-            };
-            write_atomic(&target, after.as_bytes()).map_err(|e| e.to_string())?;
-        }
+        write_all_or_restore(&changes, ctx)?;
     }
     let total: usize = changes.iter().map(|c| c.3).sum();
     let files = changes.len();
