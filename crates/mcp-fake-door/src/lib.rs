@@ -5,9 +5,9 @@
 //! HIP-0300 §1) from a thread of its own, and records every request it
 //! receives. A [`Behaviour`] chooses how it answers: normally, with a 401
 //! challenge, as `text/event-stream`, with an HTML 502, with garbage, never,
-//! slowly, with redirects, in pages, with a cursor that never advances, with
-//! invalid tool names, with 1,200 tools, or with a list that changes on each
-//! request. The behaviour can be changed while the door runs.
+//! slowly, only once the test releases it, with redirects, in pages, with a
+//! cursor that never advances, with invalid tool names, with 1,200 tools, or
+//! with a list that changes on each request. The behaviour can be changed while the door runs.
 //!
 //! The door runs on its own thread and runtime, so it works the same from a
 //! plain `#[test]`, from `#[tokio::test]`, and for tests that point a real
@@ -109,6 +109,10 @@ pub enum Behaviour {
     Hang,
     /// As [`Behaviour::Normal`] after waiting this long.
     Slow(Duration),
+    /// Every POST is read and logged, then held until [`FakeDoor::release`]
+    /// is called; from then on answered as [`Behaviour::Normal`]. For tests
+    /// that need "the door has not answered yet" without timing.
+    Held,
     /// `tools/list` in three pages (cursors `page-2`, `page-3`): `describe`,
     /// `agents` | `billing`, `git` | `kms`, `storage`.
     ThreePages,
@@ -190,6 +194,8 @@ struct Shared {
     ttl_ms: Mutex<Option<u64>>,
     log: Mutex<Vec<LoggedRequest>>,
     lists_answered: AtomicU64,
+    /// Becomes `true` on [`FakeDoor::release`] ([`Behaviour::Held`]).
+    released: tokio::sync::watch::Sender<bool>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -230,6 +236,7 @@ impl FakeDoor {
             ttl_ms: Mutex::new(None),
             log: Mutex::new(Vec::new()),
             lists_answered: AtomicU64::new(0),
+            released: tokio::sync::watch::Sender::new(false),
         });
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -327,6 +334,12 @@ impl FakeDoor {
     /// Empties the request log.
     pub fn clear_log(&self) {
         lock(&self.shared.log).clear();
+    }
+
+    /// Lets the requests [`Behaviour::Held`] holds (and every later one) be
+    /// answered. Calling it again does nothing.
+    pub fn release(&self) {
+        self.shared.released.send_replace(true);
     }
 
     /// How many `tools/list` requests have been answered (not counting ones
@@ -516,6 +529,11 @@ async fn handle(
             std::future::pending::<()>().await;
         }
         Behaviour::Slow(delay) => tokio::time::sleep(delay).await,
+        Behaviour::Held => {
+            let mut released = shared.released.subscribe();
+            // The sender lives in `shared`, so waiting can only end by release.
+            let _ = released.wait_for(|released| *released).await;
+        }
         Behaviour::RedirectTo(ref location) => {
             return redirect(StatusCode::TEMPORARY_REDIRECT, location);
         }
@@ -661,7 +679,7 @@ fn list_result(behaviour: &Behaviour, params: &Value, n: u64, ttl_ms: Option<u64
     }
     if matches!(
         behaviour,
-        Behaviour::Normal | Behaviour::Sse | Behaviour::Slow(_)
+        Behaviour::Normal | Behaviour::Sse | Behaviour::Slow(_) | Behaviour::Held
     ) {
         result.insert("_meta".into(), normal_meta());
     }

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use mcp_door_client::Door;
+use mcp_door_client::{Door, DoorStatus};
 use mcp_proto::{CallToolRequestParams, ErrorObject};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
@@ -92,5 +92,13 @@ impl ToolSource for DoorSource {
 
     fn list_changes(&self) -> Option<watch::Receiver<u64>> {
         Some(self.door.generations())
+    }
+
+    /// The door's list generation once its first fetch has finished (before
+    /// that `list_tools` waits, so there is no stamp). Reading it starts a
+    /// background refresh when the cached list is stale, as `list_tools` does.
+    fn list_stamp(&self) -> Option<u64> {
+        let snapshot = self.door.snapshot();
+        (snapshot.status != DoorStatus::Pending).then_some(snapshot.generation)
     }
 }

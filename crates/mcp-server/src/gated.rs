@@ -175,4 +175,10 @@ impl ToolSource for GatedSource {
     fn list_changes(&self) -> Option<watch::Receiver<u64>> {
         self.inner.list_changes()
     }
+
+    /// The gated list is a function of the inner list alone (the allowlist
+    /// is fixed), so it changes exactly when the inner stamp does.
+    fn list_stamp(&self) -> Option<u64> {
+        self.inner.list_stamp()
+    }
 }

@@ -20,6 +20,8 @@ use mcp_proto::{
     CallToolRequestParams, ErrorObject, FromValue, Implementation, Message, Notification,
     ProgressToken, Request, RequestId, Response, Revision, meta,
 };
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
@@ -393,17 +395,32 @@ impl Connection {
         }
         let server = self.server.clone();
         Ok(Box::pin(async move {
-            let list = server.composition.list_tools().await;
-            let mut result = Map::new();
-            result.insert("tools".into(), json!(list.tools));
-            if let Some(meta) = list.meta {
-                result.insert("_meta".into(), Value::Object(meta));
-            }
-            if era.is_stateless() {
-                result.insert("ttlMs".into(), json!(LIST_TTL_MS));
-                result.insert("cacheScope".into(), json!("private"));
-            }
-            Ok(finish(era, Value::Object(result)))
+            // Rendered once per merged list and form, then only copied: the
+            // result depends on the era only through `is_stateless`.
+            let stateless = era.is_stateless();
+            let form = if stateless {
+                "tools/list stateless"
+            } else {
+                "tools/list handshake"
+            };
+            let merged = server.composition.merged().await;
+            let json = merged
+                .rendered(form, |list| {
+                    let mut result = Map::new();
+                    result.insert("tools".into(), json!(list.tools));
+                    if let Some(meta) = &list.meta {
+                        result.insert("_meta".into(), Value::Object(meta.clone()));
+                    }
+                    if stateless {
+                        result.insert("ttlMs".into(), json!(LIST_TTL_MS));
+                        result.insert("cacheScope".into(), json!("private"));
+                    }
+                    finish(era, Value::Object(result))
+                })
+                .map_err(|e| {
+                    ErrorObject::internal_error(format!("cannot encode the tool list: {e}"))
+                })?;
+            Ok(Reply::Json(json))
         }))
     }
 
@@ -439,7 +456,7 @@ impl Connection {
                 .composition
                 .call_tool(params, CallContext { progress, cancel })
                 .await?;
-            Ok(finish(era, result))
+            Ok(Reply::Value(finish(era, result)))
         }))
     }
 
@@ -469,11 +486,18 @@ impl Connection {
                 .remove(&task_id)
                 .is_some();
             if wanted {
-                let response = match outcome {
-                    Ok(result) => Response::success(task_id, result),
-                    Err(error) => Response::error(Some(task_id), error),
+                match outcome {
+                    Ok(Reply::Value(result)) => {
+                        outbox.send(&Message::Response(Response::success(task_id, result)))
+                    }
+                    Ok(Reply::Json(result)) => outbox.send(&JsonResponse {
+                        id: &task_id,
+                        result: &result,
+                    }),
+                    Err(error) => {
+                        outbox.send(&Message::Response(Response::error(Some(task_id), error)))
+                    }
                 };
-                outbox.send(&Message::Response(response));
             }
         });
         inflight.insert(
@@ -518,7 +542,34 @@ impl Connection {
 }
 
 /// A spawned request's work.
-type Work = crate::source::BoxFuture<'static, Result<Value, ErrorObject>>;
+type Work = crate::source::BoxFuture<'static, Result<Reply, ErrorObject>>;
+
+/// What a spawned request answers.
+enum Reply {
+    /// A result, serialized when the response is sent.
+    Value(Value),
+    /// A result already serialized (a `tools/list` from the merged list's
+    /// memo), copied into the response as is.
+    Json(Arc<RawValue>),
+}
+
+/// A success response whose result is JSON text already: the same bytes as
+/// `Message::Response` of the parsed result (`jsonrpc`, `id`, `result`, in
+/// that order).
+struct JsonResponse<'a> {
+    id: &'a RequestId,
+    result: &'a RawValue,
+}
+
+impl Serialize for JsonResponse<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("jsonrpc", "2.0")?;
+        map.serialize_entry("id", self.id)?;
+        map.serialize_entry("result", self.result)?;
+        map.end()
+    }
+}
 
 /// A result as `era` requires it: 2026-07-28 results carry
 /// `resultType: "complete"` (MCP 2026-07-28 schema, `Result`).

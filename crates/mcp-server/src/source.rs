@@ -75,12 +75,82 @@ pub trait ToolSource: Send + Sync {
     fn list_changes(&self) -> Option<watch::Receiver<u64>> {
         None
     }
+
+    /// A stamp of the list [`list_tools`](Self::list_tools) would return
+    /// now, when the source can tell it without waiting: two equal stamps
+    /// mean the same list, so a [`Composition`] may answer from its memo.
+    /// `None` means "ask `list_tools`" (the door before its first list
+    /// arrives, which `list_tools` waits for).
+    ///
+    /// The default suits a fixed list (no [`list_changes`](Self::list_changes):
+    /// always `Some(0)`) and asks every time otherwise; a source whose list
+    /// changes overrides it with the value its `list_changes` carries.
+    fn list_stamp(&self) -> Option<u64> {
+        match self.list_changes() {
+            None => Some(0),
+            Some(_) => None,
+        }
+    }
 }
+
+/// The merged list of a [`Composition`] (every source's tools, first-wins),
+/// shared by every `tools/list` answered until a source's list changes,
+/// together with the JSON texts made of it.
+#[derive(Debug)]
+pub struct MergedList {
+    list: SourceList,
+    rendered: std::sync::Mutex<Vec<(&'static str, JsonText)>>,
+}
+
+impl MergedList {
+    fn new(list: SourceList) -> Self {
+        Self {
+            list,
+            rendered: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The merged tools and `_meta`.
+    pub fn list(&self) -> &SourceList {
+        &self.list
+    }
+
+    /// The JSON text of `render(list)`, made on the first call for `form`
+    /// (a name the caller chooses, e.g. `"tools/list handshake"`) and kept
+    /// with this list, so it is dropped exactly when the list changes.
+    /// Concurrent first calls for one form render it once.
+    ///
+    /// Errors: what `serde_json` reports when the rendered value cannot be
+    /// written (not possible for a `Value`).
+    pub fn rendered(
+        &self,
+        form: &'static str,
+        render: impl FnOnce(&SourceList) -> Value,
+    ) -> Result<JsonText, serde_json::Error> {
+        let mut rendered = self
+            .rendered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, json)) = rendered.iter().find(|(name, _)| *name == form) {
+            return Ok(Arc::clone(json));
+        }
+        let json: JsonText = serde_json::value::to_raw_value(&render(&self.list))?.into();
+        rendered.push((form, Arc::clone(&json)));
+        Ok(json)
+    }
+}
+
+/// JSON text kept as it was written.
+type JsonText = Arc<serde_json::value::RawValue>;
+
+/// The last merge and the sources' stamps it was made at.
+type Memo = Option<(Vec<u64>, Arc<MergedList>)>;
 
 /// The ordered tool sources of a server.
 #[derive(Clone, Default)]
 pub struct Composition {
     sources: Vec<Arc<dyn ToolSource>>,
+    memo: Arc<std::sync::Mutex<Memo>>,
 }
 
 impl std::fmt::Debug for Composition {
@@ -95,7 +165,10 @@ impl std::fmt::Debug for Composition {
 impl Composition {
     /// A composition of `sources`, earlier ones winning name collisions.
     pub fn new(sources: Vec<Arc<dyn ToolSource>>) -> Self {
-        Self { sources }
+        Self {
+            sources,
+            memo: Arc::default(),
+        }
     }
 
     /// The sources, in order.
@@ -106,8 +179,28 @@ impl Composition {
     /// Every source's list merged first-wins: the first source's tools in its
     /// order, then each later source's tools whose names are not yet present
     /// (HIP-0300 §2.2 "a local name wins"). `_meta` keys are merged the same
-    /// way.
+    /// way. A copy of [`Composition::merged`].
     pub async fn list_tools(&self) -> SourceList {
+        self.merged().await.list().clone()
+    }
+
+    /// The merged list (as [`Composition::list_tools`] describes), from the
+    /// memo while every source's [`ToolSource::list_stamp`] is the one the
+    /// memo was made at; otherwise every source is asked (waiting as its
+    /// `list_tools` does) and, when every stamp was known, the new merge is
+    /// remembered. A repeated `tools/list` thus costs one stamp per source
+    /// and an `Arc` clone.
+    pub async fn merged(&self) -> Arc<MergedList> {
+        let stamps: Option<Vec<u64>> = self.sources.iter().map(|s| s.list_stamp()).collect();
+        if let Some(stamps) = &stamps
+            && let Some((at, merged)) = &*self
+                .memo
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+            && at == stamps
+        {
+            return Arc::clone(merged);
+        }
         let mut merged = SourceList::default();
         let mut seen: HashSet<String> = HashSet::new();
         for source in &self.sources {
@@ -123,6 +216,16 @@ impl Composition {
                     target.entry(key).or_insert(value);
                 }
             }
+        }
+        let merged = Arc::new(MergedList::new(merged));
+        // Stamps read before the sources were asked: a change while they
+        // answered gives new stamps, so the next request merges again.
+        if let Some(stamps) = stamps {
+            *self
+                .memo
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some((stamps, Arc::clone(&merged)));
         }
         merged
     }

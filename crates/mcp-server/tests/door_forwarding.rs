@@ -7,7 +7,6 @@
 mod common;
 
 use std::path::Path;
-use std::time::Duration;
 
 use common::{Server, call_params, first_text};
 use mcp_fake_door::{Behaviour, FakeDoor};
@@ -94,15 +93,18 @@ fn hanging_door_initialize_and_list_answer_local_only() {
 
 #[test]
 fn merged_list_local_first_git_local_and_list_changed_sent() {
-    // Slow enough that the first tools/list (door wait 0) answers local-only.
-    let door = FakeDoor::start(Behaviour::Slow(Duration::from_secs(3))).expect("fake door");
+    // The door answers nothing until released, so the first tools/list
+    // (door wait 0) is local-only whatever the machine's load.
+    let door = FakeDoor::start(Behaviour::Held).expect("fake door");
     let mut setup = serve(&door.url(), &["--door-wait", "0"]);
     let server = &mut setup.server;
     server.initialize("2025-11-25");
     let local = local_names();
     let first = server.call(1, "tools/list", json!({}));
     assert_eq!(tool_names(&first), local);
+    assert_eq!(door.lists_answered(), 0);
 
+    door.release();
     expect_list_changed(server);
     let second = server.call(2, "tools/list", json!({}));
     // Local first, then the door's tools whose names are not local.

@@ -1,0 +1,339 @@
+//! The door's cost inside `hanzo-mcp` (issue 5), four figures:
+//!
+//! 1. `tools_list/in_process_cached` (criterion): a `tools/list` request
+//!    written to [`Server::serve`] over an in-memory pipe until its response
+//!    line is read, with the door's list (120 tools from a loopback fake
+//!    door) cached and the local tools in front: what the server adds per
+//!    request.
+//! 2. `stdio tools/list`: the same request over the release binary's stdio
+//!    pipes (informational; includes two pipe hops and the reading thread).
+//! 3. `stdio tools/call`: a call forwarded by the binary to the fake door,
+//!    against the same call POSTed straight to the fake door by a kept-alive
+//!    `reqwest` client; the added cost is the difference of the medians.
+//! 4. `hanging door`: spawn → `initialize` answered and spawn → `tools/list`
+//!    answered, with a door that never answers and `--door-wait 0.5`.
+//!
+//! Run: `cargo bench -p mcp-local-server --bench door` (all four), or pick
+//! with `DOOR_BENCH=inproc,list,call,hang`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig};
+use mcp_fake_door::{Behaviour, FakeDoor};
+use mcp_local_server::door::DoorSource;
+use mcp_local_server::local::LocalSource;
+use mcp_local_server::{Composition, Server, ServerConfig, ToolSource};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
+
+/// Door tools in the cached list (HIP-0300 §1.3's grouped door: 110).
+const DOOR_TOOLS: usize = 120;
+
+fn selected(part: &str) -> bool {
+    match std::env::var("DOOR_BENCH") {
+        Ok(parts) => parts.split(',').any(|p| p.trim() == part),
+        Err(_) => true,
+    }
+}
+
+fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort_unstable();
+    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
+    samples[index]
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn in_process(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let fake = FakeDoor::start(Behaviour::Grouped(DOOR_TOOLS)).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let (mut input, mut output, tools) = rt.block_on(async {
+        let mut config = DoorConfig::new(fake.url());
+        config.bearer = BearerSource::Fixed(Bearer::new("bench").expect("bearer"));
+        let door = Door::new(config).expect("door");
+        let local = LocalSource::new(vec![root.path().to_path_buf()]).expect("local");
+        let sources: Vec<Arc<dyn ToolSource>> = vec![
+            Arc::new(local),
+            Arc::new(DoorSource::start(door.clone(), Duration::from_secs(5))),
+        ];
+        door.fetch_now().await;
+        let composition = Composition::new(sources);
+        let tools = composition.list_tools().await.tools.len();
+        let info = serde_json::from_value(json!({"name": "bench", "version": "0"})).expect("info");
+        let server = Arc::new(Server::new(composition, ServerConfig::new(info)));
+        let (client_in, server_in) = tokio::io::duplex(1 << 20);
+        let (server_out, client_out) = tokio::io::duplex(1 << 20);
+        tokio::spawn(server.serve(server_in, server_out, std::future::pending()));
+        (client_in, AsyncBufReader::new(client_out), tools)
+    });
+    let request = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}\n";
+    let mut line = Vec::with_capacity(1 << 17);
+    let mut round_trip = || {
+        rt.block_on(async {
+            input.write_all(request).await.expect("write");
+            line.clear();
+            output.read_until(b'\n', &mut line).await.expect("read");
+        });
+        line.len()
+    };
+    let bytes = round_trip();
+    eprintln!("in-process tools/list: {tools} tools, {bytes} bytes a response");
+    let mut group = c.benchmark_group("tools_list");
+    group.bench_function(format!("in_process_cached_{tools}"), |b| {
+        b.iter(|| std::hint::black_box(round_trip()))
+    });
+    group.finish();
+}
+
+/// The release binary over pipes.
+struct Proc {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+}
+
+impl Proc {
+    fn spawn(args: &[&str], door: &str) -> Proc {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"))
+            .args(args)
+            .env("HANZO_MCP_DOOR", door)
+            .env("HANZO_API_KEY", "bench-token")
+            .env("RUST_LOG", "error")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn hanzo-mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Proc {
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.stdin.write_all(line.as_bytes()).expect("write");
+        self.stdin.write_all(b"\n").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Reads lines until the response to `id`; returns its length.
+    fn answer(&mut self, id: u64) -> usize {
+        let needle = format!("\"id\":{id},");
+        loop {
+            self.line.clear();
+            let n = self.stdout.read_line(&mut self.line).expect("read");
+            assert!(n > 0, "hanzo-mcp closed stdout");
+            if self.line.contains(&needle) {
+                return n;
+            }
+        }
+    }
+
+    fn initialize(&mut self) {
+        self.send(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
+        );
+        self.answer(0);
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn root_arg(root: &Path) -> String {
+    root.to_str().expect("utf-8 root").to_owned()
+}
+
+fn stdio_list() {
+    let fake = FakeDoor::start(Behaviour::Grouped(DOOR_TOOLS)).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let root = root_arg(root.path());
+    let mut server = Proc::spawn(&["serve", "--root", &root, "--door-wait", "5"], &fake.url());
+    server.initialize();
+    let mut samples = Vec::new();
+    let mut bytes = 0;
+    for id in 1..=3_000u64 {
+        let start = Instant::now();
+        server.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
+        ));
+        bytes = server.answer(id);
+        if id > 500 {
+            samples.push(start.elapsed());
+        }
+    }
+    let median = percentile(&mut samples, 0.5);
+    let p99 = percentile(&mut samples, 0.99);
+    println!(
+        "stdio tools/list ({bytes} bytes, {} samples): median {:.1} us, p99 {:.1} us",
+        samples.len(),
+        us(median),
+        us(p99)
+    );
+}
+
+fn stdio_call() {
+    let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let root = root_arg(root.path());
+    let mut server = Proc::spawn(&["serve", "--root", &root], &fake.url());
+    server.initialize();
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = reqwest::Client::new();
+    let url = fake.url();
+    let body = serde_json::to_vec(&json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "name": "agents",
+            "arguments": {"op": "list_agents", "input": {"limit": 10}},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"}
+            }
+        }
+    }))
+    .expect("body");
+    let direct = || {
+        rt.block_on(async {
+            let response = client
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "agents")
+                .header("authorization", "Bearer bench-token")
+                .body(body.clone())
+                .send()
+                .await
+                .expect("send");
+            let bytes = response.bytes().await.expect("body");
+            let value: Value = serde_json::from_slice(&bytes).expect("json");
+            value
+        })
+    };
+    let mut next_id = 1u64;
+    let mut forwarded = |server: &mut Proc| {
+        next_id += 1;
+        server.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{next_id},"method":"tools/call","params":{{"name":"agents","arguments":{{"op":"list_agents","input":{{"limit":10}}}}}}}}"#
+        ));
+        server.answer(next_id);
+    };
+    // Same answer both ways.
+    assert_eq!(
+        direct()["result"]["structuredContent"]["name"],
+        json!("agents")
+    );
+    let (mut fwd, mut dir) = (Vec::new(), Vec::new());
+    for round in 0..12 {
+        for _ in 0..250 {
+            let start = Instant::now();
+            forwarded(&mut server);
+            if round > 1 {
+                fwd.push(start.elapsed());
+            }
+            let start = Instant::now();
+            std::hint::black_box(direct());
+            if round > 1 {
+                dir.push(start.elapsed());
+            }
+        }
+    }
+    let (fm, fp) = (percentile(&mut fwd, 0.5), percentile(&mut fwd, 0.99));
+    let (dm, dp) = (percentile(&mut dir, 0.5), percentile(&mut dir, 0.99));
+    println!(
+        "stdio tools/call forwarded ({} calls): median {:.1} us, p99 {:.1} us",
+        fwd.len(),
+        us(fm),
+        us(fp)
+    );
+    println!(
+        "direct POST to the fake door ({} calls): median {:.1} us, p99 {:.1} us",
+        dir.len(),
+        us(dm),
+        us(dp)
+    );
+    println!(
+        "added by hanzo-mcp (difference of medians): {:.1} us",
+        us(fm) - us(dm)
+    );
+}
+
+fn hanging_door() {
+    let fake = FakeDoor::start(Behaviour::Hang).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let root = root_arg(root.path());
+    let (mut init, mut list) = (Vec::new(), Vec::new());
+    for _ in 0..15 {
+        let start = Instant::now();
+        let mut server = Proc::spawn(
+            &["serve", "--root", &root, "--door-wait", "0.5"],
+            &fake.url(),
+        );
+        server.initialize();
+        init.push(start.elapsed());
+        server.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        server.answer(1);
+        list.push(start.elapsed());
+    }
+    let (im, imax) = (percentile(&mut init, 0.5), percentile(&mut init, 1.0));
+    let (lm, lmax) = (percentile(&mut list, 0.5), percentile(&mut list, 1.0));
+    println!(
+        "hanging door, --door-wait 0.5, {} spawns: spawn->initialize median {:.2} ms (max {:.2} ms); \
+         spawn->tools/list median {:.1} ms (max {:.1} ms)",
+        init.len(),
+        im.as_secs_f64() * 1e3,
+        imax.as_secs_f64() * 1e3,
+        lm.as_secs_f64() * 1e3,
+        lmax.as_secs_f64() * 1e3
+    );
+}
+
+fn main() {
+    // `cargo test --benches` runs this without `--bench`: do nothing then.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    if selected("inproc") {
+        let mut c = Criterion::default().configure_from_args();
+        in_process(&mut c);
+        c.final_summary();
+    }
+    if selected("list") {
+        stdio_list();
+    }
+    if selected("call") {
+        stdio_call();
+    }
+    if selected("hang") {
+        hanging_door();
+    }
+}

@@ -1,0 +1,188 @@
+//! `tools/list` answered from the composition's memo (issue 5): the bytes on
+//! the wire are exactly those of the result built as a `serde_json::Value`
+//! and serialized in a `Message::Response` (handshake and 2026-07-28 eras),
+//! a repeated request gets the same bytes, and the memo is dropped exactly
+//! when the door's list changes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig};
+use mcp_fake_door::{Behaviour, FakeDoor};
+use mcp_local_server::door::DoorSource;
+use mcp_local_server::local::LocalSource;
+use mcp_local_server::{Composition, Server, ServerConfig, ToolSource};
+use mcp_proto::{Implementation, Message, RequestId, Response};
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+
+struct Connection {
+    input: DuplexStream,
+    output: Lines<BufReader<DuplexStream>>,
+}
+
+impl Connection {
+    async fn send(&mut self, message: Value) {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.input.write_all(&line).await.expect("write");
+    }
+
+    /// The next line that answers `id`, as it came (notifications skipped).
+    async fn answer(&mut self, id: i64) -> String {
+        loop {
+            let line = self
+                .output
+                .next_line()
+                .await
+                .expect("read")
+                .expect("a line");
+            let message: Value = serde_json::from_str(&line).expect("json");
+            if message["id"] == id {
+                return line;
+            }
+        }
+    }
+}
+
+/// A server over the local tools and a door at `fake`, on an in-memory pipe.
+async fn connect(fake: &FakeDoor, root: &std::path::Path) -> (Connection, Door, Composition) {
+    let mut config = DoorConfig::new(fake.url());
+    config.bearer = BearerSource::Fixed(Bearer::new("memo-test").expect("bearer"));
+    let door = Door::new(config).expect("door");
+    let local = LocalSource::new(vec![root.to_path_buf()]).expect("local");
+    let sources: Vec<Arc<dyn ToolSource>> = vec![
+        Arc::new(local),
+        Arc::new(DoorSource::start(door.clone(), Duration::from_secs(30))),
+    ];
+    let composition = Composition::new(sources);
+    let info: Implementation =
+        serde_json::from_value(json!({"name": "memo-test", "version": "0"})).expect("info");
+    let server = Arc::new(Server::new(composition.clone(), ServerConfig::new(info)));
+    let (client_in, server_in) = tokio::io::duplex(1 << 20);
+    let (server_out, client_out) = tokio::io::duplex(1 << 20);
+    tokio::spawn(server.serve(server_in, server_out, std::future::pending()));
+    let connection = Connection {
+        input: client_in,
+        output: BufReader::new(client_out).lines(),
+    };
+    (connection, door, composition)
+}
+
+/// The response line the server wrote before the memo: the result built as a
+/// `Value` and serialized inside `Message::Response`.
+fn expected_line(
+    id: i64,
+    composition_list: &mcp_local_server::SourceList,
+    stateless: bool,
+) -> String {
+    let mut result = Map::new();
+    result.insert("tools".into(), json!(composition_list.tools));
+    if let Some(meta) = &composition_list.meta {
+        result.insert("_meta".into(), Value::Object(meta.clone()));
+    }
+    if stateless {
+        result.insert("ttlMs".into(), json!(60_000));
+        result.insert("cacheScope".into(), json!("private"));
+        result.insert("resultType".into(), json!("complete"));
+    }
+    let response = Response::success(RequestId::Number(id), Value::Object(result));
+    serde_json::to_string(&Message::Response(response)).expect("serialize")
+}
+
+fn names(line: &str) -> Vec<String> {
+    let message: Value = serde_json::from_str(line).expect("json");
+    message["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handshake_list_bytes_match_the_value_path_and_repeat() {
+    let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let (mut conn, door, composition) = connect(&fake, root.path()).await;
+    door.fetch_now().await;
+    conn.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "0"}}}))
+        .await;
+    conn.answer(1).await;
+    conn.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+
+    conn.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .await;
+    let first = conn.answer(2).await;
+    let list = composition.list_tools().await;
+    assert_eq!(first, expected_line(2, &list, false));
+    assert!(names(&first).contains(&"agents".to_owned()), "{first}");
+
+    conn.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}))
+        .await;
+    let again = conn.answer(3).await;
+    assert_eq!(again, expected_line(3, &list, false));
+    assert_eq!(fake.lists_answered(), 1, "the repeat came from the cache");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_list_bytes_carry_ttl_cache_scope_and_result_type() {
+    let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let (mut conn, door, composition) = connect(&fake, root.path()).await;
+    door.fetch_now().await;
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    for id in [1, 2] {
+        conn.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
+            "params": {"_meta": meta}}))
+            .await;
+        let line = conn.answer(id).await;
+        let list = composition.list_tools().await;
+        assert_eq!(line, expected_line(id, &list, true));
+    }
+    // Both eras on one connection: each gets its own form of the same list.
+    conn.send(json!({"jsonrpc": "2.0", "id": 3, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "0"}}}))
+        .await;
+    conn.answer(3).await;
+    conn.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    conn.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}))
+        .await;
+    let line = conn.answer(4).await;
+    assert_eq!(
+        line,
+        expected_line(4, &composition.list_tools().await, false)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memo_is_dropped_exactly_when_the_door_list_changes() {
+    let fake = FakeDoor::start(Behaviour::Changing).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let (mut conn, door, _composition) = connect(&fake, root.path()).await;
+    door.fetch_now().await;
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let list = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": meta}});
+
+    conn.send(list(1)).await;
+    let first = names(&conn.answer(1).await);
+    assert!(first.contains(&"changing_1".to_owned()), "{first:?}");
+
+    // The door's next list differs (changing_2): the next answer shows it.
+    door.fetch_now().await;
+    conn.send(list(2)).await;
+    let second = names(&conn.answer(2).await);
+    assert!(second.contains(&"changing_2".to_owned()), "{second:?}");
+    assert!(!second.contains(&"changing_1".to_owned()), "{second:?}");
+    assert_eq!(first.len(), second.len());
+
+    // No new fetch: the same list, from the memo.
+    conn.send(list(3)).await;
+    assert_eq!(names(&conn.answer(3).await), second);
+    assert_eq!(fake.lists_answered(), 2);
+}
