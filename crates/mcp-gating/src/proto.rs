@@ -21,14 +21,29 @@ impl OpTool for Tool {
         declared_values(&Value::Object(self.input_schema.clone()), discriminator)
     }
 
-    /// A clone whose `inputSchema` admits only the kept values; every other
-    /// member of the tool (name, description, annotations, unknown members)
-    /// is as it was.
+    /// A clone whose `inputSchema` admits only the kept values, and whose
+    /// `description` ends with one sentence naming them (the description
+    /// still tells of every value, so a model reading it learns which it may
+    /// use here: "Allowed here: `action` read, list."). Every other member
+    /// (name, annotations, unknown members) is as it was.
     fn with_ops_narrowed(&self, discriminator: &str, keep: &dyn Fn(&str) -> bool) -> Self {
         let schema = Value::Object(self.input_schema.clone());
         let mut tool = self.clone();
         if let Value::Object(map) = narrowed(&schema, discriminator, keep) {
             tool.input_schema = map;
+        }
+        let kept = declared_values(&Value::Object(tool.input_schema.clone()), discriminator);
+        if let Some(kept) = kept {
+            let allowed = if kept.is_empty() {
+                "none".to_owned()
+            } else {
+                kept.join(", ")
+            };
+            let sentence = format!("Allowed here: `{discriminator}` {allowed}.");
+            tool.description = Some(match tool.description.take() {
+                Some(text) if !text.is_empty() => format!("{text}\n\n{sentence}"),
+                _ => sentence,
+            });
         }
         tool
     }

@@ -61,7 +61,7 @@ fn door_tools_are_narrowed_in_a_new_schema() {
         serde_json::to_value(door.tools()).unwrap(),
         json!([{
             "name": "billing",
-            "description": "Billing operations.",
+            "description": "Billing operations.\n\nAllowed here: `op` get_invoice, list_invoices.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
