@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::CachePolicy;
 use crate::error::DoorError;
-use crate::transport::Transport;
+use crate::transport::{Transport, param_headers};
 
 /// The door's tool list as last read (HIP-0300 §2.2).
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +45,7 @@ pub(crate) async fn fetch_list(
     let mut tools = Vec::new();
     let mut names = HashSet::new();
     let mut dropped = Vec::new();
+    let mut annotated = std::collections::HashMap::new();
     let mut meta: Option<Meta> = None;
     let mut ttl_ms: Option<u64> = None;
     let mut cursors = HashSet::new();
@@ -82,10 +83,21 @@ pub(crate) async fn fetch_list(
             }
             let name = name.to_owned();
             match serde_json::from_value::<Tool>(raw) {
-                Ok(tool) => {
-                    names.insert(name);
-                    tools.push(tool);
-                }
+                // A tool with a broken `x-mcp-header` is left out (MCP
+                // 2026-07-28 streamable-http "Schema Extension").
+                Ok(tool) => match param_headers(&tool.input_schema) {
+                    Ok(headers) => {
+                        if !headers.is_empty() {
+                            annotated.insert(name.clone(), headers);
+                        }
+                        names.insert(name);
+                        tools.push(tool);
+                    }
+                    Err(reason) => tracing::warn!(
+                        "the door's tool {} is left out of tools/list: {reason}",
+                        shorten(&name)
+                    ),
+                },
                 Err(_) => dropped.push(name),
             }
         }
@@ -118,6 +130,7 @@ pub(crate) async fn fetch_list(
             );
         }
     }
+    transport.learn_param_headers(annotated);
     Ok(DoorList {
         tools,
         meta,

@@ -1,6 +1,8 @@
 //! One JSON-RPC request to the door over streamable HTTP (MCP 2026-07-28
 //! transports; HIP-0300 §2.2): headers, redirects, 401, JSON or SSE answers.
 
+use std::collections::{HashMap, HashSet};
+use std::sync::RwLock;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use mcp_proto::ErrorObject;
@@ -23,6 +25,21 @@ pub(crate) const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// What a request answered: the `result` member, or the `error` member.
 pub(crate) type RpcOutcome = Result<Value, ErrorObject>;
 
+/// JSON-RPC code of `UnsupportedProtocolVersionError` (MCP 2026-07-28
+/// basic/versioning): its `data.supported` lists the server's revisions.
+const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// One `x-mcp-header` annotation of a tool's `inputSchema` (MCP 2026-07-28
+/// basic/transports/streamable-http "Custom Headers from Tool Parameters"):
+/// the argument at `path` is mirrored into `Mcp-Param-{name}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParamHeader {
+    /// The name part of the header, as the schema spells it.
+    pub(crate) name: String,
+    /// Property names from the arguments object down to the value.
+    pub(crate) path: Vec<String>,
+}
+
 pub(crate) struct Transport {
     client: reqwest::Client,
     address: Url,
@@ -33,6 +50,9 @@ pub(crate) struct Transport {
     max_redirects: usize,
     max_body_bytes: usize,
     next_id: AtomicI64,
+    /// `x-mcp-header` annotations of the tools of the last list read, by
+    /// tool name; a call of a tool not in it sends no `Mcp-Param-*` header.
+    param_headers: RwLock<HashMap<String, Vec<ParamHeader>>>,
 }
 
 impl Transport {
@@ -63,11 +83,21 @@ impl Transport {
             max_redirects: config.max_redirects,
             max_body_bytes: config.max_body_bytes,
             next_id: AtomicI64::new(1),
+            param_headers: RwLock::new(HashMap::new()),
         })
     }
 
     pub(crate) fn address(&self) -> &Url {
         &self.address
+    }
+
+    /// Replaces the `x-mcp-header` annotations used for `tools/call` with
+    /// those of a list just read (tool name → its annotations).
+    pub(crate) fn learn_param_headers(&self, headers: HashMap<String, Vec<ParamHeader>>) {
+        *self
+            .param_headers
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = headers;
     }
 
     /// The bearer, discovered on first use off the async threads.
@@ -118,10 +148,38 @@ impl Transport {
     /// Sends one request and reads its answer. `params` must already hold
     /// the required `_meta` (see [`Transport::add_required_meta`]).
     /// Progress notifications met on an SSE answer go to `progress`.
+    ///
+    /// An `UnsupportedProtocolVersionError` (-32022) whose `data.supported`
+    /// lists [`DOOR_REVISION`] is retried once, in that revision, under a
+    /// new request id (MCP 2026-07-28 basic/transports/streamable-http
+    /// "Backward Compatibility": retry using the advertised `supported`
+    /// versions); any other answer, and a second -32022, comes back as is.
     pub(crate) async fn request(
         &self,
         method: &str,
-        params: Map<String, Value>,
+        mut params: Map<String, Value>,
+        revision: &str,
+        progress: Option<&mpsc::UnboundedSender<Value>>,
+    ) -> Result<RpcOutcome, DoorError> {
+        let outcome = self.send_once(method, &params, revision, progress).await?;
+        let Err(error) = &outcome else {
+            return Ok(outcome);
+        };
+        if !offers_door_revision(error) {
+            return Ok(outcome);
+        }
+        if let Some(Value::Object(meta)) = params.get_mut("_meta") {
+            meta.insert(META_PROTOCOL_VERSION.into(), json!(DOOR_REVISION));
+        }
+        self.send_once(method, &params, DOOR_REVISION, progress)
+            .await
+    }
+
+    /// One POST (and its 307/308 hops) under a fresh request id.
+    async fn send_once(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
         revision: &str,
         progress: Option<&mpsc::UnboundedSender<Value>>,
     ) -> Result<RpcOutcome, DoorError> {
@@ -158,6 +216,7 @@ impl Transport {
         headers.insert("mcp-method", text_header(method)?);
         if let Some(name) = &tool_name {
             headers.insert("mcp-name", text_header(name)?);
+            self.insert_param_headers(&mut headers, name, params.get("arguments"));
         }
         let bearer = self.bearer().await;
 
@@ -201,6 +260,35 @@ impl Transport {
                 )));
             }
             return self.read_answer(&url, response, id, progress).await;
+        }
+    }
+
+    /// Adds `Mcp-Param-{name}` for each `x-mcp-header` annotation of
+    /// `tool` whose argument is present and not `null` (MCP 2026-07-28
+    /// streamable-http "Client Behavior"); values encoded by [`param_value`].
+    fn insert_param_headers(&self, headers: &mut HeaderMap, tool: &str, arguments: Option<&Value>) {
+        let known = self
+            .param_headers
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (Some(annotations), Some(arguments)) = (known.get(tool), arguments) else {
+            return;
+        };
+        for annotation in annotations {
+            let value = annotation
+                .path
+                .iter()
+                .try_fold(arguments, |value, key| value.get(key));
+            let Some(text) = value.and_then(param_value) else {
+                continue;
+            };
+            let name = format!("mcp-param-{}", annotation.name.to_ascii_lowercase());
+            if let (Ok(name), Ok(value)) = (
+                header::HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(&text),
+            ) {
+                headers.insert(name, value);
+            }
         }
     }
 
@@ -336,6 +424,137 @@ fn outcome_for(message: Value, id: i64) -> Option<RpcOutcome> {
     Some(Err(object))
 }
 
+/// Whether `error` is an `UnsupportedProtocolVersionError` whose
+/// `data.supported` lists the door's revision.
+fn offers_door_revision(error: &ErrorObject) -> bool {
+    error.code == UNSUPPORTED_PROTOCOL_VERSION
+        && error
+            .data
+            .as_ref()
+            .and_then(|data| data.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|supported| supported.iter().any(|v| v == DOOR_REVISION))
+}
+
+/// The `x-mcp-header` annotations of a tool's `inputSchema`, or why the
+/// tool must be rejected (MCP 2026-07-28 streamable-http "Schema
+/// Extension": a client excludes such a tool from `tools/list`).
+///
+/// Annotations are looked for on property schemas reached through
+/// `properties` from the root, at any depth. Each value must be a
+/// non-empty RFC 9110 token (`1*tchar`: no space, colon, control or
+/// non-ASCII character), unique ignoring case, on a property whose `type`
+/// is `string`, `integer` or `boolean` (optionally with `"null"`).
+pub(crate) fn param_headers(schema: &Map<String, Value>) -> Result<Vec<ParamHeader>, String> {
+    let mut found = Vec::new();
+    let mut stack: Vec<(&Map<String, Value>, Vec<String>)> = vec![(schema, Vec::new())];
+    while let Some((node, path)) = stack.pop() {
+        let Some(Value::Object(properties)) = node.get("properties") else {
+            continue;
+        };
+        for (key, property) in properties {
+            let Value::Object(property) = property else {
+                continue;
+            };
+            let mut here = path.clone();
+            here.push(key.clone());
+            if let Some(annotation) = property.get("x-mcp-header") {
+                let Some(name) = annotation.as_str() else {
+                    return Err(format!("x-mcp-header of '{key}' is not a string"));
+                };
+                if name.is_empty() || !name.bytes().all(is_tchar) {
+                    return Err(format!(
+                        "x-mcp-header {name:?} of '{key}' is not an HTTP token"
+                    ));
+                }
+                if !has_primitive_type(property) {
+                    return Err(format!(
+                        "x-mcp-header {name:?} is on '{key}', which is not a string, integer or boolean"
+                    ));
+                }
+                found.push(ParamHeader {
+                    name: name.to_owned(),
+                    path: here.clone(),
+                });
+            }
+            stack.push((property, here));
+        }
+    }
+    let mut seen = HashSet::new();
+    for annotation in &found {
+        if !seen.insert(annotation.name.to_ascii_lowercase()) {
+            return Err(format!(
+                "x-mcp-header {:?} is used twice (ignoring case)",
+                annotation.name
+            ));
+        }
+    }
+    Ok(found)
+}
+
+/// RFC 9110 §5.6.2 `tchar`.
+fn is_tchar(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
+}
+
+/// Whether a property schema's `type` allows an `x-mcp-header`: `string`,
+/// `integer` or `boolean`, alone or with `"null"` in a type array.
+fn has_primitive_type(property: &Map<String, Value>) -> bool {
+    let allowed = |t: &str| matches!(t, "string" | "integer" | "boolean");
+    match property.get("type") {
+        Some(Value::String(t)) => allowed(t),
+        Some(Value::Array(types)) => {
+            let named: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
+            let real: Vec<&str> = named.iter().copied().filter(|t| *t != "null").collect();
+            named.len() == types.len() && real.len() == 1 && allowed(real[0])
+        }
+        _ => false,
+    }
+}
+
+/// An argument as an `Mcp-Param-*` header value (MCP 2026-07-28
+/// streamable-http "Value Encoding"): a string as is, an integer in
+/// decimal, a boolean as `true`/`false`; `=?base64?…?=` (standard Base64
+/// of the UTF-8 text) when the text has a character outside 0x20..=0x7E,
+/// leading or trailing whitespace, or looks like that sentinel. `None`
+/// for `null`, objects and arrays (never mirrored).
+pub(crate) fn param_value(value: &Value) -> Option<String> {
+    let text = match value {
+        Value::String(text) => text.clone(),
+        Value::Number(number) => number.to_string(),
+        Value::Bool(flag) => flag.to_string(),
+        Value::Null | Value::Array(_) | Value::Object(_) => return None,
+    };
+    let unsafe_char = text.chars().any(|c| !(' '..='~').contains(&c));
+    let padded = text.starts_with([' ', '\t']) || text.ends_with([' ', '\t']);
+    let sentinel = text.starts_with("=?base64?") && text.ends_with("?=");
+    if unsafe_char || padded || sentinel {
+        Some(format!("=?base64?{}?=", base64(text.as_bytes())))
+    } else {
+        Some(text)
+    }
+}
+
+/// Standard Base64 (RFC 4648 §4) with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let group = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(group >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// The absolute URL a 307/308 points to.
 fn redirect_target(current: &Url, headers: &HeaderMap) -> Result<Url, DoorError> {
     let location = headers
@@ -437,5 +656,132 @@ mod tests {
         let mut expected = ErrorObject::new(-32602, "bad");
         expected.data = Some(json!([1]));
         assert_eq!(outcome_for(error, 7), Some(Err(expected)));
+    }
+
+    #[test]
+    fn param_values_follow_the_spec_encoding_table() {
+        // MCP 2026-07-28 streamable-http "Value Encoding" examples.
+        assert_eq!(param_value(&json!("us-west1")).as_deref(), Some("us-west1"));
+        assert_eq!(
+            param_value(&json!("Hello, 世界")).as_deref(),
+            Some("=?base64?SGVsbG8sIOS4lueVjA==?=")
+        );
+        assert_eq!(
+            param_value(&json!(" padded ")).as_deref(),
+            Some("=?base64?IHBhZGRlZCA=?=")
+        );
+        assert_eq!(
+            param_value(&json!("line1\nline2")).as_deref(),
+            Some("=?base64?bGluZTEKbGluZTI=?=")
+        );
+        assert_eq!(
+            param_value(&json!("=?base64?literal?=")).as_deref(),
+            Some("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=")
+        );
+        assert_eq!(param_value(&json!(42)).as_deref(), Some("42"));
+        assert_eq!(param_value(&json!(-7)).as_deref(), Some("-7"));
+        assert_eq!(param_value(&json!(false)).as_deref(), Some("false"));
+        assert_eq!(param_value(&json!("")).as_deref(), Some(""));
+        assert_eq!(
+            param_value(&json!("us west 1")).as_deref(),
+            Some("us west 1")
+        );
+        assert_eq!(param_value(&json!(null)), None);
+        assert_eq!(param_value(&json!({"a": 1})), None);
+    }
+
+    #[test]
+    fn base64_pads_each_length() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foob"), "Zm9vYg==");
+    }
+
+    fn schema(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    #[test]
+    fn param_headers_reads_nested_annotations() {
+        let found = param_headers(&schema(json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "query": {"type": "string"},
+                "target": {"type": "object", "properties": {
+                    "tenant": {"type": ["integer", "null"], "x-mcp-header": "Tenant-Id"}
+                }}
+            }
+        })))
+        .expect("valid annotations");
+        let mut found: Vec<(String, Vec<String>)> =
+            found.into_iter().map(|a| (a.name, a.path)).collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ("Region".to_owned(), vec!["region".to_owned()]),
+                (
+                    "Tenant-Id".to_owned(),
+                    vec!["target".to_owned(), "tenant".to_owned()]
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn param_headers_rejects_each_broken_rule() {
+        let one = |property: Value| {
+            param_headers(&schema(
+                json!({"type": "object", "properties": {"p": property}}),
+            ))
+        };
+        let rejected = [
+            json!({"type": "string", "x-mcp-header": ""}),
+            json!({"type": "string", "x-mcp-header": "My Region"}),
+            json!({"type": "string", "x-mcp-header": "Region:Primary"}),
+            json!({"type": "string", "x-mcp-header": "Région"}),
+            json!({"type": "string", "x-mcp-header": "Region\t1"}),
+            json!({"type": "string", "x-mcp-header": 7}),
+            json!({"type": "number", "x-mcp-header": "Score"}),
+            json!({"type": "object", "x-mcp-header": "Data"}),
+            json!({"type": "array", "x-mcp-header": "Items"}),
+            json!({"type": "null", "x-mcp-header": "Nil"}),
+            json!({"x-mcp-header": "Untyped"}),
+        ];
+        for property in rejected {
+            assert!(one(property.clone()).is_err(), "accepted {property}");
+        }
+        let duplicate = param_headers(&schema(json!({"type": "object", "properties": {
+            "a": {"type": "string", "x-mcp-header": "MyField"},
+            "b": {"type": "string", "x-mcp-header": "myfield"}
+        }})));
+        assert_eq!(
+            duplicate,
+            Err("x-mcp-header \"myfield\" is used twice (ignoring case)".to_owned())
+        );
+        assert_eq!(
+            one(json!({"type": "boolean", "x-mcp-header": "Verbose"})),
+            Ok(vec![ParamHeader {
+                name: "Verbose".into(),
+                path: vec!["p".into()]
+            }])
+        );
+    }
+
+    #[test]
+    fn only_an_unsupported_version_error_offering_ours_is_retried() {
+        let mut error = ErrorObject::new(-32022, "Unsupported protocol version");
+        error.data = Some(json!({"supported": ["2026-07-28"], "requested": "2026-07-28"}));
+        assert!(offers_door_revision(&error));
+        error.data = Some(json!({"supported": ["2025-11-25"], "requested": "2026-07-28"}));
+        assert!(!offers_door_revision(&error));
+        let other = ErrorObject::new(-32602, "bad");
+        assert!(!offers_door_revision(&other));
     }
 }
