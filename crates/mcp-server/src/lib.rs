@@ -13,6 +13,12 @@
 //!   `server/discover` style, decided per request.
 //! - [`server`]: the connection loop: framing, concurrency, cancellation,
 //!   progress, shutdown.
+//! - [`features`]: resources, prompts and completions, each a trait
+//!   registered on the [`Server`] ([`ResourceSource`], [`PromptSource`],
+//!   [`CompletionSource`]).
+//! - [`logging`]: `notifications/message` filtered by the client's level.
+//! - [`peer`]: requests from the server to the client (sampling,
+//!   elicitation, roots), answered by id.
 //! - [`http`]: the streamable HTTP transport, an axum router over the same
 //!   dispatch as stdio.
 //! - [`local`], [`door`], [`gated`]: the sources `hanzo-mcp` composes: the
@@ -24,17 +30,23 @@
 pub mod cli;
 pub mod door;
 pub mod error;
+pub mod features;
 mod framing;
 pub mod gated;
 pub mod http;
 pub mod lifecycle;
 pub mod local;
+pub mod logging;
 pub mod outbox;
+pub mod peer;
 pub mod progress;
 pub mod server;
 pub mod source;
 pub mod test_tools;
 
 pub use error::ServerError;
+pub use features::{CompletionSource, PromptSource, ResourceSource, ResourceUpdates};
+pub use logging::Logger;
+pub use peer::Peer;
 pub use server::{Server, ServerConfig};
 pub use source::{CallContext, Composition, SourceList, ToolSource};

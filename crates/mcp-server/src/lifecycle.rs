@@ -10,7 +10,14 @@
 //!   handshake or not; one naming a revision we do not serve statelessly is
 //!   refused with -32022 `{supported, requested}` (MCP 2026-07-28
 //!   basic/versioning).
-//! - `server/discover` needs no handshake; `ping` is always answered.
+//! - `server/discover` needs no handshake, but must name its revision in
+//!   `_meta` (2026-07-28 `DiscoverRequest`: `params._meta` and its
+//!   `protocolVersion` are required), else -32602.
+//! - `initialize` and `ping` do not exist in 2026-07-28: a request naming
+//!   that revision in `_meta` gets -32601 for them (MCP 2026-07-28
+//!   basic/versioning: "a request carrying modern per-request `_meta` is
+//!   served statelessly according to this revision").
+//! - `ping` without a stateless revision is always answered.
 //! - Any other request before the handshake gets -32600 saying what to send.
 
 use mcp_proto::{ErrorObject, Revision, meta};
@@ -132,7 +139,13 @@ impl Lifecycle {
             .and_then(|m| m.get(meta::PROTOCOL_VERSION));
         match named {
             Some(Value::String(requested)) => match Revision::parse(requested) {
-                Some(revision) if revision.is_stateless() => Ok(Era::Stateless(revision)),
+                Some(revision) if revision.is_stateless() => {
+                    if matches!(method, "initialize" | "ping") {
+                        // Neither method exists in the stateless revisions.
+                        return Err(ErrorObject::method_not_found(method));
+                    }
+                    Ok(Era::Stateless(revision))
+                }
                 _ => match self.phase {
                     // After a handshake the key is not the lifecycle's: the
                     // negotiated revision holds.
@@ -150,7 +163,11 @@ impl Lifecycle {
                 meta::PROTOCOL_VERSION
             ))),
             None => match (method, self.phase) {
-                ("server/discover", _) => Ok(Era::Stateless(Revision::LATEST)),
+                ("server/discover", _) => Err(ErrorObject::invalid_params(format!(
+                    "server/discover: params._meta[\"{}\"] is required (the revision this \
+                     request is answered in)",
+                    meta::PROTOCOL_VERSION
+                ))),
                 (_, Phase::Initialized { revision, .. }) => Ok(Era::Handshake(revision)),
                 ("ping", Phase::AwaitingInitialize) => {
                     Ok(Era::Handshake(Revision::LATEST_WITH_HANDSHAKE))

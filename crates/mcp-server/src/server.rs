@@ -7,18 +7,23 @@
 //!   `tools/call`). Responses are written when ready, to their own id.
 //! - `notifications/cancelled` aborts the named call; no response is sent
 //!   for it (MCP 2025-11-25 basic/utilities/cancellation).
+//! - Besides tools, a server may hold a [`ResourceSource`], a
+//!   [`PromptSource`], a [`CompletionSource`] and logging; it advertises
+//!   exactly those. A client response is routed to the server-to-client
+//!   request waiting for its id ([`crate::peer`]).
 //! - On end of input or the shutdown signal, calls in flight finish and are
 //!   flushed; after [`ServerConfig::shutdown_grace`] the rest are answered
 //!   with -32603 so every request still gets exactly one response.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mcp_proto::{
-    CallToolRequestParams, ErrorObject, FromValue, Implementation, Message, Notification,
-    ProgressToken, Request, RequestId, Response, Revision, meta,
+    CallToolRequestParams, CompleteRequestParams, ErrorObject, FromValue, GetPromptRequestParams,
+    Implementation, LoggingLevel, Message, Notification, ProgressToken, ReadResourceRequestParams,
+    Request, RequestId, Response, Revision, SetLevelRequestParams, meta,
 };
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
@@ -29,9 +34,12 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
+use crate::features::{CompletionSource, PromptSource, ResourceSource};
 use crate::framing::{LineEvent, read_lines};
 use crate::lifecycle::{Era, Lifecycle, Phase};
+use crate::logging::{ConnectionLevel, Logger};
 use crate::outbox::{Outbox, write_loop};
+use crate::peer::PeerShared;
 use crate::progress::ProgressReporter;
 use crate::source::{CallContext, Composition};
 
@@ -56,11 +64,16 @@ pub struct ServerConfig {
     /// The longest line accepted, in bytes; a longer one is discarded as it
     /// streams and answered with -32600 and id null (mcp-proto framing).
     pub max_line_bytes: usize,
+    /// How long a request to the client (sampling, elicitation, roots) may
+    /// wait for its answer unless the caller gives its own bound
+    /// ([`crate::peer::Peer::request_with_timeout`]).
+    pub client_request_timeout: Duration,
 }
 
 impl ServerConfig {
     /// The defaults for `hanzo-mcp`: our package name and version, no
-    /// instructions, no list changes, 10 s grace, 8 MiB lines.
+    /// instructions, no list changes, 10 s grace, 8 MiB lines, 300 s for a
+    /// request to the client.
     pub fn new(info: Implementation) -> Self {
         Self {
             info,
@@ -68,16 +81,34 @@ impl ServerConfig {
             list_changed: false,
             shutdown_grace: Duration::from_secs(10),
             max_line_bytes: mcp_proto::framing::DEFAULT_MAX_LINE_LEN,
+            client_request_timeout: Duration::from_secs(300),
         }
     }
 }
 
-/// An MCP server: tool sources plus settings. One server can serve any
-/// number of connections ([`Server::serve`]).
-#[derive(Debug)]
+/// An MCP server: tool sources, the optional resource, prompt and
+/// completion handlers, and settings. One server can serve any number of
+/// connections ([`Server::serve`]).
 pub struct Server {
     composition: Composition,
     config: ServerConfig,
+    resources: Option<Arc<dyn ResourceSource>>,
+    prompts: Option<Arc<dyn PromptSource>>,
+    completions: Option<Arc<dyn CompletionSource>>,
+    logging: bool,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("composition", &self.composition)
+            .field("config", &self.config)
+            .field("resources", &self.resources.is_some())
+            .field("prompts", &self.prompts.is_some())
+            .field("completions", &self.completions.is_some())
+            .field("logging", &self.logging)
+            .finish()
+    }
 }
 
 /// A call in flight: how to stop its task, and the token its work watches.
@@ -89,12 +120,46 @@ struct Running {
 type InFlight = Arc<Mutex<HashMap<RequestId, Running>>>;
 
 impl Server {
-    /// A server over `composition`.
+    /// A server over `composition`, with tools only.
     pub fn new(composition: Composition, config: ServerConfig) -> Self {
         Self {
             composition,
             config,
+            resources: None,
+            prompts: None,
+            completions: None,
+            logging: false,
         }
+    }
+
+    /// Serves `resources/list`, `resources/templates/list` and
+    /// `resources/read` from `source`, and advertises `resources` (with
+    /// `subscribe` when the source has [`ResourceSource::updates`]).
+    pub fn with_resources(mut self, source: Arc<dyn ResourceSource>) -> Self {
+        self.resources = Some(source);
+        self
+    }
+
+    /// Serves `prompts/list` and `prompts/get` from `source`, and advertises
+    /// `prompts`.
+    pub fn with_prompts(mut self, source: Arc<dyn PromptSource>) -> Self {
+        self.prompts = Some(source);
+        self
+    }
+
+    /// Serves `completion/complete` from `source`, and advertises
+    /// `completions`.
+    pub fn with_completions(mut self, source: Arc<dyn CompletionSource>) -> Self {
+        self.completions = Some(source);
+        self
+    }
+
+    /// Advertises `logging`, answers `logging/setLevel` (revisions up to
+    /// 2025-11-25), and gives every call a [`Logger`]
+    /// ([`CallContext::log`]).
+    pub fn with_logging(mut self) -> Self {
+        self.logging = true;
+        self
     }
 
     /// The tool sources.
@@ -102,16 +167,45 @@ impl Server {
         &self.composition
     }
 
-    /// The capabilities we advertise: `tools` only (that is all we
-    /// implement), with `listChanged` in the handshake era when a source's
-    /// list can change. The stateless era has no `subscriptions/listen` here,
-    /// so it never advertises `listChanged`.
+    /// The capabilities we advertise: `tools` (with `listChanged` in the
+    /// handshake era when a source's list can change), and `resources`,
+    /// `prompts`, `completions` and `logging` exactly when the server holds
+    /// them. `resources.subscribe` is advertised in the handshake era when
+    /// the resource source has a change feed; 2026-07-28 replaced
+    /// `resources/subscribe` with `subscriptions/listen`, which we do not
+    /// implement, so that era advertises neither `subscribe` nor
+    /// `listChanged`.
     pub fn capabilities(&self, era: Era) -> Value {
-        if self.config.list_changed && !era.is_stateless() {
-            json!({ "tools": { "listChanged": true } })
-        } else {
-            json!({ "tools": {} })
+        let mut caps = Map::new();
+        caps.insert(
+            "tools".into(),
+            if self.config.list_changed && !era.is_stateless() {
+                json!({ "listChanged": true })
+            } else {
+                json!({})
+            },
+        );
+        if let Some(resources) = &self.resources {
+            let subscribe = resources.updates().is_some() && !era.is_stateless();
+            caps.insert(
+                "resources".into(),
+                if subscribe {
+                    json!({ "subscribe": true })
+                } else {
+                    json!({})
+                },
+            );
         }
+        if self.prompts.is_some() {
+            caps.insert("prompts".into(), json!({}));
+        }
+        if self.completions.is_some() {
+            caps.insert("completions".into(), json!({}));
+        }
+        if self.logging {
+            caps.insert("logging".into(), json!({}));
+        }
+        Value::Object(caps)
     }
 
     /// Serves one connection: reads messages from `input`, writes messages to
@@ -131,6 +225,32 @@ impl Server {
     {
         let (outbox, out_rx) = Outbox::channel();
         let writer = tokio::spawn(write_loop(output, out_rx));
+        let read = self.serve_outbox(input, outbox, shutdown).await;
+        let written = writer.await;
+        read?;
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => Err(ServerError::Write(error)),
+            Err(join) => Err(ServerError::Write(std::io::Error::other(join.to_string()))),
+        }
+    }
+
+    /// Serves one connection whose messages go to `outbox` (each tagged with
+    /// the client request it belongs to, which the HTTP transport routes
+    /// by). Returns when input ends or `shutdown` completes, after calls in
+    /// flight finished (bounded by [`ServerConfig::shutdown_grace`]); the
+    /// outbox's receiver then sees every message. Errs only when reading
+    /// fails.
+    pub async fn serve_outbox<R, S>(
+        self: Arc<Self>,
+        input: R,
+        outbox: Outbox,
+        shutdown: S,
+    ) -> Result<(), ServerError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        S: Future<Output = ()> + Send,
+    {
         let (line_tx, mut lines) = mpsc::channel(16);
         let reader = tokio::spawn(read_lines(input, self.config.max_line_bytes, line_tx));
 
@@ -148,9 +268,25 @@ impl Server {
         }
         drop(changed_tx);
 
+        let subscriptions = self
+            .resources
+            .as_ref()
+            .and_then(|r| r.updates())
+            .map(|updates| {
+                let subscribed: Subscriptions = Arc::default();
+                watchers.push(tokio::spawn(forward_updates(
+                    updates.listen(),
+                    subscribed.clone(),
+                    outbox.clone(),
+                )));
+                subscribed
+            });
         let mut conn = Connection {
             server: self.clone(),
             lifecycle: Lifecycle::new(),
+            peer: PeerShared::new(outbox.clone(), self.config.client_request_timeout),
+            level: ConnectionLevel::default(),
+            subscriptions,
             outbox,
             inflight: Arc::default(),
             tasks: JoinSet::new(),
@@ -187,14 +323,46 @@ impl Server {
         }
         conn.drain(self.config.shutdown_grace).await;
         drop(conn);
-        let written = writer.await;
-        if let Some(error) = read_error {
-            return Err(ServerError::Read(error));
+        match read_error {
+            Some(error) => Err(ServerError::Read(error)),
+            None => Ok(()),
         }
-        match written {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(ServerError::Write(error)),
-            Err(join) => Err(ServerError::Write(std::io::Error::other(join.to_string()))),
+    }
+}
+
+/// The resource URIs one connection subscribed to.
+type Subscriptions = Arc<Mutex<HashSet<String>>>;
+
+/// Sends `notifications/resources/updated` for every announced URI the
+/// connection subscribed to (MCP 2025-11-25 server/resources,
+/// subscriptions).
+async fn forward_updates(
+    mut updates: tokio::sync::broadcast::Receiver<String>,
+    subscribed: Subscriptions,
+    outbox: Outbox,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        match updates.recv().await {
+            Ok(uri) => {
+                let wanted = subscribed
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .contains(&uri);
+                if wanted {
+                    outbox.send(&Message::Notification(Notification {
+                        method: "notifications/resources/updated".into(),
+                        params: Some(json!({ "uri": uri })),
+                    }));
+                }
+            }
+            Err(RecvError::Lagged(missed)) => {
+                tracing::warn!(
+                    missed,
+                    "resource updates skipped: the connection fell behind"
+                );
+            }
+            Err(RecvError::Closed) => break,
         }
     }
 }
@@ -203,6 +371,12 @@ impl Server {
 struct Connection {
     server: Arc<Server>,
     lifecycle: Lifecycle,
+    /// Requests we sent to the client, and its declared capabilities.
+    peer: Arc<PeerShared>,
+    /// `logging/setLevel`'s level (read only when the server has logging).
+    level: ConnectionLevel,
+    /// Present when the resource source has a change feed.
+    subscriptions: Option<Subscriptions>,
     outbox: Outbox,
     inflight: InFlight,
     tasks: JoinSet<()>,
@@ -234,9 +408,10 @@ impl Connection {
             Err(bad) => self.send_error(bad.id, bad.error),
             Ok(Message::Request(request)) => self.on_request(request),
             Ok(Message::Notification(notification)) => self.on_notification(notification),
-            Ok(Message::Response(_)) => {
-                // We send no requests, so no response can be ours.
-                tracing::debug!("ignoring a response from the client");
+            Ok(Message::Response(response)) => {
+                if !self.peer.deliver(response) {
+                    tracing::debug!("ignoring a response to no request of ours");
+                }
             }
         }
     }
@@ -291,8 +466,34 @@ impl Connection {
                 return self.spawn_checked(id, &method, params, Self::list_tools);
             }
             "tools/call" => {
-                return self.spawn_checked(id, &method, params, Self::call_tool);
+                return self.spawn_for(id, &method, params, Self::call_tool);
             }
+            "resources/list" => {
+                return self.spawn_for(id, &method, params, Self::list_resources);
+            }
+            "resources/templates/list" => {
+                return self.spawn_for(id, &method, params, Self::list_resource_templates);
+            }
+            "resources/read" => {
+                return self.spawn_for(id, &method, params, Self::read_resource);
+            }
+            "prompts/list" => {
+                return self.spawn_for(id, &method, params, Self::list_prompts);
+            }
+            "prompts/get" => {
+                return self.spawn_for(id, &method, params, Self::get_prompt);
+            }
+            "completion/complete" => {
+                return self.spawn_for(id, &method, params, Self::complete);
+            }
+            "logging/setLevel" => self
+                .lifecycle
+                .era_for(&method, params.as_ref())
+                .and_then(|era| self.set_level(era, params)),
+            "resources/subscribe" | "resources/unsubscribe" => self
+                .lifecycle
+                .era_for(&method, params.as_ref())
+                .and_then(|era| self.subscribe(era, &method, params.as_ref())),
             other => Err(ErrorObject::method_not_found(other)),
         };
         match outcome {
@@ -302,6 +503,16 @@ impl Connection {
     }
 
     fn initialize(&mut self, params: Option<&Value>) -> Result<Value, ErrorObject> {
+        let stateless = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .and_then(Revision::parse)
+            .is_some_and(Revision::is_stateless);
+        if stateless {
+            // 2026-07-28 has no `initialize` (basic/versioning).
+            return Err(ErrorObject::method_not_found("initialize"));
+        }
         let requested = match params.and_then(|p| p.get("protocolVersion")) {
             Some(Value::String(v)) => v.clone(),
             Some(_) => {
@@ -316,6 +527,12 @@ impl Connection {
             }
         };
         let revision = self.lifecycle.initialize(&requested)?;
+        self.peer.set_capabilities(
+            params
+                .and_then(|p| p.get("capabilities"))
+                .cloned()
+                .unwrap_or_else(|| json!({})),
+        );
         tracing::info!(
             requested,
             negotiated = revision.as_str(),
@@ -360,14 +577,70 @@ impl Connection {
     where
         F: FnOnce(&Self, Era, Option<Value>, CancellationToken) -> Result<Work, ErrorObject>,
     {
+        self.spawn_for(id, method, params, |conn, _id, era, params, cancel| {
+            make(conn, era, params, cancel)
+        });
+    }
+
+    /// [`Self::spawn_checked`] for work that needs its request id (for the
+    /// [`CallContext`]: related messages, requests to the client).
+    fn spawn_for<F>(&mut self, id: RequestId, method: &str, params: Option<Value>, make: F)
+    where
+        F: FnOnce(
+            &Self,
+            &RequestId,
+            Era,
+            Option<Value>,
+            CancellationToken,
+        ) -> Result<Work, ErrorObject>,
+    {
         let cancel = CancellationToken::new();
         let prepared = self
             .lifecycle
             .era_for(method, params.as_ref())
-            .and_then(|era| make(self, era, params, cancel.clone()));
+            .and_then(|era| make(self, &id, era, params, cancel.clone()));
         match prepared {
             Ok(work) => self.spawn(id, work, cancel),
             Err(error) => self.send_error(Some(id), error),
+        }
+    }
+
+    /// What a request's work gets besides its params: progress (when
+    /// `_meta.progressToken` is set), cancellation, a [`Logger`] when the
+    /// server has logging (level: the connection's, or in 2026-07-28 the
+    /// request's `_meta` level), and a [`crate::peer::Peer`] for requests
+    /// to the client outside 2026-07-28. Messages they send are related to
+    /// request `id`.
+    fn context(
+        &self,
+        id: &RequestId,
+        era: Era,
+        params: Option<&Value>,
+        cancel: &CancellationToken,
+    ) -> CallContext {
+        let request_meta = params.and_then(|p| p.get("_meta"));
+        let progress = request_meta
+            .and_then(|m| m.get(meta::PROGRESS_TOKEN))
+            .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok())
+            .map(|token| ProgressReporter::new(token, self.outbox.related_to(id.clone())));
+        let log = self.server.logging.then(|| {
+            let outbox = self.outbox.related_to(id.clone());
+            if era.is_stateless() {
+                let level = request_meta
+                    .and_then(|m| m.get(meta::LOG_LEVEL))
+                    .and_then(|l| LoggingLevel::from_value(l.clone()).ok());
+                Logger::for_request(outbox, level)
+            } else {
+                Logger::for_connection(outbox, self.level.clone())
+            }
+        });
+        let client =
+            (!era.is_stateless()).then(|| self.peer.handle(Some(id.clone()), cancel.clone()));
+        CallContext {
+            progress,
+            cancel: cancel.clone(),
+            log,
+            client,
         }
     }
 
@@ -426,6 +699,7 @@ impl Connection {
 
     fn call_tool(
         &self,
+        id: &RequestId,
         era: Era,
         params: Option<Value>,
         cancel: CancellationToken,
@@ -443,21 +717,171 @@ impl Connection {
                 ));
             }
         };
-        let progress = params
-            .get("_meta")
-            .and_then(|m| m.get(meta::PROGRESS_TOKEN))
-            .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok())
-            .map(|token| ProgressReporter::new(token, self.outbox.clone()));
+        let cx = self.context(id, era, Some(&params), &cancel);
         let params = CallToolRequestParams::from_value(params)
             .map_err(|e| ErrorObject::invalid_params(format!("tools/call: {e}")))?;
         let server = self.server.clone();
         Ok(Box::pin(async move {
-            let result = server
-                .composition
-                .call_tool(params, CallContext { progress, cancel })
-                .await?;
+            let result = server.composition.call_tool(params, cx).await?;
             Ok(Reply::Value(finish(era, result)))
         }))
+    }
+
+    fn resources(&self, method: &str) -> Result<Arc<dyn ResourceSource>, ErrorObject> {
+        self.server
+            .resources
+            .clone()
+            .ok_or_else(|| ErrorObject::method_not_found(method))
+    }
+
+    fn prompts(&self, method: &str) -> Result<Arc<dyn PromptSource>, ErrorObject> {
+        self.server
+            .prompts
+            .clone()
+            .ok_or_else(|| ErrorObject::method_not_found(method))
+    }
+
+    fn list_resources(
+        &self,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+    ) -> Result<Work, ErrorObject> {
+        let source = self.resources("resources/list")?;
+        let cursor = cursor_of("resources/list", params.as_ref())?;
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        Ok(Box::pin(async move {
+            let list = source.list_resources(cursor, cx).await?;
+            typed_result(era, &list, Some(LIST_TTL_MS))
+        }))
+    }
+
+    fn list_resource_templates(
+        &self,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+    ) -> Result<Work, ErrorObject> {
+        let source = self.resources("resources/templates/list")?;
+        let cursor = cursor_of("resources/templates/list", params.as_ref())?;
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        Ok(Box::pin(async move {
+            let list = source.list_resource_templates(cursor, cx).await?;
+            typed_result(era, &list, Some(LIST_TTL_MS))
+        }))
+    }
+
+    fn read_resource(
+        &self,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+    ) -> Result<Work, ErrorObject> {
+        let source = self.resources("resources/read")?;
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        let params = ReadResourceRequestParams::from_value(params.unwrap_or(Value::Null))
+            .map_err(|e| ErrorObject::invalid_params(format!("resources/read: {e}")))?;
+        Ok(Box::pin(async move {
+            let read = source.read_resource(params, cx).await?;
+            // A read is not cached unless the source says for how long.
+            typed_result(era, &read, Some(0))
+        }))
+    }
+
+    fn list_prompts(
+        &self,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+    ) -> Result<Work, ErrorObject> {
+        let source = self.prompts("prompts/list")?;
+        let cursor = cursor_of("prompts/list", params.as_ref())?;
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        Ok(Box::pin(async move {
+            let list = source.list_prompts(cursor, cx).await?;
+            typed_result(era, &list, Some(LIST_TTL_MS))
+        }))
+    }
+
+    fn get_prompt(
+        &self,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+    ) -> Result<Work, ErrorObject> {
+        let source = self.prompts("prompts/get")?;
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        let params = GetPromptRequestParams::from_value(params.unwrap_or(Value::Null))
+            .map_err(|e| ErrorObject::invalid_params(format!("prompts/get: {e}")))?;
+        Ok(Box::pin(async move {
+            let prompt = source.get_prompt(params, cx).await?;
+            typed_result(era, &prompt, None)
+        }))
+    }
+
+    fn complete(
+        &self,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+    ) -> Result<Work, ErrorObject> {
+        let source = self
+            .server
+            .completions
+            .clone()
+            .ok_or_else(|| ErrorObject::method_not_found("completion/complete"))?;
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        let params = CompleteRequestParams::from_value(params.unwrap_or(Value::Null))
+            .map_err(|e| ErrorObject::invalid_params(format!("completion/complete: {e}")))?;
+        Ok(Box::pin(async move {
+            let completion = source.complete(params, cx).await?;
+            typed_result(era, &completion, None)
+        }))
+    }
+
+    /// `logging/setLevel` (revisions up to 2025-11-25; 2026-07-28 removed it
+    /// for the per-request `_meta` level, so there it is -32601).
+    fn set_level(&self, era: Era, params: Option<Value>) -> Result<Value, ErrorObject> {
+        if !self.server.logging || era.is_stateless() {
+            return Err(ErrorObject::method_not_found("logging/setLevel"));
+        }
+        let params = SetLevelRequestParams::from_value(params.unwrap_or(Value::Null))
+            .map_err(|e| ErrorObject::invalid_params(format!("logging/setLevel: {e}")))?;
+        self.level.set(params.level);
+        Ok(json!({}))
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe`: only when the
+    /// resource source has a change feed, and not in 2026-07-28 (which
+    /// replaced them with `subscriptions/listen`).
+    fn subscribe(
+        &self,
+        era: Era,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<Value, ErrorObject> {
+        let subscriptions = match &self.subscriptions {
+            Some(subscriptions) if !era.is_stateless() => subscriptions,
+            _ => return Err(ErrorObject::method_not_found(method)),
+        };
+        let Some(uri) = params.and_then(|p| p.get("uri")).and_then(Value::as_str) else {
+            return Err(ErrorObject::invalid_params(format!(
+                "{method}: params.uri (a string) is required"
+            )));
+        };
+        let mut subscribed = subscriptions.lock().unwrap_or_else(PoisonError::into_inner);
+        if method == "resources/subscribe" {
+            subscribed.insert(uri.to_owned());
+        } else {
+            subscribed.remove(uri);
+        }
+        Ok(json!({}))
     }
 
     /// Runs `work` as its own task, registered under `id` so it can be
@@ -589,4 +1013,43 @@ pub fn implemented_revisions() -> Vec<&'static str> {
     let mut all: Vec<&'static str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
     all.reverse();
     all
+}
+
+/// The `cursor` of a paginated request's params (MCP 2025-11-25
+/// server/utilities/pagination): absent or null is the first page.
+fn cursor_of(method: &str, params: Option<&Value>) -> Result<Option<String>, ErrorObject> {
+    match params {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(map)) => match map.get("cursor") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(cursor)) => Ok(Some(cursor.clone())),
+            Some(_) => Err(ErrorObject::invalid_params(format!(
+                "{method}: cursor must be a string"
+            ))),
+        },
+        Some(_) => Err(ErrorObject::invalid_params(format!(
+            "{method}: params must be an object"
+        ))),
+    }
+}
+
+/// A handler's typed result as the wire value `era` requires; in 2026-07-28
+/// a cacheable result (`ttl_ms` given) gets `ttlMs` and `cacheScope:
+/// "private"` unless the handler set them (MCP 2026-07-28 schema: required
+/// on list and read results).
+fn typed_result<T: Serialize>(
+    era: Era,
+    result: &T,
+    ttl_ms: Option<u64>,
+) -> Result<Reply, ErrorObject> {
+    let mut value = serde_json::to_value(result)
+        .map_err(|e| ErrorObject::internal_error(format!("cannot serialize a result: {e}")))?;
+    if era.is_stateless()
+        && let (Some(ttl_ms), Value::Object(map)) = (ttl_ms, &mut value)
+    {
+        map.entry("ttlMs").or_insert_with(|| json!(ttl_ms));
+        map.entry("cacheScope")
+            .or_insert_with(|| Value::String("private".into()));
+    }
+    Ok(Reply::Value(finish(era, value)))
 }

@@ -11,11 +11,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_proto::{CallToolRequestParams, ErrorObject, Meta, Tool};
+use mcp_proto::{CallToolRequestParams, ErrorObject, LoggingLevel, Meta, Tool};
 use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::logging::Logger;
+use crate::peer::Peer;
 use crate::progress::ProgressReporter;
 
 /// A boxed, sendable future: what [`ToolSource`] methods return so that a
@@ -41,6 +43,29 @@ pub struct CallContext {
     /// Fires when the caller cancels the request
     /// (`notifications/cancelled`); long work checks it and stops.
     pub cancel: CancellationToken,
+    /// Present when the server has logging
+    /// ([`Server::with_logging`](crate::Server::with_logging)): sends
+    /// `notifications/message` filtered by the level the client asked for.
+    pub log: Option<Logger>,
+    /// Present on a connection that can carry requests to the client
+    /// (revisions 2024-11-05 to 2025-11-25): sampling, elicitation, roots.
+    pub client: Option<Peer>,
+}
+
+impl CallContext {
+    /// Sends `notifications/message` at `level` with `data` when the server
+    /// has logging and the client's level lets it through; returns whether
+    /// it was sent.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
+        self.log
+            .as_ref()
+            .is_some_and(|log| log.log(level, logger, data))
+    }
+
+    /// The handle for requests to the client, when the connection has one.
+    pub fn client(&self) -> Option<&Peer> {
+        self.client.as_ref()
+    }
 }
 
 /// One place tools come from: the local toolbox, the door, or a gated view of

@@ -281,7 +281,8 @@ async fn disallowed_origin_is_403_and_loopback_origin_is_served() {
         ..HttpConfig::default()
     })
     .await;
-    let ping = json!({"jsonrpc": "2.0", "id": 6, "method": "ping", "params": {"_meta": meta()}});
+    // 2026-07-28 has no ping; server/discover is its cheapest request.
+    let ping = json!({"jsonrpc": "2.0", "id": 6, "method": "server/discover", "params": {"_meta": meta()}});
     for (origin, status) in [
         ("https://evil.example", StatusCode::FORBIDDEN),
         ("http://localhost.evil.example", StatusCode::FORBIDDEN),
@@ -295,7 +296,7 @@ async fn disallowed_origin_is_403_and_loopback_origin_is_served() {
                 &[
                     ("origin", origin),
                     ("mcp-protocol-version", STATELESS),
-                    ("mcp-method", "ping"),
+                    ("mcp-method", "server/discover"),
                 ],
                 &ping,
             )
@@ -574,8 +575,11 @@ async fn bearer_is_required_when_configured() {
         ..HttpConfig::default()
     })
     .await;
-    let ping = json!({"jsonrpc": "2.0", "id": 14, "method": "ping", "params": {"_meta": meta()}});
-    let stateless = [("mcp-protocol-version", STATELESS), ("mcp-method", "ping")];
+    let ping = json!({"jsonrpc": "2.0", "id": 14, "method": "server/discover", "params": {"_meta": meta()}});
+    let stateless = [
+        ("mcp-protocol-version", STATELESS),
+        ("mcp-method", "server/discover"),
+    ];
     let missing = server.post(&stateless, &ping).await;
     assert_eq!(missing.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(header(missing.headers(), "www-authenticate"), "Bearer");

@@ -3,21 +3,29 @@
 //! cancellation, progress) instead of having a second one.
 //!
 //! A [`Pipe`] writes each client message as one line into the connection's
-//! input and reads its output line by line: a response goes to the HTTP
-//! request waiting for its id; `notifications/progress` goes to the request
-//! that registered the progress token; any other server notification goes
-//! to the standalone stream (`GET`, MCP 2025-11-25 basic/transports) when one
-//! is open, and is dropped otherwise.
+//! input and takes its output from the connection's outbox, where each
+//! message names the client request it was sent while handling: a response
+//! goes to the HTTP request waiting for its id; a server request or
+//! notification related to a request still being answered goes on that
+//! POST's stream (MCP 2025-11-25 basic/transports: "the server MAY send
+//! JSON-RPC requests and notifications before sending the JSON-RPC
+//! response"), which is how sampling, elicitation and `notifications/message`
+//! reach the client; anything else goes to the standalone stream (`GET`)
+//! when one is open, and is dropped otherwise. The client's answer to a
+//! server request comes as a POST of its own and enters the connection like
+//! any message, where it is routed to the waiting request by id.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use mcp_proto::RequestId;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::outbox::Outbox;
 use crate::server::Server;
 
 /// Bytes of buffer between the transport and its connection, each way.
@@ -55,7 +63,7 @@ impl Pipe {
     /// Starts a connection of `server`.
     pub fn start(server: Arc<Server>) -> Self {
         let (to_server, server_in) = tokio::io::duplex(PIPE_BUFFER);
-        let (server_out, from_server) = tokio::io::duplex(PIPE_BUFFER);
+        let (outbox, mut from_server) = Outbox::channel();
         let (input, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
         let routes: Arc<Mutex<Routes>> = Arc::default();
         let stop = CancellationToken::new();
@@ -73,11 +81,10 @@ impl Pipe {
         let reader = {
             let routes = routes.clone();
             async move {
-                let mut out = BufReader::new(from_server).lines();
-                while let Ok(Some(line)) = out.next_line().await {
-                    match serde_json::from_str::<Value>(&line) {
-                        Ok(message) => route(&routes, message),
-                        Err(error) => tracing::error!(%error, "unreadable line from the server"),
+                while let Some(out) = from_server.recv().await {
+                    match serde_json::from_slice::<Value>(&out.bytes) {
+                        Ok(message) => route(&routes, message, out.related.as_ref()),
+                        Err(error) => tracing::error!(%error, "unreadable message from the server"),
                     }
                 }
                 // The connection ended: wake every waiter.
@@ -86,7 +93,7 @@ impl Pipe {
                 routes.standalone = None;
             }
         };
-        let serving = server.serve(server_in, server_out, stop.clone().cancelled_owned());
+        let serving = server.serve_outbox(server_in, outbox, stop.clone().cancelled_owned());
         let task = tokio::spawn(async move {
             let writing = tokio::spawn(writer);
             let (served, ()) = tokio::join!(serving, reader);
@@ -112,8 +119,9 @@ impl Pipe {
         }
     }
 
-    /// Sends request `message` with id `id`; its progress notifications (when
-    /// it carries `progress_token`) and then its response arrive on the
+    /// Sends request `message` with id `id`; the messages the server sends
+    /// while handling it (progress when it carries `progress_token`, log
+    /// messages, requests to the client) and then its response arrive on the
     /// returned receiver, which closes after the response or when the
     /// connection ends.
     pub fn request(&self, id: &Value, progress_token: Option<&Value>, message: &Value) -> Replies {
@@ -130,9 +138,9 @@ impl Pipe {
         rx
     }
 
-    /// Opens the standalone stream for server notifications; `None` when one
-    /// is already open (MCP 2025-11-25: at most one such stream is useful,
-    /// and we send no server requests that would need more).
+    /// Opens the standalone stream for server messages related to no
+    /// request in progress; `None` when one is already open (a message goes
+    /// on one stream only, MCP 2025-11-25 basic/transports).
     pub fn open_standalone(&self) -> Option<Replies> {
         let mut routes = self.routes.lock().unwrap_or_else(PoisonError::into_inner);
         if routes.standalone.as_ref().is_some_and(|tx| !tx.is_closed()) {
@@ -157,10 +165,11 @@ impl Drop for Pipe {
     }
 }
 
-/// Delivers one message from the server to whoever waits for it.
-fn route(routes: &Mutex<Routes>, message: Value) {
+/// Delivers one message from the server to whoever waits for it; `related`
+/// is the client request it was sent while handling.
+fn route(routes: &Mutex<Routes>, message: Value, related: Option<&RequestId>) {
     let mut routes = routes.lock().unwrap_or_else(PoisonError::into_inner);
-    let is_response = message.get("result").is_some() || message.get("error").is_some();
+    let is_response = message.get("method").is_none();
     if is_response {
         let key = message.get("id").map(Value::to_string).unwrap_or_default();
         routes.progress.retain(|_, id| *id != key);
@@ -171,6 +180,13 @@ fn route(routes: &Mutex<Routes>, message: Value) {
             None => tracing::debug!(id = key, "response nobody waits for"),
         }
         return;
+    }
+    if let Some(related) = related {
+        let key = serde_json::to_string(related).unwrap_or_default();
+        if let Some(tx) = routes.pending.get(&key) {
+            let _ = tx.send(message);
+            return;
+        }
     }
     let method = message.get("method").and_then(Value::as_str).unwrap_or("");
     if method == "notifications/progress" {

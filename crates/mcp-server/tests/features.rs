@@ -1,0 +1,684 @@
+//! Resources, prompts, completions, logging and server-to-client requests
+//! (issue 7), over raw pipes to a `Server` served in-process: each test
+//! writes JSON-RPC lines as a client would and asserts the exact lines the
+//! server writes back.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_local_server::features::{resource_not_found, unknown_prompt};
+use mcp_local_server::peer::REQUEST_TIMEOUT;
+use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
+use mcp_local_server::{
+    CompletionSource, Composition, PromptSource, ResourceSource, ResourceUpdates, Server,
+    ServerConfig,
+};
+use mcp_proto::{
+    CallToolRequestParams, CompleteRequestParams, CompleteResult, ContentBlock,
+    CreateMessageRequestParams, ErrorObject, FromValue, GetPromptRequestParams, GetPromptResult,
+    Implementation, ListPromptsResult, ListResourcesResult, LoggingLevel,
+    ReadResourceRequestParams, ReadResourceResult, SamplingContent, Tool,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+
+/// How long a test waits for one line before it fails: a guard against a
+/// hang, not a timing assertion.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+fn wire<T: FromValue>(value: Value) -> Result<T, ErrorObject> {
+    T::from_value(value).map_err(|e| ErrorObject::internal_error(e.to_string()))
+}
+
+struct Notes {
+    updates: ResourceUpdates,
+}
+
+impl ResourceSource for Notes {
+    fn list_resources(
+        &self,
+        _cursor: Option<String>,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<ListResourcesResult, ErrorObject>> {
+        Box::pin(async {
+            wire(json!({ "resources": [
+                { "uri": "mem://a", "name": "a", "mimeType": "text/plain" } ] }))
+        })
+    }
+
+    fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<ReadResourceResult, ErrorObject>> {
+        Box::pin(async move {
+            if params.uri != "mem://a" {
+                return Err(resource_not_found(&params.uri));
+            }
+            wire(json!({ "contents": [
+                { "uri": "mem://a", "mimeType": "text/plain", "text": "alpha" } ] }))
+        })
+    }
+
+    fn updates(&self) -> Option<&ResourceUpdates> {
+        Some(&self.updates)
+    }
+}
+
+struct Prompts;
+
+impl PromptSource for Prompts {
+    fn list_prompts(
+        &self,
+        _cursor: Option<String>,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<ListPromptsResult, ErrorObject>> {
+        Box::pin(async {
+            wire(json!({ "prompts": [ { "name": "greet", "arguments": [
+                { "name": "who", "required": true } ] } ] }))
+        })
+    }
+
+    fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<GetPromptResult, ErrorObject>> {
+        Box::pin(async move {
+            if params.name != "greet" {
+                return Err(unknown_prompt(&params.name));
+            }
+            let who = params
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("who"))
+                .cloned()
+                .unwrap_or_default();
+            wire(json!({ "messages": [ { "role": "user",
+                "content": { "type": "text", "text": format!("Hello, {who}!") } } ] }))
+        })
+    }
+}
+
+impl CompletionSource for Prompts {
+    fn complete(
+        &self,
+        params: CompleteRequestParams,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<CompleteResult, ErrorObject>> {
+        Box::pin(async move {
+            let values: Vec<&str> = ["ada", "alan", "grace"]
+                .into_iter()
+                .filter(|v| v.starts_with(&params.argument.value))
+                .collect();
+            wire(json!({ "completion": { "values": values } }))
+        })
+    }
+}
+
+/// Tools that log and ask the client.
+struct Asking;
+
+impl ToolSource for Asking {
+    fn name(&self) -> &str {
+        "asking"
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
+        Box::pin(async {
+            let tool = |name: &str| -> Tool {
+                Tool::from_value(json!({ "name": name, "inputSchema": { "type": "object" } }))
+                    .expect("tool literal")
+            };
+            SourceList {
+                tools: vec![tool("log"), tool("ask"), tool("ask_briefly")],
+                meta: None,
+            }
+        })
+    }
+
+    fn owns(&self, tool: &str) -> bool {
+        matches!(tool, "log" | "ask" | "ask_briefly")
+    }
+
+    fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: CallContext,
+    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(async move {
+            let text = |t: String| Ok(json!({ "content": [ { "type": "text", "text": t } ] }));
+            match params.name.as_str() {
+                "log" => {
+                    let sent: Vec<bool> =
+                        [LoggingLevel::Debug, LoggingLevel::Info, LoggingLevel::Error]
+                            .into_iter()
+                            .map(|level| cx.log(level, Some("t"), json!(level.as_str())))
+                            .collect();
+                    text(format!("{sent:?}"))
+                }
+                "ask" => {
+                    let client = cx.client().ok_or_else(|| {
+                        ErrorObject::internal_error("no client handle on this connection")
+                    })?;
+                    let request = CreateMessageRequestParams::from_value(json!({
+                        "messages": [ { "role": "user",
+                            "content": { "type": "text", "text": "2+2?" } } ],
+                        "maxTokens": 10 }))
+                    .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+                    let answer = client.create_message(&request).await?;
+                    let said = match &answer.content {
+                        SamplingContent::One(block) => match block.as_ref() {
+                            ContentBlock::Text(t) => t.text.clone(),
+                            _ => "something else".to_owned(),
+                        },
+                        SamplingContent::Many(_) => "several blocks".to_owned(),
+                    };
+                    text(format!("model {} said {said}", answer.model))
+                }
+                "ask_briefly" => {
+                    let client = cx.client().ok_or_else(|| {
+                        ErrorObject::internal_error("no client handle on this connection")
+                    })?;
+                    let result = client
+                        .request_with_timeout(
+                            "sampling/createMessage",
+                            json!({ "messages": [], "maxTokens": 1 }),
+                            Duration::from_millis(200),
+                        )
+                        .await?;
+                    text(result.to_string())
+                }
+                other => Err(ErrorObject::invalid_params(format!("unknown tool {other}"))),
+            }
+        })
+    }
+}
+
+struct Client {
+    to_server: DuplexStream,
+    from_server: Lines<BufReader<DuplexStream>>,
+    _serving: tokio::task::JoinHandle<()>,
+}
+
+fn server(features: bool) -> Arc<Server> {
+    let info: Implementation =
+        serde_json::from_value(json!({ "name": "features-test", "version": "0.0.1" }))
+            .expect("valid Implementation");
+    let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Asking)];
+    let server = Server::new(Composition::new(sources), ServerConfig::new(info));
+    if !features {
+        return Arc::new(server);
+    }
+    Arc::new(
+        server
+            .with_resources(Arc::new(Notes {
+                updates: ResourceUpdates::new(),
+            }))
+            .with_prompts(Arc::new(Prompts))
+            .with_completions(Arc::new(Prompts))
+            .with_logging(),
+    )
+}
+
+impl Client {
+    fn connect(server: Arc<Server>) -> Self {
+        let (to_server, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, from_server) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(async move {
+            let _ = server
+                .serve(server_in, server_out, std::future::pending::<()>())
+                .await;
+        });
+        Self {
+            to_server,
+            from_server: BufReader::new(from_server).lines(),
+            _serving: serving,
+        }
+    }
+
+    async fn send(&mut self, message: Value) {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.to_server.write_all(&line).await.expect("write");
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(PATIENCE, self.from_server.next_line())
+            .await
+            .expect("a line within the patience bound")
+            .expect("read")
+            .expect("the server wrote a line");
+        serde_json::from_str(&line).expect("a JSON line")
+    }
+
+    async fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await;
+        self.next().await
+    }
+
+    /// `initialize` with `capabilities`, then `notifications/initialized`.
+    async fn handshake(&mut self, capabilities: Value) -> Value {
+        let answer = self
+            .call(
+                0,
+                "initialize",
+                json!({ "protocolVersion": "2025-11-25", "capabilities": capabilities,
+                    "clientInfo": { "name": "t", "version": "1" } }),
+            )
+            .await;
+        self.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+            .await;
+        answer
+    }
+}
+
+#[tokio::test]
+async fn capabilities_are_exactly_the_handlers_present() {
+    let mut full = Client::connect(server(true));
+    let answer = full.handshake(json!({})).await;
+    assert_eq!(
+        answer["result"]["capabilities"],
+        json!({ "tools": {}, "resources": { "subscribe": true }, "prompts": {},
+            "completions": {}, "logging": {} })
+    );
+    let mut bare = Client::connect(server(false));
+    let answer = bare.handshake(json!({})).await;
+    assert_eq!(answer["result"]["capabilities"], json!({ "tools": {} }));
+    for (id, method) in [
+        (1, "resources/list"),
+        (2, "prompts/get"),
+        (3, "completion/complete"),
+        (4, "logging/setLevel"),
+        (5, "resources/subscribe"),
+    ] {
+        let answer = bare.call(id, method, json!({})).await;
+        assert_eq!(answer["error"]["code"], json!(-32601), "{method}");
+    }
+}
+
+#[tokio::test]
+async fn resources_list_and_read_answer_exactly() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({})).await;
+    assert_eq!(
+        client.call(1, "resources/list", json!({})).await,
+        json!({ "jsonrpc": "2.0", "id": 1, "result": { "resources": [
+            { "uri": "mem://a", "name": "a", "mimeType": "text/plain" } ] } })
+    );
+    assert_eq!(
+        client
+            .call(2, "resources/read", json!({ "uri": "mem://a" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 2, "result": { "contents": [
+            { "uri": "mem://a", "mimeType": "text/plain", "text": "alpha" } ] } })
+    );
+    assert_eq!(
+        client
+            .call(3, "resources/read", json!({ "uri": "mem://zz" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32002,
+            "message": "resource not found: mem://zz", "data": { "uri": "mem://zz" } } })
+    );
+    assert_eq!(
+        client
+            .call(4, "resources/templates/list", json!(null))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 4, "result": { "resourceTemplates": [] } })
+    );
+    let answer = client.call(5, "resources/read", json!({})).await;
+    assert_eq!(answer["error"]["code"], json!(-32602));
+}
+
+#[tokio::test]
+async fn stateless_reads_carry_result_type_and_cache_fields() {
+    let mut client = Client::connect(server(true));
+    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {} });
+    assert_eq!(
+        client
+            .call(1, "resources/list", json!({ "_meta": meta }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 1, "result": { "resources": [
+            { "uri": "mem://a", "name": "a", "mimeType": "text/plain" } ],
+            "ttlMs": 60000, "cacheScope": "private", "resultType": "complete" } })
+    );
+    assert_eq!(
+        client
+            .call(
+                2,
+                "prompts/get",
+                json!({ "_meta": meta, "name": "greet",
+                "arguments": { "who": "Ada" } })
+            )
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 2, "result": { "messages": [ { "role": "user",
+            "content": { "type": "text", "text": "Hello, Ada!" } } ],
+            "resultType": "complete" } })
+    );
+    // 2026-07-28 has no resources/subscribe and no logging/setLevel.
+    let answer = client
+        .call(
+            3,
+            "resources/subscribe",
+            json!({ "_meta": meta, "uri": "mem://a" }),
+        )
+        .await;
+    assert_eq!(answer["error"]["code"], json!(-32601));
+    let answer = client
+        .call(
+            4,
+            "logging/setLevel",
+            json!({ "_meta": meta, "level": "info" }),
+        )
+        .await;
+    assert_eq!(answer["error"]["code"], json!(-32601));
+}
+
+#[tokio::test]
+async fn prompts_and_completion_answer_exactly() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({})).await;
+    assert_eq!(
+        client.call(1, "prompts/list", json!({})).await,
+        json!({ "jsonrpc": "2.0", "id": 1, "result": { "prompts": [ { "name": "greet",
+            "arguments": [ { "name": "who", "required": true } ] } ] } })
+    );
+    assert_eq!(
+        client
+            .call(
+                2,
+                "prompts/get",
+                json!({ "name": "greet", "arguments": { "who": "Ada" } })
+            )
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 2, "result": { "messages": [ { "role": "user",
+            "content": { "type": "text", "text": "Hello, Ada!" } } ] } })
+    );
+    assert_eq!(
+        client
+            .call(3, "prompts/get", json!({ "name": "nope" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32602,
+            "message": "unknown prompt: \"nope\"", "data": { "prompt": "nope" } } })
+    );
+    assert_eq!(
+        client
+            .call(
+                4,
+                "completion/complete",
+                json!({
+                "ref": { "type": "ref/prompt", "name": "greet" },
+                "argument": { "name": "who", "value": "a" } })
+            )
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 4, "result": { "completion": {
+            "values": ["ada", "alan"] } } })
+    );
+    let answer = client.call(5, "prompts/list", json!({ "cursor": 7 })).await;
+    assert_eq!(answer["error"]["code"], json!(-32602));
+}
+
+#[tokio::test]
+async fn subscribed_resources_get_updated_notifications() {
+    let updates = ResourceUpdates::new();
+    let info: Implementation = serde_json::from_value(json!({ "name": "t", "version": "1" }))
+        .expect("valid Implementation");
+    let server = Arc::new(
+        Server::new(Composition::default(), ServerConfig::new(info)).with_resources(Arc::new(
+            Notes {
+                updates: updates.clone(),
+            },
+        )),
+    );
+    let mut client = Client::connect(server);
+    client.handshake(json!({})).await;
+    assert_eq!(
+        client
+            .call(1, "resources/subscribe", json!({ "uri": "mem://a" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+    updates.notify("mem://other");
+    updates.notify("mem://a");
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": { "uri": "mem://a" } })
+    );
+    assert_eq!(
+        client
+            .call(2, "resources/unsubscribe", json!({ "uri": "mem://a" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
+    );
+    updates.notify("mem://a");
+    // Nothing for mem://a any more: the next line is the ping's answer.
+    assert_eq!(
+        client.call(3, "ping", json!({})).await,
+        json!({ "jsonrpc": "2.0", "id": 3, "result": {} })
+    );
+}
+
+#[tokio::test]
+async fn log_messages_follow_set_level() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({})).await;
+    // Before logging/setLevel nothing is sent.
+    assert_eq!(
+        client
+            .call(1, "tools/call", json!({ "name": "log", "arguments": {} }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 1, "result": { "content": [
+            { "type": "text", "text": "[false, false, false]" } ] } })
+    );
+    assert_eq!(
+        client
+            .call(2, "logging/setLevel", json!({ "level": "info" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
+    );
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": { "name": "log", "arguments": {} } }))
+        .await;
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "method": "notifications/message",
+            "params": { "level": "info", "logger": "t", "data": "info" } })
+    );
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "method": "notifications/message",
+            "params": { "level": "error", "logger": "t", "data": "error" } })
+    );
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "id": 3, "result": { "content": [
+            { "type": "text", "text": "[false, true, true]" } ] } })
+    );
+    let answer = client
+        .call(4, "logging/setLevel", json!({ "level": "loud" }))
+        .await;
+    assert_eq!(answer["error"]["code"], json!(-32602));
+}
+
+#[tokio::test]
+async fn stateless_log_level_comes_from_the_request_meta() {
+    let mut client = Client::connect(server(true));
+    let call = |id: u64, level: Option<&str>| {
+        let mut meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {} });
+        if let Some(level) = level {
+            meta["io.modelcontextprotocol/logLevel"] = json!(level);
+        }
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "_meta": meta, "name": "log", "arguments": {} } })
+    };
+    client.send(call(1, None)).await;
+    assert_eq!(
+        client.next().await["result"]["content"][0]["text"],
+        json!("[false, false, false]")
+    );
+    client.send(call(2, Some("error"))).await;
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "method": "notifications/message",
+            "params": { "level": "error", "logger": "t", "data": "error" } })
+    );
+    assert_eq!(
+        client.next().await["result"]["content"][0]["text"],
+        json!("[false, false, true]")
+    );
+}
+
+#[tokio::test]
+async fn a_sampling_request_answered_by_the_client_reaches_the_tool() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({ "sampling": {} })).await;
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": { "name": "ask", "arguments": {} } }))
+        .await;
+    let request = client.next().await;
+    assert_eq!(
+        request,
+        json!({ "jsonrpc": "2.0", "id": "s-1", "method": "sampling/createMessage",
+            "params": { "messages": [ { "role": "user",
+                "content": { "type": "text", "text": "2+2?" } } ], "maxTokens": 10 } })
+    );
+    client
+        .send(
+            json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "role": "assistant",
+            "content": { "type": "text", "text": "4" }, "model": "m1" } }),
+        )
+        .await;
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "id": 7, "result": { "content": [ { "type": "text",
+            "text": "model m1 said 4" } ] } })
+    );
+}
+
+#[tokio::test]
+async fn a_client_error_response_reaches_the_tool_as_its_error() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({ "sampling": {} })).await;
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": { "name": "ask", "arguments": {} } }))
+        .await;
+    let request = client.next().await;
+    assert_eq!(request["method"], json!("sampling/createMessage"));
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": request["id"], "error": {
+            "code": -1, "message": "User rejected sampling request" } }))
+        .await;
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "id": 8, "error": { "code": -1,
+            "message": "User rejected sampling request" } })
+    );
+}
+
+#[tokio::test]
+async fn an_unanswered_request_times_out_and_is_cancelled() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({ "sampling": {} })).await;
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": { "name": "ask_briefly", "arguments": {} } }))
+        .await;
+    let request = client.next().await;
+    assert_eq!(request["method"], json!("sampling/createMessage"));
+    // Never answered: after its 200 ms bound the client is told, and the
+    // tool gets the timeout error.
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": { "requestId": request["id"], "reason": "timed out" } })
+    );
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "id": 9, "error": { "code": REQUEST_TIMEOUT,
+            "message": "the client did not answer sampling/createMessage within 200 ms" } })
+    );
+    // A late answer is ignored, and the connection keeps serving.
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} }))
+        .await;
+    assert_eq!(
+        client.call(10, "ping", json!({})).await,
+        json!({ "jsonrpc": "2.0", "id": 10, "result": {} })
+    );
+}
+
+#[tokio::test]
+async fn a_client_without_the_capability_gets_no_request() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({ "roots": {} })).await;
+    assert_eq!(
+        client
+            .call(11, "tools/call", json!({ "name": "ask", "arguments": {} }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 11, "error": { "code": -32021,
+            "message": "the client did not declare the `sampling` capability that sampling/createMessage needs",
+            "data": { "requiredCapabilities": { "sampling": {} } } } })
+    );
+}
+
+#[tokio::test]
+async fn cancelling_the_call_cancels_its_client_request() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({ "sampling": {} })).await;
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": 12, "method": "tools/call",
+            "params": { "name": "ask", "arguments": {} } }))
+        .await;
+    let request = client.next().await;
+    assert_eq!(request["method"], json!("sampling/createMessage"));
+    client
+        .send(
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": { "requestId": 12 } }),
+        )
+        .await;
+    let told = client.next().await;
+    assert_eq!(told["method"], json!("notifications/cancelled"));
+    assert_eq!(told["params"]["requestId"], request["id"]);
+    // No response for the cancelled call: the next line answers the ping.
+    assert_eq!(
+        client.call(13, "ping", json!({})).await,
+        json!({ "jsonrpc": "2.0", "id": 13, "result": {} })
+    );
+}
+
+#[tokio::test]
+async fn stateless_revision_has_no_initialize_or_ping_and_discover_needs_meta() {
+    let mut client = Client::connect(server(false));
+    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {} });
+    assert_eq!(
+        client
+            .call(
+                1,
+                "initialize",
+                json!({ "_meta": meta, "protocolVersion": "2025-11-25",
+                "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } })
+            )
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 1, "error": { "code": -32601,
+            "message": "method not found: initialize" } })
+    );
+    let answer = client.call(2, "ping", json!({ "_meta": meta })).await;
+    assert_eq!(answer["error"]["code"], json!(-32601));
+    assert_eq!(
+        client.call(3, "server/discover", json!({})).await,
+        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32602,
+            "message": "server/discover: params._meta[\"io.modelcontextprotocol/protocolVersion\"] is required (the revision this request is answered in)" } })
+    );
+    // The connection was not initialized by the refused initialize.
+    let answer = client.handshake(json!({})).await;
+    assert_eq!(answer["result"]["protocolVersion"], json!("2025-11-25"));
+}
