@@ -1,7 +1,9 @@
 //! The server the official MCP conformance suite (`@modelcontextprotocol/
 //! conformance`, `scripts/conformance.sh`) tests: `hanzo-mcp`'s [`Server`]
-//! over the streamable HTTP transport, with one tool source serving the
-//! tools the suite's server scenarios call.
+//! over the streamable HTTP transport, with the tools, resources, prompts,
+//! completions and logging the suite's server scenarios call. The tools that
+//! need the client (sampling, elicitation) ask it through the call's
+//! [`CallContext::client`].
 //!
 //! Run: `cargo run -p mcp-examples --example conformance_server -- 127.0.0.1:3917`
 //! (prints `listening on http://ADDR/mcp` once bound).
@@ -10,10 +12,20 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_local_server::features::{resource_not_found, unknown_prompt};
 use mcp_local_server::http::{HttpConfig, serve_http};
 use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
-use mcp_local_server::{Composition, Server, ServerConfig};
-use mcp_proto::{CallToolRequestParams, ErrorObject, Implementation, Tool, error_code, meta};
+use mcp_local_server::{
+    CompletionSource, Composition, PromptSource, ResourceSource, ResourceUpdates, Server,
+    ServerConfig,
+};
+use mcp_proto::{
+    CallToolRequestParams, CompleteRequestParams, CompleteResult, ContentBlock,
+    CreateMessageRequestParams, ElicitRequestParams, ErrorObject, FromValue,
+    GetPromptRequestParams, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, LoggingLevel, ReadResourceRequestParams,
+    ReadResourceResult, SamplingContent, Tool, error_code, meta,
+};
 use serde_json::{Value, json};
 
 /// A 1x1 red PNG.
@@ -66,6 +78,33 @@ fn tools() -> Vec<Tool> {
         tool(
             "test_missing_capability",
             "Needs the client's sampling capability; refuses with -32021 without it.",
+            no_args(),
+        ),
+        tool(
+            "test_tool_with_logging",
+            "Sends three info log messages, 50 ms apart.",
+            no_args(),
+        ),
+        tool(
+            "test_sampling",
+            "Asks the client's LLM (sampling/createMessage) and returns its answer.",
+            json!({ "type": "object", "properties": { "prompt": { "type": "string" } },
+                "required": ["prompt"] }),
+        ),
+        tool(
+            "test_elicitation",
+            "Asks the user (elicitation/create) for a username and email.",
+            json!({ "type": "object", "properties": { "message": { "type": "string" } },
+                "required": ["message"] }),
+        ),
+        tool(
+            "test_elicitation_sep1034_defaults",
+            "Elicits fields of every primitive type, each with a default (SEP-1034).",
+            no_args(),
+        ),
+        tool(
+            "test_elicitation_sep1330_enums",
+            "Elicits the five enum field shapes (SEP-1330).",
             no_args(),
         ),
         tool(
@@ -167,6 +206,88 @@ impl ToolSource for ConformanceTools {
                     }
                     vec![text("sampling capability declared")]
                 }
+                "test_tool_with_logging" => {
+                    let steps = [
+                        "Tool execution started",
+                        "Tool processing data",
+                        "Tool execution completed",
+                    ];
+                    for (i, step) in steps.into_iter().enumerate() {
+                        if i > 0 {
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
+                        cx.log(LoggingLevel::Info, Some("conformance"), json!(step));
+                    }
+                    vec![text("Logging test completed")]
+                }
+                "test_sampling" => {
+                    let prompt = argument(&params, "prompt")?;
+                    let request = CreateMessageRequestParams::from_value(json!({
+                        "messages": [ { "role": "user",
+                            "content": { "type": "text", "text": prompt } } ],
+                        "maxTokens": 100,
+                    }))
+                    .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+                    let answer = client(&cx)?.create_message(&request).await?;
+                    let said = match &answer.content {
+                        SamplingContent::One(block) => match block.as_ref() {
+                            ContentBlock::Text(text) => text.text.clone(),
+                            other => serde_json::to_string(other).unwrap_or_default(),
+                        },
+                        many => serde_json::to_string(many).unwrap_or_default(),
+                    };
+                    vec![text(&format!("LLM response: {said}"))]
+                }
+                "test_elicitation" => {
+                    let message = argument(&params, "message")?;
+                    let schema = json!({ "type": "object", "properties": {
+                        "username": { "type": "string", "description": "User's response" },
+                        "email": { "type": "string", "description": "User's email address" } },
+                        "required": ["username", "email"] });
+                    vec![text(&elicit(&cx, &message, schema, "User response").await?)]
+                }
+                "test_elicitation_sep1034_defaults" => {
+                    let schema = json!({ "type": "object", "properties": {
+                        "name": { "type": "string", "default": "John Doe" },
+                        "age": { "type": "integer", "default": 30 },
+                        "score": { "type": "number", "default": 95.5 },
+                        "status": { "type": "string", "enum": ["active", "inactive", "pending"],
+                            "default": "active" },
+                        "verified": { "type": "boolean", "default": true } } });
+                    let said = elicit(
+                        &cx,
+                        "Please review your details",
+                        schema,
+                        "Elicitation completed",
+                    )
+                    .await?;
+                    vec![text(&said)]
+                }
+                "test_elicitation_sep1330_enums" => {
+                    let schema = json!({ "type": "object", "properties": {
+                        "untitledSingle": { "type": "string",
+                            "enum": ["option1", "option2", "option3"] },
+                        "titledSingle": { "type": "string", "oneOf": [
+                            { "const": "value1", "title": "First Option" },
+                            { "const": "value2", "title": "Second Option" },
+                            { "const": "value3", "title": "Third Option" } ] },
+                        "legacyEnum": { "type": "string", "enum": ["opt1", "opt2", "opt3"],
+                            "enumNames": ["Option One", "Option Two", "Option Three"] },
+                        "untitledMulti": { "type": "array", "items": { "type": "string",
+                            "enum": ["option1", "option2", "option3"] } },
+                        "titledMulti": { "type": "array", "items": { "anyOf": [
+                            { "const": "value1", "title": "First Choice" },
+                            { "const": "value2", "title": "Second Choice" },
+                            { "const": "value3", "title": "Third Choice" } ] } } } });
+                    let said = elicit(
+                        &cx,
+                        "Please pick your options",
+                        schema,
+                        "Elicitation completed",
+                    )
+                    .await?;
+                    vec![text(&said)]
+                }
                 "json_schema_2020_12_tool" => vec![text("ok")],
                 other => {
                     return Err(ErrorObject::invalid_params(format!(
@@ -175,6 +296,221 @@ impl ToolSource for ConformanceTools {
                 }
             };
             Ok(json!({ "content": content }))
+        })
+    }
+}
+
+/// The string argument `name` of a call, or -32602.
+fn argument(params: &CallToolRequestParams, name: &str) -> Result<String, ErrorObject> {
+    params
+        .arguments
+        .as_ref()
+        .and_then(|a| a.get(name))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            ErrorObject::invalid_params(format!("argument {name:?} (a string) is required"))
+        })
+}
+
+/// The call's handle for requests to the client, or -32603 when the
+/// connection has none (2026-07-28).
+fn client(cx: &CallContext) -> Result<&mcp_local_server::Peer, ErrorObject> {
+    cx.client().ok_or_else(|| {
+        ErrorObject::internal_error("this revision carries no requests to the client")
+    })
+}
+
+/// Sends `elicitation/create` with `message` and `schema`; returns
+/// `"<label>: action=…, content=…"`.
+async fn elicit(
+    cx: &CallContext,
+    message: &str,
+    schema: Value,
+    label: &str,
+) -> Result<String, ErrorObject> {
+    let request = ElicitRequestParams::from_value(json!({
+        "message": message, "requestedSchema": schema }))
+    .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+    let answer = client(cx)?.elicit(&request).await?;
+    let content = answer.content.map(Value::Object).unwrap_or(Value::Null);
+    Ok(format!(
+        "{label}: action={}, content={content}",
+        answer.action
+    ))
+}
+
+/// The resources of the resources-* scenarios: two static ones, a watched
+/// one (for subscriptions), and the template `test://template/{id}/data`.
+struct ConformanceResources {
+    updates: ResourceUpdates,
+}
+
+fn wire<T: FromValue>(value: Value) -> Result<T, ErrorObject> {
+    T::from_value(value).map_err(|e| ErrorObject::internal_error(e.to_string()))
+}
+
+impl ResourceSource for ConformanceResources {
+    fn list_resources(
+        &self,
+        _cursor: Option<String>,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<ListResourcesResult, ErrorObject>> {
+        Box::pin(async {
+            wire(json!({ "resources": [
+                { "uri": "test://static-text", "name": "static-text",
+                  "description": "A static text resource", "mimeType": "text/plain" },
+                { "uri": "test://static-binary", "name": "static-binary",
+                  "description": "A static binary resource (a 1x1 PNG)", "mimeType": "image/png" },
+                { "uri": "test://watched-resource", "name": "watched-resource",
+                  "description": "A resource to subscribe to", "mimeType": "text/plain" }
+            ] }))
+        })
+    }
+
+    fn list_resource_templates(
+        &self,
+        _cursor: Option<String>,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<ListResourceTemplatesResult, ErrorObject>> {
+        Box::pin(async {
+            wire(json!({ "resourceTemplates": [
+                { "uriTemplate": "test://template/{id}/data", "name": "template-data",
+                  "description": "Data for one id", "mimeType": "application/json" }
+            ] }))
+        })
+    }
+
+    fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<ReadResourceResult, ErrorObject>> {
+        Box::pin(async move {
+            let uri = params.uri.as_str();
+            let contents = match uri {
+                "test://static-text" => json!({ "uri": uri, "mimeType": "text/plain",
+                    "text": "This is the content of the static text resource." }),
+                "test://static-binary" => json!({ "uri": uri, "mimeType": "image/png",
+                    "blob": PNG_1X1 }),
+                "test://watched-resource" => json!({ "uri": uri, "mimeType": "text/plain",
+                    "text": "Watched resource content." }),
+                _ => match template_id(uri) {
+                    Some(id) => json!({ "uri": uri, "mimeType": "application/json",
+                        "text": json!({ "id": id, "templateTest": true,
+                            "data": format!("Data for ID: {id}") }).to_string() }),
+                    None => return Err(resource_not_found(uri)),
+                },
+            };
+            wire(json!({ "contents": [contents] }))
+        })
+    }
+
+    fn updates(&self) -> Option<&ResourceUpdates> {
+        Some(&self.updates)
+    }
+}
+
+/// `{id}` of `test://template/{id}/data`, when `uri` has that shape.
+fn template_id(uri: &str) -> Option<&str> {
+    let id = uri
+        .strip_prefix("test://template/")?
+        .strip_suffix("/data")?;
+    (!id.is_empty() && !id.contains('/')).then_some(id)
+}
+
+/// The prompts of the prompts-* scenarios, and completion of their
+/// arguments.
+struct ConformancePrompts;
+
+impl PromptSource for ConformancePrompts {
+    fn list_prompts(
+        &self,
+        _cursor: Option<String>,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<ListPromptsResult, ErrorObject>> {
+        Box::pin(async {
+            wire(json!({ "prompts": [
+                { "name": "test_simple_prompt", "description": "A prompt without arguments" },
+                { "name": "test_prompt_with_arguments", "description": "A prompt with two arguments",
+                  "arguments": [
+                    { "name": "arg1", "description": "First test argument", "required": true },
+                    { "name": "arg2", "description": "Second test argument", "required": true } ] },
+                { "name": "test_prompt_with_embedded_resource",
+                  "description": "A prompt embedding a resource",
+                  "arguments": [ { "name": "resourceUri",
+                    "description": "URI of the resource to embed", "required": true } ] },
+                { "name": "test_prompt_with_image", "description": "A prompt with an image" }
+            ] }))
+        })
+    }
+
+    fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<GetPromptResult, ErrorObject>> {
+        Box::pin(async move {
+            let arg = |name: &str| -> Result<String, ErrorObject> {
+                params
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get(name))
+                    .cloned()
+                    .ok_or_else(|| {
+                        ErrorObject::invalid_params(format!(
+                            "prompt {:?}: argument {name:?} is required",
+                            params.name
+                        ))
+                    })
+            };
+            let user = |content: Value| json!({ "role": "user", "content": content });
+            let text = |t: &str| json!({ "type": "text", "text": t });
+            let messages = match params.name.as_str() {
+                "test_simple_prompt" => vec![user(text("This is a simple prompt for testing."))],
+                "test_prompt_with_arguments" => {
+                    let (arg1, arg2) = (arg("arg1")?, arg("arg2")?);
+                    vec![user(text(&format!(
+                        "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+                    )))]
+                }
+                "test_prompt_with_embedded_resource" => {
+                    let uri = arg("resourceUri")?;
+                    vec![
+                        user(json!({ "type": "resource", "resource": { "uri": uri,
+                            "mimeType": "text/plain",
+                            "text": "Embedded resource content for testing." } })),
+                        user(text("Please process the embedded resource above.")),
+                    ]
+                }
+                "test_prompt_with_image" => vec![
+                    user(json!({ "type": "image", "data": PNG_1X1, "mimeType": "image/png" })),
+                    user(text("Please analyze the image above.")),
+                ],
+                other => return Err(unknown_prompt(other)),
+            };
+            wire(json!({ "messages": messages }))
+        })
+    }
+}
+
+/// Words offered for any argument: those starting with what was typed.
+const SUGGESTIONS: [&str; 6] = ["paris", "park", "party", "test", "testing", "tested"];
+
+impl CompletionSource for ConformancePrompts {
+    fn complete(
+        &self,
+        params: CompleteRequestParams,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<CompleteResult, ErrorObject>> {
+        Box::pin(async move {
+            let typed = params.argument.value.as_str();
+            let values: Vec<&str> = SUGGESTIONS
+                .into_iter()
+                .filter(|s| s.starts_with(typed))
+                .collect();
+            wire(json!({ "completion": {
+                "values": values, "total": values.len(), "hasMore": false } }))
         })
     }
 }
@@ -190,10 +526,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "version": env!("CARGO_PKG_VERSION"),
     }))?;
     let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(ConformanceTools)];
-    let server = Arc::new(Server::new(
-        Composition::new(sources),
-        ServerConfig::new(info),
-    ));
+    let server = Arc::new(
+        Server::new(Composition::new(sources), ServerConfig::new(info))
+            .with_resources(Arc::new(ConformanceResources {
+                updates: ResourceUpdates::new(),
+            }))
+            .with_prompts(Arc::new(ConformancePrompts))
+            .with_completions(Arc::new(ConformancePrompts))
+            .with_logging(),
+    );
     serve_http(
         server,
         addr,
