@@ -16,7 +16,7 @@
 use mcp_proto::{
     CompleteRequestParams, CompleteResult, ErrorObject, GetPromptRequestParams, GetPromptResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
-    ReadResourceResult, error_code,
+    ReadResourceResult, Root, error_code,
 };
 use serde_json::json;
 use tokio::sync::broadcast;
@@ -98,6 +98,20 @@ pub trait CompletionSource: Send + Sync {
         params: CompleteRequestParams,
         cx: CallContext,
     ) -> BoxFuture<'_, Result<CompleteResult, ErrorObject>>;
+}
+
+/// Receives the client's roots (MCP 2025-11-25 client/roots), registered
+/// with [`Server::with_roots_listener`](crate::Server::with_roots_listener).
+///
+/// When the client declared the `roots` capability in `initialize`, the
+/// server sends `roots/list` after `notifications/initialized` and again on
+/// each `notifications/roots/list_changed`, and hands every answer here. A
+/// fetch that fails (client error, timeout) is logged and changes nothing.
+/// Over HTTP every session reports its own client's roots to the same
+/// listener, so the latest answer from any session wins.
+pub trait RootsListener: Send + Sync {
+    /// The client's roots, as its latest `roots/list` result listed them.
+    fn roots_changed(&self, roots: Vec<Root>);
 }
 
 /// A resource source's change feed: [`notify`](Self::notify) a URI and every

@@ -45,7 +45,9 @@ pub mod source;
 pub mod test_tools;
 
 pub use error::ServerError;
-pub use features::{CompletionSource, PromptSource, ResourceSource, ResourceUpdates};
+pub use features::{
+    CompletionSource, PromptSource, ResourceSource, ResourceUpdates, RootsListener,
+};
 pub use logging::Logger;
 pub use peer::Peer;
 pub use server::{Server, ServerConfig};

@@ -34,7 +34,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
-use crate::features::{CompletionSource, PromptSource, ResourceSource};
+use crate::features::{CompletionSource, PromptSource, ResourceSource, RootsListener};
 use crate::framing::{LineEvent, read_lines};
 use crate::lifecycle::{Era, Lifecycle, Phase};
 use crate::logging::{ConnectionLevel, Logger};
@@ -42,6 +42,9 @@ use crate::outbox::{Outbox, write_loop};
 use crate::peer::PeerShared;
 use crate::progress::ProgressReporter;
 use crate::source::{CallContext, Composition};
+
+/// How long the server waits for the client's `roots/list` answer.
+const ROOTS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a stateless (2026-07-28) client may cache our `tools/list` and
 /// `server/discover` results, in milliseconds.
@@ -95,6 +98,7 @@ pub struct Server {
     resources: Option<Arc<dyn ResourceSource>>,
     prompts: Option<Arc<dyn PromptSource>>,
     completions: Option<Arc<dyn CompletionSource>>,
+    roots: Option<Arc<dyn RootsListener>>,
     logging: bool,
 }
 
@@ -107,6 +111,7 @@ impl std::fmt::Debug for Server {
             .field("prompts", &self.prompts.is_some())
             .field("completions", &self.completions.is_some())
             .field("logging", &self.logging)
+            .field("roots", &self.roots.is_some())
             .finish()
     }
 }
@@ -128,8 +133,18 @@ impl Server {
             resources: None,
             prompts: None,
             completions: None,
+            roots: None,
             logging: false,
         }
+    }
+
+    /// Asks each client that declares the `roots` capability for its roots
+    /// (`roots/list` after `notifications/initialized` and on
+    /// `notifications/roots/list_changed`) and hands them to `listener`
+    /// (MCP 2025-11-25 client/roots).
+    pub fn with_roots_listener(mut self, listener: Arc<dyn RootsListener>) -> Self {
+        self.roots = Some(listener);
+        self
     }
 
     /// Serves `resources/list`, `resources/templates/list` and
@@ -287,6 +302,7 @@ impl Server {
             peer: PeerShared::new(outbox.clone(), self.config.client_request_timeout),
             level: ConnectionLevel::default(),
             subscriptions,
+            roots_fetch: None,
             outbox,
             inflight: Arc::default(),
             tasks: JoinSet::new(),
@@ -320,6 +336,9 @@ impl Server {
         reader.abort();
         for watcher in watchers {
             watcher.abort();
+        }
+        if let Some(fetch) = conn.roots_fetch.take() {
+            fetch.abort();
         }
         conn.drain(self.config.shutdown_grace).await;
         drop(conn);
@@ -377,6 +396,8 @@ struct Connection {
     level: ConnectionLevel,
     /// Present when the resource source has a change feed.
     subscriptions: Option<Subscriptions>,
+    /// The `roots/list` request in flight, if any (a newer one replaces it).
+    roots_fetch: Option<AbortHandle>,
     outbox: Outbox,
     inflight: InFlight,
     tasks: JoinSet<()>,
@@ -418,7 +439,11 @@ impl Connection {
 
     fn on_notification(&mut self, notification: Notification) {
         match notification.method.as_str() {
-            "notifications/initialized" => self.lifecycle.initialized(),
+            "notifications/initialized" => {
+                self.lifecycle.initialized();
+                self.fetch_roots();
+            }
+            "notifications/roots/list_changed" => self.fetch_roots(),
             "notifications/cancelled" => {
                 let id = notification
                     .params
@@ -432,6 +457,41 @@ impl Connection {
             }
             other => tracing::debug!(method = other, "ignoring notification"),
         }
+    }
+
+    /// Sends `roots/list` and hands the answer to the server's roots
+    /// listener, when it has one and the client declared `roots`; a fetch
+    /// still in flight is dropped for the newer one.
+    fn fetch_roots(&mut self) {
+        let Some(listener) = self.server.roots.clone() else {
+            return;
+        };
+        let peer = self.peer.handle(None, CancellationToken::new());
+        if !peer.declares("roots") {
+            return;
+        }
+        if let Some(previous) = self.roots_fetch.take() {
+            previous.abort();
+        }
+        let fetch = tokio::spawn(async move {
+            let listed = peer
+                .request_with_timeout("roots/list", json!({}), ROOTS_TIMEOUT)
+                .await
+                .and_then(|value| {
+                    mcp_proto::ListRootsResult::from_value(value).map_err(|e| {
+                        ErrorObject::internal_error(format!("malformed roots/list result: {e}"))
+                    })
+                });
+            match listed {
+                Ok(list) => listener.roots_changed(list.roots),
+                Err(error) => tracing::warn!(
+                    code = error.code,
+                    message = error.message,
+                    "roots/list failed; keeping the roots"
+                ),
+            }
+        });
+        self.roots_fetch = Some(fetch.abort_handle());
     }
 
     fn cancel(&mut self, id: &RequestId) {

@@ -682,3 +682,77 @@ async fn stateless_revision_has_no_initialize_or_ping_and_discover_needs_meta() 
     let answer = client.handshake(json!({})).await;
     assert_eq!(answer["result"]["protocolVersion"], json!("2025-11-25"));
 }
+
+/// Records every roots list the server hands over.
+struct RootsSeen(tokio::sync::mpsc::UnboundedSender<Vec<String>>);
+
+impl mcp_local_server::RootsListener for RootsSeen {
+    fn roots_changed(&self, roots: Vec<mcp_proto::Root>) {
+        let _ = self.0.send(roots.into_iter().map(|r| r.uri).collect());
+    }
+}
+
+fn roots_server() -> (
+    Arc<Server>,
+    tokio::sync::mpsc::UnboundedReceiver<Vec<String>>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let info: Implementation = serde_json::from_value(json!({ "name": "t", "version": "1" }))
+        .expect("valid Implementation");
+    let server = Server::new(Composition::default(), ServerConfig::new(info))
+        .with_roots_listener(Arc::new(RootsSeen(tx)));
+    (Arc::new(server), rx)
+}
+
+#[tokio::test]
+async fn roots_are_listed_after_initialized_and_on_list_changed() {
+    let (server, mut seen) = roots_server();
+    let mut client = Client::connect(server);
+    client
+        .handshake(json!({ "roots": { "listChanged": true } }))
+        .await;
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} })
+    );
+    client
+        .send(
+            json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "roots": [
+            { "uri": "file:///a", "name": "a" }, { "uri": "file:///b" } ] } }),
+        )
+        .await;
+    assert_eq!(
+        seen.recv().await,
+        Some(vec!["file:///a".to_owned(), "file:///b".to_owned()])
+    );
+    client
+        .send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
+        .await;
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "id": "s-2", "method": "roots/list", "params": {} })
+    );
+    client
+        .send(
+            json!({ "jsonrpc": "2.0", "id": "s-2", "result": { "roots": [
+            { "uri": "file:///c" } ] } }),
+        )
+        .await;
+    assert_eq!(seen.recv().await, Some(vec!["file:///c".to_owned()]));
+}
+
+#[tokio::test]
+async fn roots_are_not_requested_from_a_client_without_the_capability() {
+    let (server, mut seen) = roots_server();
+    let mut client = Client::connect(server);
+    client.handshake(json!({ "sampling": {} })).await;
+    client
+        .send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
+        .await;
+    // No roots/list went out: the next line is the ping's answer.
+    assert_eq!(
+        client.call(1, "ping", json!({})).await,
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+    assert!(seen.try_recv().is_err());
+}
