@@ -13,6 +13,7 @@ use mcp_door_client::{ClientInfo, Door, DoorConfig, DoorStatus};
 use mcp_gating::{AllowedTools, Policy, SurfaceRules};
 use mcp_local_tools::{DoorReport, Surroundings};
 
+use crate::client_roots::ClientRootsSource;
 use crate::door::DoorSource;
 use crate::error::ServerError;
 use crate::gated::GatedSource;
@@ -218,6 +219,8 @@ pub struct Assembly {
     pub list_changed: bool,
     /// The gated sources, for warnings about entries that match nothing.
     pub gated: Vec<Arc<GatedSource>>,
+    /// Without `--root`: the local tools, to be told the client's roots.
+    pub client_roots: Option<Arc<ClientRootsSource>>,
 }
 
 /// The tool sources `args` describe, in routing order: the local tools, then
@@ -246,10 +249,23 @@ pub async fn assemble(args: &SourceArgs) -> Result<Assembly, ServerError> {
     if args.test_tools {
         sources.push(Arc::new(TestTools));
     }
+    // Without --root the local tools follow the client's MCP roots when it
+    // offers them, starting from the working directory (DESIGN.md "Local
+    // tools").
+    let follow_client = args.roots.is_empty().then(|| roots.clone());
     let local = LocalSource::new(roots)?;
     let surroundings = local.toolbox().surroundings();
     let local_tools = local.toolbox().tools();
-    let local: Arc<dyn ToolSource> = Arc::new(local);
+    let (local, client_roots): (Arc<dyn ToolSource>, Option<Arc<ClientRootsSource>>) =
+        match follow_client {
+            Some(dirs) => {
+                let start = mcp_local_tools::Roots::new(dirs)
+                    .map_err(|e| ServerError::Config(e.to_string()))?;
+                let source = Arc::new(ClientRootsSource::new(local.toolbox().clone(), start));
+                (source.clone(), Some(source))
+            }
+            None => (Arc::new(local), None),
+        };
     let gate = |source: Arc<dyn ToolSource>, known: &[mcp_proto::Tool], rules: SurfaceRules| {
         if allowed.server(source.name()).is_some() {
             let view = Arc::new(GatedSource::new(
@@ -293,6 +309,7 @@ pub async fn assemble(args: &SourceArgs) -> Result<Assembly, ServerError> {
         composition: Composition::new(sources),
         list_changed,
         gated,
+        client_roots,
     })
 }
 
@@ -355,7 +372,11 @@ async fn serve(args: ServeArgs) -> Result<(), ServerError> {
     warn_unmatched_local(&assembly.gated);
     let mut config = ServerConfig::new(server_info());
     config.list_changed = assembly.list_changed;
-    let server = Arc::new(Server::new(assembly.composition, config));
+    let mut server = Server::new(assembly.composition, config);
+    if let Some(listener) = assembly.client_roots {
+        server = server.with_roots_listener(listener);
+    }
+    let server = Arc::new(server);
     if let Some(addr) = args.http {
         let http = crate::http::config_from_env();
         return crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await;

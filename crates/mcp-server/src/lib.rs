@@ -24,10 +24,13 @@
 //! - [`local`], [`door`], [`gated`]: the sources `hanzo-mcp` composes: the
 //!   local toolbox, the door (HIP-0300 §2.2), and an `allowedTools` view of
 //!   either (gating per source, before the merge).
+//! - [`client_roots`]: the local toolbox confined to the client's MCP roots
+//!   when no `--root` is given.
 //! - [`cli`]: the `hanzo-mcp` command line.
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod client_roots;
 pub mod door;
 pub mod error;
 pub mod features;

@@ -1,0 +1,114 @@
+//! The local toolbox confined to the client's MCP roots (DESIGN.md "Local
+//! tools": `--root DIR`, else the client's roots when it offers them, else
+//! the working directory).
+//!
+//! A [`ClientRootsSource`] is the `local` tool source whose roots start as
+//! the working directory and follow the client: registered as the
+//! [`Server`](crate::Server)'s [`RootsListener`], it takes the `file://`
+//! roots of each `roots/list` answer (MCP 2025-11-25 client/roots). A call
+//! already running keeps the roots it started with. An answer with no
+//! usable root (none listed, none `file://`, none a directory) leaves the
+//! roots as they were, with one warning.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use mcp_local_tools::{Roots, Toolbox};
+use mcp_proto::{CallToolRequestParams, ErrorObject, Root};
+use serde_json::Value;
+use tokio::sync::watch;
+
+use crate::features::RootsListener;
+use crate::local::LocalSource;
+use crate::source::{BoxFuture, CallContext, SourceList, ToolSource};
+
+/// The local tools over roots the client can change.
+#[derive(Debug)]
+pub struct ClientRootsSource {
+    /// The source as built: its tool list and names never change.
+    base: LocalSource,
+    /// The source calls go to, with the roots in force, and those roots.
+    current: RwLock<(Arc<LocalSource>, Roots)>,
+}
+
+impl ClientRootsSource {
+    /// `toolbox` confined to `roots` (the working directory) until the
+    /// client lists its own.
+    pub fn new(toolbox: Toolbox, roots: Roots) -> Self {
+        let base = LocalSource::with_toolbox(toolbox, roots.clone());
+        Self {
+            current: RwLock::new((Arc::new(base.clone()), roots)),
+            base,
+        }
+    }
+
+    /// The directories tools are confined to now.
+    pub fn roots(&self) -> Roots {
+        self.current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .1
+            .clone()
+    }
+}
+
+impl ToolSource for ClientRootsSource {
+    fn name(&self) -> &str {
+        "local"
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
+        self.base.list_tools()
+    }
+
+    fn owns(&self, tool: &str) -> bool {
+        self.base.owns(tool)
+    }
+
+    fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: CallContext,
+    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        let local = self
+            .current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .0
+            .clone();
+        Box::pin(async move { local.call_tool(params, cx).await })
+    }
+
+    fn list_changes(&self) -> Option<watch::Receiver<u64>> {
+        self.base.list_changes()
+    }
+
+    fn list_stamp(&self) -> Option<u64> {
+        self.base.list_stamp()
+    }
+}
+
+impl RootsListener for ClientRootsSource {
+    fn roots_changed(&self, roots: Vec<Root>) {
+        // Each usable root on its own: one bad URI must not cost the rest.
+        let usable: Vec<_> = roots
+            .iter()
+            .filter_map(|root| match Roots::from_file_uris(&[root.uri.as_str()]) {
+                Ok(one) => Some(one.dirs()[0].clone()),
+                Err(error) => {
+                    tracing::warn!(uri = root.uri, %error, "client root ignored");
+                    None
+                }
+            })
+            .collect();
+        let roots = match Roots::new(usable) {
+            Ok(roots) => roots,
+            Err(error) => {
+                tracing::warn!(%error, "the client listed no usable root; keeping the roots");
+                return;
+            }
+        };
+        tracing::info!(roots = ?roots.dirs(), "local tools confined to the client's roots");
+        let next = LocalSource::with_toolbox(self.base.toolbox().clone(), roots.clone());
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = (Arc::new(next), roots);
+    }
+}
