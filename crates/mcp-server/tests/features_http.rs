@@ -245,3 +245,36 @@ async fn log_messages_ride_the_post_stream_of_their_call() {
             { "type": "text", "text": "logged" } ] } })
     );
 }
+
+#[tokio::test]
+async fn discover_without_its_revision_is_400() {
+    let server = start().await;
+    let discover = json!({ "jsonrpc": "2.0", "id": 9, "method": "server/discover" });
+    // Naming 2026-07-28 in the header only: the body's _meta does not match.
+    let response = server
+        .client
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "server/discover")
+        .body(discover.to_string())
+        .send()
+        .await
+        .expect("POST answered");
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let body: Value = response.json().await.expect("JSON");
+    assert_eq!(body["id"], json!(9));
+    assert_eq!(body["error"]["code"], json!(-32020));
+    // Naming no revision at all: not a stateless request, and no session.
+    let response = server
+        .client
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(discover.to_string())
+        .send()
+        .await
+        .expect("POST answered");
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+}
