@@ -108,6 +108,46 @@ fn tools() -> Vec<Tool> {
             no_args(),
         ),
         tool(
+            "test_input_required_result_elicitation",
+            "2026-07-28: asks the user's name through an input_required result.",
+            no_args(),
+        ),
+        tool(
+            "test_input_required_result_sampling",
+            "2026-07-28: asks the client's LLM through an input_required result.",
+            no_args(),
+        ),
+        tool(
+            "test_input_required_result_list_roots",
+            "2026-07-28: asks the client's roots through an input_required result.",
+            no_args(),
+        ),
+        tool(
+            "test_input_required_result_multiple_inputs",
+            "2026-07-28: asks for a name, a sampled greeting and the roots at once.",
+            no_args(),
+        ),
+        tool(
+            "test_input_required_result_multi_round",
+            "2026-07-28: asks in two rounds, carrying requestState.",
+            no_args(),
+        ),
+        tool(
+            "test_input_required_result_request_state",
+            "2026-07-28: checks the requestState it handed out.",
+            no_args(),
+        ),
+        tool(
+            "test_input_required_result_tampered_state",
+            "2026-07-28: refuses a requestState that was not the one it signed.",
+            no_args(),
+        ),
+        tool(
+            "test_input_required_result_capabilities",
+            "2026-07-28: asks only through the capabilities the client declared.",
+            no_args(),
+        ),
+        tool(
             "json_schema_2020_12_tool",
             "Tool with JSON Schema 2020-12 features",
             json!({
@@ -288,6 +328,9 @@ impl ToolSource for ConformanceTools {
                     .await?;
                     vec![text(&said)]
                 }
+                name if name.starts_with("test_input_required_result_") => {
+                    return input_required_tool(&params);
+                }
                 "json_schema_2020_12_tool" => vec![text("ok")],
                 other => {
                     return Err(ErrorObject::invalid_params(format!(
@@ -298,6 +341,217 @@ impl ToolSource for ConformanceTools {
             Ok(json!({ "content": content }))
         })
     }
+}
+
+/// An elicitation input request for one string field.
+fn ask_text(message: &str, field: &str) -> Value {
+    json!({ "method": "elicitation/create", "params": { "message": message,
+        "requestedSchema": { "type": "object",
+            "properties": { field: { "type": "string" } }, "required": [field] } } })
+}
+
+fn ask_llm(prompt: &str, max_tokens: u64) -> Value {
+    json!({ "method": "sampling/createMessage", "params": {
+        "messages": [ { "role": "user", "content": { "type": "text", "text": prompt } } ],
+        "maxTokens": max_tokens } })
+}
+
+fn ask_roots() -> Value {
+    json!({ "method": "roots/list", "params": {} })
+}
+
+/// An `InputRequiredResult` (MCP 2026-07-28 basic/utilities/mrtr).
+fn input_required(requests: Value, state: Option<String>) -> Value {
+    let mut result = json!({ "resultType": "input_required", "inputRequests": requests });
+    if let Some(state) = state {
+        result["requestState"] = json!(state);
+    }
+    result
+}
+
+fn done(text: &str) -> Value {
+    json!({ "content": [ { "type": "text", "text": text } ] })
+}
+
+/// The key a process draws once to sign the `requestState` it hands out.
+fn state_key() -> &'static std::collections::hash_map::RandomState {
+    static KEY: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+        std::sync::OnceLock::new();
+    KEY.get_or_init(Default::default)
+}
+
+/// `payload` with a keyed SipHash tag: `<payload>.<tag>`. Good enough to
+/// tell a state we issued from an edited one in a test server; a real
+/// server would use an HMAC with a managed key.
+fn sign(payload: &str) -> String {
+    use std::hash::BuildHasher;
+    format!("{payload}.{:016x}", state_key().hash_one(payload))
+}
+
+/// The payload of a state [`sign`] issued, or `None` when it was altered.
+fn verify(state: &str) -> Option<&str> {
+    let (payload, _) = state.rsplit_once('.')?;
+    (sign(payload) == state).then_some(payload)
+}
+
+/// The answer to input request `key` of a retried call, when present.
+fn response<'a>(params: &'a CallToolRequestParams, key: &str) -> Option<&'a Value> {
+    params.extra.get("inputResponses")?.get(key)
+}
+
+/// The accepted elicitation field `field` of input response `key`.
+fn elicited<'a>(params: &'a CallToolRequestParams, key: &str, field: &str) -> Option<&'a str> {
+    let answer = response(params, key)?;
+    (answer.get("action")?.as_str()? == "accept")
+        .then(|| answer.get("content")?.get(field)?.as_str())
+        .flatten()
+}
+
+fn sampled_text(params: &CallToolRequestParams, key: &str) -> Option<String> {
+    let content = response(params, key)?.get("content")?;
+    content
+        .get("text")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// The state the retried call echoed, checked: -32602 when it is not one
+/// we issued.
+fn echoed_state(params: &CallToolRequestParams) -> Result<Option<&str>, ErrorObject> {
+    match params.extra.get("requestState").and_then(Value::as_str) {
+        None => Ok(None),
+        Some(state) => verify(state)
+            .map(Some)
+            .ok_or_else(|| ErrorObject::invalid_params("requestState failed its integrity check")),
+    }
+}
+
+/// The `test_input_required_result_*` tools of the SEP-2322 scenarios: the
+/// 2026-07-28 way to ask the client for input, by answering
+/// `input_required` and reading `inputResponses` from the retried call.
+fn input_required_tool(params: &CallToolRequestParams) -> Result<Value, ErrorObject> {
+    let state = echoed_state(params)?;
+    Ok(match params.name.as_str() {
+        "test_input_required_result_elicitation" => {
+            match elicited(params, "user_name", "name") {
+                Some(name) => done(&format!("Hello, {name}!")),
+                // Missing, wrong or malformed answers: ask again.
+                None => input_required(
+                    json!({ "user_name": ask_text("What is your name?", "name") }),
+                    None,
+                ),
+            }
+        }
+        "test_input_required_result_sampling" => match sampled_text(params, "capital_question") {
+            Some(said) => done(&format!("The model said: {said}")),
+            None => input_required(
+                json!({ "capital_question": ask_llm("What is the capital of France?", 50) }),
+                None,
+            ),
+        },
+        "test_input_required_result_list_roots" => {
+            let roots = response(params, "client_roots")
+                .and_then(|r| r.get("roots"))
+                .and_then(Value::as_array);
+            match roots {
+                Some(roots) => {
+                    let uris: Vec<&str> = roots
+                        .iter()
+                        .filter_map(|r| r.get("uri").and_then(Value::as_str))
+                        .collect();
+                    done(&format!("Client roots: {}", uris.join(", ")))
+                }
+                None => input_required(json!({ "client_roots": ask_roots() }), None),
+            }
+        }
+        "test_input_required_result_multiple_inputs" => {
+            let name = elicited(params, "user_name", "name");
+            let greeting = sampled_text(params, "greeting");
+            let roots = response(params, "client_roots");
+            match (name, greeting, roots, state) {
+                (Some(name), Some(greeting), Some(_), Some("multiple")) => {
+                    done(&format!("{greeting} {name}"))
+                }
+                _ => input_required(
+                    json!({
+                        "user_name": ask_text("What is your name?", "name"),
+                        "greeting": ask_llm("Generate a greeting", 50),
+                        "client_roots": ask_roots(),
+                    }),
+                    Some(sign("multiple")),
+                ),
+            }
+        }
+        "test_input_required_result_multi_round" => {
+            let step1 = || {
+                input_required(
+                    json!({ "step1": ask_text("Step 1: What is your name?", "name") }),
+                    Some(sign("round-1")),
+                )
+            };
+            match state {
+                Some("round-1") => match elicited(params, "step1", "name") {
+                    Some(name) => input_required(
+                        json!({ "step2": ask_text("Step 2: What is your favorite color?", "color") }),
+                        Some(sign(&format!("round-2:{name}"))),
+                    ),
+                    None => step1(),
+                },
+                Some(round2) if round2.starts_with("round-2:") => {
+                    let name = &round2["round-2:".len()..];
+                    match elicited(params, "step2", "color") {
+                        Some(color) => done(&format!("{name} likes {color}")),
+                        None => step1(),
+                    }
+                }
+                _ => step1(),
+            }
+        }
+        "test_input_required_result_request_state"
+        | "test_input_required_result_tampered_state" => {
+            let answered = response(params, "confirm").is_some();
+            match state {
+                Some("confirm") if answered => done("state-ok: the requestState was ours"),
+                _ => input_required(
+                    json!({ "confirm": { "method": "elicitation/create", "params": {
+                        "message": "Please confirm", "requestedSchema": { "type": "object",
+                            "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] } } } }),
+                    Some(sign("confirm")),
+                ),
+            }
+        }
+        "test_input_required_result_capabilities" => {
+            let declared = |name: &str| {
+                params
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
+                    .and_then(|c| c.get(name))
+                    .is_some()
+            };
+            if response(params, "elicited").is_some() || response(params, "sampled").is_some() {
+                done("capabilities respected")
+            } else {
+                let mut requests = serde_json::Map::new();
+                if declared("elicitation") {
+                    requests.insert("elicited".into(), ask_text("What is your name?", "name"));
+                }
+                if declared("sampling") {
+                    requests.insert("sampled".into(), ask_llm("Say hello", 20));
+                }
+                if requests.is_empty() {
+                    done("the client declared neither elicitation nor sampling")
+                } else {
+                    input_required(Value::Object(requests), None)
+                }
+            }
+        }
+        other => {
+            return Err(ErrorObject::invalid_params(format!(
+                "unknown tool {other:?}"
+            )));
+        }
+    })
 }
 
 /// The string argument `name` of a call, or -32602.
@@ -440,7 +694,9 @@ impl PromptSource for ConformancePrompts {
                   "description": "A prompt embedding a resource",
                   "arguments": [ { "name": "resourceUri",
                     "description": "URI of the resource to embed", "required": true } ] },
-                { "name": "test_prompt_with_image", "description": "A prompt with an image" }
+                { "name": "test_prompt_with_image", "description": "A prompt with an image" },
+                { "name": "test_input_required_result_prompt",
+                  "description": "2026-07-28: asks for its context through an input_required result" }
             ] }))
         })
     }
@@ -487,6 +743,25 @@ impl PromptSource for ConformancePrompts {
                     user(json!({ "type": "image", "data": PNG_1X1, "mimeType": "image/png" })),
                     user(text("Please analyze the image above.")),
                 ],
+                // 2026-07-28: a prompt that asks for input first (SEP-2322).
+                "test_input_required_result_prompt" => {
+                    let context = params
+                        .extra
+                        .get("inputResponses")
+                        .and_then(|r| r.get("user_context"))
+                        .and_then(|a| a.get("content"))
+                        .and_then(|c| c.get("context"))
+                        .and_then(Value::as_str);
+                    match context {
+                        Some(context) => vec![user(text(&format!("Use this context: {context}")))],
+                        None => {
+                            return wire(json!({ "messages": [],
+                                "resultType": "input_required",
+                                "inputRequests": { "user_context": ask_text(
+                                    "What context should the prompt use?", "context") } }));
+                        }
+                    }
+                }
                 other => return Err(unknown_prompt(other)),
             };
             wire(json!({ "messages": messages }))
