@@ -51,63 +51,203 @@ fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-fn in_process(c: &mut Criterion) {
+/// A [`Server`] on an in-memory pipe, and the client's ends.
+struct InProcess {
+    rt: tokio::runtime::Runtime,
+    input: tokio::io::DuplexStream,
+    output: AsyncBufReader<tokio::io::DuplexStream>,
+    line: Vec<u8>,
+    composition: Composition,
+}
+
+impl InProcess {
+    /// Writes `request` (one line) and reads the next line; returns it.
+    fn round_trip(&mut self, request: &[u8]) -> &[u8] {
+        let Self {
+            rt,
+            input,
+            output,
+            line,
+            ..
+        } = self;
+        rt.block_on(async {
+            input.write_all(request).await.expect("write");
+            line.clear();
+            output.read_until(b'\n', line).await.expect("read");
+        });
+        &self.line
+    }
+}
+
+fn in_process_server(fake: &FakeDoor, root: &Path) -> InProcess {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
-    let fake = FakeDoor::start(Behaviour::Grouped(DOOR_TOOLS)).expect("fake door");
-    let root = tempfile::tempdir().expect("root");
-    let (mut input, mut output, tools) = rt.block_on(async {
+    let (input, output, composition) = rt.block_on(async {
         let mut config = DoorConfig::new(fake.url());
-        config.bearer = BearerSource::Fixed(Bearer::new("bench").expect("bearer"));
+        config.bearer = BearerSource::Fixed(Bearer::new("bench-token").expect("bearer"));
         let door = Door::new(config).expect("door");
-        let local = LocalSource::new(vec![root.path().to_path_buf()]).expect("local");
+        let local = LocalSource::new(vec![root.to_path_buf()]).expect("local");
         let sources: Vec<Arc<dyn ToolSource>> = vec![
             Arc::new(local),
             Arc::new(DoorSource::start(door.clone(), Duration::from_secs(5))),
         ];
         door.fetch_now().await;
         let composition = Composition::new(sources);
-        let tools = composition.list_tools().await.tools.len();
         let info = serde_json::from_value(json!({"name": "bench", "version": "0"})).expect("info");
-        let server = Arc::new(Server::new(composition, ServerConfig::new(info)));
+        let server = Arc::new(Server::new(composition.clone(), ServerConfig::new(info)));
         let (client_in, server_in) = tokio::io::duplex(1 << 20);
         let (server_out, client_out) = tokio::io::duplex(1 << 20);
         tokio::spawn(server.serve(server_in, server_out, std::future::pending()));
-        (client_in, AsyncBufReader::new(client_out), tools)
+        (client_in, AsyncBufReader::new(client_out), composition)
     });
-    let request = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}\n";
-    let mut line = Vec::with_capacity(1 << 17);
-    let mut round_trip = || {
-        rt.block_on(async {
-            input.write_all(request).await.expect("write");
-            line.clear();
-            output.read_until(b'\n', &mut line).await.expect("read");
-        });
-        line.len()
-    };
-    let bytes = round_trip();
+    InProcess {
+        rt,
+        input,
+        output,
+        line: Vec::with_capacity(1 << 17),
+        composition,
+    }
+}
+
+/// The per-request work of `tools/list` before the memo: every source asked,
+/// the lists merged (every tool cloned), the result built as a `Value` and
+/// serialized in its response.
+fn list_without_memo(server: &InProcess) -> usize {
+    server.rt.block_on(async {
+        let mut tools = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut meta = None;
+        for source in server.composition.sources() {
+            let list = source.list_tools().await;
+            for tool in list.tools {
+                if seen.insert(tool.name.clone()) {
+                    tools.push(tool);
+                }
+            }
+            if list.meta.is_some() {
+                meta = list.meta;
+            }
+        }
+        let mut result = serde_json::Map::new();
+        result.insert("tools".into(), json!(tools));
+        if let Some(meta) = meta {
+            result.insert("_meta".into(), Value::Object(meta));
+        }
+        result.insert("ttlMs".into(), json!(60_000));
+        result.insert("cacheScope".into(), json!("private"));
+        result.insert("resultType".into(), json!("complete"));
+        let response =
+            mcp_proto::Response::success(mcp_proto::RequestId::Number(7), Value::Object(result));
+        serde_json::to_vec(&mcp_proto::Message::Response(response))
+            .expect("json")
+            .len()
+    })
+}
+
+fn in_process(c: &mut Criterion) {
+    let fake = FakeDoor::start(Behaviour::Grouped(DOOR_TOOLS)).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let mut server = in_process_server(&fake, root.path());
+    let tools = server
+        .rt
+        .block_on(server.composition.list_tools())
+        .tools
+        .len();
+    let list = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}\n";
+    let bytes = server.round_trip(list).len();
+    assert_eq!(bytes, list_without_memo(&server) + 1, "same response size");
     eprintln!("in-process tools/list: {tools} tools, {bytes} bytes a response");
     let mut group = c.benchmark_group("tools_list");
     group.bench_function(format!("in_process_cached_{tools}"), |b| {
-        b.iter(|| std::hint::black_box(round_trip()))
+        b.iter(|| server.round_trip(list).len())
+    });
+    group.bench_function(format!("work_without_memo_{tools}"), |b| {
+        b.iter(|| list_without_memo(&server))
     });
     group.finish();
+
+    // The same server forwards a call; next to it the same call POSTed
+    // straight to the fake door from the same runtime.
+    let call = b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"},\"name\":\"agents\",\"arguments\":{\"op\":\"list_agents\",\"input\":{\"limit\":10}}}}\n";
+    let answer = String::from_utf8_lossy(server.round_trip(call)).into_owned();
+    assert!(answer.contains("called agents"), "{answer}");
+    let client = reqwest::Client::new();
+    let url = fake.url();
+    let body = direct_body();
+    let direct = |server: &InProcess| server.rt.block_on(post(&client, &url, &body));
+    assert_eq!(
+        direct(&server)["result"]["structuredContent"]["name"],
+        "agents"
+    );
+    let mut group = c.benchmark_group("call");
+    group.bench_function("in_process_forwarded", |b| {
+        b.iter(|| server.round_trip(call).len())
+    });
+    group.bench_function("direct_post", |b| b.iter(|| direct(&server)));
+    group.finish();
+}
+
+/// The `tools/call` body a client would POST to the door itself.
+fn direct_body() -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "name": "agents",
+            "arguments": {"op": "list_agents", "input": {"limit": 10}},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"}
+            }
+        }
+    }))
+    .expect("body")
+}
+
+/// One POST of `body` to the door with the 2026-07-28 headers, read as JSON.
+async fn post(client: &reqwest::Client, url: &str, body: &[u8]) -> Value {
+    let response = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "agents")
+        .header("authorization", "Bearer bench-token")
+        .body(body.to_vec())
+        .send()
+        .await
+        .expect("send");
+    let bytes = response.bytes().await.expect("body");
+    serde_json::from_slice(&bytes).expect("json")
 }
 
 /// The release binary over pipes.
 struct Proc {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     line: String,
 }
 
 impl Proc {
     fn spawn(args: &[&str], door: &str) -> Proc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"))
+        // DOOR_BENCH_WRAP runs the binary under a profiler, e.g.
+        // `valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out`.
+        let wrap = std::env::var("DOOR_BENCH_WRAP").unwrap_or_default();
+        let mut words = wrap.split_whitespace();
+        let mut command = match words.next() {
+            Some(program) => {
+                let mut command = Command::new(program);
+                command.args(words).arg(env!("CARGO_BIN_EXE_hanzo-mcp"));
+                command
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_hanzo-mcp")),
+        };
+        let mut child = command
             .args(args)
             .env("HANZO_MCP_DOOR", door)
             .env("HANZO_API_KEY", "bench-token")
@@ -121,16 +261,17 @@ impl Proc {
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         Proc {
             child,
-            stdin,
+            stdin: Some(stdin),
             stdout,
             line: String::new(),
         }
     }
 
     fn send(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).expect("write");
-        self.stdin.write_all(b"\n").expect("write");
-        self.stdin.flush().expect("flush");
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
     }
 
     /// Reads lines until the response to `id`; returns its length.
@@ -146,6 +287,21 @@ impl Proc {
         }
     }
 
+    /// CPU time (user + system) the process has used so far, from
+    /// `/proc/<pid>/stat` (clock ticks of 10 ms).
+    fn cpu_time(&self) -> Duration {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        let fields: Vec<u64> = after_name
+            .split_whitespace()
+            .map(|f| f.parse().unwrap_or(0))
+            .collect();
+        // utime and stime are fields 14 and 15; after the name, 12 and 13.
+        let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
+        Duration::from_millis(ticks * 10)
+    }
+
     fn initialize(&mut self) {
         self.send(
             r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
@@ -157,6 +313,16 @@ impl Proc {
 
 impl Drop for Proc {
     fn drop(&mut self) {
+        // End of input first, so a profiler wrapping the binary can write
+        // its data; then make sure it is gone.
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -207,38 +373,8 @@ fn stdio_call() {
         .expect("runtime");
     let client = reqwest::Client::new();
     let url = fake.url();
-    let body = serde_json::to_vec(&json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {
-            "name": "agents",
-            "arguments": {"op": "list_agents", "input": {"limit": 10}},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"}
-            }
-        }
-    }))
-    .expect("body");
-    let direct = || {
-        rt.block_on(async {
-            let response = client
-                .post(&url)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2026-07-28")
-                .header("mcp-method", "tools/call")
-                .header("mcp-name", "agents")
-                .header("authorization", "Bearer bench-token")
-                .body(body.clone())
-                .send()
-                .await
-                .expect("send");
-            let bytes = response.bytes().await.expect("body");
-            let value: Value = serde_json::from_slice(&bytes).expect("json");
-            value
-        })
-    };
+    let body = direct_body();
+    let direct = || rt.block_on(post(&client, &url, &body));
     let mut next_id = 1u64;
     let mut forwarded = |server: &mut Proc| {
         next_id += 1;
@@ -252,9 +388,15 @@ fn stdio_call() {
         direct()["result"]["structuredContent"]["name"],
         json!("agents")
     );
+    let calls: usize = std::env::var("DOOR_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(250);
     let (mut fwd, mut dir) = (Vec::new(), Vec::new());
+    let mut server_cpu = Duration::ZERO;
     for round in 0..12 {
-        for _ in 0..250 {
+        let cpu_before = server.cpu_time();
+        for _ in 0..calls {
             let start = Instant::now();
             forwarded(&mut server);
             if round > 1 {
@@ -265,6 +407,9 @@ fn stdio_call() {
             if round > 1 {
                 dir.push(start.elapsed());
             }
+        }
+        if round > 1 {
+            server_cpu += server.cpu_time().saturating_sub(cpu_before);
         }
     }
     let (fm, fp) = (percentile(&mut fwd, 0.5), percentile(&mut fwd, 0.99));
@@ -282,8 +427,9 @@ fn stdio_call() {
         us(dp)
     );
     println!(
-        "added by hanzo-mcp (difference of medians): {:.1} us",
-        us(fm) - us(dm)
+        "added by hanzo-mcp (difference of medians): {:.1} us; hanzo-mcp CPU time per forwarded call: {:.1} us",
+        us(fm) - us(dm),
+        us(server_cpu) / fwd.len() as f64
     );
 }
 
