@@ -12,6 +12,65 @@
 //! Every method receives the request's [`CallContext`], so a handler can be
 //! cancelled, log (`notifications/message`) and ask the client (sampling,
 //! elicitation, roots) just as a tool can.
+//!
+//! # Example: one prompt
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use mcp_local_server::features::unknown_prompt;
+//! use mcp_local_server::source::BoxFuture;
+//! use mcp_local_server::{CallContext, Composition, PromptSource, Server, ServerConfig};
+//! use mcp_proto::{
+//!     ErrorObject, FromValue, GetPromptRequestParams, GetPromptResult, Implementation,
+//!     ListPromptsResult,
+//! };
+//! use serde_json::json;
+//!
+//! struct Greeting;
+//!
+//! impl PromptSource for Greeting {
+//!     fn list_prompts(
+//!         &self,
+//!         _cursor: Option<String>,
+//!         _cx: CallContext,
+//!     ) -> BoxFuture<'_, Result<ListPromptsResult, ErrorObject>> {
+//!         Box::pin(async {
+//!             ListPromptsResult::from_value(json!({ "prompts": [{ "name": "greet" }] }))
+//!                 .map_err(|e| ErrorObject::internal_error(e.to_string()))
+//!         })
+//!     }
+//!
+//!     fn get_prompt(
+//!         &self,
+//!         params: GetPromptRequestParams,
+//!         _cx: CallContext,
+//!     ) -> BoxFuture<'_, Result<GetPromptResult, ErrorObject>> {
+//!         Box::pin(async move {
+//!             if params.name != "greet" {
+//!                 return Err(unknown_prompt(&params.name));
+//!             }
+//!             GetPromptResult::from_value(json!({ "messages": [{ "role": "user",
+//!                 "content": { "type": "text", "text": "Say hello." } }] }))
+//!             .map_err(|e| ErrorObject::internal_error(e.to_string()))
+//!         })
+//!     }
+//! }
+//!
+//! let info = Implementation::from_value(json!({ "name": "demo", "version": "1.0.0" }))?;
+//! let server = Server::new(Composition::default(), ServerConfig::new(info))
+//!     .with_prompts(Arc::new(Greeting))
+//!     .with_logging();
+//! // The handshake now advertises exactly tools, prompts and logging.
+//! let era = mcp_local_server::lifecycle::Era::Handshake(
+//!     mcp_proto::Revision::LATEST_WITH_HANDSHAKE,
+//! );
+//! assert_eq!(
+//!     server.capabilities(era),
+//!     json!({ "tools": {}, "prompts": {}, "logging": {} })
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use mcp_proto::{
     CompleteRequestParams, CompleteResult, ErrorObject, GetPromptRequestParams, GetPromptResult,
