@@ -79,12 +79,17 @@ impl InProcess {
     }
 }
 
-fn in_process_server(fake: &FakeDoor, root: &Path) -> InProcess {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
+/// `flavor`: `"multi_thread"` (two workers, as `hanzo-mcp serve --http`) or
+/// `"current_thread"` (one thread, as `hanzo-mcp serve` over stdio).
+fn in_process_server(fake: &FakeDoor, root: &Path, flavor: &str) -> InProcess {
+    let mut builder = if flavor == "multi_thread" {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder.worker_threads(2);
+        builder
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let rt = builder.enable_all().build().expect("runtime");
     let (input, output, composition) = rt.block_on(async {
         let mut config = DoorConfig::new(fake.url());
         config.bearer = BearerSource::Fixed(Bearer::new("bench-token").expect("bearer"));
@@ -147,10 +152,23 @@ fn list_without_memo(server: &InProcess) -> usize {
     })
 }
 
-fn in_process(c: &mut Criterion) {
+/// CPU time (user + system) of this whole process so far, from
+/// `/proc/self/stat` (clock ticks of 10 ms).
+fn process_cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<u64> = after_name
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
+    Duration::from_millis(ticks * 10)
+}
+
+fn in_process(c: &mut Criterion, flavor: &str) {
     let fake = FakeDoor::start(Behaviour::Grouped(DOOR_TOOLS)).expect("fake door");
     let root = tempfile::tempdir().expect("root");
-    let mut server = in_process_server(&fake, root.path());
+    let mut server = in_process_server(&fake, root.path(), flavor);
     let tools = server
         .rt
         .block_on(server.composition.list_tools())
@@ -159,8 +177,20 @@ fn in_process(c: &mut Criterion) {
     let list = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}\n";
     let bytes = server.round_trip(list).len();
     assert_eq!(bytes, list_without_memo(&server) + 1, "same response size");
-    eprintln!("in-process tools/list: {tools} tools, {bytes} bytes a response");
-    let mut group = c.benchmark_group("tools_list");
+    // CPU time of the whole process (client end, server, idle fake door)
+    // per request: less sensitive to other builds than the wall clock.
+    let rounds = 5_000;
+    let cpu_before = process_cpu_time();
+    for _ in 0..rounds {
+        server.round_trip(list);
+    }
+    let cpu = process_cpu_time().saturating_sub(cpu_before);
+    println!(
+        "in-process tools/list ({flavor}): {tools} tools, {bytes} bytes a response; \
+         process CPU time per request {:.1} us over {rounds}",
+        us(cpu) / f64::from(rounds)
+    );
+    let mut group = c.benchmark_group(format!("tools_list_{flavor}"));
     group.bench_function(format!("in_process_cached_{tools}"), |b| {
         b.iter(|| server.round_trip(list).len())
     });
@@ -182,7 +212,7 @@ fn in_process(c: &mut Criterion) {
         direct(&server)["result"]["structuredContent"]["name"],
         "agents"
     );
-    let mut group = c.benchmark_group("call");
+    let mut group = c.benchmark_group(format!("call_{flavor}"));
     group.bench_function("in_process_forwarded", |b| {
         b.iter(|| server.round_trip(call).len())
     });
@@ -470,7 +500,8 @@ fn main() {
     }
     if selected("inproc") {
         let mut c = Criterion::default().configure_from_args();
-        in_process(&mut c);
+        in_process(&mut c, "current_thread");
+        in_process(&mut c, "multi_thread");
         c.final_summary();
     }
     if selected("list") {
