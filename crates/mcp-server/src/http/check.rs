@@ -1,6 +1,6 @@
 //! The checks the streamable HTTP transport makes before a message reaches
-//! the server: bearer, `Origin`, and the request metadata headers of
-//! 2026-07-28 against the body.
+//! the server: bearer, `Origin`, `Host`, and the request metadata headers
+//! of 2026-07-28 against the body.
 
 use axum::http::HeaderMap;
 use mcp_proto::{ErrorObject, error_code, meta};
@@ -59,23 +59,66 @@ pub fn origin_ok(headers: &HeaderMap, allowed: &[String]) -> bool {
     if allowed.iter().any(|a| a == origin) {
         return true;
     }
-    let Some(rest) = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-    else {
+    origin_authority(origin)
+        .and_then(authority_host)
+        .is_some_and(is_loopback_host)
+}
+
+/// Whether the request's `Host` names a server reachable only on loopback
+/// (MCP 2025-11-25 basic/transports, security warning: DNS rebinding). A
+/// page at `http://evil.example:PORT` whose name was rebound to 127.0.0.1
+/// is same-origin to the browser, which then need not send `Origin`, but
+/// its `Host` still says `evil.example`.
+///
+/// Accepted: no `Host` (HTTP/1.0; HTTP/2 carries the authority elsewhere),
+/// a loopback host (`localhost`, `127.0.0.0/8`, `[::1]`, any port), or the
+/// host of one of `allowed_origins` (a server reached under another name
+/// is configured there, e.g. `http://mcp.internal:3000`). Everything else,
+/// a `Host` that is not text included, is refused.
+///
+/// Meant for a transport without a bearer, which [`super::serve_http`]
+/// binds on loopback only; a bearer already defeats rebinding (the page
+/// cannot know it) and may serve other names.
+pub fn host_ok(headers: &HeaderMap, allowed_origins: &[String]) -> bool {
+    let Some(host) = headers.get("host") else {
+        return true;
+    };
+    let Some(host) = host.to_str().ok().and_then(|h| authority_host(h.trim())) else {
         return false;
     };
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        match v6.split_once(']') {
-            Some((host, port)) if port.is_empty() || port.starts_with(':') => host,
-            _ => return false,
-        }
+    is_loopback_host(host)
+        || allowed_origins.iter().any(|origin| {
+            origin_authority(origin)
+                .and_then(authority_host)
+                .is_some_and(|allowed| allowed.eq_ignore_ascii_case(host))
+        })
+}
+
+/// The `host[:port]` of an `http://` or `https://` origin.
+fn origin_authority(origin: &str) -> Option<&str> {
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))?;
+    Some(rest.strip_suffix('/').unwrap_or(rest))
+}
+
+/// The host of a `host[:port]` authority: a name, an IPv4 address, or an
+/// IPv6 address without its brackets. `None` when it is malformed.
+fn authority_host(authority: &str) -> Option<&str> {
+    let host = if let Some(v6) = authority.strip_prefix('[') {
+        let (host, port) = v6.split_once(']')?;
+        (port.is_empty() || port.starts_with(':')).then_some(host)?
     } else {
-        match rest.split_once(':') {
+        match authority.split_once(':') {
             Some((host, _port)) => host,
-            None => rest,
+            None => authority,
         }
     };
+    (!host.is_empty() && !host.contains(['/', '@', ' '])).then_some(host)
+}
+
+/// `localhost` (any case) or a loopback IP address.
+fn is_loopback_host(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")
         || host
             .parse::<std::net::IpAddr>()

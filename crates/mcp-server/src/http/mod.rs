@@ -154,7 +154,7 @@ fn rpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> R
     (status, axum::Json(body)).into_response()
 }
 
-/// Bearer and `Origin`, checked on every method.
+/// Bearer, `Origin` and (without a bearer) `Host`, checked on every method.
 fn guard(transport: &Transport, headers: &HeaderMap) -> Option<Response> {
     if let Some(bearer) = &transport.config.bearer
         && !check::bearer_ok(headers, bearer)
@@ -174,6 +174,15 @@ fn guard(transport: &Transport, headers: &HeaderMap) -> Option<Response> {
             StatusCode::FORBIDDEN,
             None,
             ErrorObject::invalid_request("Origin not allowed"),
+        ));
+    }
+    if transport.config.bearer.as_deref().is_none_or(str::is_empty)
+        && !check::host_ok(headers, &transport.config.allowed_origins)
+    {
+        return Some(rpc_error(
+            StatusCode::FORBIDDEN,
+            None,
+            ErrorObject::invalid_request("Host not allowed"),
         ));
     }
     None
