@@ -149,6 +149,18 @@ fn calls(subject: &Subject, figures: &mut Figures) {
     proc.finish();
 }
 
+/// The first three fields of `/proc/loadavg`: how busy the machine was.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|_| "unknown".into())
+}
+
 fn rmcp_server() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("RMCP_ECHO_SERVER") {
         return Some(PathBuf::from(path));
@@ -203,6 +215,7 @@ fn main() {
              or set RMCP_ECHO_SERVER; measuring hanzo-mcp alone"
         ),
     }
+    let load_before = load_average();
     let mut figures: Vec<Figures> = subjects.iter().map(|_| Figures::default()).collect();
     // Interleave the spawns so both servers see the same machine load.
     for _ in 0..SPAWNS {
@@ -214,6 +227,10 @@ fn main() {
         calls(subject, figures);
     }
 
+    println!(
+        "load average (1, 5, 15 min) before: {load_before}; after: {}",
+        load_average()
+    );
     println!(
         "{:<12} {:>16} {:>16} {:>16} {:>14}",
         "server", "init median", "call median", "call p99", "peak RSS"

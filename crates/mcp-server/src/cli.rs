@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use mcp_proto::Implementation;
+use mcp_proto::{CallToolRequestParams, ErrorObject, Implementation};
+use serde_json::Value;
+use tokio::sync::watch;
 use tracing_subscriber::EnvFilter;
 
 use mcp_door_client::{ClientInfo, Door, DoorConfig, DoorStatus};
@@ -19,7 +21,7 @@ use crate::error::ServerError;
 use crate::gated::GatedSource;
 use crate::local::LocalSource;
 use crate::server::{Server, ServerConfig};
-use crate::source::{Composition, ToolSource};
+use crate::source::{BoxFuture, CallContext, Composition, SourceList, ToolSource, unknown_tool};
 use crate::test_tools::TestTools;
 
 /// `hanzo-mcp`: the local MCP server (HIP-0300 §2).
@@ -155,11 +157,20 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     init_tracing(log_level.as_deref(), default_level);
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    // stdio serves one client: one thread runs the connection and every
+    // request's async part (requests still run concurrently as tasks; file
+    // work goes to the blocking pool), which saves the cross-thread wake-ups
+    // and the memory of worker threads. HTTP serves many clients: a worker
+    // per core.
+    let http = matches!(&cli.command, Command::Serve(args) if args.http.is_some());
+    let mut builder = if http {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder.worker_threads(2);
+        builder
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("hanzo-mcp: cannot start the async runtime: {error}");
@@ -255,7 +266,12 @@ pub async fn assemble(args: &SourceArgs) -> Result<Assembly, ServerError> {
     let follow_client = args.roots.is_empty().then(|| roots.clone());
     let local = LocalSource::new(roots)?;
     let surroundings = local.toolbox().surroundings();
-    let local_tools = local.toolbox().tools();
+    // The definitions are built only when an allowlist needs them now;
+    // otherwise on the first `tools/list`.
+    let local_tools = match allowed.server("local") {
+        Some(_) => local.definitions().to_vec(),
+        None => Vec::new(),
+    };
     let (local, client_roots): (Arc<dyn ToolSource>, Option<Arc<ClientRootsSource>>) =
         match follow_client {
             Some(dirs) => {
@@ -291,19 +307,12 @@ pub async fn assemble(args: &SourceArgs) -> Result<Assembly, ServerError> {
             name: "hanzo-mcp".into(),
             version: env!("CARGO_PKG_VERSION").into(),
         };
-        match Door::new(config) {
-            Ok(door) => {
-                report_door(&door, surroundings);
-                let door: Arc<dyn ToolSource> = Arc::new(DoorSource::start(door, args.door_wait));
-                let (door, view) = gate(door, &[], SurfaceRules::door());
-                sources.push(door);
-                gated.extend(view);
-                list_changed = true;
-            }
-            Err(error) => {
-                tracing::warn!(%error, "the door is off: local tools only");
-            }
-        }
+        let door: Arc<dyn ToolSource> =
+            Arc::new(DeferredDoor::start(config, args.door_wait, surroundings));
+        let (door, view) = gate(door, &[], SurfaceRules::door());
+        sources.push(door);
+        gated.extend(view);
+        list_changed = true;
     }
     Ok(Assembly {
         composition: Composition::new(sources),
@@ -311,6 +320,146 @@ pub async fn assemble(args: &SourceArgs) -> Result<Assembly, ServerError> {
         gated,
         client_roots,
     })
+}
+
+/// Where the door's handle is while it is built.
+#[derive(Clone)]
+enum DoorSlot {
+    /// Being built on the blocking pool.
+    Building,
+    /// Built and fetching.
+    Ready(DoorSource),
+    /// Its configuration was refused (logged): local tools only.
+    Off,
+}
+
+/// The `door` source, built off the async thread. Building the door's HTTP
+/// client loads the system's TLS roots (about 19 million instructions,
+/// several milliseconds), which must not delay `initialize`: the stdio loop
+/// starts at once and a door request waits for the handle instead.
+struct DeferredDoor {
+    slot: watch::Receiver<DoorSlot>,
+    /// The door's list generations, relayed once it is built.
+    generations: watch::Receiver<u64>,
+}
+
+impl DeferredDoor {
+    /// Starts building the door for `config` (call inside a Tokio runtime);
+    /// once built it fetches its list (`wait`: the `tools/list` budget) and
+    /// reports its state to `surroundings`.
+    fn start(config: DoorConfig, wait: Duration, surroundings: Surroundings) -> Self {
+        let (slot_tx, slot) = watch::channel(DoorSlot::Building);
+        let (generations_tx, generations) = watch::channel(0);
+        tokio::spawn(async move {
+            let built = tokio::task::spawn_blocking(move || Door::new(config)).await;
+            let door = match built {
+                Ok(Ok(door)) => door,
+                Ok(Err(error)) => {
+                    tracing::warn!(%error, "the door is off: local tools only");
+                    let _ = slot_tx.send(DoorSlot::Off);
+                    return;
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the door is off: building it failed");
+                    let _ = slot_tx.send(DoorSlot::Off);
+                    return;
+                }
+            };
+            report_door(&door, surroundings);
+            let source = DoorSource::start(door, wait);
+            let mut changes = source.list_changes();
+            let _ = slot_tx.send(DoorSlot::Ready(source));
+            if let Some(changes) = changes.as_mut() {
+                // The door counts from 0; a fetch that finished before this
+                // subscription is a change too.
+                let first = *changes.borrow_and_update();
+                if first != 0 {
+                    let _ = generations_tx.send(first);
+                }
+                while changes.changed().await.is_ok() {
+                    if generations_tx.send(*changes.borrow_and_update()).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        Self { slot, generations }
+    }
+
+    /// The door once built; `None` when it is off.
+    async fn ready(&self) -> Option<DoorSource> {
+        let mut slot = self.slot.clone();
+        let done = slot
+            .wait_for(|slot| !matches!(slot, DoorSlot::Building))
+            .await;
+        match done.as_deref() {
+            Ok(DoorSlot::Ready(source)) => Some(source.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for DeferredDoor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &*self.slot.borrow() {
+            DoorSlot::Building => "building",
+            DoorSlot::Ready(_) => "ready",
+            DoorSlot::Off => "off",
+        };
+        f.debug_struct("DeferredDoor")
+            .field("state", &state)
+            .finish()
+    }
+}
+
+impl ToolSource for DeferredDoor {
+    fn name(&self) -> &str {
+        "door"
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
+        Box::pin(async move {
+            match self.ready().await {
+                Some(source) => source.list_tools().await,
+                None => SourceList::default(),
+            }
+        })
+    }
+
+    /// While the door is being built, every name is taken; the call then
+    /// checks with the built door (an unknown name gets -32602, as when no
+    /// source owns it).
+    fn owns(&self, tool: &str) -> bool {
+        match &*self.slot.borrow() {
+            DoorSlot::Building => true,
+            DoorSlot::Ready(source) => source.owns(tool),
+            DoorSlot::Off => false,
+        }
+    }
+
+    fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: CallContext,
+    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(async move {
+            match self.ready().await {
+                Some(source) if source.owns(&params.name) => source.call_tool(params, cx).await,
+                _ => Err(unknown_tool(&params.name)),
+            }
+        })
+    }
+
+    fn list_changes(&self) -> Option<watch::Receiver<u64>> {
+        Some(self.generations.clone())
+    }
+
+    fn list_stamp(&self) -> Option<u64> {
+        match &*self.slot.borrow() {
+            DoorSlot::Ready(source) => source.list_stamp(),
+            _ => None,
+        }
+    }
 }
 
 /// Keeps the local tools' view of the door (`workspace` `capabilities`)
@@ -381,9 +530,8 @@ async fn serve(args: ServeArgs) -> Result<(), ServerError> {
         let http = crate::http::config_from_env();
         return crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await;
     }
-    server
-        .serve(tokio::io::stdin(), tokio::io::stdout(), shutdown_signal())
-        .await
+    let (input, output) = crate::framing::stdio();
+    server.serve(input, output, shutdown_signal()).await
 }
 
 async fn print_tools(args: SourceArgs) -> Result<(), ServerError> {

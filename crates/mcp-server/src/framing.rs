@@ -49,3 +49,97 @@ pub async fn read_lines<R: AsyncRead + Unpin>(
         }
     }
 }
+
+/// A boxed reader for [`stdio`].
+pub(crate) type Input = Box<dyn AsyncRead + Unpin + Send>;
+/// A boxed writer for [`stdio`].
+pub(crate) type Output = Box<dyn tokio::io::AsyncWrite + Unpin + Send>;
+
+/// The process's stdin and stdout as async streams (call inside a Tokio
+/// runtime).
+///
+/// When they are pipes or Unix sockets (how MCP clients spawn a server:
+/// pipes from most, a socket pair from Node's `child_process`), they are
+/// set non-blocking and driven by the runtime's event loop, so a message in
+/// or out costs a system call and no hop to a blocking thread. Anything
+/// else (a terminal, a file, stdout shared with stderr) falls back to
+/// Tokio's `stdin()` / `stdout()`, which do each read and write on the
+/// blocking pool.
+pub(crate) fn stdio() -> (Input, Output) {
+    let input = unix::event_driven_stdin().unwrap_or_else(|| Box::new(tokio::io::stdin()));
+    let output = unix::event_driven_stdout().unwrap_or_else(|| Box::new(tokio::io::stdout()));
+    (input, output)
+}
+
+#[cfg(unix)]
+mod unix {
+    use std::fs::File;
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+
+    use tokio::net::unix::pipe;
+
+    use super::{Input, Output};
+
+    /// What a standard stream is, when the event loop can drive it.
+    enum Kind {
+        Pipe(File),
+        Socket(std::os::unix::net::UnixStream),
+    }
+
+    /// A duplicate of `fd` when it is a pipe or a Unix stream socket.
+    fn classify(fd: impl AsFd) -> Option<Kind> {
+        let file = File::from(fd.as_fd().try_clone_to_owned().ok()?);
+        let kind = file.metadata().ok()?.file_type();
+        if kind.is_fifo() {
+            return Some(Kind::Pipe(file));
+        }
+        if kind.is_socket() {
+            let socket = std::os::unix::net::UnixStream::from(OwnedFd::from(file));
+            // A TCP socket (inetd-style) is no Unix socket: leave it alone.
+            socket.local_addr().ok()?;
+            socket.set_nonblocking(true).ok()?;
+            return Some(Kind::Socket(socket));
+        }
+        None
+    }
+
+    pub(super) fn event_driven_stdin() -> Option<Input> {
+        match classify(std::io::stdin())? {
+            Kind::Pipe(file) => Some(Box::new(pipe::Receiver::from_file(file).ok()?)),
+            Kind::Socket(socket) => Some(Box::new(tokio::net::UnixStream::from_std(socket).ok()?)),
+        }
+    }
+
+    pub(super) fn event_driven_stdout() -> Option<Output> {
+        // Non-blocking mode belongs to the open file, which stdout and
+        // stderr share after `2>&1`: then keep stdout blocking so log lines
+        // on stderr are never cut short by EAGAIN.
+        let same =
+            |a: &std::fs::Metadata, b: &std::fs::Metadata| a.dev() == b.dev() && a.ino() == b.ino();
+        let out = File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+        let err = File::from(std::io::stderr().as_fd().try_clone_to_owned().ok()?);
+        if let (Ok(out), Ok(err)) = (out.metadata(), err.metadata())
+            && same(&out, &err)
+        {
+            return None;
+        }
+        match classify(std::io::stdout())? {
+            Kind::Pipe(file) => Some(Box::new(pipe::Sender::from_file(file).ok()?)),
+            Kind::Socket(socket) => Some(Box::new(tokio::net::UnixStream::from_std(socket).ok()?)),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod unix {
+    use super::{Input, Output};
+
+    pub(super) fn event_driven_stdin() -> Option<Input> {
+        None
+    }
+
+    pub(super) fn event_driven_stdout() -> Option<Output> {
+        None
+    }
+}

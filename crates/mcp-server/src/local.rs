@@ -1,6 +1,7 @@
 //! The local toolbox (mcp-local-tools) as the tool source named `local`.
 
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 use mcp_local_tools::{Progress, Roots, ToolContext, Toolbox};
 use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
@@ -14,7 +15,12 @@ use crate::source::{BoxFuture, CallContext, SourceList, ToolSource, unknown_tool
 pub struct LocalSource {
     toolbox: Toolbox,
     roots: Roots,
-    definitions: Vec<Tool>,
+    /// The tools' names, for [`ToolSource::owns`].
+    names: Vec<&'static str>,
+    /// The definitions, built on the first `tools/list` (deriving the input
+    /// schemas is the costliest part of start-up, and `initialize` does not
+    /// need them).
+    definitions: Arc<OnceLock<Vec<Tool>>>,
 }
 
 impl LocalSource {
@@ -28,12 +34,17 @@ impl LocalSource {
 
     /// A source over a given toolbox and roots.
     pub fn with_toolbox(toolbox: Toolbox, roots: Roots) -> Self {
-        let definitions = toolbox.tools();
         Self {
+            names: toolbox.names(),
             toolbox,
             roots,
-            definitions,
+            definitions: Arc::default(),
         }
+    }
+
+    /// The tools' definitions (built once, on first use).
+    pub fn definitions(&self) -> &[Tool] {
+        self.definitions.get_or_init(|| self.toolbox.tools())
     }
 
     /// The toolbox.
@@ -50,14 +61,14 @@ impl ToolSource for LocalSource {
     fn list_tools(&self) -> BoxFuture<'_, SourceList> {
         Box::pin(async {
             SourceList {
-                tools: self.definitions.clone(),
+                tools: self.definitions().to_vec(),
                 meta: None,
             }
         })
     }
 
     fn owns(&self, tool: &str) -> bool {
-        self.definitions.iter().any(|t| t.name == tool)
+        self.names.contains(&tool)
     }
 
     fn call_tool(
