@@ -24,19 +24,20 @@ pub fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .map(str::trim)
 }
 
-/// Whether `Authorization` carries `Bearer <expected>`. Compares every byte
-/// whatever the first difference, so the time taken does not reveal a
-/// prefix of the secret.
+/// Whether `Authorization` carries `Bearer <expected>`, the scheme in any
+/// case (RFC 7235 §2.1, RFC 6750 §2.1). Compares every byte whatever the
+/// first difference, so the time taken does not reveal a prefix of the
+/// secret.
 pub fn bearer_ok(headers: &HeaderMap, expected: &str) -> bool {
     let Some(given) = header(headers, "authorization") else {
         return false;
     };
-    let Some(token) = given
-        .strip_prefix("Bearer ")
-        .or_else(|| given.strip_prefix("bearer "))
-    else {
+    let Some((scheme, token)) = given.split_once([' ', '\t']) else {
         return false;
     };
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return false;
+    }
     let (a, b) = (token.trim().as_bytes(), expected.as_bytes());
     let mut diff = u8::from(a.len() != b.len());
     for (i, byte) in b.iter().enumerate() {
@@ -188,8 +189,11 @@ pub fn stateless_headers(
         .and_then(Value::as_str);
     match (header(headers, NAME), body) {
         (Some(h), Some(b)) if h == b => Ok(()),
-        (Some(h), b) => Err(mismatch(format!(
+        (Some(h), Some(b)) => Err(mismatch(format!(
             "Mcp-Name is {h:?} but params.{field} is {b:?}"
+        ))),
+        (Some(h), None) => Err(mismatch(format!(
+            "Mcp-Name is {h:?} but params.{field} is missing"
         ))),
         (None, _) => Err(mismatch(format!("Mcp-Name is missing for {method}"))),
     }
