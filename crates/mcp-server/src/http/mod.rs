@@ -21,6 +21,17 @@
 //! - A notification or response is answered 202. A request is answered with
 //!   `application/json`, or with `text/event-stream` when notifications for
 //!   it (progress) come before its response and the client accepts SSE.
+//! - Sessions are bounded: at most [`HttpConfig::max_sessions`] live at once
+//!   (a further `initialize` gets 503 with a -32603 error body; live
+//!   sessions are never evicted, so one client cannot end another's), and a
+//!   session with no request for [`HttpConfig::session_idle`] and no open
+//!   stream is ended as DELETE ends it (later requests get 404).
+//! - A request the client cancels (`notifications/cancelled`) gets no
+//!   response (MCP 2025-11-25 basic/utilities/cancellation), so its POST
+//!   ends without one: its SSE stream closes, or a JSON-only POST gets 204.
+//! - A request id already in flight in the session is refused with 400 and
+//!   -32600; the request in flight keeps its answer.
+//! - A body larger than [`HttpConfig::max_body_bytes`] gets 413 with -32600.
 
 mod check;
 mod pipe;
@@ -29,10 +40,12 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -62,6 +75,12 @@ pub struct HttpConfig {
     /// The largest request body accepted, in bytes; a larger one gets 413.
     /// Default 8 MiB, the stdio line limit.
     pub max_body_bytes: usize,
+    /// The most 2025-11-25 sessions live at once; an `initialize` beyond it
+    /// gets 503 with a -32603 error body. Default 256.
+    pub max_sessions: usize,
+    /// How long a session may go without a request and without an open
+    /// stream before it is ended as DELETE ends it. Default 30 minutes.
+    pub session_idle: Duration,
 }
 
 impl Default for HttpConfig {
@@ -71,6 +90,8 @@ impl Default for HttpConfig {
             bearer: None,
             allowed_origins: Vec::new(),
             max_body_bytes: mcp_proto::framing::DEFAULT_MAX_LINE_LEN,
+            max_sessions: 256,
+            session_idle: Duration::from_secs(30 * 60),
         }
     }
 }
@@ -80,22 +101,88 @@ impl Default for HttpConfig {
 struct Session {
     pipe: Pipe,
     revision: Mutex<Option<String>>,
+    /// When a request last named it, or when a sweep last saw it busy.
+    last_seen: Mutex<Instant>,
+}
+
+impl Session {
+    fn new(server: Arc<Server>) -> Self {
+        Self {
+            pipe: Pipe::start(server),
+            revision: Mutex::new(None),
+            last_seen: Mutex::new(Instant::now()),
+        }
+    }
+
+    fn touch(&self) {
+        *self
+            .last_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+}
+
+type Sessions = Mutex<HashMap<String, Arc<Session>>>;
+
+/// Ends every session of `sessions` idle for longer than `idle`, as DELETE
+/// ends it. A session is busy while anything but the map holds it (a
+/// request being answered, an open stream); a sweep counts that as use.
+fn sweep(sessions: &Sessions, idle: Duration) {
+    let now = Instant::now();
+    let mut ended = Vec::new();
+    sessions
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|_, session| {
+            if Arc::strong_count(session) > 1 {
+                session.touch();
+                return true;
+            }
+            let seen = *session
+                .last_seen
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if now.saturating_duration_since(seen) < idle {
+                return true;
+            }
+            ended.push(session.clone());
+            false
+        });
+    for session in ended {
+        session.pipe.finish_input();
+    }
+}
+
+/// Sweeps `sessions` every quarter of `idle` (at least every second, at
+/// most every minute) for as long as the router holding them lives.
+async fn sweeper(sessions: Weak<Sessions>, idle: Duration) {
+    let every = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
+    loop {
+        tokio::time::sleep(every).await;
+        let Some(sessions) = sessions.upgrade() else {
+            return;
+        };
+        sweep(&sessions, idle);
+    }
 }
 
 #[derive(Clone)]
 struct Transport {
     server: Arc<Server>,
     config: Arc<HttpConfig>,
-    sessions: Arc<Mutex<HashMap<String, Arc<Session>>>>,
+    sessions: Arc<Sessions>,
 }
 
 impl Transport {
     fn session(&self, id: &str) -> Option<Arc<Session>> {
-        self.sessions
+        let session = self
+            .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(id)
-            .cloned()
+            .cloned()?;
+        session.touch();
+        Some(session)
     }
 }
 
@@ -104,10 +191,14 @@ impl Transport {
 pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     let path = config.path.clone();
     let limit = config.max_body_bytes;
+    let sessions: Arc<Sessions> = Arc::default();
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(sweeper(Arc::downgrade(&sessions), config.session_idle));
+    }
     let transport = Transport {
         server,
         config: Arc::new(config),
-        sessions: Arc::default(),
+        sessions,
     };
     Router::new()
         .route(&path, get(on_get).post(on_post).delete(on_delete))
@@ -116,8 +207,9 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
 }
 
 /// Serves `server` over streamable HTTP on `addr` until `shutdown`
-/// completes. Refuses (`ServerError::Config`) a non-loopback `addr` without
-/// a bearer, and an address that cannot be bound. `on_bound` gets the bound
+/// completes. Refuses (`ServerError::Config`) a configured bearer that is
+/// empty or only whitespace, a non-loopback `addr` without a bearer, and an
+/// address that cannot be bound. `on_bound` gets the bound
 /// address (useful with port 0).
 pub async fn serve_http<S>(
     server: Arc<Server>,
@@ -129,6 +221,15 @@ pub async fn serve_http<S>(
 where
     S: Future<Output = ()> + Send + 'static,
 {
+    if config
+        .bearer
+        .as_deref()
+        .is_some_and(|b| b.trim().is_empty())
+    {
+        return Err(ServerError::Config(format!(
+            "--http {addr}: the bearer (HANZO_MCP_HTTP_BEARER) is empty or only whitespace"
+        )));
+    }
     if !addr.ip().is_loopback() && config.bearer.as_deref().is_none_or(str::is_empty) {
         return Err(ServerError::Config(format!(
             "--http {addr}: a non-loopback address needs a bearer (HANZO_MCP_HTTP_BEARER)"
@@ -217,10 +318,34 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
     text(headers, "accept").is_some_and(|a| a.contains("text/event-stream") || a.contains("*/*"))
 }
 
-async fn on_post(State(transport): State<Transport>, headers: HeaderMap, body: Bytes) -> Response {
+async fn on_post(
+    State(transport): State<Transport>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     if let Some(refused) = guard(&transport, &headers) {
         return refused;
     }
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                None,
+                ErrorObject::invalid_request(format!(
+                    "request body larger than {} bytes",
+                    transport.config.max_body_bytes
+                )),
+            );
+        }
+        Err(rejection) => {
+            return rpc_error(
+                rejection.status(),
+                None,
+                ErrorObject::invalid_request(rejection.body_text()),
+            );
+        }
+    };
     let message = match mcp_proto::parse_message(&body) {
         Ok(message) => message,
         Err(bad) => return rpc_error(StatusCode::BAD_REQUEST, bad.id, bad.error),
@@ -239,10 +364,22 @@ async fn on_post(State(transport): State<Transport>, headers: HeaderMap, body: B
         Message::Request(request) => Some(request.id.clone()),
         _ => None,
     };
-    let revision = match header_revision(&headers, id) {
+    let revision = match header_revision(&headers, id.clone()) {
         Ok(revision) => revision,
         Err(refused) => return *refused,
     };
+    if let (Some(header), Some(body)) = (revision, check::body_revision(&value))
+        && header.as_str() != body
+    {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            check::mismatch(format!(
+                "MCP-Protocol-Version is {:?} but params._meta names {body:?}",
+                header.as_str()
+            )),
+        );
+    }
     let body_stateless = check::body_revision(&value)
         .and_then(Revision::parse)
         .is_some_and(Revision::is_stateless);
@@ -294,8 +431,11 @@ async fn post_stateless(
         Message::Request(request) => {
             let pipe = Arc::new(Pipe::start(transport.server.clone()));
             let token = progress_token(&value);
-            let replies = pipe.request(&json!(request.id), token.as_ref(), &value);
-            answer(replies, accepts_sse(headers), true, pipe).await
+            let sse = accepts_sse(headers);
+            match pipe.request(&json!(request.id), token.as_ref(), &value, sse) {
+                Some(replies) => answer(replies, sse, true, pipe).await,
+                None => in_flight(request.id),
+            }
         }
     }
 }
@@ -316,12 +456,18 @@ async fn post_session(
     if let Message::Request(request) = &message
         && request.method == "initialize"
     {
-        let session = Arc::new(Session {
-            pipe: Pipe::start(transport.server.clone()),
-            revision: Mutex::new(None),
-        });
-        let mut replies = session.pipe.request(&json!(request.id), None, &value);
-        let Some(reply) = replies.recv().await else {
+        sweep(&transport.sessions, transport.config.session_idle);
+        if session_count(transport) >= transport.config.max_sessions {
+            return too_many_sessions(id, transport.config.max_sessions);
+        }
+        let session = Arc::new(Session::new(transport.server.clone()));
+        let replies = session
+            .pipe
+            .request(&json!(request.id), None, &value, false);
+        let Some(reply) = (match replies {
+            Some(mut replies) => replies.recv().await,
+            None => None,
+        }) else {
             return rpc_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 id,
@@ -335,6 +481,15 @@ async fn post_session(
             .map(str::to_owned);
         let mut response = (StatusCode::OK, axum::Json(reply)).into_response();
         if let Some(negotiated) = negotiated {
+            let mut sessions = transport
+                .sessions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if sessions.len() >= transport.config.max_sessions {
+                drop(sessions);
+                session.pipe.finish_input();
+                return too_many_sessions(id, transport.config.max_sessions);
+            }
             *session
                 .revision
                 .lock()
@@ -343,11 +498,7 @@ async fn post_session(
             if let Ok(value) = HeaderValue::from_str(&session_id) {
                 response.headers_mut().insert(SESSION_ID, value);
             }
-            transport
-                .sessions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(session_id, session);
+            sessions.insert(session_id, session);
         }
         return response;
     }
@@ -373,7 +524,19 @@ async fn post_session(
         );
     }
     match message {
-        Message::Notification(_) | Message::Response(_) => {
+        Message::Notification(notification) => {
+            if notification.method == "notifications/cancelled"
+                && let Some(cancelled) = value.get("params").and_then(|p| p.get("requestId"))
+            {
+                session.pipe.cancelled(cancelled);
+            }
+            if session.pipe.send(&value) {
+                StatusCode::ACCEPTED.into_response()
+            } else {
+                StatusCode::NOT_FOUND.into_response()
+            }
+        }
+        Message::Response(_) => {
             if session.pipe.send(&value) {
                 StatusCode::ACCEPTED.into_response()
             } else {
@@ -382,12 +545,46 @@ async fn post_session(
         }
         Message::Request(request) => {
             let token = progress_token(&value);
-            let replies = session
+            let sse = accepts_sse(headers);
+            match session
                 .pipe
-                .request(&json!(request.id), token.as_ref(), &value);
-            answer(replies, accepts_sse(headers), false, session).await
+                .request(&json!(request.id), token.as_ref(), &value, sse)
+            {
+                Some(replies) => answer(replies, sse, false, session).await,
+                None => in_flight(request.id),
+            }
         }
     }
+}
+
+fn session_count(transport: &Transport) -> usize {
+    transport
+        .sessions
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .len()
+}
+
+/// 503 for an `initialize` when [`HttpConfig::max_sessions`] are live.
+fn too_many_sessions(id: Option<RequestId>, max: usize) -> Response {
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        ErrorObject::internal_error(format!(
+            "too many sessions: {max} are live; end one (DELETE) or retry later"
+        )),
+    )
+}
+
+/// 400 with -32600 for a request whose id is already in flight (JSON-RPC
+/// 2.0 §4; the same message the connection gives on stdio).
+fn in_flight(id: RequestId) -> Response {
+    let text = serde_json::to_string(&id).unwrap_or_default();
+    rpc_error(
+        StatusCode::BAD_REQUEST,
+        Some(id),
+        ErrorObject::invalid_request(format!("request id {text} is already in flight")),
+    )
 }
 
 /// The session `Mcp-Session-Id` names: 400 when the header is missing, 404
@@ -455,6 +652,16 @@ async fn answer<K: Send + Sync + 'static>(
                 ErrorObject::internal_error("the connection ended before answering"),
             );
         };
+        if reply.is_null() {
+            // Cancelled: no response will come (MCP 2025-11-25
+            // basic/utilities/cancellation). An empty stream that ends at
+            // once, or no content for a client that takes no SSE.
+            return if sse {
+                sse_stream(stream::empty())
+            } else {
+                StatusCode::NO_CONTENT.into_response()
+            };
+        }
         let is_response = reply.get("method").is_none();
         if is_response {
             let status = if stateless {
@@ -482,7 +689,8 @@ fn sse_response<K: Send + Sync + 'static>(
         .chain(stream::unfold(
             (replies, keep),
             |(mut replies, keep)| async move {
-                let next = replies.recv().await?;
+                // `null` ends a cancelled request's stream.
+                let next = replies.recv().await.filter(|m| !m.is_null())?;
                 Some((next, (replies, keep)))
             },
         ))

@@ -11,7 +11,10 @@
 //! JSON-RPC requests and notifications before sending the JSON-RPC
 //! response"), which is how sampling, elicitation and `notifications/message`
 //! reach the client; anything else goes to the standalone stream (`GET`)
-//! when one is open, and is dropped otherwise. The client's answer to a
+//! when one is open, and is dropped otherwise. A server request that no
+//! stream can carry (its POST takes no SSE, or no GET stream is open) is
+//! answered at once, in the client's place, with a -32603 error, so the
+//! call waiting for it fails instead of hanging. The client's answer to a
 //! server request comes as a POST of its own and enters the connection like
 //! any message, where it is routed to the waiting request by id.
 
@@ -32,13 +35,27 @@ use crate::server::Server;
 const PIPE_BUFFER: usize = 256 * 1024;
 
 /// Where the messages for one HTTP request go: its notifications, then its
-/// response.
+/// response. A JSON `null` (never a message) is the end of a request the
+/// client cancelled: no response follows it (MCP 2025-11-25
+/// basic/utilities/cancellation).
 pub type Replies = mpsc::UnboundedReceiver<Value>;
+
+/// The HTTP request waiting for one client request.
+struct Waiter {
+    tx: mpsc::UnboundedSender<Value>,
+    /// Whether its POST takes `text/event-stream`, without which a server
+    /// request sent while handling it cannot reach the client.
+    sse: bool,
+}
+
+/// The code of the error the transport answers, in the client's place, to
+/// a server request it cannot deliver (JSON-RPC 2.0 internal error).
+const UNDELIVERABLE: i64 = -32603;
 
 #[derive(Default)]
 struct Routes {
     /// Request id (its JSON text) → the HTTP request waiting for it.
-    pending: HashMap<String, mpsc::UnboundedSender<Value>>,
+    pending: HashMap<String, Waiter>,
     /// Progress token (its JSON text) → request id (its JSON text).
     progress: HashMap<String, String>,
     /// The standalone SSE stream of a session, when open.
@@ -80,10 +97,19 @@ impl Pipe {
         };
         let reader = {
             let routes = routes.clone();
+            let input = input.clone();
             async move {
                 while let Some(out) = from_server.recv().await {
                     match serde_json::from_slice::<Value>(&out.bytes) {
-                        Ok(message) => route(&routes, message, out.related.as_ref()),
+                        Ok(message) => {
+                            if let Some(refusal) = route(&routes, message, out.related.as_ref()) {
+                                // The server's request fails at once instead
+                                // of waiting for an answer that cannot come.
+                                if let Ok(line) = serde_json::to_vec(&refusal) {
+                                    let _ = input.send(line);
+                                }
+                            }
+                        }
                         Err(error) => tracing::error!(%error, "unreadable message from the server"),
                     }
                 }
@@ -121,21 +147,48 @@ impl Pipe {
 
     /// Sends request `message` with id `id`; the messages the server sends
     /// while handling it (progress when it carries `progress_token`, log
-    /// messages, requests to the client) and then its response arrive on the
-    /// returned receiver, which closes after the response or when the
-    /// connection ends.
-    pub fn request(&self, id: &Value, progress_token: Option<&Value>, message: &Value) -> Replies {
+    /// messages, and requests to the client when `sse` says its POST takes
+    /// `text/event-stream`) and then its response arrive on the returned
+    /// receiver, which closes after the response, after a `null` when the
+    /// client cancels it, or when the connection ends.
+    ///
+    /// `None` when a request with the same id is still being answered: its
+    /// route is left alone (JSON-RPC 2.0 §4: ids are unique among requests
+    /// in flight) and the caller refuses the new one.
+    pub fn request(
+        &self,
+        id: &Value,
+        progress_token: Option<&Value>,
+        message: &Value,
+        sse: bool,
+    ) -> Option<Replies> {
         let (tx, rx) = mpsc::unbounded_channel();
         let key = id.to_string();
         {
             let mut routes = self.routes.lock().unwrap_or_else(PoisonError::into_inner);
-            routes.pending.insert(key.clone(), tx);
+            if routes.pending.get(&key).is_some_and(|w| !w.tx.is_closed()) {
+                return None;
+            }
+            routes.pending.insert(key.clone(), Waiter { tx, sse });
             if let Some(token) = progress_token {
                 routes.progress.insert(token.to_string(), key);
             }
         }
         self.send(message);
-        rx
+        Some(rx)
+    }
+
+    /// Ends the HTTP request waiting for request `id` (a JSON-RPC id), which
+    /// the client cancelled: the server sends no response for it (MCP
+    /// 2025-11-25 basic/utilities/cancellation), so its waiter gets `null`
+    /// and its route is dropped.
+    pub fn cancelled(&self, id: &Value) {
+        let key = id.to_string();
+        let mut routes = self.routes.lock().unwrap_or_else(PoisonError::into_inner);
+        routes.progress.retain(|_, waiting| *waiting != key);
+        if let Some(waiter) = routes.pending.remove(&key) {
+            let _ = waiter.tx.send(Value::Null);
+        }
     }
 
     /// Opens the standalone stream for server messages related to no
@@ -166,26 +219,38 @@ impl Drop for Pipe {
 }
 
 /// Delivers one message from the server to whoever waits for it; `related`
-/// is the client request it was sent while handling.
-fn route(routes: &Mutex<Routes>, message: Value, related: Option<&RequestId>) {
+/// is the client request it was sent while handling. Returns the error
+/// response to feed back to the server when `message` is a server request
+/// no stream can carry (its POST takes no SSE, or it relates to no request
+/// and no GET stream is open).
+fn route(routes: &Mutex<Routes>, message: Value, related: Option<&RequestId>) -> Option<Value> {
     let mut routes = routes.lock().unwrap_or_else(PoisonError::into_inner);
     let is_response = message.get("method").is_none();
     if is_response {
         let key = message.get("id").map(Value::to_string).unwrap_or_default();
         routes.progress.retain(|_, id| *id != key);
         match routes.pending.remove(&key) {
-            Some(tx) => {
-                let _ = tx.send(message);
+            Some(waiter) => {
+                let _ = waiter.tx.send(message);
             }
             None => tracing::debug!(id = key, "response nobody waits for"),
         }
-        return;
+        return None;
     }
+    let server_request = message.get("id").cloned();
     if let Some(related) = related {
         let key = serde_json::to_string(related).unwrap_or_default();
-        if let Some(tx) = routes.pending.get(&key) {
-            let _ = tx.send(message);
-            return;
+        if let Some(waiter) = routes.pending.get(&key) {
+            if let Some(id) = server_request
+                && !waiter.sse
+            {
+                return Some(undeliverable(
+                    id,
+                    "the client's POST does not accept text/event-stream",
+                ));
+            }
+            let _ = waiter.tx.send(message);
+            return None;
         }
     }
     let method = message.get("method").and_then(Value::as_str).unwrap_or("");
@@ -199,12 +264,26 @@ fn route(routes: &Mutex<Routes>, message: Value, related: Option<&RequestId>) {
             .progress
             .get(&token)
             .and_then(|id| routes.pending.get(id));
-        if let Some(tx) = waiter {
-            let _ = tx.send(message);
+        if let Some(waiter) = waiter {
+            let _ = waiter.tx.send(message);
         }
-        return;
+        return None;
     }
-    if let Some(tx) = &routes.standalone {
-        let _ = tx.send(message);
+    let delivered = routes
+        .standalone
+        .as_ref()
+        .is_some_and(|tx| tx.send(message).is_ok());
+    match server_request {
+        Some(id) if !delivered => Some(undeliverable(id, "no open stream reaches the client")),
+        _ => None,
     }
+}
+
+/// The error response to server request `id` that no stream can carry.
+fn undeliverable(id: Value, why: &str) -> Value {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": UNDELIVERABLE, "message": format!("cannot reach the client: {why}") },
+    })
 }
