@@ -153,8 +153,9 @@ fn sweep(sessions: &Sessions, idle: Duration) {
     }
 }
 
-/// Sweeps `sessions` every quarter of `idle` (at least every second, at
-/// most every minute) for as long as the router holding them lives.
+/// Sweeps `sessions` every quarter of `idle` (no more often than every
+/// 10 ms, at least once a minute) for as long as the router holding them
+/// lives.
 async fn sweeper(sessions: Weak<Sessions>, idle: Duration) {
     let every = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
     loop {
