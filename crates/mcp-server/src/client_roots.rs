@@ -7,8 +7,9 @@
 //! [`Server`](crate::Server)'s [`RootsListener`], it takes the `file://`
 //! roots of each `roots/list` answer (MCP 2025-11-25 client/roots). A call
 //! already running keeps the roots it started with. An answer with no
-//! usable root (none listed, none `file://`, none a directory) leaves the
-//! roots as they were, with one warning.
+//! usable root (none listed, none `file://`, none a directory) means the
+//! client offers no roots any more: the tools go back to the working
+//! directory at once, and the client's earlier roots stop working.
 
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -24,8 +25,12 @@ use crate::source::{BoxFuture, CallContext, SourceList, ToolSource};
 /// The local tools over roots the client can change.
 #[derive(Debug)]
 pub struct ClientRootsSource {
-    /// The source as built: its tool list and names never change.
+    /// The source as built, over the working directory: its tool list and
+    /// names never change, and it serves again when the client lists no
+    /// usable root.
     base: LocalSource,
+    /// The working directory's roots, the fallback.
+    fallback: Roots,
     /// The source calls go to, with the roots in force, and those roots.
     current: RwLock<(Arc<LocalSource>, Roots)>,
 }
@@ -36,8 +41,9 @@ impl ClientRootsSource {
     pub fn new(toolbox: Toolbox, roots: Roots) -> Self {
         let base = LocalSource::with_toolbox(toolbox, roots.clone());
         Self {
-            current: RwLock::new((Arc::new(base.clone()), roots)),
+            current: RwLock::new((Arc::new(base.clone()), roots.clone())),
             base,
+            fallback: roots,
         }
     }
 
@@ -100,15 +106,23 @@ impl RootsListener for ClientRootsSource {
                 }
             })
             .collect();
-        let roots = match Roots::new(usable) {
-            Ok(roots) => roots,
+        let next = match Roots::new(usable) {
+            Ok(roots) => {
+                tracing::info!(roots = ?roots.dirs(), "local tools confined to the client's roots");
+                let next = LocalSource::with_toolbox(self.base.toolbox().clone(), roots.clone());
+                (Arc::new(next), roots)
+            }
             Err(error) => {
-                tracing::warn!(%error, "the client listed no usable root; keeping the roots");
-                return;
+                // DESIGN.md "Local tools": no client roots means the
+                // working directory; the old client roots must not linger.
+                tracing::warn!(
+                    %error,
+                    roots = ?self.fallback.dirs(),
+                    "the client listed no usable root; back to the working directory"
+                );
+                (Arc::new(self.base.clone()), self.fallback.clone())
             }
         };
-        tracing::info!(roots = ?roots.dirs(), "local tools confined to the client's roots");
-        let next = LocalSource::with_toolbox(self.base.toolbox().clone(), roots.clone());
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) = (Arc::new(next), roots);
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = next;
     }
 }

@@ -72,6 +72,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use mcp_proto::FromValue;
 use mcp_proto::{
     CompleteRequestParams, CompleteResult, ErrorObject, GetPromptRequestParams, GetPromptResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
@@ -118,6 +119,21 @@ pub trait ResourceSource: Send + Sync {
         params: ReadResourceRequestParams,
         cx: CallContext,
     ) -> BoxFuture<'_, Result<ReadResourceResult, ErrorObject>>;
+
+    /// Whether `uri` names a resource of this source, asked before a
+    /// `resources/subscribe` is accepted: `Ok(())`, or
+    /// [`resource_not_found`] (-32002) for a URI the source does not know,
+    /// as `resources/read` answers it (MCP 2025-11-25 server/resources,
+    /// error handling). The default reads the resource and drops its
+    /// contents; a source with a cheaper test overrides it.
+    fn check_resource(&self, uri: &str, cx: CallContext) -> BoxFuture<'_, Result<(), ErrorObject>> {
+        let params = ReadResourceRequestParams::from_value(json!({ "uri": uri }));
+        Box::pin(async move {
+            let params = params
+                .map_err(|e| ErrorObject::invalid_params(format!("resources/subscribe: {e}")))?;
+            self.read_resource(params, cx).await.map(|_| ())
+        })
+    }
 
     /// The change feed of this source's resources, when it has one; `None`
     /// (the default) means subscriptions are not supported.

@@ -12,6 +12,15 @@
 //! told with `notifications/cancelled` (MCP 2025-11-25
 //! basic/utilities/cancellation, basic/lifecycle timeouts).
 //!
+//! The client's JSON-RPC error to one of these requests is never passed on
+//! as is: a tool that answered with it (`?`) would claim the client's code
+//! (say -32601) for its own `tools/call`. It comes back as -32603 with the
+//! client's error object in `data.clientError` (see [`client_error`]). A
+//! response the client got wrong (both `result` and `error`, a bad error
+//! object) fails its request at once with -32603 "the client's response
+//! to <method> was malformed: <why>", and is never answered (JSON-RPC 2.0
+//! §5).
+//!
 //! Revision 2026-07-28 has no server-to-client requests (a server that needs
 //! input answers with an `input_required` result instead), so its calls get
 //! no [`Peer`].
@@ -40,12 +49,20 @@ pub const REQUEST_TIMEOUT: i64 = -32001;
 
 type Waiter = oneshot::Sender<Result<Value, ErrorObject>>;
 
+/// A request sent to the client: its method (for error messages) and who
+/// waits for the answer.
+#[derive(Debug)]
+struct Waiting {
+    method: String,
+    waiter: Waiter,
+}
+
 /// A connection's table of requests sent to the client and not yet
 /// answered, plus what the client declared in `initialize`.
 #[derive(Debug)]
 pub(crate) struct PeerShared {
     outbox: Outbox,
-    pending: Mutex<HashMap<RequestId, Waiter>>,
+    pending: Mutex<HashMap<RequestId, Waiting>>,
     next_id: AtomicU64,
     capabilities: OnceLock<Value>,
     timeout: Duration,
@@ -85,12 +102,33 @@ impl PeerShared {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&id);
         match waiter {
-            Some(waiter) => {
+            Some(Waiting { method, waiter }) => {
                 let outcome = match response.payload {
                     ResponsePayload::Result(value) => Ok(value),
-                    ResponsePayload::Error(error) => Err(error),
+                    ResponsePayload::Error(error) => Err(client_error(&method, error)),
                 };
                 let _ = waiter.send(outcome);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Fails the request `id` at once because the client's response to it
+    /// could not be read (`detail` says why): -32603 "the client's response
+    /// to <method> was malformed: <detail>". Returns `false` when no request
+    /// of ours has that id.
+    pub(crate) fn fail_malformed(&self, id: &RequestId, detail: &str) -> bool {
+        let waiting = self
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+        match waiting {
+            Some(Waiting { method, waiter }) => {
+                let _ = waiter.send(Err(ErrorObject::internal_error(format!(
+                    "the client's response to {method} was malformed: {detail}"
+                ))));
                 true
             }
             None => false,
@@ -186,7 +224,9 @@ impl Peer {
     /// when `method` needs a capability the client did not declare
     /// (`sampling/createMessage` → `sampling`, `elicitation/create` →
     /// `elicitation`, `roots/list` → `roots`), checked before anything is
-    /// sent; the client's own error response, as it came; [`REQUEST_TIMEOUT`]
+    /// sent; -32603 with the client's error object in `data.clientError`
+    /// when the client answered with an error (see [`client_error`]), or
+    /// when its response was malformed; [`REQUEST_TIMEOUT`]
     /// after `timeout`; -32800 when the call was cancelled; -32603 when the
     /// connection ended first. On timeout and cancellation the client gets
     /// `notifications/cancelled` for the request.
@@ -214,7 +254,13 @@ impl Peer {
             .pending
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), tx);
+            .insert(
+                id.clone(),
+                Waiting {
+                    method: method.to_owned(),
+                    waiter: tx,
+                },
+            );
         let mut pending = Pending {
             peer: self,
             id: id.clone(),
@@ -295,6 +341,23 @@ fn required_capability(method: &str) -> Option<&'static str> {
         "roots/list" => Some("roots"),
         _ => None,
     }
+}
+
+/// The error a request to the client fails with when the client answered
+/// with JSON-RPC error `error`: code -32603 (the client's code belongs to
+/// its own request, not to the call that asked: a `tools/call` must not say
+/// -32601 because the client lacks `sampling/createMessage`), message "the
+/// client answered <method> with error <code>: <message>", and data
+/// `{"clientError": <the client's error object>}`. A tool that passes it on
+/// with `?` makes its `tools/call` a -32603 error carrying the client's
+/// error; a tool that wants a tool failure instead answers `isError: true`
+/// itself (MCP 2025-11-25 server/tools, error handling).
+pub fn client_error(method: &str, error: ErrorObject) -> ErrorObject {
+    ErrorObject::internal_error(format!(
+        "the client answered {method} with error {}: {}",
+        error.code, error.message
+    ))
+    .with_data(json!({ "clientError": error }))
 }
 
 fn connection_ended() -> ErrorObject {

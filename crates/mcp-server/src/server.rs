@@ -46,6 +46,12 @@ use crate::source::{CallContext, Composition};
 /// How long the server waits for the client's `roots/list` answer.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The most resource URIs one connection may subscribe to at once.
+pub const MAX_SUBSCRIPTIONS: usize = 1_000;
+
+/// The longest resource URI `resources/subscribe` accepts, in bytes.
+pub const MAX_SUBSCRIBED_URI_BYTES: usize = 8 * 1024;
+
 /// How long a stateless (2026-07-28) client may cache our `tools/list` and
 /// `server/discover` results, in milliseconds.
 const LIST_TTL_MS: u64 = 60_000;
@@ -303,6 +309,7 @@ impl Server {
             level: ConnectionLevel::default(),
             subscriptions,
             roots_fetch: None,
+            roots_state: Arc::default(),
             outbox,
             inflight: Arc::default(),
             tasks: JoinSet::new(),
@@ -386,6 +393,14 @@ async fn forward_updates(
     }
 }
 
+/// The coalescing of `roots/list` fetches: at most one in flight; changes
+/// announced meanwhile make one more fetch after its answer.
+#[derive(Debug, Default)]
+struct RootsState {
+    running: bool,
+    again: bool,
+}
+
 /// The state of one connection, owned by its loop.
 struct Connection {
     server: Arc<Server>,
@@ -396,8 +411,11 @@ struct Connection {
     level: ConnectionLevel,
     /// Present when the resource source has a change feed.
     subscriptions: Option<Subscriptions>,
-    /// The `roots/list` request in flight, if any (a newer one replaces it).
+    /// The task fetching the client's roots, if one ran.
     roots_fetch: Option<AbortHandle>,
+    /// Whether a `roots/list` is in flight, and whether the roots changed
+    /// again meanwhile.
+    roots_state: Arc<Mutex<RootsState>>,
     outbox: Outbox,
     inflight: InFlight,
     tasks: JoinSet<()>,
@@ -426,6 +444,21 @@ impl Connection {
 
     fn on_line(&mut self, bytes: &[u8]) {
         match mcp_proto::parse_message(bytes) {
+            Err(bad) if meant_as_response(bytes) => {
+                // JSON-RPC 2.0 §5: a response is never answered. A bad one
+                // to a request of ours fails that request now rather than
+                // at its timeout.
+                let failed = bad
+                    .id
+                    .as_ref()
+                    .is_some_and(|id| self.peer.fail_malformed(id, &bad.error.message));
+                if !failed {
+                    tracing::debug!(
+                        error = bad.error.message,
+                        "dropping a malformed response to no request of ours"
+                    );
+                }
+            }
             Err(bad) => self.send_error(bad.id, bad.error),
             Ok(Message::Request(request)) => self.on_request(request),
             Ok(Message::Notification(notification)) => self.on_notification(notification),
@@ -460,8 +493,10 @@ impl Connection {
     }
 
     /// Sends `roots/list` and hands the answer to the server's roots
-    /// listener, when it has one and the client declared `roots`; a fetch
-    /// still in flight is dropped for the newer one.
+    /// listener, when it has one and the client declared `roots`. At most
+    /// one `roots/list` is in flight: a change announced meanwhile (any
+    /// number of `notifications/roots/list_changed`) makes exactly one more
+    /// fetch once the answer is in.
     fn fetch_roots(&mut self) {
         let Some(listener) = self.server.roots.clone() else {
             return;
@@ -470,25 +505,43 @@ impl Connection {
         if !peer.declares("roots") {
             return;
         }
-        if let Some(previous) = self.roots_fetch.take() {
-            previous.abort();
+        {
+            let mut state = self
+                .roots_state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if state.running {
+                state.again = true;
+                return;
+            }
+            state.running = true;
         }
+        let state = self.roots_state.clone();
         let fetch = tokio::spawn(async move {
-            let listed = peer
-                .request_with_timeout("roots/list", json!({}), ROOTS_TIMEOUT)
-                .await
-                .and_then(|value| {
-                    mcp_proto::ListRootsResult::from_value(value).map_err(|e| {
-                        ErrorObject::internal_error(format!("malformed roots/list result: {e}"))
-                    })
-                });
-            match listed {
-                Ok(list) => listener.roots_changed(list.roots),
-                Err(error) => tracing::warn!(
-                    code = error.code,
-                    message = error.message,
-                    "roots/list failed; keeping the roots"
-                ),
+            loop {
+                let listed = peer
+                    .request_with_timeout("roots/list", json!({}), ROOTS_TIMEOUT)
+                    .await
+                    .and_then(|value| {
+                        mcp_proto::ListRootsResult::from_value(value).map_err(|e| {
+                            ErrorObject::internal_error(format!("malformed roots/list result: {e}"))
+                        })
+                    });
+                match listed {
+                    Ok(list) => listener.roots_changed(list.roots),
+                    Err(error) => tracing::warn!(
+                        code = error.code,
+                        message = error.message,
+                        "roots/list failed; keeping the roots"
+                    ),
+                }
+                let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                if state.again {
+                    state.again = false;
+                } else {
+                    state.running = false;
+                    break;
+                }
             }
         });
         self.roots_fetch = Some(fetch.abort_handle());
@@ -550,10 +603,13 @@ impl Connection {
                 .lifecycle
                 .era_for(&method, params.as_ref())
                 .and_then(|era| self.set_level(era, params)),
-            "resources/subscribe" | "resources/unsubscribe" => self
+            "resources/subscribe" => {
+                return self.spawn_for(id, &method, params, Self::subscribe_resource);
+            }
+            "resources/unsubscribe" => self
                 .lifecycle
                 .era_for(&method, params.as_ref())
-                .and_then(|era| self.subscribe(era, &method, params.as_ref())),
+                .and_then(|era| self.unsubscribe(era, &method, params.as_ref())),
             other => Err(ErrorObject::method_not_found(other)),
         };
         match outcome {
@@ -713,7 +769,9 @@ impl Connection {
         match &params {
             None | Some(Value::Null) => {}
             Some(Value::Object(map)) => {
-                if let Some(cursor) = map.get("cursor") {
+                // An explicit null cursor is the first page, as for the
+                // other lists (`cursor_of`).
+                if let Some(cursor) = map.get("cursor").filter(|c| !c.is_null()) {
                     // One page holds every tool, so no cursor is ours.
                     return Err(ErrorObject::invalid_params(format!(
                         "tools/list: unknown cursor {cursor}"
@@ -917,10 +975,75 @@ impl Connection {
         Ok(json!({}))
     }
 
-    /// `resources/subscribe` and `resources/unsubscribe`: only when the
-    /// resource source has a change feed, and not in 2026-07-28 (which
-    /// replaced them with `subscriptions/listen`).
-    fn subscribe(
+    /// `resources/subscribe`: only when the resource source has a change
+    /// feed, not in 2026-07-28, and only for a URI the source knows
+    /// ([`ResourceSource::check_resource`]: -32002 otherwise, as
+    /// `resources/read`). A URI longer than [`MAX_SUBSCRIBED_URI_BYTES`], or
+    /// a new one beyond [`MAX_SUBSCRIPTIONS`] per connection, is -32602.
+    fn subscribe_resource(
+        &self,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+    ) -> Result<Work, ErrorObject> {
+        const METHOD: &str = "resources/subscribe";
+        let (Some(subscriptions), Some(source)) = (&self.subscriptions, &self.server.resources)
+        else {
+            return Err(ErrorObject::method_not_found(METHOD));
+        };
+        if era.is_stateless() {
+            return Err(ErrorObject::method_not_found(METHOD));
+        }
+        let Some(uri) = params
+            .as_ref()
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return Err(ErrorObject::invalid_params(format!(
+                "{METHOD}: params.uri (a string) is required"
+            )));
+        };
+        if uri.len() > MAX_SUBSCRIBED_URI_BYTES {
+            return Err(ErrorObject::invalid_params(format!(
+                "{METHOD}: params.uri is {} bytes, over the limit of {MAX_SUBSCRIBED_URI_BYTES}",
+                uri.len()
+            )));
+        }
+        let full = || {
+            ErrorObject::invalid_params(format!(
+                "{METHOD}: this connection already has {MAX_SUBSCRIPTIONS} subscriptions, \
+                 the most allowed; unsubscribe from one first"
+            ))
+        };
+        let at_limit =
+            |set: &HashSet<String>, uri: &str| !set.contains(uri) && set.len() >= MAX_SUBSCRIPTIONS;
+        if at_limit(
+            &subscriptions.lock().unwrap_or_else(PoisonError::into_inner),
+            &uri,
+        ) {
+            return Err(full());
+        }
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        let subscriptions = subscriptions.clone();
+        let source = source.clone();
+        Ok(Box::pin(async move {
+            source.check_resource(&uri, cx).await?;
+            let mut subscribed = subscriptions.lock().unwrap_or_else(PoisonError::into_inner);
+            if at_limit(&subscribed, &uri) {
+                return Err(full());
+            }
+            subscribed.insert(uri);
+            Ok(Reply::Value(json!({})))
+        }))
+    }
+
+    /// `resources/unsubscribe`: only when the resource source has a change
+    /// feed, and not in 2026-07-28 (which replaced it with
+    /// `subscriptions/listen`). Unsubscribing a URI not subscribed is a
+    /// success.
+    fn unsubscribe(
         &self,
         era: Era,
         method: &str,
@@ -935,12 +1058,10 @@ impl Connection {
                 "{method}: params.uri (a string) is required"
             )));
         };
-        let mut subscribed = subscriptions.lock().unwrap_or_else(PoisonError::into_inner);
-        if method == "resources/subscribe" {
-            subscribed.insert(uri.to_owned());
-        } else {
-            subscribed.remove(uri);
-        }
+        subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(uri);
         Ok(json!({}))
     }
 
@@ -1065,6 +1186,20 @@ fn finish(era: Era, mut result: Value) -> Value {
             .or_insert_with(|| Value::String("complete".into()));
     }
     result
+}
+
+/// Whether a line that failed to parse was meant as a response: a JSON
+/// object with an `id` and a `result` or an `error`, and no `method`
+/// (JSON-RPC 2.0 §5). Such a line is never answered.
+fn meant_as_response(bytes: &[u8]) -> bool {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(map)) => {
+            map.contains_key("id")
+                && !map.contains_key("method")
+                && (map.contains_key("result") || map.contains_key("error"))
+        }
+        _ => false,
+    }
 }
 
 /// The revisions this server implements, newest first, as `--version` and

@@ -194,3 +194,54 @@ fn without_root_a_client_without_roots_keeps_the_working_directory() {
     assert!(!failed, "{text}");
     assert!(text.contains("cwd file"), "{text}");
 }
+
+/// QA: a `roots/list` answer with no usable root revokes the client's
+/// earlier roots at once; the tools go back to the working directory
+/// (DESIGN.md "Local tools").
+#[test]
+fn revoked_client_roots_fall_back_to_the_working_directory() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let start = tmp.path().join("start");
+    let offered = tmp.path().join("offered");
+    for (dir, text) in [(&start, "cwd note"), (&offered, "offered note")] {
+        std::fs::create_dir(dir).expect("mkdir");
+        std::fs::write(dir.join("note.txt"), text).expect("write");
+    }
+    let mut server = Binary::spawn(&start, &[]);
+    server.handshake(json!({ "roots": { "listChanged": true } }));
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} })
+    );
+    server.send(
+        json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "roots": [
+        { "uri": file_uri(&offered) } ] } }),
+    );
+    let mut attempt = 1;
+    let mut read = server.read(attempt, &offered.join("note.txt"));
+    while read.0 && attempt < 200 {
+        std::thread::sleep(Duration::from_millis(20));
+        attempt += 1;
+        read = server.read(attempt, &offered.join("note.txt"));
+    }
+    assert_eq!(read, (false, "offered note\n".to_owned()));
+
+    server.send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }));
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": "s-2", "method": "roots/list", "params": {} })
+    );
+    server.send(json!({ "jsonrpc": "2.0", "id": "s-2", "result": { "roots": [] } }));
+    let mut attempt = 1000;
+    let mut read = server.read(attempt, &offered.join("note.txt"));
+    while !read.0 && attempt < 1200 {
+        std::thread::sleep(Duration::from_millis(20));
+        attempt += 1;
+        read = server.read(attempt, &offered.join("note.txt"));
+    }
+    assert!(read.0, "the revoked root is still served: {}", read.1);
+    assert_eq!(
+        server.read(2000, &start.join("note.txt")),
+        (false, "cwd note\n".to_owned())
+    );
+}

@@ -562,7 +562,7 @@ async fn a_sampling_request_answered_by_the_client_reaches_the_tool() {
 }
 
 #[tokio::test]
-async fn a_client_error_response_reaches_the_tool_as_its_error() {
+async fn a_client_error_response_reaches_the_tool_as_client_error_data() {
     let mut client = Client::connect(server(true));
     client.handshake(json!({ "sampling": {} })).await;
     client
@@ -577,8 +577,103 @@ async fn a_client_error_response_reaches_the_tool_as_its_error() {
         .await;
     assert_eq!(
         client.next().await,
-        json!({ "jsonrpc": "2.0", "id": 8, "error": { "code": -1,
-            "message": "User rejected sampling request" } })
+        json!({ "jsonrpc": "2.0", "id": 8, "error": { "code": -32603,
+            "message": "the client answered sampling/createMessage with error -1: User rejected sampling request",
+            "data": { "clientError": { "code": -1,
+                "message": "User rejected sampling request" } } } })
+    );
+}
+
+/// QA: the client's -32601 to `sampling/createMessage` must not come out as
+/// the `tools/call`'s own "Method not found".
+#[tokio::test]
+async fn a_client_method_not_found_is_not_the_calls_own_error() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({ "sampling": {} })).await;
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": { "name": "ask", "arguments": {} } }))
+        .await;
+    let request = client.next().await;
+    assert_eq!(request["id"], json!("s-1"));
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": "s-1", "error": {
+            "code": -32601, "message": "Method not found" } }))
+        .await;
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "id": 8, "error": { "code": -32603,
+            "message": "the client answered sampling/createMessage with error -32601: Method not found",
+            "data": { "clientError": { "code": -32601, "message": "Method not found" } } } })
+    );
+}
+
+/// QA: a malformed client response is never answered, and fails the
+/// request it names at once (JSON-RPC 2.0 §5).
+#[tokio::test]
+async fn a_malformed_client_response_fails_its_request_at_once() {
+    let mut details = Vec::new();
+    for (n, bad) in [
+        json!({ "result": {}, "error": { "code": -1, "message": "x" } }),
+        json!({ "error": "bad" }),
+        json!({ "error": { "code": 1.5, "message": "x" } }),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut client = Client::connect(server(true));
+        client.handshake(json!({ "sampling": {} })).await;
+        client
+            .send(json!({ "jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                "params": { "name": "ask", "arguments": {} } }))
+            .await;
+        let request = client.next().await;
+        assert_eq!(request["id"], json!("s-1"));
+        let mut line = bad.clone();
+        line["jsonrpc"] = json!("2.0");
+        line["id"] = json!("s-1");
+        client.send(line).await;
+        let answer = client.next().await;
+        assert_eq!(answer["id"], json!(8), "case {n}: {answer}");
+        assert_eq!(answer["error"]["code"], json!(-32603), "case {n}: {answer}");
+        details.push(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        );
+        // Nothing else was sent for the bad line: the next line is the ping's.
+        assert_eq!(
+            client.call(9, "ping", json!({})).await,
+            json!({ "jsonrpc": "2.0", "id": 9, "result": {} }),
+            "case {n}"
+        );
+    }
+    let prefix = "the client's response to sampling/createMessage was malformed: ";
+    assert_eq!(
+        details,
+        vec![
+            format!("{prefix}a response must have result or error, not both"),
+            format!("{prefix}error must be an object, found a string"),
+            format!("{prefix}error.code must be an integer, found a number"),
+        ]
+    );
+}
+
+/// QA: a malformed response to no request of ours is dropped unanswered.
+#[tokio::test]
+async fn a_malformed_response_to_nothing_is_dropped() {
+    let mut client = Client::connect(server(true));
+    client.handshake(json!({})).await;
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": "s-77", "error": "bad" }))
+        .await;
+    client
+        .send(json!({ "jsonrpc": "2.0", "id": 7, "result": {}, "error": { "code": 1, "message": "x" } }))
+        .await;
+    assert_eq!(
+        client.call(9, "ping", json!({})).await,
+        json!({ "jsonrpc": "2.0", "id": 9, "result": {} })
     );
 }
 
@@ -755,4 +850,176 @@ async fn roots_are_not_requested_from_a_client_without_the_capability() {
         json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
     );
     assert!(seen.try_recv().is_err());
+}
+
+/// QA: a flood of `notifications/roots/list_changed` while a `roots/list`
+/// is in flight makes exactly one more `roots/list`, and no cancellation.
+#[tokio::test]
+async fn roots_list_changed_floods_are_coalesced() {
+    let (server, mut seen) = roots_server();
+    let mut client = Client::connect(server);
+    client
+        .handshake(json!({ "roots": { "listChanged": true } }))
+        .await;
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} })
+    );
+    for _ in 0..5000 {
+        client
+            .send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
+            .await;
+    }
+    client
+        .send(
+            json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "roots": [
+            { "uri": "file:///a" } ] } }),
+        )
+        .await;
+    assert_eq!(seen.recv().await, Some(vec!["file:///a".to_owned()]));
+    assert_eq!(
+        client.next().await,
+        json!({ "jsonrpc": "2.0", "id": "s-2", "method": "roots/list", "params": {} })
+    );
+    client
+        .send(
+            json!({ "jsonrpc": "2.0", "id": "s-2", "result": { "roots": [
+            { "uri": "file:///b" } ] } }),
+        )
+        .await;
+    assert_eq!(seen.recv().await, Some(vec!["file:///b".to_owned()]));
+    // Nothing else went out: the next line is the ping's answer.
+    assert_eq!(
+        client.call(1, "ping", json!({})).await,
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+}
+
+/// QA: `tools/list` treats an explicit null cursor as the first page, as
+/// the other lists do; a string cursor is still unknown.
+#[tokio::test]
+async fn tools_list_null_cursor_is_the_first_page() {
+    let mut client = Client::connect(server(false));
+    client.handshake(json!({})).await;
+    let first = client.call(1, "tools/list", json!({})).await;
+    let names: Vec<&str> = first["result"]["tools"]
+        .as_array()
+        .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, vec!["log", "ask", "ask_briefly"]);
+    let with_null = client
+        .call(2, "tools/list", json!({ "cursor": null }))
+        .await;
+    assert_eq!(with_null["result"], first["result"]);
+    assert_eq!(with_null["id"], json!(2));
+    assert_eq!(
+        client.call(3, "tools/list", json!({ "cursor": "x" })).await,
+        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32602,
+            "message": "tools/list: unknown cursor \"x\"" } })
+    );
+}
+
+/// Resources `mem://n/<anything>`, with a change feed.
+struct ManyNotes {
+    updates: ResourceUpdates,
+}
+
+impl ResourceSource for ManyNotes {
+    fn list_resources(
+        &self,
+        _cursor: Option<String>,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<ListResourcesResult, ErrorObject>> {
+        Box::pin(async { wire(json!({ "resources": [] })) })
+    }
+
+    fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+        _cx: CallContext,
+    ) -> BoxFuture<'_, Result<ReadResourceResult, ErrorObject>> {
+        Box::pin(async move {
+            if !params.uri.starts_with("mem://n/") {
+                return Err(resource_not_found(&params.uri));
+            }
+            wire(json!({ "contents": [ { "uri": params.uri, "text": "n" } ] }))
+        })
+    }
+
+    fn updates(&self) -> Option<&ResourceUpdates> {
+        Some(&self.updates)
+    }
+}
+
+/// QA: `resources/subscribe` refuses a URI the source does not know
+/// (-32002, as `resources/read`), an over-long URI, and a new subscription
+/// beyond the per-connection cap (-32602).
+#[tokio::test]
+async fn subscribe_refuses_unknown_uris_and_caps_the_count() {
+    let info: Implementation = serde_json::from_value(json!({ "name": "t", "version": "1" }))
+        .expect("valid Implementation");
+    let server = Arc::new(
+        Server::new(Composition::default(), ServerConfig::new(info)).with_resources(Arc::new(
+            ManyNotes {
+                updates: ResourceUpdates::new(),
+            },
+        )),
+    );
+    let mut client = Client::connect(server);
+    client.handshake(json!({})).await;
+    assert_eq!(
+        client
+            .call(1, "resources/subscribe", json!({ "uri": "mem://unknown" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 1, "error": { "code": -32002,
+            "message": "resource not found: mem://unknown",
+            "data": { "uri": "mem://unknown" } } })
+    );
+    let long = format!("mem://n/{}", "x".repeat(9000));
+    assert_eq!(
+        client
+            .call(2, "resources/subscribe", json!({ "uri": long }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 2, "error": { "code": -32602,
+            "message": "resources/subscribe: params.uri is 9008 bytes, over the limit of 8192" } })
+    );
+    for k in 0..1000u64 {
+        assert_eq!(
+            client
+                .call(
+                    100 + k,
+                    "resources/subscribe",
+                    json!({ "uri": format!("mem://n/{k}") })
+                )
+                .await,
+            json!({ "jsonrpc": "2.0", "id": 100 + k, "result": {} })
+        );
+    }
+    let full = json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32602,
+        "message": "resources/subscribe: this connection already has 1000 subscriptions, the most allowed; unsubscribe from one first" } });
+    assert_eq!(
+        client
+            .call(3, "resources/subscribe", json!({ "uri": "mem://n/new" }))
+            .await,
+        full
+    );
+    // Subscribing again to a URI already held is not a new subscription.
+    assert_eq!(
+        client
+            .call(4, "resources/subscribe", json!({ "uri": "mem://n/7" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 4, "result": {} })
+    );
+    assert_eq!(
+        client
+            .call(5, "resources/unsubscribe", json!({ "uri": "mem://n/7" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 5, "result": {} })
+    );
+    assert_eq!(
+        client
+            .call(6, "resources/subscribe", json!({ "uri": "mem://n/new" }))
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 6, "result": {} })
+    );
 }
