@@ -277,6 +277,49 @@ async fn an_idle_session_expires_and_then_gets_404() {
     );
 }
 
+#[tokio::test]
+async fn a_session_with_an_open_stream_does_not_expire() {
+    let running = start(HttpConfig {
+        max_sessions: 2,
+        session_idle: Duration::from_millis(100),
+        ..HttpConfig::default()
+    })
+    .await;
+    let streaming = running.session().await;
+    let idle = running.session().await;
+    let stream = running
+        .client
+        .get(&running.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &streaming)
+        .header("mcp-protocol-version", LEGACY)
+        .send()
+        .await
+        .expect("GET answered");
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert_eq!(content_type(&stream), "text/event-stream");
+    let admitted = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let response = running.initialize().await;
+            if response.status() == StatusCode::OK {
+                return response;
+            }
+            assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the idle session expired");
+    assert!(admitted.headers().get("mcp-session-id").is_some());
+    let ping = json!({ "jsonrpc": "2.0", "id": 3, "method": "ping" });
+    let (status, _, body) = parts(running.in_session(&streaming, JSON_ONLY, &ping).await).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body, json!({ "jsonrpc": "2.0", "id": 3, "result": {} }));
+    let gone = running.in_session(&idle, JSON_ONLY, &ping).await;
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+    drop(stream);
+}
+
 // 2. A cancelled request's POST ends without a response.
 
 async fn cancel_while_waiting(accept: &'static str) -> reqwest::Response {
