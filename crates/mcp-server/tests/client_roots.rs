@@ -244,4 +244,48 @@ fn revoked_client_roots_fall_back_to_the_working_directory() {
         server.read(2000, &start.join("note.txt")),
         (false, "cwd note\n".to_owned())
     );
+
+    // Offered again, then replaced by roots that do not exist: revoked too.
+    server.send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }));
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": "s-3", "method": "roots/list", "params": {} })
+    );
+    server.send(
+        json!({ "jsonrpc": "2.0", "id": "s-3", "result": { "roots": [
+        { "uri": file_uri(&offered) } ] } }),
+    );
+    let mut attempt = 3000;
+    let mut read = server.read(attempt, &offered.join("note.txt"));
+    while read.0 && attempt < 3200 {
+        std::thread::sleep(Duration::from_millis(20));
+        attempt += 1;
+        read = server.read(attempt, &offered.join("note.txt"));
+    }
+    assert_eq!(read, (false, "offered note\n".to_owned()));
+    server.send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }));
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": "s-4", "method": "roots/list", "params": {} })
+    );
+    server.send(
+        json!({ "jsonrpc": "2.0", "id": "s-4", "result": { "roots": [
+        { "uri": file_uri(&tmp.path().join("missing")) } ] } }),
+    );
+    let mut attempt = 4000;
+    let mut read = server.read(attempt, &offered.join("note.txt"));
+    while !read.0 && attempt < 4200 {
+        std::thread::sleep(Duration::from_millis(20));
+        attempt += 1;
+        read = server.read(attempt, &offered.join("note.txt"));
+    }
+    assert!(
+        read.0,
+        "a root list of missing paths kept the old root: {}",
+        read.1
+    );
+    assert_eq!(
+        server.read(5000, &start.join("note.txt")),
+        (false, "cwd note\n".to_owned())
+    );
 }
