@@ -126,6 +126,33 @@ fn is_loopback_host(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Whether a POST's `Content-Type` is `application/json`, any case, with
+/// or without parameters such as `; charset=utf-8` (MCP 2025-11-25
+/// basic/transports: the body is a JSON-RPC message). A missing header is
+/// refused.
+pub fn json_content_type(headers: &HeaderMap) -> bool {
+    header(headers, "content-type").is_some_and(|value| {
+        let essence = value.split(';').next().unwrap_or("").trim();
+        essence.eq_ignore_ascii_case("application/json")
+    })
+}
+
+/// The body as JSON when it is meant as a response: an object with an
+/// `id`, a `result` or an `error`, and no `method` (the test stdio applies
+/// to a line that fails to parse). `None` otherwise.
+pub fn meant_as_response(body: &[u8]) -> Option<Value> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map))
+            if map.contains_key("id")
+                && !map.contains_key("method")
+                && (map.contains_key("result") || map.contains_key("error")) =>
+        {
+            Some(Value::Object(map))
+        }
+        _ => None,
+    }
+}
+
 /// The revision a request's body names in
 /// `params._meta["io.modelcontextprotocol/protocolVersion"]`, if any.
 pub fn body_revision(message: &Value) -> Option<&str> {

@@ -32,6 +32,20 @@
 //! - A request id already in flight in the session is refused with 400 and
 //!   -32600; the request in flight keeps its answer.
 //! - A body larger than [`HttpConfig::max_body_bytes`] gets 413 with -32600.
+//! - A POST whose `Content-Type` is not `application/json` (parameters such
+//!   as `; charset=utf-8` allowed) gets 415 with -32600 (MCP 2025-11-25
+//!   basic/transports: the body is one JSON-RPC message).
+//! - A body meant as a response (an `id`, `result` or `error`, no `method`)
+//!   that is malformed is never answered with a JSON-RPC error (JSON-RPC 2.0
+//!   §5): it gets 202 and goes to its session's connection, which fails the
+//!   server request it answers at once with -32603, as on stdio.
+//! - `initialize` naming a live `Mcp-Session-Id` goes to that session, which
+//!   refuses it (-32600) as stdio refuses a second `initialize`.
+//! - [`serve_http`] closes an HTTP/1 connection whose request header is not
+//!   complete within [`HttpConfig::header_read_timeout`], and serves at most
+//!   [`HttpConfig::max_connections`] connections at once: beyond that it
+//!   stops accepting, so further clients wait in the listen backlog until a
+//!   connection closes.
 
 mod check;
 mod pipe;
@@ -53,8 +67,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures_util::StreamExt;
 use futures_util::stream::{self, Stream};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use mcp_proto::{ErrorObject, Message, RequestId, Revision, error_code, meta};
 use serde_json::{Value, json};
+use tokio::sync::Semaphore;
 
 use crate::error::ServerError;
 use crate::server::Server;
@@ -81,6 +99,14 @@ pub struct HttpConfig {
     /// How long a session may go without a request and without an open
     /// stream before it is ended as DELETE ends it. Default 30 minutes.
     pub session_idle: Duration,
+    /// How long [`serve_http`] waits for a connection's request header to
+    /// be complete before closing the connection (slow-header defence).
+    /// Default 10 s.
+    pub header_read_timeout: Duration,
+    /// The most connections [`serve_http`] serves at once; beyond it no
+    /// further connection is accepted until one closes (clients wait in the
+    /// listen backlog). Default 512; 0 is taken as 1.
+    pub max_connections: usize,
 }
 
 impl Default for HttpConfig {
@@ -92,6 +118,8 @@ impl Default for HttpConfig {
             max_body_bytes: mcp_proto::framing::DEFAULT_MAX_LINE_LEN,
             max_sessions: 256,
             session_idle: Duration::from_secs(30 * 60),
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 512,
         }
     }
 }
@@ -244,10 +272,49 @@ where
         .map_err(|e| ServerError::Config(format!("--http {addr}: {e}")))?;
     tracing::info!(%bound, path = config.path, "serving MCP over streamable HTTP");
     on_bound(bound);
-    axum::serve(listener, router(server, config))
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| ServerError::Config(format!("--http {addr}: {e}")))
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout);
+    let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let app = router(server, config);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        // A slot first: at the cap nothing is accepted until a connection
+        // closes, so further clients wait in the listen backlog.
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    // Out of descriptors and the like: wait, then go on.
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let connection =
+            http1.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "HTTP connection ended with an error");
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
 }
 
 /// An HTTP answer carrying a JSON-RPC error (id null when unknown).
@@ -327,6 +394,13 @@ async fn on_post(
     if let Some(refused) = guard(&transport, &headers) {
         return refused;
     }
+    if !check::json_content_type(&headers) {
+        return rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            ErrorObject::invalid_request("Content-Type must be application/json"),
+        );
+    }
     let body = match body {
         Ok(body) => body,
         Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
@@ -349,7 +423,12 @@ async fn on_post(
     };
     let message = match mcp_proto::parse_message(&body) {
         Ok(message) => message,
-        Err(bad) => return rpc_error(StatusCode::BAD_REQUEST, bad.id, bad.error),
+        Err(bad) => {
+            return match check::meant_as_response(&body) {
+                Some(response) => malformed_response(&transport, &headers, &response),
+                None => rpc_error(StatusCode::BAD_REQUEST, bad.id, bad.error),
+            };
+        }
     };
     let value = match serde_json::to_value(&message) {
         Ok(value) => value,
@@ -392,6 +471,34 @@ async fn on_post(
         post_stateless(&transport, &headers, message, value).await
     } else {
         post_session(&transport, &headers, revision, message, value).await
+    }
+}
+
+/// A POST of a malformed response (JSON-RPC 2.0 §5: never answered with
+/// a response, so no error body carries its id): 202 once it reaches the
+/// session's connection, which fails the server request it answers at once
+/// (-32603, as on stdio). 400 with a null-id error when no session takes
+/// it: a 2026-07-28 POST (those clients send no responses) or no
+/// `Mcp-Session-Id`; 404 for a session that ended.
+fn malformed_response(transport: &Transport, headers: &HeaderMap, response: &Value) -> Response {
+    let stateless = text(headers, PROTOCOL_VERSION)
+        .and_then(Revision::parse)
+        .is_some_and(Revision::is_stateless);
+    if stateless {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::invalid_request("2026-07-28 clients send no responses"),
+        );
+    }
+    let session = match session_of(transport, headers) {
+        Ok(session) => session,
+        Err(refused) => return *refused,
+    };
+    if session.pipe.send(response) {
+        StatusCode::ACCEPTED.into_response()
+    } else {
+        StatusCode::NOT_FOUND.into_response()
     }
 }
 
@@ -454,8 +561,10 @@ async fn post_session(
         Message::Request(request) => Some(request.id.clone()),
         _ => None,
     };
+    let live = text(headers, SESSION_ID).and_then(|id| transport.session(id));
     if let Message::Request(request) = &message
         && request.method == "initialize"
+        && live.is_none()
     {
         sweep(&transport.sessions, transport.config.session_idle);
         if session_count(transport) >= transport.config.max_sessions {
@@ -503,9 +612,12 @@ async fn post_session(
         }
         return response;
     }
-    let session = match session_of(transport, headers) {
-        Ok(session) => session,
-        Err(refused) => return *refused,
+    let session = match live {
+        Some(session) => session,
+        None => match session_of(transport, headers) {
+            Ok(session) => session,
+            Err(refused) => return *refused,
+        },
     };
     let negotiated = session
         .revision
