@@ -1,7 +1,8 @@
 //! tools/call requests per second over streamable HTTP on loopback, with 1
 //! and 16 concurrent clients, for a trivial tool (issue 7). Both wire styles:
 //! 2026-07-28 (stateless: each POST is its own server connection) and
-//! 2025-11-25 (one session shared by the clients).
+//! 2025-11-25 (one session shared by the clients, opened with `initialize`
+//! and `notifications/initialized`).
 //!
 //! `CARGO_TARGET_DIR=/work/target-http cargo bench -p mcp-local-server --bench http`
 //! Criterion's "thrpt" line is requests per second.
@@ -108,6 +109,19 @@ impl Target {
             .and_then(|v| v.to_str().ok())
             .expect("session id")
             .to_owned();
+        // The lifecycle's second step (MCP 2025-11-25 basic/lifecycle).
+        let status = self
+            .client
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &id)
+            .header("mcp-protocol-version", "2025-11-25")
+            .json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .send()
+            .await
+            .expect("initialized")
+            .status();
+        assert_eq!(status.as_u16(), 202, "notifications/initialized answered");
         self.session = Some(id);
     }
 
