@@ -105,7 +105,8 @@ pub struct HttpConfig {
     pub header_read_timeout: Duration,
     /// The most connections [`serve_http`] serves at once; beyond it no
     /// further connection is accepted until one closes (clients wait in the
-    /// listen backlog). Default 512; 0 is taken as 1.
+    /// listen backlog). Default 512; 0 is taken as 1, and more than
+    /// [`Semaphore::MAX_PERMITS`] as that many.
     pub max_connections: usize,
 }
 
@@ -276,7 +277,9 @@ where
     http1
         .timer(TokioTimer::new())
         .header_read_timeout(config.header_read_timeout);
-    let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let slots = Arc::new(Semaphore::new(
+        config.max_connections.clamp(1, Semaphore::MAX_PERMITS),
+    ));
     let app = router(server, config);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
