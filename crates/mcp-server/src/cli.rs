@@ -50,7 +50,8 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct SourceArgs {
     /// A directory the local tools may read and write (repeatable).
-    /// Default: the working directory.
+    /// Default: over stdio, the client's MCP roots when it offers them, else
+    /// the working directory; over --http, the working directory.
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
 
@@ -457,7 +458,10 @@ impl ToolSource for DeferredDoor {
     fn list_stamp(&self) -> Option<u64> {
         match &*self.slot.borrow() {
             DoorSlot::Ready(source) => source.list_stamp(),
-            _ => None,
+            // Refused: it lists nothing, for good, so the merged list can
+            // be kept.
+            DoorSlot::Off => Some(0),
+            DoorSlot::Building => None,
         }
     }
 }
@@ -522,7 +526,13 @@ async fn serve(args: ServeArgs) -> Result<(), ServerError> {
     let mut config = ServerConfig::new(server_info());
     config.list_changed = assembly.list_changed;
     let mut server = Server::new(assembly.composition, config);
-    if let Some(listener) = assembly.client_roots {
+    // Client roots are followed over stdio only: one stdio client is the
+    // whole audience, while an HTTP server has many sessions, and one
+    // session's roots must never widen or narrow what another may touch.
+    // Over HTTP, without --root, the local tools keep the working directory.
+    if let Some(listener) = assembly.client_roots
+        && args.http.is_none()
+    {
         server = server.with_roots_listener(listener);
     }
     let server = Arc::new(server);
