@@ -40,7 +40,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve MCP over stdin/stdout (logs go to stderr).
+    /// Serve MCP over stdin/stdout, or over streamable HTTP with --http
+    /// (logs go to stderr).
     Serve(ServeArgs),
     /// Print the assembled tool list as JSON on stdout and exit.
     Tools(SourceArgs),
