@@ -322,7 +322,9 @@ pub const BATCH_REFUSED: &str = "batches are not supported since 2025-06-18";
 
 /// Reads one JSON-RPC message from `bytes` (one stdio line or one HTTP body).
 ///
-/// Leading and trailing JSON whitespace is allowed. Members other than
+/// Leading and trailing JSON whitespace is allowed, and so is one leading
+/// UTF-8 byte order mark (EF BB BF), which is skipped (RFC 8259 §8.1:
+/// senders must not add one, parsers may ignore it). Members other than
 /// `jsonrpc`, `id`, `method`, `params`, `result` and `error` are ignored.
 /// An explicit `"params": null` reads as absent params.
 ///
@@ -333,7 +335,9 @@ pub const BATCH_REFUSED: &str = "batches are not supported since 2025-06-18";
 /// - -32600 `batches are not supported since 2025-06-18` for a JSON array;
 /// - -32600 naming the member at fault for JSON that is not a message, e.g.
 ///   `jsonrpc must be "2.0", found "1.0"`,
-///   `id must be a string or an integer, found null`,
+///   `id must be a string or an integer, found null`, or for an integer
+///   id outside i64 `id must be a string or an integer within the signed
+///   64-bit range, found 9223372036854775808` (the number as written),
 ///   `method must be a string, found a number`,
 ///   `params must be an object, found an array`.
 ///
@@ -350,6 +354,7 @@ pub const BATCH_REFUSED: &str = "batches are not supported since 2025-06-18";
 /// assert_eq!(err.error.message, "id must be a string or an integer, found null");
 /// ```
 pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         no_id(ErrorObject::parse_error(format!(
             "message is not valid UTF-8: invalid byte at offset {}",
@@ -366,7 +371,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
             "message is not valid JSON: {e}"
         )))
     })?;
-    message_from_value(value)
+    from_value(value, Some(text))
 }
 
 fn no_id(error: ErrorObject) -> MessageError {
@@ -385,6 +390,12 @@ fn invalid(id: &Option<RequestId>, message: String) -> MessageError {
 /// # Errors
 /// As [`parse_message`], minus the -32700 cases.
 pub fn message_from_value(value: Value) -> Result<Message, MessageError> {
+    from_value(value, None)
+}
+
+/// [`message_from_value`], with the message's `text` when known so a bad
+/// numeric id is quoted as written rather than as serde_json rounded it.
+fn from_value(value: Value, text: Option<&str>) -> Result<Message, MessageError> {
     let mut map = match value {
         Value::Object(map) => map,
         Value::Array(_) => return Err(invalid(&None, BATCH_REFUSED.to_owned())),
@@ -406,6 +417,7 @@ pub fn message_from_value(value: Value) -> Result<Message, MessageError> {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(RequestId::String(s))),
         Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64().map(RequestId::Number)),
+        Some(Value::Number(n)) => Err(bad_number_id(&n, text)),
         Some(other) => Err(format!(
             "id must be a string or an integer, found {}",
             short_json(&other)
@@ -491,6 +503,78 @@ pub fn message_from_value(value: Value) -> Result<Message, MessageError> {
 }
 
 /// A short rendering of a JSON value for error messages (at most ~40 chars).
+/// The error text for a numeric id that is no i64: an integer outside the
+/// range is told so; the number is shown as written in `text` when found
+/// there (serde_json reads integers beyond u64 as rounded floats).
+fn bad_number_id(number: &serde_json::Number, text: Option<&str>) -> String {
+    let written = text
+        .and_then(raw_top_level_id)
+        .filter(|raw| raw.len() <= 64);
+    let integral = match written {
+        Some(raw) => raw.bytes().all(|b| b == b'-' || b.is_ascii_digit()),
+        None => {
+            number.is_u64()
+                || number
+                    .as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.abs() >= 2f64.powi(63))
+        }
+    };
+    let shown = written.map_or_else(|| number.to_string(), str::to_owned);
+    if integral {
+        format!("id must be a string or an integer within the signed 64-bit range, found {shown}")
+    } else {
+        format!("id must be a string or an integer, found {shown}")
+    }
+}
+
+/// The text of the top-level member `id`'s value in the JSON object
+/// `text`, when it is a number token. A shallow scan: strings are skipped,
+/// nesting is counted; escaped keys are not recognised.
+fn raw_top_level_id(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut at_key, mut i) = (0usize, false, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                let key = text.get(start..i)?;
+                i += 1;
+                if depth == 1 && at_key {
+                    at_key = false;
+                    if key == "id" {
+                        let rest = text.get(i..)?.trim_start().strip_prefix(':')?;
+                        let rest = rest.trim_start();
+                        let end = rest
+                            .find(|c: char| {
+                                !(c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'))
+                            })
+                            .unwrap_or(rest.len());
+                        return Some(&rest[..end]).filter(|raw| !raw.is_empty());
+                    }
+                }
+                continue;
+            }
+            b'{' => {
+                depth += 1;
+                at_key = depth == 1;
+            }
+            b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' if depth == 1 => at_key = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 fn short_json(value: &Value) -> String {
     match value {
         Value::String(s) if s.len() <= 40 => format!("{s:?}"),

@@ -119,6 +119,61 @@ fn large_integer_id_outside_i64_is_refused() {
         .unwrap_err();
     assert_eq!(
         err.error.message,
-        "id must be a string or an integer, found 18446744073709551615"
+        "id must be a string or an integer within the signed 64-bit range, found 18446744073709551615"
     );
+}
+
+#[test]
+fn integer_ids_just_outside_i64_are_named_as_written() {
+    let cases = [
+        (
+            r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
+            "id must be a string or an integer within the signed 64-bit range, found 9223372036854775808",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"ping", "id" : -9223372036854775809}"#,
+            "id must be a string or an integer within the signed 64-bit range, found -9223372036854775809",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","params":{"id":1},"id":1e300,"method":"ping"}"#,
+            "id must be a string or an integer, found 1e300",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            "id must be a string or an integer, found 1.5",
+        ),
+    ];
+    for (line, expected) in cases {
+        let err = parse_message(line.as_bytes()).unwrap_err();
+        assert_eq!(err.error.code, -32600, "{line}");
+        assert_eq!(err.error.message, expected, "{line}");
+        assert_eq!(err.id, None, "{line}");
+    }
+    // Without the text, the value serde_json read is all there is.
+    let value: serde_json::Value =
+        serde_json::from_str(r#"{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}"#)
+            .unwrap();
+    assert_eq!(
+        mcp_proto::message_from_value(value)
+            .unwrap_err()
+            .error
+            .message,
+        "id must be a string or an integer within the signed 64-bit range, found -9.223372036854776e+18"
+    );
+}
+
+#[test]
+fn a_leading_byte_order_mark_is_skipped() {
+    let msg =
+        parse_message(b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}").unwrap();
+    let mcp_proto::Message::Request(request) = msg else {
+        panic!("a request, got {msg:?}");
+    };
+    assert_eq!(request.id, mcp_proto::RequestId::Number(7));
+    assert_eq!(request.method, "ping");
+    // Only one, and only at the start.
+    let twice = parse_message(b"\xEF\xBB\xBF\xEF\xBB\xBF{}").unwrap_err();
+    assert_eq!(twice.error.code, -32700);
+    let inside = parse_message(b"{\xEF\xBB\xBF}").unwrap_err();
+    assert_eq!(inside.error.code, -32700);
 }
