@@ -79,6 +79,33 @@ impl Default for Lifecycle {
 pub const HANDSHAKE_FIRST: &str = "send `initialize` first (revisions 2024-11-05 to 2025-11-25), \
 or name a revision in params._meta[\"io.modelcontextprotocol/protocolVersion\"] (2026-07-28)";
 
+/// Refuses a request whose `_meta` log level is no `LoggingLevel`
+/// (MCP 2026-07-28 schema, `io.modelcontextprotocol/logLevel`), rather
+/// than ignoring it: -32602 naming the key and the allowed levels.
+fn check_log_level(params: Option<&Value>) -> Result<(), ErrorObject> {
+    use mcp_proto::FromValue as _;
+    let Some(level) = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(meta::LOG_LEVEL))
+    else {
+        return Ok(());
+    };
+    if mcp_proto::LoggingLevel::from_value(level.clone()).is_ok() {
+        return Ok(());
+    }
+    let shown = level.to_string();
+    let shown = if shown.len() <= 64 {
+        shown
+    } else {
+        format!("a value of {} bytes", shown.len())
+    };
+    Err(ErrorObject::invalid_params(format!(
+        "params._meta[\"{}\"] must be one of debug, info, notice, warning, error, \
+         critical, alert or emergency; found {shown}",
+        meta::LOG_LEVEL
+    )))
+}
+
 impl Lifecycle {
     /// A connection that has received nothing yet.
     pub fn new() -> Self {
@@ -144,6 +171,7 @@ impl Lifecycle {
                         // Neither method exists in the stateless revisions.
                         return Err(ErrorObject::method_not_found(method));
                     }
+                    check_log_level(params)?;
                     Ok(Era::Stateless(revision))
                 }
                 _ => match self.phase {

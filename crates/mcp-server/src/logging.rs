@@ -117,7 +117,7 @@ impl Logger {
             params.insert("logger".into(), Value::String(logger.into()));
         }
         params.insert("data".into(), data);
-        self.outbox.send(&Message::Notification(Notification {
+        self.outbox.send_lossy(&Message::Notification(Notification {
             method: "notifications/message".into(),
             params: Some(Value::Object(params)),
         }))

@@ -1,10 +1,13 @@
 //! The single writer of a connection's output: every protocol message goes
 //! through an [`Outbox`] to one task that writes it as one line and flushes.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 use mcp_proto::RequestId;
 use serde::Serialize;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 /// One serialized message on its way out, with the client request it belongs
 /// to, if any.
@@ -32,13 +35,70 @@ pub struct Outgoing {
 pub struct Outbox {
     tx: mpsc::UnboundedSender<Outgoing>,
     related: Option<RequestId>,
+    backlog: Option<Arc<Backlog>>,
+}
+
+/// The bytes queued for a [`write_loop`] and not yet written, shared by
+/// every handle of a bounded outbox ([`Outbox::bounded`]).
+#[derive(Debug)]
+pub struct Backlog {
+    /// Bytes queued and not yet written.
+    queued: AtomicUsize,
+    /// Above this many queued bytes the outbox is full.
+    limit: usize,
+    /// Signalled whenever the writer wrote a batch.
+    drained: Notify,
+    /// Whether a dropped notification was already reported.
+    warned: AtomicBool,
+}
+
+impl Backlog {
+    /// Whether more than the limit is queued.
+    pub fn is_full(&self) -> bool {
+        self.queued.load(Ordering::Relaxed) > self.limit
+    }
+
+    /// Completes once the writer wrote something since the last call (or
+    /// right away when it did meanwhile).
+    pub async fn drained(&self) {
+        self.drained.notified().await;
+    }
+
+    fn written(&self, bytes: usize) {
+        self.queued.fetch_sub(bytes, Ordering::Relaxed);
+        self.drained.notify_one();
+    }
 }
 
 impl Outbox {
-    /// A new outbox and the receiving end its writer drains.
+    /// A new outbox without a bound and the receiving end its writer drains.
     pub fn channel() -> (Self, mpsc::UnboundedReceiver<Outgoing>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (Self { tx, related: None }, rx)
+        (
+            Self {
+                tx,
+                related: None,
+                backlog: None,
+            },
+            rx,
+        )
+    }
+
+    /// A new outbox that counts the bytes queued for [`write_loop`]: once
+    /// more than `limit_bytes` wait, [`Backlog::is_full`] says so (the
+    /// connection loop stops reading input until the writer catches up) and
+    /// [`Outbox::send_lossy`] drops its message. The receiver must be
+    /// drained by [`write_loop`] with the same backlog.
+    pub fn bounded(limit_bytes: usize) -> (Self, mpsc::UnboundedReceiver<Outgoing>, Arc<Backlog>) {
+        let (mut outbox, rx) = Self::channel();
+        let backlog = Arc::new(Backlog {
+            queued: AtomicUsize::new(0),
+            limit: limit_bytes,
+            drained: Notify::new(),
+            warned: AtomicBool::new(false),
+        });
+        outbox.backlog = Some(backlog.clone());
+        (outbox, rx, backlog)
     }
 
     /// A handle on the same queue whose messages are marked as sent while
@@ -47,7 +107,32 @@ impl Outbox {
         Self {
             tx: self.tx.clone(),
             related: Some(id),
+            backlog: self.backlog.clone(),
         }
+    }
+
+    /// The shared byte count of a bounded outbox.
+    pub fn backlog(&self) -> Option<&Arc<Backlog>> {
+        self.backlog.as_ref()
+    }
+
+    /// Like [`Outbox::send`] for a message that may be lost (progress and
+    /// log notifications): when the outbox is full it is dropped (one
+    /// warning per full spell) and `false` returned, so a tool that
+    /// reports faster than the client reads never grows memory or blocks.
+    pub fn send_lossy<T: Serialize>(&self, message: &T) -> bool {
+        if let Some(backlog) = &self.backlog {
+            if backlog.is_full() {
+                if !backlog.warned.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(
+                        "output backlog full: dropping progress and log notifications until the client reads"
+                    );
+                }
+                return false;
+            }
+            backlog.warned.store(false, Ordering::Relaxed);
+        }
+        self.send(message)
     }
 
     /// The client request this handle's messages belong to.
@@ -59,13 +144,25 @@ impl Outbox {
     /// closed) or the message cannot be serialized (logged, never sent).
     pub fn send<T: Serialize>(&self, message: &T) -> bool {
         match serde_json::to_vec(message) {
-            Ok(bytes) => self
-                .tx
-                .send(Outgoing {
-                    bytes,
-                    related: self.related.clone(),
-                })
-                .is_ok(),
+            Ok(bytes) => {
+                // Counted before it is queued, so the writer never
+                // subtracts what was not added yet.
+                let len = bytes.len() + 1;
+                if let Some(backlog) = &self.backlog {
+                    backlog.queued.fetch_add(len, Ordering::Relaxed);
+                }
+                let sent = self
+                    .tx
+                    .send(Outgoing {
+                        bytes,
+                        related: self.related.clone(),
+                    })
+                    .is_ok();
+                if !sent && let Some(backlog) = &self.backlog {
+                    backlog.queued.fetch_sub(len, Ordering::Relaxed);
+                }
+                sent
+            }
             Err(error) => {
                 tracing::error!(%error, "cannot serialize an outgoing message");
                 false
@@ -76,10 +173,13 @@ impl Outbox {
 
 /// Writes every queued message to `out`, one per line, flushing whenever the
 /// queue runs empty. Ends when every [`Outbox`] is dropped and the queue is
-/// drained, or on the first write error.
+/// drained, or on the first write error (the queue is then closed, so every
+/// later [`Outbox::send`] returns `false`). `backlog`, from
+/// [`Outbox::bounded`], is told of every byte written.
 pub async fn write_loop<W: AsyncWrite + Unpin>(
     mut out: W,
     mut rx: mpsc::UnboundedReceiver<Outgoing>,
+    backlog: Option<Arc<Backlog>>,
 ) -> std::io::Result<()> {
     while let Some(first) = rx.recv().await {
         let mut buf = first.bytes;
@@ -96,6 +196,9 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
         }
         out.write_all(&buf).await?;
         out.flush().await?;
+        if let Some(backlog) = &backlog {
+            backlog.written(buf.len());
+        }
     }
     out.flush().await
 }

@@ -36,7 +36,7 @@ impl ProgressReporter {
             params: Some(Value::Object(params)),
         };
         self.outbox
-            .send(&mcp_proto::Message::Notification(notification));
+            .send_lossy(&mcp_proto::Message::Notification(notification));
     }
 
     /// Sends one progress notification. `progress` must increase from one
@@ -57,6 +57,6 @@ impl ProgressReporter {
             params: Some(Value::Object(params)),
         };
         self.outbox
-            .send(&mcp_proto::Message::Notification(notification));
+            .send_lossy(&mcp_proto::Message::Notification(notification));
     }
 }

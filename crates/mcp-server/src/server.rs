@@ -30,7 +30,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
-use tokio::task::{AbortHandle, JoinSet};
+use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
@@ -77,12 +77,16 @@ pub struct ServerConfig {
     /// wait for its answer unless the caller gives its own bound
     /// ([`crate::peer::Peer::request_with_timeout`]).
     pub client_request_timeout: Duration,
+    /// How many bytes of output may wait for the client to read them
+    /// ([`Server::serve`]): above this the server stops reading input until
+    /// the writer catches up, and drops progress and log notifications.
+    pub max_output_backlog_bytes: usize,
 }
 
 impl ServerConfig {
     /// The defaults for `hanzo-mcp`: our package name and version, no
     /// instructions, no list changes, 10 s grace, 8 MiB lines, 300 s for a
-    /// request to the client.
+    /// request to the client, 16 MiB of unread output.
     pub fn new(info: Implementation) -> Self {
         Self {
             info,
@@ -91,6 +95,7 @@ impl ServerConfig {
             shutdown_grace: Duration::from_secs(10),
             max_line_bytes: mcp_proto::framing::DEFAULT_MAX_LINE_LEN,
             client_request_timeout: Duration::from_secs(300),
+            max_output_backlog_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -233,6 +238,12 @@ impl Server {
     /// `output`, until `input` ends or `shutdown` completes; then lets calls
     /// in flight finish (bounded by [`ServerConfig::shutdown_grace`]) and
     /// flushes. Returns an error only when reading or writing fails.
+    ///
+    /// When more than [`ServerConfig::max_output_backlog_bytes`] of output
+    /// wait unread, no more input is read until the client reads
+    /// (backpressure). When writing fails (the client closed our output),
+    /// reading stops, calls in flight are cancelled and the write error is
+    /// returned at once.
     pub async fn serve<R, W, S>(
         self: Arc<Self>,
         input: R,
@@ -244,10 +255,17 @@ impl Server {
         W: AsyncWrite + Unpin + Send + 'static,
         S: Future<Output = ()> + Send,
     {
-        let (outbox, out_rx) = Outbox::channel();
-        let writer = tokio::spawn(write_loop(output, out_rx));
-        let read = self.serve_outbox(input, outbox, shutdown).await;
-        let written = writer.await;
+        let (outbox, out_rx, backlog) = Outbox::bounded(self.config.max_output_backlog_bytes);
+        let mut writer = tokio::spawn(write_loop(output, out_rx, Some(backlog)));
+        let mut serving = Box::pin(self.serve_outbox(input, outbox, shutdown));
+        let (read, written) = tokio::select! {
+            read = &mut serving => (read, writer.await),
+            // The writer ends early only on a write error (the connection
+            // holds an outbox): dropping `serving` stops reading and
+            // aborts the calls in flight.
+            written = &mut writer => (Ok(()), written),
+        };
+        drop(serving);
         read?;
         match written {
             Ok(Ok(())) => Ok(()),
@@ -302,6 +320,13 @@ impl Server {
                 )));
                 subscribed
             });
+        // Stops the reader and the watchers also when this future is dropped
+        // ([`Server::serve`] on a write error).
+        let _stop = AbortOnDrop(
+            std::iter::once(reader.abort_handle())
+                .chain(watchers.iter().map(JoinHandle::abort_handle))
+                .collect(),
+        );
         let mut conn = Connection {
             server: self.clone(),
             lifecycle: Lifecycle::new(),
@@ -315,6 +340,8 @@ impl Server {
             tasks: JoinSet::new(),
         };
 
+        let backlog = conn.outbox.backlog().cloned();
+        let full = || backlog.as_ref().is_some_and(|b| b.is_full());
         let mut read_error = None;
         tokio::pin!(shutdown);
         loop {
@@ -325,7 +352,10 @@ impl Server {
                     break;
                 }
                 Some(()) = changed.recv() => conn.send_list_changed(),
-                line = lines.recv() => match line {
+                // Backpressure: while the client leaves too much output
+                // unread, wait for the writer instead of reading more.
+                () = async { if let Some(b) = &backlog { b.drained().await } }, if full() => {}
+                line = lines.recv(), if !full() => match line {
                     Some(LineEvent::Line(bytes)) => conn.on_line(&bytes),
                     Some(LineEvent::Rejected(error)) => conn.send_error(None, error),
                     Some(LineEvent::Failed(error)) => {
@@ -352,6 +382,42 @@ impl Server {
         match read_error {
             Some(error) => Err(ServerError::Read(error)),
             None => Ok(()),
+        }
+    }
+}
+
+/// Refuses an `initialize` whose `capabilities` is no object or whose
+/// `clientInfo` is no `Implementation` (an object with string `name` and
+/// `version`; MCP 2025-11-25 basic/lifecycle): -32602 naming the field.
+/// Absent fields are tolerated.
+fn check_client_declaration(params: Option<&Value>) -> Result<(), ErrorObject> {
+    let field = |name: &str| params.and_then(|p| p.get(name));
+    if let Some(capabilities) = field("capabilities")
+        && !capabilities.is_object()
+    {
+        return Err(ErrorObject::invalid_params(format!(
+            "initialize: capabilities must be an object, found {capabilities}"
+        )));
+    }
+    if let Some(info) = field("clientInfo") {
+        let text = |key: &str| info.get(key).is_some_and(Value::is_string);
+        if !(info.is_object() && text("name") && text("version")) {
+            return Err(ErrorObject::invalid_params(format!(
+                "initialize: clientInfo must be an object with string name and version \
+                 (Implementation), found {info}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Aborts its tasks when dropped.
+struct AbortOnDrop(Vec<AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for task in &self.0 {
+            task.abort();
         }
     }
 }
@@ -642,6 +708,7 @@ impl Connection {
                 ));
             }
         };
+        check_client_declaration(params)?;
         let revision = self.lifecycle.initialize(&requested)?;
         self.peer.set_capabilities(
             params
