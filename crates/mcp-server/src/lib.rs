@@ -27,7 +27,98 @@
 //! - [`client_roots`]: the local toolbox confined to the client's MCP roots
 //!   when no `--root` is given.
 //! - [`cli`]: the `hanzo-mcp` command line.
+//!
+//! # Example: a server with one tool of your own
+//!
+//! A [`ToolSource`] lists its tools and answers calls to the names it owns;
+//! a [`Server`] over a [`Composition`] of sources serves any byte stream
+//! (here an in-memory pipe; `tokio::io::stdin()`/`stdout()` for stdio). The
+//! wire types come from [`mcp_proto`], re-exported here.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use mcp_local_server::mcp_proto::{CallToolRequestParams, CallToolResult, ErrorObject, Implementation, Tool};
+//! use mcp_local_server::source::{BoxFuture, unknown_tool};
+//! use mcp_local_server::{CallContext, Composition, Server, ServerConfig, SourceList, ToolSource};
+//! use serde_json::{Value, json};
+//! use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+//!
+//! struct Echo;
+//!
+//! impl ToolSource for Echo {
+//!     fn name(&self) -> &str {
+//!         "echo-source"
+//!     }
+//!     fn list_tools(&self) -> BoxFuture<'_, SourceList> {
+//!         let tool: Tool = serde_json::from_value(json!({
+//!             "name": "echo",
+//!             "description": "Returns its `text` argument.",
+//!             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}
+//!         }))
+//!         .expect("a valid tool");
+//!         Box::pin(async move { SourceList { tools: vec![tool], meta: None } })
+//!     }
+//!     fn owns(&self, tool: &str) -> bool {
+//!         tool == "echo"
+//!     }
+//!     fn call_tool(
+//!         &self,
+//!         params: CallToolRequestParams,
+//!         _cx: CallContext,
+//!     ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+//!         Box::pin(async move {
+//!             if params.name != "echo" {
+//!                 return Err(unknown_tool(&params.name));
+//!             }
+//!             let text = params
+//!                 .arguments
+//!                 .as_ref()
+//!                 .and_then(|a| a.get("text"))
+//!                 .and_then(Value::as_str)
+//!                 .unwrap_or_default();
+//!             serde_json::to_value(CallToolResult::text(text))
+//!                 .map_err(|e| ErrorObject::internal_error(e.to_string()))
+//!         })
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let composition = Composition::new(vec![Arc::new(Echo)]);
+//! let server = Arc::new(Server::new(
+//!     composition,
+//!     ServerConfig::new(Implementation::new("my-server", "1.0.0")),
+//! ));
+//! // One pipe each way: dropping the client's writing end ends the input.
+//! let (mut client_out, server_in) = tokio::io::duplex(64 * 1024);
+//! let (server_out, client_in) = tokio::io::duplex(64 * 1024);
+//! let serving = tokio::spawn(server.serve(server_in, server_out, std::future::pending()));
+//!
+//! let mut lines = BufReader::new(client_in).lines();
+//! for message in [
+//!     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+//!         "protocolVersion": "2025-11-25", "capabilities": {},
+//!         "clientInfo": {"name": "example", "version": "0"}}}),
+//!     json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+//!     json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+//!         "params": {"name": "echo", "arguments": {"text": "hello"}}}),
+//! ] {
+//!     client_out.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+//! }
+//! let init: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+//! assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+//! let call: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+//! assert_eq!(call, json!({"jsonrpc": "2.0", "id": 2,
+//!     "result": {"content": [{"type": "text", "text": "hello"}]}}));
+//!
+//! drop(client_out); // end of input: the server finishes and returns
+//! serving.await.unwrap().unwrap();
+//! # }
+//! ```
 #![deny(missing_docs)]
+
+/// The MCP wire types this crate speaks (the `mcp-proto` crate).
+pub use mcp_proto;
 
 pub mod cli;
 pub mod client_roots;
