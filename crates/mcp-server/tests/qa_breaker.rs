@@ -184,7 +184,6 @@ impl Http {
 }
 
 #[tokio::test]
-#[ignore = "QA regression (breaker): fails until the defect is fixed; run with --ignored"]
 async fn http_cancelled_request_post_is_closed() {
     let http = Arc::new(start(Arc::default()).await);
     let call = {
@@ -211,7 +210,6 @@ async fn http_cancelled_request_post_is_closed() {
 }
 
 #[tokio::test]
-#[ignore = "QA regression (breaker): fails until the defect is fixed; run with --ignored"]
 async fn http_duplicate_id_keeps_the_original_answer() {
     let release = Arc::new(Notify::new());
     let http = Arc::new(start(release.clone()).await);
