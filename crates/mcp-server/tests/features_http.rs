@@ -3,12 +3,13 @@
 //! sends while handling a POST travels on that POST's SSE stream, and the
 //! client's response, POSTed separately (202), reaches the waiting call.
 
-use std::net::SocketAddr;
+mod http_support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcp_local_server::http::{HttpConfig, serve_http};
+use mcp_local_server::http::HttpConfig;
 use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
 use mcp_local_server::{Composition, Server, ServerConfig};
 use mcp_proto::sse::SseParser;
@@ -73,7 +74,7 @@ struct Running {
     url: String,
     client: reqwest::Client,
     session: String,
-    _stop: tokio::sync::oneshot::Sender<()>,
+    _server: http_support::Listening,
 }
 
 async fn start() -> Running {
@@ -83,21 +84,8 @@ async fn start() -> Running {
     let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Tools)];
     let server =
         Arc::new(Server::new(Composition::new(sources), ServerConfig::new(info)).with_logging());
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let addr: SocketAddr = "127.0.0.1:0".parse().expect("address");
-    tokio::spawn(serve_http(
-        server,
-        addr,
-        HttpConfig::default(),
-        move |bound| {
-            let _ = bound_tx.send(bound);
-        },
-        async move {
-            let _ = stopped.await;
-        },
-    ));
-    let bound = bound_rx.await.expect("server bound");
+    let listening = http_support::listen(server, HttpConfig::default()).await;
+    let bound = listening.addr;
     let url = format!("http://{bound}/mcp");
     let client = reqwest::Client::new();
     let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -122,7 +110,7 @@ async fn start() -> Running {
         url,
         client,
         session,
-        _stop: stop,
+        _server: listening,
     };
     let initialized = running
         .post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))

@@ -4,10 +4,11 @@
 //! one configured through `allowed_origins` gets 403, even with no
 //! `Origin`. reqwest against the server on an ephemeral loopback port.
 
-use std::net::SocketAddr;
+mod http_support;
+
 use std::sync::Arc;
 
-use mcp_local_server::http::{HttpConfig, serve_http};
+use mcp_local_server::http::HttpConfig;
 use mcp_local_server::test_tools::TestTools;
 use mcp_local_server::{Composition, Server, ServerConfig, ToolSource};
 use mcp_proto::Implementation;
@@ -18,7 +19,7 @@ struct Running {
     url: String,
     port: u16,
     client: reqwest::Client,
-    _stop: tokio::sync::oneshot::Sender<()>,
+    _server: http_support::Listening,
 }
 
 async fn start(config: HttpConfig) -> Running {
@@ -30,26 +31,13 @@ async fn start(config: HttpConfig) -> Running {
         Composition::new(sources),
         ServerConfig::new(info),
     ));
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let addr: SocketAddr = "127.0.0.1:0".parse().expect("address");
-    tokio::spawn(serve_http(
-        server,
-        addr,
-        config,
-        move |bound| {
-            let _ = bound_tx.send(bound);
-        },
-        async move {
-            let _ = stopped.await;
-        },
-    ));
-    let bound = bound_rx.await.expect("server bound");
+    let listening = http_support::listen(server, config).await;
+    let bound = listening.addr;
     Running {
         url: format!("http://{bound}/mcp"),
         port: bound.port(),
         client: reqwest::Client::new(),
-        _stop: stop,
+        _server: listening,
     }
 }
 

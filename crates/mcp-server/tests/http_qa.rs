@@ -4,7 +4,8 @@
 //! Parts of the `wait` tool and the cancel / duplicate-id scenarios follow
 //! the ignored tests "breaker" left in `qa_breaker.rs`.
 
-use std::net::SocketAddr;
+mod http_support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -83,7 +84,7 @@ struct Running {
     client: reqwest::Client,
     started: Arc<Notify>,
     release: Arc<Notify>,
-    _stop: tokio::sync::oneshot::Sender<()>,
+    _server: http_support::Listening,
 }
 
 fn server(started: Arc<Notify>, release: Arc<Notify>) -> Arc<Server> {
@@ -99,25 +100,13 @@ fn server(started: Arc<Notify>, release: Arc<Notify>) -> Arc<Server> {
 async fn start(config: HttpConfig) -> Running {
     let started = Arc::new(Notify::new());
     let release = Arc::new(Notify::new());
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(serve_http(
-        server(started.clone(), release.clone()),
-        "127.0.0.1:0".parse().expect("address"),
-        config,
-        move |bound| {
-            let _ = bound_tx.send(bound);
-        },
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let listening = http_support::listen(server(started.clone(), release.clone()), config).await;
     Running {
-        url: format!("http://{}/mcp", bound_rx.await.expect("bound")),
+        url: listening.url.clone(),
         client: reqwest::Client::new(),
         started,
         release,
-        _stop: stop,
+        _server: listening,
     }
 }
 

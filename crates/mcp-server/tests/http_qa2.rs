@@ -4,12 +4,14 @@
 //! session. reqwest (or a raw TCP stream) against [`serve_http`] on an
 //! ephemeral loopback port, asserting status, headers and body.
 
+mod http_support;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcp_local_server::http::{HttpConfig, serve_http};
+use mcp_local_server::http::HttpConfig;
 use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
 use mcp_local_server::{Composition, Server, ServerConfig};
 use mcp_proto::sse::SseParser;
@@ -66,7 +68,7 @@ struct Running {
     addr: SocketAddr,
     url: String,
     client: reqwest::Client,
-    _stop: tokio::sync::oneshot::Sender<()>,
+    _server: http_support::Listening,
 }
 
 async fn start(config: HttpConfig) -> Running {
@@ -78,26 +80,13 @@ async fn start(config: HttpConfig) -> Running {
         Composition::new(sources),
         ServerConfig::new(info),
     ));
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let addr: SocketAddr = "127.0.0.1:0".parse().expect("address");
-    tokio::spawn(serve_http(
-        server,
-        addr,
-        config,
-        move |bound| {
-            let _ = bound_tx.send(bound);
-        },
-        async move {
-            let _ = stopped.await;
-        },
-    ));
-    let addr = bound_rx.await.expect("server bound");
+    let listening = http_support::listen(server, config).await;
+    let addr = listening.addr;
     Running {
         addr,
         url: format!("http://{addr}/mcp"),
         client: reqwest::Client::new(),
-        _stop: stop,
+        _server: listening,
     }
 }
 

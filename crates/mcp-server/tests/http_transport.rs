@@ -2,6 +2,8 @@
 //! 2026-07-28 basic/transports): reqwest against the router served on an
 //! ephemeral loopback port, asserting status, headers and body.
 
+mod http_support;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -20,7 +22,7 @@ const LEGACY: &str = "2025-11-25";
 struct Running {
     url: String,
     client: reqwest::Client,
-    _stop: tokio::sync::oneshot::Sender<()>,
+    _server: http_support::Listening,
 }
 
 async fn start(config: HttpConfig) -> Running {
@@ -32,25 +34,12 @@ async fn start(config: HttpConfig) -> Running {
         Composition::new(sources),
         ServerConfig::new(info),
     ));
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let addr: SocketAddr = "127.0.0.1:0".parse().expect("address");
-    tokio::spawn(serve_http(
-        server,
-        addr,
-        config,
-        move |bound| {
-            let _ = bound_tx.send(bound);
-        },
-        async move {
-            let _ = stopped.await;
-        },
-    ));
-    let bound = bound_rx.await.expect("server bound");
+    let listening = http_support::listen(server, config).await;
+    let bound = listening.addr;
     Running {
         url: format!("http://{bound}/mcp"),
         client: reqwest::Client::new(),
-        _stop: stop,
+        _server: listening,
     }
 }
 
