@@ -30,7 +30,11 @@ pub enum DoorError {
     /// The door answered 401: a bearer is missing or refused. Carries the
     /// resource metadata URL (from `WWW-Authenticate: Bearer
     /// resource_metadata="…"`, else `<origin>/.well-known/oauth-protected-resource`;
-    /// HIP-0300 §1.6, RFC 9728 §5.1).
+    /// HIP-0300 §1.6, RFC 9728 §5.1). The door's URL is kept only when it
+    /// is an absolute `https` URL (`http` for `127.0.0.1`, `::1` or
+    /// `localhost`) of at most 2048 bytes, without control characters,
+    /// user name or password, and without the bearer (as is or
+    /// percent-encoded); otherwise the fallback is used.
     #[error("sign-in required (resource metadata: {resource_metadata})")]
     Unauthorized {
         /// Where the OAuth protected-resource metadata is served.

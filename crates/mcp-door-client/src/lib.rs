@@ -24,7 +24,8 @@
 //!   required request `_meta`; answers read as `application/json` or
 //!   `text/event-stream`; 307/308 followed by hand (method and body kept,
 //!   at most 5 hops, `Authorization` dropped on another origin); 401 read
-//!   for its resource metadata URL.
+//!   for its resource metadata URL, which is relayed only when it is a
+//!   plain https URL that does not hold the bearer.
 //! - [`Door`]: the cached list ([`DoorSnapshot`], [`DoorList`]), a watch
 //!   channel of changes, [`Door::wait_first`] with a budget,
 //!   [`Door::call_tool`], [`Door::owns`].

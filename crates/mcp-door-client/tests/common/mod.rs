@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use mcp_door_client::{Bearer, BearerSource, DoorConfig, DoorSnapshot};
@@ -78,4 +78,27 @@ pub fn capture_logs() -> (Captured, DefaultGuard) {
         .with_writer(move || writer.clone())
         .finish();
     (captured, tracing::subscriber::set_default(subscriber))
+}
+
+/// Captures every `tracing` event (TRACE and up) of every thread of this
+/// test binary, from the first call on; later calls return the same
+/// capture. Unlike [`capture_logs`] it cannot miss an event whose callsite
+/// another test thread reached first; tests tell their own lines apart by
+/// something unique to them (a door's port).
+pub fn capture_global_logs() -> Captured {
+    static GLOBAL: OnceLock<Captured> = OnceLock::new();
+    GLOBAL
+        .get_or_init(|| {
+            let captured = Captured::default();
+            let writer = captured.clone();
+            let subscriber = tracing_subscriber::fmt()
+                .with_max_level(tracing::Level::TRACE)
+                .with_ansi(false)
+                .with_writer(move || writer.clone())
+                .finish();
+            tracing::subscriber::set_global_default(subscriber)
+                .expect("no other global subscriber in this test binary");
+            captured
+        })
+        .clone()
 }
