@@ -92,6 +92,10 @@ impl LocalTool for WorkspaceTool {
                 Ok(args) => args,
                 Err(message) => return CallToolResult::error(message),
             };
+            // `help` reads nothing: answered without the blocking pool.
+            if matches!(args.action, WorkspaceAction::Help) {
+                return CallToolResult::text(HELP);
+            }
             let surroundings = self.surroundings.clone();
             let work_ctx = ctx.clone();
             run_blocking(&ctx, move || match args.action {

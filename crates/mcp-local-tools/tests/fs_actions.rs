@@ -598,3 +598,35 @@ async fn read_cuts_a_very_long_line() {
         ))
     );
 }
+
+/// `help` of every tool is answered on the caller's task, not on the
+/// blocking pool: with the pool's only thread held by other work, it still
+/// answers (and a file action waits for the pool).
+#[test]
+fn help_does_not_wait_for_the_blocking_pool() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let s = Sandbox::new();
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let blocker = tokio::task::spawn_blocking(move || held.recv());
+        for tool in ["fs", "code", "workspace"] {
+            let answer = tokio::time::timeout(
+                std::time::Duration::from_secs(30),
+                common::call(tool, &s.roots, json!({"action": "help"})),
+            )
+            .await;
+            let (is_error, text) = answer.unwrap_or_else(|_| panic!("{tool} help waited"));
+            assert!(!is_error, "{tool}: {text}");
+            assert!(
+                text.starts_with(&format!("{tool} actions")),
+                "{tool}: {text}"
+            );
+        }
+        release.send(()).unwrap();
+        blocker.await.unwrap().unwrap();
+    });
+}

@@ -135,6 +135,10 @@ impl LocalTool for CodeTool {
                 Ok(args) => args,
                 Err(message) => return CallToolResult::error(message),
             };
+            // `help` reads nothing: answered without the blocking pool.
+            if matches!(args.action, CodeAction::Help) {
+                return CallToolResult::text(HELP);
+            }
             let work_ctx = ctx.clone();
             run_blocking(&ctx, move || match args.action {
                 CodeAction::Outline => outline(&args, &work_ctx),

@@ -210,6 +210,11 @@ impl LocalTool for FsTool {
                 Ok(args) => args,
                 Err(message) => return CallToolResult::error(message),
             };
+            // `help` touches no file: answered at once, without the hop to
+            // the blocking pool and back.
+            if matches!(args.action, FsAction::Help) {
+                return CallToolResult::text(HELP.to_owned());
+            }
             let work_ctx = ctx.clone();
             run_blocking(&ctx, move || dispatch(args, &work_ctx)).await
         })
