@@ -241,7 +241,11 @@ impl Door {
     /// Returns `Ok(result)`: the door's `result` member unchanged (its
     /// `isError` included), or, when the door could not be used, a result
     /// `{"content":[{"type":"text","text":…}],"isError":true}` whose one line
-    /// names the door and what went wrong (401: says to run
+    /// names the door and what went wrong: `hanzo door <address>: <reason>`
+    /// for a tool of the door's cached list; for any other name (call only
+    /// after the local tools said no) `tool '<name>' is not a local tool, and
+    /// the door (<address>) could not be reached: <reason>` (`failed: <reason>`
+    /// when the door did answer, e.g. `answered HTTP 502`); 401: says to run
     /// `hanzo auth login` or set `HANZO_API_KEY` and names the resource
     /// metadata URL). Returns `Err(error)` when the door answered a
     /// JSON-RPC error: that error, unchanged.
@@ -252,6 +256,10 @@ impl Door {
     ) -> Result<Value, ErrorObject> {
         let transport = &self.inner.transport;
         let limit = self.inner.config.timeouts.call;
+        let tool = params
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let revision = transport.add_required_meta(&mut params);
         let sent = tokio::time::timeout(
             limit,
@@ -273,12 +281,42 @@ impl Door {
             }
             Err(error) => {
                 self.door_failed(&error);
-                Ok(error_result(&format!(
-                    "hanzo door {}: {}",
-                    self.inner.address,
-                    one_line(&error.to_string())
-                )))
+                Ok(error_result(
+                    &self.failed_call_text(tool.as_deref(), &error),
+                ))
             }
+        }
+    }
+
+    /// The one line of a forwarded call the door could not answer. A name
+    /// the door's cached list does not hold may be a typo of a local tool,
+    /// so the text names the tool and says it is not local (the caller
+    /// asked the local tools first); a listed tool gets `hanzo door
+    /// <address>: <reason>`.
+    fn failed_call_text(&self, tool: Option<&str>, error: &DoorError) -> String {
+        let address = &self.inner.address;
+        let reason = one_line(&error.to_string());
+        let listed = |name: &str| {
+            self.inner
+                .state
+                .borrow()
+                .list
+                .as_ref()
+                .is_some_and(|list| list.tools.iter().any(|t| t.name == name))
+        };
+        match tool {
+            Some(name) if !listed(name) => {
+                let (outcome, reason) = match error {
+                    DoorError::Connect(cause) => ("could not be reached", one_line(cause)),
+                    DoorError::Timeout(_) | DoorError::Http(_) => ("could not be reached", reason),
+                    _ => ("failed", reason),
+                };
+                format!(
+                    "tool '{}' is not a local tool, and the door ({address}) {outcome}: {reason}",
+                    quoted_name(name)
+                )
+            }
+            _ => format!("hanzo door {address}: {reason}"),
         }
     }
 
@@ -399,6 +437,22 @@ fn sign_in_text(address: &str, resource_metadata: &str) -> String {
 /// A tool result with `isError: true` and one text block (MCP tools).
 fn error_result(text: &str) -> Value {
     json!({"content": [{"type": "text", "text": text}], "isError": true})
+}
+
+/// A tool name as it goes between single quotes in a result: at most 128
+/// characters (the MCP name limit), quotes, backslashes, control and
+/// non-ASCII characters escaped.
+fn quoted_name(name: &str) -> String {
+    let short: String = name
+        .chars()
+        .take(128)
+        .flat_map(char::escape_default)
+        .collect();
+    if name.chars().count() > 128 {
+        short + "…"
+    } else {
+        short
+    }
 }
 
 /// At most 300 characters, no line breaks.

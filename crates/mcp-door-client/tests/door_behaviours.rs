@@ -338,7 +338,8 @@ async fn html_502_is_local_only_and_a_one_line_call_error() {
         result,
         json!({
             "content": [{"type": "text", "text": format!(
-                "hanzo door {}: answered an HTML page (HTTP 502), not JSON-RPC", fake.url())}],
+                "tool 'agents' is not a local tool, and the door ({}) failed: \
+                 answered an HTML page (HTTP 502), not JSON-RPC", fake.url())}],
             "isError": true
         })
     );
@@ -362,7 +363,8 @@ async fn garbage_is_local_only() {
     assert_eq!(
         result_text(&result),
         format!(
-            "hanzo door {}: answered a body that is not a JSON-RPC response: not JSON",
+            "tool 'agents' is not a local tool, and the door ({}) failed: \
+             answered a body that is not a JSON-RPC response: not JSON",
             fake.url()
         )
     );
@@ -388,7 +390,11 @@ async fn hang_times_out_to_local_only() {
         .expect("a result");
     assert_eq!(
         result_text(&result),
-        format!("hanzo door {}: no answer within 0.3 s", fake.url())
+        format!(
+            "tool 'agents' is not a local tool, and the door ({}) could not be reached: \
+             no answer within 0.3 s",
+            fake.url()
+        )
     );
 }
 
@@ -432,14 +438,77 @@ async fn door_down_is_local_only() {
         other => panic!("expected Unavailable, got {other:?}"),
     }
     let result = door
-        .call_tool(params(json!({"name": "agents"})), None)
+        .call_tool(params(json!({"name": "fsx"})), None)
         .await
         .expect("a result");
     assert_eq!(result["isError"], true);
+    let text = result_text(&result);
     assert!(
-        result_text(&result).starts_with(&format!("hanzo door {url}: could not connect: ")),
-        "{result}"
+        text.starts_with(&format!(
+            "tool 'fsx' is not a local tool, and the door ({url}) could not be reached: "
+        )),
+        "{text}"
     );
+    assert!(!text.contains('\n'), "{text}");
+    if cfg!(target_os = "linux") {
+        assert_eq!(
+            text,
+            format!(
+                "tool 'fsx' is not a local tool, and the door ({url}) could not be reached: \
+                 Connection refused (os error 111)"
+            )
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_listed_tool_the_door_fails_keeps_the_door_line() {
+    let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let door = Door::new(config_for(&fake)).expect("door");
+    assert_eq!(door.fetch_now().await.status, DoorStatus::Ready);
+    fake.set_behaviour(Behaviour::Html502);
+    let call = |name: &str| door.call_tool(params(json!({"name": name})), None);
+    let listed = call("agents").await.expect("a result");
+    assert_eq!(
+        result_text(&listed),
+        format!(
+            "hanzo door {}: answered an HTML page (HTTP 502), not JSON-RPC",
+            fake.url()
+        )
+    );
+    let unlisted = call("fsx").await.expect("a result");
+    assert_eq!(
+        result_text(&unlisted),
+        format!(
+            "tool 'fsx' is not a local tool, and the door ({}) failed: \
+             answered an HTML page (HTTP 502), not JSON-RPC",
+            fake.url()
+        )
+    );
+}
+
+#[tokio::test]
+async fn an_odd_unlisted_name_is_escaped_and_bounded_in_the_failure_line() {
+    let address = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("addr")
+    };
+    let url = format!("http://{address}/v1/mcp");
+    let door = Door::new(config(&url)).expect("door");
+    let name = format!("it's\n{}", "x".repeat(200));
+    let result = door
+        .call_tool(params(json!({"name": name})), None)
+        .await
+        .expect("a result");
+    let text = result_text(&result);
+    let shown = format!("it\\'s\\n{}…", "x".repeat(123));
+    assert!(
+        text.starts_with(&format!(
+            "tool '{shown}' is not a local tool, and the door ({url}) "
+        )),
+        "{text}"
+    );
+    assert!(!text.contains('\n'), "{text}");
 }
 
 #[tokio::test]

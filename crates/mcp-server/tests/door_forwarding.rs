@@ -2,7 +2,8 @@
 //! an in-process fake door (`mcp-fake-door`): list merge with the local
 //! `git` winning, the door's list announced with `list_changed`, a call
 //! forwarded verbatim, 401 → sign-in result, a hanging or dead door →
-//! local-only with one stderr line, and the bearer canary.
+//! local-only with one stderr line and a call result naming the tool, and
+//! the bearer canary.
 
 mod common;
 
@@ -196,7 +197,35 @@ fn dead_door_is_local_only_with_one_stderr_line() {
         assert_eq!(response["result"]["isError"], true);
         let text = first_text(&response["result"]);
         assert!(
-            text.starts_with(&format!("hanzo door {url}: could not connect")),
+            text.starts_with(&format!(
+                "tool 'agents' is not a local tool, and the door ({url}) could not be reached: "
+            )),
+            "{text}"
+        );
+    }
+    // A typo of a local tool's name: the line names the tool and says it
+    // is not local, so the caller can tell a typo from a door outage.
+    let response = server.call(5, "tools/call", call_params("fsx", json!({})));
+    assert_eq!(response["result"]["isError"], true);
+    let content = response["result"]["content"]
+        .as_array()
+        .expect("a content array");
+    assert_eq!(content.len(), 1, "{response}");
+    let text = first_text(&response["result"]);
+    assert!(!text.contains('\n'), "one line: {text:?}");
+    if cfg!(target_os = "linux") {
+        assert_eq!(
+            text,
+            format!(
+                "tool 'fsx' is not a local tool, and the door ({url}) could not be reached: \
+                 Connection refused (os error 111)"
+            )
+        );
+    } else {
+        assert!(
+            text.starts_with(&format!(
+                "tool 'fsx' is not a local tool, and the door ({url}) could not be reached: "
+            )),
             "{text}"
         );
     }
