@@ -521,22 +521,34 @@ fn warn_unmatched(gated: &[Arc<GatedSource>]) {
     }
 }
 
+/// Whether `serve` lets the client's MCP roots move the local tools: only
+/// over stdio and only without `--root` (DESIGN.md "Local tools").
+///
+/// Client roots are followed over stdio only: one stdio client is the
+/// whole audience, while an HTTP server has many sessions, and one
+/// session's roots must never widen or narrow what another may touch.
+/// Over HTTP, without `--root`, the local tools keep the working directory.
+pub fn follows_client_roots(args: &ServeArgs) -> bool {
+    args.http.is_none() && args.sources.roots.is_empty()
+}
+
+/// The server `serve` runs over `assembly` (from [`assemble`] of
+/// `args.sources`): `list_changed` when the door is on, and the client
+/// roots listener only when [`follows_client_roots`].
+pub fn serve_server(args: &ServeArgs, assembly: Assembly) -> Server {
+    let mut config = ServerConfig::new(server_info());
+    config.list_changed = assembly.list_changed;
+    let server = Server::new(assembly.composition, config);
+    match assembly.client_roots {
+        Some(listener) if follows_client_roots(args) => server.with_roots_listener(listener),
+        _ => server,
+    }
+}
+
 async fn serve(args: ServeArgs) -> Result<(), ServerError> {
     let assembly = assemble(&args.sources).await?;
     warn_unmatched_local(&assembly.gated);
-    let mut config = ServerConfig::new(server_info());
-    config.list_changed = assembly.list_changed;
-    let mut server = Server::new(assembly.composition, config);
-    // Client roots are followed over stdio only: one stdio client is the
-    // whole audience, while an HTTP server has many sessions, and one
-    // session's roots must never widen or narrow what another may touch.
-    // Over HTTP, without --root, the local tools keep the working directory.
-    if let Some(listener) = assembly.client_roots
-        && args.http.is_none()
-    {
-        server = server.with_roots_listener(listener);
-    }
-    let server = Arc::new(server);
+    let server = Arc::new(serve_server(&args, assembly));
     if let Some(addr) = args.http {
         let http = crate::http::config_from_env();
         return crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await;
