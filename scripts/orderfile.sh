@@ -10,11 +10,13 @@
 # ~3.5 MB of it. Listed here, the linker puts them next to each other, and
 # serving touches ~1.4 MB (BENCHMARKS.md, mcp-local-server stdio).
 #
-# How: the release binary runs under valgrind's callgrind through three
-# sessions over pipes (a 2025-11-25 handshake session, a 2026-07-28
-# stateless one, and one whose door refuses connections), and every
-# function of the binary that ran is listed, in the order callgrind first
-# met it, the first session's functions first. Names are mangled symbol
+# How: the release binary runs under valgrind's callgrind through four
+# sessions over pipes (the shortest useful 2025-11-25 session, a longer one
+# with tools/list and more fs actions, a 2026-07-28 stateless one, and one
+# whose door refuses connections), and every function of the binary that
+# ran is listed, in the order callgrind first met it, each session adding
+# only what the ones before did not run. Each page of code a session
+# touches stays resident, so what nearly every session runs comes first. Names are mangled symbol
 # names: they hold crate hashes, so the file fits one toolchain, lockfile
 # and set of features. Where it does not fit, the linker finds no names
 # and the layout is the default one: slower to start, never wrong. Rerun
@@ -51,7 +53,15 @@ printf 'hello\n' > "$WORK/root/one.txt"
 mkdir "$WORK/root/sub"
 FILE="$WORK/root/one.txt"
 
-# Session 1: 2025-11-25 handshake, list, the fs actions a client uses most.
+# Session 1: the shortest useful one: handshake, fs help and read, ping.
+cat > "$WORK/core.jsonl" <<EOF
+{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"orderfile","version":"0"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs","arguments":{"action":"help"}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fs","arguments":{"action":"read","path":"$FILE"}}}
+{"jsonrpc":"2.0","id":3,"method":"ping"}
+EOF
+# Session 2: 2025-11-25 handshake, list, the fs actions a client uses most.
 cat > "$WORK/legacy.jsonl" <<EOF
 {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"orderfile","version":"0"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
@@ -66,7 +76,7 @@ cat > "$WORK/legacy.jsonl" <<EOF
 {"jsonrpc":"2.0","id":9,"method":"no/such/method"}
 not json
 EOF
-# Session 2: the stateless 2026-07-28 style.
+# Session 3: the stateless 2026-07-28 style.
 META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"orderfile","version":"0"}}'
 cat > "$WORK/stateless.jsonl" <<EOF
 {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{$META}}
@@ -100,6 +110,9 @@ names() {
 # Session by session, each in both builds: what a door-less session runs
 # comes first, then what only the door adds.
 {
+  for bin in "$WORK/hanzo-mcp-shipped" "$WORK/hanzo-mcp-bench"; do
+    names "$bin" core "$WORK/core.jsonl" --no-door
+  done
   for bin in "$WORK/hanzo-mcp-shipped" "$WORK/hanzo-mcp-bench"; do
     names "$bin" legacy "$WORK/legacy.jsonl" --no-door
   done

@@ -20,7 +20,8 @@
 //! ```
 //!
 //! The rmcp server is looked up at `$RMCP_ECHO_SERVER`, else next to this
-//! bench in `<target>/release/examples/rmcp_echo_server`.
+//! bench in `<target>/release/examples/rmcp_echo_server`; `$HANZO_MCP_BIN`
+//! measures another build of hanzo-mcp in place of the one cargo built.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -196,7 +197,11 @@ fn main() {
         "--root".into(),
         root.path().display().to_string(),
     ];
-    let program = PathBuf::from(env!("CARGO_BIN_EXE_hanzo-mcp"));
+    // Another build of hanzo-mcp (say one linked with HANZO_MCP_PIE=1) can
+    // be measured in place of this one.
+    let program = std::env::var_os("HANZO_MCP_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_hanzo-mcp")));
     let mut subjects = vec![
         Subject {
             name: "hanzo help",
