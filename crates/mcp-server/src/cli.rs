@@ -145,6 +145,85 @@ pub struct ServeArgs {
     /// in `HANZO_MCP_HTTP_BEARER`.
     #[arg(long, value_name = "ADDR", value_parser = crate::http::parse_addr)]
     pub http: Option<std::net::SocketAddr>,
+
+    /// Limits of `--http` (ignored over stdio).
+    #[command(flatten)]
+    pub http_limits: HttpLimitArgs,
+}
+
+/// The most `--http-max-sessions` and `--http-max-connections` accepted.
+pub const MAX_HTTP_COUNT: u64 = 65_536;
+/// The longest `--http-session-idle` accepted, in seconds (7 days).
+pub const MAX_HTTP_SESSION_IDLE_SECS: u64 = 7 * 24 * 60 * 60;
+/// The longest `--http-header-timeout` accepted, in seconds.
+pub const MAX_HTTP_HEADER_TIMEOUT_SECS: u64 = 600;
+
+/// The limits of `serve --http`, each a field of
+/// [`HttpConfig`](crate::http::HttpConfig) with its default. A value of 0
+/// or above the bound is refused by the parser, naming the flag and the
+/// accepted range.
+#[derive(Debug, Clone, Args)]
+pub struct HttpLimitArgs {
+    /// Most 2025-11-25 sessions alive at once over --http; an `initialize`
+    /// beyond it gets HTTP 503 (1 to 65536).
+    #[arg(
+        long = "http-max-sessions",
+        value_name = "N",
+        env = "HANZO_MCP_HTTP_MAX_SESSIONS",
+        default_value_t = 256,
+        value_parser = clap::value_parser!(u64).range(1..=MAX_HTTP_COUNT)
+    )]
+    pub max_sessions: u64,
+
+    /// Seconds a --http session may stay without a request or an open
+    /// stream before it is ended (1 to 604800, 7 days).
+    #[arg(
+        long = "http-session-idle",
+        value_name = "SECS",
+        env = "HANZO_MCP_HTTP_SESSION_IDLE",
+        default_value_t = 1800,
+        value_parser = clap::value_parser!(u64).range(1..=MAX_HTTP_SESSION_IDLE_SECS)
+    )]
+    pub session_idle_secs: u64,
+
+    /// Seconds a --http connection has to send a complete request header
+    /// before it is closed (1 to 600).
+    #[arg(
+        long = "http-header-timeout",
+        value_name = "SECS",
+        env = "HANZO_MCP_HTTP_HEADER_TIMEOUT",
+        default_value_t = 10,
+        value_parser = clap::value_parser!(u64).range(1..=MAX_HTTP_HEADER_TIMEOUT_SECS)
+    )]
+    pub header_timeout_secs: u64,
+
+    /// Most --http connections served at once; further clients wait in the
+    /// listen backlog (1 to 65536).
+    #[arg(
+        long = "http-max-connections",
+        value_name = "N",
+        env = "HANZO_MCP_HTTP_MAX_CONNECTIONS",
+        default_value_t = 512,
+        value_parser = clap::value_parser!(u64).range(1..=MAX_HTTP_COUNT)
+    )]
+    pub max_connections: u64,
+}
+
+impl ServeArgs {
+    /// The [`HttpConfig`](crate::http::HttpConfig) of `serve --http`:
+    /// [`crate::http::config_from_env`] (the bearer) with the limits of
+    /// [`HttpLimitArgs`].
+    pub fn http_config(&self) -> crate::http::HttpConfig {
+        let limits = &self.http_limits;
+        let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        crate::http::HttpConfig {
+            max_sessions: count(limits.max_sessions),
+            session_idle: Duration::from_secs(limits.session_idle_secs),
+            header_read_timeout: Duration::from_secs(limits.header_timeout_secs),
+            max_connections: count(limits.max_connections),
+            ..crate::http::config_from_env()
+        }
+    }
 }
 
 /// Runs the parsed command line; the process's exit status.
@@ -550,7 +629,7 @@ async fn serve(args: ServeArgs) -> Result<(), ServerError> {
     warn_unmatched_local(&assembly.gated);
     let server = Arc::new(serve_server(&args, assembly));
     if let Some(addr) = args.http {
-        let http = crate::http::config_from_env();
+        let http = args.http_config();
         return crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await;
     }
     let (input, output) = crate::framing::stdio();

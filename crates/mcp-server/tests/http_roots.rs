@@ -4,7 +4,7 @@
 //! without `--root` the local tools keep the working directory.
 //!
 //! The server here is built the way `hanzo-mcp serve` builds it
-//! ([`cli::assemble`], [`cli::serve_server`], `http::config_from_env`)
+//! ([`cli::assemble`], [`cli::serve_server`], [`ServeArgs::http_config`])
 //! and served with `serve_http` on an ephemeral loopback port.
 
 mod http_support;
@@ -247,7 +247,7 @@ async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
         "without --root the local tools could follow a client"
     );
     let server = Arc::new(cli::serve_server(&args, assembly));
-    let listening = http_support::listen(server, mcp_local_server::http::config_from_env()).await;
+    let listening = http_support::listen(server, args.http_config()).await;
 
     let offered = tempfile::tempdir().expect("the client's directory");
     std::fs::write(offered.path().join(MARKER), "client root\n").expect("marker");
