@@ -53,13 +53,17 @@ printf 'hello\n' > "$WORK/root/one.txt"
 mkdir "$WORK/root/sub"
 FILE="$WORK/root/one.txt"
 
-# Session 1: the shortest useful one: handshake, fs help and read, ping.
+# Session 1: the shortest useful one: handshake, fs help and read, ping;
+# the calls also as clients that put spaces in their JSON send them (the
+# parser takes other paths for those).
 cat > "$WORK/core.jsonl" <<EOF
 {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"orderfile","version":"0"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs","arguments":{"action":"help"}}}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fs","arguments":{"action":"read","path":"$FILE"}}}
 {"jsonrpc":"2.0","id":3,"method":"ping"}
+{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "fs", "arguments": {"action": "help"}}}
+{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "fs", "arguments": {"action": "read", "path": "$FILE"}}}
 EOF
 # Session 2: 2025-11-25 handshake, list, the fs actions a client uses most.
 cat > "$WORK/legacy.jsonl" <<EOF
