@@ -69,6 +69,14 @@ async fn connect(fake: &FakeDoor, root: &std::path::Path) -> (Connection, Door, 
     (connection, door, composition)
 }
 
+/// Waits for the fetch the door source started on its own. (`fetch_now`
+/// here would race it: if that fetch had already finished, a second one
+/// would follow, and the fetch counts below would be off by one.)
+async fn first_list(door: &Door) {
+    let snapshot = door.wait_first(Duration::from_secs(60)).await;
+    assert!(snapshot.list.is_some(), "the fake door's list arrived");
+}
+
 /// The response line the server wrote before the memo: the result built as a
 /// `Value` and serialized inside `Message::Response`.
 fn expected_line(
@@ -105,7 +113,7 @@ async fn handshake_list_bytes_match_the_value_path_and_repeat() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
     let root = tempfile::tempdir().expect("root");
     let (mut conn, door, composition) = connect(&fake, root.path()).await;
-    door.fetch_now().await;
+    first_list(&door).await;
     conn.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                    "clientInfo": {"name": "t", "version": "0"}}}))
@@ -133,7 +141,7 @@ async fn stateless_list_bytes_carry_ttl_cache_scope_and_result_type() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
     let root = tempfile::tempdir().expect("root");
     let (mut conn, door, composition) = connect(&fake, root.path()).await;
-    door.fetch_now().await;
+    first_list(&door).await;
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
     for id in [1, 2] {
         conn.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
@@ -165,7 +173,7 @@ async fn memo_is_dropped_exactly_when_the_door_list_changes() {
     let fake = FakeDoor::start(Behaviour::Changing).expect("fake door");
     let root = tempfile::tempdir().expect("root");
     let (mut conn, door, _composition) = connect(&fake, root.path()).await;
-    door.fetch_now().await;
+    first_list(&door).await;
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
     let list = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": meta}});
 
