@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{CANARY, capture_logs, config, config_for, names};
+use common::{CANARY, capture_global_logs, config, config_for, names};
 use mcp_door_client::{Door, DoorError, DoorStatus, merge};
 use mcp_fake_door::{Behaviour, FakeDoor, LONG_NAME_LEN, huge_tools, normal_meta};
 use mcp_proto::{ErrorObject, Tool};
@@ -619,7 +619,7 @@ async fn three_pages_are_all_read() {
 
 #[tokio::test]
 async fn page_cap_bounds_the_pages_read() {
-    let (logs, _guard) = capture_logs();
+    let logs = capture_global_logs();
     let fake = FakeDoor::start(Behaviour::ThreePages).expect("fake door");
     let mut config = config_for(&fake);
     config.max_pages = 2;
@@ -632,7 +632,7 @@ async fn page_cap_bounds_the_pages_read() {
 
 #[tokio::test]
 async fn cursor_that_never_advances_stops_the_loop() {
-    let (logs, _guard) = capture_logs();
+    let logs = capture_global_logs();
     let fake = FakeDoor::start(Behaviour::CursorLoop).expect("fake door");
     let door = Door::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
@@ -645,7 +645,7 @@ async fn cursor_that_never_advances_stops_the_loop() {
 
 #[tokio::test]
 async fn invalid_names_are_dropped_with_one_warning() {
-    let (logs, _guard) = capture_logs();
+    let logs = capture_global_logs();
     let fake = FakeDoor::start(Behaviour::InvalidNames).expect("fake door");
     let door = Door::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
@@ -655,14 +655,17 @@ async fn invalid_names_are_dropped_with_one_warning() {
         list.dropped,
         ["a.b:c".to_owned(), "x".repeat(LONG_NAME_LEN)]
     );
-    let warnings = logs.lines_with("break the MCP tool-name rule");
+    let warnings = door_lines(&logs, &fake, "break the MCP tool-name rule");
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("WARN"));
     assert!(warnings[0].contains("2 tool(s)"));
 
     // The same invalid names again: no second warning.
     door.fetch_now().await;
-    assert_eq!(logs.lines_with("break the MCP tool-name rule").len(), 1);
+    assert_eq!(
+        door_lines(&logs, &fake, "break the MCP tool-name rule").len(),
+        1
+    );
 
     let merged = merge(&[local_tool("git", "local")], Some(&list));
     let merged_names: Vec<&str> = merged.tools.iter().map(|t| t.name.as_str()).collect();
@@ -777,7 +780,7 @@ async fn never_two_fetches_at_once() {
 
 #[tokio::test]
 async fn one_stderr_line_per_outage() {
-    let (logs, _guard) = capture_logs();
+    let logs = capture_global_logs();
     let fake = FakeDoor::start(Behaviour::Html502).expect("fake door");
     let door = Door::new(config_for(&fake)).expect("door");
     for _ in 0..3 {
@@ -786,14 +789,14 @@ async fn one_stderr_line_per_outage() {
             .await
             .expect("a result");
     }
-    assert_eq!(logs.lines_with("door unavailable").len(), 1);
+    assert_eq!(door_lines(&logs, &fake, "door unavailable").len(), 1);
     fake.set_behaviour(Behaviour::Normal);
     assert_eq!(door.fetch_now().await.status, DoorStatus::Ready);
-    assert_eq!(logs.lines_with("the door answers again").len(), 1);
+    assert_eq!(door_lines(&logs, &fake, "the door answers again").len(), 1);
     fake.set_behaviour(Behaviour::Garbage);
     door.fetch_now().await;
     door.fetch_now().await;
-    let lines = logs.lines_with("door unavailable");
+    let lines = door_lines(&logs, &fake, "door unavailable");
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert!(lines[0].contains("answered an HTML page (HTTP 502)"));
     assert!(lines[1].contains("not JSON"));
@@ -886,4 +889,14 @@ async fn merged_tools_memo_follows_the_generation() {
     let changed = memo.get(&door.fetch_now().await);
     let changed_names: Vec<&str> = changed.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(changed_names, ["git", "describe", "changing_3"]);
+}
+
+/// The captured lines that contain `needle` and name `fake`'s address: the
+/// global capture also holds the lines of the tests running beside this one.
+fn door_lines(logs: &common::Captured, fake: &FakeDoor, needle: &str) -> Vec<String> {
+    let address = fake.url();
+    logs.lines_with(needle)
+        .into_iter()
+        .filter(|line| line.contains(&address))
+        .collect()
 }
