@@ -1,13 +1,13 @@
 //! Link settings for the `hanzo-mcp` binary: how it starts fast and stays
 //! small (BENCHMARKS.md, mcp-local-server stdio, has the figures).
 //!
-//! - **Hot functions together** (release, x86_64 Linux with rust-lld, the
-//!   default linker of that target since Rust 1.90): the linker gets
-//!   `link/hanzo-mcp.order` as its symbol ordering file, the few hundred
-//!   functions a session runs, written by `scripts/orderfile.sh`. The kernel
-//!   maps code 64 KiB around each page touched; with those functions
-//!   scattered over 8.6 MB of code, serving kept ~3.5 MB of it resident,
-//!   and ~1.4 MB with them side by side. A file made for another toolchain
+//! - **Hot functions together** (release builds for x86_64 Linux whose
+//!   linker takes it; rust-lld, that target's default linker since Rust
+//!   1.90, does): the linker gets `link/hanzo-mcp.order` as its symbol
+//!   ordering file, the ~2,000 functions a session runs, written by
+//!   `scripts/orderfile.sh`. The kernel maps code 64 KiB around each page
+//!   touched; with those functions scattered over 8.6 MB of code, serving
+//!   kept ~3.6 MB of it resident, and ~1.0 MB with them side by side. A file made for another toolchain
 //!   or lockfile names symbols the link does not have: the layout is then
 //!   the default one, never a failed link.
 //! - **Position-dependent executable** (same builds): a position-independent
@@ -24,37 +24,46 @@
 //!   so the flag is added only when the build machine's libc defines
 //!   `GLIBC_ABI_DT_RELR`.
 //!
-//! Every setting is skipped when cross-compiling, and the first two when a
-//! linker other than the target's default is configured (`RUSTC_LINKER`,
-//! or a `linker`/`-fuse-ld` setting in `RUSTFLAGS`).
+//! Every setting is skipped when cross-compiling. Before the first two,
+//! the build script links an empty program with the same `rustc`, flags
+//! and linker settings plus those two arguments: a linker that refuses
+//! them (GNU ld, a distribution's `rustc` built without rust-lld) gets
+//! neither, and the binary links as before.
 
 use std::env;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=link/hanzo-mcp.order");
     println!("cargo:rerun-if-env-changed=HANZO_MCP_PIE");
-    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let var = |key: &str| env::var(key).unwrap_or_default();
     if var("HOST") != var("TARGET") {
         return;
     }
     let linux_gnu = var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu";
-    let release = var("PROFILE") == "release";
-    let default_lld = var("TARGET") == "x86_64-unknown-linux-gnu" && !linker_configured();
-    let pie = var("HANZO_MCP_PIE") == "1" || !(release && default_lld);
-
-    if release && default_lld {
-        let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("link/hanzo-mcp.order");
-        if order.is_file() {
-            link_arg(&format!("-Wl,--symbol-ordering-file={}", order.display()));
+    let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("link/hanzo-mcp.order");
+    let mut pie = true;
+    if var("PROFILE") == "release" && var("TARGET") == "x86_64-unknown-linux-gnu" && order.is_file()
+    {
+        let mut args = vec![
+            format!("-Wl,--symbol-ordering-file={}", order.display()),
             // Symbols of another build, or ones the link discarded, are
             // expected and harmless: no warning for them.
-            link_arg("-Wl,--no-warn-symbol-ordering");
+            "-Wl,--no-warn-symbol-ordering".to_owned(),
+        ];
+        if var("HANZO_MCP_PIE") != "1" {
+            args.push("-no-pie".to_owned());
         }
-        if !pie {
-            link_arg("-no-pie");
+        if linker_accepts(&args) {
+            pie = !args.iter().any(|arg| arg == "-no-pie");
+            args.iter().for_each(|arg| link_arg(arg));
+        } else {
+            println!(
+                "cargo:warning=the linker refused a symbol ordering file; \
+                 hanzo-mcp is linked with the default layout (slower start, more memory)"
+            );
         }
     }
     if linux_gnu && pie && libc_supports_relr() {
@@ -66,18 +75,47 @@ fn link_arg(arg: &str) {
     println!("cargo:rustc-link-arg-bin=hanzo-mcp={arg}");
 }
 
-/// Whether the build names its own linker, whose flags we cannot know:
-/// cargo's `RUSTC_LINKER` (from `target.<triple>.linker`), or `-C linker`,
-/// `-C linker-flavor`, `-C link-self-contained` or `-fuse-ld=` in the
-/// encoded `RUSTFLAGS`.
-fn linker_configured() -> bool {
-    if env::var_os("RUSTC_LINKER").is_some() {
-        return true;
+/// Whether an empty program links with `args` added, built by the same
+/// `rustc` with the same flags (`CARGO_ENCODED_RUSTFLAGS`) and linker
+/// (`RUSTC_LINKER`) as this package. Takes a few hundred milliseconds, once
+/// per build-script run.
+fn linker_accepts(args: &[String]) -> bool {
+    let Some(out_dir) = env::var_os("OUT_DIR").map(PathBuf::from) else {
+        return false;
+    };
+    let source = out_dir.join("link_probe.rs");
+    if std::fs::write(&source, "fn main() {}\n").is_err() {
+        return false;
     }
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let mut command = Command::new(rustc);
     let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    flags.split('\x1f').any(|flag| {
-        flag.contains("linker") || flag.contains("link-self-contained") || flag.contains("fuse-ld")
-    })
+    command.args(flags.split('\x1f').filter(|flag| !flag.is_empty()));
+    if let Some(linker) = env::var_os("RUSTC_LINKER") {
+        let mut flag = std::ffi::OsString::from("linker=");
+        flag.push(linker);
+        command.arg("-C").arg(flag);
+    }
+    command
+        .args([
+            "--crate-type",
+            "bin",
+            "--edition",
+            "2021",
+            "-C",
+            "opt-level=0",
+        ])
+        .arg("-o")
+        .arg(out_dir.join("link_probe"))
+        .arg(&source);
+    for arg in args {
+        command.arg("-C").arg(format!("link-arg={arg}"));
+    }
+    command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
 }
 
 /// Whether the machine's glibc defines the `GLIBC_ABI_DT_RELR` version
