@@ -417,6 +417,13 @@ fn from_value(value: Value, text: Option<&str>) -> Result<Message, MessageError>
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(RequestId::String(s))),
         Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64().map(RequestId::Number)),
+        // serde_json reads the integer token `-0` as the float -0.0; as
+        // written it is the integer 0.
+        Some(Value::Number(n))
+            if n.as_f64() == Some(0.0) && text.and_then(raw_top_level_id) == Some("-0") =>
+        {
+            Ok(Some(RequestId::Number(0)))
+        }
         Some(Value::Number(n)) => Err(bad_number_id(&n, text)),
         Some(other) => Err(format!(
             "id must be a string or an integer, found {}",

@@ -124,6 +124,22 @@ fn large_integer_id_outside_i64_is_refused() {
 }
 
 #[test]
+fn minus_zero_id_is_the_integer_zero() {
+    // An integer token as JSON writes it; serde_json alone reads it as -0.0.
+    let message = parse_message(br#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#).unwrap();
+    let Message::Request(request) = message else {
+        panic!("a request: {message:?}")
+    };
+    assert_eq!(request.id, RequestId::Number(0));
+    // -0.0 is written as a fraction: no integer.
+    let err = parse_message(br#"{"jsonrpc":"2.0","id":-0.0,"method":"ping"}"#).unwrap_err();
+    assert_eq!(
+        err.error.message,
+        "id must be a string or an integer, found -0.0"
+    );
+}
+
+#[test]
 fn integer_ids_just_outside_i64_are_named_as_written() {
     let cases = [
         (
