@@ -90,11 +90,31 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is not a duration"))
 }
 
+/// Checks `--log-level`: a directive `EnvFilter` accepts (`info`,
+/// `mcp_local_server=debug,warn`, ...), else the parser's reason.
+fn parse_log_level(text: &str) -> Result<String, String> {
+    EnvFilter::builder()
+        .parse(text)
+        .map(|_| text.to_owned())
+        .map_err(|e| e.to_string())
+}
+
 /// Reads `--allowed-tools` / `HANZO_MCP_ALLOWED_TOOLS`: inline JSON, or
-/// `@FILE`. Errors name the flag, the file and what is wrong.
+/// `@FILE`. Errors name the flag, the file and what is wrong, including a
+/// server key that is not one of [`GATED_SOURCES`].
 pub fn parse_allowed_tools(value: Option<&str>) -> Result<AllowedTools, ServerError> {
+    let (allowed, origin) = read_allowed_tools(value)?;
+    match unknown_servers(&allowed) {
+        Some(problem) => Err(ServerError::Config(format!("{origin}: {problem}"))),
+        None => Ok(allowed),
+    }
+}
+
+/// [`parse_allowed_tools`] without the server-key check, with the origin
+/// its messages start with (`--allowed-tools` or `--allowed-tools @FILE`).
+fn read_allowed_tools(value: Option<&str>) -> Result<(AllowedTools, String), ServerError> {
     let Some(value) = value else {
-        return Ok(AllowedTools::unrestricted());
+        return Ok((AllowedTools::unrestricted(), "--allowed-tools".to_owned()));
     };
     let (text, origin) = match value.strip_prefix('@') {
         Some(path) => (
@@ -104,7 +124,58 @@ pub fn parse_allowed_tools(value: Option<&str>) -> Result<AllowedTools, ServerEr
         ),
         None => (value.to_owned(), "--allowed-tools".to_owned()),
     };
-    serde_json::from_str(&text).map_err(|e| ServerError::Config(format!("{origin}: {e}")))
+    let allowed: AllowedTools =
+        serde_json::from_str(&text).map_err(|e| ServerError::Config(format!("{origin}: {e}")))?;
+    Ok((allowed, origin))
+}
+
+/// The sources `--allowed-tools` can name: the composed server's `local`
+/// and `door` (the hidden test source is never gated).
+pub const GATED_SOURCES: [&str; 2] = ["local", "door"];
+
+/// What is wrong with `allowed`'s server keys when one names no source of
+/// [`GATED_SOURCES`] (a misspelled key would otherwise leave its source
+/// ungated): `unknown server "Local" (the servers here are "local" and
+/// "door")`. `None` when every key names a source.
+pub fn unknown_servers(allowed: &AllowedTools) -> Option<String> {
+    let mut unknown: Vec<String> = allowed
+        .servers()
+        .map(|(name, _)| name)
+        .filter(|name| !GATED_SOURCES.contains(name))
+        .map(|name| format!("{name:?}"))
+        .collect();
+    if unknown.is_empty() {
+        return None;
+    }
+    unknown.sort();
+    let noun = if unknown.len() == 1 {
+        "server"
+    } else {
+        "servers"
+    };
+    Some(format!(
+        "unknown {noun} {} (the servers here are {:?} and {:?})",
+        unknown.join(", "),
+        GATED_SOURCES[0],
+        GATED_SOURCES[1]
+    ))
+}
+
+/// Exit status 2 (a usage error, as clap's) with the message when the
+/// `--allowed-tools` of `args` names a server that does not exist; other
+/// problems of the value are left to [`assemble`] (exit status 1).
+fn refuse_unknown_servers(args: &SourceArgs) -> Option<ExitCode> {
+    let (allowed, origin) = read_allowed_tools(args.allowed_tools.as_deref()).ok()?;
+    let problem = unknown_servers(&allowed)?;
+    report(&format!("hanzo-mcp: configuration: {origin}: {problem}"));
+    Some(ExitCode::from(2))
+}
+
+/// Writes `line` to stderr, ignoring a failure: a closed or full stderr
+/// must never stop the server (`eprintln!` panics on one).
+fn report(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// The largest `--allowed-tools @FILE` accepted, in bytes.
@@ -137,11 +208,12 @@ pub struct ServeArgs {
 
     /// Log filter for stderr (`error`, `warn`, `info`, `debug`, `trace`, or
     /// a `RUST_LOG`-style directive). Default: `RUST_LOG`, else `info`.
-    #[arg(long, value_name = "LEVEL")]
+    #[arg(long, value_name = "LEVEL", value_parser = parse_log_level)]
     pub log_level: Option<String>,
 
-    /// Serve streamable HTTP at `/mcp` on ADDR (`HOST:PORT`, or a port on
-    /// 127.0.0.1) instead of stdio. A non-loopback address needs a bearer
+    /// Serve streamable HTTP at `/mcp` on ADDR (`IP:PORT`, an IP address
+    /// and a port, or a port alone for 127.0.0.1; no host names) instead of
+    /// stdio. A non-loopback address needs a bearer
     /// in `HANZO_MCP_HTTP_BEARER`.
     #[arg(long, value_name = "ADDR", value_parser = crate::http::parse_addr)]
     pub http: Option<std::net::SocketAddr>,
@@ -157,6 +229,8 @@ pub const MAX_HTTP_COUNT: u64 = 65_536;
 pub const MAX_HTTP_SESSION_IDLE_SECS: u64 = 7 * 24 * 60 * 60;
 /// The longest `--http-header-timeout` accepted, in seconds.
 pub const MAX_HTTP_HEADER_TIMEOUT_SECS: u64 = 600;
+/// The longest `--http-body-timeout` accepted, in seconds.
+pub const MAX_HTTP_BODY_TIMEOUT_SECS: u64 = 600;
 
 /// The limits of `serve --http`, each a field of
 /// [`HttpConfig`](crate::http::HttpConfig) with its default. A value of 0
@@ -197,6 +271,18 @@ pub struct HttpLimitArgs {
     )]
     pub header_timeout_secs: u64,
 
+    /// Seconds a --http request has, once its header is read, to send its
+    /// whole body; a late one gets 408 and the connection is closed
+    /// (1 to 600).
+    #[arg(
+        long = "http-body-timeout",
+        value_name = "SECS",
+        env = "HANZO_MCP_HTTP_BODY_TIMEOUT",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..=MAX_HTTP_BODY_TIMEOUT_SECS)
+    )]
+    pub body_timeout_secs: u64,
+
     /// Most --http connections served at once; further clients wait in the
     /// listen backlog (1 to 65536).
     #[arg(
@@ -220,6 +306,7 @@ impl ServeArgs {
             max_sessions: count(limits.max_sessions),
             session_idle: Duration::from_secs(limits.session_idle_secs),
             header_read_timeout: Duration::from_secs(limits.header_timeout_secs),
+            body_read_timeout: Duration::from_secs(limits.body_timeout_secs),
             max_connections: count(limits.max_connections),
             ..crate::http::config_from_env()
         }
@@ -228,6 +315,13 @@ impl ServeArgs {
 
 /// Runs the parsed command line; the process's exit status.
 pub fn run(cli: Cli) -> ExitCode {
+    let sources = match &cli.command {
+        Command::Serve(args) => &args.sources,
+        Command::Tools(args) => args,
+    };
+    if let Some(refused) = refuse_unknown_servers(sources) {
+        return refused;
+    }
     let log_level = match &cli.command {
         Command::Serve(args) => args.log_level.clone(),
         Command::Tools(_) => None,
@@ -254,7 +348,9 @@ pub fn run(cli: Cli) -> ExitCode {
     let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("hanzo-mcp: cannot start the async runtime: {error}");
+            report(&format!(
+                "hanzo-mcp: cannot start the async runtime: {error}"
+            ));
             return ExitCode::FAILURE;
         }
     };
@@ -270,7 +366,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("hanzo-mcp: {error}");
+            report(&format!("hanzo-mcp: {error}"));
             ExitCode::FAILURE
         }
     }
@@ -286,6 +382,9 @@ fn init_tracing(flag: Option<&str>, default_level: &str) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        // A full or closed stderr drops the line: without this the
+        // subscriber reports the failure with `eprintln!`, which panics.
+        .log_internal_errors(false)
         .try_init();
 }
 
@@ -592,10 +691,10 @@ fn warn_unmatched_local(gated: &[Arc<GatedSource>]) {
 fn warn_unmatched(gated: &[Arc<GatedSource>]) {
     for source in gated {
         for entry in source.surface().unmatched_entries() {
-            eprintln!(
+            report(&format!(
                 "hanzo-mcp: warning: allowedTools[{:?}]: {entry}",
                 source.name()
-            );
+            ));
         }
     }
 }
@@ -646,8 +745,8 @@ async fn print_tools(args: SourceArgs) -> Result<(), ServerError> {
     }
     let text = serde_json::to_string_pretty(&out)
         .map_err(|e| ServerError::Config(format!("cannot serialize the tool list: {e}")))?;
-    println!("{text}");
-    Ok(())
+    use std::io::Write;
+    writeln!(std::io::stdout().lock(), "{text}").map_err(ServerError::Write)
 }
 
 /// Completes on SIGTERM or Ctrl-C (SIGINT).

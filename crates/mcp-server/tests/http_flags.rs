@@ -1,6 +1,6 @@
 //! `hanzo-mcp serve --http` limit flags: `--http-max-sessions`,
-//! `--http-session-idle`, `--http-header-timeout`, `--http-max-connections`
-//! (and their `HANZO_MCP_HTTP_*` variables) become the `HttpConfig` that
+//! `--http-session-idle`, `--http-header-timeout`, `--http-max-connections`,
+//! `--http-body-timeout` (and their `HANZO_MCP_HTTP_*` variables) become the `HttpConfig` that
 //! `serve_http` runs with; 0 and absurd values are refused by the parser.
 
 use std::io::{BufRead, BufReader};
@@ -46,6 +46,8 @@ fn without_flags_the_limits_are_the_library_defaults() {
     assert_eq!(config.session_idle, Duration::from_secs(1800));
     assert_eq!(config.header_read_timeout, Duration::from_secs(10));
     assert_eq!(config.max_connections, 512);
+    assert_eq!(config.body_read_timeout, Duration::from_secs(30));
+    assert_eq!(config.body_read_timeout, defaults.body_read_timeout);
     assert_eq!(config.max_sessions, defaults.max_sessions);
     assert_eq!(config.session_idle, defaults.session_idle);
     assert_eq!(config.header_read_timeout, defaults.header_read_timeout);
@@ -65,6 +67,8 @@ fn each_flag_sets_its_field() {
         "3",
         "--http-max-connections",
         "64",
+        "--http-body-timeout",
+        "5",
     ])
     .expect("parsed")
     .http_config();
@@ -72,6 +76,7 @@ fn each_flag_sets_its_field() {
     assert_eq!(config.session_idle, Duration::from_secs(90));
     assert_eq!(config.header_read_timeout, Duration::from_secs(3));
     assert_eq!(config.max_connections, 64);
+    assert_eq!(config.body_read_timeout, Duration::from_secs(5));
     assert_eq!(config.path, "/mcp");
 }
 
@@ -82,6 +87,7 @@ fn the_bounds_themselves_are_accepted() {
         "--http-session-idle=1",
         "--http-header-timeout=1",
         "--http-max-connections=1",
+        "--http-body-timeout=1",
     ])
     .expect("parsed")
     .http_config();
@@ -90,15 +96,23 @@ fn the_bounds_themselves_are_accepted() {
             low.max_sessions,
             low.session_idle,
             low.header_read_timeout,
-            low.max_connections
+            low.max_connections,
+            low.body_read_timeout
         ),
-        (1, Duration::from_secs(1), Duration::from_secs(1), 1)
+        (
+            1,
+            Duration::from_secs(1),
+            Duration::from_secs(1),
+            1,
+            Duration::from_secs(1)
+        )
     );
     let high = parse(&[
         "--http-max-sessions=65536",
         "--http-session-idle=604800",
         "--http-header-timeout=600",
         "--http-max-connections=65536",
+        "--http-body-timeout=600",
     ])
     .expect("parsed")
     .http_config();
@@ -107,20 +121,22 @@ fn the_bounds_themselves_are_accepted() {
             high.max_sessions,
             high.session_idle,
             high.header_read_timeout,
-            high.max_connections
+            high.max_connections,
+            high.body_read_timeout
         ),
         (
             65_536,
             Duration::from_secs(604_800),
             Duration::from_secs(600),
-            65_536
+            65_536,
+            Duration::from_secs(600)
         )
     );
 }
 
 #[test]
 fn zero_and_absurd_values_are_refused_naming_the_flag_and_range() {
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 12] = [
         (
             &["--http-max-sessions", "0"],
             "error: invalid value '0' for '--http-max-sessions <N>': 0 is not in 1..=65536",
@@ -144,6 +160,14 @@ fn zero_and_absurd_values_are_refused_naming_the_flag_and_range() {
         (
             &["--http-header-timeout", "86400"],
             "error: invalid value '86400' for '--http-header-timeout <SECS>': 86400 is not in 1..=600",
+        ),
+        (
+            &["--http-body-timeout", "0"],
+            "error: invalid value '0' for '--http-body-timeout <SECS>': 0 is not in 1..=600",
+        ),
+        (
+            &["--http-body-timeout", "601"],
+            "error: invalid value '601' for '--http-body-timeout <SECS>': 601 is not in 1..=600",
         ),
         (
             &["--http-max-connections", "0"],
@@ -193,6 +217,11 @@ fn serve_help_shows_each_flag_with_its_variable_and_default() {
             "--http-max-connections <N>",
             "HANZO_MCP_HTTP_MAX_CONNECTIONS",
             "512",
+        ),
+        (
+            "--http-body-timeout <SECS>",
+            "HANZO_MCP_HTTP_BODY_TIMEOUT",
+            "30",
         ),
     ] {
         let at = help
@@ -304,4 +333,16 @@ async fn the_session_cap_from_the_environment_reaches_the_server() {
     assert!(first.headers().contains_key("mcp-session-id"));
     let second = initialize(2).await.expect("second initialize answered");
     assert_eq!(second.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
+}
+
+#[test]
+fn a_refused_body_timeout_variable_stops_the_binary_with_the_parser_message() {
+    let mut running = Running::spawn(&[("HANZO_MCP_HTTP_BODY_TIMEOUT", "601")]);
+    let first = running.lines.recv_timeout(PATIENCE).expect("an error line");
+    assert_eq!(
+        first,
+        "error: invalid value '601' for '--http-body-timeout <SECS>': 601 is not in 1..=600"
+    );
+    let status = running.child.wait().expect("exit status");
+    assert_eq!(status.code(), Some(2));
 }

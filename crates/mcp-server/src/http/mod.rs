@@ -46,6 +46,9 @@
 //!   [`HttpConfig::max_connections`] connections at once: beyond that it
 //!   stops accepting, so further clients wait in the listen backlog until a
 //!   connection closes.
+//! - A POST body that has not fully arrived [`HttpConfig::body_read_timeout`]
+//!   after its header gets 408 with -32600 (id null), and the connection is
+//!   closed.
 
 mod check;
 mod pipe;
@@ -60,7 +63,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -108,6 +111,10 @@ pub struct HttpConfig {
     /// listen backlog). Default 512; 0 is taken as 1, and more than
     /// [`Semaphore::MAX_PERMITS`] as that many.
     pub max_connections: usize,
+    /// How long a POST's whole body may take to arrive once its header is
+    /// read; a late one gets 408 with a -32600 error body and the
+    /// connection is closed (slow-body defence). Default 30 s.
+    pub body_read_timeout: Duration,
 }
 
 impl Default for HttpConfig {
@@ -121,6 +128,7 @@ impl Default for HttpConfig {
             session_idle: Duration::from_secs(30 * 60),
             header_read_timeout: Duration::from_secs(10),
             max_connections: 512,
+            body_read_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -389,10 +397,37 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
     text(headers, "accept").is_some_and(|a| a.contains("text/event-stream") || a.contains("*/*"))
 }
 
+/// Reads the body of `request` within [`HttpConfig::body_read_timeout`]:
+/// `Err` is the 408 answer (-32600, id null, `Connection: close`) for a body
+/// that did not arrive in time.
+async fn read_body(
+    transport: &Transport,
+    request: Request,
+) -> Result<Result<Bytes, BytesRejection>, Response> {
+    let limit = transport.config.body_read_timeout;
+    match tokio::time::timeout(limit, Bytes::from_request(request, &())).await {
+        Ok(body) => Ok(body),
+        Err(_) => {
+            let mut response = rpc_error(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                ErrorObject::invalid_request(format!(
+                    "the request body did not arrive within {} s",
+                    limit.as_secs_f64()
+                )),
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(response)
+        }
+    }
+}
+
 async fn on_post(
     State(transport): State<Transport>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    request: Request,
 ) -> Response {
     if let Some(refused) = guard(&transport, &headers) {
         return refused;
@@ -404,6 +439,10 @@ async fn on_post(
             ErrorObject::invalid_request("Content-Type must be application/json"),
         );
     }
+    let body = match read_body(&transport, request).await {
+        Ok(body) => body,
+        Err(late) => return late,
+    };
     let body = match body {
         Ok(body) => body,
         Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
@@ -894,14 +933,19 @@ fn method_not_allowed() -> Response {
 /// by `hanzo-mcp serve --http` (never a flag, so it stays out of `ps`).
 pub const BEARER_ENV: &str = "HANZO_MCP_HTTP_BEARER";
 
-/// Parses `--http ADDR`: `HOST:PORT`, or a bare `PORT` meaning
-/// `127.0.0.1:PORT` (the default bind is loopback).
+/// Parses `--http ADDR`: `IP:PORT` (an IP address and a port, `[::1]:8080`
+/// for IPv6), or a bare `PORT` meaning `127.0.0.1:PORT` (the default bind is
+/// loopback). Host names are refused: nothing is resolved.
 pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
     if let Ok(port) = text.parse::<u16>() {
         return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
     }
-    text.parse()
-        .map_err(|_| format!("{text:?} is neither HOST:PORT nor a port number"))
+    text.parse().map_err(|_| {
+        format!(
+            "{text:?} is neither IP:PORT (an IP address and a port) nor a port number \
+             (for 127.0.0.1)"
+        )
+    })
 }
 
 /// The [`HttpConfig`] of `hanzo-mcp serve --http`: defaults, with the bearer
