@@ -239,7 +239,11 @@ impl Door {
     /// the door streams (SSE) go to `progress` as their `params`, when given.
     ///
     /// Returns `Ok(result)`: the door's `result` member unchanged (its
-    /// `isError` included), or, when the door could not be used, a result
+    /// `isError` and unknown members included) when it is a JSON object whose
+    /// `content`, if present, is an array; a result that is not an object, or
+    /// whose `content` is not an array, becomes an `isError` result
+    /// `hanzo door <address>: answered a tools/call result that is not an
+    /// object` (or `… whose content is not an array`); or, when the door could not be used, a result
     /// `{"content":[{"type":"text","text":…}],"isError":true}` whose one line
     /// names the door and what went wrong: `hanzo door <address>: <reason>`
     /// for a tool of the door's cached list; for any other name (call only
@@ -270,7 +274,7 @@ impl Door {
         match sent {
             Ok(outcome) => {
                 self.door_answered();
-                outcome
+                outcome.map(|result| self.checked_call_result(result))
             }
             Err(DoorError::Unauthorized { resource_metadata }) => {
                 self.door_answered();
@@ -286,6 +290,22 @@ impl Door {
                 ))
             }
         }
+    }
+
+    /// The door's `tools/call` result, unchanged when it is a JSON object
+    /// (any `resultType`, e.g. `input_required`, MCP 2026-07-28 SEP-2322;
+    /// `isError` and unknown members kept) whose `content`, when present, is
+    /// an array; otherwise an `isError` result naming the door and what was
+    /// wrong, since the MCP client expects a CallToolResult.
+    fn checked_call_result(&self, result: Value) -> Value {
+        let problem = match &result {
+            Value::Object(members) => match members.get("content") {
+                None | Some(Value::Array(_)) => return result,
+                Some(_) => "answered a tools/call result whose content is not an array",
+            },
+            _ => "answered a tools/call result that is not an object",
+        };
+        error_result(&format!("hanzo door {}: {problem}", self.inner.address))
     }
 
     /// The one line of a forwarded call the door could not answer. A name
@@ -385,20 +405,25 @@ impl Door {
         }
     }
 
-    /// One warning for the invalid names of a list, unless the previous
-    /// list dropped the very same names (no warning every refresh).
+    /// One warning for the dropped tools of a list, each with its reason,
+    /// unless the previous list dropped the very same tools for the same
+    /// reasons (no warning every refresh).
     fn warn_dropped(&self, list: &DoorList) {
         let previous = self.inner.state.borrow().list.clone();
         let same = previous.is_some_and(|old| old.dropped == list.dropped);
         if list.dropped.is_empty() || same {
             return;
         }
-        let names: Vec<String> = list.dropped.iter().map(|n| shorten(n)).collect();
+        let dropped: Vec<String> = list
+            .dropped
+            .iter()
+            .map(|tool| format!("{} ({})", shorten(&tool.name), tool.reason))
+            .collect();
         tracing::warn!(
             door = %self.inner.address,
-            "the door listed {} tool(s) whose names break the MCP tool-name rule; dropped: {}",
+            "the door listed {} tool(s) that break the MCP tool rules; dropped: {}",
             list.dropped.len(),
-            names.join(", ")
+            dropped.join(", ")
         );
     }
 

@@ -81,5 +81,5 @@ pub use config::{
 };
 pub use door::{Door, DoorSnapshot, DoorStatus};
 pub use error::DoorError;
-pub use list::DoorList;
+pub use list::{DoorList, DropReason, DroppedTool};
 pub use merge::{MergedTools, merge};

@@ -25,13 +25,52 @@ pub struct DoorList {
     pub ttl: Duration,
     /// Pages read.
     pub pages: usize,
-    /// Names dropped because they break the MCP tool-name rule, in door order.
-    pub dropped: Vec<String>,
+    /// Tools dropped because they break the MCP tool rules, in door order,
+    /// each with its reason.
+    pub dropped: Vec<DroppedTool>,
+}
+
+/// A tool of the door's list that was left out (HIP-0300 §2.2: dropped with
+/// one warning).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedTool {
+    /// The tool's `name` as listed (empty when it had no string name).
+    pub name: String,
+    /// What was wrong with it.
+    pub reason: DropReason,
+}
+
+/// Why a listed tool was dropped (MCP 2025-11-25 server/tools `Tool`).
+/// `Display` gives the short form the warning uses, e.g. `name`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DropReason {
+    /// The list entry is not a JSON object.
+    NotAnObject,
+    /// The name is missing or breaks the MCP tool-name rule
+    /// ([`mcp_proto::validate_tool_name`]).
+    InvalidName,
+    /// `inputSchema` is missing or is not a JSON object.
+    NoInputSchema,
+    /// Another member has the wrong shape; the decoder's message, one line,
+    /// at most 80 characters.
+    Malformed(String),
+}
+
+impl std::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotAnObject => f.write_str("not an object"),
+            Self::InvalidName => f.write_str("name"),
+            Self::NoInputSchema => f.write_str("no inputSchema object"),
+            Self::Malformed(why) => write!(f, "malformed: {why}"),
+        }
+    }
 }
 
 /// Reads every page of `tools/list` (at most `max_pages`; stops when a
-/// cursor repeats), drops tools whose names break the MCP tool-name rule
-/// (listed in [`DoorList::dropped`]; the caller warns), and applies
+/// cursor repeats), drops tools that break the MCP tool rules (listed with
+/// their reasons in [`DoorList::dropped`]; the caller warns), and applies
 /// `policy` to the door's `ttlMs`.
 ///
 /// Errors: any transport failure of any page, or a JSON-RPC error answer
@@ -74,8 +113,20 @@ pub(crate) async fn fetch_list(
         };
         for raw in page {
             let name = raw.get("name").and_then(Value::as_str).unwrap_or_default();
-            if validate_tool_name(name).is_err() {
-                dropped.push(name.to_owned());
+            let problem = if !raw.is_object() {
+                Some(DropReason::NotAnObject)
+            } else if validate_tool_name(name).is_err() {
+                Some(DropReason::InvalidName)
+            } else if !matches!(raw.get("inputSchema"), Some(Value::Object(_))) {
+                Some(DropReason::NoInputSchema)
+            } else {
+                None
+            };
+            if let Some(reason) = problem {
+                dropped.push(DroppedTool {
+                    name: name.to_owned(),
+                    reason,
+                });
                 continue;
             }
             if names.contains(name) {
@@ -98,7 +149,14 @@ pub(crate) async fn fetch_list(
                         shorten(&name)
                     ),
                 },
-                Err(_) => dropped.push(name),
+                Err(error) => {
+                    let why: String = error.to_string().replace(['\n', '\r'], " ");
+                    let why: String = why.chars().take(80).collect();
+                    dropped.push(DroppedTool {
+                        name,
+                        reason: DropReason::Malformed(why),
+                    });
+                }
             }
         }
         if let Some(Value::Object(page_meta)) = result.remove("_meta") {

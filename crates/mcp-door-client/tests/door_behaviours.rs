@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{CANARY, capture_global_logs, config, config_for, names};
-use mcp_door_client::{Door, DoorError, DoorStatus, merge};
+use mcp_door_client::{Door, DoorError, DoorStatus, DropReason, DroppedTool, merge};
 use mcp_fake_door::{Behaviour, FakeDoor, LONG_NAME_LEN, huge_tools, normal_meta};
 use mcp_proto::{ErrorObject, Tool};
 use serde_json::{Map, Value, json};
@@ -206,6 +206,91 @@ async fn door_is_error_result_comes_back_unchanged() {
             "resultType": "complete"
         })
     );
+}
+
+/// Forwards one call to a door that answers `result` to every call.
+async fn call_answered_with(result: Value) -> (Value, String) {
+    let fake = FakeDoor::start(Behaviour::CallResult(result)).expect("fake door");
+    let door = Door::new(config_for(&fake)).expect("door");
+    let answer = door
+        .call_tool(params(json!({"name": "agents", "arguments": {}})), None)
+        .await
+        .expect("a result");
+    (answer, door.address().to_owned())
+}
+
+#[tokio::test]
+async fn door_result_that_is_a_string_becomes_an_is_error_result() {
+    let (result, address) = call_answered_with(json!("a string")).await;
+    assert_eq!(
+        result,
+        json!({
+            "content": [{
+                "type": "text",
+                "text": format!("hanzo door {address}: answered a tools/call result that is not an object")
+            }],
+            "isError": true
+        })
+    );
+}
+
+#[tokio::test]
+async fn door_result_that_is_null_or_an_array_becomes_an_is_error_result() {
+    for answer in [
+        Value::Null,
+        json!([{"type": "text", "text": "hi"}]),
+        json!(7),
+    ] {
+        let (result, address) = call_answered_with(answer).await;
+        assert_eq!(
+            result,
+            json!({
+                "content": [{
+                    "type": "text",
+                    "text": format!("hanzo door {address}: answered a tools/call result that is not an object")
+                }],
+                "isError": true
+            })
+        );
+    }
+}
+
+#[tokio::test]
+async fn door_result_whose_content_is_not_an_array_becomes_an_is_error_result() {
+    let (result, address) =
+        call_answered_with(json!({"content": "text", "resultType": "complete"})).await;
+    assert_eq!(
+        result,
+        json!({
+            "content": [{
+                "type": "text",
+                "text": format!("hanzo door {address}: answered a tools/call result whose content is not an array")
+            }],
+            "isError": true
+        })
+    );
+}
+
+#[tokio::test]
+async fn door_objects_without_content_or_with_unknown_members_come_back_unchanged() {
+    // MCP 2026-07-28 (SEP-2322): an input_required result has no content.
+    let input_required = json!({
+        "resultType": "input_required",
+        "inputRequests": {"confirm": {"method": "elicitation/create", "params": {}}},
+        "requestState": "opaque-state"
+    });
+    assert_eq!(
+        call_answered_with(input_required.clone()).await.0,
+        input_required
+    );
+    let unknown = json!({
+        "content": [],
+        "isError": true,
+        "x-extra": {"kept": [1, 2]},
+        "resultType": "complete"
+    });
+    assert_eq!(call_answered_with(unknown.clone()).await.0, unknown);
+    assert_eq!(call_answered_with(json!({})).await.0, json!({}));
 }
 
 #[tokio::test]
@@ -653,23 +738,69 @@ async fn invalid_names_are_dropped_with_one_warning() {
     let list = snapshot.list.expect("list");
     assert_eq!(
         list.dropped,
-        ["a.b:c".to_owned(), "x".repeat(LONG_NAME_LEN)]
+        [
+            DroppedTool {
+                name: "a.b:c".to_owned(),
+                reason: DropReason::InvalidName
+            },
+            DroppedTool {
+                name: "x".repeat(LONG_NAME_LEN),
+                reason: DropReason::InvalidName
+            }
+        ]
     );
-    let warnings = door_lines(&logs, &fake, "break the MCP tool-name rule");
+    let warnings = door_lines(&logs, &fake, "break the MCP tool rules");
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("WARN"));
-    assert!(warnings[0].contains("2 tool(s)"));
+    let long = format!("{:?}…", "x".repeat(40));
+    let expected = format!(
+        "the door listed 2 tool(s) that break the MCP tool rules; dropped: \"a.b:c\" (name), {long} (name)"
+    );
+    assert!(warnings[0].contains(&expected), "{warnings:?}");
 
     // The same invalid names again: no second warning.
     door.fetch_now().await;
     assert_eq!(
-        door_lines(&logs, &fake, "break the MCP tool-name rule").len(),
+        door_lines(&logs, &fake, "break the MCP tool rules").len(),
         1
     );
 
     let merged = merge(&[local_tool("git", "local")], Some(&list));
     let merged_names: Vec<&str> = merged.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(merged_names, ["git", "describe", "agents"]);
+}
+
+#[tokio::test]
+async fn a_tool_without_input_schema_is_dropped_with_its_reason() {
+    let logs = capture_global_logs();
+    let fake = FakeDoor::start(Behaviour::MissingSchema).expect("fake door");
+    let door = Door::new(config_for(&fake)).expect("door");
+    let snapshot = door.fetch_now().await;
+    assert_eq!(names(&snapshot), ["describe", "git"]);
+    let list = snapshot.list.expect("list");
+    assert_eq!(
+        list.dropped,
+        [
+            DroppedTool {
+                name: "a.b:c".to_owned(),
+                reason: DropReason::InvalidName
+            },
+            DroppedTool {
+                name: "noschema".to_owned(),
+                reason: DropReason::NoInputSchema
+            }
+        ]
+    );
+    let warnings = door_lines(&logs, &fake, "break the MCP tool rules");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains(
+            "the door listed 2 tool(s) that break the MCP tool rules; \
+             dropped: \"a.b:c\" (name), \"noschema\" (no inputSchema object)"
+        ),
+        "{warnings:?}"
+    );
+    assert!(!warnings[0].contains("tool-name rule"), "{warnings:?}");
 }
 
 #[tokio::test]

@@ -6,7 +6,8 @@
 //! receives. A [`Behaviour`] chooses how it answers: normally, with a 401
 //! challenge, as `text/event-stream`, with an HTML 502, with garbage, never,
 //! slowly, only once the test releases it, with redirects, in pages, with a
-//! cursor that never advances, with invalid tool names, with 1,200 tools, or
+//! cursor that never advances, with invalid tool names, with a tool without
+//! `inputSchema`, with a fixed `tools/call` result, with 1,200 tools, or
 //! with a list that changes on each request. The behaviour can be changed while the door runs.
 //!
 //! The door runs on its own thread and runtime, so it works the same from a
@@ -121,6 +122,13 @@ pub enum Behaviour {
     /// `tools/list` answers `describe`, `a.b:c`, a 129-character name, `git`
     /// and `agents`.
     InvalidNames,
+    /// `tools/list` answers [`missing_schema_tools`]: `describe`, `a.b:c`,
+    /// `{"name":"noschema"}` (no `inputSchema`) and `git`.
+    MissingSchema,
+    /// `tools/list` as [`Behaviour::Normal`]; every authorized `tools/call`
+    /// is answered `{"jsonrpc":"2.0","id":<id>,"result":<this value>}`,
+    /// whatever its shape (a string, an object with a bad `content`, …).
+    CallResult(Value),
     /// `tools/list` answers [`huge_tools`]: 1,200 tools, about 1 MB.
     Huge,
     /// `tools/list` answers [`grouped_tools`] of this many tools.
@@ -426,6 +434,17 @@ pub fn invalid_name_tools() -> Vec<Value> {
     ]
 }
 
+/// The [`Behaviour::MissingSchema`] list: `describe`, `a.b:c` (invalid
+/// name), `{"name":"noschema"}` (valid name, no `inputSchema`), `git`.
+pub fn missing_schema_tools() -> Vec<Value> {
+    vec![
+        tool("describe", "Describe one operation's input.", &[], true),
+        tool("a.b:c", "Colon in the name.", &["op"], false),
+        json!({"name": "noschema"}),
+        tool("git", "Cloud git subsystem.", &["list_repos"], false),
+    ]
+}
+
 /// The [`Behaviour::Huge`] list: [`HUGE_TOOL_COUNT`] tools named
 /// `op_0000` … `op_1199`, each about 850 bytes of JSON (about 1 MB in all,
 /// the shape of the per-operation door HIP-0300 §Motivation measured).
@@ -571,7 +590,10 @@ async fn handle(
             if headers.get(header::AUTHORIZATION).is_none() {
                 return challenge(&shared, true);
             }
-            call_answer(id.clone(), &params)
+            match &behaviour {
+                Behaviour::CallResult(result) => rpc_result(id.clone(), result.clone()),
+                _ => call_answer(id.clone(), &params),
+            }
         }
         "server/discover" => rpc_result(
             id.clone(),
@@ -648,6 +670,7 @@ fn list_result(behaviour: &Behaviour, params: &Value, n: u64, ttl_ms: Option<u64
         }
         Behaviour::CursorLoop => (normal_tools()[0..2].to_vec(), Some("again")),
         Behaviour::InvalidNames => (invalid_name_tools(), None),
+        Behaviour::MissingSchema => (missing_schema_tools(), None),
         Behaviour::Huge => (huge_tools(), None),
         Behaviour::Grouped(count) => (grouped_tools(*count), None),
         Behaviour::Changing => (
