@@ -118,12 +118,71 @@ impl Admits {
 
 /// A copy of `schema` in which property `key` admits only the values `keep`
 /// accepts: enums are filtered, `const`s that are not kept become an empty
-/// `enum`, and tagged-union variants left with no value are removed.
-/// Nothing else changes; `schema` itself is not touched.
+/// `enum`, and tagged-union variants left with no value are removed. A
+/// `description` of the property that names a removed value (as a word, e.g.
+/// `read | write | help.`) is rewritten to name the values left
+/// (`read | help.`), or dropped when none is left, so the model is not told
+/// of values it cannot use. Nothing else changes; `schema` itself is not
+/// touched.
 pub(crate) fn narrowed(schema: &Value, key: &str, keep: &dyn Fn(&str) -> bool) -> Value {
     let mut copy = schema.clone();
     narrow_object(&mut copy, schema, key, keep, 0);
+    let before = declared_values(schema, key).unwrap_or_default();
+    let after = declared_values(&copy, key).unwrap_or_default();
+    let removed: Vec<&str> = before
+        .iter()
+        .filter(|value| !after.contains(value))
+        .map(String::as_str)
+        .collect();
+    if !removed.is_empty() {
+        rewrite_descriptions(&mut copy, key, &removed, &after, 0);
+    }
     copy
+}
+
+/// Rewrites (or drops) every `description` of property `key`, in `object`
+/// and its `oneOf`/`anyOf`/`allOf` variants, that names one of `removed`.
+fn rewrite_descriptions(
+    object: &mut Value,
+    key: &str,
+    removed: &[&str],
+    left: &[String],
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if let Some(property) = object
+        .get_mut("properties")
+        .and_then(|p| p.get_mut(key))
+        .and_then(Value::as_object_mut)
+    {
+        let stale = property
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|text| {
+                text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+                    .any(|word| removed.contains(&word))
+            });
+        if stale {
+            if left.is_empty() {
+                property.remove("description");
+            } else {
+                let text = format!("{}.", left.join(" | "));
+                property.insert("description".to_owned(), Value::String(text));
+            }
+        }
+    }
+    for keyword in ["oneOf", "anyOf", "allOf"] {
+        for variant in object
+            .get_mut(keyword)
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            rewrite_descriptions(variant, key, removed, left, depth + 1);
+        }
+    }
 }
 
 fn narrow_object(
@@ -261,6 +320,43 @@ mod tests {
         assert_eq!(
             schema["properties"]["op"]["enum"].as_array().map(Vec::len),
             Some(3)
+        );
+    }
+
+    #[test]
+    fn a_description_naming_removed_values_names_only_the_values_left() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "action": {
+                    "description": "read | write | multi_edit | help.",
+                    "type": "string",
+                    "enum": ["read", "write", "multi_edit", "help"]
+                },
+                "path": {"description": "the file to read or write", "type": "string"}
+            }
+        });
+        assert_eq!(
+            narrowed(&schema, "action", &|action| action == "read"),
+            json!({
+                "type": "object",
+                "properties": {
+                    "action": {"description": "read.", "type": "string", "enum": ["read"]},
+                    "path": {"description": "the file to read or write", "type": "string"}
+                }
+            })
+        );
+        assert_eq!(
+            narrowed(&schema, "action", &|_| false)["properties"]["action"],
+            json!({"type": "string", "enum": []})
+        );
+        // Nothing removed: the description stays as written.
+        assert_eq!(narrowed(&schema, "action", &|_| true), schema);
+        // A description that names no removed value stays.
+        let plain = json!({"properties": {"op": {"description": "which op", "enum": ["a", "b"]}}});
+        assert_eq!(
+            narrowed(&plain, "op", &|op| op == "a"),
+            json!({"properties": {"op": {"description": "which op", "enum": ["a"]}}})
         );
     }
 

@@ -368,6 +368,40 @@ impl<T: OpTool> GatedSurface<T> {
         }
     }
 
+    /// The discriminator values a call of `name` may carry here, for the
+    /// caller's error when a call is [`Refused`](CallDecision::Refused):
+    /// `None` when the surface is ungated, does not own `name`, or takes any
+    /// value for it (a whole-tool entry); otherwise the allowed values, in
+    /// the order of the tool's listed (narrowed) schema when it is listed
+    /// and declares them, else as configured (for `describe`: every op an
+    /// allowed tool allows, sorted).
+    pub fn allowed_values(&self, name: &str) -> Option<Vec<String>> {
+        if !self.gated {
+            return None;
+        }
+        let access = self.owned.get(name)?;
+        if self.rules.describe_tool.as_deref() == Some(name) {
+            // What check_call permits, whatever describe's own enum declares.
+            let mut ops: Vec<String> = self
+                .allowed_ops
+                .iter()
+                .filter(|op| access.allows(op))
+                .cloned()
+                .collect();
+            ops.sort();
+            return Some(ops);
+        }
+        let listed = self
+            .tools
+            .iter()
+            .find(|tool| tool.tool_name() == name)
+            .and_then(|tool| tool.op_values(&self.rules.discriminator));
+        match access {
+            Access::Any => None,
+            Access::Ops(ops) => Some(listed.unwrap_or_else(|| ops.clone())),
+        }
+    }
+
     fn ungated(source: String, tools: &[T], rules: SurfaceRules) -> Self {
         let mut owned = HashMap::with_capacity(tools.len());
         for tool in tools {

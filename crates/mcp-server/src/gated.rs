@@ -5,13 +5,14 @@
 //! is not listed and the source does not own its name, so the composition
 //! routes the call as if the source never had it; a call the gated source
 //! owns but refuses (an op or action not allowed, `describe` of a disallowed
-//! op) is -32602 exactly like an unknown tool and never reaches the source.
+//! op) is -32602 like an unknown tool and never reaches the source; its
+//! message says which value was refused and which are allowed.
 
 use std::sync::{Arc, PoisonError, RwLock};
 
-use mcp_gating::{AllowedTools, CallDecision, GatedSurface, Policy, SurfaceRules};
+use mcp_gating::{AllowedTools, CallDecision, GatedSurface, Policy, Refusal, SurfaceRules};
 use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use crate::source::{BoxFuture, CallContext, SourceList, ToolSource, unknown_tool};
@@ -165,7 +166,12 @@ impl ToolSource for GatedSource {
                 CallDecision::Permitted => self.inner.call_tool(params, cx).await,
                 CallDecision::Refused(why) => {
                     tracing::debug!(source = self.inner.name(), %why, "call gated out");
-                    Err(unknown_tool(&params.name))
+                    let allowed = self.surface().allowed_values(&params.name);
+                    Err(refused_call(
+                        &params.name,
+                        &why,
+                        allowed.unwrap_or_default(),
+                    ))
                 }
                 CallDecision::NotOwned => Err(unknown_tool(&params.name)),
             }
@@ -181,4 +187,51 @@ impl ToolSource for GatedSource {
     fn list_stamp(&self) -> Option<u64> {
         self.inner.list_stamp()
     }
+}
+
+/// The -32602 error of a call the gated source owns but refuses (DESIGN
+/// "Gating semantics": refused like an unknown tool, never forwarded):
+/// `tool "fs" does not allow action "write" here (allowed: read)` with
+/// `data` `{"tool":"fs","action":"write","allowed":["read"]}` (`op` for the
+/// door's tools and its `describe`; the value is `null` when the call
+/// carried none, or not a string: `tool "fs" needs an allowed action here
+/// (allowed: read)`).
+fn refused_call(name: &str, refusal: &Refusal, allowed: Vec<String>) -> ErrorObject {
+    let (tool, discriminator, value) = match refusal {
+        Refusal::OpNotAllowed {
+            tool,
+            discriminator,
+            value,
+        } => (tool, discriminator.as_str(), value),
+        Refusal::DescribeNotAllowed { tool, op } => (tool, "op", op),
+        _ => return unknown_tool(name),
+    };
+    let listed = if allowed.is_empty() {
+        "none".to_owned()
+    } else {
+        allowed.join(", ")
+    };
+    let message = match value {
+        Some(value) => format!(
+            "tool {tool:?} does not allow {discriminator} {:?} here (allowed: {listed})",
+            short(value)
+        ),
+        None => format!("tool {tool:?} needs an allowed {discriminator} here (allowed: {listed})"),
+    };
+    let mut error = ErrorObject::invalid_params(message);
+    let mut data = serde_json::Map::new();
+    data.insert("tool".to_owned(), json!(tool));
+    data.insert(discriminator.to_owned(), json!(value));
+    data.insert("allowed".to_owned(), json!(allowed));
+    error.data = Some(Value::Object(data));
+    error
+}
+
+/// At most 128 characters of a caller's value, for a one-line message.
+fn short(value: &str) -> String {
+    let mut text: String = value.chars().take(128).collect();
+    if text.len() < value.len() {
+        text.push('…');
+    }
+    text
 }
