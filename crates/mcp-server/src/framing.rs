@@ -13,7 +13,7 @@ pub enum LineEvent {
     /// A complete, non-blank line without its line end.
     Line(Vec<u8>),
     /// A line that cannot be a message (longer than the limit; discarded as
-    /// it streamed): answer with this error and id null.
+    /// it streamed): answer with this error, without an id.
     Rejected(ErrorObject),
     /// Reading failed; nothing follows.
     Failed(std::io::Error),

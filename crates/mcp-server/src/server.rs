@@ -71,7 +71,7 @@ pub struct ServerConfig {
     /// answered with -32603.
     pub shutdown_grace: Duration,
     /// The longest line accepted, in bytes; a longer one is discarded as it
-    /// streams and answered with -32600 and id null (mcp-proto framing).
+    /// streams and answered with -32600, without an id (mcp-proto framing).
     pub max_line_bytes: usize,
     /// How long a request to the client (sampling, elicitation, roots) may
     /// wait for its answer unless the caller gives its own bound

@@ -47,7 +47,7 @@
 //!   stops accepting, so further clients wait in the listen backlog until a
 //!   connection closes.
 //! - A POST body that has not fully arrived [`HttpConfig::body_read_timeout`]
-//!   after its header gets 408 with -32600 (id null), and the connection is
+//!   after its header gets 408 with -32600 (no `id`), and the connection is
 //!   closed.
 
 mod check;
@@ -328,7 +328,9 @@ where
     Ok(())
 }
 
-/// An HTTP answer carrying a JSON-RPC error (id null when unknown).
+/// An HTTP answer carrying a JSON-RPC error; without an `id` member when
+/// the id is unknown (mcp-proto omits it: the MCP schemas allow only a
+/// string or an integer there).
 fn rpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
     let body = Message::Response(mcp_proto::Response::error(id, error));
     (status, axum::Json(body)).into_response()
@@ -398,7 +400,7 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 }
 
 /// Reads the body of `request` within [`HttpConfig::body_read_timeout`]:
-/// `Err` is the 408 answer (-32600, id null, `Connection: close`) for a body
+/// `Err` is the 408 answer (-32600, no `id`, `Connection: close`) for a body
 /// that did not arrive in time.
 async fn read_body(
     transport: &Transport,
