@@ -114,14 +114,10 @@ names() {
 # Session by session, each in both builds: what a door-less session runs
 # comes first, then what only the door adds.
 {
-  for bin in "$WORK/hanzo-mcp-shipped" "$WORK/hanzo-mcp-bench"; do
-    names "$bin" core "$WORK/core.jsonl" --no-door
-  done
-  for bin in "$WORK/hanzo-mcp-shipped" "$WORK/hanzo-mcp-bench"; do
-    names "$bin" legacy "$WORK/legacy.jsonl" --no-door
-  done
-  for bin in "$WORK/hanzo-mcp-shipped" "$WORK/hanzo-mcp-bench"; do
-    names "$bin" stateless "$WORK/stateless.jsonl" --no-door
+  for session in core legacy stateless; do
+    for bin in "$WORK/hanzo-mcp-shipped" "$WORK/hanzo-mcp-bench"; do
+      names "$bin" "$session" "$WORK/$session.jsonl" --no-door
+    done
   done
   # A door on a port nothing listens on: the door client's start-up and
   # failure paths (TLS roots, the refused connection, the local-only list).
