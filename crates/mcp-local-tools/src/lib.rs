@@ -61,12 +61,14 @@
 //! - `workspace` (default): the `workspace` tool.
 #![deny(missing_docs)]
 
+mod action;
 mod context;
 mod error;
 #[cfg(any(feature = "fs", feature = "code"))]
 mod files;
 pub mod roots;
 mod safe;
+mod tool;
 mod toolbox;
 mod util;
 
@@ -80,5 +82,6 @@ pub mod workspace;
 pub use context::{DoorReport, Progress, Surroundings, ToolContext};
 pub use error::{Error, PathError, PathErrorKind};
 pub use roots::{Resolved, Roots};
-pub use toolbox::{CallFuture, DEFAULT_CALL_TIMEOUT, LocalTool, Toolbox};
+pub use tool::{CallFuture, LocalTool};
+pub use toolbox::{DEFAULT_CALL_TIMEOUT, Toolbox};
 pub use util::MAX_RESULT_BYTES;

@@ -1,7 +1,5 @@
-//! The trait a local tool implements, and the toolbox that holds them.
+//! The toolbox: the local tools of one server, looked up by name.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,28 +7,7 @@ use mcp_proto::{CallToolResult, Tool};
 use serde_json::{Map, Value};
 
 use crate::context::{Surroundings, ToolContext};
-
-/// The future a [`LocalTool::call`] returns.
-pub type CallFuture<'a> = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'a>>;
-
-/// One local tool (HIP-0300 §2.1): an MCP tool named for its area that takes
-/// an `action` and that action's fields.
-///
-/// A failure (bad arguments, a path outside the roots, a missing file) is a
-/// `CallToolResult` with `isError: true` and a one-line message, never a
-/// panic (MCP 2025-11-25 server/tools, "Error Handling").
-pub trait LocalTool: Send + Sync + 'static {
-    /// The tool's name as `tools/list` shows it (`fs`, `code`, `workspace`).
-    fn name(&self) -> &'static str;
-
-    /// The tool's definition for `tools/list`: input schema derived from the
-    /// Rust argument type (schemars), honest annotations.
-    fn definition(&self) -> Tool;
-
-    /// Runs one call. `arguments` is `params.arguments` of `tools/call`
-    /// (an empty map when absent).
-    fn call<'a>(&'a self, arguments: Map<String, Value>, ctx: ToolContext) -> CallFuture<'a>;
-}
+use crate::tool::LocalTool;
 
 /// An ordered set of local tools, looked up by name.
 #[derive(Clone)]

@@ -9,7 +9,6 @@
 
 use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
@@ -20,11 +19,6 @@ pub const MAX_RESULT_BYTES: usize = 64 * 1024;
 
 /// A tool failure: becomes a result with `isError: true` and this text.
 pub(crate) type ToolResult = Result<CallToolResult, String>;
-
-/// Parses `arguments` into `T`; the error is one line naming what was wrong.
-pub(crate) fn parse_args<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T, String> {
-    serde_json::from_value(Value::Object(arguments)).map_err(|e| format!("invalid arguments: {e}"))
-}
 
 /// The input schema of `T` as MCP wants it: an inlined object schema
 /// without `$schema` or `title`, with `Option<X>` fields shown as `X`.

@@ -13,14 +13,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mcp_proto::{CallToolResult, Tool};
+use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
+use crate::action::{ActionArgs, ActionTool, actions, local_tool};
 use crate::context::{Surroundings, ToolContext};
-use crate::toolbox::{CallFuture, LocalTool};
-use crate::util::{Hints, ToolResult, input_schema, parse_args, run_blocking, tool_definition};
+use crate::util::{Hints, ToolResult};
 
 /// Most files `detect` counts for languages.
 pub const MAX_FILES: u64 = 100_000;
@@ -41,18 +40,18 @@ impl WorkspaceTool {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum WorkspaceAction {
-    Detect,
-    Capabilities,
-    Help,
+actions! {
+    pub(crate) enum WorkspaceAction {
+        Detect = "detect" { reads: true, pool: true, usage: "{[path]}: roots, git root, project kinds (from Cargo.toml, package.json, pyproject.toml, go.mod, ...) and languages by file count, for `path` or every root." },
+        Capabilities = "capabilities" { reads: true, pool: true, usage: ": the local tools in this server, the features compiled in, the roots, and the door's address and whether it answered." },
+        Help = "help" { reads: true, pool: false, usage: ": this text." },
+    }
 }
 
 /// Arguments of the `workspace` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WorkspaceArgs {
+pub(crate) struct WorkspaceArgs {
     /// detect | capabilities | help.
     action: WorkspaceAction,
     /// detect: the directory to inspect (default: every root).
@@ -61,52 +60,35 @@ struct WorkspaceArgs {
 
 const DESCRIPTION: &str = "The workspace: detect (roots, git root, project kinds from manifests, languages by file count) and capabilities (local tools on, roots, the door's address and whether it answered). Call with {\"action\":\"help\"} for the fields.";
 
-const HELP: &str = "workspace actions (fields in brackets are optional):
-detect {[path]}: roots, git root, project kinds (from Cargo.toml, package.json, pyproject.toml, go.mod, ...) and languages by file count, for `path` or every root.
-capabilities: the local tools in this server, the features compiled in, the roots, and the door's address and whether it answered.
-help: this text.";
-
-impl LocalTool for WorkspaceTool {
-    fn name(&self) -> &'static str {
-        "workspace"
-    }
-
-    fn definition(&self) -> Tool {
-        tool_definition(
-            "workspace",
-            "Workspace",
-            DESCRIPTION,
-            input_schema::<WorkspaceArgs>(),
-            Hints {
-                read_only: true,
-                destructive: false,
-                idempotent: true,
-                open_world: false,
-            },
-        )
-    }
-
-    fn call<'a>(&'a self, arguments: Map<String, Value>, ctx: ToolContext) -> CallFuture<'a> {
-        Box::pin(async move {
-            let args: WorkspaceArgs = match parse_args(arguments) {
-                Ok(args) => args,
-                Err(message) => return CallToolResult::error(message),
-            };
-            // `help` reads nothing: answered without the blocking pool.
-            if matches!(args.action, WorkspaceAction::Help) {
-                return CallToolResult::text(HELP);
-            }
-            let surroundings = self.surroundings.clone();
-            let work_ctx = ctx.clone();
-            run_blocking(&ctx, move || match args.action {
-                WorkspaceAction::Detect => detect(&args, &work_ctx),
-                WorkspaceAction::Capabilities => Ok(capabilities(&surroundings, &work_ctx)),
-                WorkspaceAction::Help => Ok(CallToolResult::text(HELP)),
-            })
-            .await
-        })
+impl ActionArgs for WorkspaceArgs {
+    type Action = WorkspaceAction;
+    fn action(&self) -> WorkspaceAction {
+        self.action
     }
 }
+
+impl ActionTool for WorkspaceTool {
+    type Args = WorkspaceArgs;
+    const NAME: &'static str = "workspace";
+    const TITLE: &'static str = "Workspace";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const HINTS: Hints = Hints {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    };
+
+    fn run_blocking(&self, args: WorkspaceArgs, ctx: &ToolContext) -> ToolResult {
+        match args.action {
+            WorkspaceAction::Detect => detect(&args, ctx),
+            WorkspaceAction::Capabilities => Ok(capabilities(&self.surroundings, ctx)),
+            WorkspaceAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
+        }
+    }
+}
+
+local_tool!(WorkspaceTool);
 
 /// Manifest file name → project kind.
 const MANIFESTS: &[(&str, &str)] = &[

@@ -630,3 +630,59 @@ fn help_does_not_wait_for_the_blocking_pool() {
         blocker.await.unwrap().unwrap();
     });
 }
+
+/// Hanzo's action names are aliases: `stat` is `info`, `search_text` is
+/// `search`; `help` lists both names, and which actions only read.
+#[tokio::test]
+async fn hanzo_aliases_answer_like_our_actions() {
+    let s = Sandbox::new();
+    s.write("a.txt", "needle one\nhay\nneedle two\n");
+    for (alias, ours, extra) in [
+        ("stat", "info", json!({"path": "a.txt"})),
+        ("search_text", "search", json!({"pattern": "needle"})),
+    ] {
+        let with = |action: &str| {
+            let mut args = extra.clone();
+            args["action"] = json!(action);
+            args
+        };
+        let by_alias = fs(&s.roots, with(alias)).await;
+        let by_name = fs(&s.roots, with(ours)).await;
+        assert!(!by_alias.0, "{alias}: {}", by_alias.1);
+        assert_eq!(by_alias, by_name, "{alias} = {ours}");
+    }
+    let (_, text) = fs(
+        &s.roots,
+        json!({"action": "search_text", "pattern": "needle"}),
+    )
+    .await;
+    assert_eq!(text, "a.txt:1:needle one\na.txt:3:needle two\n");
+    let (_, help) = fs(&s.roots, json!({"action": "help"})).await;
+    assert!(
+        help.contains(
+            "\ninfo {path}: type, size, modified time, permissions. (also called: stat)\n"
+        ),
+        "{help}"
+    );
+    assert!(help.contains("(also called: search_text)\n"), "{help}");
+    assert!(
+        help.ends_with("Actions that only read: read, list, tree, find, search, info.\n"),
+        "{help}"
+    );
+}
+
+/// A field of the wrong type is named in the error.
+#[tokio::test]
+async fn a_bad_field_is_named() {
+    let s = Sandbox::new();
+    let (is_error, text) = fs(
+        &s.roots,
+        json!({"action": "read", "path": "a", "offset": "x"}),
+    )
+    .await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "invalid arguments: invalid type: string \"x\", expected u64 (field 'offset')"
+    );
+}

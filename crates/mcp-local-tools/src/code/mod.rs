@@ -20,20 +20,16 @@ mod lang;
 
 use std::path::{Path, PathBuf};
 
-use mcp_proto::{CallToolResult, Tool};
+use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
+use crate::action::{ActionArgs, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::files::{open_regular, unified_diff, write_atomic};
 use crate::roots::Resolved;
 use crate::safe::RootHandle;
-use crate::toolbox::{CallFuture, LocalTool};
-use crate::util::{
-    Bounded, Hints, MAX_RESULT_BYTES, ToolResult, input_schema, parse_args, run_blocking,
-    tool_definition,
-};
+use crate::util::{Bounded, Hints, MAX_RESULT_BYTES, ToolResult};
 use lang::{EXTENSIONS, Lang};
 
 /// Most files one `code` call looks at.
@@ -54,21 +50,21 @@ impl CodeTool {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum CodeAction {
-    Outline,
-    Symbols,
-    Definition,
-    References,
-    GrepReplace,
-    Help,
+actions! {
+    pub(crate) enum CodeAction {
+        Outline = "outline" { reads: true, pool: true, usage: "{path}: the definitions in one file as `line: kind name`, nested by indentation." },
+        Symbols = "symbols" { reads: true, pool: true, usage: "{query, [path], [kind], [offset], [limit]}: definitions whose name contains query (case-insensitive), as path:line: kind name." },
+        Definition = "definition" { reads: true, pool: true, usage: "{name, [path]}: definitions named exactly name, as path:line: kind name." },
+        References = "references" { reads: true, pool: true, usage: "{name, [path], [offset], [limit]}: identifiers spelled name (not in comments or strings), as path:line:column: source line." },
+        GrepReplace = "grep_replace" { reads: false, pool: true, usage: "{pattern, replacement, [path], [glob], [literal], [ignore_case], [dry_run]}: replace across files; returns the unified diffs; dry_run writes nothing; refused when the old and new text of the changed files pass 32 MiB." },
+        Help = "help" { reads: true, pool: false, usage: ": this text." },
+    }
 }
 
 /// Arguments of the `code` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct CodeArgs {
+pub(crate) struct CodeArgs {
     /// outline | symbols | definition | references | grep_replace | help.
     action: CodeAction,
     /// outline: the file; other actions: the directory to look in (default: every root).
@@ -99,59 +95,42 @@ struct CodeArgs {
 
 const DESCRIPTION: &str = "Code structure and refactoring for Rust, Python, TypeScript/JavaScript and Go (tree-sitter): outline of a file, symbols by name across the roots, definition and references of an identifier, and grep_replace (regex replace across files, with a dry-run preview). Call with {\"action\":\"help\"} for every action's fields.";
 
-const HELP: &str = "code actions (fields in brackets are optional):
-outline {path}: the definitions in one file as `line: kind name`, nested by indentation.
-symbols {query, [path], [kind], [offset], [limit]}: definitions whose name contains query (case-insensitive), as path:line: kind name.
-definition {name, [path]}: definitions named exactly name, as path:line: kind name.
-references {name, [path], [offset], [limit]}: identifiers spelled name (not in comments or strings), as path:line:column: source line.
-grep_replace {pattern, replacement, [path], [glob], [literal], [ignore_case], [dry_run]}: replace across files; returns the unified diffs; dry_run writes nothing; refused when the old and new text of the changed files pass 32 MiB.
-help: this text.
-Languages: Rust, Python, TypeScript, TSX, JavaScript, Go (by extension: .rs, .py, .pyi, .ts, .mts, .cts, .tsx, .js, .jsx, .mjs, .cjs, .go).
+const HELP_NOTES: &str = "Languages: Rust, Python, TypeScript, TSX, JavaScript, Go (by extension: .rs, .py, .pyi, .ts, .mts, .cts, .tsx, .js, .jsx, .mjs, .cjs, .go).
 Walks honour .gitignore; every result is capped, and a line in brackets at the end says how to get the rest.";
 
-impl LocalTool for CodeTool {
-    fn name(&self) -> &'static str {
-        "code"
-    }
-
-    fn definition(&self) -> Tool {
-        tool_definition(
-            "code",
-            "Code",
-            DESCRIPTION,
-            input_schema::<CodeArgs>(),
-            Hints {
-                read_only: false,
-                destructive: true,
-                idempotent: false,
-                open_world: false,
-            },
-        )
-    }
-
-    fn call<'a>(&'a self, arguments: Map<String, Value>, ctx: ToolContext) -> CallFuture<'a> {
-        Box::pin(async move {
-            let args: CodeArgs = match parse_args(arguments) {
-                Ok(args) => args,
-                Err(message) => return CallToolResult::error(message),
-            };
-            // `help` reads nothing: answered without the blocking pool.
-            if matches!(args.action, CodeAction::Help) {
-                return CallToolResult::text(HELP);
-            }
-            let work_ctx = ctx.clone();
-            run_blocking(&ctx, move || match args.action {
-                CodeAction::Outline => outline(&args, &work_ctx),
-                CodeAction::Symbols => symbols(&args, &work_ctx),
-                CodeAction::Definition => definition(&args, &work_ctx),
-                CodeAction::References => references(&args, &work_ctx),
-                CodeAction::GrepReplace => grep_replace(&args, &work_ctx),
-                CodeAction::Help => Ok(CallToolResult::text(HELP)),
-            })
-            .await
-        })
+impl ActionArgs for CodeArgs {
+    type Action = CodeAction;
+    fn action(&self) -> CodeAction {
+        self.action
     }
 }
+
+impl ActionTool for CodeTool {
+    type Args = CodeArgs;
+    const NAME: &'static str = "code";
+    const TITLE: &'static str = "Code";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const HINTS: Hints = Hints {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: false,
+    };
+    const HELP_NOTES: &'static str = HELP_NOTES;
+
+    fn run_blocking(&self, args: CodeArgs, ctx: &ToolContext) -> ToolResult {
+        match args.action {
+            CodeAction::Outline => outline(&args, ctx),
+            CodeAction::Symbols => symbols(&args, ctx),
+            CodeAction::Definition => definition(&args, ctx),
+            CodeAction::References => references(&args, ctx),
+            CodeAction::GrepReplace => grep_replace(&args, ctx),
+            CodeAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
+        }
+    }
+}
+
+local_tool!(CodeTool);
 
 fn outline(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     let input = args

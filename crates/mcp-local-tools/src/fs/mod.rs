@@ -26,15 +26,13 @@ mod manage;
 mod read;
 mod walk;
 
-use mcp_proto::{CallToolResult, Tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
+use crate::action::{Action, ActionArgs, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
-use crate::toolbox::{CallFuture, LocalTool};
 pub(crate) use crate::util::page_marker;
-use crate::util::{ToolResult, input_schema, parse_args, run_blocking};
+use crate::util::{Hints, ToolResult};
 
 /// The `fs` local tool. See the module docs for the actions.
 #[derive(Debug, Default, Clone, Copy)]
@@ -47,24 +45,24 @@ impl FsTool {
     }
 }
 
-/// Which `fs` action to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum FsAction {
-    Read,
-    Write,
-    Edit,
-    MultiEdit,
-    Patch,
-    List,
-    Tree,
-    Find,
-    Search,
-    Info,
-    Mkdir,
-    Mv,
-    Rm,
-    Help,
+actions! {
+    /// Which `fs` action to run.
+    pub(crate) enum FsAction {
+        Read = "read" { reads: true, pool: true, usage: "{path, [offset], [limit], [line_numbers]}: text lines of a file (offset = lines to skip, limit default 2000); images come back as image content; other binary files are refused." },
+        Write = "write" { reads: false, pool: true, usage: "{path, content}: create or replace a file, creating parent directories." },
+        Edit = "edit" { reads: false, pool: true, usage: "{path, old_text, new_text, [replace_all]}: replace the exact old_text, which must occur once unless replace_all; returns a unified diff. Files and results are limited to 16 MiB." },
+        MultiEdit = "multi_edit" { reads: false, pool: true, usage: "{path, edits: [{old_text, new_text, [replace_all]}]}: edits in order; if any fails, the file is unchanged." },
+        Patch = "patch" { reads: false, pool: true, usage: "{diff, [path]}: apply a unified diff (at most 100000 lines) to one or more files; all files or none. Sections naming the same file apply in order; --- /dev/null creates a file (refused if it exists); +++ /dev/null deletes it (the hunks must empty it)." },
+        List = "list" { reads: true, pool: true, usage: "{[path], [offset], [limit]}: entries of a directory (dir/, name, link -> target)." },
+        Tree = "tree" { reads: true, pool: true, usage: "{[path], [depth], [hidden], [offset], [limit]}: indented tree, honouring .gitignore (depth default 3)." },
+        Find = "find" { reads: true, pool: true, usage: "{pattern, [path], [hidden], [offset], [limit]}: files whose path relative to `path` matches the glob." },
+        Search = "search" ["search_text"] { reads: true, pool: true, usage: "{pattern, [path], [literal], [ignore_case], [context], [glob], [hidden], [offset], [limit]}: matching lines as path:line:text (context lines as path-line-text, groups split by --) in a directory or one file, honouring .gitignore." },
+        Info = "info" ["stat"] { reads: true, pool: true, usage: "{path}: type, size, modified time, permissions." },
+        Mkdir = "mkdir" { reads: false, pool: true, usage: "{path}: create a directory and its parents." },
+        Mv = "mv" { reads: false, pool: true, usage: "{path, to, [overwrite]}: move or rename; refuses to replace unless overwrite." },
+        Rm = "rm" { reads: false, pool: true, usage: "{path, [recursive]}: remove a file, or a directory with recursive." },
+        Help = "help" { reads: true, pool: false, usage: ": this text." },
+    }
 }
 
 /// One replacement for `edit` and `multi_edit`.
@@ -85,7 +83,7 @@ pub(crate) struct EditSpec {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FsArgs {
-    /// read | write | edit | multi_edit | patch | list | tree | find | search | info | mkdir | mv | rm | help.
+    /// read | write | edit | multi_edit | patch | list | tree | find | search | info | mkdir | mv | rm | help (also accepted: stat = info, search_text = search).
     pub action: FsAction,
     /// File or directory, absolute or relative to the first root (list, tree, find, search default to ".").
     pub path: Option<String>,
@@ -134,7 +132,7 @@ impl FsArgs {
     pub(crate) fn path(&self) -> Result<&str, String> {
         self.path
             .as_deref()
-            .ok_or_else(|| format!("{}: missing field 'path'", self.action.name()))
+            .ok_or_else(|| format!("{}: missing field 'path'", self.action.spec().name))
     }
 
     /// `path`, or "." for actions that default to the first root.
@@ -143,83 +141,35 @@ impl FsArgs {
     }
 }
 
-impl FsAction {
-    /// The action's name on the wire.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            FsAction::Read => "read",
-            FsAction::Write => "write",
-            FsAction::Edit => "edit",
-            FsAction::MultiEdit => "multi_edit",
-            FsAction::Patch => "patch",
-            FsAction::List => "list",
-            FsAction::Tree => "tree",
-            FsAction::Find => "find",
-            FsAction::Search => "search",
-            FsAction::Info => "info",
-            FsAction::Mkdir => "mkdir",
-            FsAction::Mv => "mv",
-            FsAction::Rm => "rm",
-            FsAction::Help => "help",
-        }
-    }
-}
-
 const DESCRIPTION: &str = "Files inside the roots: read, write, edit (exact unique replace, returns a unified diff), multi_edit (all or none), patch (unified diff), list, tree (honours .gitignore), find (glob), search (regex over contents), info, mkdir, mv, rm. Paths are absolute or relative to the first root and may not leave the roots. Call with {\"action\":\"help\"} for every action's fields.";
 
-const HELP: &str = "fs actions (fields in brackets are optional):
-read {path, [offset], [limit], [line_numbers]}: text lines of a file (offset = lines to skip, limit default 2000); images come back as image content; other binary files are refused.
-write {path, content}: create or replace a file, creating parent directories.
-edit {path, old_text, new_text, [replace_all]}: replace the exact old_text, which must occur once unless replace_all; returns a unified diff. Files and results are limited to 16 MiB.
-multi_edit {path, edits: [{old_text, new_text, [replace_all]}]}: edits in order; if any fails, the file is unchanged.
-patch {diff, [path]}: apply a unified diff (at most 100000 lines) to one or more files; all files or none. Sections naming the same file apply in order; --- /dev/null creates a file (refused if it exists); +++ /dev/null deletes it (the hunks must empty it).
-list {[path], [offset], [limit]}: entries of a directory (dir/, name, link -> target).
-tree {[path], [depth], [hidden], [offset], [limit]}: indented tree, honouring .gitignore (depth default 3).
-find {pattern, [path], [hidden], [offset], [limit]}: files whose path relative to `path` matches the glob.
-search {pattern, [path], [literal], [ignore_case], [context], [glob], [hidden], [offset], [limit]}: matching lines as path:line:text (context lines as path-line-text, groups split by --) in a directory or one file, honouring .gitignore.
-info {path}: type, size, modified time, permissions.
-mkdir {path}: create a directory and its parents.
-mv {path, to, [overwrite]}: move or rename; refuses to replace unless overwrite.
-rm {path, [recursive]}: remove a file, or a directory with recursive.
-help: this text.
-Every result is capped; a line in brackets at the end says how to get the rest.";
-
-impl LocalTool for FsTool {
-    fn name(&self) -> &'static str {
-        "fs"
-    }
-
-    fn definition(&self) -> Tool {
-        crate::util::tool_definition(
-            "fs",
-            "Files",
-            DESCRIPTION,
-            input_schema::<FsArgs>(),
-            crate::util::Hints {
-                read_only: false,
-                destructive: true,
-                idempotent: false,
-                open_world: false,
-            },
-        )
-    }
-
-    fn call<'a>(&'a self, arguments: Map<String, Value>, ctx: ToolContext) -> CallFuture<'a> {
-        Box::pin(async move {
-            let args: FsArgs = match parse_args(arguments) {
-                Ok(args) => args,
-                Err(message) => return CallToolResult::error(message),
-            };
-            // `help` touches no file: answered at once, without the hop to
-            // the blocking pool and back.
-            if matches!(args.action, FsAction::Help) {
-                return CallToolResult::text(HELP.to_owned());
-            }
-            let work_ctx = ctx.clone();
-            run_blocking(&ctx, move || dispatch(args, &work_ctx)).await
-        })
+impl ActionArgs for FsArgs {
+    type Action = FsAction;
+    fn action(&self) -> FsAction {
+        self.action
     }
 }
+
+impl ActionTool for FsTool {
+    type Args = FsArgs;
+    const NAME: &'static str = "fs";
+    const TITLE: &'static str = "Files";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const HINTS: Hints = Hints {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: false,
+    };
+    const HELP_NOTES: &'static str =
+        "Every result is capped; a line in brackets at the end says how to get the rest.";
+
+    fn run_blocking(&self, args: FsArgs, ctx: &ToolContext) -> ToolResult {
+        dispatch(args, ctx)
+    }
+}
+
+local_tool!(FsTool);
 
 fn dispatch(args: FsArgs, ctx: &ToolContext) -> ToolResult {
     match args.action {
@@ -236,6 +186,8 @@ fn dispatch(args: FsArgs, ctx: &ToolContext) -> ToolResult {
         FsAction::Mkdir => manage::mkdir(&args, ctx),
         FsAction::Mv => manage::mv(&args, ctx),
         FsAction::Rm => manage::rm(&args, ctx),
-        FsAction::Help => Ok(CallToolResult::text(HELP.to_owned())),
+        FsAction::Help => Ok(mcp_proto::CallToolResult::text(
+            crate::action::help::<FsTool>(),
+        )),
     }
 }

@@ -1,0 +1,303 @@
+//! The action-tool framework every local tool is built on.
+//!
+//! A local tool is one MCP tool taking `action` plus that action's fields.
+//! A tool declares its actions once, with [`actions!`]: wire name, the
+//! names Hanzo's other servers use for it (aliases), a usage line, whether
+//! it only reads, and whether it runs on tokio's blocking pool. From that
+//! table this module derives, for every tool alike:
+//!
+//! - argument parsing: the `action` (an alias is read as its action), then
+//!   the fields; an error names the field and the accepted values;
+//! - the `help` action's text, answered on the caller's task;
+//! - where an action runs (the blocking pool, or the caller's task);
+//! - the cap on a result's text (a marker says where it was cut);
+//! - the tool definition for `tools/list` (schema from the Rust argument
+//!   type through schemars, honest annotations).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use mcp_proto::{CallToolResult, ContentBlock, Tool};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::context::ToolContext;
+use crate::tool::CallFuture;
+use crate::util::{Hints, ToolResult, input_schema, run_blocking, tool_definition};
+
+/// One action of a tool, as the tool's table declares it.
+#[derive(Debug)]
+pub(crate) struct ActionSpec {
+    /// The name on the wire (`read`).
+    pub(crate) name: &'static str,
+    /// Other names accepted for it (`stat` for `fs info`), listed by `help`.
+    pub(crate) aliases: &'static [&'static str],
+    /// The help line after the name: `{path, [offset]}: what it does.`
+    pub(crate) usage: &'static str,
+    /// True when the action changes nothing (files, processes, state).
+    pub(crate) reads_only: bool,
+    /// True when the action blocks (file system work): it runs on tokio's
+    /// blocking pool, so a slow disk never stalls the connection.
+    pub(crate) blocking: bool,
+}
+
+/// An enum of a tool's actions; implemented by [`actions!`].
+pub(crate) trait Action: Copy + Send + Sync + 'static {
+    /// Every action, in the order `help` lists them.
+    const ALL: &'static [Self];
+    /// This action's row of the table.
+    fn spec(self) -> &'static ActionSpec;
+}
+
+/// A tool's argument type: `action` plus every action's fields.
+pub(crate) trait ActionArgs: DeserializeOwned + JsonSchema + Send + 'static {
+    /// The tool's action enum.
+    type Action: Action;
+    /// The action these arguments ask for.
+    fn action(&self) -> Self::Action;
+}
+
+/// The future an async action returns.
+pub(crate) type ActionFuture<'a> = Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>;
+
+/// A local tool built from an action table. [`local_tool!`] turns an
+/// `ActionTool` into a [`crate::LocalTool`].
+pub(crate) trait ActionTool: Clone + Send + Sync + 'static {
+    /// The tool's arguments.
+    type Args: ActionArgs;
+    /// Its name in `tools/list` (`fs`).
+    const NAME: &'static str;
+    /// Its title (`Files`).
+    const TITLE: &'static str;
+    /// Its description in `tools/list`.
+    const DESCRIPTION: &'static str;
+    /// Its behaviour hints (MCP 2025-03-26 `ToolAnnotations`).
+    const HINTS: Hints;
+    /// Lines `help` prints after the actions (limits, conventions).
+    const HELP_NOTES: &'static str = "";
+    /// The action a call without `action` gets, if any.
+    const DEFAULT_ACTION: Option<&'static str> = None;
+    /// The most bytes of text one result of this tool carries.
+    const RESULT_CAP: usize = 256 * 1024;
+
+    /// Runs an action whose spec says `blocking`, on the blocking pool.
+    fn run_blocking(&self, args: Self::Args, ctx: &ToolContext) -> ToolResult {
+        let _ = (args, ctx);
+        Err(format!(
+            "{}: internal error: no blocking actions",
+            Self::NAME
+        ))
+    }
+
+    /// Runs an action whose spec does not say `blocking`, on the caller's task.
+    fn run_async<'a>(&'a self, args: Self::Args, ctx: ToolContext) -> ActionFuture<'a> {
+        let _ = (args, ctx);
+        Box::pin(async { Err(format!("{}: internal error: no async actions", Self::NAME)) })
+    }
+}
+
+/// The tool definition of `T` for `tools/list`.
+pub(crate) fn definition<T: ActionTool>() -> Tool {
+    let mut schema = input_schema::<T::Args>();
+    if T::DEFAULT_ACTION.is_some()
+        && let Some(Value::Array(required)) = schema.get_mut("required")
+    {
+        required.retain(|name| name != "action");
+    }
+    tool_definition(T::NAME, T::TITLE, T::DESCRIPTION, schema, T::HINTS)
+}
+
+/// Runs one call of `tool`: parse, `help`, dispatch, cap.
+pub(crate) fn call<T: ActionTool>(
+    tool: &T,
+    mut arguments: Map<String, Value>,
+    ctx: ToolContext,
+) -> CallFuture<'_> {
+    Box::pin(async move {
+        if let Some(default) = T::DEFAULT_ACTION
+            && !arguments.contains_key("action")
+        {
+            arguments.insert("action".to_owned(), Value::String(default.to_owned()));
+        }
+        let args: T::Args = match parse_args(arguments) {
+            Ok(args) => args,
+            Err(message) => return CallToolResult::error(message),
+        };
+        let spec = args.action().spec();
+        let result = if spec.name == "help" {
+            CallToolResult::text(help::<T>())
+        } else if spec.blocking {
+            let tool = tool.clone();
+            let work_ctx = ctx.clone();
+            run_blocking(&ctx, move || tool.run_blocking(args, &work_ctx)).await
+        } else {
+            tool.run_async(args, ctx)
+                .await
+                .unwrap_or_else(CallToolResult::error)
+        };
+        cap_result(result, T::RESULT_CAP)
+    })
+}
+
+/// Parses `arguments` into `T`. The error is one line: serde's message
+/// (which names the accepted values of an enum and the known fields), then
+/// the field it concerns when serde's message does not say.
+pub(crate) fn parse_args<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T, String> {
+    serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path.is_empty() || path == "." {
+            format!("invalid arguments: {inner}")
+        } else {
+            format!("invalid arguments: {inner} (field '{path}')")
+        }
+    })
+}
+
+/// The `help` text of `T`: one line per action with its fields, aliases
+/// and what it does, then the tool's notes and the actions that only read.
+pub(crate) fn help<T: ActionTool>() -> String {
+    let mut text = format!("{} actions (fields in brackets are optional):\n", T::NAME);
+    let actions = <<T::Args as ActionArgs>::Action as Action>::ALL;
+    for spec in actions.iter().map(|a| a.spec()) {
+        text.push_str(spec.name);
+        if spec.usage.starts_with('{') {
+            text.push(' ');
+        }
+        text.push_str(spec.usage);
+        if !spec.aliases.is_empty() {
+            text.push_str(&format!(" (also called: {})", spec.aliases.join(", ")));
+        }
+        text.push('\n');
+    }
+    if !T::HELP_NOTES.is_empty() {
+        text.push_str(T::HELP_NOTES);
+        text.push('\n');
+    }
+    let reading: Vec<&str> = actions
+        .iter()
+        .map(|a| a.spec())
+        .filter(|s| s.reads_only && s.name != "help")
+        .map(|s| s.name)
+        .collect();
+    text.push_str(&format!(
+        "Actions that only read: {}.\n",
+        if reading.is_empty() {
+            "none".to_owned()
+        } else {
+            reading.join(", ")
+        }
+    ));
+    text
+}
+
+/// Cuts the text blocks of `result` so their bytes add up to at most `cap`
+/// (on a character boundary), with a marker line where it was cut.
+pub(crate) fn cap_result(mut result: CallToolResult, cap: usize) -> CallToolResult {
+    let mut left = cap;
+    let mut cut = false;
+    for block in &mut result.content {
+        let ContentBlock::Text(text) = block else {
+            continue;
+        };
+        if cut {
+            text.text.clear();
+            continue;
+        }
+        if text.text.len() <= left {
+            left -= text.text.len();
+            continue;
+        }
+        let total = text.text.len();
+        let mut end = left;
+        while !text.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.text.truncate(end);
+        text.text.push_str(&format!(
+            "\n[result cut at {cap} bytes ({total} in this block); narrow the request or page it]\n"
+        ));
+        cut = true;
+    }
+    if cut {
+        result
+            .content
+            .retain(|b| !matches!(b, ContentBlock::Text(t) if t.text.is_empty()));
+    }
+    result
+}
+
+/// Declares a tool's action enum and its table (see [`ActionSpec`]):
+///
+/// ```ignore
+/// actions! {
+///     pub(crate) enum FsAction {
+///         Read = "read" { reads: true, pool: true, usage: "{path}: the file's lines." },
+///         Info = "info" ["stat"] { reads: true, pool: true, usage: "{path}: type and size." },
+///         Help = "help" { reads: true, pool: false, usage: ": this text." },
+///     }
+/// }
+/// ```
+macro_rules! actions {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $Enum:ident {
+            $(
+                $Variant:ident = $name:literal $([$($alias:literal),+])?
+                { reads: $reads:expr, pool: $pool:expr, usage: $usage:expr $(,)? }
+            ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+        $vis enum $Enum {
+            $(
+                #[serde(rename = $name $($(, alias = $alias)+)?)]
+                $Variant,
+            )+
+        }
+
+        impl crate::action::Action for $Enum {
+            const ALL: &'static [Self] = &[$($Enum::$Variant),+];
+            fn spec(self) -> &'static crate::action::ActionSpec {
+                match self {
+                    $(
+                        $Enum::$Variant => &crate::action::ActionSpec {
+                            name: $name,
+                            aliases: &[$($($alias),+)?],
+                            usage: $usage,
+                            reads_only: $reads,
+                            blocking: $pool,
+                        },
+                    )+
+                }
+            }
+        }
+    };
+}
+pub(crate) use actions;
+
+/// Implements [`crate::LocalTool`] for an [`ActionTool`].
+macro_rules! local_tool {
+    ($Tool:ty) => {
+        impl crate::tool::LocalTool for $Tool {
+            fn name(&self) -> &'static str {
+                <$Tool as crate::action::ActionTool>::NAME
+            }
+
+            fn definition(&self) -> mcp_proto::Tool {
+                crate::action::definition::<$Tool>()
+            }
+
+            fn call<'a>(
+                &'a self,
+                arguments: serde_json::Map<String, serde_json::Value>,
+                ctx: crate::context::ToolContext,
+            ) -> crate::tool::CallFuture<'a> {
+                crate::action::call(self, arguments, ctx)
+            }
+        }
+    };
+}
+pub(crate) use local_tool;
