@@ -66,8 +66,11 @@ mod context;
 mod error;
 #[cfg(any(feature = "fs", feature = "code"))]
 mod files;
+#[cfg(any(feature = "exec", feature = "git"))]
+mod process;
 pub mod roots;
 mod safe;
+pub mod state;
 mod tool;
 mod toolbox;
 mod util;
