@@ -81,6 +81,12 @@ pub(crate) trait ActionTool: Clone + Send + Sync + 'static {
     /// The most bytes of text one result of this tool carries.
     const RESULT_CAP: usize = 256 * 1024;
 
+    /// How long one call may run when the tool bounds its calls itself
+    /// (a `timeout_ms` field); the toolbox's bound then grows to this.
+    fn time_limit(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// Runs an action whose spec says `blocking`, on the blocking pool.
     fn run_blocking(&self, args: Self::Args, ctx: &ToolContext) -> ToolResult {
         let _ = (args, ctx);
@@ -296,6 +302,10 @@ macro_rules! local_tool {
                 ctx: crate::context::ToolContext,
             ) -> crate::tool::CallFuture<'a> {
                 crate::action::call(self, arguments, ctx)
+            }
+
+            fn time_limit(&self) -> Option<std::time::Duration> {
+                <$Tool as crate::action::ActionTool>::time_limit(self)
             }
         }
     };

@@ -77,6 +77,8 @@ mod util;
 
 #[cfg(feature = "code")]
 pub mod code;
+#[cfg(feature = "exec")]
+pub mod exec;
 #[cfg(feature = "fs")]
 pub mod fs;
 #[cfg(feature = "workspace")]

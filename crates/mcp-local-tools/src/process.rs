@@ -53,7 +53,7 @@ pub(crate) enum End {
 }
 
 impl End {
-    fn of(status: ExitStatus) -> End {
+    pub(crate) fn of(status: ExitStatus) -> End {
         use std::os::unix::process::ExitStatusExt as _;
         match (status.code(), status.signal()) {
             (Some(code), _) => End::Exited(code),
@@ -186,13 +186,6 @@ impl Group {
         self.pgid
     }
 
-    /// Sends `signal` to the whole group.
-    pub(crate) fn signal(&self, signal: i32) {
-        if let Some(pgid) = self.pgid {
-            signal_group(pgid, signal);
-        }
-    }
-
     /// SIGTERM to the group, then SIGKILL after [`KILL_GRACE`] to whatever
     /// is left, and reaps the leader.
     pub(crate) async fn kill(&mut self) {
@@ -229,7 +222,8 @@ pub(crate) mod libc_signal {
     pub(crate) const KILL: i32 = 9;
 }
 
-fn signal_group(pgid: u32, signal: i32) {
+/// Sends `signal` to the process group `pgid` (a gone group is no error).
+pub(crate) fn signal_group(pgid: u32, signal: i32) {
     let (Some(pid), Some(signal)) = (
         rustix::process::Pid::from_raw(pgid as i32),
         rustix::process::Signal::from_named_raw(signal),

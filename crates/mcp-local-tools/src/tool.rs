@@ -28,4 +28,12 @@ pub trait LocalTool: Send + Sync + 'static {
     /// Runs one call. `arguments` is `params.arguments` of `tools/call`
     /// (an empty map when absent).
     fn call<'a>(&'a self, arguments: Map<String, Value>, ctx: ToolContext) -> CallFuture<'a>;
+
+    /// How long one call of this tool may run, when the tool bounds its
+    /// calls itself (for example `exec` with its `timeout_ms`, up to 600 s).
+    /// [`crate::Toolbox::call`] then waits up to the larger of this and its
+    /// own bound. Default `None`: the toolbox's bound alone.
+    fn time_limit(&self) -> Option<std::time::Duration> {
+        None
+    }
 }

@@ -62,6 +62,8 @@ impl Toolbox {
             let workspace = crate::workspace::WorkspaceTool::new(toolbox.surroundings());
             toolbox.add(workspace);
         }
+        #[cfg(feature = "exec")]
+        toolbox.add(crate::exec::ExecTool::new());
         toolbox
     }
 
@@ -127,6 +129,7 @@ impl Toolbox {
         let Some(limit) = self.call_timeout else {
             return Some(tool.call(arguments, ctx).await);
         };
+        let limit = tool.time_limit().map_or(limit, |own| own.max(limit));
         // A child token: cancelling it on expiry stops this call's work
         // without touching the caller's token.
         let token = ctx.cancel.child_token();

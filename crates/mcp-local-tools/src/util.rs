@@ -51,6 +51,20 @@ fn strip_null(value: &mut Value) {
                     map.insert("type".to_owned(), kept[0].clone());
                 }
             }
+            // `Option<Enum>` comes as `anyOf: [<enum schema>, {type: null}]`:
+            // the schema of the enum, with the field's own description.
+            if let Some(Value::Array(options)) = map.get("anyOf") {
+                let kept: Vec<&Value> = options.iter().filter(|o| o["type"] != "null").collect();
+                if kept.len() == 1
+                    && kept.len() < options.len()
+                    && let Value::Object(inner) = kept[0].clone()
+                {
+                    map.remove("anyOf");
+                    for (key, value) in inner {
+                        map.entry(key).or_insert(value);
+                    }
+                }
+            }
             if let Some(Value::Array(variants)) = map.get("enum") {
                 let kept: Vec<Value> = variants.iter().filter(|v| !v.is_null()).cloned().collect();
                 map.insert("enum".to_owned(), Value::Array(kept));

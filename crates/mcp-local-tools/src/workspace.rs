@@ -266,6 +266,8 @@ fn capabilities(surroundings: &Surroundings, ctx: &ToolContext) -> CallToolResul
         ("fs", cfg!(feature = "fs")),
         ("code", cfg!(feature = "code")),
         ("workspace", cfg!(feature = "workspace")),
+        ("exec", cfg!(feature = "exec")),
+        ("git", cfg!(feature = "git")),
     ]
     .iter()
     .filter(|(_, on)| *on)

@@ -18,7 +18,7 @@ fn default_toolbox_order() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["fs", "code", "workspace"]);
+    assert_eq!(names, ["fs", "code", "workspace", "exec"]);
 }
 
 #[test]
@@ -34,6 +34,11 @@ fn code_definition() {
 #[test]
 fn workspace_definition() {
     insta::assert_json_snapshot!("workspace", definition("workspace"));
+}
+
+#[test]
+fn exec_definition() {
+    insta::assert_json_snapshot!("exec", definition("exec"));
 }
 
 #[test]

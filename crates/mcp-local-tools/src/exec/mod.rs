@@ -1,0 +1,367 @@
+//! The `exec` tool: run a command on the machine (HIP-0300 §2.1), bounded.
+//!
+//! - `run {command, [cwd], [env], [stdin], [timeout_ms], [background]}`
+//!   (alias `exec`): `command` is a string (run by `sh -c`, the caller's own
+//!   shell line) or an argv array (run directly, no shell). The result has
+//!   the exit code or signal, `duration_ms`, and stdout and stderr, each
+//!   capped at [`OUTPUT_CAP`] bytes (head and tail kept, the bytes dropped
+//!   counted), as text and as `structuredContent`. A non-zero exit, a signal
+//!   or a timeout is `isError: true`. With `background: true` it answers a
+//!   job id at once.
+//! - `output {id, [offset], [tail]}` (alias `logs`), `wait {id,
+//!   [timeout_ms]}`, `write {id, text, [eof]}`, `kill {id, [signal]}`,
+//!   `list` (alias `ps`): background jobs; see [`jobs`].
+//!
+//! Every command runs in a process group of its own (see the process
+//! runner): a timeout, `notifications/cancelled` or the server's shutdown
+//! kills the whole group, and the output read so far is still returned on a
+//! timeout. A child never reads the server's stdin nor writes its stdout.
+//!
+//! No command blocklist is offered as security: narrowing what an agent may
+//! run is the allowlist's job (`exec:run` entries, `--allowed-tools`).
+
+mod jobs;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::action::{ActionArgs, ActionFuture, ActionTool, actions, local_tool};
+use crate::context::ToolContext;
+use crate::process::{self, End, LineProgress, Spec};
+use crate::util::{Hints, ToolResult};
+
+pub use jobs::MAX_JOB_SPOOL_BYTES;
+
+/// Bytes of stdout, and of stderr, one `run` result keeps (head and tail).
+pub const OUTPUT_CAP: usize = 30_000;
+/// Default `timeout_ms` of `run`: 120,000 ms.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default largest `timeout_ms` a call may ask for: 600,000 ms.
+pub const DEFAULT_MAX_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The `exec` local tool. Cheap to clone; clones share the job table.
+#[derive(Debug, Clone)]
+pub struct ExecTool {
+    max_timeout: Duration,
+    jobs: Arc<jobs::Jobs>,
+}
+
+impl Default for ExecTool {
+    fn default() -> ExecTool {
+        ExecTool::new()
+    }
+}
+
+impl ExecTool {
+    /// The tool with the default limits; job output is spooled under the
+    /// state folder ([`crate::state::state_dir`]) in `jobs/`.
+    pub fn new() -> ExecTool {
+        ExecTool {
+            max_timeout: DEFAULT_MAX_TIMEOUT,
+            jobs: Arc::new(jobs::Jobs::new(None)),
+        }
+    }
+
+    /// Spools job output in `dir` instead of the state folder.
+    pub fn with_spool_dir(mut self, dir: PathBuf) -> ExecTool {
+        self.jobs = Arc::new(jobs::Jobs::new(Some(dir)));
+        self
+    }
+
+    /// Sets the largest `timeout_ms` a call may ask for (default
+    /// [`DEFAULT_MAX_TIMEOUT`]); a larger request is refused.
+    pub fn with_max_timeout(mut self, max: Duration) -> ExecTool {
+        self.max_timeout = max;
+        self
+    }
+
+    fn timeout(&self, asked: Option<u64>, default: Duration) -> Result<Duration, String> {
+        let Some(ms) = asked else {
+            return Ok(default.min(self.max_timeout));
+        };
+        let asked = Duration::from_millis(ms);
+        if ms == 0 || asked > self.max_timeout {
+            return Err(format!(
+                "timeout_ms must be 1..={} (got {ms})",
+                self.max_timeout.as_millis()
+            ));
+        }
+        Ok(asked)
+    }
+}
+
+actions! {
+    /// Which `exec` action to run.
+    pub(crate) enum ExecAction {
+        Run = "run" ["exec"] { reads: false, pool: false, usage: "{command, [cwd], [env], [stdin], [timeout_ms], [background]}: run `command` (a string runs under sh -c; an array of strings is an argv, no shell) in cwd (default: the first root) with env added and stdin as its input; waits at most timeout_ms (default 120000, at most 600000), then kills the process group and returns the output so far. Returns the exit code or signal, duration_ms, stdout and stderr (each capped at 30000 bytes, head and tail kept). A non-zero exit is an error result. background: true returns a job id at once." },
+        Output = "output" ["logs"] { reads: true, pool: false, usage: "{id, [offset], [tail]}: a job's output (stdout and stderr as written): since the last read by default, from byte offset, or its last `tail` lines; at most 30000 bytes a read." },
+        Wait = "wait" { reads: true, pool: false, usage: "{id, [timeout_ms]}: wait until the job ends or timeout_ms passes (default 30000); returns its state and the output since the last read." },
+        Write = "write" { reads: false, pool: false, usage: "{id, text, [eof]}: write text to the job's stdin; eof: true closes it afterwards." },
+        Kill = "kill" { reads: false, pool: false, usage: "{id, [signal]}: send signal (TERM by default; KILL, INT, HUP, QUIT, USR1, USR2) to the job's whole process group." },
+        List = "list" ["ps"] { reads: true, pool: false, usage: ": the jobs of this server: id, state, pid, runtime, command." },
+        Help = "help" { reads: true, pool: false, usage: ": this text." },
+    }
+}
+
+/// A command: a shell line or an argv.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum CommandLine {
+    /// Run by `sh -c`.
+    Shell(String),
+    /// Run directly: program, then its arguments.
+    Argv(Vec<String>),
+}
+
+impl CommandLine {
+    fn argv(&self) -> Result<Vec<String>, String> {
+        match self {
+            CommandLine::Shell(line) if line.trim().is_empty() => {
+                Err("run: 'command' is empty".to_owned())
+            }
+            CommandLine::Shell(line) => Ok(vec!["sh".to_owned(), "-c".to_owned(), line.clone()]),
+            CommandLine::Argv(argv) if argv.is_empty() || argv[0].is_empty() => {
+                Err("run: 'command' is an empty argv (the program comes first)".to_owned())
+            }
+            CommandLine::Argv(argv) => Ok(argv.clone()),
+        }
+    }
+
+    /// How the command is shown in results and job lists.
+    fn display(&self) -> String {
+        match self {
+            CommandLine::Shell(line) => line.clone(),
+            CommandLine::Argv(argv) => argv
+                .iter()
+                .map(|a| {
+                    let plain = |c: char| c.is_ascii_alphanumeric() || "_./=:,+@%-".contains(c);
+                    if a.is_empty() || !a.chars().all(plain) {
+                        format!("'{}'", a.replace('\'', "'\\''"))
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+}
+
+/// Arguments of the `exec` tool.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExecArgs {
+    /// run | output | wait | write | kill | list | help (also accepted: exec = run, logs = output, ps = list).
+    action: ExecAction,
+    /// run: a shell line (run by sh -c) or an argv array (run directly).
+    command: Option<CommandLine>,
+    /// run: the working directory, inside the roots (default: the first root).
+    cwd: Option<String>,
+    /// run: environment variables to add or replace.
+    env: Option<BTreeMap<String, String>>,
+    /// run: text given to the command's stdin (default: empty).
+    stdin: Option<String>,
+    /// run: milliseconds before the process group is killed (default 120000, at most 600000); wait: how long to wait (default 30000).
+    timeout_ms: Option<u64>,
+    /// run: start as a background job and return its id at once.
+    background: Option<bool>,
+    /// output, wait, write, kill: the job id that run returned.
+    id: Option<String>,
+    /// output: byte offset to read from (default: where the last read stopped).
+    offset: Option<u64>,
+    /// output: only the last this many lines.
+    tail: Option<u64>,
+    /// write: the text to send to the job's stdin.
+    text: Option<String>,
+    /// write: close the job's stdin after the text.
+    eof: Option<bool>,
+    /// kill: TERM (default), KILL, INT, HUP, QUIT, USR1 or USR2.
+    signal: Option<String>,
+}
+
+impl ExecArgs {
+    fn id(&self) -> Result<&str, String> {
+        self.id.as_deref().ok_or_else(|| {
+            format!(
+                "{}: missing field 'id' (a job id from run with background: true; list shows them)",
+                crate::action::Action::spec(self.action).name
+            )
+        })
+    }
+}
+
+impl ActionArgs for ExecArgs {
+    type Action = ExecAction;
+    fn action(&self) -> ExecAction {
+        self.action
+    }
+}
+
+const DESCRIPTION: &str = "Run a command on this machine: a shell line (sh -c) or an argv array, in a directory inside the roots, with a timeout (the whole process group is killed, the output so far returned), capped stdout and stderr, and background jobs (output, wait, write, kill, list). A non-zero exit is an error result. This tool runs whatever it is given; to narrow what an agent may run, use the server's tool allowlist (for example only exec:list), not this tool. Call with {\"action\":\"help\"} for every action's fields.";
+
+impl ActionTool for ExecTool {
+    type Args = ExecArgs;
+    const NAME: &'static str = "exec";
+    const TITLE: &'static str = "Run commands";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const HINTS: Hints = Hints {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    };
+    const HELP_NOTES: &'static str = "Commands run in their own process group: a timeout, a cancelled request or the server's exit kills the whole group. stdin is the given text or empty, never the server's. Background job output is kept in a spool file of at most 64 MiB; finished jobs are kept for an hour (at most 32).";
+
+    fn time_limit(&self) -> Option<Duration> {
+        // The tool bounds its own calls (timeout_ms, at most max_timeout);
+        // the toolbox's bound must not cut a long command short.
+        Some(self.max_timeout + process::KILL_GRACE + process::DRAIN_AFTER_KILL * 2)
+    }
+
+    fn run_async<'a>(&'a self, args: ExecArgs, ctx: ToolContext) -> ActionFuture<'a> {
+        Box::pin(async move {
+            match args.action {
+                ExecAction::Run if args.background == Some(true) => self.start_job(&args, &ctx),
+                ExecAction::Run => self.run(&args, &ctx).await,
+                ExecAction::Output => self.jobs.output(args.id()?, args.offset, args.tail),
+                ExecAction::Wait => {
+                    let limit = self.timeout(args.timeout_ms, jobs::DEFAULT_WAIT)?;
+                    self.jobs.wait(args.id()?, limit, &ctx.cancel).await
+                }
+                ExecAction::Write => {
+                    let text = args.text.as_deref().unwrap_or("");
+                    if args.text.is_none() && args.eof != Some(true) {
+                        return Err("write: missing field 'text'".to_owned());
+                    }
+                    self.jobs
+                        .write(args.id()?, text, args.eof == Some(true))
+                        .await
+                }
+                ExecAction::Kill => self.jobs.kill(args.id()?, args.signal.as_deref()),
+                ExecAction::List => Ok(self.jobs.list()),
+                ExecAction::Help => unreachable!("the framework answers help"),
+            }
+        })
+    }
+}
+
+local_tool!(ExecTool);
+
+impl ExecTool {
+    fn spec(args: &ExecArgs, ctx: &ToolContext) -> Result<(Spec, String), String> {
+        let command = args
+            .command
+            .as_ref()
+            .ok_or("run: missing field 'command'")?;
+        let cwd = match args.cwd.as_deref() {
+            Some(cwd) => {
+                let resolved = ctx.roots.resolve_existing(cwd).map_err(|e| e.to_string())?;
+                if !resolved.path.is_dir() {
+                    return Err(format!("cwd '{cwd}': not a directory"));
+                }
+                resolved.path
+            }
+            None => ctx.roots.primary().to_path_buf(),
+        };
+        let mut env = Vec::new();
+        for (name, value) in args.env.iter().flatten() {
+            if name.is_empty() || name.contains(['=', '\0']) || value.contains('\0') {
+                return Err(format!(
+                    "env: '{}' is not a variable name (no '=' or NUL) with a value without NUL",
+                    name.escape_debug()
+                ));
+            }
+            env.push((name.clone(), value.clone()));
+        }
+        let spec = Spec {
+            argv: command.argv()?,
+            cwd,
+            env,
+            env_remove: Vec::new(),
+            stdin: args.stdin.clone(),
+        };
+        Ok((spec, command.display()))
+    }
+
+    async fn run(&self, args: &ExecArgs, ctx: &ToolContext) -> ToolResult {
+        let timeout = self.timeout(args.timeout_ms, DEFAULT_TIMEOUT)?;
+        let (spec, shown) = Self::spec(args, ctx)?;
+        let progress = ctx.progress.clone();
+        let counter = std::sync::atomic::AtomicU64::new(0);
+        let report = move |line: &str| {
+            let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress.report(n as f64, None, Some(line.to_owned()));
+        };
+        let hook = ctx.progress.is_enabled().then_some(LineProgress {
+            report: &report,
+            every: Duration::from_millis(250),
+        });
+        let outcome = process::run(&spec, timeout, &ctx.cancel, OUTPUT_CAP, hook).await?;
+        Ok(run_result(&shown, &outcome, timeout))
+    }
+
+    fn start_job(&self, args: &ExecArgs, ctx: &ToolContext) -> ToolResult {
+        let (mut spec, shown) = Self::spec(args, ctx)?;
+        if args.timeout_ms.is_some() {
+            return Err(
+                "run: timeout_ms does not apply to a background job (stop it with kill)".to_owned(),
+            );
+        }
+        // A job keeps its stdin open for `write`.
+        spec.stdin.get_or_insert_with(String::new);
+        self.jobs.start(spec, shown)
+    }
+}
+
+/// The result of a foreground `run`.
+fn run_result(shown: &str, outcome: &process::Outcome, timeout: Duration) -> CallToolResult {
+    let end = outcome.end;
+    let rest = "the middle is not kept; run it with background: true and page it with output";
+    let stdout = outcome.stdout.text(rest);
+    let stderr = outcome.stderr.text(rest);
+    let mut text = format!(
+        "$ {shown}\n{} · {} ms\n",
+        end.describe(timeout),
+        outcome.duration.as_millis()
+    );
+    for (name, body) in [("stdout", &stdout), ("stderr", &stderr)] {
+        if !body.is_empty() {
+            text.push_str(&format!("--- {name} ---\n{body}"));
+            if !body.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+    }
+    let (code, signal) = match end {
+        End::Exited(code) => (Some(code), None),
+        End::Signaled(signal) => (None, Some(signal)),
+        End::TimedOut | End::Cancelled => (None, None),
+    };
+    let structured = json!({
+        "command": shown,
+        "exitCode": code,
+        "signal": signal,
+        "timedOut": end == End::TimedOut,
+        "durationMs": outcome.duration.as_millis() as u64,
+        "stdout": stdout,
+        "stderr": stderr,
+        "stdoutBytes": outcome.stdout.total(),
+        "stderrBytes": outcome.stderr.total(),
+        "stdoutDropped": outcome.stdout.dropped(),
+        "stderrDropped": outcome.stderr.dropped(),
+    });
+    let mut result = if end.success() {
+        CallToolResult::text(text)
+    } else {
+        CallToolResult::error(text)
+    };
+    result.structured_content = Some(structured);
+    result
+}

@@ -1,0 +1,511 @@
+//! The `exec` tool against real processes.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::Sandbox;
+use mcp_local_tools::exec::ExecTool;
+use mcp_local_tools::{LocalTool, ToolContext};
+use serde_json::{Value, json};
+
+/// The tool, its job spool in the sandbox.
+fn tool(s: &Sandbox) -> ExecTool {
+    ExecTool::new().with_spool_dir(s.base.join("spool"))
+}
+
+/// Calls `exec` with `args`; returns (isError, text, structuredContent).
+async fn exec_with(tool: &ExecTool, ctx: ToolContext, args: Value) -> (bool, String, Value) {
+    let Value::Object(map) = args else {
+        panic!("args must be an object")
+    };
+    let result = tool.call(map, ctx).await;
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .collect::<String>();
+    (
+        result.is_error == Some(true),
+        text,
+        result.structured_content.unwrap_or(Value::Null),
+    )
+}
+
+async fn exec(tool: &ExecTool, s: &Sandbox, args: Value) -> (bool, String, Value) {
+    exec_with(tool, ToolContext::new(s.roots.clone()), args).await
+}
+
+/// Pids of live processes whose command line contains `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // A zombie (state Z) is dead, only not yet reaped by its parent.
+        let zombie = stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z'));
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Waits up to 5 s for every process carrying `marker` to be gone.
+async fn gone(marker: &str) -> Vec<u32> {
+    for _ in 0..50 {
+        if processes_with(marker).is_empty() {
+            return Vec::new();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    processes_with(marker)
+}
+
+/// A unique sleep duration around 30 s (`30.<digits>`): it marks the
+/// sleeping processes of one test in /proc.
+fn marker() -> String {
+    format!("30.{}{:06}", std::process::id(), rand_suffix())
+}
+
+fn rand_suffix() -> u64 {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(7);
+    h.finish() % 1_000_000
+}
+
+#[tokio::test]
+async fn run_reports_output_and_exit_code() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (is_error, text, structured) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": "echo out; echo err >&2; exit 3"}),
+    )
+    .await;
+    assert!(is_error, "a non-zero exit is an error result");
+    assert!(
+        text.starts_with("$ echo out; echo err >&2; exit 3\nexit code 3 · "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(" ms\n--- stdout ---\nout\n--- stderr ---\nerr\n"),
+        "{text}"
+    );
+    assert_eq!(structured["exitCode"], 3);
+    assert_eq!(structured["stdout"], "out\n");
+    assert_eq!(structured["stderr"], "err\n");
+    assert_eq!(structured["timedOut"], false);
+
+    let (is_error, text, structured) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": ["printf", "%s|", "a b", "c"]}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(structured["stdout"], "a b|c|");
+    assert_eq!(structured["command"], "printf '%s|' 'a b' c");
+    assert_eq!(structured["exitCode"], 0);
+}
+
+#[tokio::test]
+async fn argv_is_not_a_shell_line() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (is_error, _, structured) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": ["echo", "$(touch owned); `touch owned`"]}),
+    )
+    .await;
+    assert!(!is_error);
+    assert_eq!(structured["stdout"], "$(touch owned); `touch owned`\n");
+    assert!(!s.root.join("owned").exists());
+}
+
+#[tokio::test]
+async fn cwd_env_and_stdin() {
+    let s = Sandbox::new();
+    s.write("sub/file.txt", "x");
+    let t = tool(&s);
+    let (_, text, structured) = exec(
+        &t,
+        &s,
+        json!({"action": "exec", "command": "pwd; ls; echo \"$GREETING\"; cat", "cwd": "sub",
+               "env": {"GREETING": "hi there"}, "stdin": "from stdin\n"}),
+    )
+    .await;
+    assert_eq!(
+        structured["stdout"],
+        format!(
+            "{}\nfile.txt\nhi there\nfrom stdin\n",
+            s.root.join("sub").display()
+        ),
+        "{text}"
+    );
+    // Without stdin the child reads /dev/null, never the server's stdin.
+    let (_, _, structured) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": "readlink /proc/self/fd/0; cat; echo end"}),
+    )
+    .await;
+    assert_eq!(structured["stdout"], "/dev/null\nend\n");
+}
+
+#[tokio::test]
+async fn cwd_outside_the_roots_is_refused() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let outside = s.abs("outside");
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": "pwd", "cwd": outside}),
+    )
+    .await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        format!("path '{outside}': outside the roots ({})", s.root.display())
+    );
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": "pwd", "cwd": "../outside"}),
+    )
+    .await;
+    assert!(is_error);
+    assert!(
+        text.starts_with("path '../outside': outside the roots"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_whole_group_and_keeps_the_output() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let mark = marker();
+    // A grandchild that ignores SIGTERM, and the child, both sleep past the
+    // timeout.
+    let command = format!("echo before; sh -c 'trap \"\" TERM; sleep {mark}' & sleep {mark}");
+    let started = Instant::now();
+    let (is_error, text, structured) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": command, "timeout_ms": 1000}),
+    )
+    .await;
+    let elapsed = started.elapsed();
+    assert!(is_error);
+    assert_eq!(structured["timedOut"], true);
+    assert_eq!(structured["stdout"], "before\n");
+    assert!(
+        text.contains("timed out after 1000 ms (process group killed)"),
+        "{text}"
+    );
+    assert!(
+        elapsed < Duration::from_secs(2),
+        "returned after {elapsed:?}"
+    );
+    assert_eq!(
+        gone(&mark).await,
+        Vec::<u32>::new(),
+        "a process of the group is left"
+    );
+}
+
+#[tokio::test]
+async fn leftovers_of_a_finished_command_are_killed() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let mark = marker();
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": format!("(sleep {mark}) & echo started")}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(gone(&mark).await, Vec::<u32>::new());
+}
+
+#[tokio::test]
+async fn cancelling_kills_the_group() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let mark = marker();
+    let ctx = ToolContext::new(s.roots.clone());
+    let cancel = ctx.cancel.clone();
+    let call = exec_with(
+        &t,
+        ctx,
+        json!({"action": "run", "command": format!("sleep {mark}")}),
+    );
+    let canceller = async {
+        while processes_with(&mark).is_empty() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        cancel.cancel();
+    };
+    let ((is_error, text, structured), ()) = tokio::join!(call, canceller);
+    assert!(is_error);
+    assert!(text.contains("cancelled (process group killed)"), "{text}");
+    assert_eq!(structured["timedOut"], false);
+    assert_eq!(gone(&mark).await, Vec::<u32>::new());
+}
+
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn fifty_megabytes_of_output_are_capped() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let before = rss_kib();
+    let (is_error, text, structured) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": "yes | head -c 50000000"}),
+    )
+    .await;
+    let grown = rss_kib().saturating_sub(before);
+    assert!(!is_error, "{}", &text[..200.min(text.len())]);
+    assert_eq!(structured["stdoutBytes"], 50_000_000);
+    let kept = structured["stdout"].as_str().unwrap();
+    assert!(kept.len() < 31_000, "{}", kept.len());
+    assert!(kept.starts_with("y\ny\n"));
+    assert!(kept.ends_with("y\ny\n"));
+    assert!(
+        kept.contains(" bytes not shown; the middle is not kept; run it with background: true and page it with output ...]\n"),
+        "{}",
+        &kept[14_000..16_500]
+    );
+    // The 50 MB never sat in memory (the bound is generous for the
+    // allocator and the other tests of this binary running alongside).
+    assert!(grown < 40 * 1024, "RSS grew {grown} KiB");
+}
+
+#[tokio::test]
+async fn background_job_output_wait_write_kill() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (is_error, text, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true,
+               "command": "echo ready; while read line; do echo \"got $line\"; done; echo bye"}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    let id = started["id"].as_str().unwrap().to_owned();
+    assert!(
+        text.starts_with(&format!("job {id} started (pid ")),
+        "{text}"
+    );
+
+    let (_, _, w) = exec(
+        &t,
+        &s,
+        json!({"action": "write", "id": id, "text": "one\ntwo\n"}),
+    )
+    .await;
+    assert_eq!(w, Value::Null);
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "write", "id": id, "eof": true})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text,
+        format!("job {id}: wrote 0 bytes to stdin and closed it\n")
+    );
+
+    let (_, text, state) = exec(
+        &t,
+        &s,
+        json!({"action": "wait", "id": id, "timeout_ms": 10_000}),
+    )
+    .await;
+    assert_eq!(state["running"], false, "{text}");
+    assert_eq!(state["exitCode"], 0);
+    assert!(
+        text.starts_with("ready\ngot one\ngot two\nbye\n[job "),
+        "{text}"
+    );
+    assert!(text.contains(": exit code 0, "), "{text}");
+    // Read again: nothing new since the last read; from offset 0: all.
+    let (_, text, _) = exec(&t, &s, json!({"action": "logs", "id": id})).await;
+    assert!(text.starts_with("[job "), "{text}");
+    assert!(text.contains("output bytes 26-26 of 26]"), "{text}");
+    let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id, "offset": 6})).await;
+    assert!(text.starts_with("got one\ngot two\nbye\n["), "{text}");
+    let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id, "tail": 2})).await;
+    assert!(text.starts_with("got two\nbye\n["), "{text}");
+
+    // A job that runs until killed.
+    let mark = marker();
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true, "command": format!("sleep {mark}")}),
+    )
+    .await;
+    let id2 = started["id"].as_str().unwrap().to_owned();
+    let (_, list, listed) = exec(&t, &s, json!({"action": "ps"})).await;
+    let rows = listed["jobs"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{list}");
+    assert_eq!(rows[1]["state"], "running");
+    assert_eq!(rows[1]["command"], format!("sleep {mark}"));
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "kill", "id": id2, "signal": "KILL"}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    assert!(
+        text.starts_with(&format!("job {id2}: sent SIGKILL to process group ")),
+        "{text}"
+    );
+    let (_, _, state) = exec(&t, &s, json!({"action": "wait", "id": id2})).await;
+    assert_eq!(state["state"], "killed by signal 9");
+    assert_eq!(gone(&mark).await, Vec::<u32>::new());
+
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "kill", "id": "99"})).await;
+    assert!(is_error);
+    assert_eq!(text, "no job '99' (list shows the jobs)");
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "kill", "id": id, "signal": "BOOM"}),
+    )
+    .await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "kill: unknown signal 'BOOM' (accepted: TERM, KILL, INT, HUP, QUIT, USR1, USR2)"
+    );
+}
+
+#[tokio::test]
+async fn dropping_the_tool_kills_running_jobs() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let mark = marker();
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true, "command": format!("sleep {mark}")}),
+    )
+    .await;
+    assert!(started["pid"].as_u64().unwrap() > 0);
+    while processes_with(&mark).is_empty() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(t);
+    assert_eq!(gone(&mark).await, Vec::<u32>::new());
+    let spool = std::fs::read_dir(s.base.join("spool")).unwrap().count();
+    assert_eq!(spool, 0, "spools are removed with the jobs");
+}
+
+#[tokio::test]
+async fn bad_arguments_are_named() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    for (args, expected) in [
+        (json!({"action": "run"}), "run: missing field 'command'"),
+        (
+            json!({"action": "run", "command": ""}),
+            "run: 'command' is empty",
+        ),
+        (
+            json!({"action": "run", "command": []}),
+            "run: 'command' is an empty argv (the program comes first)",
+        ),
+        (
+            json!({"action": "run", "command": "true", "timeout_ms": 700_000}),
+            "timeout_ms must be 1..=600000 (got 700000)",
+        ),
+        (
+            json!({"action": "run", "command": "true", "env": {"A=B": "x"}}),
+            "env: 'A=B' is not a variable name (no '=' or NUL) with a value without NUL",
+        ),
+        (
+            json!({"action": "output"}),
+            "output: missing field 'id' (a job id from run with background: true; list shows them)",
+        ),
+        (
+            json!({"action": "run", "command": ["definitely-not-a-program-xyz"]}),
+            "could not start 'definitely-not-a-program-xyz': No such file or directory (os error 2)",
+        ),
+    ] {
+        let (is_error, text, _) = exec(&t, &s, args.clone()).await;
+        assert!(is_error, "{args}");
+        assert_eq!(text, expected, "{args}");
+    }
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "launch"})).await;
+    assert!(is_error);
+    assert!(
+        text.starts_with("invalid arguments: unknown variant `launch`"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn progress_carries_the_newest_line() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = seen.clone();
+    let mut ctx = ToolContext::new(s.roots.clone());
+    ctx.progress = mcp_local_tools::Progress::new(move |_, _, message| {
+        sink.lock().unwrap().push(message.unwrap_or_default());
+    });
+    let (is_error, _, _) = exec_with(
+        &t,
+        ctx,
+        json!({"action": "run", "command": "for i in 1 2 3; do echo step $i; sleep 0.4; done"}),
+    )
+    .await;
+    assert!(!is_error);
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty());
+    assert_eq!(seen[0], "step 1");
+    assert!(seen.iter().all(|m| m.starts_with("step ")), "{seen:?}");
+}
+
+#[tokio::test]
+async fn help_lists_aliases_and_reading_actions() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "help"})).await;
+    assert!(!is_error);
+    assert!(
+        text.starts_with("exec actions (fields in brackets are optional):\nrun {command,"),
+        "{text}"
+    );
+    assert!(text.contains("(also called: exec)\n"), "{text}");
+    assert!(text.contains("(also called: logs)\n"), "{text}");
+    assert!(
+        text.contains(
+            "list: the jobs of this server: id, state, pid, runtime, command. (also called: ps)\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("Actions that only read: output, wait, list.\n"),
+        "{text}"
+    );
+}
