@@ -220,3 +220,80 @@ fn no_progress_without_a_token() {
     fx.server.close_stdin();
     assert!(fx.server.drain().is_empty());
 }
+
+/// A server whose `exec` job spools live in a temporary state folder.
+fn start_exec() -> (Server, tempfile::TempDir) {
+    let state = tempfile::tempdir().expect("tempdir");
+    let root = state.path().to_str().expect("utf-8").to_owned();
+    let mut server = Server::spawn_with_env(
+        &["serve", "--no-door", "--root", &root],
+        &[("HANZO_MCP_STATE", &root)],
+    );
+    server.initialize("2025-11-25");
+    (server, state)
+}
+
+#[test]
+fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
+    let (mut server, _state) = start_exec();
+    let mark = common::sleep_marker(1);
+    server.request(
+        5,
+        "tools/call",
+        call_params(
+            "exec",
+            json!({"action": "run", "command": format!("sleep {mark} & sleep {mark}")}),
+        ),
+    );
+    // Wait (at most ~10 s) until the command runs.
+    for _ in 0..1000 {
+        if !common::processes_left(&mark).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    server.send(&json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": { "requestId": 5, "reason": "test" }
+    }));
+    assert_eq!(common::processes_left(&mark), Vec::<u32>::new());
+    let pong = server.call(6, "ping", json!({}));
+    assert_eq!(pong["result"], json!({}));
+    server.close_stdin();
+    let rest = server.drain();
+    assert!(
+        rest.iter().all(|m| m.get("id") != Some(&json!(5))),
+        "the cancelled call was answered: {rest:?}"
+    );
+}
+
+#[test]
+fn end_of_input_with_a_background_job_leaves_no_process() {
+    let (mut server, _state) = start_exec();
+    let mark = common::sleep_marker(2);
+    let started = server.call(
+        1,
+        "tools/call",
+        call_params(
+            "exec",
+            json!({"action": "run", "background": true,
+                   "command": format!("sleep {mark} & sleep {mark}")}),
+        ),
+    );
+    assert!(
+        first_text(&started["result"]).starts_with("job 1 started (pid "),
+        "{started}"
+    );
+    let listed = server.call(
+        2,
+        "tools/call",
+        call_params("exec", json!({"action": "ps"})),
+    );
+    assert_eq!(
+        listed["result"]["structuredContent"]["jobs"][0]["state"],
+        "running"
+    );
+    assert!(server.wait().success());
+    assert_eq!(common::processes_left(&mark), Vec::<u32>::new());
+}

@@ -217,3 +217,33 @@ pub fn first_text(result: &Value) -> &str {
         .as_str()
         .unwrap_or_else(|| panic!("no text content in {result}"))
 }
+
+/// Pids of live (not zombie) processes whose command line holds `marker`,
+/// after waiting up to 5 s for them to be gone.
+pub fn processes_left(marker: &str) -> Vec<u32> {
+    let live = || -> Vec<u32> {
+        let entries = std::fs::read_dir("/proc").expect("/proc");
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                !stat.contains(") Z ") && String::from_utf8_lossy(&cmdline).contains(marker)
+            })
+            .collect()
+    };
+    for _ in 0..50 {
+        if live().is_empty() {
+            break;
+        }
+        thread::sleep(std::time::Duration::from_millis(100));
+    }
+    live()
+}
+
+/// A sleep of about 30 s whose duration (`30.<digits>`) is unique to this
+/// test process and `n`, so `processes_left` can find it.
+pub fn sleep_marker(n: u32) -> String {
+    format!("30.{}{n:03}", std::process::id())
+}
