@@ -21,7 +21,9 @@ fn spawn(root: &Path) -> TokioChildProcess {
         .arg("--no-door")
         .arg("--root")
         .arg(root)
-        .env("RUST_LOG", "warn");
+        .env("RUST_LOG", "warn")
+        // exec job spools go to the state folder: keep them out of $HOME.
+        .env("HANZO_MCP_STATE", std::env::temp_dir().join("hanzo-mcp-rmcp-tests"));
     let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()
@@ -171,10 +173,43 @@ async fn rmcp_client_runs_one_action_of_each_local_tool() {
     let capabilities = call_text(&client, "workspace", json!({ "action": "capabilities" })).await;
     assert!(
         capabilities.starts_with(&format!(
-            "local tools: fs, code, workspace\ncompiled features: fs, code, workspace\nroots:\n  {}\n",
+            "local tools: fs, code, workspace, exec\ncompiled features: fs, code, workspace, exec, git\nroots:\n  {}\n",
             root.display()
         )),
         "{capabilities}"
     );
+
+    let ran = call_text(
+        &client,
+        "exec",
+        json!({ "action": "run", "command": ["sh", "-c", "ls; exit 0"] }),
+    )
+    .await;
+    assert!(
+        ran.starts_with("$ sh -c 'ls; exit 0'\nexit code 0 · "),
+        "{ran}"
+    );
+    assert!(ran.ends_with(" ms\n--- stdout ---\nCargo.toml\nsrc\n"), "{ran}");
+
+    let started = call_text(
+        &client,
+        "exec",
+        json!({ "action": "run", "background": true, "command": "cat" }),
+    )
+    .await;
+    assert!(started.starts_with("job 1 started (pid "), "{started}");
+    call_text(
+        &client,
+        "exec",
+        json!({ "action": "write", "id": "1", "text": "echoed\n", "eof": true }),
+    )
+    .await;
+    let waited = call_text(
+        &client,
+        "exec",
+        json!({ "action": "wait", "id": "1", "timeout_ms": 30_000 }),
+    )
+    .await;
+    assert!(waited.starts_with("echoed\n[job 1: exit code 0, "), "{waited}");
     client.cancel().await.expect("close");
 }
