@@ -23,83 +23,15 @@
 //! bench in `<target>/release/examples/rmcp_echo_server`; `$HANZO_MCP_BIN`
 //! measures another build of hanzo-mcp in place of the one cargo built.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+mod support;
+
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+use support::Proc;
 
 const SPAWNS: usize = 30;
 const CALLS: usize = 10_000;
-
-struct Proc {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    line: String,
-}
-
-impl Proc {
-    fn spawn(program: &Path, args: &[&str]) -> Proc {
-        let mut child = Command::new(program)
-            .args(args)
-            .env("RUST_LOG", "error")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        Proc {
-            child,
-            stdin,
-            stdout,
-            line: String::new(),
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).expect("write");
-        self.stdin.write_all(b"\n").expect("write");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// Reads lines until the response to `id`.
-    fn response(&mut self, id: usize) -> &str {
-        let needle = format!("\"id\":{id}");
-        loop {
-            self.line.clear();
-            let n = self.stdout.read_line(&mut self.line).expect("read");
-            assert!(n > 0, "server closed stdout");
-            if self.line.contains(&needle) {
-                return &self.line;
-            }
-        }
-    }
-
-    fn initialize(&mut self) {
-        self.send(
-            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
-        );
-        let answer = self.response(0);
-        assert!(answer.contains("protocolVersion"), "{answer}");
-    }
-
-    fn peak_rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("read /proc status");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .expect("VmHWM")
-    }
-
-    fn finish(mut self) {
-        drop(self.stdin);
-        let _ = self.child.wait();
-    }
-}
 
 struct Subject {
     name: &'static str,

@@ -23,7 +23,10 @@ fn spawn(root: &Path) -> TokioChildProcess {
         .arg(root)
         .env("RUST_LOG", "warn")
         // exec job spools go to the state folder: keep them out of $HOME.
-        .env("HANZO_MCP_STATE", std::env::temp_dir().join("hanzo-mcp-rmcp-tests"));
+        .env(
+            "HANZO_MCP_STATE",
+            std::env::temp_dir().join("hanzo-mcp-rmcp-tests"),
+        );
     let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()
@@ -189,7 +192,10 @@ async fn rmcp_client_runs_one_action_of_each_local_tool() {
         ran.starts_with("$ sh -c 'ls; exit 0'\nexit code 0 · "),
         "{ran}"
     );
-    assert!(ran.ends_with(" ms\n--- stdout ---\nCargo.toml\nsrc\n"), "{ran}");
+    assert!(
+        ran.ends_with(" ms\n--- stdout ---\nCargo.toml\nsrc\n"),
+        "{ran}"
+    );
 
     let started = call_text(
         &client,
@@ -210,6 +216,9 @@ async fn rmcp_client_runs_one_action_of_each_local_tool() {
         json!({ "action": "wait", "id": "1", "timeout_ms": 30_000 }),
     )
     .await;
-    assert!(waited.starts_with("echoed\n[job 1: exit code 0, "), "{waited}");
+    assert!(
+        waited.starts_with("echoed\n[job 1: exit code 0, "),
+        "{waited}"
+    );
     client.cancel().await.expect("close");
 }

@@ -1,0 +1,116 @@
+//! Local tools through the binary against the bare commands they run, in
+//! the same run (criterion):
+//!
+//! - `exec run` of `true` (argv) through `hanzo-mcp serve` over stdio, one
+//!   sequential `tools/call` round trip, against spawning `true` with
+//!   `std::process::Command` and waiting for it;
+//! - `git status` on a repository of 10,000 committed files (one modified)
+//!   through the `git` tool, against running `git status --porcelain=v2`
+//!   directly in it.
+//!
+//! ```sh
+//! cargo bench -p mcp-local-server --bench tools
+//! ```
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use support::Proc;
+
+fn hanzo(root: &Path, state: &Path) -> Proc {
+    let root = root.display().to_string();
+    let state = state.display().to_string();
+    let mut proc = Proc::spawn_with_env(
+        Path::new(env!("CARGO_BIN_EXE_hanzo-mcp")),
+        &[
+            "serve",
+            "--no-door",
+            "--log-level",
+            "error",
+            "--root",
+            &root,
+        ],
+        &[("HANZO_MCP_STATE", &state)],
+    );
+    proc.initialize();
+    proc.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    proc
+}
+
+/// Sends `call` (with `"ID"` standing for the id) and waits for its answer.
+fn round_trip(proc: &mut Proc, id: &mut usize, call: &str, expect: &str) {
+    *id += 1;
+    proc.send(&call.replace("\"ID\"", &id.to_string()));
+    let answer = proc.response(*id);
+    assert!(answer.contains(expect), "{answer}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args([
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.test",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert!(status.status.success(), "git {args:?}: {status:?}");
+}
+
+fn exec_true(c: &mut Criterion) {
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut proc = hanzo(root.path(), root.path());
+    let mut id = 0;
+    let call = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"exec","arguments":{"action":"run","command":["true"]}}}"#;
+    let mut group = c.benchmark_group("exec_true");
+    group.bench_function("hanzo-mcp exec run", |b| {
+        b.iter(|| round_trip(&mut proc, &mut id, call, "exit code 0"))
+    });
+    group.bench_function("std::process::Command", |b| {
+        b.iter(|| assert!(Command::new("true").status().expect("true").success()))
+    });
+    group.finish();
+    proc.finish();
+}
+
+fn git_status(c: &mut Criterion) {
+    let root = tempfile::tempdir().expect("tempdir");
+    let repo = root.path();
+    git(repo, &["init", "-q"]);
+    for i in 0..10_000 {
+        let dir = repo.join(format!("d{}", i / 100));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join(format!("f{i}.txt")), format!("file {i}\n")).expect("write");
+    }
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "ten thousand files"]);
+    std::fs::write(repo.join("d0/f0.txt"), "changed\n").expect("write");
+    let mut proc = hanzo(repo, repo);
+    let mut id = 0;
+    let call = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"git","arguments":{"action":"status"}}}"#;
+    let mut group = c.benchmark_group("git_status_10k");
+    group.bench_function("hanzo-mcp git status", |b| {
+        b.iter(|| round_trip(&mut proc, &mut id, call, "d0/f0.txt"))
+    });
+    group.bench_function("git status --porcelain=v2", |b| {
+        b.iter(|| {
+            let out = Command::new("git")
+                .args(["status", "--porcelain=v2", "--branch"])
+                .current_dir(repo)
+                .output()
+                .expect("git");
+            assert!(out.stdout.windows(9).any(|w| w == b"d0/f0.txt"));
+        })
+    });
+    group.finish();
+    proc.finish();
+}
+
+criterion_group!(benches, exec_true, git_status);
+criterion_main!(benches);
