@@ -21,6 +21,10 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Where progress goes (a no-op unless the request asked for it).
     pub progress: Progress,
+    /// The client connection the call came on (over stdio the one
+    /// connection, 0; over streamable HTTP, a number per session). Tools
+    /// that keep state per connection (`think`) key it by this.
+    pub session: u64,
 }
 
 impl ToolContext {
@@ -30,6 +34,7 @@ impl ToolContext {
             roots,
             cancel: CancellationToken::new(),
             progress: Progress::none(),
+            session: 0,
         }
     }
 }

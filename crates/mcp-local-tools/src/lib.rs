@@ -64,13 +64,15 @@
 mod action;
 mod context;
 mod error;
-#[cfg(any(feature = "fs", feature = "code"))]
+#[cfg(any(feature = "fs", feature = "code", feature = "memory"))]
 mod files;
 #[cfg(any(feature = "exec", feature = "git"))]
 mod process;
 pub mod roots;
 mod safe;
 pub mod state;
+#[cfg(any(feature = "memory", feature = "plan", feature = "tasks"))]
+pub mod store;
 mod tool;
 mod toolbox;
 mod util;
@@ -81,6 +83,14 @@ pub mod code;
 pub mod exec;
 #[cfg(feature = "fs")]
 pub mod fs;
+#[cfg(feature = "memory")]
+pub mod memory;
+#[cfg(feature = "plan")]
+pub mod plan;
+#[cfg(feature = "tasks")]
+pub mod tasks;
+#[cfg(feature = "think")]
+pub mod think;
 #[cfg(feature = "workspace")]
 pub mod workspace;
 

@@ -64,6 +64,16 @@ impl Toolbox {
         }
         #[cfg(feature = "exec")]
         toolbox.add(crate::exec::ExecTool::new());
+        #[cfg(any(feature = "memory", feature = "plan", feature = "tasks"))]
+        let store = Arc::new(crate::store::Store::new());
+        #[cfg(feature = "think")]
+        toolbox.add(crate::think::ThinkTool::new());
+        #[cfg(feature = "memory")]
+        toolbox.add(crate::memory::MemoryTool::new(store.clone()));
+        #[cfg(feature = "plan")]
+        toolbox.add(crate::plan::PlanTool::new(store.clone()));
+        #[cfg(feature = "tasks")]
+        toolbox.add(crate::tasks::TasksTool::new(store));
         toolbox
     }
 

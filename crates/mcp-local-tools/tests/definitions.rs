@@ -18,7 +18,19 @@ fn default_toolbox_order() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["fs", "code", "workspace", "exec"]);
+    assert_eq!(
+        names,
+        [
+            "fs",
+            "code",
+            "workspace",
+            "exec",
+            "think",
+            "memory",
+            "plan",
+            "tasks"
+        ]
+    );
 }
 
 #[test]
@@ -42,16 +54,24 @@ fn exec_definition() {
 }
 
 #[test]
+fn state_tool_definitions() {
+    for name in ["think", "memory", "plan", "tasks"] {
+        insta::assert_json_snapshot!(name, definition(name));
+    }
+}
+
+#[test]
 fn schemas_are_objects_with_an_action_enum_and_valid_names() {
     for tool in Toolbox::with_default_tools().tools() {
         mcp_proto::validate_tool_name(&tool.name).expect("valid tool name");
         assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
-        assert_eq!(
-            tool.input_schema["required"],
-            serde_json::json!(["action"]),
-            "{}",
-            tool.name
-        );
+        // `think` may be called with only a `thought`.
+        let required = if tool.name == "think" {
+            serde_json::json!([])
+        } else {
+            serde_json::json!(["action"])
+        };
+        assert_eq!(tool.input_schema["required"], required, "{}", tool.name);
         let actions = tool.input_schema["properties"]["action"]["enum"]
             .as_array()
             .expect("action is a plain enum");

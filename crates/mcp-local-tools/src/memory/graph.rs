@@ -1,0 +1,397 @@
+//! The knowledge graph: entities with observations, and relations between
+//! them, with the reference memory server's actions and JSONL format
+//! (`{"type":"entity","name","entityType","observations"}` and
+//! `{"type":"relation","from","to","relationType"}`, one per line).
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+
+use mcp_proto::CallToolResult;
+use serde_json::{Value, json};
+
+use super::{Entity, MemoryAction, MemoryArgs, Relation, need};
+use crate::context::ToolContext;
+use crate::store::{Store, WriteError};
+use crate::util::ToolResult;
+
+/// Largest JSONL file `import` reads: 64 MiB.
+const MAX_IMPORT_BYTES: u64 = 64 * 1024 * 1024;
+/// Bad lines named one by one in an `import` result; the rest are counted.
+const BAD_LINES_SHOWN: usize = 20;
+
+pub(super) fn run(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolContext) -> ToolResult {
+    match args.action {
+        MemoryAction::CreateEntities => {
+            let entities = need(&args.entities, "create_entities", "entities")?;
+            let created = store.write(|tx| create_entities(tx, scope, entities))?;
+            Ok(graph_result(&Graph {
+                entities: created,
+                relations: Vec::new(),
+            }))
+        }
+        MemoryAction::CreateRelations => {
+            let relations = need(&args.relations, "create_relations", "relations")?;
+            let created = store.write(|tx| create_relations(tx, scope, relations))?;
+            Ok(graph_result(&Graph {
+                entities: Vec::new(),
+                relations: created,
+            }))
+        }
+        MemoryAction::AddObservations => {
+            let observations = need(&args.observations, "add_observations", "observations")?;
+            let added = store.write(|tx| {
+                let mut added = Vec::new();
+                for item in observations {
+                    if !entity_exists(tx, scope, &item.entity_name)? {
+                        return Err(WriteError::Refused(format!(
+                            "add_observations: no entity '{}'",
+                            item.entity_name
+                        )));
+                    }
+                    let mut new = Vec::new();
+                    for text in &item.contents {
+                        if insert_observation(tx, scope, &item.entity_name, text)? {
+                            new.push(text.clone());
+                        }
+                    }
+                    added.push(json!({"entityName": item.entity_name, "addedObservations": new}));
+                }
+                Ok(added)
+            })?;
+            Ok(json_result(&Value::Array(added)))
+        }
+        MemoryAction::DeleteEntities => {
+            let names = need(&args.entity_names, "delete_entities", "entityNames")?;
+            let removed = store.write(|tx| {
+                let mut removed = 0;
+                for name in names {
+                    removed += tx.execute(
+                        "DELETE FROM entities WHERE scope = ?1 AND name = ?2",
+                        (scope, name),
+                    )?;
+                    tx.execute(
+                        "DELETE FROM relations WHERE scope = ?1 AND (from_entity = ?2 OR to_entity = ?2)",
+                        (scope, name),
+                    )?;
+                }
+                Ok(removed)
+            })?;
+            Ok(CallToolResult::text(format!(
+                "deleted {removed} entities\n"
+            )))
+        }
+        MemoryAction::DeleteObservations => {
+            let deletions = need(&args.deletions, "delete_observations", "deletions")?;
+            let removed = store.write(|tx| {
+                let mut removed = 0;
+                for item in deletions {
+                    for text in &item.observations {
+                        removed += tx.execute(
+                            "DELETE FROM observations WHERE scope = ?1 AND entity = ?2 AND text = ?3",
+                            (scope, &item.entity_name, text),
+                        )?;
+                    }
+                }
+                Ok(removed)
+            })?;
+            Ok(CallToolResult::text(format!(
+                "deleted {removed} observations\n"
+            )))
+        }
+        MemoryAction::DeleteRelations => {
+            let relations = need(&args.relations, "delete_relations", "relations")?;
+            let removed = store.write(|tx| {
+                let mut removed = 0;
+                for r in relations {
+                    removed += tx.execute(
+                        "DELETE FROM relations WHERE scope = ?1 AND from_entity = ?2 AND to_entity = ?3 AND relation_type = ?4",
+                        (scope, &r.from, &r.to, &r.relation_type),
+                    )?;
+                }
+                Ok(removed)
+            })?;
+            Ok(CallToolResult::text(format!(
+                "deleted {removed} relations\n"
+            )))
+        }
+        MemoryAction::ReadGraph => Ok(graph_result(&read(store, scope, None)?)),
+        MemoryAction::SearchNodes => {
+            let query = need(&args.query, "search_nodes", "query")?.to_lowercase();
+            let graph = read(store, scope, None)?;
+            let names: Vec<String> = graph
+                .entities
+                .iter()
+                .filter(|e| {
+                    e.name.to_lowercase().contains(&query)
+                        || e.entity_type.to_lowercase().contains(&query)
+                        || e.observations
+                            .iter()
+                            .any(|o| o.to_lowercase().contains(&query))
+                })
+                .map(|e| e.name.clone())
+                .collect();
+            Ok(graph_result(&graph.only(&names)))
+        }
+        MemoryAction::OpenNodes => {
+            let names = need(&args.names, "open_nodes", "names")?;
+            Ok(graph_result(&read(store, scope, Some(names))?.only(names)))
+        }
+        MemoryAction::Import => import(store, scope, need(&args.path, "import", "path")?, ctx),
+        MemoryAction::Export => export(store, scope, args, ctx),
+        _ => Err("internal error: not a graph action".to_owned()),
+    }
+}
+
+/// Entities and relations.
+#[derive(Debug, Default)]
+struct Graph {
+    entities: Vec<Entity>,
+    relations: Vec<Relation>,
+}
+
+impl Graph {
+    /// The entities named, and the relations among them.
+    fn only(self, names: &[String]) -> Graph {
+        let keep = |n: &String| names.contains(n);
+        Graph {
+            entities: self
+                .entities
+                .into_iter()
+                .filter(|e| keep(&e.name))
+                .collect(),
+            relations: self
+                .relations
+                .into_iter()
+                .filter(|r| keep(&r.from) && keep(&r.to))
+                .collect(),
+        }
+    }
+}
+
+fn json_result(value: &Value) -> CallToolResult {
+    let mut result =
+        CallToolResult::text(serde_json::to_string_pretty(value).unwrap_or_default() + "\n");
+    result.structured_content = Some(match value {
+        Value::Object(_) => value.clone(),
+        _ => json!({ "items": value }),
+    });
+    result
+}
+
+fn graph_result(graph: &Graph) -> CallToolResult {
+    json_result(&json!({"entities": graph.entities, "relations": graph.relations}))
+}
+
+fn entity_exists(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &str,
+    name: &str,
+) -> rusqlite::Result<bool> {
+    tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM entities WHERE scope = ?1 AND name = ?2)",
+        (scope, name),
+        |r| r.get(0),
+    )
+}
+
+fn insert_observation(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &str,
+    entity: &str,
+    text: &str,
+) -> rusqlite::Result<bool> {
+    Ok(tx.execute(
+        "INSERT OR IGNORE INTO observations (scope, entity, text) VALUES (?1, ?2, ?3)",
+        (scope, entity, text),
+    )? > 0)
+}
+
+/// Adds the entities whose names are new; returns those.
+fn create_entities(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &str,
+    entities: &[Entity],
+) -> Result<Vec<Entity>, WriteError> {
+    let mut created = Vec::new();
+    for entity in entities {
+        if entity.name.is_empty() {
+            return Err(WriteError::Refused(
+                "create_entities: an entity has an empty name".into(),
+            ));
+        }
+        let new = tx.execute(
+            "INSERT OR IGNORE INTO entities (scope, name, entity_type) VALUES (?1, ?2, ?3)",
+            (scope, &entity.name, &entity.entity_type),
+        )? > 0;
+        if new {
+            for text in &entity.observations {
+                insert_observation(tx, scope, &entity.name, text)?;
+            }
+            created.push(entity.clone());
+        }
+    }
+    Ok(created)
+}
+
+/// Adds the relations not there yet; returns those.
+fn create_relations(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &str,
+    relations: &[Relation],
+) -> Result<Vec<Relation>, WriteError> {
+    let mut created = Vec::new();
+    for r in relations {
+        let new = tx.execute(
+            "INSERT OR IGNORE INTO relations (scope, from_entity, to_entity, relation_type) VALUES (?1, ?2, ?3, ?4)",
+            (scope, &r.from, &r.to, &r.relation_type),
+        )? > 0;
+        if new {
+            created.push(r.clone());
+        }
+    }
+    Ok(created)
+}
+
+/// The graph of `scope` (only the entities named in `names`, when given).
+fn read(store: &Store, scope: &str, names: Option<&Vec<String>>) -> Result<Graph, String> {
+    store.with(|conn| {
+        let mut graph = Graph::default();
+        let mut observations: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut stmt =
+            conn.prepare_cached("SELECT entity, text FROM observations WHERE scope = ?1 ORDER BY id")?;
+        for row in stmt.query_map([scope], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))? {
+            let (entity, text) = row?;
+            if names.is_none_or(|n| n.contains(&entity)) {
+                observations.entry(entity).or_default().push(text);
+            }
+        }
+        let mut stmt = conn.prepare_cached(
+            "SELECT name, entity_type FROM entities WHERE scope = ?1 ORDER BY rowid",
+        )?;
+        for row in stmt.query_map([scope], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))? {
+            let (name, entity_type) = row?;
+            if names.is_none_or(|n| n.contains(&name)) {
+                graph.entities.push(Entity {
+                    observations: observations.remove(&name).unwrap_or_default(),
+                    name,
+                    entity_type,
+                });
+            }
+        }
+        let mut stmt = conn.prepare_cached(
+            "SELECT from_entity, to_entity, relation_type FROM relations WHERE scope = ?1 ORDER BY id",
+        )?;
+        for row in stmt.query_map([scope], |r| {
+            Ok(Relation {
+                from: r.get(0)?,
+                to: r.get(1)?,
+                relation_type: r.get(2)?,
+            })
+        })? {
+            graph.relations.push(row?);
+        }
+        Ok(graph)
+    })
+}
+
+/// One line of the JSONL format.
+#[derive(Debug, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Line {
+    Entity(Entity),
+    Relation(Relation),
+}
+
+fn import(store: &Store, scope: &str, path: &str, ctx: &ToolContext) -> ToolResult {
+    let resolved = ctx
+        .roots
+        .resolve_existing(path)
+        .map_err(|e| e.to_string())?;
+    let (file, len) = crate::files::open_regular(&resolved, path)?;
+    if len > MAX_IMPORT_BYTES {
+        return Err(format!(
+            "import: '{path}' is {len} bytes; at most {MAX_IMPORT_BYTES} are read"
+        ));
+    }
+    let mut text = String::new();
+    file.take(MAX_IMPORT_BYTES)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("import: '{path}': {e}"))?;
+    let mut entities = Vec::new();
+    let mut relations = Vec::new();
+    let mut bad = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Line>(line) {
+            Ok(Line::Entity(e)) => entities.push(e),
+            Ok(Line::Relation(r)) => relations.push(r),
+            Err(e) => bad.push(format!("line {}: {e}", number + 1)),
+        }
+    }
+    let (new_entities, new_relations) = store.write(|tx| {
+        Ok((
+            create_entities(tx, scope, &entities)?.len(),
+            create_relations(tx, scope, &relations)?.len(),
+        ))
+    })?;
+    let mut out = format!(
+        "imported {new_entities} entities and {new_relations} relations from {path} ({} entity and {} relation lines read; existing ones kept)\n",
+        entities.len(),
+        relations.len()
+    );
+    if !bad.is_empty() {
+        out.push_str(&format!("{} bad lines skipped:\n", bad.len()));
+        for line in bad.iter().take(BAD_LINES_SHOWN) {
+            out.push_str(line);
+            out.push('\n');
+        }
+        if bad.len() > BAD_LINES_SHOWN {
+            out.push_str(&format!("[and {} more]\n", bad.len() - BAD_LINES_SHOWN));
+        }
+    }
+    let mut result = CallToolResult::text(out);
+    result.structured_content = Some(json!({
+        "entities": new_entities,
+        "relations": new_relations,
+        "badLines": bad,
+    }));
+    Ok(result)
+}
+
+fn export(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolContext) -> ToolResult {
+    let path = need(&args.path, "export", "path")?;
+    let resolved = ctx.roots.resolve(path).map_err(|e| e.to_string())?;
+    if resolved.exists && args.overwrite != Some(true) {
+        return Err(format!(
+            "export: '{path}' exists; pass overwrite: true to replace it"
+        ));
+    }
+    let graph = read(store, scope, None)?;
+    let mut text = String::new();
+    let lines = graph
+        .entities
+        .iter()
+        .map(LineOut::Entity)
+        .chain(graph.relations.iter().map(LineOut::Relation));
+    for line in lines {
+        text.push_str(&serde_json::to_string(&line).map_err(|e| e.to_string())?);
+        text.push('\n');
+    }
+    crate::files::write_atomic(&resolved, text.as_bytes()).map_err(|e| e.to_string())?;
+    Ok(CallToolResult::text(format!(
+        "exported {} entities and {} relations to {}\n",
+        graph.entities.len(),
+        graph.relations.len(),
+        ctx.roots.display(&resolved.path)
+    )))
+}
+
+/// One line to write, in the reference server's field order.
+#[derive(serde::Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum LineOut<'a> {
+    Entity(&'a Entity),
+    Relation(&'a Relation),
+}

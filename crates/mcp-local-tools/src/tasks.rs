@@ -1,0 +1,370 @@
+//! The `tasks` tool: durable tasks per workspace, in the state database.
+//!
+//! A task has a title, a description, a status (`pending`, `in_progress`,
+//! `completed`), a priority (`low`, `medium`, `high`, `urgent`), tags, an
+//! optional parent and the tasks it is blocked by. `list` marks a task
+//! blocked while any task it is blocked by is not completed.
+
+use std::sync::Arc;
+
+use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::action::{ActionArgs, ActionTool, actions, local_tool};
+use crate::context::ToolContext;
+use crate::store::{Store, WriteError, now, workspace_scope};
+use crate::util::{Hints, ToolResult, page_marker};
+
+/// Default and largest page of `list` and `search`.
+const PAGE: u64 = 100;
+
+/// The `tasks` local tool. Cheap to clone; clones share the store.
+#[derive(Debug, Clone)]
+pub struct TasksTool {
+    store: Arc<Store>,
+}
+
+impl TasksTool {
+    /// The tool over `store` (shared with `memory` and `plan`).
+    pub fn new(store: Arc<Store>) -> TasksTool {
+        TasksTool { store }
+    }
+}
+
+actions! {
+    /// Which `tasks` action to run.
+    pub(crate) enum TasksAction {
+        Add = "add" ["create"] { reads: false, pool: true, usage: "{title, [description], [priority], [tags], [parent], [blocked_by]}: a new pending task (title may also be given as text, content or subject); returns its id." },
+        List = "list" { reads: true, pool: true, usage: "{[status], [priority], [tag], [offset], [limit]}: tasks by priority, then age; blocked ones marked." },
+        Get = "get" { reads: true, pool: true, usage: "{id}: one task." },
+        Update = "update" { reads: false, pool: true, usage: "{id, [title], [description], [status], [priority], [tags], [parent], [blocked_by]}: change a task." },
+        Complete = "complete" { reads: false, pool: true, usage: "{id}: mark a task completed." },
+        Remove = "remove" ["delete"] { reads: false, pool: true, usage: "{id}: delete a task." },
+        Search = "search" { reads: true, pool: true, usage: "{query, [limit]}: tasks whose title or description contains query (case-insensitive)." },
+        Help = "help" { reads: true, pool: false, usage: ": this text." },
+    }
+}
+
+/// A task's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Status {
+    /// Not started.
+    Pending,
+    /// Being worked on.
+    InProgress,
+    /// Done.
+    Completed,
+}
+
+/// A task's priority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Priority {
+    /// Some day.
+    Low,
+    /// The default.
+    Medium,
+    /// Soon.
+    High,
+    /// Now.
+    Urgent,
+}
+
+fn word<T: Serialize>(value: T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Arguments of the `tasks` tool.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TasksArgs {
+    /// add | list | get | update | complete | remove | search | help (also accepted: create = add, delete = remove).
+    action: TasksAction,
+    /// get, update, complete, remove: the task's id.
+    id: Option<i64>,
+    /// add, update: what the task is (also accepted as text, content or subject).
+    #[serde(alias = "text", alias = "content", alias = "subject")]
+    title: Option<String>,
+    /// add, update: more detail.
+    description: Option<String>,
+    /// update: pending, in_progress or completed; list: only this status.
+    status: Option<Status>,
+    /// add, update: low, medium (default), high or urgent; list: only this priority.
+    priority: Option<Priority>,
+    /// add, update: labels.
+    tags: Option<Vec<String>>,
+    /// list: only tasks with this tag.
+    tag: Option<String>,
+    /// add, update: the id of the task this one is part of.
+    parent: Option<i64>,
+    /// add, update: ids of the tasks that must be completed first.
+    blocked_by: Option<Vec<i64>>,
+    /// search: words to look for.
+    query: Option<String>,
+    /// list: tasks to skip (default 0).
+    offset: Option<u64>,
+    /// list, search: most tasks (default and at most 100).
+    limit: Option<u64>,
+}
+
+impl ActionArgs for TasksArgs {
+    type Action = TasksAction;
+    fn action(&self) -> TasksAction {
+        self.action
+    }
+}
+
+/// One task as shown.
+#[derive(Debug, Serialize)]
+struct Task {
+    id: i64,
+    title: String,
+    description: String,
+    status: String,
+    priority: String,
+    tags: Vec<String>,
+    parent: Option<i64>,
+    blocked_by: Vec<i64>,
+    blocked: bool,
+    created: String,
+    updated: String,
+}
+
+const COLUMNS: &str = "id, title, description, status, priority, tags, parent, blocked_by, created_at, updated_at,
+    EXISTS (SELECT 1 FROM json_each(t.blocked_by) b JOIN tasks o ON o.id = b.value AND o.scope = t.scope WHERE o.status != 'completed')";
+
+fn task_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Task> {
+    let tags: String = row.get(5)?;
+    let blocked_by: String = row.get(7)?;
+    Ok(Task {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        description: row.get(2)?,
+        status: row.get(3)?,
+        priority: row.get(4)?,
+        tags: serde_json::from_str(&tags).unwrap_or_default(),
+        parent: row.get(6)?,
+        blocked_by: serde_json::from_str(&blocked_by).unwrap_or_default(),
+        created: row.get(8)?,
+        updated: row.get(9)?,
+        blocked: row.get(10)?,
+    })
+}
+
+const DESCRIPTION: &str = "Durable tasks for this workspace in a local database: add, list (filters by status, priority and tag; blocked tasks marked), get, update, complete, remove, search. Call with {\"action\":\"help\"} for the fields.";
+
+impl ActionTool for TasksTool {
+    type Args = TasksArgs;
+    const NAME: &'static str = "tasks";
+    const TITLE: &'static str = "Tasks";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const HINTS: Hints = Hints {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: false,
+    };
+
+    fn run_blocking(&self, args: TasksArgs, ctx: &ToolContext) -> ToolResult {
+        let scope = workspace_scope(ctx);
+        let id = || {
+            args.id.ok_or_else(|| {
+                format!(
+                    "{}: missing field 'id'",
+                    crate::action::Action::spec(args.action).name
+                )
+            })
+        };
+        match args.action {
+            TasksAction::Add => self.add(&scope, &args),
+            TasksAction::List => self.list(&scope, &args),
+            TasksAction::Get => Ok(shown(&[self.get(&scope, id()?)?], None)),
+            TasksAction::Update => self.update(&scope, id()?, &args),
+            TasksAction::Complete => {
+                let args = TasksArgs {
+                    status: Some(Status::Completed),
+                    ..args.clone()
+                };
+                self.update(&scope, id()?, &args)
+            }
+            TasksAction::Remove => {
+                let id = id()?;
+                self.store.write(|tx| {
+                    if tx.execute(
+                        "DELETE FROM tasks WHERE scope = ?1 AND id = ?2",
+                        (&scope, id),
+                    )? == 0
+                    {
+                        return Err(WriteError::Refused(format!(
+                            "no task {id} in this workspace"
+                        )));
+                    }
+                    Ok(())
+                })?;
+                Ok(CallToolResult::text(format!("removed task {id}\n")))
+            }
+            TasksAction::Search => self.search(&scope, &args),
+            TasksAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
+        }
+    }
+}
+
+local_tool!(TasksTool);
+
+fn json_list<T: Serialize>(items: &Option<Vec<T>>) -> Result<Option<String>, String> {
+    items
+        .as_ref()
+        .map(|v| serde_json::to_string(v).map_err(|e| e.to_string()))
+        .transpose()
+}
+
+impl TasksTool {
+    fn add(&self, scope: &str, args: &TasksArgs) -> ToolResult {
+        let title = args
+            .title
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .ok_or("add: missing field 'title'")?;
+        let tags = json_list(&args.tags)?.unwrap_or_else(|| "[]".to_owned());
+        let blocked_by = json_list(&args.blocked_by)?.unwrap_or_else(|| "[]".to_owned());
+        let priority = word(args.priority.unwrap_or(Priority::Medium));
+        let id = self.store.write(|tx| {
+            let now = now();
+            tx.execute(
+                "INSERT INTO tasks (scope, title, description, status, priority, tags, parent, blocked_by, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, ?7, ?8, ?8)",
+                (scope, title, args.description.as_deref().unwrap_or(""), &priority, &tags, args.parent, &blocked_by, &now),
+            )?;
+            Ok(tx.last_insert_rowid())
+        })?;
+        let mut result = CallToolResult::text(format!("added task {id}: {title}\n"));
+        result.structured_content = Some(json!({"id": id}));
+        Ok(result)
+    }
+
+    fn get(&self, scope: &str, id: i64) -> Result<Task, String> {
+        let found = self.store.with(|conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM tasks t WHERE scope = ?1 AND id = ?2"
+            ))?;
+            stmt.query_map((scope, id), task_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        found
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("no task {id} in this workspace"))
+    }
+
+    fn update(&self, scope: &str, id: i64, args: &TasksArgs) -> ToolResult {
+        let tags = json_list(&args.tags)?;
+        let blocked_by = json_list(&args.blocked_by)?;
+        let status = args.status.map(word);
+        let priority = args.priority.map(word);
+        self.store.write(|tx| {
+            let changed = tx.execute(
+                "UPDATE tasks SET title = COALESCE(?3, title), description = COALESCE(?4, description),
+                   status = COALESCE(?5, status), priority = COALESCE(?6, priority), tags = COALESCE(?7, tags),
+                   parent = COALESCE(?8, parent), blocked_by = COALESCE(?9, blocked_by), updated_at = ?10
+                 WHERE scope = ?1 AND id = ?2",
+                rusqlite::params![scope, id, args.title, args.description, status, priority, tags, args.parent, blocked_by, now()],
+            )?;
+            if changed == 0 {
+                return Err(WriteError::Refused(format!("no task {id} in this workspace")));
+            }
+            Ok(())
+        })?;
+        Ok(shown(&[self.get(scope, id)?], None))
+    }
+
+    fn list(&self, scope: &str, args: &TasksArgs) -> ToolResult {
+        let offset = args.offset.unwrap_or(0) as i64;
+        let limit = args.limit.unwrap_or(PAGE).clamp(1, PAGE) as i64;
+        let status = args.status.map(word);
+        let priority = args.priority.map(word);
+        let filter = "scope = ?1 AND (?2 IS NULL OR status = ?2) AND (?3 IS NULL OR priority = ?3)
+            AND (?4 IS NULL OR EXISTS (SELECT 1 FROM json_each(t.tags) WHERE value = ?4))";
+        let (total, tasks) = self.store.with(|conn| {
+            let total: i64 = conn.query_row(
+                &format!("SELECT COUNT(*) FROM tasks t WHERE {filter}"),
+                (scope, &status, &priority, &args.tag),
+                |r| r.get(0),
+            )?;
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM tasks t WHERE {filter}
+                 ORDER BY status = 'completed', CASE priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, id
+                 LIMIT ?5 OFFSET ?6"
+            ))?;
+            let tasks = stmt
+                .query_map((scope, &status, &priority, &args.tag, limit, offset), task_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok((total as u64, tasks))
+        })?;
+        let end = offset as u64 + tasks.len() as u64;
+        let marker = (end < total).then(|| page_marker("tasks", offset as u64, end, Some(total)));
+        Ok(shown(&tasks, marker))
+    }
+
+    fn search(&self, scope: &str, args: &TasksArgs) -> ToolResult {
+        let query = args
+            .query
+            .as_deref()
+            .filter(|q| !q.is_empty())
+            .ok_or("search: missing field 'query'")?;
+        let limit = args.limit.unwrap_or(PAGE).clamp(1, PAGE) as i64;
+        let pattern = format!(
+            "%{}%",
+            query
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        );
+        let tasks = self.store.with(|conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM tasks t WHERE scope = ?1
+                 AND (title LIKE ?2 ESCAPE '\\' OR description LIKE ?2 ESCAPE '\\') ORDER BY id LIMIT ?3"
+            ))?;
+            stmt.query_map((scope, &pattern, limit), task_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        Ok(shown(&tasks, None))
+    }
+}
+
+fn shown(tasks: &[Task], marker: Option<String>) -> CallToolResult {
+    let mut text = String::new();
+    for t in tasks {
+        text.push_str(&format!(
+            "#{} [{}] ({}) {}",
+            t.id, t.status, t.priority, t.title
+        ));
+        if !t.tags.is_empty() {
+            text.push_str(&format!(" [{}]", t.tags.join(", ")));
+        }
+        if t.blocked {
+            let ids: Vec<String> = t.blocked_by.iter().map(|i| format!("#{i}")).collect();
+            text.push_str(&format!(" (blocked by {})", ids.join(", ")));
+        }
+        text.push('\n');
+        if !t.description.is_empty() && tasks.len() == 1 {
+            text.push_str(&t.description);
+            text.push('\n');
+        }
+    }
+    if tasks.is_empty() {
+        text.push_str("[no tasks]\n");
+    }
+    if let Some(marker) = marker {
+        text.push_str(&marker);
+        text.push('\n');
+    }
+    let mut result = CallToolResult::text(text);
+    result.structured_content = Some(json!({ "tasks": tasks }));
+    result
+}

@@ -1,0 +1,503 @@
+//! `think`, `memory`, `plan` and `tasks` on a real SQLite database in a
+//! temporary folder.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::Sandbox;
+use mcp_local_tools::memory::MemoryTool;
+use mcp_local_tools::plan::PlanTool;
+use mcp_local_tools::store::Store;
+use mcp_local_tools::tasks::TasksTool;
+use mcp_local_tools::think::ThinkTool;
+use mcp_local_tools::{LocalTool, ToolContext};
+use serde_json::{Value, json};
+
+/// Calls `tool`; returns (isError, text, structuredContent).
+async fn call(tool: &dyn LocalTool, ctx: ToolContext, args: Value) -> (bool, String, Value) {
+    let Value::Object(map) = args else {
+        panic!("args must be an object")
+    };
+    let result = tool.call(map, ctx).await;
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .collect::<String>();
+    (
+        result.is_error == Some(true),
+        text,
+        result.structured_content.unwrap_or(Value::Null),
+    )
+}
+
+struct State {
+    s: Sandbox,
+    store: Arc<Store>,
+}
+
+impl State {
+    fn new() -> State {
+        let s = Sandbox::new();
+        let store = Arc::new(Store::at(s.base.join("state/state.db")));
+        State { s, store }
+    }
+
+    fn ctx(&self) -> ToolContext {
+        ToolContext::new(self.s.roots.clone())
+    }
+
+    async fn memory(&self, args: Value) -> (bool, String, Value) {
+        call(&MemoryTool::new(self.store.clone()), self.ctx(), args).await
+    }
+
+    async fn plan(&self, args: Value) -> (bool, String, Value) {
+        call(&PlanTool::new(self.store.clone()), self.ctx(), args).await
+    }
+
+    async fn tasks(&self, args: Value) -> (bool, String, Value) {
+        call(&TasksTool::new(self.store.clone()), self.ctx(), args).await
+    }
+}
+
+#[tokio::test]
+async fn think_with_only_a_thought_and_lenient_fields() {
+    let s = Sandbox::new();
+    let think = ThinkTool::new();
+    let ctx = || ToolContext::new(s.roots.clone());
+    let (is_error, text, _) = call(&think, ctx(), json!({"thought": "first, read the code"})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text,
+        "thought 1 of 1; 1 recorded; 0 revisions; branches: none; next thought needed\n"
+    );
+    let (_, text, summary) = call(
+        &think,
+        ctx(),
+        json!({"thought": "second", "thoughtNumber": "2", "total_thoughts": 3,
+               "nextThoughtNeeded": "false", "branch_id": "alt", "branchFromThought": 1}),
+    )
+    .await;
+    assert_eq!(
+        text,
+        "thought 2 of 3; 2 recorded; 0 revisions; branches: alt; next thought not needed\n"
+    );
+    assert_eq!(summary["thoughtHistoryLength"], 2);
+    let (_, text, _) = call(
+        &think,
+        ctx(),
+        json!({"action": "think", "thought": "first, better", "is_revision": true, "revises_thought": 1}),
+    )
+    .await;
+    assert!(text.contains("; 1 revisions;"), "{text}");
+    let (_, text, _) = call(&think, ctx(), json!({"action": "history"})).await;
+    assert!(
+        text.starts_with("1/1: first, read the code\n2/3: second\n3/3: first, better\n"),
+        "{text}"
+    );
+    // Another connection has its own record.
+    let mut other = ctx();
+    other.session = 7;
+    let (_, text, _) = call(&think, other, json!({"action": "history"})).await;
+    assert_eq!(text, "no thoughts yet\n");
+    let (_, text, _) = call(&think, ctx(), json!({"action": "clear"})).await;
+    assert_eq!(text, "cleared 3 thoughts\n");
+    let (is_error, text, _) = call(&think, ctx(), json!({"thoughtNumber": "two"})).await;
+    assert!(is_error);
+    assert!(text.contains("'two' is not a whole number"), "{text}");
+}
+
+#[tokio::test]
+async fn keyed_memories() {
+    let st = State::new();
+    let (is_error, text, out) = st
+        .memory(json!({"action": "store", "key": "style", "content": "use tabs in Go files", "tags": ["go", "style"]}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(text, "stored memory 'style'\n");
+    assert_eq!(out["replaced"], false);
+    let (_, text, _) = st
+        .memory(json!({"action": "store", "content": "the deploy needs VPN access"}))
+        .await;
+    assert_eq!(text, "stored memory 'memory-2'\n");
+    let (_, text, _) = st
+        .memory(
+            json!({"action": "store", "key": "style", "content": "gofmt decides", "tags": ["go"]}),
+        )
+        .await;
+    assert_eq!(text, "replaced memory 'style'\n");
+    let (_, text, _) = st.memory(json!({"action": "recall", "key": "style"})).await;
+    assert_eq!(text, "style [go]: gofmt decides\n");
+    let (_, text, _) = st
+        .memory(json!({"action": "recall", "query": "deploy"}))
+        .await;
+    assert_eq!(text, "memory-2: the deploy needs VPN access\n");
+    let (_, text, _) = st
+        .memory(json!({"action": "search", "query": "VPN OR\" gofmt"}))
+        .await;
+    assert_eq!(
+        text.lines().count(),
+        2,
+        "FTS syntax in the query is quoted: {text}"
+    );
+    let (_, text, _) = st.memory(json!({"action": "list", "tag": "go"})).await;
+    assert_eq!(text, "style [go]: gofmt decides\n");
+    let (_, text, _) = st
+        .memory(json!({"action": "update", "key": "memory-2", "tags": ["ops"]}))
+        .await;
+    assert_eq!(text, "updated memory 'memory-2'\n");
+    let (_, text, _) = st.memory(json!({"action": "list", "tag": "ops"})).await;
+    assert_eq!(text, "memory-2 [ops]: the deploy needs VPN access\n");
+    // Scopes are separate.
+    let (_, text, _) = st
+        .memory(json!({"action": "list", "scope": "global"}))
+        .await;
+    assert_eq!(text, "[no memories]\n");
+    let (_, text, _) = st
+        .memory(json!({"action": "delete", "key": "memory-2"}))
+        .await;
+    assert_eq!(text, "forgot memory 'memory-2'\n");
+    let (is_error, text, _) = st
+        .memory(json!({"action": "forget", "key": "memory-2"}))
+        .await;
+    assert!(is_error);
+    assert_eq!(text, "no memory 'memory-2' in this scope");
+    let (is_error, text, _) = st.memory(json!({"action": "list", "scope": "team"})).await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "scope: 'team' is not a scope (accepted: workspace, global)"
+    );
+}
+
+#[tokio::test]
+async fn knowledge_graph_in_the_reference_shapes() {
+    let st = State::new();
+    let (is_error, text, _) = st
+        .memory(
+            json!({"action": "create_entities", "scope": "global", "entities": [
+                {"name": "Ada", "entityType": "person", "observations": ["writes Rust"]},
+                {"name": "Hanzo", "entityType": "company", "observations": []}
+            ]}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    st.memory(
+        json!({"action": "create_relations", "scope": "global", "relations": [
+            {"from": "Ada", "to": "Hanzo", "relationType": "works_at"}
+        ]}),
+    )
+    .await;
+    let (_, _, added) = st
+        .memory(
+            json!({"action": "add_observations", "scope": "global", "observations": [
+                {"entityName": "Ada", "contents": ["likes MCP", "writes Rust"]}
+            ]}),
+        )
+        .await;
+    assert_eq!(
+        added["items"],
+        json!([{"entityName": "Ada", "addedObservations": ["likes MCP"]}])
+    );
+    let (_, _, graph) = st
+        .memory(json!({"action": "read_graph", "scope": "global"}))
+        .await;
+    assert_eq!(
+        graph,
+        json!({"entities": [
+            {"name": "Ada", "entityType": "person", "observations": ["writes Rust", "likes MCP"]},
+            {"name": "Hanzo", "entityType": "company", "observations": []}],
+          "relations": [{"from": "Ada", "to": "Hanzo", "relationType": "works_at"}]})
+    );
+    let (_, _, found) = st
+        .memory(json!({"action": "search_nodes", "scope": "global", "query": "mcp"}))
+        .await;
+    assert_eq!(found["entities"][0]["name"], "Ada");
+    assert_eq!(found["relations"], json!([]));
+    let (_, _, opened) = st
+        .memory(json!({"action": "open_nodes", "scope": "global", "names": ["Ada", "Hanzo"]}))
+        .await;
+    assert_eq!(opened["relations"].as_array().unwrap().len(), 1);
+    let (_, text, _) = st
+        .memory(
+            json!({"action": "delete_observations", "scope": "global", "deletions": [
+            {"entityName": "Ada", "observations": ["likes MCP"]}]}),
+        )
+        .await;
+    assert_eq!(text, "deleted 1 observations\n");
+    let (_, text, _) = st
+        .memory(
+            json!({"action": "delete_relations", "scope": "global", "relations": [
+            {"from": "Ada", "to": "Hanzo", "relationType": "works_at"}]}),
+        )
+        .await;
+    assert_eq!(text, "deleted 1 relations\n");
+    let (_, text, _) = st
+        .memory(json!({"action": "delete_entities", "scope": "global", "entityNames": ["Hanzo"]}))
+        .await;
+    assert_eq!(text, "deleted 1 entities\n");
+    let (is_error, text, _) = st
+        .memory(
+            json!({"action": "add_observations", "scope": "global", "observations": [
+            {"entityName": "Nobody", "contents": ["x"]}]}),
+        )
+        .await;
+    assert!(is_error);
+    assert_eq!(text, "add_observations: no entity 'Nobody'");
+}
+
+#[tokio::test]
+async fn import_ten_thousand_lines_with_three_bad_ones_and_export() {
+    let st = State::new();
+    let mut jsonl = String::new();
+    for i in 0..10_000 {
+        if i % 2 == 0 {
+            jsonl.push_str(&format!(
+                "{{\"type\":\"entity\",\"name\":\"e{i}\",\"entityType\":\"thing\",\"observations\":[\"o{i}\"]}}\n"
+            ));
+        } else {
+            jsonl.push_str(&format!(
+                "{{\"type\":\"relation\",\"from\":\"e{}\",\"to\":\"e{}\",\"relationType\":\"next\"}}\n",
+                i - 1,
+                i + 1
+            ));
+        }
+        if i == 10 || i == 5000 || i == 9998 {
+            jsonl.push_str(["{not json", "{\"type\":\"bogus\"}", "{\"type\":\"entity\"}"][i % 3]);
+            jsonl.push('\n');
+        }
+    }
+    st.s.write("memory.jsonl", &jsonl);
+    let (is_error, text, out) = st
+        .memory(json!({"action": "import", "path": "memory.jsonl"}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(out["entities"], 5000);
+    assert_eq!(out["relations"], 5000);
+    let bad: Vec<String> = out["badLines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().split(':').next().unwrap().to_owned())
+        .collect();
+    assert_eq!(bad, ["line 12", "line 5003", "line 10002"]);
+    assert!(
+        text.starts_with("imported 5000 entities and 5000 relations from memory.jsonl"),
+        "{text}"
+    );
+
+    let (is_error, text, _) = st
+        .memory(json!({"action": "export", "path": "memory.jsonl"}))
+        .await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "export: 'memory.jsonl' exists; pass overwrite: true to replace it"
+    );
+    let (_, text, _) = st
+        .memory(json!({"action": "export", "path": "out.jsonl"}))
+        .await;
+    assert_eq!(
+        text,
+        "exported 5000 entities and 5000 relations to out.jsonl\n"
+    );
+    let exported = st.s.read("out.jsonl");
+    assert_eq!(exported.lines().count(), 10_000);
+    assert_eq!(
+        exported.lines().next().unwrap(),
+        r#"{"type":"entity","name":"e0","entityType":"thing","observations":["o0"]}"#
+    );
+    let (is_error, text, _) = st
+        .memory(json!({"action": "import", "path": "../outside/secret.txt"}))
+        .await;
+    assert!(is_error);
+    assert!(text.contains("outside the roots"), "{text}");
+}
+
+#[tokio::test]
+async fn plan_in_both_shapes() {
+    let st = State::new();
+    let (is_error, text, _) = st
+        .plan(json!({"action": "set", "explanation": "ship it",
+                     "todos": [{"content": "write code", "status": "completed", "activeForm": "Writing code"},
+                               {"content": "run tests", "status": "in_progress"},
+                               {"content": "release"}]}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text,
+        "ship it\n1. [x] write code\n2. [~] run tests\n3. [ ] release\n[1 of 3 completed]\n"
+    );
+    let (_, text, _) = st.plan(json!({"action": "next"})).await;
+    assert_eq!(text, "2. [~] run tests\n");
+    let (_, text, _) = st
+        .plan(json!({"action": "update", "index": 2, "status": "completed", "note": "all green"}))
+        .await;
+    assert!(text.contains("2. [x] run tests (all green)\n"), "{text}");
+    let (is_error, text, _) = st
+        .plan(json!({"action": "set", "plan": [{"step": "a", "status": "in_progress"}, {"step": "b", "status": "in_progress"}]}))
+        .await;
+    assert!(is_error);
+    assert_eq!(text, "2 steps are in_progress; at most one may be");
+    // The refused set changed nothing; the plan survives a new tool (a
+    // restarted server) on the same database.
+    let (_, text, _) = call(
+        &PlanTool::new(Arc::new(Store::at(st.s.base.join("state/state.db")))),
+        st.ctx(),
+        json!({"action": "show"}),
+    )
+    .await;
+    assert!(
+        text.starts_with("ship it\n1. [x] write code\n2. [x] run tests (all green)\n"),
+        "{text}"
+    );
+    let (_, text, _) = st.plan(json!({"action": "clear"})).await;
+    assert_eq!(text, "plan cleared\n");
+    let (_, text, _) = st.plan(json!({"action": "get"})).await;
+    assert_eq!(text, "[no plan]\n");
+}
+
+#[tokio::test]
+async fn tasks_with_blocking_filters_and_aliases() {
+    let st = State::new();
+    let (_, text, a) = st
+        .tasks(json!({"action": "add", "title": "design", "priority": "high", "tags": ["core"]}))
+        .await;
+    assert_eq!(text, "added task 1: design\n");
+    assert_eq!(a["id"], 1);
+    let (_, text, _) = st
+        .tasks(json!({"action": "create", "subject": "build", "blocked_by": [1], "description": "after design"}))
+        .await;
+    assert_eq!(text, "added task 2: build\n");
+    st.tasks(json!({"action": "add", "text": "celebrate", "priority": "low"}))
+        .await;
+    st.tasks(json!({"action": "add", "content": "fix prod", "priority": "urgent"}))
+        .await;
+    let (_, text, _) = st.tasks(json!({"action": "list"})).await;
+    assert_eq!(
+        text,
+        "#4 [pending] (urgent) fix prod\n#1 [pending] (high) design [core]\n#2 [pending] (medium) build (blocked by #1)\n#3 [pending] (low) celebrate\n"
+    );
+    let (_, text, _) = st.tasks(json!({"action": "complete", "id": 1})).await;
+    assert_eq!(text, "#1 [completed] (high) design [core]\n");
+    let (_, text, _) = st.tasks(json!({"action": "get", "id": 2})).await;
+    assert_eq!(text, "#2 [pending] (medium) build\nafter design\n");
+    let (_, text, _) = st
+        .tasks(json!({"action": "list", "status": "pending", "limit": 2}))
+        .await;
+    assert_eq!(
+        text,
+        "#4 [pending] (urgent) fix prod\n#2 [pending] (medium) build\n[tasks 1-2 of 3; continue with offset=2]\n"
+    );
+    let (_, text, _) = st.tasks(json!({"action": "list", "tag": "core"})).await;
+    assert_eq!(text, "#1 [completed] (high) design [core]\n");
+    let (_, text, _) = st
+        .tasks(json!({"action": "update", "id": 3, "status": "in_progress", "title": "celebrate loudly"}))
+        .await;
+    assert_eq!(text, "#3 [in_progress] (low) celebrate loudly\n");
+    let (_, text, _) = st.tasks(json!({"action": "search", "query": "PROD"})).await;
+    assert_eq!(text, "#4 [pending] (urgent) fix prod\n");
+    let (_, text, _) = st.tasks(json!({"action": "search", "query": "%"})).await;
+    assert_eq!(
+        text, "[no tasks]\n",
+        "LIKE wildcards in the query are literal"
+    );
+    let (_, text, _) = st.tasks(json!({"action": "delete", "id": 4})).await;
+    assert_eq!(text, "removed task 4\n");
+    let (is_error, text, _) = st.tasks(json!({"action": "remove", "id": 4})).await;
+    assert!(is_error);
+    assert_eq!(text, "no task 4 in this workspace");
+    let (is_error, text, _) = st
+        .tasks(json!({"action": "add", "priority": "soon", "title": "x"}))
+        .await;
+    assert!(is_error);
+    assert!(text.starts_with("invalid arguments: unknown variant `soon`, expected one of `low`, `medium`, `high`, `urgent`"), "{text}");
+}
+
+#[test]
+fn two_stores_on_one_file_lose_nothing() {
+    let st = State::new();
+    let path = st.s.base.join("state/state.db");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let store = Arc::new(Store::at(path.clone()));
+            let ctx = st.ctx();
+            runtime.spawn(async move {
+                let memory = MemoryTool::new(store.clone());
+                let tasks = TasksTool::new(store);
+                for i in 0..500 {
+                    let (e, t, _) = call(
+                        &memory,
+                        ctx.clone(),
+                        json!({"action": "store", "key": format!("w{w}-{i}"), "content": "x"}),
+                    )
+                    .await;
+                    assert!(!e, "{t}");
+                    let (e, t, _) = call(
+                        &tasks,
+                        ctx.clone(),
+                        json!({"action": "add", "title": format!("w{w}-{i}")}),
+                    )
+                    .await;
+                    assert!(!e, "{t}");
+                }
+            })
+        })
+        .collect();
+    runtime.block_on(async {
+        for w in writers {
+            w.await.unwrap();
+        }
+    });
+    runtime.block_on(async {
+        assert_eq!(total(&st, "memory", "memories").await, 1000);
+        assert_eq!(total(&st, "tasks", "tasks").await, 1000);
+    });
+}
+
+/// The total a `list` with limit 1 names in its page marker.
+async fn total(st: &State, tool: &str, what: &str) -> u64 {
+    let args = json!({"action": "list", "limit": 1});
+    let (_, text, _) = match tool {
+        "memory" => st.memory(args).await,
+        _ => st.tasks(args).await,
+    };
+    let marker = text.lines().last().unwrap();
+    marker
+        .strip_prefix(&format!("[{what} 1-1 of "))
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"))
+}
+
+#[tokio::test]
+async fn a_corrupt_database_is_reported_and_left_unchanged() {
+    let st = State::new();
+    let path = st.s.base.join("state/state.db");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let garbage: Vec<u8> = (0..8192u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(&path, &garbage).unwrap();
+    let (is_error, text, _) = st.memory(json!({"action": "list"})).await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        format!(
+            "state database {} cannot be used: file is not a database. It was left unchanged; move it aside (or set HANZO_MCP_STATE to another folder) and call again",
+            path.display()
+        )
+    );
+    let (is_error, _, _) = st.tasks(json!({"action": "add", "title": "x"})).await;
+    assert!(is_error);
+    assert_eq!(std::fs::read(&path).unwrap(), garbage);
+    // The other tools still work.
+    let (is_error, text) = common::fs(&st.s.roots, json!({"action": "list"})).await;
+    assert!(!is_error, "{text}");
+}
