@@ -268,6 +268,10 @@ fn capabilities(surroundings: &Surroundings, ctx: &ToolContext) -> CallToolResul
         ("workspace", cfg!(feature = "workspace")),
         ("exec", cfg!(feature = "exec")),
         ("git", cfg!(feature = "git")),
+        ("think", cfg!(feature = "think")),
+        ("memory", cfg!(feature = "memory")),
+        ("plan", cfg!(feature = "plan")),
+        ("tasks", cfg!(feature = "tasks")),
     ]
     .iter()
     .filter(|(_, on)| *on)
