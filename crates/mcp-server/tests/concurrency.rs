@@ -297,3 +297,100 @@ fn end_of_input_with_a_background_job_leaves_no_process() {
     assert!(server.wait().success());
     assert_eq!(common::processes_left(&mark), Vec::<u32>::new());
 }
+
+/// `memory store` and `tasks add` calls streamed at a server that is then
+/// SIGKILLed: after a restart on the same state folder every write that
+/// was answered is there, and the database opens cleanly. 20 rounds.
+#[test]
+fn answered_writes_survive_sigkill() {
+    let state = tempfile::tempdir().expect("tempdir");
+    let dir = state.path().to_str().expect("utf-8").to_owned();
+    let spawn = || {
+        let mut server = Server::spawn_with_env(
+            &["serve", "--no-door", "--root", &dir],
+            &[("HANZO_MCP_STATE", &dir)],
+        );
+        server.initialize("2025-11-25");
+        server
+    };
+    let mut answered_memories = Vec::new();
+    let mut answered_tasks = Vec::new();
+    for round in 0..20 {
+        let mut server = spawn();
+        for i in 0..60 {
+            let key = format!("r{round}-m{i}");
+            server.request(
+                2 * i,
+                "tools/call",
+                call_params(
+                    "memory",
+                    json!({"action": "store", "key": key, "content": "kept"}),
+                ),
+            );
+            server.request(
+                2 * i + 1,
+                "tools/call",
+                call_params(
+                    "tasks",
+                    json!({"action": "add", "title": format!("r{round}-t{i}")}),
+                ),
+            );
+        }
+        // Read some answers, then kill the server mid-stream.
+        for _ in 0..(20 + round) {
+            let message = server.recv();
+            let Some(id) = message["id"].as_i64() else {
+                continue;
+            };
+            assert_ne!(message["result"]["isError"], true, "{message}");
+            if id % 2 == 0 {
+                answered_memories.push(format!("r{round}-m{}", id / 2));
+            } else {
+                answered_tasks.push(format!("r{round}-t{}", id / 2));
+            }
+        }
+        drop(server);
+    }
+    let mut server = spawn();
+    for (n, key) in answered_memories.iter().enumerate() {
+        let recalled = server.call(
+            10_000 + n as i64,
+            "tools/call",
+            call_params("memory", json!({"action": "recall", "key": key})),
+        );
+        assert_eq!(
+            first_text(&recalled["result"]),
+            format!("{key}: kept\n"),
+            "an answered store was lost"
+        );
+    }
+    let mut offset = 0;
+    let mut titles = Vec::new();
+    loop {
+        let page = server.call(
+            2 + offset as i64,
+            "tools/call",
+            call_params(
+                "tasks",
+                json!({"action": "list", "offset": offset, "limit": 100}),
+            ),
+        );
+        let tasks = page["result"]["structuredContent"]["tasks"]
+            .as_array()
+            .expect("tasks")
+            .clone();
+        if tasks.is_empty() {
+            break;
+        }
+        offset += tasks.len();
+        titles.extend(
+            tasks
+                .iter()
+                .map(|t| t["title"].as_str().unwrap_or("").to_owned()),
+        );
+    }
+    for title in &answered_tasks {
+        assert!(titles.contains(title), "answered task {title} lost");
+    }
+    assert!(answered_memories.len() + answered_tasks.len() >= 20 * 20);
+}
