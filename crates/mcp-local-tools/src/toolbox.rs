@@ -49,7 +49,7 @@ impl Toolbox {
     }
 
     /// Every tool whose Cargo feature is on, in the order `fs`, `code`,
-    /// `workspace`.
+    /// `workspace`, `git`.
     pub fn with_default_tools() -> Toolbox {
         #[allow(unused_mut)]
         let mut toolbox = Toolbox::new();
@@ -62,6 +62,8 @@ impl Toolbox {
             let workspace = crate::workspace::WorkspaceTool::new(toolbox.surroundings());
             toolbox.add(workspace);
         }
+        #[cfg(feature = "git")]
+        toolbox.add(crate::git::GitTool::new());
         toolbox
     }
 

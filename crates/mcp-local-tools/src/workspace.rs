@@ -266,6 +266,7 @@ fn capabilities(surroundings: &Surroundings, ctx: &ToolContext) -> CallToolResul
         ("fs", cfg!(feature = "fs")),
         ("code", cfg!(feature = "code")),
         ("workspace", cfg!(feature = "workspace")),
+        ("git", cfg!(feature = "git")),
     ]
     .iter()
     .filter(|(_, on)| *on)

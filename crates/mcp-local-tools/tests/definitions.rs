@@ -1,4 +1,4 @@
-//! insta snapshots of the three tools' definitions, as `tools/list` shows
+//! insta snapshots of the tools' definitions, as `tools/list` shows
 //! them (the wire JSON of each `Tool`).
 
 use mcp_local_tools::Toolbox;
@@ -18,7 +18,7 @@ fn default_toolbox_order() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["fs", "code", "workspace"]);
+    assert_eq!(names, ["fs", "code", "workspace", "git"]);
 }
 
 #[test]
@@ -34,6 +34,11 @@ fn code_definition() {
 #[test]
 fn workspace_definition() {
     insta::assert_json_snapshot!("workspace", definition("workspace"));
+}
+
+#[test]
+fn git_definition() {
+    insta::assert_json_snapshot!("git", definition("git"));
 }
 
 #[test]

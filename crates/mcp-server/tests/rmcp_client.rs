@@ -171,7 +171,7 @@ async fn rmcp_client_runs_one_action_of_each_local_tool() {
     let capabilities = call_text(&client, "workspace", json!({ "action": "capabilities" })).await;
     assert!(
         capabilities.starts_with(&format!(
-            "local tools: fs, code, workspace\ncompiled features: fs, code, workspace\nroots:\n  {}\n",
+            "local tools: fs, code, workspace, git\ncompiled features: fs, code, workspace, git\nroots:\n  {}\n",
             root.display()
         )),
         "{capabilities}"
