@@ -1171,3 +1171,78 @@ async fn a_repository_in_a_subfolder_and_paths_in_it() {
     let (err, text) = g(&s, json!({"action": "log"})).await;
     assert!(err && text.contains("not a git repository"), "{text}");
 }
+
+#[tokio::test]
+async fn diff_total_cap_names_the_files_not_shown() {
+    let s = repo();
+    // Five new files of about 8,100 bytes of patch each.
+    let body: String = (0..800).map(|i| format!("row {i:04}\n")).collect();
+    for n in 1..=5 {
+        s.write(&format!("f{n}.txt"), &body);
+    }
+    git(&s.root, &["add", "."]);
+    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
+    assert!(!err, "{text}");
+    let header: Vec<&str> = text.lines().take(8).collect();
+    assert_eq!(header[0], "5 files changed, +4000 -0");
+    assert_eq!(
+        &header[1..4],
+        ["+800 -0 f1.txt", "+800 -0 f2.txt", "+800 -0 f3.txt"]
+    );
+    assert!(
+        header[4].starts_with("+800 -0 f4.txt (patch cut, "),
+        "{}",
+        header[4]
+    );
+    assert_eq!(
+        header[5],
+        "+800 -0 f5.txt (patch not shown: output cap reached)"
+    );
+    assert_eq!(
+        header[6],
+        "[patches of 1 file not shown; pass paths to see them]"
+    );
+    assert_eq!(header[7], "");
+    assert!(!text.contains("diff --git a/f5.txt"));
+    assert!(text.len() <= 30_000, "{}", text.len());
+}
+
+#[cfg(unix)]
+fn hook(s: &Sandbox, name: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = s.root.join(".git/hooks").join(name);
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn write_actions_keep_the_hooks_and_the_timeout_kills_them() {
+    let s = repo();
+    hook(&s, "pre-commit", "#!/bin/sh\necho ran > hook-ran.txt\n");
+    s.write("b.txt", "bee\n");
+    git(&s.root, &["add", "b.txt"]);
+    let (err, text) = g(
+        &s,
+        json!({"action": "commit", "message": "b", "paths": ["b.txt"]}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(s.read("hook-ran.txt"), "ran\n");
+
+    let before = full(&s, "HEAD");
+    hook(&s, "pre-commit", "#!/bin/sh\nsleep 60\n");
+    s.write("c.txt", "sea\n");
+    git(&s.root, &["add", "c.txt"]);
+    let (err, text) = g(
+        &s,
+        json!({"action": "commit", "message": "c", "paths": ["c.txt"], "timeout_ms": 300}),
+    )
+    .await;
+    assert!(err, "{text}");
+    assert!(
+        text.starts_with("git commit failed (timed out after 300 ms (process group killed)):\n"),
+        "{text}"
+    );
+    assert_eq!(full(&s, "HEAD"), before);
+}
