@@ -1103,6 +1103,32 @@ async fn a_hostile_repository_config_runs_nothing() {
 }
 
 #[tokio::test]
+async fn a_repository_filter_is_off_for_reading_actions() {
+    let s = repo2();
+    s.write(".gitattributes", "*.txt filter=evil\n");
+    git(
+        &s.root,
+        &["config", "filter.evil.clean", "touch owned; cat"],
+    );
+    git(&s.root, &["config", "filter.evil.required", "true"]);
+    // A driver name holding '=' cannot escape the override either.
+    git(&s.root, &["config", "filter.a=b.clean", "touch owned; cat"]);
+    s.write(".gitattributes", "*.txt filter=evil\n*.md filter=a=b\n");
+    s.write("a.txt", "one\nchanged\nthree\n");
+    s.write("notes.md", "hi\n");
+    for args in [
+        json!({"action": "status"}),
+        json!({"action": "diff"}),
+        json!({"action": "diff", "paths": ["a.txt"], "stat": true}),
+        json!({"action": "blame", "path": "a.txt"}),
+    ] {
+        let (err, text) = g(&s, args.clone()).await;
+        assert!(!err, "{args}: {text}");
+    }
+    assert_not_owned(&s);
+}
+
+#[tokio::test]
 async fn repositories_outside_the_roots_are_refused() {
     let s = Sandbox::new();
     init(&s.base.join("outside"));

@@ -35,14 +35,13 @@
 //! `GIT_ASKPASS` or `SSH_ASKPASS`, so nothing waits for a person. Reading
 //! actions also run without external diff drivers or textconv
 //! (`--no-ext-diff --no-textconv`), without signature checks (a
-//! repository's `gpg.program` is never run) and without optional locks.
-//! Writing actions keep the repository's own hooks: they are the user's.
-//! Not neutralised: a clean or smudge filter the repository's config and
-//! attributes name runs when git reads a changed file of the work tree
-//! (as `git status` and `git diff` do), as it does for the user's own git;
-//! and `fetch`, `pull` and `push` run with the repository's transport
-//! configuration (`core.sshCommand`, credential helpers), bounded by the
-//! timeout.
+//! repository's `gpg.program` is never run), without optional locks, and
+//! with the clean, smudge and process filters of the repository's own
+//! config turned off (those of the user's global config, such as Git LFS,
+//! stay on). Writing actions keep the repository's hooks and filters: they
+//! are the user's. `fetch`, `pull` and `push` run with the repository's
+//! transport configuration (`core.sshCommand`, credential helpers), bounded
+//! by the timeout; a submodule's own config is not inspected.
 
 mod diff;
 mod history;
@@ -56,7 +55,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionArgs, ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{Action, ActionArgs, ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::util::{Hints, ToolResult};
 use run::Repo;
@@ -240,7 +239,10 @@ async fn dispatch(args: &GitArgs, ctx: &ToolContext) -> ToolResult {
     if args.action == GitAction::Init {
         return worktree::init(args, ctx, timeout).await;
     }
-    let repo = Repo::open(ctx, args.path.as_deref(), timeout).await?;
+    let mut repo = Repo::open(ctx, args.path.as_deref(), timeout).await?;
+    if args.action.spec().reads_only {
+        repo.without_repository_filters().await?;
+    }
     match args.action {
         GitAction::Status => status::status(&repo).await,
         GitAction::Diff => diff::diff(args, &repo).await,

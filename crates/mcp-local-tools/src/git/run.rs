@@ -38,6 +38,9 @@ pub(crate) struct Repo<'a> {
     ceiling: Option<PathBuf>,
     /// How long one git command may run.
     pub(crate) timeout: Duration,
+    /// Config given to reading runs through `GIT_CONFIG_COUNT` (keys and
+    /// values apart, so no name can smuggle an `=`).
+    read_config: Vec<(String, String)>,
 }
 
 impl<'a> Repo<'a> {
@@ -68,6 +71,7 @@ impl<'a> Repo<'a> {
             cwd,
             ceiling: resolved.root.parent().map(Path::to_path_buf),
             timeout,
+            read_config: Vec::new(),
         };
         let top = repo
             .run(Access::Read, &["rev-parse", "--show-toplevel"], None)
@@ -88,6 +92,65 @@ impl<'a> Repo<'a> {
             ));
         }
         Ok(repo)
+    }
+
+    /// Turns off, for the reading runs that follow, every clean, smudge
+    /// and process filter the repository's own config names (local and
+    /// worktree scope, includes followed): `git status` and `git diff` run
+    /// a changed file through its filter, and a repository the user did not
+    /// write could name any program there. Filters from the user's global
+    /// and system config (Git LFS, for one) stay on.
+    pub(crate) async fn without_repository_filters(&mut self) -> Result<(), String> {
+        let outcome = self
+            .run(
+                Access::Read,
+                &[
+                    "config",
+                    "--show-scope",
+                    "-z",
+                    "--name-only",
+                    "--get-regexp",
+                    r"^filter\.",
+                ],
+                None,
+            )
+            .await?;
+        // Exit code 1: no filter configured.
+        if outcome.end != End::Exited(1) {
+            self.result("config", &outcome)?;
+        }
+        if outcome.stdout.dropped() > 0 {
+            return Err("git: the repository configures too many filters".to_owned());
+        }
+        let listing = outcome.stdout.text("");
+        let mut fields = listing.split('\0');
+        let mut drivers: Vec<String> = Vec::new();
+        while let (Some(scope), Some(name)) = (fields.next(), fields.next()) {
+            if matches!(scope, "global" | "system") {
+                continue;
+            }
+            let driver = name
+                .strip_prefix("filter.")
+                .and_then(|rest| rest.rsplit_once('.'))
+                .map(|(driver, _key)| driver.to_owned());
+            if let Some(driver) = driver
+                && !drivers.contains(&driver)
+            {
+                drivers.push(driver);
+            }
+        }
+        for driver in drivers {
+            for (key, value) in [
+                ("clean", ""),
+                ("smudge", ""),
+                ("process", ""),
+                ("required", "false"),
+            ] {
+                self.read_config
+                    .push((format!("filter.{driver}.{key}"), value.to_owned()));
+            }
+        }
+        Ok(())
     }
 
     /// A place to run `git init` for a folder that may not exist yet: the
@@ -112,6 +175,7 @@ impl<'a> Repo<'a> {
             cwd,
             ceiling: resolved.root.parent().map(Path::to_path_buf),
             timeout,
+            read_config: Vec::new(),
         };
         Ok((repo, resolved.path))
     }
@@ -173,6 +237,16 @@ impl<'a> Repo<'a> {
         if access == Access::Read {
             argv.extend(["-c", "log.showSignature=false"].map(str::to_owned));
             env.push(("GIT_OPTIONAL_LOCKS".to_owned(), "0".to_owned()));
+            if !self.read_config.is_empty() {
+                env.push((
+                    "GIT_CONFIG_COUNT".to_owned(),
+                    self.read_config.len().to_string(),
+                ));
+                for (i, (key, value)) in self.read_config.iter().enumerate() {
+                    env.push((format!("GIT_CONFIG_KEY_{i}"), key.clone()));
+                    env.push((format!("GIT_CONFIG_VALUE_{i}"), value.clone()));
+                }
+            }
         }
         if let Some(ceiling) = &self.ceiling {
             env.push((
