@@ -11,10 +11,9 @@ use crate::context::ToolContext;
 use crate::process::{End, Outcome, Spec};
 use crate::util::ToolResult;
 
-/// The most bytes of a command's stdout a result keeps (head and tail).
+/// The most bytes of a command's stdout (and of its stderr) a result
+/// keeps, head and tail.
 pub(crate) const OUTPUT_CAP: usize = 30_000;
-/// The most bytes of a command's stderr a result keeps (head and tail).
-const STDERR_CAP: usize = 8_000;
 /// What the marker in a cut output suggests.
 const SEE_ALL: &str = "narrow it with paths, limit or a revision range";
 
@@ -191,7 +190,7 @@ impl<'a> Repo<'a> {
         self.run_capped(access, args, stdin, OUTPUT_CAP).await
     }
 
-    /// [`Repo::run`] keeping up to `cap` bytes of stdout.
+    /// [`Repo::run`] keeping up to `cap` bytes of stdout and of stderr.
     pub(crate) async fn run_capped(
         &self,
         access: Access,
@@ -200,14 +199,7 @@ impl<'a> Repo<'a> {
         cap: usize,
     ) -> Result<Outcome, String> {
         let spec = self.spec(access, args, stdin);
-        let mut outcome =
-            crate::process::run(&spec, self.timeout, &self.ctx.cancel, cap, None).await?;
-        if outcome.stderr.total() > STDERR_CAP as u64 {
-            let mut err = crate::process::Capture::new(STDERR_CAP);
-            err.push(outcome.stderr.text(SEE_ALL).as_bytes());
-            outcome.stderr = err;
-        }
-        Ok(outcome)
+        crate::process::run(&spec, self.timeout, &self.ctx.cancel, cap, None).await
     }
 
     /// The argv and environment of one run.
