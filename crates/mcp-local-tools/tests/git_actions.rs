@@ -1272,3 +1272,27 @@ async fn write_actions_keep_the_hooks_and_the_timeout_kills_them() {
     );
     assert_eq!(full(&s, "HEAD"), before);
 }
+
+#[tokio::test]
+async fn output_is_capped_head_and_tail() {
+    let s = repo();
+    let big: String = (0..10_000).map(|i| format!("line {i:05}\n")).collect();
+    s.write("big.txt", &big);
+    git(&s.root, &["add", "big.txt"]);
+    git(&s.root, &["commit", "-q", "-m", "big"]);
+    let (err, text) = g(&s, json!({"action": "show", "ref": "HEAD:big.txt"})).await;
+    assert!(!err, "{text}");
+    assert!(text.starts_with("line 00000\nline 00001\n"), "{text}");
+    assert!(text.ends_with("line 09998\nline 09999\n"), "{text}");
+    assert!(text.len() <= 30_200, "{}", text.len());
+    let marker = text
+        .lines()
+        .find(|l| l.starts_with("[... "))
+        .expect("a marker line");
+    assert!(
+        marker.ends_with(
+            " of 110000 bytes not shown; narrow it with paths, limit or a revision range ...]"
+        ),
+        "{marker}"
+    );
+}

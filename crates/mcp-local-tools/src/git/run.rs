@@ -18,16 +18,18 @@ pub(crate) const OUTPUT_CAP: usize = 30_000;
 const SEE_ALL: &str = "narrow it with paths, limit or a revision range";
 
 /// Whether a run may change the repository. A read run takes no optional
-/// lock (`GIT_OPTIONAL_LOCKS=0`) and never shows signatures (a repository's
-/// `gpg.program` is not run).
+/// lock (`GIT_OPTIONAL_LOCKS=0`), never shows signatures (a repository's
+/// `gpg.program` is not run) and gets the filter overrides of
+/// [`Repo::without_repository_filters`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Access {
     Read,
     Write,
 }
 
-/// One checked repository for one call: where git runs, the work tree's
-/// top (inside the roots), the time bound and the call's context.
+/// One checked repository for one call (its work tree lies inside the
+/// roots): where git runs, where discovery stops, the time bound, the
+/// config reading runs get, and the call's context.
 pub(crate) struct Repo<'a> {
     ctx: &'a ToolContext,
     /// The folder git runs in (the `path` given, or its parent for a file).
