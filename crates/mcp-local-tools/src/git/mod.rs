@@ -82,7 +82,7 @@ actions! {
     pub(crate) enum GitAction {
         Status = "status" { reads: true, pool: false, usage: "{[path]}: branch, upstream, ahead/behind, staged, unstaged, unmerged and untracked files (from porcelain v2; also as structuredContent)." },
         Diff = "diff" { reads: true, pool: false, usage: "{[staged], [ref], [to], [paths], [context_lines], [stat]}: unstaged changes, or staged ones, or from ref (to the work tree, or to `to`); a numstat header, then the patch capped per file and in total; stat gives the diffstat only." },
-        Log = "log" { reads: true, pool: false, usage: "{[ref], [limit], [since], [until], [author], [grep], [paths]}: commits as `hash date author: subject (refs)`, newest first (limit default 20, at most 1000)." },
+        Log = "log" { reads: true, pool: false, usage: "{[ref], [limit], [since], [until], [author], [grep], [paths]}: commits as `hash date author: subject (refs)`, newest first (limit, also called count: default 20, at most 1000)." },
         Show = "show" { reads: true, pool: false, usage: "{[ref], [paths], [stat]}: a commit (default HEAD) with its patch, or a tag, tree or blob (`HEAD:file`)." },
         Blame = "blame" { reads: true, pool: false, usage: "{path, [ref], [start_line], [end_line]}: who last changed each line of the file." },
         Branch = "branch" { reads: false, pool: false, usage: "{[subcommand], [name], [start], [force], [all]}: list (default; all adds remote branches), create name (at start, default HEAD), delete name (force deletes an unmerged branch)." },
@@ -204,6 +204,7 @@ const DESCRIPTION: &str = "Git on a repository inside the roots (the machine's g
 
 const HELP_NOTES: &str = "path is the repository's folder (or any path in its work tree; default the first root); it and its work tree must be inside the roots.
 A ref, branch, tag or remote beginning with '-' is refused; remotes must be configured ones; paths go after '--' and are literal.
+Reading actions run no program the repository's config names (fsmonitor, pager, external diff, textconv, filters, gpg); writing actions keep its hooks.
 Each git command is bounded by timeout_ms (default 120000, at most 600000) and its output by 30000 bytes (head and tail kept); a failing command is an error with git's stderr and exit status.";
 
 impl ActionArgs for GitArgs {
