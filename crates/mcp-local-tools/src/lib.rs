@@ -1,4 +1,4 @@
-//! The machine's MCP tools: `fs`, `code` and `workspace` (HIP-0300 §2.1),
+//! The machine's MCP tools: `fs`, `code`, `workspace` and `git` (HIP-0300 §2.1),
 //! each one MCP tool taking an `action`, each confined to the roots.
 //!
 //! A server holds a [`Toolbox`], lists its tools with [`Toolbox::tools`] for
@@ -59,6 +59,7 @@
 //! - `code` (default): the `code` tool (tree-sitter grammars for Rust,
 //!   Python, TypeScript/JavaScript and Go).
 //! - `workspace` (default): the `workspace` tool.
+//! - `git` (default): the `git` tool (runs the machine's `git` binary).
 #![deny(missing_docs)]
 
 mod action;
@@ -83,6 +84,8 @@ pub mod code;
 pub mod exec;
 #[cfg(feature = "fs")]
 pub mod fs;
+#[cfg(feature = "git")]
+pub mod git;
 #[cfg(feature = "memory")]
 pub mod memory;
 #[cfg(feature = "plan")]

@@ -49,7 +49,9 @@ impl Toolbox {
     }
 
     /// Every tool whose Cargo feature is on, in the order `fs`, `code`,
-    /// `workspace`.
+    /// `workspace`, `exec`, `git`, `think`, `memory`, `plan`, `tasks`.
+    /// `memory`, `plan` and `tasks` share one state database, opened on
+    /// their first call.
     pub fn with_default_tools() -> Toolbox {
         #[allow(unused_mut)]
         let mut toolbox = Toolbox::new();
@@ -64,6 +66,8 @@ impl Toolbox {
         }
         #[cfg(feature = "exec")]
         toolbox.add(crate::exec::ExecTool::new());
+        #[cfg(feature = "git")]
+        toolbox.add(crate::git::GitTool::new());
         #[cfg(any(feature = "memory", feature = "plan", feature = "tasks"))]
         let store = Arc::new(crate::store::Store::new());
         #[cfg(feature = "think")]
@@ -111,7 +115,8 @@ impl Toolbox {
     }
 
     /// Sets how long one call may run (`None`: no bound). Default
-    /// [`DEFAULT_CALL_TIMEOUT`]. DESIGN.md: every request has a timeout.
+    /// [`DEFAULT_CALL_TIMEOUT`]; a tool whose [`LocalTool::time_limit`] is
+    /// longer gets that.
     pub fn set_call_timeout(&mut self, timeout: Option<Duration>) -> &mut Toolbox {
         self.call_timeout = timeout;
         self

@@ -325,3 +325,173 @@ async fn code_walks_stay_inside_the_roots() {
         "fn Point() {}\nstruct Point;\n"
     );
 }
+
+#[tokio::test]
+async fn symbols_with_only_a_path_lists_every_symbol() {
+    let s = sandbox();
+    assert_eq!(
+        call(
+            "code",
+            &s.roots,
+            json!({"action": "symbols", "path": "src/point.rs"}),
+        )
+        .await,
+        ok(
+            "src/point.rs:1: struct Point\nsrc/point.rs:5: impl Point\nsrc/point.rs:6: fn new\nsrc/point.rs:11: trait Shape\nsrc/point.rs:12: fn area\nsrc/point.rs:15: impl Shape for Point\nsrc/point.rs:16: fn area\nsrc/point.rs:22: fn main\n"
+        )
+    );
+    assert_eq!(
+        call(
+            "code",
+            &s.roots,
+            json!({"action": "symbols", "path": "py", "kind": "def"}),
+        )
+        .await,
+        ok(
+            "py/greeter.py:2: def __init__\npy/greeter.py:5: def greet\npy/greeter.py:9: def main\n"
+        )
+    );
+    s.write("empty.rs", "// nothing\n");
+    assert_eq!(
+        call(
+            "code",
+            &s.roots,
+            json!({"action": "symbols", "path": "empty.rs"}),
+        )
+        .await,
+        ok("[no symbols in empty.rs]\n")
+    );
+    assert_eq!(
+        call("code", &s.roots, json!({"action": "symbols"})).await,
+        (
+            true,
+            "symbols: give query (a part of the name), or path to list every symbol in it"
+                .to_owned()
+        )
+    );
+}
+
+const DIFF: &str = "diff --git a/src/lib.rs b/src/lib.rs
+index 1111111..2222222 100644
+--- a/src/lib.rs
++++ b/src/lib.rs
+@@ -1,3 +1,4 @@
+ fn a() {}
+-fn b() {}
++fn b() -> u8 { 1 }
++fn c() {}
+ fn d() {}
+@@ -10,3 +11,2 @@ fn e() {
+ let x = 1;
+--- this removed line looks like a header
+ let y = 2;
+diff --git a/new.txt b/new.txt
+new file mode 100644
+index 0000000..3333333
+--- /dev/null
++++ b/new.txt
+@@ -0,0 +1,2 @@
++one
++two
+diff --git a/gone.txt b/gone.txt
+deleted file mode 100644
+index 4444444..0000000
+--- a/gone.txt
++++ /dev/null
+@@ -1 +0,0 @@
+-bye
+diff --git a/old name.txt b/new name.txt
+similarity index 100%
+rename from old name.txt
+rename to new name.txt
+diff --git a/logo.png b/logo.png
+index 5555555..6666666 100644
+Binary files a/logo.png and b/logo.png differ
+";
+
+#[tokio::test]
+async fn summarize_a_unified_diff() {
+    let s = sandbox();
+    let result = common::call_result(
+        "code",
+        &s.roots,
+        json!({"action": "summarize", "text": DIFF}),
+    )
+    .await;
+    assert_eq!(result.is_error, None);
+    assert_eq!(
+        result.content[0].as_text(),
+        Some(
+            "5 files changed, 4 hunks, +4 -3\nsrc/lib.rs (modified): 2 hunks, +2 -2\nnew.txt (added): 1 hunk, +2 -0\ngone.txt (deleted): 1 hunk, +0 -1\nold name.txt -> new name.txt (renamed): 0 hunks, +0 -0\nlogo.png (binary): 0 hunks, +0 -0\n"
+        )
+    );
+    let structured = result.structured_content.unwrap();
+    assert_eq!(
+        structured["files"][0],
+        json!({"path": "src/lib.rs", "status": "modified", "hunks": 2, "added": 2, "removed": 2})
+    );
+    assert_eq!(structured["files"][3]["from"], "old name.txt");
+    assert_eq!(
+        (
+            &structured["hunks"],
+            &structured["added"],
+            &structured["removed"]
+        ),
+        (&json!(4), &json!(4), &json!(3))
+    );
+}
+
+#[tokio::test]
+async fn summarize_a_plain_diff_a_path_and_bad_input() {
+    let s = sandbox();
+    let plain = "--- notes.txt\t2024-01-01 00:00:00\n+++ notes.txt\t2024-01-02 00:00:00\n@@ -1 +1,2 @@\n-old\n+new\n+more\n";
+    assert_eq!(
+        call(
+            "code",
+            &s.roots,
+            json!({"action": "summarize", "text": plain})
+        )
+        .await,
+        ok("1 file changed, 1 hunk, +2 -1\nnotes.txt (modified): 1 hunk, +2 -1\n")
+    );
+    // A path gets its outline, the same as `outline`.
+    let outline = call(
+        "code",
+        &s.roots,
+        json!({"action": "outline", "path": "go/main.go"}),
+    )
+    .await;
+    assert_eq!(
+        call(
+            "code",
+            &s.roots,
+            json!({"action": "summarize", "path": "go/main.go"}),
+        )
+        .await,
+        outline
+    );
+    assert_eq!(
+        call("code", &s.roots, json!({"action": "summarize", "text": "just words\n"})).await,
+        (
+            true,
+            "summarize: no file headers found in text (expected a unified diff: diff --git, or --- and +++ lines)".to_owned()
+        )
+    );
+    assert_eq!(
+        call(
+            "code",
+            &s.roots,
+            json!({"action": "summarize", "text": "--- a\n+++ b\n@@ nonsense @@\n"}),
+        )
+        .await,
+        (
+            true,
+            "summarize: bad hunk header '@@ nonsense @@'".to_owned()
+        )
+    );
+    let (err, text) = call("code", &s.roots, json!({"action": "summarize"})).await;
+    assert!(
+        err && text.contains("give text (a unified diff) or path"),
+        "{text}"
+    );
+}

@@ -1,4 +1,4 @@
-//! insta snapshots of the three tools' definitions, as `tools/list` shows
+//! insta snapshots of the tools' definitions, as `tools/list` shows
 //! them (the wire JSON of each `Tool`).
 
 use mcp_local_tools::Toolbox;
@@ -25,6 +25,7 @@ fn default_toolbox_order() {
             "code",
             "workspace",
             "exec",
+            "git",
             "think",
             "memory",
             "plan",
@@ -58,6 +59,11 @@ fn state_tool_definitions() {
     for name in ["think", "memory", "plan", "tasks"] {
         insta::assert_json_snapshot!(name, definition(name));
     }
+}
+
+#[test]
+fn git_definition() {
+    insta::assert_json_snapshot!("git", definition("git"));
 }
 
 #[test]

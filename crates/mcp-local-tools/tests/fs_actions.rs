@@ -613,7 +613,7 @@ fn help_does_not_wait_for_the_blocking_pool() {
         let s = Sandbox::new();
         let (release, held) = std::sync::mpsc::channel::<()>();
         let blocker = tokio::task::spawn_blocking(move || held.recv());
-        for tool in ["fs", "code", "workspace"] {
+        for tool in ["fs", "code", "workspace", "git"] {
             let answer = tokio::time::timeout(
                 std::time::Duration::from_secs(30),
                 common::call(tool, &s.roots, json!({"action": "help"})),

@@ -49,8 +49,14 @@ fn door_tools_follow_the_local_ones_and_keep_the_door_meta() {
         json!({ "tools": { "listChanged": true } })
     );
     let list = server.call(1, "tools/list", json!({}));
+    // The door's tools whose names are not local (the local `git` wins).
     let mut expected = local_names();
-    expected.extend(["describe", "agents", "billing", "git"].map(String::from));
+    let door_only: Vec<String> = ["describe", "agents", "billing", "git"]
+        .map(String::from)
+        .into_iter()
+        .filter(|name| !expected.contains(name))
+        .collect();
+    expected.extend(door_only);
     assert_eq!(names(&list), expected);
     assert_eq!(list["result"]["_meta"], mcp_fake_door::normal_meta());
     assert_eq!(server.wait().code(), Some(0));
@@ -131,8 +137,14 @@ fn list_changed_is_sent_when_the_door_list_arrives() {
         json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" })
     );
     let second = server.call(2, "tools/list", json!({}));
+    // The door's tools whose names are not local (the local `git` wins).
     let mut expected = local_names();
-    expected.extend(["describe", "agents", "billing", "git"].map(String::from));
+    let door_only: Vec<String> = ["describe", "agents", "billing", "git"]
+        .map(String::from)
+        .into_iter()
+        .filter(|name| !expected.contains(name))
+        .collect();
+    expected.extend(door_only);
     assert_eq!(names(&second), expected);
 }
 

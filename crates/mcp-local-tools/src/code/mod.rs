@@ -3,7 +3,8 @@
 //!
 //! - `outline {path}`: the definitions of one file, nested by indentation.
 //! - `symbols {query, [path], [kind]}`: definitions whose name contains
-//!   `query` (case-insensitive) across the roots or `path`.
+//!   `query` (case-insensitive) across the roots or `path`; with only a
+//!   `path`, every definition in it.
 //! - `definition {name, [path]}`: definitions named exactly `name`.
 //! - `references {name, [path]}`: identifiers spelled `name` (comments and
 //!   strings excluded).
@@ -11,12 +12,16 @@
 //!   [ignore_case], [dry_run]}`: regex replace across files; `dry_run`
 //!   shows the diffs and writes nothing. All files are computed before any
 //!   is written, each written atomically.
+//! - `summarize {text | path}`: a unified diff given as `text` becomes its
+//!   files, hunks and lines added and removed per file, with totals (also
+//!   as `structuredContent`); a `path` gets its outline.
 //!
 //! Walks honour `.gitignore`, skip hidden entries, never follow symlinks and
 //! read every file through the no-follow opener. Files over 2 MiB are
 //! skipped; at most [`MAX_FILES`] files are looked at per call.
 
 mod lang;
+mod summarize;
 
 use std::path::{Path, PathBuf};
 
@@ -53,10 +58,11 @@ impl CodeTool {
 actions! {
     pub(crate) enum CodeAction {
         Outline = "outline" { reads: true, pool: true, usage: "{path}: the definitions in one file as `line: kind name`, nested by indentation." },
-        Symbols = "symbols" { reads: true, pool: true, usage: "{query, [path], [kind], [offset], [limit]}: definitions whose name contains query (case-insensitive), as path:line: kind name." },
+        Symbols = "symbols" { reads: true, pool: true, usage: "{query | path, [kind], [offset], [limit]}: definitions whose name contains query (case-insensitive), in path or every root, as path:line: kind name; with only path, every definition in it." },
         Definition = "definition" { reads: true, pool: true, usage: "{name, [path]}: definitions named exactly name, as path:line: kind name." },
         References = "references" { reads: true, pool: true, usage: "{name, [path], [offset], [limit]}: identifiers spelled name (not in comments or strings), as path:line:column: source line." },
         GrepReplace = "grep_replace" { reads: false, pool: true, usage: "{pattern, replacement, [path], [glob], [literal], [ignore_case], [dry_run]}: replace across files; returns the unified diffs; dry_run writes nothing; refused when the old and new text of the changed files pass 32 MiB." },
+        Summarize = "summarize" { reads: true, pool: true, usage: "{text | path}: a unified diff (text) as files, hunks and lines added/removed per file, with totals; a file (path) as its outline." },
         Help = "help" { reads: true, pool: false, usage: ": this text." },
     }
 }
@@ -65,12 +71,14 @@ actions! {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CodeArgs {
-    /// outline | symbols | definition | references | grep_replace | help.
+    /// outline | symbols | definition | references | grep_replace | summarize | help.
     action: CodeAction,
-    /// outline: the file; other actions: the directory to look in (default: every root).
+    /// outline, summarize: the file; other actions: the directory (or file) to look in (default: every root).
     path: Option<String>,
-    /// symbols: part of the name to look for (case-insensitive).
+    /// symbols: part of the name to look for (case-insensitive); without it, every symbol in path.
     query: Option<String>,
+    /// summarize: a unified diff.
+    text: Option<String>,
     /// symbols: only this kind (fn, struct, enum, trait, impl, mod, class, def, function, method, interface, type, func, ...).
     kind: Option<String>,
     /// definition, references: the exact identifier.
@@ -93,7 +101,7 @@ pub(crate) struct CodeArgs {
     limit: Option<u64>,
 }
 
-const DESCRIPTION: &str = "Code structure and refactoring for Rust, Python, TypeScript/JavaScript and Go (tree-sitter): outline of a file, symbols by name across the roots, definition and references of an identifier, and grep_replace (regex replace across files, with a dry-run preview). Call with {\"action\":\"help\"} for every action's fields.";
+const DESCRIPTION: &str = "Code structure and refactoring for Rust, Python, TypeScript/JavaScript and Go (tree-sitter): outline of a file, symbols by name across the roots (or every symbol of a path), definition and references of an identifier, grep_replace (regex replace across files, with a dry-run preview), and summarize (a unified diff's files, hunks and lines added/removed, or a file's outline). Call with {\"action\":\"help\"} for every action's fields.";
 
 const HELP_NOTES: &str = "Languages: Rust, Python, TypeScript, TSX, JavaScript, Go (by extension: .rs, .py, .pyi, .ts, .mts, .cts, .tsx, .js, .jsx, .mjs, .cjs, .go).
 Walks honour .gitignore; every result is capped, and a line in brackets at the end says how to get the rest.";
@@ -125,6 +133,7 @@ impl ActionTool for CodeTool {
             CodeAction::Definition => definition(&args, ctx),
             CodeAction::References => references(&args, ctx),
             CodeAction::GrepReplace => grep_replace(&args, ctx),
+            CodeAction::Summarize => summarize(&args, ctx),
             CodeAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
         }
     }
@@ -289,10 +298,19 @@ fn paged(lines: Vec<String>, args: &CodeArgs, capped: bool, empty: String) -> Ca
 }
 
 fn symbols(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
-    let query = args
-        .query
-        .as_deref()
-        .ok_or("symbols: missing field 'query'")?;
+    let Some(query) = args.query.as_deref() else {
+        // Only a path: every symbol in it.
+        let path = args.path.as_deref().ok_or(
+            "symbols: give query (a part of the name), or path to list every symbol in it",
+        )?;
+        return find_symbols(
+            args,
+            ctx,
+            |_| true,
+            |s| args.kind.as_deref().is_none_or(|k| k == s.kind),
+            format!("[no symbols in {path}]"),
+        );
+    };
     let needle = query.to_lowercase();
     find_symbols(
         args,
@@ -309,6 +327,25 @@ fn symbols(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
         },
         format!("[no symbol matching {query}]"),
     )
+}
+
+fn summarize(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
+    match (&args.text, &args.path) {
+        (Some(text), None) => {
+            let summary = summarize::summarize(text)?;
+            let mut result = CallToolResult::text(summarize::render(&summary));
+            result.structured_content =
+                Some(serde_json::to_value(&summary).map_err(|e| format!("summarize: {e}"))?);
+            Ok(result)
+        }
+        (None, Some(_)) => outline(args, ctx),
+        (Some(_), Some(_)) => {
+            Err("summarize: give text (a unified diff) or path, not both".to_owned())
+        }
+        (None, None) => {
+            Err("summarize: give text (a unified diff) or path (a file to outline)".to_owned())
+        }
+    }
 }
 
 fn definition(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {

@@ -4,18 +4,24 @@
 use std::path::{Path, PathBuf};
 
 use mcp_local_tools::{Roots, ToolContext, Toolbox};
+use mcp_proto::CallToolResult;
 use serde_json::Value;
 
-/// Calls `tool` with `args` under `roots`; returns (isError, all text).
-pub async fn call(tool: &str, roots: &Roots, args: Value) -> (bool, String) {
+/// Calls `tool` with `args` under `roots`; returns the whole result.
+pub async fn call_result(tool: &str, roots: &Roots, args: Value) -> CallToolResult {
     let toolbox = Toolbox::with_default_tools();
     let Value::Object(map) = args else {
         panic!("args must be an object")
     };
-    let result = toolbox
+    toolbox
         .call(tool, map, ToolContext::new(roots.clone()))
         .await
-        .expect("tool exists");
+        .expect("tool exists")
+}
+
+/// Calls `tool` with `args` under `roots`; returns (isError, all text).
+pub async fn call(tool: &str, roots: &Roots, args: Value) -> (bool, String) {
+    let result = call_result(tool, roots, args).await;
     let text = result
         .content
         .iter()

@@ -1,0 +1,414 @@
+//! Running the machine's `git` for one call: the repository check, the
+//! argv and environment every run gets, the checks on caller-given refs,
+//! names, remotes and paths, and the text of a result.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mcp_proto::CallToolResult;
+
+use crate::context::ToolContext;
+use crate::process::{End, Outcome, Spec};
+use crate::util::ToolResult;
+
+/// The most bytes of a command's stdout (and of its stderr) a result
+/// keeps, head and tail.
+pub(crate) const OUTPUT_CAP: usize = 30_000;
+/// What the marker in a cut output suggests.
+const SEE_ALL: &str = "narrow it with paths, limit or a revision range";
+
+/// Whether a run may change the repository. A read run takes no optional
+/// lock (`GIT_OPTIONAL_LOCKS=0`), never shows signatures (a repository's
+/// `gpg.program` is not run) and gets the filter overrides of
+/// [`Repo::without_repository_filters`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+}
+
+/// One checked repository for one call (its work tree lies inside the
+/// roots): where git runs, where discovery stops, the time bound, the
+/// config reading runs get, and the call's context.
+pub(crate) struct Repo<'a> {
+    ctx: &'a ToolContext,
+    /// The folder git runs in (the `path` given, or its parent for a file).
+    cwd: PathBuf,
+    /// The folder above the root holding `cwd`: repository discovery stops
+    /// there, so no repository above a root is ever found.
+    ceiling: Option<PathBuf>,
+    /// How long one git command may run.
+    pub(crate) timeout: Duration,
+    /// Config given to reading runs through `GIT_CONFIG_COUNT` (keys and
+    /// values apart, so no name can smuggle an `=`).
+    read_config: Vec<(String, String)>,
+}
+
+impl<'a> Repo<'a> {
+    /// The repository at `path` (default: the first root). The path must
+    /// exist inside the roots, and the work tree git finds from there must
+    /// lie inside the roots too (a `core.worktree` pointing elsewhere is
+    /// refused).
+    pub(crate) async fn open(
+        ctx: &'a ToolContext,
+        path: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Repo<'a>, String> {
+        let input = path.unwrap_or(".");
+        let resolved = ctx
+            .roots
+            .resolve_existing(input)
+            .map_err(|e| e.to_string())?;
+        let cwd = if resolved.path.is_dir() {
+            resolved.path.clone()
+        } else {
+            resolved
+                .path
+                .parent()
+                .map_or_else(|| resolved.root.clone(), Path::to_path_buf)
+        };
+        let repo = Repo {
+            ctx,
+            cwd,
+            ceiling: resolved.root.parent().map(Path::to_path_buf),
+            timeout,
+            read_config: Vec::new(),
+        };
+        let top = repo
+            .run(Access::Read, &["rev-parse", "--show-toplevel"], None)
+            .await?;
+        if !top.end.success() {
+            return Err(format!(
+                "git: {input} is not in a git work tree inside the roots: {}",
+                top.stderr.text(SEE_ALL).trim()
+            ));
+        }
+        let top = top.stdout.text(SEE_ALL);
+        let top = std::fs::canonicalize(top.trim_end_matches('\n'))
+            .map_err(|e| format!("git: the work tree {}: {e}", top.trim()))?;
+        if ctx.roots.root_of(&top).is_none() {
+            return Err(format!(
+                "git: the work tree of {input} is {}, outside the roots",
+                top.to_string_lossy()
+            ));
+        }
+        Ok(repo)
+    }
+
+    /// Turns off, for the reading runs that follow, every clean, smudge
+    /// and process filter the repository's own config names (local and
+    /// worktree scope, includes followed): `git status` and `git diff` run
+    /// a changed file through its filter, and a repository the user did not
+    /// write could name any program there. Filters from the user's global
+    /// and system config (Git LFS, for one) stay on.
+    pub(crate) async fn without_repository_filters(&mut self) -> Result<(), String> {
+        let outcome = self
+            .run(
+                Access::Read,
+                &[
+                    "config",
+                    "--show-scope",
+                    "-z",
+                    "--name-only",
+                    "--get-regexp",
+                    r"^filter\.",
+                ],
+                None,
+            )
+            .await?;
+        // Exit code 1: no filter configured.
+        if outcome.end != End::Exited(1) {
+            self.result("config", &outcome)?;
+        }
+        if outcome.stdout.dropped() > 0 {
+            return Err("git: the repository configures too many filters".to_owned());
+        }
+        let listing = outcome.stdout.text("");
+        let mut fields = listing.split('\0');
+        let mut drivers: Vec<String> = Vec::new();
+        while let (Some(scope), Some(name)) = (fields.next(), fields.next()) {
+            if matches!(scope, "global" | "system") {
+                continue;
+            }
+            let driver = name
+                .strip_prefix("filter.")
+                .and_then(|rest| rest.rsplit_once('.'))
+                .map(|(driver, _key)| driver.to_owned());
+            if let Some(driver) = driver
+                && !drivers.contains(&driver)
+            {
+                drivers.push(driver);
+            }
+        }
+        for driver in drivers {
+            for (key, value) in [
+                ("clean", ""),
+                ("smudge", ""),
+                ("process", ""),
+                ("required", "false"),
+            ] {
+                self.read_config
+                    .push((format!("filter.{driver}.{key}"), value.to_owned()));
+            }
+        }
+        Ok(())
+    }
+
+    /// A place to run `git init` for a folder that may not exist yet: the
+    /// nearest existing folder of the resolved `path`, inside the roots.
+    pub(crate) fn for_init(
+        ctx: &'a ToolContext,
+        path: Option<&str>,
+        timeout: Duration,
+    ) -> Result<(Repo<'a>, PathBuf), String> {
+        let resolved = ctx
+            .roots
+            .resolve(path.unwrap_or("."))
+            .map_err(|e| e.to_string())?;
+        let mut cwd = resolved.path.clone();
+        while !cwd.is_dir() {
+            cwd = cwd
+                .parent()
+                .map_or_else(|| resolved.root.clone(), Path::to_path_buf);
+        }
+        let repo = Repo {
+            ctx,
+            cwd,
+            ceiling: resolved.root.parent().map(Path::to_path_buf),
+            timeout,
+            read_config: Vec::new(),
+        };
+        Ok((repo, resolved.path))
+    }
+
+    /// Runs `git <args>` with the safe options and environment, `stdin`
+    /// written to it; stdout kept up to [`OUTPUT_CAP`] bytes.
+    pub(crate) async fn run(
+        &self,
+        access: Access,
+        args: &[&str],
+        stdin: Option<String>,
+    ) -> Result<Outcome, String> {
+        self.run_capped(access, args, stdin, OUTPUT_CAP).await
+    }
+
+    /// [`Repo::run`] keeping up to `cap` bytes of stdout and of stderr.
+    pub(crate) async fn run_capped(
+        &self,
+        access: Access,
+        args: &[&str],
+        stdin: Option<String>,
+        cap: usize,
+    ) -> Result<Outcome, String> {
+        let spec = self.spec(access, args, stdin);
+        crate::process::run(&spec, self.timeout, &self.ctx.cancel, cap, None).await
+    }
+
+    /// The argv and environment of one run.
+    fn spec(&self, access: Access, args: &[&str], stdin: Option<String>) -> Spec {
+        let mut argv: Vec<String> = [
+            "git",
+            "--no-pager",
+            // Caller paths are names, never pathspec magic or globs.
+            "--literal-pathspecs",
+            // A repository's fsmonitor hook is a program it names: never run.
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "color.ui=false",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let mut env = vec![
+            ("GIT_PAGER".to_owned(), "cat".to_owned()),
+            ("PAGER".to_owned(), "cat".to_owned()),
+            ("GIT_TERMINAL_PROMPT".to_owned(), "0".to_owned()),
+            ("GIT_EDITOR".to_owned(), "true".to_owned()),
+            ("GIT_SEQUENCE_EDITOR".to_owned(), "true".to_owned()),
+            // Messages in English, the same on every machine.
+            ("LC_ALL".to_owned(), "C".to_owned()),
+        ];
+        if access == Access::Read {
+            argv.extend(["-c", "log.showSignature=false"].map(str::to_owned));
+            env.push(("GIT_OPTIONAL_LOCKS".to_owned(), "0".to_owned()));
+            if !self.read_config.is_empty() {
+                env.push((
+                    "GIT_CONFIG_COUNT".to_owned(),
+                    self.read_config.len().to_string(),
+                ));
+                for (i, (key, value)) in self.read_config.iter().enumerate() {
+                    env.push((format!("GIT_CONFIG_KEY_{i}"), key.clone()));
+                    env.push((format!("GIT_CONFIG_VALUE_{i}"), value.clone()));
+                }
+            }
+        }
+        if let Some(ceiling) = &self.ceiling {
+            env.push((
+                "GIT_CEILING_DIRECTORIES".to_owned(),
+                ceiling.to_string_lossy().into_owned(),
+            ));
+        }
+        argv.extend(args.iter().map(|a| (*a).to_owned()));
+        Spec {
+            argv,
+            cwd: self.cwd.clone(),
+            env,
+            env_remove: [
+                "GIT_ASKPASS",
+                "SSH_ASKPASS",
+                "GIT_DIR",
+                "GIT_WORK_TREE",
+                "GIT_INDEX_FILE",
+                "GIT_COMMON_DIR",
+                "GIT_OBJECT_DIRECTORY",
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                "GIT_NAMESPACE",
+                "GIT_EXTERNAL_DIFF",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+            stdin,
+        }
+    }
+
+    /// Runs `git <args>` and turns the outcome into the call's result:
+    /// stdout then stderr on success, `isError` with git's stderr and exit
+    /// status on failure.
+    pub(crate) async fn call(
+        &self,
+        access: Access,
+        args: &[&str],
+        stdin: Option<String>,
+    ) -> ToolResult {
+        let outcome = self.run(access, args, stdin).await?;
+        self.result(args.first().copied().unwrap_or("git"), &outcome)
+            .map(CallToolResult::text)
+    }
+
+    /// The text of a finished command: stdout then stderr when it succeeded
+    /// (`git <name>: done` when both are empty), an error naming how it
+    /// ended, git's stderr and stdout otherwise.
+    pub(crate) fn result(&self, name: &str, outcome: &Outcome) -> Result<String, String> {
+        let out = outcome.stdout.text(SEE_ALL);
+        let err = outcome.stderr.text(SEE_ALL);
+        match outcome.end {
+            End::Cancelled => Err("cancelled".to_owned()),
+            end if end.success() => Ok(if out.is_empty() && err.is_empty() {
+                format!("git {name}: done\n")
+            } else {
+                format!("{out}{err}")
+            }),
+            end => Err(format!(
+                "git {name} failed ({}):\n{err}{out}",
+                end.describe(self.timeout)
+            )),
+        }
+    }
+
+    /// The full object name of the revision `rev` (a branch, tag, hash,
+    /// `HEAD~2`, `HEAD:file`, ...). Refused when it begins with `-`; checked
+    /// by `git rev-parse --verify --end-of-options`.
+    pub(crate) async fn revision(&self, field: &str, rev: &str) -> Result<String, String> {
+        not_an_option(field, rev)?;
+        let outcome = self
+            .run(
+                Access::Read,
+                &["rev-parse", "--verify", "--quiet", "--end-of-options", rev],
+                None,
+            )
+            .await?;
+        let name = outcome.stdout.text(SEE_ALL);
+        let name = name.trim();
+        if !outcome.end.success() || name.is_empty() {
+            return Err(format!("git: {field} '{rev}' is not a known revision"));
+        }
+        Ok(name.to_owned())
+    }
+
+    /// Checks `name` as a new branch name (`git check-ref-format --branch`,
+    /// which must give the name back unchanged: `@{-1}` and the like, which
+    /// it expands, are refused).
+    pub(crate) async fn branch_name(&self, field: &str, name: &str) -> Result<(), String> {
+        not_an_option(field, name)?;
+        let outcome = self
+            .run(Access::Read, &["check-ref-format", "--branch", name], None)
+            .await?;
+        if outcome.end.success() && outcome.stdout.text(SEE_ALL).trim_end_matches('\n') == name {
+            Ok(())
+        } else {
+            Err(format!("git: {field} '{name}' is not a valid branch name"))
+        }
+    }
+
+    /// Checks `name` as a tag name (`git check-ref-format refs/tags/<name>`).
+    pub(crate) async fn tag_name(&self, field: &str, name: &str) -> Result<(), String> {
+        not_an_option(field, name)?;
+        let full = format!("refs/tags/{name}");
+        let outcome = self
+            .run(Access::Read, &["check-ref-format", &full], None)
+            .await?;
+        if outcome.end.success() {
+            Ok(())
+        } else {
+            Err(format!("git: {field} '{name}' is not a valid tag name"))
+        }
+    }
+
+    /// Checks that `remote` is one of the repository's configured remotes
+    /// (a URL or a path is refused: only what the user configured is used).
+    pub(crate) async fn remote(&self, remote: &str) -> Result<(), String> {
+        not_an_option("remote", remote)?;
+        let outcome = self.run(Access::Read, &["remote"], None).await?;
+        self.result("remote", &outcome)?;
+        let names = outcome.stdout.text(SEE_ALL);
+        if names.lines().any(|line| line == remote) {
+            Ok(())
+        } else {
+            let known: Vec<&str> = names.lines().collect();
+            Err(format!(
+                "git: remote '{remote}' is not configured (configured: {})",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        }
+    }
+
+    /// The caller's paths as absolute paths inside the roots, for after
+    /// `--` (they need not exist: a deleted file is still a path).
+    pub(crate) fn paths(&self, paths: &[String]) -> Result<Vec<String>, String> {
+        paths
+            .iter()
+            .map(|p| {
+                self.ctx
+                    .roots
+                    .resolve(p)
+                    .map(|r| r.path.to_string_lossy().into_owned())
+                    .map_err(|e| e.to_string())
+            })
+            .collect()
+    }
+}
+
+/// `&str`s of an argv.
+pub(crate) fn as_refs(argv: &[String]) -> Vec<&str> {
+    argv.iter().map(String::as_str).collect()
+}
+
+/// Refuses caller text that git could read as an option.
+pub(crate) fn not_an_option(field: &str, value: &str) -> Result<(), String> {
+    if value.is_empty() {
+        return Err(format!("git: {field} is empty"));
+    }
+    if value.starts_with('-') {
+        return Err(format!(
+            "git: {field} '{value}' begins with '-' and is refused (it would be read as an option)"
+        ));
+    }
+    if value.contains('\0') {
+        return Err(format!("git: {field} contains a NUL byte"));
+    }
+    Ok(())
+}

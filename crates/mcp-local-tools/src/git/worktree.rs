@@ -1,0 +1,207 @@
+//! Changing the work tree and the index: `add`, `commit`, `reset`,
+//! `stash`, `apply`, `clean`, `init`, and listing worktrees.
+
+use std::time::Duration;
+
+use mcp_proto::CallToolResult;
+
+use super::GitArgs;
+use super::run::{Access, Repo, as_refs, not_an_option};
+use crate::context::ToolContext;
+use crate::util::ToolResult;
+
+/// `git <first...> -- <paths>` as an argv.
+fn with_paths(first: &[&str], paths: Vec<String>) -> Vec<String> {
+    let mut argv: Vec<String> = first.iter().map(|a| (*a).to_owned()).collect();
+    argv.push("--".to_owned());
+    argv.extend(paths);
+    argv
+}
+
+/// `text`, or `empty` when the command printed nothing.
+fn or_when_silent(text: String, outcome_empty: bool, empty: &str) -> CallToolResult {
+    CallToolResult::text(if outcome_empty {
+        empty.to_owned()
+    } else {
+        text
+    })
+}
+
+pub(crate) async fn add(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+    let all = GitArgs::flag(args.all);
+    if args.paths().is_empty() && !all {
+        return Err("git add: give paths, or all: true for every change".to_owned());
+    }
+    let first: &[&str] = if all { &["add", "--all"] } else { &["add"] };
+    let argv = with_paths(first, repo.paths(args.paths())?);
+    let outcome = repo.run(Access::Write, &as_refs(&argv), None).await?;
+    let text = repo.result("add", &outcome)?;
+    let silent = outcome.stdout.total() == 0 && outcome.stderr.total() == 0;
+    Ok(or_when_silent(text, silent, "staged\n"))
+}
+
+pub(crate) async fn commit(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+    let message = args
+        .message
+        .as_deref()
+        .ok_or("git commit: missing field 'message'")?;
+    if message.trim().is_empty() {
+        return Err("git commit: message is empty".to_owned());
+    }
+    // The message goes through stdin: no caller text in the argv.
+    let mut first = vec!["commit", "--file=-"];
+    if GitArgs::flag(args.all) {
+        first.push("--all");
+    }
+    let paths = repo.paths(args.paths())?;
+    let argv = if paths.is_empty() {
+        first.iter().map(|a| (*a).to_owned()).collect()
+    } else {
+        with_paths(&first, paths)
+    };
+    repo.call(Access::Write, &as_refs(&argv), Some(message.to_owned()))
+        .await
+}
+
+pub(crate) async fn reset(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+    let mode = args.mode.as_deref().unwrap_or("mixed");
+    let flag = match mode {
+        "soft" => "--soft",
+        "mixed" => "--mixed",
+        "hard" if GitArgs::flag(args.confirm) => "--hard",
+        "hard" => {
+            return Err(
+                "git reset: mode hard discards uncommitted changes; pass confirm: true to do it"
+                    .to_owned(),
+            );
+        }
+        other => {
+            return Err(format!(
+                "git reset: unknown mode '{other}' (accepted: soft, mixed, hard)"
+            ));
+        }
+    };
+    let target = match &args.rev {
+        Some(rev) => Some(repo.revision("ref", rev).await?),
+        None => None,
+    };
+    let paths = repo.paths(args.paths())?;
+    let mut argv: Vec<String> = vec!["reset".to_owned()];
+    if paths.is_empty() {
+        argv.push(flag.to_owned());
+        argv.extend(target);
+    } else {
+        if mode != "mixed" {
+            return Err("git reset: paths can only be unstaged (mode mixed)".to_owned());
+        }
+        argv.extend(target);
+        argv.push("--".to_owned());
+        argv.extend(paths);
+    }
+    let outcome = repo.run(Access::Write, &as_refs(&argv), None).await?;
+    let text = repo.result("reset", &outcome)?;
+    let silent = outcome.stdout.total() == 0 && outcome.stderr.total() == 0;
+    Ok(or_when_silent(text, silent, "reset done\n"))
+}
+
+pub(crate) async fn stash(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+    let sub = args.subcommand.as_deref().unwrap_or("push");
+    let entry = format!("stash@{{{}}}", args.index.unwrap_or(0));
+    match sub {
+        "push" => {
+            let mut first = vec!["stash".to_owned(), "push".to_owned()];
+            if let Some(message) = &args.message {
+                // One argv element: the message is never an option.
+                first.push(format!("--message={message}"));
+            }
+            let mut argv = first;
+            let paths = repo.paths(args.paths())?;
+            if !paths.is_empty() {
+                argv.push("--".to_owned());
+                argv.extend(paths);
+            }
+            repo.call(Access::Write, &as_refs(&argv), None).await
+        }
+        "list" => {
+            let outcome = repo.run(Access::Read, &["stash", "list"], None).await?;
+            let text = repo.result("stash", &outcome)?;
+            Ok(or_when_silent(
+                text,
+                outcome.stdout.total() == 0,
+                "no stashes\n",
+            ))
+        }
+        "pop" | "drop" => {
+            repo.call(
+                Access::Write,
+                &["stash", sub, "--end-of-options", &entry],
+                None,
+            )
+            .await
+        }
+        other => Err(format!(
+            "git stash: unknown subcommand '{other}' (accepted: push, list, pop, drop)"
+        )),
+    }
+}
+
+pub(crate) async fn worktree_list(repo: &Repo<'_>) -> ToolResult {
+    repo.call(Access::Read, &["worktree", "list"], None).await
+}
+
+pub(crate) async fn apply(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+    let patch = args
+        .patch
+        .as_deref()
+        .ok_or("git apply: missing field 'patch'")?;
+    let check = GitArgs::flag(args.check);
+    let mut argv = vec!["apply"];
+    if check {
+        argv.push("--check");
+    }
+    if GitArgs::flag(args.staged) {
+        argv.push("--index");
+    }
+    // The patch comes through stdin.
+    argv.push("-");
+    let outcome = repo
+        .run(Access::Write, &argv, Some(patch.to_owned()))
+        .await?;
+    let text = repo.result("apply", &outcome)?;
+    let silent = outcome.stdout.total() == 0 && outcome.stderr.total() == 0;
+    let done = if check {
+        "the patch applies\n"
+    } else {
+        "patch applied\n"
+    };
+    Ok(or_when_silent(text, silent, done))
+}
+
+pub(crate) async fn clean(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+    let confirm = GitArgs::flag(args.confirm);
+    let first = ["clean", "-d", if confirm { "--force" } else { "--dry-run" }];
+    let argv = with_paths(&first, repo.paths(args.paths())?);
+    let outcome = repo.run(Access::Write, &as_refs(&argv), None).await?;
+    let text = repo.result("clean", &outcome)?;
+    if outcome.stdout.total() == 0 {
+        return Ok(CallToolResult::text("nothing to clean\n"));
+    }
+    Ok(CallToolResult::text(if confirm {
+        text
+    } else {
+        format!("{text}(dry run: nothing removed; pass confirm: true to remove these)\n")
+    }))
+}
+
+pub(crate) async fn init(args: &GitArgs, ctx: &ToolContext, timeout: Duration) -> ToolResult {
+    let (repo, target) = Repo::for_init(ctx, args.path.as_deref(), timeout)?;
+    let mut argv = vec!["init".to_owned()];
+    if let Some(name) = &args.name {
+        not_an_option("name", name)?;
+        repo.branch_name("name", name).await?;
+        argv.push(format!("--initial-branch={name}"));
+    }
+    argv.push("--end-of-options".to_owned());
+    argv.push(target.to_string_lossy().into_owned());
+    repo.call(Access::Write, &as_refs(&argv), None).await
+}

@@ -1,0 +1,1298 @@
+//! The `git` tool on real repositories made in temporary folders: every
+//! action, exact outputs where git's output is stable, the injection
+//! attempts, and fetch, pull and push against a local bare repository.
+//!
+//! The test's own git commands run with no global or system config and a
+//! fixed author, committer and date, so hashes are the same on every run;
+//! each repository sets `user.name` and `user.email` in its local config
+//! for the commits the tool makes.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Sandbox, call, call_result};
+use serde_json::{Value, json};
+
+/// Runs `git args` in `dir` with a fixed identity and date; returns stdout.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Ada")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+        .env("GIT_AUTHOR_DATE", "2024-01-02T03:04:05Z")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        .env("GIT_COMMITTER_DATE", "2024-01-02T03:04:05Z")
+        .env("LC_ALL", "C")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Makes `dir` a repository on `main` with the local identity set.
+fn init(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    for (key, value) in [
+        ("user.name", "Ada"),
+        ("user.email", "ada@example.com"),
+        ("commit.gpgsign", "false"),
+        ("tag.gpgsign", "false"),
+    ] {
+        git(dir, &["config", key, value]);
+    }
+}
+
+/// A sandbox whose root is a repository with one commit ("first") of
+/// `a.txt` = "one\ntwo\nthree\n".
+fn repo() -> Sandbox {
+    let s = Sandbox::new();
+    init(&s.root);
+    s.write("a.txt", "one\ntwo\nthree\n");
+    git(&s.root, &["add", "a.txt"]);
+    git(&s.root, &["commit", "-q", "-m", "first"]);
+    s
+}
+
+/// `repo()` plus a second commit ("second") changing `two` to `TWO` and
+/// adding `b.txt` = "bee\n".
+fn repo2() -> Sandbox {
+    let s = repo();
+    s.write("a.txt", "one\nTWO\nthree\n");
+    s.write("b.txt", "bee\n");
+    git(&s.root, &["add", "a.txt", "b.txt"]);
+    git(&s.root, &["commit", "-q", "-m", "second"]);
+    s
+}
+
+async fn g(s: &Sandbox, args: Value) -> (bool, String) {
+    call("git", &s.roots, args).await
+}
+
+fn ok(text: &str) -> (bool, String) {
+    (false, text.to_owned())
+}
+
+fn short(s: &Sandbox, rev: &str) -> String {
+    git(&s.root, &["rev-parse", "--short", rev])
+        .trim()
+        .to_owned()
+}
+
+fn full(s: &Sandbox, rev: &str) -> String {
+    git(&s.root, &["rev-parse", rev]).trim().to_owned()
+}
+
+/// The abbreviated blob name git shows on `index` lines.
+fn blob(s: &Sandbox, content: &str) -> String {
+    let path = s.base.join("blob.tmp");
+    std::fs::write(&path, content).unwrap();
+    let name = git(&s.base, &["hash-object", path.to_str().unwrap()]);
+    name[..7].to_owned()
+}
+
+/// Fails when a file named `owned` or `owned.txt` exists in the sandbox
+/// (at any depth) or in the test's working directory.
+fn assert_not_owned(s: &Sandbox) {
+    fn walk(dir: &Path) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let name = entry.file_name();
+            assert!(
+                name != "owned" && name != "owned.txt",
+                "{} was created",
+                entry.path().display()
+            );
+            if entry.file_type().unwrap().is_dir() {
+                walk(&entry.path());
+            }
+        }
+    }
+    walk(&s.base);
+    assert!(!Path::new("owned").exists());
+    assert!(!Path::new("owned.txt").exists());
+}
+
+// ---- status ----
+
+#[tokio::test]
+async fn status_clean() {
+    let s = repo();
+    assert_eq!(
+        g(&s, json!({"action": "status"})).await,
+        ok("On branch main\nnothing to commit, working tree clean\n")
+    );
+}
+
+#[tokio::test]
+async fn status_text_and_structured() {
+    let s = repo();
+    s.write("a.txt", "one\nTWO\nthree\n");
+    s.write("b.txt", "bee\n");
+    s.write("c.txt", "sea\n");
+    git(&s.root, &["add", "b.txt"]);
+    let result = call_result("git", &s.roots, json!({"action": "status"})).await;
+    assert_eq!(result.is_error, None);
+    assert_eq!(
+        result.content[0].as_text(),
+        Some(
+            "On branch main\nStaged:\n  added: b.txt\nNot staged:\n  modified: a.txt\nUntracked:\n  c.txt\n"
+        )
+    );
+    assert_eq!(
+        result.structured_content,
+        Some(json!({
+            "branch": {
+                "oid": full(&s, "HEAD"),
+                "head": "main",
+                "upstream": null,
+                "ahead": null,
+                "behind": null,
+            },
+            "entries": [
+                {"kind": "changed", "path": "a.txt", "index": ".", "worktree": "M"},
+                {"kind": "changed", "path": "b.txt", "index": "A", "worktree": "."},
+                {"kind": "untracked", "path": "c.txt", "index": "?", "worktree": "?"},
+            ],
+            "clean": false,
+        }))
+    );
+}
+
+#[tokio::test]
+async fn status_rename_in_a_new_repository() {
+    let s = Sandbox::new();
+    init(&s.root);
+    assert_eq!(
+        g(&s, json!({"action": "status"})).await,
+        ok("On branch main (no commits yet)\nnothing to commit, working tree clean\n")
+    );
+    let s = repo();
+    git(&s.root, &["mv", "a.txt", "moved.txt"]);
+    assert_eq!(
+        g(&s, json!({"action": "status", "path": "."})).await,
+        ok("On branch main\nStaged:\n  renamed: a.txt -> moved.txt\n")
+    );
+}
+
+// ---- diff ----
+
+#[tokio::test]
+async fn diff_unstaged_exact() {
+    let s = repo();
+    s.write("a.txt", "one\nTWO\nthree\n");
+    let expected = format!(
+        "1 file changed, +1 -1\n+1 -1 a.txt\n\ndiff --git a/a.txt b/a.txt\nindex {}..{} 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+        blob(&s, "one\ntwo\nthree\n"),
+        blob(&s, "one\nTWO\nthree\n")
+    );
+    assert_eq!(g(&s, json!({"action": "diff"})).await, ok(&expected));
+    // Nothing staged yet.
+    assert_eq!(
+        g(&s, json!({"action": "diff", "staged": true})).await,
+        ok("no changes\n")
+    );
+}
+
+#[tokio::test]
+async fn diff_staged_context_and_stat() {
+    let s = repo();
+    s.write("a.txt", "one\nTWO\nthree\n");
+    git(&s.root, &["add", "a.txt"]);
+    assert_eq!(g(&s, json!({"action": "diff"})).await, ok("no changes\n"));
+    let expected = format!(
+        "1 file changed, +1 -1\n+1 -1 a.txt\n\ndiff --git a/a.txt b/a.txt\nindex {}..{} 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -2 +2 @@ one\n-two\n+TWO\n",
+        blob(&s, "one\ntwo\nthree\n"),
+        blob(&s, "one\nTWO\nthree\n")
+    );
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "diff", "staged": true, "context_lines": 0})
+        )
+        .await,
+        ok(&expected)
+    );
+    assert_eq!(
+        g(&s, json!({"action": "diff", "staged": true, "stat": true})).await,
+        ok(" a.txt | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n")
+    );
+}
+
+#[tokio::test]
+async fn diff_between_refs_and_for_paths() {
+    let s = repo2();
+    let (err, text) = g(&s, json!({"action": "diff", "ref": "HEAD~1", "to": "HEAD"})).await;
+    assert!(!err, "{text}");
+    assert!(
+        text.starts_with(
+            "2 files changed, +2 -1\n+1 -1 a.txt\n+1 -0 b.txt\n\ndiff --git a/a.txt b/a.txt\n"
+        ),
+        "{text}"
+    );
+    let expected = format!(
+        "1 file changed, +1 -0\n+1 -0 b.txt\n\ndiff --git a/b.txt b/b.txt\nnew file mode 100644\nindex 0000000..{}\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+bee\n",
+        blob(&s, "bee\n")
+    );
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "diff", "ref": "HEAD~1", "to": "HEAD", "paths": ["b.txt"]})
+        )
+        .await,
+        ok(&expected)
+    );
+    // `to` alone is refused; an unknown revision is named.
+    let (err, text) = g(&s, json!({"action": "diff", "to": "HEAD"})).await;
+    assert!(err && text.contains("`to` needs `ref`"), "{text}");
+    assert_eq!(
+        g(&s, json!({"action": "diff", "ref": "nope"})).await,
+        (true, "git: ref 'nope' is not a known revision".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn diff_is_capped_per_file_with_the_numstat_header() {
+    let s = repo();
+    let big: String = (0..3000).map(|i| format!("line {i}\n")).collect();
+    s.write("big.txt", &big);
+    s.write("a.txt", "one\nTWO\nthree\n");
+    git(&s.root, &["add", "big.txt", "a.txt"]);
+    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
+    assert!(!err, "{text}");
+    let header: Vec<&str> = text.lines().take(3).collect();
+    assert_eq!(header[0], "2 files changed, +3001 -1");
+    assert_eq!(header[1], "+1 -1 a.txt");
+    assert!(
+        header[2].starts_with("+3000 -0 big.txt (patch cut, ")
+            && header[2].ends_with(" bytes not shown)"),
+        "{}",
+        header[2]
+    );
+    assert!(text.contains("\n+TWO\n"), "{text}");
+    assert!(text.contains("\n+line 0\n"), "{text}");
+    assert!(!text.contains("\n+line 2999\n"), "{text}");
+    assert!(text.contains("more bytes of this file's patch not shown"));
+    assert!(text.len() < 30_000, "{}", text.len());
+}
+
+// ---- log, show, blame, rev_parse ----
+
+#[tokio::test]
+async fn log_exact_with_limit_and_count() {
+    let s = repo2();
+    let (first, second) = (short(&s, "HEAD~1"), short(&s, "HEAD"));
+    assert_eq!(
+        g(&s, json!({"action": "log"})).await,
+        ok(&format!(
+            "{second} 2024-01-02 Ada: second (HEAD -> main)\n{first} 2024-01-02 Ada: first\n"
+        ))
+    );
+    let one = ok(&format!("{second} 2024-01-02 Ada: second (HEAD -> main)\n"));
+    assert_eq!(g(&s, json!({"action": "log", "limit": 1})).await, one);
+    assert_eq!(g(&s, json!({"action": "log", "count": 1})).await, one);
+}
+
+#[tokio::test]
+async fn log_filters() {
+    let s = repo2();
+    let first = short(&s, "HEAD~1");
+    let only_first = ok(&format!("{first} 2024-01-02 Ada: first\n"));
+    assert_eq!(
+        g(&s, json!({"action": "log", "grep": "fir"})).await,
+        only_first
+    );
+    assert_eq!(
+        g(&s, json!({"action": "log", "ref": "HEAD~1"})).await,
+        only_first
+    );
+    assert_eq!(
+        g(&s, json!({"action": "log", "grep": "^first", "author": "Ada", "since": "2023-12-31", "until": "2024-01-03"})).await,
+        only_first
+    );
+    assert_eq!(
+        g(&s, json!({"action": "log", "since": "2025-01-01"})).await,
+        ok("no commits\n")
+    );
+    assert_eq!(
+        g(&s, json!({"action": "log", "author": "Bob"})).await,
+        ok("no commits\n")
+    );
+    let second = short(&s, "HEAD");
+    assert_eq!(
+        g(&s, json!({"action": "log", "paths": ["b.txt"]})).await,
+        ok(&format!("{second} 2024-01-02 Ada: second (HEAD -> main)\n"))
+    );
+}
+
+#[tokio::test]
+async fn show_stat_and_patch() {
+    let s = repo2();
+    let expected = format!(
+        "commit {}\nAuthor: Ada <ada@example.com>\nDate:   Tue Jan 2 03:04:05 2024 +0000\n\n    second\n\n a.txt | 2 +-\n b.txt | 1 +\n 2 files changed, 2 insertions(+), 1 deletion(-)\n",
+        full(&s, "HEAD")
+    );
+    assert_eq!(
+        g(&s, json!({"action": "show", "stat": true})).await,
+        ok(&expected)
+    );
+    let (err, text) = g(&s, json!({"action": "show", "ref": "HEAD~1"})).await;
+    assert!(!err, "{text}");
+    assert!(text.starts_with(&format!("commit {}\n", full(&s, "HEAD~1"))));
+    assert!(
+        text.ends_with("@@ -0,0 +1,3 @@\n+one\n+two\n+three\n"),
+        "{text}"
+    );
+    assert_eq!(
+        g(&s, json!({"action": "show", "ref": "HEAD~1:a.txt"})).await,
+        ok("one\ntwo\nthree\n")
+    );
+}
+
+#[tokio::test]
+async fn blame_a_line_range() {
+    let s = repo2();
+    let (first, second) = (full(&s, "HEAD~1"), full(&s, "HEAD"));
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "blame", "path": "a.txt", "start_line": 2, "end_line": 3})
+        )
+        .await,
+        ok(&format!(
+            "{} (Ada 2024-01-02 2) TWO\n^{} (Ada 2024-01-02 3) three\n",
+            &second[..8],
+            &first[..7]
+        ))
+    );
+    assert_eq!(
+        g(&s, json!({"action": "blame", "path": "a.txt", "ref": "HEAD~1", "start_line": 2, "end_line": 2})).await,
+        ok(&format!("^{} (Ada 2024-01-02 2) two\n", &first[..7]))
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "blame", "path": "a.txt", "start_line": 3, "end_line": 1}),
+    )
+    .await;
+    assert!(err && text.contains("before start_line"), "{text}");
+}
+
+#[tokio::test]
+async fn rev_parse() {
+    let s = repo2();
+    assert_eq!(
+        g(&s, json!({"action": "rev_parse"})).await,
+        ok(&format!("{}\n", full(&s, "HEAD")))
+    );
+    assert_eq!(
+        g(&s, json!({"action": "rev_parse", "ref": "main~1"})).await,
+        ok(&format!("{}\n", full(&s, "HEAD~1")))
+    );
+}
+
+// ---- branches, switch, tags ----
+
+#[tokio::test]
+async fn branch_list_create_delete() {
+    let s = repo2();
+    let (head, first) = (short(&s, "HEAD"), short(&s, "HEAD~1"));
+    assert_eq!(
+        g(&s, json!({"action": "branch"})).await,
+        ok(&format!("* main {head} second\n"))
+    );
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "branch", "name": "old", "start": "HEAD~1"})
+        )
+        .await,
+        ok("Created branch 'old'.\n")
+    );
+    assert_eq!(
+        g(&s, json!({"action": "branch", "subcommand": "list"})).await,
+        ok(&format!("* main {head} second\n  old  {first} first\n"))
+    );
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "branch", "subcommand": "delete", "name": "old"})
+        )
+        .await,
+        ok(&format!("Deleted branch old (was {first}).\n"))
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "branch", "subcommand": "rename", "name": "x"}),
+    )
+    .await;
+    assert!(
+        err && text.contains("accepted: list, create, delete"),
+        "{text}"
+    );
+    let (err, text) = g(&s, json!({"action": "branch", "name": "a..b"})).await;
+    assert!(err && text.contains("is not a valid branch name"), "{text}");
+}
+
+#[tokio::test]
+async fn switch_and_checkout_with_create() {
+    let s = repo2();
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "switch", "name": "feature", "create": true})
+        )
+        .await,
+        ok("Switched to a new branch 'feature'\n")
+    );
+    assert_eq!(git(&s.root, &["branch", "--show-current"]), "feature\n");
+    assert_eq!(
+        g(&s, json!({"action": "checkout", "branch": "main"})).await,
+        ok("Switched to branch 'main'\n")
+    );
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "checkout", "branch": "old", "create": true, "start": "HEAD~1"})
+        )
+        .await,
+        ok("Switched to a new branch 'old'\n")
+    );
+    assert_eq!(full(&s, "HEAD"), full(&s, "main~1"));
+    let (err, _) = g(
+        &s,
+        json!({"action": "switch", "name": "main~1", "detach": true}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(git(&s.root, &["branch", "--show-current"]), "");
+    let (err, text) = g(&s, json!({"action": "switch", "name": "missing"})).await;
+    assert!(
+        err && text
+            .starts_with("git switch failed (exit code 128):\nfatal: invalid reference: missing"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn tag_list_and_create() {
+    let s = repo2();
+    assert_eq!(g(&s, json!({"action": "tag"})).await, ok("no tags\n"));
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "tag", "name": "v1", "start": "HEAD~1"})
+        )
+        .await,
+        ok("Created tag 'v1'.\n")
+    );
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "tag", "name": "v2", "message": "-release two"})
+        )
+        .await,
+        ok("Created tag 'v2'.\n")
+    );
+    assert_eq!(
+        g(&s, json!({"action": "tag", "subcommand": "list"})).await,
+        ok("v1\nv2\n")
+    );
+    assert_eq!(full(&s, "v1"), full(&s, "HEAD~1"));
+    assert_eq!(git(&s.root, &["cat-file", "-t", "v2"]), "tag\n");
+    assert_eq!(
+        git(&s.root, &["tag", "-l", "--format=%(contents)", "v2"]),
+        "-release two\n\n"
+    );
+}
+
+// ---- the work tree: add, commit, reset, stash, apply, clean ----
+
+#[tokio::test]
+async fn add_and_commit_paths_or_all() {
+    let s = repo();
+    s.write("a.txt", "one\nTWO\nthree\n");
+    s.write("b.txt", "bee\n");
+    let (err, text) = g(&s, json!({"action": "add"})).await;
+    assert!(err && text.contains("give paths, or all"), "{text}");
+    assert_eq!(
+        g(&s, json!({"action": "add", "paths": ["b.txt"]})).await,
+        ok("staged\n")
+    );
+    assert_eq!(
+        git(&s.root, &["diff", "--cached", "--name-only"]),
+        "b.txt\n"
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "commit", "message": "add b", "paths": ["b.txt"]}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "[main {}] add b\n 1 file changed, 1 insertion(+)\n create mode 100644 b.txt\n",
+            short(&s, "HEAD")
+        )
+    );
+    // a.txt was left out.
+    assert_eq!(git(&s.root, &["status", "--short"]), " M a.txt\n");
+    let (err, text) = g(
+        &s,
+        json!({"action": "commit", "message": "--all tracked\n\nbody", "all": true}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(git(&s.root, &["status", "--short"]), "");
+    assert_eq!(
+        git(&s.root, &["log", "-1", "--format=%B"]),
+        "--all tracked\n\nbody\n\n"
+    );
+    assert_eq!(
+        g(&s, json!({"action": "commit", "message": "  "})).await,
+        (true, "git commit: message is empty".to_owned())
+    );
+    s.write("c.txt", "sea\n");
+    assert_eq!(
+        g(&s, json!({"action": "add", "all": true})).await,
+        ok("staged\n")
+    );
+    assert_eq!(git(&s.root, &["status", "--short"]), "A  c.txt\n");
+}
+
+#[tokio::test]
+async fn reset_soft_mixed_and_hard_only_with_confirm() {
+    let s = repo2();
+    let first = full(&s, "HEAD~1");
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "reset", "ref": "HEAD~1", "mode": "soft"})
+        )
+        .await,
+        ok("reset done\n")
+    );
+    assert_eq!(full(&s, "HEAD"), first);
+    assert_eq!(git(&s.root, &["status", "--short"]), "M  a.txt\nA  b.txt\n");
+    assert_eq!(
+        g(&s, json!({"action": "reset", "paths": ["a.txt"]})).await,
+        ok("Unstaged changes after reset:\nM\ta.txt\n")
+    );
+    assert_eq!(git(&s.root, &["status", "--short"]), " M a.txt\nA  b.txt\n");
+    assert_eq!(
+        g(&s, json!({"action": "reset"})).await,
+        ok("Unstaged changes after reset:\nM\ta.txt\n")
+    );
+    assert_eq!(git(&s.root, &["status", "--short"]), " M a.txt\n?? b.txt\n");
+    assert_eq!(
+        g(&s, json!({"action": "reset", "mode": "hard"})).await,
+        (
+            true,
+            "git reset: mode hard discards uncommitted changes; pass confirm: true to do it"
+                .to_owned()
+        )
+    );
+    assert_eq!(s.read("a.txt"), "one\nTWO\nthree\n");
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "reset", "mode": "hard", "confirm": true})
+        )
+        .await,
+        ok(&format!("HEAD is now at {} first\n", &first[..7]))
+    );
+    assert_eq!(s.read("a.txt"), "one\ntwo\nthree\n");
+    let (err, text) = g(&s, json!({"action": "reset", "mode": "keep"})).await;
+    assert!(
+        err && text.contains("accepted: soft, mixed, hard"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn stash_push_list_pop_drop() {
+    let s = repo();
+    let head = short(&s, "HEAD");
+    assert_eq!(
+        g(&s, json!({"action": "stash", "subcommand": "list"})).await,
+        ok("no stashes\n")
+    );
+    s.write("a.txt", "one\nTWO\nthree\n");
+    assert_eq!(
+        g(&s, json!({"action": "stash", "message": "wip one"})).await,
+        ok("Saved working directory and index state On main: wip one\n")
+    );
+    assert_eq!(s.read("a.txt"), "one\ntwo\nthree\n");
+    s.write("a.txt", "one\ntwo\nTHREE\n");
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "stash", "subcommand": "push", "paths": ["a.txt"]})
+        )
+        .await,
+        ok(&format!(
+            "Saved working directory and index state WIP on main: {head} first\n"
+        ))
+    );
+    assert_eq!(
+        g(&s, json!({"action": "stash", "subcommand": "list"})).await,
+        ok(&format!(
+            "stash@{{0}}: WIP on main: {head} first\nstash@{{1}}: On main: wip one\n"
+        ))
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "stash", "subcommand": "drop", "index": 0}),
+    )
+    .await;
+    assert!(!err && text.starts_with("Dropped stash@{0} ("), "{text}");
+    let (err, text) = g(&s, json!({"action": "stash", "subcommand": "pop"})).await;
+    assert!(!err && text.contains("Dropped stash@{0} ("), "{text}");
+    assert_eq!(s.read("a.txt"), "one\nTWO\nthree\n");
+    assert_eq!(
+        g(&s, json!({"action": "stash", "subcommand": "list"})).await,
+        ok("no stashes\n")
+    );
+    let (err, text) = g(&s, json!({"action": "stash", "subcommand": "clear"})).await;
+    assert!(
+        err && text.contains("accepted: push, list, pop, drop"),
+        "{text}"
+    );
+}
+
+const PATCH: &str = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n";
+
+#[tokio::test]
+async fn apply_with_check() {
+    let s = repo();
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "apply", "patch": PATCH, "check": true})
+        )
+        .await,
+        ok("the patch applies\n")
+    );
+    assert_eq!(s.read("a.txt"), "one\ntwo\nthree\n");
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "apply", "patch": PATCH, "staged": true})
+        )
+        .await,
+        ok("patch applied\n")
+    );
+    assert_eq!(s.read("a.txt"), "one\n2\nthree\n");
+    assert_eq!(git(&s.root, &["status", "--short"]), "M  a.txt\n");
+    let (err, text) = g(
+        &s,
+        json!({"action": "apply", "patch": PATCH, "check": true}),
+    )
+    .await;
+    assert!(err, "{text}");
+    assert!(
+        text.starts_with("git apply failed (exit code 1):\nerror: patch failed: a.txt:1\n"),
+        "{text}"
+    );
+    let (err, text) = g(&s, json!({"action": "apply"})).await;
+    assert!(err && text.contains("missing field 'patch'"), "{text}");
+}
+
+#[tokio::test]
+async fn clean_is_a_dry_run_unless_confirmed() {
+    let s = repo();
+    assert_eq!(
+        g(&s, json!({"action": "clean"})).await,
+        ok("nothing to clean\n")
+    );
+    s.write("junk.txt", "x\n");
+    s.write("tmp/more.txt", "y\n");
+    assert_eq!(
+        g(&s, json!({"action": "clean"})).await,
+        ok(
+            "Would remove junk.txt\nWould remove tmp/\n(dry run: nothing removed; pass confirm: true to remove these)\n"
+        )
+    );
+    assert!(s.root.join("junk.txt").exists());
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "clean", "paths": ["tmp"], "confirm": true})
+        )
+        .await,
+        ok("Removing tmp/\n")
+    );
+    assert!(!s.root.join("tmp").exists());
+    assert!(s.root.join("junk.txt").exists());
+}
+
+// ---- remote, worktree, init, help ----
+
+#[tokio::test]
+async fn remote_and_worktree_lists() {
+    let s = repo();
+    assert_eq!(g(&s, json!({"action": "remote"})).await, ok("no remotes\n"));
+    git(&s.root, &["remote", "add", "origin", "/nowhere/remote.git"]);
+    assert_eq!(
+        g(&s, json!({"action": "remote"})).await,
+        ok("origin\t/nowhere/remote.git (fetch)\norigin\t/nowhere/remote.git (push)\n")
+    );
+    let head = short(&s, "HEAD");
+    assert_eq!(
+        g(&s, json!({"action": "worktree"})).await,
+        ok(&format!("{}  {head} [main]\n", s.root.display()))
+    );
+}
+
+#[tokio::test]
+async fn init_a_new_repository() {
+    let s = Sandbox::new();
+    let (err, text) = g(
+        &s,
+        json!({"action": "init", "path": "fresh", "name": "trunk"}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "Initialized empty Git repository in {}/\n",
+            s.root.join("fresh/.git").display()
+        )
+    );
+    assert_eq!(
+        git(&s.root.join("fresh"), &["symbolic-ref", "HEAD"]),
+        "refs/heads/trunk\n"
+    );
+    let (err, text) = g(&s, json!({"action": "init", "path": "../outside/new"})).await;
+    assert!(err && text.contains("outside the roots"), "{text}");
+    assert!(!s.base.join("outside/new").exists());
+}
+
+#[tokio::test]
+async fn help_lists_actions_aliases_and_readers() {
+    let s = repo();
+    let (err, text) = g(&s, json!({"action": "help"})).await;
+    assert!(!err);
+    assert!(text.starts_with("git actions (fields in brackets are optional):\nstatus {[path]}: "));
+    assert!(text.contains("\nswitch {name, [create], [start], [detach]}: "));
+    assert!(text.contains(" (also called: checkout)\n"));
+    assert!(text.ends_with(
+        "Actions that only read: status, diff, log, show, blame, remote, worktree, rev_parse.\n"
+    ));
+}
+
+#[tokio::test]
+async fn bad_arguments_are_clear_errors() {
+    let s = repo();
+    let (err, text) = g(&s, json!({"action": "frobnicate"})).await;
+    assert!(
+        err && text.starts_with("invalid arguments: unknown variant `frobnicate`"),
+        "{text}"
+    );
+    let (err, text) = g(&s, json!({"action": "log", "limit": 1, "count": 2})).await;
+    assert!(err && text.contains("duplicate field"), "{text}");
+    let (err, text) = g(&s, json!({"action": "fetch", "timeout_ms": 700000})).await;
+    assert!(
+        err && text.contains("timeout_ms 700000 is out of range"),
+        "{text}"
+    );
+    let (err, text) = g(&s, json!({"action": "commit"})).await;
+    assert!(err && text.contains("missing field 'message'"), "{text}");
+}
+
+// ---- fetch, pull, push against a local bare repository ----
+
+/// `repo2()` with `origin` = a bare repository next to the root, and a
+/// second clone of it ("other") outside the roots.
+fn with_remote() -> (Sandbox, std::path::PathBuf) {
+    let s = repo2();
+    let bare = s.base.join("remote.git");
+    git(
+        &s.base,
+        &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
+    );
+    git(
+        &s.root,
+        &["remote", "add", "origin", bare.to_str().unwrap()],
+    );
+    (s, bare)
+}
+
+#[tokio::test]
+async fn push_fetch_pull_with_a_bare_remote() {
+    let (s, bare) = with_remote();
+    let (err, text) = g(
+        &s,
+        json!({"action": "push", "remote": "origin", "branch": "main", "set_upstream": true}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(
+        text.contains(" * [new branch]      main -> main\n"),
+        "{text}"
+    );
+    assert!(
+        text.starts_with("branch 'main' set up to track 'origin/main'.\n"),
+        "{text}"
+    );
+    assert_eq!(
+        git(&bare, &["rev-parse", "main"]),
+        format!("{}\n", full(&s, "HEAD"))
+    );
+
+    // Someone else pushes a commit.
+    let other = s.base.join("other");
+    git(
+        &s.base,
+        &[
+            "clone",
+            "-q",
+            bare.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+    );
+    std::fs::write(other.join("c.txt"), "sea\n").unwrap();
+    git(&other, &["add", "c.txt"]);
+    git(&other, &["commit", "-q", "-m", "third"]);
+    git(&other, &["push", "-q", "origin", "main"]);
+    let third = git(&other, &["rev-parse", "HEAD"]);
+
+    let (err, text) = g(&s, json!({"action": "fetch", "remote": "origin"})).await;
+    assert!(!err, "{text}");
+    assert!(text.contains("main       -> origin/main\n"), "{text}");
+    assert_eq!(
+        g(&s, json!({"action": "status"})).await,
+        ok(
+            "On branch main\nUpstream origin/main: ahead 0, behind 1\nnothing to commit, working tree clean\n"
+        )
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "pull", "remote": "origin", "name": "main"}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(text.contains("Fast-forward\n c.txt | 1 +\n"), "{text}");
+    assert_eq!(format!("{}\n", full(&s, "HEAD")), third);
+    assert_eq!(s.read("c.txt"), "sea\n");
+    // Pull and fetch with git's defaults (the upstream).
+    let (err, text) = g(&s, json!({"action": "pull"})).await;
+    assert!(!err, "{text}");
+    assert_eq!(text, "Already up to date.\n");
+    let (err, _) = g(&s, json!({"action": "fetch", "timeout_ms": 60000})).await;
+    assert!(!err);
+}
+
+#[tokio::test]
+async fn push_force_is_with_lease() {
+    let (s, bare) = with_remote();
+    git(&s.root, &["push", "-q", "-u", "origin", "main"]);
+    // Rewrite history: drop the last commit and make another.
+    git(&s.root, &["reset", "-q", "--hard", "HEAD~1"]);
+    s.write("d.txt", "dee\n");
+    git(&s.root, &["add", "d.txt"]);
+    git(&s.root, &["commit", "-q", "-m", "rewritten"]);
+    let (err, text) = g(
+        &s,
+        json!({"action": "push", "remote": "origin", "name": "main"}),
+    )
+    .await;
+    assert!(err, "{text}");
+    assert!(
+        text.starts_with("git push failed (exit code 1):\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("! [rejected]        main -> main (non-fast-forward)"),
+        "{text}"
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "push", "remote": "origin", "name": "main", "force": true}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(text.contains(" + "), "{text}");
+    assert!(text.contains("main -> main (forced update)\n"), "{text}");
+    assert_eq!(
+        git(&bare, &["rev-parse", "main"]),
+        format!("{}\n", full(&s, "HEAD"))
+    );
+
+    // The lease: someone else moved the remote since our last fetch.
+    let other = s.base.join("other");
+    git(
+        &s.base,
+        &[
+            "clone",
+            "-q",
+            bare.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+    );
+    std::fs::write(other.join("e.txt"), "e\n").unwrap();
+    git(&other, &["add", "e.txt"]);
+    git(&other, &["commit", "-q", "-m", "theirs"]);
+    git(&other, &["push", "-q", "origin", "main"]);
+    s.write("f.txt", "f\n");
+    git(&s.root, &["add", "f.txt"]);
+    git(&s.root, &["commit", "-q", "--amend", "-m", "ours"]);
+    let (err, text) = g(
+        &s,
+        json!({"action": "push", "remote": "origin", "name": "main", "force": true}),
+    )
+    .await;
+    assert!(err, "{text}");
+    assert!(
+        text.contains("! [rejected]        main -> main (stale info)"),
+        "{text}"
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "push", "remote": "origin", "name": "+main"}),
+    )
+    .await;
+    assert!(err && text.contains("begins with '+'"), "{text}");
+    let (err, text) = g(&s, json!({"action": "push", "name": "main"})).await;
+    assert!(
+        err && text.contains("a branch (name) needs a remote"),
+        "{text}"
+    );
+}
+
+// ---- injection attempts, hostile repositories, confinement ----
+
+#[tokio::test]
+async fn an_option_as_a_ref_is_refused() {
+    let s = repo2();
+    for action in ["diff", "log", "show", "blame", "reset", "rev_parse"] {
+        let mut args = json!({"action": action, "ref": "--output=owned.txt"});
+        if action == "blame" {
+            args["path"] = json!("a.txt");
+        }
+        let (err, text) = g(&s, args).await;
+        assert!(err, "{action}: {text}");
+        assert_eq!(
+            text,
+            "git: ref '--output=owned.txt' begins with '-' and is refused (it would be read as an option)",
+            "{action}"
+        );
+    }
+    let (err, text) = g(
+        &s,
+        json!({"action": "diff", "ref": "HEAD", "to": "--output=owned.txt"}),
+    )
+    .await;
+    assert!(err && text.contains("begins with '-'"), "{text}");
+    assert_not_owned(&s);
+}
+
+#[tokio::test]
+async fn an_option_as_a_branch_is_refused() {
+    let s = repo2();
+    let name = "-c core.pager=touch owned";
+    for args in [
+        json!({"action": "branch", "name": name}),
+        json!({"action": "branch", "subcommand": "delete", "name": name}),
+        json!({"action": "switch", "name": name}),
+        json!({"action": "switch", "name": name, "create": true}),
+        json!({"action": "checkout", "branch": name, "detach": true}),
+        json!({"action": "tag", "name": name}),
+        json!({"action": "branch", "name": "ok", "start": name}),
+        json!({"action": "init", "path": "x", "name": name}),
+    ] {
+        let (err, text) = g(&s, args.clone()).await;
+        assert!(err, "{args}: {text}");
+        assert!(
+            text.contains("begins with '-' and is refused"),
+            "{args}: {text}"
+        );
+    }
+    assert!(!s.root.join("x").exists());
+    assert_not_owned(&s);
+}
+
+#[tokio::test]
+async fn an_option_as_a_remote_is_refused() {
+    let (s, _bare) = with_remote();
+    let remote = "--upload-pack=touch owned";
+    for action in ["fetch", "pull", "push"] {
+        let (err, text) = g(&s, json!({"action": action, "remote": remote})).await;
+        assert!(err, "{action}: {text}");
+        assert_eq!(
+            text,
+            "git: remote '--upload-pack=touch owned' begins with '-' and is refused (it would be read as an option)"
+        );
+    }
+    // A URL or path is not a configured remote.
+    let (err, text) = g(
+        &s,
+        json!({"action": "fetch", "remote": "ext::sh -c touch% owned"}),
+    )
+    .await;
+    assert!(err, "{text}");
+    assert_eq!(
+        text,
+        "git: remote 'ext::sh -c touch% owned' is not configured (configured: origin)"
+    );
+    assert_not_owned(&s);
+}
+
+#[tokio::test]
+async fn an_option_as_a_path_is_inert() {
+    let s = repo2();
+    let path = "--exec=touch owned";
+    for action in ["diff", "log", "show", "add", "commit", "reset", "clean"] {
+        let (_, text) = g(
+            &s,
+            json!({"action": action, "paths": [path], "message": "m", "confirm": true}),
+        )
+        .await;
+        assert!(!text.contains("owned\n"), "{action}: {text}");
+    }
+    let (err, _) = g(&s, json!({"action": "status", "path": path})).await;
+    assert!(err);
+    let (err, _) = g(&s, json!({"action": "blame", "path": path})).await;
+    assert!(err);
+    let (err, _) = g(&s, json!({"action": "stash", "paths": [path]})).await;
+    assert!(err);
+    assert_eq!(git(&s.root, &["status", "--short"]), "");
+    assert_not_owned(&s);
+}
+
+#[tokio::test]
+async fn a_hostile_repository_config_runs_nothing() {
+    let s = repo2();
+    for (key, value) in [
+        ("core.fsmonitor", "touch owned"),
+        ("core.pager", "touch owned"),
+        ("diff.external", "touch owned"),
+        ("log.showSignature", "true"),
+        ("gpg.program", "touch owned"),
+        ("core.editor", "touch owned"),
+    ] {
+        git(&s.root, &["config", key, value]);
+    }
+    s.write("a.txt", "one\nchanged\nthree\n");
+    s.write("new.txt", "new\n");
+    for args in [
+        json!({"action": "status"}),
+        json!({"action": "diff"}),
+        json!({"action": "diff", "stat": true}),
+        json!({"action": "log"}),
+        json!({"action": "show"}),
+        json!({"action": "blame", "path": "a.txt"}),
+        json!({"action": "add", "paths": ["new.txt"]}),
+        json!({"action": "commit", "message": "m", "all": true}),
+        json!({"action": "stash", "subcommand": "list"}),
+    ] {
+        let (err, text) = g(&s, args.clone()).await;
+        assert!(!err, "{args}: {text}");
+    }
+    assert_eq!(git(&s.root, &["log", "-1", "--format=%s"]), "m\n");
+    assert_not_owned(&s);
+}
+
+#[tokio::test]
+async fn a_repository_filter_is_off_for_reading_actions() {
+    let s = repo2();
+    s.write(".gitattributes", "*.txt filter=evil\n");
+    git(
+        &s.root,
+        &["config", "filter.evil.clean", "touch owned; cat"],
+    );
+    git(&s.root, &["config", "filter.evil.required", "true"]);
+    // A driver name holding '=' cannot escape the override either.
+    git(&s.root, &["config", "filter.a=b.clean", "touch owned; cat"]);
+    s.write(".gitattributes", "*.txt filter=evil\n*.md filter=a=b\n");
+    s.write("a.txt", "one\nchanged\nthree\n");
+    s.write("notes.md", "hi\n");
+    for args in [
+        json!({"action": "status"}),
+        json!({"action": "diff"}),
+        json!({"action": "diff", "paths": ["a.txt"], "stat": true}),
+        json!({"action": "blame", "path": "a.txt"}),
+    ] {
+        let (err, text) = g(&s, args.clone()).await;
+        assert!(!err, "{args}: {text}");
+    }
+    assert_not_owned(&s);
+}
+
+#[tokio::test]
+async fn repositories_outside_the_roots_are_refused() {
+    let s = Sandbox::new();
+    init(&s.base.join("outside"));
+    let (err, text) = g(&s, json!({"action": "status", "path": "../outside"})).await;
+    assert!(err && text.contains("outside the roots"), "{text}");
+    let (err, text) = g(&s, json!({"action": "status", "path": s.abs("outside")})).await;
+    assert!(err && text.contains("outside the roots"), "{text}");
+
+    // The root lies inside a repository: discovery stops at the root.
+    init(&s.base);
+    let (err, text) = g(&s, json!({"action": "status"})).await;
+    assert!(err, "{text}");
+    assert!(
+        text.starts_with(
+            "git: . is not in a git work tree inside the roots: fatal: not a git repository"
+        ),
+        "{text}"
+    );
+
+    // A repository whose core.worktree points outside the roots.
+    let t = repo();
+    git(
+        &t.root,
+        &[
+            "config",
+            "core.worktree",
+            t.base.join("outside").to_str().unwrap(),
+        ],
+    );
+    let (err, text) = g(&t, json!({"action": "status"})).await;
+    assert!(err, "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "git: the work tree of . is {}, outside the roots",
+            t.base.join("outside").display()
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_repository_in_a_subfolder_and_paths_in_it() {
+    let s = Sandbox::new();
+    let sub = s.root.join("proj");
+    std::fs::create_dir(&sub).unwrap();
+    init(&sub);
+    s.write("proj/x.txt", "x\n");
+    assert_eq!(
+        g(&s, json!({"action": "status", "path": "proj"})).await,
+        ok("On branch main (no commits yet)\nUntracked:\n  x.txt\n")
+    );
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "add", "path": "proj", "paths": ["proj/x.txt"]})
+        )
+        .await,
+        ok("staged\n")
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "commit", "path": "proj/x.txt", "message": "x"}),
+    )
+    .await;
+    assert!(!err && text.contains("] x\n"), "{text}");
+    let (err, text) = g(&s, json!({"action": "log"})).await;
+    assert!(err && text.contains("not a git repository"), "{text}");
+}
+
+#[tokio::test]
+async fn diff_total_cap_names_the_files_not_shown() {
+    let s = repo();
+    // Five new files of about 8,100 bytes of patch each.
+    let body: String = (0..800).map(|i| format!("row {i:04}\n")).collect();
+    for n in 1..=5 {
+        s.write(&format!("f{n}.txt"), &body);
+    }
+    git(&s.root, &["add", "."]);
+    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
+    assert!(!err, "{text}");
+    let header: Vec<&str> = text.lines().take(8).collect();
+    assert_eq!(header[0], "5 files changed, +4000 -0");
+    assert_eq!(
+        &header[1..4],
+        ["+800 -0 f1.txt", "+800 -0 f2.txt", "+800 -0 f3.txt"]
+    );
+    assert!(
+        header[4].starts_with("+800 -0 f4.txt (patch cut, "),
+        "{}",
+        header[4]
+    );
+    assert_eq!(
+        header[5],
+        "+800 -0 f5.txt (patch not shown: output cap reached)"
+    );
+    assert_eq!(
+        header[6],
+        "[patches of 1 file not shown; pass paths to see them]"
+    );
+    assert_eq!(header[7], "");
+    assert!(!text.contains("diff --git a/f5.txt"));
+    assert!(text.len() <= 30_000, "{}", text.len());
+}
+
+#[cfg(unix)]
+fn hook(s: &Sandbox, name: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = s.root.join(".git/hooks").join(name);
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn write_actions_keep_the_hooks_and_the_timeout_kills_them() {
+    let s = repo();
+    hook(&s, "pre-commit", "#!/bin/sh\necho ran > hook-ran.txt\n");
+    s.write("b.txt", "bee\n");
+    git(&s.root, &["add", "b.txt"]);
+    let (err, text) = g(
+        &s,
+        json!({"action": "commit", "message": "b", "paths": ["b.txt"]}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(s.read("hook-ran.txt"), "ran\n");
+
+    let before = full(&s, "HEAD");
+    hook(&s, "pre-commit", "#!/bin/sh\nsleep 60\n");
+    s.write("c.txt", "sea\n");
+    git(&s.root, &["add", "c.txt"]);
+    let (err, text) = g(
+        &s,
+        json!({"action": "commit", "message": "c", "paths": ["c.txt"], "timeout_ms": 300}),
+    )
+    .await;
+    assert!(err, "{text}");
+    assert!(
+        text.starts_with("git commit failed (timed out after 300 ms (process group killed)):\n"),
+        "{text}"
+    );
+    assert_eq!(full(&s, "HEAD"), before);
+}
+
+#[tokio::test]
+async fn output_is_capped_head_and_tail() {
+    let s = repo();
+    let big: String = (0..10_000).map(|i| format!("line {i:05}\n")).collect();
+    s.write("big.txt", &big);
+    git(&s.root, &["add", "big.txt"]);
+    git(&s.root, &["commit", "-q", "-m", "big"]);
+    let (err, text) = g(&s, json!({"action": "show", "ref": "HEAD:big.txt"})).await;
+    assert!(!err, "{text}");
+    assert!(text.starts_with("line 00000\nline 00001\n"), "{text}");
+    assert!(text.ends_with("line 09998\nline 09999\n"), "{text}");
+    assert!(text.len() <= 30_200, "{}", text.len());
+    let marker = text
+        .lines()
+        .find(|l| l.starts_with("[... "))
+        .expect("a marker line");
+    assert!(
+        marker.ends_with(
+            " of 110000 bytes not shown; narrow it with paths, limit or a revision range ...]"
+        ),
+        "{marker}"
+    );
+}
