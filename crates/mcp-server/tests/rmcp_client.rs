@@ -224,3 +224,67 @@ async fn rmcp_client_runs_one_action_of_each_local_tool() {
     );
     client.cancel().await.expect("close");
 }
+
+/// rmcp runs `git` through hanzo-mcp in a fresh repository, with a door
+/// that lists its own `git`: the list carries the local one only (a local
+/// name wins, HIP-0300 §2.2), and init, commit, status, log and diff go to
+/// the machine's git.
+#[tokio::test]
+async fn rmcp_client_drives_the_local_git_while_the_door_lists_one() {
+    let door = mcp_fake_door::FakeDoor::start(mcp_fake_door::Behaviour::Normal).expect("door");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical root");
+    let home = tempfile::tempdir().expect("home");
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"));
+    command
+        .args(["serve", "--door-wait", "10", "--root"])
+        .arg(&root)
+        .env("RUST_LOG", "warn")
+        .env("HANZO_MCP_DOOR", door.url())
+        .env("HANZO_API_KEY", "test-key")
+        .env("HOME", home.path())
+        .env("HANZO_MCP_STATE", home.path())
+        // The commit needs an identity; the machine's git reads it from here.
+        .env("GIT_AUTHOR_NAME", "Ada")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.test")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.test");
+    let (transport, _stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn hanzo-mcp");
+    let client = client_config().serve(transport).await.expect("initialize");
+
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let gits: Vec<_> = tools.iter().filter(|t| t.name == "git").collect();
+    assert_eq!(gits.len(), 1, "one git in the list");
+    assert_eq!(gits[0].title.as_deref(), Some("Git"), "the local git");
+    assert!(
+        tools.iter().any(|t| t.name == "billing"),
+        "the door's tools follow"
+    );
+
+    call_text(&client, "git", json!({ "action": "init", "name": "main" })).await;
+    std::fs::write(root.join("a.txt"), "one\n").expect("write");
+    call_text(&client, "git", json!({ "action": "add", "all": true })).await;
+    let committed = call_text(
+        &client,
+        "git",
+        json!({ "action": "commit", "message": "first commit" }),
+    )
+    .await;
+    assert!(committed.contains("first commit"), "{committed}");
+    std::fs::write(root.join("a.txt"), "one\ntwo\n").expect("write");
+    let status = call_text(&client, "git", json!({ "action": "status" })).await;
+    assert!(status.contains("a.txt"), "{status}");
+    let log = call_text(&client, "git", json!({ "action": "log", "count": 5 })).await;
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(log.contains(" Ada: first commit"), "{log}");
+    let diff = call_text(&client, "git", json!({ "action": "diff" })).await;
+    assert!(diff.contains("\n+two\n"), "{diff}");
+    assert!(
+        door.requests_for("tools/call").is_empty(),
+        "no git call reached the door"
+    );
+    client.cancel().await.expect("close");
+}
