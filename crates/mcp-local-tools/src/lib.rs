@@ -1,5 +1,6 @@
-//! The machine's MCP tools: `fs`, `code`, `workspace` and `git` (HIP-0300 §2.1),
-//! each one MCP tool taking an `action`, each confined to the roots.
+//! The machine's MCP tools: `fs`, `code`, `workspace`, `exec`, `git`,
+//! `think`, `memory`, `plan` and `tasks` (HIP-0300 §2.1), each one MCP tool
+//! taking an `action`, each confined to the roots.
 //!
 //! A server holds a [`Toolbox`], lists its tools with [`Toolbox::tools`] for
 //! `tools/list`, and runs `tools/call` with [`Toolbox::call`], passing a
@@ -59,7 +60,12 @@
 //! - `code` (default): the `code` tool (tree-sitter grammars for Rust,
 //!   Python, TypeScript/JavaScript and Go).
 //! - `workspace` (default): the `workspace` tool.
+//! - `exec` (default): the [`exec`] tool (commands in their own process
+//!   group, bounded; background jobs).
 //! - `git` (default): the `git` tool (runs the machine's `git` binary).
+//! - `think` (default): the [`think`] tool (per connection, in memory).
+//! - `memory`, `plan`, `tasks` (default): the [`memory`], [`plan`] and
+//!   [`tasks`] tools, on the state database ([`store`], SQLite).
 #![deny(missing_docs)]
 
 mod action;
