@@ -119,3 +119,51 @@ pub(crate) fn create_dirs(target: &Resolved) -> Result<(), PathError> {
     }
     Ok(())
 }
+
+/// How long a writer waits for another to finish with a root.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Exclusive advisory locks (`flock`) on root directories, held while a
+/// read-modify-write of files inside them runs; released on drop.
+///
+/// `flock` locks belong to an open file description, so two writers in one
+/// server exclude each other as two servers do: every acknowledged edit of a
+/// file is in it, none overwritten by a concurrent one.
+#[derive(Debug)]
+pub(crate) struct RootLock {
+    _held: Vec<std::fs::File>,
+}
+
+/// Locks every root in `roots` (sorted, so writers never deadlock), waiting
+/// up to 30 s for each.
+pub(crate) fn lock_roots(roots: &[&std::path::Path]) -> Result<RootLock, String> {
+    let mut roots = roots.to_vec();
+    roots.sort();
+    roots.dedup();
+    let mut held = Vec::with_capacity(roots.len());
+    for root in roots {
+        let dir = std::fs::File::open(root)
+            .map_err(|e| format!("cannot lock {} for writing: {e}", root.display()))?;
+        let started = std::time::Instant::now();
+        loop {
+            match dir.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_PATIENCE => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(format!(
+                        "another writer has held {} for {} s; nothing was written, try again",
+                        root.display(),
+                        LOCK_PATIENCE.as_secs()
+                    ));
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(format!("cannot lock {} for writing: {e}", root.display()));
+                }
+            }
+        }
+        held.push(dir);
+    }
+    Ok(RootLock { _held: held })
+}

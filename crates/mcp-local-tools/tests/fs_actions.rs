@@ -686,3 +686,48 @@ async fn a_bad_field_is_named() {
         "invalid arguments: invalid type: string \"x\", expected u64 (field 'offset')"
     );
 }
+
+/// 50 `edit` calls on one file at once, each replacing `END` with a marker
+/// line and `END`: every acknowledged edit is in the file (none overwrote
+/// another's). Five rounds.
+#[test]
+fn concurrent_edits_of_one_file_lose_nothing() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(8)
+        .enable_all()
+        .build()
+        .unwrap();
+    for round in 0..5 {
+        let s = Sandbox::new();
+        s.write("shared.txt", "START\nEND\n");
+        let roots = s.roots.clone();
+        let edits: Vec<_> = (0..50)
+            .map(|i| {
+                let roots = roots.clone();
+                runtime.spawn(async move {
+                    fs(
+                        &roots,
+                        json!({"action": "edit", "path": "shared.txt", "old_text": "END",
+                               "new_text": format!("m{round}-{i}\nEND")}),
+                    )
+                    .await
+                })
+            })
+            .collect();
+        runtime.block_on(async {
+            for edit in edits {
+                let (is_error, text) = edit.await.unwrap();
+                assert!(!is_error, "{text}");
+            }
+        });
+        let text = s.read("shared.txt");
+        for i in 0..50 {
+            assert!(
+                text.contains(&format!("m{round}-{i}\n")),
+                "round {round}: m{i} lost"
+            );
+        }
+        assert_eq!(text.lines().count(), 52);
+    }
+}

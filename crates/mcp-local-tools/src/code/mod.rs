@@ -552,6 +552,14 @@ fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     };
     let dirs = walk_dirs(args.path.as_deref(), ctx)?;
     let dry_run = args.dry_run.unwrap_or(false);
+    // Writers of the roots wait from the first read to the last write, as
+    // for `fs` edits.
+    let _lock = if dry_run {
+        None
+    } else {
+        let roots: Vec<&Path> = ctx.roots.dirs().iter().map(|d| d.as_path()).collect();
+        Some(crate::files::lock_roots(&roots)?)
+    };
     let want = |path: &Path| match &glob {
         Some(g) => g.is_match(path.file_name().unwrap_or_default()) || g.is_match(path),
         None => true,

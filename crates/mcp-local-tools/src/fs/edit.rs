@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::{EditSpec, FsArgs};
 use crate::context::ToolContext;
 use crate::error::{PathError, PathErrorKind};
-use crate::files::{open_regular, unified_diff, write_atomic};
+use crate::files::{lock_roots, open_regular, unified_diff, write_atomic};
 use crate::roots::Resolved;
 use crate::safe;
 use crate::util::ToolResult;
@@ -36,6 +36,7 @@ pub(super) fn write(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     if resolved.exists && resolved.path.is_dir() {
         return Err(PathError::new(input, PathErrorKind::IsADirectory).to_string());
     }
+    let _lock = lock_roots(&[&resolved.root])?;
     write_atomic(&resolved, content.as_bytes()).map_err(|e| e.to_string())?;
     let verb = if resolved.exists {
         "replaced"
@@ -82,6 +83,9 @@ fn edit_file(args: &FsArgs, ctx: &ToolContext, edits: &[EditSpec]) -> ToolResult
         .resolve_existing(input)
         .map_err(|e| e.to_string())?;
     let shown = ctx.roots.display(&resolved.path);
+    // Held from the read to the write: a concurrent edit waits, then reads
+    // this one's result.
+    let _lock = lock_roots(&[&resolved.root])?;
     let before = read_text(&resolved, input)?;
     let mut after = before.clone();
     let mut replacements = 0;
@@ -176,6 +180,9 @@ pub(super) fn patch(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
             files.len()
         ));
     }
+    // Every root is held from the first read to the last write.
+    let roots: Vec<&std::path::Path> = ctx.roots.dirs().iter().map(|d| d.as_path()).collect();
+    let _lock = lock_roots(&roots)?;
     // Sections naming the same file apply in order, each to the result of
     // the one before.
     let mut planned: Vec<Planned> = Vec::new();
