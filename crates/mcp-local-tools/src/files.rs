@@ -1,8 +1,10 @@
 //! File helpers shared by the tools: reading text, atomic writes, creating
 //! directories and unified diffs, all through the no-follow opener.
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 use crate::error::{PathError, PathErrorKind};
 use crate::roots::Resolved;
@@ -126,30 +128,61 @@ const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
 /// Exclusive advisory locks (`flock`) on root directories, held while a
 /// read-modify-write of files inside them runs; released on drop.
 ///
-/// `flock` locks belong to an open file description, so two writers in one
-/// server exclude each other as two servers do: every acknowledged edit of a
-/// file is in it, none overwritten by a concurrent one.
+/// Within one server, writers of a root first queue on an in-process gate
+/// (so only one of them at a time waits for the `flock`); across servers
+/// the `flock` excludes them. Every acknowledged edit of a file is in it,
+/// none overwritten by a concurrent one.
 #[derive(Debug)]
 pub(crate) struct RootLock {
+    roots: Vec<std::path::PathBuf>,
     _held: Vec<std::fs::File>,
 }
 
+/// The roots some writer of this process holds, and a signal for waiters.
+fn gate() -> &'static (Mutex<HashSet<std::path::PathBuf>>, Condvar) {
+    static GATE: OnceLock<(Mutex<HashSet<std::path::PathBuf>>, Condvar)> = OnceLock::new();
+    GATE.get_or_init(|| (Mutex::new(HashSet::new()), Condvar::new()))
+}
+
+impl Drop for RootLock {
+    fn drop(&mut self) {
+        let (held, freed) = gate();
+        let mut held = held.lock().unwrap_or_else(|e| e.into_inner());
+        for root in &self.roots {
+            held.remove(root);
+        }
+        freed.notify_all();
+    }
+}
+
 /// Locks every root in `roots` (sorted, so writers never deadlock), waiting
-/// up to 30 s for each.
+/// up to 30 s for another server's writer.
 pub(crate) fn lock_roots(roots: &[&std::path::Path]) -> Result<RootLock, String> {
-    let mut roots = roots.to_vec();
+    let mut roots: Vec<std::path::PathBuf> = roots.iter().map(|r| r.to_path_buf()).collect();
     roots.sort();
     roots.dedup();
-    let mut held = Vec::with_capacity(roots.len());
-    for root in roots {
-        let dir = std::fs::File::open(root)
+    {
+        let (held, freed) = gate();
+        let mut held = held.lock().unwrap_or_else(|e| e.into_inner());
+        while roots.iter().any(|r| held.contains(r)) {
+            held = freed.wait(held).unwrap_or_else(|e| e.into_inner());
+        }
+        held.extend(roots.iter().cloned());
+    }
+    // From here on, dropping `lock` opens the gate again, whatever happens.
+    let mut lock = RootLock {
+        roots,
+        _held: Vec::new(),
+    };
+    for root in lock.roots.clone() {
+        let dir = std::fs::File::open(&root)
             .map_err(|e| format!("cannot lock {} for writing: {e}", root.display()))?;
         let started = std::time::Instant::now();
         loop {
             match dir.try_lock() {
                 Ok(()) => break,
                 Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_PATIENCE => {
-                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    std::thread::sleep(std::time::Duration::from_millis(1));
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {
                     return Err(format!(
@@ -163,7 +196,7 @@ pub(crate) fn lock_roots(roots: &[&std::path::Path]) -> Result<RootLock, String>
                 }
             }
         }
-        held.push(dir);
+        lock._held.push(dir);
     }
-    Ok(RootLock { _held: held })
+    Ok(lock)
 }

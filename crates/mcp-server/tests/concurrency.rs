@@ -394,3 +394,55 @@ fn answered_writes_survive_sigkill() {
     }
     assert!(answered_memories.len() + answered_tasks.len() >= 20 * 20);
 }
+
+/// Two servers on one root, 50 pipelined `fs edit` calls each on one file,
+/// every edit replacing `END` with its marker line and `END`: all 100
+/// markers are in the file. Five rounds.
+#[test]
+fn two_servers_editing_one_file_lose_no_edit() {
+    for round in 0..5 {
+        let root = tempfile::tempdir().expect("tempdir");
+        let file = root.path().join("shared.txt");
+        std::fs::write(&file, "START\nEND\n").expect("write");
+        let dir = root.path().to_str().expect("utf-8").to_owned();
+        let mut servers: Vec<Server> = (0..2)
+            .map(|_| {
+                let mut server = Server::spawn(&["serve", "--no-door", "--root", &dir]);
+                server.initialize("2025-11-25");
+                server
+            })
+            .collect();
+        for (s, server) in servers.iter_mut().enumerate() {
+            for i in 0..50 {
+                server.request(
+                    i + 1,
+                    "tools/call",
+                    call_params(
+                        "fs",
+                        json!({"action": "edit", "path": "shared.txt", "old_text": "END",
+                               "new_text": format!("r{round}-s{s}-{i}\nEND")}),
+                    ),
+                );
+            }
+        }
+        for server in &mut servers {
+            let mut answered = 0;
+            while answered < 50 {
+                let message = server.recv();
+                if message.get("id").is_some() {
+                    assert_ne!(message["result"]["isError"], true, "{message}");
+                    answered += 1;
+                }
+            }
+        }
+        let text = std::fs::read_to_string(&file).expect("read");
+        for s in 0..2 {
+            for i in 0..50 {
+                assert!(
+                    text.contains(&format!("r{round}-s{s}-{i}\n")),
+                    "round {round}: edit {s}-{i} lost"
+                );
+            }
+        }
+    }
+}
