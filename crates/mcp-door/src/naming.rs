@@ -8,9 +8,9 @@
 
 use crate::openapi::RawOperation;
 
-/// Verbs an op name may start with. An `operationId` whose first word is
+/// The verbs an op name may start with (HIP-0300 §1.3: ops are verb phrases). An `operationId` whose first word is
 /// not one of these is rebuilt from the method and the path.
-pub(crate) const VERBS: &[&str] = &[
+pub const VERBS: &[&str] = &[
     "abort",
     "accept",
     "activate",
@@ -342,8 +342,15 @@ fn verb_phrase(mut w: Vec<String>, subsystem: &[String]) -> Option<Vec<String>> 
     }
     if w.first().is_some_and(|x| !is_verb(x)) {
         if w.get(1).is_some_and(|x| is_verb(x)) {
-            // `projects.list`, `bulk-add`: the verb second.
+            // `projects.list`, `bulk-add`: the verb second. A lone modifier
+            // left as the object (`bulk`) gets the subsystem's noun after it.
             w.swap(0, 1);
+            let names_subsystem = subsystem
+                .last()
+                .is_some_and(|s| *s == w[1] || singular(s) == singular(&w[1]));
+            if w.len() == 2 && !names_subsystem {
+                w.extend(subsystem.iter().cloned());
+            }
         } else if subsystem.len() == 1 && is_verb(&subsystem[0]) {
             // `search/code` in the `search` subsystem.
             w.insert(0, subsystem[0].clone());

@@ -48,7 +48,6 @@ impl Default for RefusalRule {
                 "access_key",
                 "private_key",
                 "secret_key",
-                "signing_key",
                 "secret",
                 "token",
                 "password",

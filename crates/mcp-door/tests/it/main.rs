@@ -1,1 +1,8 @@
-mod projection;
+//! mcp-door's integration tests: one binary, one module per concern.
+
+mod common;
+mod conformance;
+mod forwarding;
+mod garbage;
+mod github;
+mod refusal;
