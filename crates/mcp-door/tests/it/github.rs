@@ -89,6 +89,15 @@ fn the_list_is_a_fraction_of_one_tool_per_operation() {
     let p = github();
     let list = serde_json::to_vec(&json!({"tools": p.tools()})).unwrap();
     let flat = serde_json::to_vec(&json!({"tools": p.per_operation_tools()})).unwrap();
+    // The figures in the crate README: `cargo test -p mcp-door --test it fraction -- --nocapture`.
+    eprintln!(
+        "door: {} tools, {} bytes; one tool per operation: {} tools, {} bytes; withheld: {}",
+        p.tools().len(),
+        list.len(),
+        p.per_operation_tools().len(),
+        flat.len(),
+        p.refused().len()
+    );
     assert_eq!(p.per_operation_tools().len(), 1131);
     assert!(list.len() < 100_000, "{} bytes", list.len());
     assert!(
