@@ -191,7 +191,17 @@ impl Door {
             other => Err(ErrorObject::method_not_found(other)),
         };
         Answer::Response(match result {
-            Ok(v) => Response::success(id, v),
+            Ok(mut v) => {
+                // 2026-07-28 requires `resultType` on every result; a
+                // 2025-era client ignores it (`initialize` is theirs alone).
+                if request.method != "initialize"
+                    && let Value::Object(m) = &mut v
+                {
+                    m.entry("resultType")
+                        .or_insert_with(|| Value::String("complete".into()));
+                }
+                Response::success(id, v)
+            }
             Err(e) => Response::error(Some(id), e),
         })
     }

@@ -268,3 +268,56 @@ async fn a_shortened_list_says_so() {
         json!({"listed": 2, "total": 5, "dropped": ["t2", "t3", "t4"]})
     );
 }
+
+/// Definition `def` of the official 2026-07-28 schema (kept by mcp-proto's tests).
+fn check_2026(def: &str, instance: &Value) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../mcp-proto/tests/fixtures/2026-07-28/schema.json"
+    );
+    let mut root: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let defs = if root.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
+    assert!(root[defs].get(def).is_some(), "no definition {def}");
+    root["$ref"] = Value::from(format!("#/{defs}/{def}"));
+    let validator = jsonschema::validator_for(&root).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{def}: {}", errors.join("; "));
+}
+
+#[tokio::test]
+async fn results_validate_against_the_2026_07_28_schema() {
+    let base = github_door().await;
+    let url = format!("{base}/v1/mcp");
+    let header = [("mcp-protocol-version", "2026-07-28")];
+    let r = post(&url, &list(1), &header).await;
+    check_2026("ListToolsResult", &r.body["result"]);
+    let discover = json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {}});
+    let r = post(&url, &discover, &header).await;
+    check_2026("DiscoverResult", &r.body["result"]);
+    let r = post(
+        &url,
+        &call(3, "describe", json!({"op": "create_issue"})),
+        &header,
+    )
+    .await;
+    check_2026("CallToolResult", &r.body["result"]);
+    let auth = [("authorization", "Bearer t"), header[0]];
+    let r = post(
+        &url,
+        &call(4, "repos", json!({"op": "get_repo", "input": {}})),
+        &auth,
+    )
+    .await;
+    assert_eq!(r.body["result"]["isError"], true);
+    check_2026("CallToolResult", &r.body["result"]);
+    let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
+    let r = post(&url, &ping, &header).await;
+    assert_eq!(r.body["result"], json!({"resultType": "complete"}));
+}
