@@ -14,6 +14,10 @@ pub(crate) const METHODS: [&str; 8] = [
 /// How many `$ref` hops a chain may take before it is treated as a cycle.
 const MAX_REF_HOPS: usize = 32;
 
+/// How deep an inlined schema may nest, in JSON levels; deeper parts are
+/// cut (this also bounds the inliner's recursion, whatever the references).
+const MAX_INLINE_DEPTH: usize = 64;
+
 /// Parses `bytes` as JSON when they start with `{` (after white space),
 /// else as YAML, and checks the result is an OpenAPI 3.0 or 3.1 document.
 ///
@@ -243,13 +247,14 @@ pub(crate) fn deref<'a>(root: &'a Value, mut v: &'a Value) -> Option<&'a Value> 
 /// Copies a schema with every local `$ref` replaced by its target.
 ///
 /// A reference to a schema already being expanded (a cycle), one that
-/// cannot be resolved, and anything past `budget` JSON nodes become an
-/// open schema `{}` with a description saying why, so the result is finite
-/// and always a schema.
+/// cannot be resolved, anything past `budget` JSON nodes and anything nested
+/// deeper than 64 levels become an open schema `{}` with a description
+/// saying why, so the result is finite and always a schema.
 pub(crate) struct Inliner<'a> {
     root: &'a Value,
     stack: Vec<String>,
     budget: usize,
+    depth: usize,
 }
 
 impl<'a> Inliner<'a> {
@@ -259,6 +264,7 @@ impl<'a> Inliner<'a> {
             root,
             stack: Vec::new(),
             budget,
+            depth: 0,
         }
     }
 
@@ -267,7 +273,17 @@ impl<'a> Inliner<'a> {
         if self.budget == 0 {
             return open_schema("(schema cut: too large to inline)");
         }
+        if self.depth >= MAX_INLINE_DEPTH {
+            return open_schema("(schema cut: nested too deep)");
+        }
         self.budget -= 1;
+        self.depth += 1;
+        let out = self.inline_value(v);
+        self.depth -= 1;
+        out
+    }
+
+    fn inline_value(&mut self, v: &Value) -> Value {
         match v {
             Value::Object(obj) => {
                 if let Some(r) = obj.get("$ref").and_then(Value::as_str) {

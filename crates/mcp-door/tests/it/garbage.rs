@@ -110,3 +110,24 @@ fn random_bytes_never_panic() {
         }
     }
 }
+
+#[test]
+fn a_long_chain_of_distinct_references_is_cut_by_depth() {
+    // 2,000 schemas each referring to the next, each two levels deep: the
+    // inlined schema would nest 4,000 levels; it is cut at 64.
+    let mut doc = String::from(
+        r##"{"openapi": "3.0.0", "paths": {"/c": {"post": {"operationId": "createC",
+        "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S0"}}}}}}},
+        "components": {"schemas": {"##,
+    );
+    for i in 0..2000 {
+        doc.push_str(&format!(
+            r##""S{i}": {{"type": "object", "properties": {{"next": {{"$ref": "#/components/schemas/S{n}"}}}}}},"##,
+            n = i + 1
+        ));
+    }
+    doc.push_str(r#""S2000": {"type": "string"}}}}"#);
+    let p = project(doc.as_bytes()).unwrap();
+    let d = p.describe("create_c").unwrap().to_string();
+    assert!(d.contains("schema cut: nested too deep"));
+}
