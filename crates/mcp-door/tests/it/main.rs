@@ -5,4 +5,5 @@ mod conformance;
 mod forwarding;
 mod garbage;
 mod github;
+mod projection;
 mod refusal;
