@@ -121,7 +121,9 @@ fn tool_list_snapshot() {
             })
         })
         .collect();
-    insta::assert_json_snapshot!("github_tools", tools);
+    insta::with_settings!({sort_maps => true}, {
+        insta::assert_json_snapshot!("github_tools", tools);
+    });
 }
 
 #[test]
