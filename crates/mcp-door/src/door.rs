@@ -1,0 +1,366 @@
+//! The door's JSON-RPC side (HIP-0300 §1.3–§1.6), independent of HTTP:
+//! one request in, one answer out.
+
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+use mcp_proto::{
+    CacheScope, CallToolRequestParams, CallToolResult, ContentBlock, DiscoverResult, ErrorObject,
+    Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, Meta,
+    PaginatedRequestParams, Request, Response, Revision, ServerCapabilities, ToolsCapability, meta,
+};
+use serde_json::{Value, json};
+
+use crate::credentials::Credentials;
+use crate::error::DoorError;
+use crate::forward::{self, Limits};
+use crate::projection::{DESCRIBE, OpenApiSource, Projection, ProjectionConfig};
+
+/// How a door is configured. Every bound has a default; see each field.
+#[derive(Debug, Clone)]
+pub struct DoorConfig {
+    /// What is offered and the tool cap.
+    pub projection: ProjectionConfig,
+    /// The authorization server named by the protected-resource metadata
+    /// (HIP-0300 §1.7, RFC 9728 `authorization_servers`), such as
+    /// `https://hanzo.id`. `None` names none.
+    pub issuer: Option<String>,
+    /// The origin clients reach the door at (`https://api.example.com`),
+    /// used in the 401 challenge and the metadata; `None` takes it from
+    /// each request's `Host` (and `X-Forwarded-Proto`).
+    pub origin: Option<String>,
+    /// The longest a forwarded call may take, connection and body read
+    /// included (default 30 s).
+    pub timeout: Duration,
+    /// The longest connecting to an upstream may take (default 5 s).
+    pub connect_timeout: Duration,
+    /// The most bytes of an upstream answer that are read (default 4 MiB);
+    /// past it the text is cut and marked.
+    pub max_body_bytes: usize,
+    /// The most bytes of an upstream error body shown in an `isError`
+    /// result (default 4 KiB).
+    pub max_error_body_bytes: usize,
+    /// The largest JSON-RPC request body accepted, in bytes (default 1 MiB).
+    pub max_request_bytes: usize,
+    /// `ttlMs` of `tools/list` and `server/discover` results (default
+    /// 300,000 ms).
+    pub list_ttl_ms: u64,
+}
+
+impl Default for DoorConfig {
+    fn default() -> Self {
+        Self {
+            projection: ProjectionConfig::default(),
+            issuer: None,
+            origin: None,
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(5),
+            max_body_bytes: 4 << 20,
+            max_error_body_bytes: 4 << 10,
+            max_request_bytes: 1 << 20,
+            list_ttl_ms: 300_000,
+        }
+    }
+}
+
+/// What the door answers one request with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// A JSON-RPC response carrying the request's id.
+    Response(Response),
+    /// The request needs a credential (a `tools/call` other than `describe`
+    /// without one): HTTP 401 with the `WWW-Authenticate` challenge, and
+    /// this JSON-RPC error as the body (HIP-0300 §1.6).
+    Challenge(Response),
+}
+
+/// A door: the projection of its sources, served statelessly.
+///
+/// Build one with [`Door::new`], then serve it with [`crate::router`] or
+/// call [`Door::answer`] directly.
+#[derive(Debug)]
+pub struct Door {
+    sources: Mutex<Vec<OpenApiSource>>,
+    projection: RwLock<Arc<Projection>>,
+    config: DoorConfig,
+    client: reqwest::Client,
+}
+
+/// The JSON-RPC error code of the answer to a call without a credential
+/// (the HTTP status, 401, is what clients act on).
+pub const UNAUTHORIZED: i64 = -32001;
+
+impl Door {
+    /// Projects `sources` and prepares the upstream HTTP client.
+    ///
+    /// # Errors
+    /// [`DoorError::Client`] when the HTTP client cannot be built.
+    pub fn new(sources: Vec<OpenApiSource>, config: DoorConfig) -> Result<Door, DoorError> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| DoorError::Client(e.to_string()))?;
+        let projection = Projection::build(&sources, &config.projection);
+        Ok(Door {
+            sources: Mutex::new(sources),
+            projection: RwLock::new(Arc::new(projection)),
+            config,
+            client,
+        })
+    }
+
+    /// The current projection.
+    pub fn projection(&self) -> Arc<Projection> {
+        Arc::clone(
+            &self
+                .projection
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// The door's configuration.
+    pub fn config(&self) -> &DoorConfig {
+        &self.config
+    }
+
+    /// Marks the source labelled `label` available or not and projects
+    /// again (HIP-0300 §1.4 `hanzo.ai/unavailable`). Returns whether a
+    /// source has that label.
+    pub fn set_available(&self, label: &str, available: bool) -> bool {
+        let mut sources = self.sources.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(source) = sources.iter_mut().find(|s| s.label() == label) else {
+            return false;
+        };
+        source.set_available(available);
+        let projection = Projection::build(&sources, &self.config.projection);
+        *self
+            .projection
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(projection);
+        true
+    }
+
+    /// Answers one JSON-RPC request. `credentials` are the caller's
+    /// credential headers; `revision` is the `MCP-Protocol-Version` header
+    /// when there was one.
+    pub async fn answer(
+        &self,
+        request: &Request,
+        credentials: &Credentials,
+        revision: Option<&str>,
+    ) -> Answer {
+        let id = request.id.clone();
+        let requested = revision.map(str::to_owned).or_else(|| {
+            request
+                .params
+                .as_ref()?
+                .get("_meta")?
+                .get(meta::PROTOCOL_VERSION)?
+                .as_str()
+                .map(str::to_owned)
+        });
+        if let Some(r) = requested
+            && Revision::parse(&r).is_none()
+            && request.method != "initialize"
+        {
+            let err = ErrorObject::unsupported_protocol_version(&r, &Revision::ALL);
+            return Answer::Response(Response::error(Some(id), err));
+        }
+        let result = match request.method.as_str() {
+            "initialize" => self.initialize(request),
+            "ping" => Ok(json!({})),
+            "server/discover" => Ok(self.discover()),
+            "tools/list" => self.list(request),
+            "tools/call" => {
+                let params: CallToolRequestParams = match request.parse_params() {
+                    Ok(p) => p,
+                    Err(e) => return Answer::Response(Response::error(Some(id), e)),
+                };
+                if params.name != DESCRIBE && credentials.is_empty() {
+                    let err = ErrorObject::new(
+                        UNAUTHORIZED,
+                        "this call needs a credential: send Authorization: Bearer <token>",
+                    );
+                    return Answer::Challenge(Response::error(Some(id), err));
+                }
+                self.call(&params, credentials).await
+            }
+            other => Err(ErrorObject::method_not_found(other)),
+        };
+        Answer::Response(match result {
+            Ok(mut v) => {
+                // 2026-07-28 requires `resultType` on every result; a
+                // 2025-era client ignores it (`initialize` is theirs alone).
+                if request.method != "initialize"
+                    && let Value::Object(m) = &mut v
+                {
+                    m.entry("resultType")
+                        .or_insert_with(|| Value::String("complete".into()));
+                }
+                Response::success(id, v)
+            }
+            Err(e) => Response::error(Some(id), e),
+        })
+    }
+
+    fn capabilities() -> ServerCapabilities {
+        ServerCapabilities {
+            tools: Some(ToolsCapability {
+                list_changed: Some(false),
+                ..ToolsCapability::default()
+            }),
+            ..ServerCapabilities::default()
+        }
+    }
+
+    fn instructions() -> String {
+        "One tool per subsystem: call describe with {\"op\"} for an op's input schema, then the \
+         subsystem's tool with {\"op\", \"input\"}."
+            .into()
+    }
+
+    fn initialize(&self, request: &Request) -> Result<Value, ErrorObject> {
+        let params: InitializeRequestParams = request.parse_params()?;
+        let result = InitializeResult {
+            protocol_version: Revision::negotiate(&params.protocol_version)
+                .as_str()
+                .to_owned(),
+            capabilities: Self::capabilities(),
+            server_info: server_info(),
+            instructions: Some(Self::instructions()),
+            ..InitializeResult::default()
+        };
+        to_value(&result)
+    }
+
+    fn discover(&self) -> Value {
+        let mut m = Meta::new();
+        m.insert(
+            meta::SERVER_INFO.into(),
+            serde_json::to_value(server_info()).unwrap_or(Value::Null),
+        );
+        let result = DiscoverResult {
+            supported_versions: Revision::ALL
+                .iter()
+                .rev()
+                .map(|r| r.as_str().to_owned())
+                .collect(),
+            capabilities: Self::capabilities(),
+            instructions: Some(Self::instructions()),
+            ttl_ms: Some(self.config.list_ttl_ms),
+            cache_scope: Some(CacheScope::Public),
+            result_type: Some("complete".into()),
+            meta: Some(m),
+            ..DiscoverResult::default()
+        };
+        serde_json::to_value(result).unwrap_or(Value::Null)
+    }
+
+    fn list(&self, request: &Request) -> Result<Value, ErrorObject> {
+        let params: PaginatedRequestParams = request.params.as_ref().map_or_else(
+            || Ok(PaginatedRequestParams::default()),
+            |_| request.parse_params(),
+        )?;
+        if let Some(cursor) = params.cursor {
+            return Err(ErrorObject::invalid_params(format!(
+                "unknown cursor {cursor:?}: the door lists every tool on one page"
+            )));
+        }
+        let projection = self.projection();
+        let result = ListToolsResult {
+            tools: projection.tools().to_vec(),
+            ttl_ms: Some(self.config.list_ttl_ms),
+            cache_scope: Some(CacheScope::Public),
+            result_type: Some("complete".into()),
+            meta: Some(projection.list_meta()),
+            ..ListToolsResult::default()
+        };
+        to_value(&result)
+    }
+
+    async fn call(
+        &self,
+        params: &CallToolRequestParams,
+        credentials: &Credentials,
+    ) -> Result<Value, ErrorObject> {
+        let projection = self.projection();
+        let arguments = params.arguments.clone().unwrap_or_default();
+        let op_of = |args: &JsonObject| -> Result<String, ErrorObject> {
+            match args.get("op") {
+                Some(Value::String(op)) => Ok(op.clone()),
+                Some(_) => Err(ErrorObject::invalid_params(format!(
+                    "tool {:?}: \"op\" must be a string",
+                    params.name
+                ))),
+                None => Err(ErrorObject::invalid_params(format!(
+                    "tool {:?}: missing \"op\"",
+                    params.name
+                ))),
+            }
+        };
+        if params.name == DESCRIBE {
+            let op = op_of(&arguments)?;
+            let described = projection
+                .describe(&op)
+                .ok_or_else(|| unknown_op(DESCRIBE, &op))?;
+            let result = CallToolResult {
+                content: vec![ContentBlock::text(described.to_string())],
+                structured_content: Some(described),
+                ..CallToolResult::default()
+            };
+            return to_value(&result);
+        }
+        let (entry, input) = if projection.has_tool(&params.name) {
+            let op = op_of(&arguments)?;
+            let entry = projection
+                .entry_in(&params.name, &op)
+                .ok_or_else(|| unknown_op(&params.name, &op))?;
+            let input = match arguments.get("input") {
+                None | Some(Value::Null) => JsonObject::new(),
+                Some(Value::Object(m)) => m.clone(),
+                Some(_) => {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "tool {:?}: \"input\" must be an object",
+                        params.name
+                    )));
+                }
+            };
+            (entry, input)
+        } else if let Some(entry) = projection.entry(&params.name) {
+            // A direct call by an op's own name takes the op's input as its arguments.
+            (entry, arguments)
+        } else {
+            return Err(ErrorObject::invalid_params(format!(
+                "unknown tool {:?}",
+                params.name
+            )));
+        };
+        let limits = Limits {
+            timeout: self.config.timeout,
+            max_body_bytes: self.config.max_body_bytes,
+            max_error_body_bytes: self.config.max_error_body_bytes,
+        };
+        let result = forward::call(&self.client, entry, &input, credentials, limits).await;
+        to_value(&result)
+    }
+}
+
+fn unknown_op(tool: &str, op: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("tool {tool:?} has no op {op:?}"))
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, ErrorObject> {
+    serde_json::to_value(value).map_err(|e| ErrorObject::internal_error(e.to_string()))
+}
+
+/// The door's [`Implementation`]: `mcp-door` and this crate's version.
+pub fn server_info() -> Implementation {
+    Implementation {
+        name: "mcp-door".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        ..Implementation::default()
+    }
+}

@@ -1,0 +1,96 @@
+//! A HIP-0300 MCP door: OpenAPI documents projected into one tool per
+//! subsystem plus `describe`, served statelessly at `POST /v1/mcp` and
+//! forwarded to the REST upstream that owns each operation.
+//!
+//! A model pays context for every tool it is shown, and clients truncate
+//! long lists; so instead of one tool per operation the door offers one
+//! tool per subsystem (`{"op", "input"}`, `op` an enum of verb-phrase op
+//! names) and `describe`, which returns any op's input schema (HIP-0300
+//! §1.3). Operations that disclose a bearer secret or mutate an identity or
+//! authority object are withheld by a documented, configurable rule
+//! ([`RefusalRule`], HIP-0300 §1.4).
+//!
+//! # Example: project a document and answer `tools/list`
+//!
+//! ```
+//! use mcp_door::{Credentials, Door, DoorConfig, OpenApiSource};
+//! use mcp_proto::{Request, ResponsePayload};
+//!
+//! let yaml = br#"
+//! openapi: 3.1.0
+//! info: {title: Projects, version: "1"}
+//! paths:
+//!   /v1/projects:
+//!     get: {operationId: listProjects, tags: [projects]}
+//!   /v1/projects/{slug}/deploy:
+//!     post:
+//!       tags: [projects]
+//!       parameters: [{name: slug, in: path, required: true, schema: {type: string}}]
+//!   /v1/keys/{id}:
+//!     get: {operationId: getApiKey, tags: [keys]}
+//! "#;
+//! let source = OpenApiSource::from_bytes("projects.yaml", yaml, Some("http://127.0.0.1:9"));
+//! let door = Door::new(vec![source], DoorConfig::default()).unwrap();
+//!
+//! let request = Request::new(1, "tools/list", None);
+//! let answer = tokio::runtime::Builder::new_current_thread()
+//!     .enable_all()
+//!     .build()
+//!     .unwrap()
+//!     .block_on(door.answer(&request, &Credentials::default(), None));
+//! let mcp_door::Answer::Response(response) = answer else { panic!("no credential is needed") };
+//! let ResponsePayload::Result(result) = response.payload else { panic!("a result") };
+//!
+//! let names: Vec<&str> = result["tools"].as_array().unwrap().iter()
+//!     .map(|t| t["name"].as_str().unwrap()).collect();
+//! assert_eq!(names, ["describe", "projects"]);
+//! assert_eq!(result["tools"][1]["inputSchema"]["properties"]["op"]["enum"],
+//!            serde_json::json!(["list_projects", "deploy_project"]));
+//! // `get_api_key` discloses a secret: withheld, and counted.
+//! assert_eq!(result["_meta"]["hanzo.ai/refused"]["count"], 1);
+//! ```
+//!
+//! # Serving
+//!
+//! [`router`] returns an axum `Router` with `POST /v1/mcp`, the 308 from
+//! `/mcp`, and the RFC 9728 metadata; [`serve`] runs it on a listener.
+//! `tools/list` and `describe` need no credential; any other `tools/call`
+//! without `Authorization`, `X-Authorization` or a cookie is answered
+//! HTTP 401 with `WWW-Authenticate: Bearer resource_metadata="…"`
+//! (HIP-0300 §1.6). The door validates no credential: it forwards the
+//! caller's credential headers, and nothing else of the caller's, to the
+//! upstream, which decides.
+//!
+//! # Modules
+//!
+//! - [`Projection`]: documents → tools, `describe`, the op table.
+//! - [`RefusalRule`]: which op names are withheld.
+//! - [`Door`]: the JSON-RPC answers, forwarding, availability.
+//! - [`router`]: the HTTP surface.
+//!
+//! # Cargo features
+//!
+//! - `rustls` (on by default): TLS to upstreams through rustls.
+//! - `native-tls` (off): TLS to upstreams through the platform library.
+#![deny(missing_docs)]
+
+mod credentials;
+mod door;
+mod error;
+mod forward;
+mod http;
+mod naming;
+mod openapi;
+mod projection;
+mod refusal;
+
+pub use credentials::{CREDENTIAL_HEADERS, Credentials};
+pub use door::{Answer, Door, DoorConfig, UNAUTHORIZED, server_info};
+pub use error::DoorError;
+pub use http::{DOOR_PATH, LEGACY_PATH, METADATA_PATH, router, serve};
+pub use naming::VERBS;
+pub use projection::{
+    DESCRIBE, META_REFUSED, META_SHORTENED, META_UNAVAILABLE, OpInfo, OpenApiSource, Projection,
+    ProjectionConfig,
+};
+pub use refusal::{Refusal, RefusalRule};

@@ -1,0 +1,196 @@
+//! Helpers every test module shares: the GitHub document, a door on
+//! loopback, one JSON-RPC client, and a loopback REST service.
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use mcp_door::{Door, DoorConfig, OpenApiSource, Projection, ProjectionConfig};
+use serde_json::{Value, json};
+
+/// The decompressed GitHub REST API description (tests/data).
+pub fn github_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/api.github.com.json.gz"
+        );
+        let file = std::fs::File::open(path).expect("tests/data/api.github.com.json.gz");
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(file)
+            .read_to_end(&mut out)
+            .expect("gzip");
+        out
+    })
+}
+
+/// The GitHub document projected with the default configuration.
+pub fn github() -> &'static Projection {
+    static P: OnceLock<Projection> = OnceLock::new();
+    P.get_or_init(|| {
+        Projection::from_document(github_bytes(), None, &ProjectionConfig::default())
+            .expect("the GitHub document projects")
+    })
+}
+
+/// Serves `door` on 127.0.0.1 (an ephemeral port) in the background.
+pub async fn spawn_door(door: Door) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(mcp_door::serve(listener, Arc::new(door)));
+    addr
+}
+
+/// A door over one YAML or JSON document sent to `upstream`.
+pub fn door(doc: &str, upstream: &str, config: DoorConfig) -> Door {
+    let source = OpenApiSource::from_bytes("test.yaml", doc.as_bytes(), Some(upstream));
+    Door::new(vec![source], config).unwrap()
+}
+
+/// What an HTTP exchange with the door returned.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+/// POSTs `message` to `url` with `headers` (no redirects followed).
+pub async fn post(url: &str, message: &Value, headers: &[(&str, &str)]) -> Reply {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut req = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(message.to_string());
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let text = resp.text().await.unwrap();
+    let body = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap()
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// GETs `url` (no redirects followed).
+pub async fn get(url: &str) -> Reply {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let resp = client.get(url).send().await.unwrap();
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let text = resp.text().await.unwrap();
+    Reply {
+        status,
+        headers,
+        body: serde_json::from_str(&text).unwrap_or(Value::Null),
+    }
+}
+
+/// A `tools/call` request.
+pub fn call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments}})
+}
+
+/// A `tools/list` request (2026-07-28 style, with the request `_meta`).
+pub fn list(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+/// One request the loopback REST service received.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub method: String,
+    /// The path as sent, still percent-encoded.
+    pub path: String,
+    pub query: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Seen {
+    /// The value of header `name` (lower case), if it arrived.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A loopback REST service: `/missing` answers 404, `/boom` 500, `/hang`
+/// never, `/text` plain text, anything else 200 with a JSON echo. Every
+/// request is recorded.
+pub async fn spawn_rest() -> (String, Arc<Mutex<Vec<Seen>>>) {
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let app = Router::new().fallback(move |req: Request| {
+        let log = Arc::clone(&log);
+        async move { rest(req, log).await }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}"), seen)
+}
+
+async fn rest(req: Request, log: Arc<Mutex<Vec<Seen>>>) -> Response {
+    let (parts, body) = req.into_parts();
+    let body = axum::body::to_bytes(body, 1 << 20)
+        .await
+        .unwrap_or_default();
+    let seen = Seen {
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
+        headers: parts
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+            .collect(),
+        body: String::from_utf8_lossy(&body).into_owned(),
+    };
+    log.lock().unwrap().push(seen.clone());
+    let json_ct = [("content-type", "application/json")];
+    match seen.path.as_str() {
+        "/missing" => {
+            (StatusCode::NOT_FOUND, json_ct, r#"{"message":"Not Found"}"#).into_response()
+        }
+        "/boom" => (StatusCode::INTERNAL_SERVER_ERROR, "upstream exploded").into_response(),
+        "/hang" => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            StatusCode::OK.into_response()
+        }
+        "/text" => "plain words".into_response(),
+        "/big" => (json_ct, format!("[{}0]", "0,".repeat(100_000))).into_response(),
+        _ => {
+            let echo = json!({"method": seen.method, "path": seen.path, "query": seen.query,
+                "body": serde_json::from_str::<Value>(&seen.body).unwrap_or(Value::String(seen.body.clone()))});
+            (json_ct, echo.to_string()).into_response()
+        }
+    }
+}

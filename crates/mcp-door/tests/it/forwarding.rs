@@ -1,0 +1,246 @@
+//! Forwarding (HIP-0300 §1.6) against a loopback REST service: the
+//! operation's request, the caller's credential headers and nothing else
+//! of the caller's, and the answer as the tool result.
+
+use std::time::Duration;
+
+use mcp_door::DoorConfig;
+use serde_json::json;
+
+use crate::common::{call, door, post, spawn_door, spawn_rest};
+
+const DOC: &str = r##"
+openapi: 3.0.3
+info: {title: rest, version: "1"}
+paths:
+  /items/{name}:
+    parameters: [{name: name, in: path, required: true, schema: {type: string}}]
+    get:
+      operationId: getItem
+      tags: [items]
+      parameters:
+        - {name: q, in: query, schema: {type: string}}
+        - {name: tags, in: query, schema: {type: array, items: {type: string}}}
+        - {name: X-Trace, in: header, schema: {type: string}}
+    put:
+      operationId: updateItem
+      tags: [items]
+      requestBody:
+        required: true
+        content: {application/json: {schema: {$ref: '#/components/schemas/Item'}}}
+  /items/{name}/tags:
+    post:
+      operationId: addTags
+      tags: [items]
+      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
+      requestBody:
+        content: {application/json: {schema: {type: array, items: {type: string}}}}
+  /missing: {get: {operationId: getMissing, tags: [errors]}}
+  /boom: {post: {operationId: triggerBoom, tags: [errors]}}
+  /hang: {get: {operationId: getHang, tags: [slow]}}
+  /text: {get: {operationId: getText, tags: [slow]}}
+  /big: {get: {operationId: getBig, tags: [slow]}}
+components:
+  schemas:
+    Item: {type: object, required: [size], properties: {size: {type: integer}, note: {type: string}}}
+"##;
+
+async fn setup(
+    config: DoorConfig,
+) -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<crate::common::Seen>>>,
+) {
+    let (rest, seen) = spawn_rest().await;
+    let addr = spawn_door(door(DOC, &rest, config)).await;
+    (format!("http://{addr}/v1/mcp"), seen)
+}
+
+const AUTH: (&str, &str) = ("authorization", "Bearer tok-1");
+
+#[tokio::test]
+async fn path_query_and_headers_map_onto_the_request() {
+    let (url, seen) = setup(DoorConfig::default()).await;
+    let input = json!({"name": "a/b c", "q": "x y&z", "tags": ["t1", "t2"], "X-Trace": "abc"});
+    let r = post(
+        &url,
+        &call(1, "items", json!({"op": "get_item", "input": input})),
+        &[AUTH, ("x-other", "leak"), ("cookie", "sid=9")],
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body["id"], 1);
+    let result = &r.body["result"];
+    assert!(result.get("isError").is_none(), "{result}");
+    assert_eq!(result["structuredContent"]["path"], "/items/a%2Fb%20c");
+    assert_eq!(result["structuredContent"]["method"], "GET");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(text).unwrap(),
+        result["structuredContent"]
+    );
+
+    let seen = seen.lock().unwrap();
+    let req = &seen[0];
+    assert_eq!(req.path, "/items/a%2Fb%20c");
+    assert_eq!(req.query.as_deref(), Some("q=x%20y%26z&tags=t1&tags=t2"));
+    assert_eq!(req.header("authorization"), Some("Bearer tok-1"));
+    assert_eq!(req.header("cookie"), Some("sid=9"));
+    assert_eq!(req.header("x-trace"), Some("abc"));
+    assert_eq!(req.header("x-other"), None);
+    assert_eq!(req.header("mcp-protocol-version"), None);
+}
+
+#[tokio::test]
+async fn the_body_is_the_input_left_after_parameters() {
+    let (url, seen) = setup(DoorConfig::default()).await;
+    let input = json!({"name": "n1", "size": 3, "note": "hi"});
+    let r = post(
+        &url,
+        &call(2, "items", json!({"op": "update_item", "input": input})),
+        &[AUTH],
+    )
+    .await;
+    assert_eq!(
+        r.body["result"]["structuredContent"]["body"],
+        json!({"size": 3, "note": "hi"})
+    );
+    // A direct call by the op's own name takes the input as its arguments.
+    let r = post(
+        &url,
+        &call(3, "add_tags", json!({"name": "n2", "body": ["x", "y"]})),
+        &[AUTH],
+    )
+    .await;
+    assert_eq!(
+        r.body["result"]["structuredContent"]["body"],
+        json!(["x", "y"])
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].method, "PUT");
+    assert_eq!(seen[0].path, "/items/n1");
+    assert_eq!(seen[0].header("content-type"), Some("application/json"));
+    assert_eq!(seen[1].path, "/items/n2/tags");
+    assert_eq!(seen[1].header("authorization"), Some("Bearer tok-1"));
+}
+
+#[tokio::test]
+async fn missing_input_is_an_error_result_without_a_request() {
+    let (url, seen) = setup(DoorConfig::default()).await;
+    let r = post(
+        &url,
+        &call(
+            4,
+            "items",
+            json!({"op": "update_item", "input": {"size": 1}}),
+        ),
+        &[AUTH],
+    )
+    .await;
+    assert_eq!(r.body["result"]["isError"], true);
+    assert_eq!(
+        r.body["result"]["content"][0]["text"],
+        "op update_item: missing required input \"name\" (a path parameter)"
+    );
+    let r = post(
+        &url,
+        &call(5, "items", json!({"op": "get_item", "input": 3})),
+        &[AUTH],
+    )
+    .await;
+    assert_eq!(
+        r.body["error"]["message"],
+        "tool \"items\": \"input\" must be an object"
+    );
+    assert!(seen.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn upstream_errors_are_error_results() {
+    let (url, _) = setup(DoorConfig::default()).await;
+    let r = post(
+        &url,
+        &call(6, "errors", json!({"op": "get_missing"})),
+        &[AUTH],
+    )
+    .await;
+    let result = &r.body["result"];
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["content"][0]["text"],
+        "GET /missing: HTTP 404 Not Found: {\"message\":\"Not Found\"}"
+    );
+    assert_eq!(
+        result["structuredContent"],
+        json!({"status": 404, "body": {"message": "Not Found"}})
+    );
+
+    let r = post(
+        &url,
+        &call(7, "errors", json!({"op": "trigger_boom"})),
+        &[AUTH],
+    )
+    .await;
+    let result = &r.body["result"];
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["content"][0]["text"],
+        "POST /boom: HTTP 500 Internal Server Error: upstream exploded"
+    );
+}
+
+#[tokio::test]
+async fn a_hanging_upstream_is_bounded_by_the_timeout() {
+    let config = DoorConfig {
+        timeout: Duration::from_millis(300),
+        ..DoorConfig::default()
+    };
+    let (url, seen) = setup(config).await;
+    let r = post(&url, &call(8, "slow", json!({"op": "get_hang"})), &[AUTH]).await;
+    assert_eq!(r.body["id"], 8);
+    assert_eq!(r.body["result"]["isError"], true);
+    assert_eq!(
+        r.body["result"]["content"][0]["text"],
+        "GET /hang: the upstream did not answer within 300 ms"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn text_and_oversized_answers() {
+    let config = DoorConfig {
+        max_body_bytes: 1000,
+        ..DoorConfig::default()
+    };
+    let (url, _) = setup(config).await;
+    let r = post(&url, &call(9, "slow", json!({"op": "get_text"})), &[AUTH]).await;
+    assert_eq!(r.body["result"]["content"][0]["text"], "plain words");
+    assert!(r.body["result"].get("structuredContent").is_none());
+    let r = post(&url, &call(10, "slow", json!({"op": "get_big"})), &[AUTH]).await;
+    let text = r.body["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.ends_with("\n[answer cut at 1000 bytes; application/json]"),
+        "{text}"
+    );
+    assert_eq!(
+        text.len(),
+        1000 + "\n[answer cut at 1000 bytes; application/json]".len()
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_upstream_is_an_error_result() {
+    // Port 9 (discard) on loopback: nothing listens there in the test machine.
+    let addr = spawn_door(door(DOC, "http://127.0.0.1:9", DoorConfig::default())).await;
+    let r = post(
+        &format!("http://{addr}/v1/mcp"),
+        &call(11, "errors", json!({"op": "get_missing"})),
+        &[AUTH],
+    )
+    .await;
+    assert_eq!(r.body["result"]["isError"], true);
+    assert_eq!(
+        r.body["result"]["content"][0]["text"],
+        "GET /missing: cannot connect to the upstream"
+    );
+}

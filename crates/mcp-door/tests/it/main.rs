@@ -1,0 +1,9 @@
+//! mcp-door's integration tests: one binary, one module per concern.
+
+mod common;
+mod conformance;
+mod forwarding;
+mod garbage;
+mod github;
+mod projection;
+mod refusal;

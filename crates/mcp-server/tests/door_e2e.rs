@@ -1,0 +1,220 @@
+//! End to end: `hanzo-mcp serve` with `HANZO_MCP_DOOR` pointing at
+//! `hanzo-mcp door`, which stands in front of a loopback REST service
+//! (HIP-0300 §1 and §2 together).
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+use common::{Server, call_params};
+use serde_json::{Value, json};
+
+const DOC: &str = r#"
+openapi: 3.1.0
+info: {title: e2e, version: "1"}
+paths:
+  /v1/projects/{slug}/deploy:
+    post:
+      tags: [projects]
+      parameters: [{name: slug, in: path, required: true, schema: {type: string}}]
+      requestBody:
+        content: {application/json: {schema: {type: object, properties: {region: {type: string}}}}}
+  /v1/projects: {get: {operationId: listProjects, tags: [projects]}}
+  /v1/fs/files: {get: {operationId: listFiles, tags: [fs]}}
+"#;
+
+/// (method, path, authorization, body) of each request the REST service saw.
+type Log = Arc<Mutex<Vec<(String, String, Option<String>, String)>>>;
+
+/// A loopback REST service answering every request with a JSON echo.
+fn spawn_rest() -> (String, Log) {
+    let log: Log = Arc::default();
+    let seen = Arc::clone(&log);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let app = axum::Router::new().fallback(move |req: axum::extract::Request| {
+                let seen = Arc::clone(&seen);
+                async move {
+                    let (parts, body) = req.into_parts();
+                    let body = axum::body::to_bytes(body, 1 << 20)
+                        .await
+                        .unwrap_or_default();
+                    let auth = parts
+                        .headers
+                        .get("authorization")
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned);
+                    let body = String::from_utf8_lossy(&body).into_owned();
+                    seen.lock().unwrap().push((
+                        parts.method.to_string(),
+                        parts.uri.path().to_owned(),
+                        auth,
+                        body.clone(),
+                    ));
+                    let echo = json!({"deployed": parts.uri.path(), "body": body});
+                    ([("content-type", "application/json")], echo.to_string())
+                }
+            });
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bind");
+            tx.send(listener.local_addr().expect("addr")).expect("send");
+            axum::serve(listener, app).await.expect("serve");
+        });
+    });
+    let addr = rx.recv().expect("REST address");
+    (format!("http://{addr}"), log)
+}
+
+/// `hanzo-mcp door` on an ephemeral loopback port; its base URL.
+struct DoorProcess {
+    child: Child,
+    url: String,
+}
+
+impl DoorProcess {
+    fn spawn(doc: &std::path::Path, upstream: &str) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"))
+            .args([
+                "door",
+                "--listen",
+                "127.0.0.1:0",
+                "--issuer",
+                "https://hanzo.id",
+                "--openapi",
+            ])
+            .arg(format!("{}={upstream}", doc.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn hanzo-mcp door");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut lines = BufReader::new(stderr).lines();
+        let url = loop {
+            let line = lines
+                .next()
+                .expect("door printed its address")
+                .expect("line");
+            if let Some(rest) = line.strip_prefix("hanzo-mcp door: listening on ") {
+                break rest.split(' ').next().expect("url").to_owned();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        Self { child, url }
+    }
+}
+
+impl Drop for DoorProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {list}"))
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+fn setup() -> (tempfile::TempDir, DoorProcess, Log) {
+    let (rest, log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = dir.path().join("api.yaml");
+    std::fs::write(&doc, DOC).expect("write doc");
+    let door = DoorProcess::spawn(&doc, &rest);
+    (dir, door, log)
+}
+
+#[test]
+fn serve_merges_the_door_and_forwards_with_the_bearer() {
+    let (dir, door, log) = setup();
+    let root = dir.path().to_str().expect("utf-8");
+    let mut server = Server::spawn_with_env(
+        &["serve", "--root", root],
+        &[("HANZO_MCP_DOOR", &door.url), ("HANZO_API_KEY", "e2e-key")],
+    );
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    let local: Vec<String> = mcp_local_tools::Toolbox::with_default_tools()
+        .names()
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let mut expected = local.clone();
+    // The door also has an `fs` subsystem; the local `fs` wins.
+    assert!(local.iter().any(|l| l == "fs"));
+    expected.extend(["describe".to_owned(), "projects".to_owned()]);
+    assert_eq!(names(&list), expected);
+    let fs = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "fs")
+        .unwrap();
+    assert!(fs["inputSchema"]["properties"].get("op").is_none(), "{fs}");
+
+    let arguments = json!({"op": "deploy_project", "input": {"slug": "my app", "region": "eu"}});
+    let called = server.call(2, "tools/call", call_params("projects", arguments));
+    let result = &called["result"];
+    assert!(result.get("isError").is_none_or(|e| e == false), "{result}");
+    assert_eq!(
+        result["structuredContent"]["deployed"],
+        "/v1/projects/my%20app/deploy"
+    );
+    let seen = log.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [(
+            "POST".to_owned(),
+            "/v1/projects/my%20app/deploy".to_owned(),
+            Some("Bearer e2e-key".to_owned()),
+            r#"{"region":"eu"}"#.to_owned()
+        )]
+    );
+    server.close_stdin();
+    assert_eq!(server.wait().code(), Some(0));
+}
+
+#[test]
+fn without_a_bearer_the_call_says_sign_in_and_names_the_metadata() {
+    let (dir, door, log) = setup();
+    let root = dir.path().to_str().expect("utf-8");
+    let mut server = Server::spawn_with_env(
+        &["serve", "--root", root],
+        &[
+            ("HANZO_MCP_DOOR", &door.url),
+            ("HANZO_API_KEY", ""),
+            ("HOME", ""),
+            ("PATH", ""),
+        ],
+    );
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    assert!(names(&list).iter().any(|n| n == "projects"), "{list}");
+    let arguments = json!({"op": "list_projects"});
+    let called = server.call(2, "tools/call", call_params("projects", arguments));
+    let result = &called["result"];
+    assert_eq!(result["isError"], true, "{result}");
+    let text = result["content"][0]["text"].as_str().expect("text");
+    let origin = door.url.trim_end_matches("/v1/mcp");
+    assert!(text.contains("hanzo auth login"), "{text}");
+    assert!(
+        text.contains(&format!("{origin}/.well-known/oauth-protected-resource")),
+        "{text}"
+    );
+    assert!(log.lock().unwrap().is_empty());
+    server.close_stdin();
+    assert_eq!(server.wait().code(), Some(0));
+}
