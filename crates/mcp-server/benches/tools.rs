@@ -6,7 +6,10 @@
 //!   `std::process::Command` and waiting for it;
 //! - `git status` on a repository of 10,000 committed files (one modified)
 //!   through the `git` tool, against running `git status --porcelain=v2`
-//!   directly in it.
+//!   directly in it;
+//! - `memory store` and `memory search` with 100,000 memories in the state
+//!   database, and `tasks list` (first page) with 10,000 tasks, each one
+//!   round trip through the binary.
 //!
 //! ```sh
 //! cargo bench -p mcp-local-server --bench tools
@@ -112,5 +115,67 @@ fn git_status(c: &mut Criterion) {
     proc.finish();
 }
 
-criterion_group!(benches, exec_true, git_status);
+/// Sends `calls` requests pipelined (ids from `*id + 1`) and waits for the
+/// last answer: fills the state database fast.
+fn pipelined(proc: &mut Proc, id: &mut usize, calls: impl Iterator<Item = String>) {
+    let mut last = *id;
+    for call in calls {
+        last += 1;
+        proc.send(&call.replace("\"ID\"", &last.to_string()));
+    }
+    for n in *id + 1..=last {
+        proc.response(n);
+    }
+    *id = last;
+}
+
+fn state_tools(c: &mut Criterion) {
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut proc = hanzo(root.path(), root.path());
+    let mut id = 0;
+    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"];
+    pipelined(
+        &mut proc,
+        &mut id,
+        (0..100_000).map(|i| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{{"name":"memory","arguments":{{"action":"store","key":"k{i}","content":"note {i} about {} and {}"}}}}}}"#,
+                words[i % 7],
+                words[(i / 7) % 7]
+            )
+        }),
+    );
+    pipelined(
+        &mut proc,
+        &mut id,
+        (0..10_000).map(|i| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{{"name":"tasks","arguments":{{"action":"add","title":"task {i}"}}}}}}"#
+            )
+        }),
+    );
+    let mut group = c.benchmark_group("state_100k");
+    let mut n = 0;
+    group.bench_function("memory store (100,000 stored)", |b| {
+        b.iter(|| {
+            n += 1;
+            let call = format!(
+                r#"{{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{{"name":"memory","arguments":{{"action":"store","key":"bench{n}","content":"bench note {n}"}}}}}}"#
+            );
+            round_trip(&mut proc, &mut id, &call, "stored memory");
+        })
+    });
+    let search = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"memory","arguments":{"action":"search","query":"charlie golf","limit":10}}}"#;
+    group.bench_function("memory search (100,000 stored)", |b| {
+        b.iter(|| round_trip(&mut proc, &mut id, search, "about"))
+    });
+    let list = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"tasks","arguments":{"action":"list"}}}"#;
+    group.bench_function("tasks list (10,000 tasks)", |b| {
+        b.iter(|| round_trip(&mut proc, &mut id, list, "of 10000"))
+    });
+    group.finish();
+    proc.finish();
+}
+
+criterion_group!(benches, exec_true, git_status, state_tools);
 criterion_main!(benches);
