@@ -1,6 +1,6 @@
 //! An agent runtime that assembles each agent's tool registry from two MCP
-//! servers, with a per-server allowlist (the `allowedTools` of
-//! `seeds/allowed-tools-gating.md`, applied by `mcp-gating`).
+//! servers, with a per-server allowlist (the agent's `allowedTools`, applied
+//! by `mcp-gating` where the registry is assembled).
 //!
 //! The two servers run in-process and are spoken to in JSON-RPC, one message
 //! at a time, exactly as over stdio: `github-workflow` (issues, pull

@@ -1,4 +1,4 @@
-//! Criterion benchmarks of the door client (issue 5):
+//! Criterion benchmarks of the door client:
 //! - `tools_list_cached/*`: a `tools/list` of 12 local + 110 door tools (122)
 //!   answered from the cache (snapshot + merge, and + JSON serialization;
 //!   then the same through the `MergedTools` memo);

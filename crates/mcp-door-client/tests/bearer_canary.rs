@@ -1,4 +1,4 @@
-//! The bearer canary (issue 5 acceptance): with a unique bearer, run every
+//! The bearer canary (HIP-0300 Security Considerations): with a unique bearer, run every
 //! fake-door behaviour; the bearer never appears in a result, a snapshot, a
 //! log line or a `Debug` string, and never reaches another origin.
 

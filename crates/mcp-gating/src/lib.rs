@@ -1,6 +1,7 @@
-//! Per-server tool allowlists for MCP (the `allowedTools` of
-//! `seeds/allowed-tools-gating.md`): expose only a subset of each server's
-//! tools to an agent, and make sure what is not exposed cannot be called.
+//! Per-server tool allowlists for MCP (an agent's `allowedTools`: `null`, or
+//! a map from server name to the tools it may use): expose only a subset of
+//! each server's tools to an agent, and make sure what is not exposed cannot
+//! be called.
 //!
 //! The core, [`resolve_allowed_tools`], is a pure filter over anything with a
 //! tool name ([`ToolName`]); [`Policy`] layers fail-open or deny-by-default on

@@ -1,4 +1,4 @@
-//! The properties issue 4 lists, checked with proptest over small name
+//! The properties of the pure core (docs/ARCHITECTURE.md, "Gating"), checked with proptest over small name
 //! alphabets (so names collide, repeat and miss often).
 
 mod support;

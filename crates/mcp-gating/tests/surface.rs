@@ -1,5 +1,5 @@
 //! The routing-side decision: what each source lists and which calls it takes
-//! (DESIGN "Gating semantics"; issue 4's server bullets).
+//! (docs/ARCHITECTURE.md, "Gating").
 
 mod support;
 

@@ -1,5 +1,5 @@
 //! `fs` `search` over a generated tree of 50,000 files, next to ripgrep on
-//! the same tree and pattern (issue 6 acceptance; figures in BENCHMARKS.md).
+//! the same tree and pattern (figures in BENCHMARKS.md).
 //!
 //! Run: `cargo bench -p mcp-local-tools --bench search` (needs `rg` on PATH:
 //! `apt-get install -y ripgrep`). The tree is generated once into

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 /// What went wrong when setting up roots or resolving a path.
 ///
 /// A tool turns these into a `CallToolResult` with `isError: true` whose text
-/// is this error's `Display` (one line). Source: DESIGN.md "Local tools".
+/// is this error's `Display` (one line). Source: docs/ARCHITECTURE.md, "Local tools".
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

@@ -13,7 +13,7 @@
 //! Opening (see [`crate::safe`]) then re-walks the resolved path from the
 //! root's directory handle with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
 //! on Linux, so a component swapped for a symlink between the check and the
-//! use is refused by the kernel. Source: DESIGN.md "Local tools".
+//! use is refused by the kernel. Source: docs/ARCHITECTURE.md, "Local tools".
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;

@@ -1,5 +1,5 @@
 //! Path safety: one test per escape case, for read, write, and the search
-//! and tree walks (issue 6 acceptance).
+//! and tree walks.
 
 mod common;
 

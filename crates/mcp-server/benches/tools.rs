@@ -133,7 +133,9 @@ fn state_tools(c: &mut Criterion) {
     let root = tempfile::tempdir().expect("tempdir");
     let mut proc = hanzo(root.path(), root.path());
     let mut id = 0;
-    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"];
+    let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
+    ];
     pipelined(
         &mut proc,
         &mut id,

@@ -1,7 +1,7 @@
 //! The `fs` tool: files and directories inside the roots.
 //!
-//! One MCP tool taking `action` plus that action's fields (DESIGN.md "Local
-//! tools"). Every path goes through [`crate::Roots::resolve`]; every open
+//! One MCP tool taking `action` plus that action's fields (docs/ARCHITECTURE.md,
+//! "Local tools"). Every path goes through [`crate::Roots::resolve`]; every open
 //! goes through the no-follow opener described in [`crate::roots`]. Walks
 //! (`tree`, `find`, `search`) never follow symlinks and honour `.gitignore`.
 //!
