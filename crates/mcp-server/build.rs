@@ -10,25 +10,22 @@
 //!   kept ~3.6 MB of it resident, and ~1.0 MB with them side by side. A file made for another toolchain
 //!   or lockfile names symbols the link does not have: the layout is then
 //!   the default one, never a failed link.
-//! - **Position-dependent executable** (same builds): a position-independent
-//!   one is patched by the dynamic loader at every start, ~28,000 pointers
-//!   on ~120 pages (regex-syntax's Unicode tables alone hold 177 KB of
-//!   them), each page copied and kept. Without it those pages stay shared
-//!   with the page cache and start-up does ~30% less work. The cost: the
-//!   executable itself is always loaded at the same address (libraries,
-//!   heap, stack and thread stacks stay randomized). Packagers whose policy
-//!   requires PIE build with `HANZO_MCP_PIE=1`.
 //! - **Packed relocations** (`-z pack-relative-relocs`, glibc 2.36 or newer,
 //!   any Linux target built natively): for a PIE build the relocation table
 //!   shrinks from ~680 KB to ~8 KB. Older glibc cannot load such a binary,
 //!   so the flag is added only when the build machine's libc defines
 //!   `GLIBC_ABI_DT_RELR`.
 //!
-//! Every setting is skipped when cross-compiling. Before the first two,
-//! the build script links an empty program with the same `rustc`, flags
-//! and linker settings plus those two arguments: a linker that refuses
-//! them (GNU ld, a distribution's `rustc` built without rust-lld) gets
-//! neither, and the binary links as before.
+//! The executable stays position-independent, so its load address is
+//! randomized (ASLR) like every library's: it runs commands for a model
+//! that reads untrusted text, and that protection is not traded for
+//! start-up time.
+//!
+//! Every setting is skipped when cross-compiling. Before the ordering file
+//! is used, the build script links an empty program with the same `rustc`,
+//! flags and linker settings plus its arguments: a linker that refuses
+//! them (GNU ld, a distribution's `rustc` built without rust-lld) does not
+//! get them, and the binary links with the default layout.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -37,27 +34,21 @@ use std::process::{Command, Stdio};
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=link/hanzo-mcp.order");
-    println!("cargo:rerun-if-env-changed=HANZO_MCP_PIE");
     let var = |key: &str| env::var(key).unwrap_or_default();
     if var("HOST") != var("TARGET") {
         return;
     }
     let linux_gnu = var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu";
     let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("link/hanzo-mcp.order");
-    let mut pie = true;
     if var("PROFILE") == "release" && var("TARGET") == "x86_64-unknown-linux-gnu" && order.is_file()
     {
-        let mut args = vec![
+        let args = vec![
             format!("-Wl,--symbol-ordering-file={}", order.display()),
             // Symbols of another build, or ones the link discarded, are
             // expected and harmless: no warning for them.
             "-Wl,--no-warn-symbol-ordering".to_owned(),
         ];
-        if var("HANZO_MCP_PIE") != "1" {
-            args.push("-no-pie".to_owned());
-        }
         if linker_accepts(&args) {
-            pie = !args.iter().any(|arg| arg == "-no-pie");
             args.iter().for_each(|arg| link_arg(arg));
         } else {
             println!(
@@ -66,7 +57,7 @@ fn main() {
             );
         }
     }
-    if linux_gnu && pie && libc_supports_relr() {
+    if linux_gnu && libc_supports_relr() {
         link_arg("-Wl,-z,pack-relative-relocs");
     }
 }

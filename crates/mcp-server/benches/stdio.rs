@@ -129,7 +129,7 @@ fn main() {
         "--root".into(),
         root.path().display().to_string(),
     ];
-    // Another build of hanzo-mcp (say one linked with HANZO_MCP_PIE=1) can
+    // Another build of hanzo-mcp (say one linked another way) can
     // be measured in place of this one.
     let program = std::env::var_os("HANZO_MCP_BIN")
         .map(PathBuf::from)
