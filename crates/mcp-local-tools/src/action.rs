@@ -114,6 +114,14 @@ pub(crate) fn definition<T: ActionTool>() -> Tool {
     tool_definition(T::NAME, T::TITLE, T::DESCRIPTION, schema, T::HINTS)
 }
 
+/// Every action of `T` with its reads-only flag, in `help` order.
+pub(crate) fn action_list<T: ActionTool>() -> Vec<(&'static str, bool)> {
+    <<T::Args as ActionArgs>::Action as Action>::ALL
+        .iter()
+        .map(|a| (a.spec().name, a.spec().reads_only))
+        .collect()
+}
+
 /// Runs one call of `tool`: parse, `help`, dispatch, cap.
 pub(crate) fn call<T: ActionTool>(
     tool: &T,
@@ -306,6 +314,10 @@ macro_rules! local_tool {
 
             fn time_limit(&self) -> Option<std::time::Duration> {
                 <$Tool as crate::action::ActionTool>::time_limit(self)
+            }
+
+            fn actions(&self) -> Vec<(&'static str, bool)> {
+                crate::action::action_list::<$Tool>()
             }
         }
     };

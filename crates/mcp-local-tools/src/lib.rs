@@ -66,6 +66,8 @@
 //! - `think` (default): the [`think`] tool (per connection, in memory).
 //! - `memory`, `plan`, `tasks` (default): the [`memory`], [`plan`] and
 //!   [`tasks`] tools, on the state database ([`store`], SQLite).
+//! - `mode` (default): the [`mode`] tool (presets of what a connection may
+//!   use; the server applies them).
 #![deny(missing_docs)]
 
 mod action;
@@ -94,6 +96,8 @@ pub mod fs;
 pub mod git;
 #[cfg(feature = "memory")]
 pub mod memory;
+#[cfg(feature = "mode")]
+pub mod mode;
 #[cfg(feature = "plan")]
 pub mod plan;
 #[cfg(feature = "tasks")]

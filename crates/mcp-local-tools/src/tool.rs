@@ -36,4 +36,12 @@ pub trait LocalTool: Send + Sync + 'static {
     fn time_limit(&self) -> Option<std::time::Duration> {
         None
     }
+
+    /// The tool's actions, each with whether it only reads (changes no
+    /// file, process or state), in `help` order; aliases not included.
+    /// Presets such as `mode`'s `review` are built from this. Default:
+    /// none (a tool without actions).
+    fn actions(&self) -> Vec<(&'static str, bool)> {
+        Vec::new()
+    }
 }

@@ -15,6 +15,8 @@ pub struct Toolbox {
     tools: Vec<Arc<dyn LocalTool>>,
     surroundings: Surroundings,
     call_timeout: Option<Duration>,
+    #[cfg(feature = "mode")]
+    modes: Option<Arc<crate::mode::Modes>>,
 }
 
 /// How long one local tool call may run by default before
@@ -27,6 +29,8 @@ impl Default for Toolbox {
             tools: Vec::new(),
             surroundings: Surroundings::default(),
             call_timeout: Some(DEFAULT_CALL_TIMEOUT),
+            #[cfg(feature = "mode")]
+            modes: None,
         }
     }
 }
@@ -49,7 +53,8 @@ impl Toolbox {
     }
 
     /// Every tool whose Cargo feature is on, in the order `fs`, `code`,
-    /// `workspace`, `exec`, `git`, `think`, `memory`, `plan`, `tasks`.
+    /// `workspace`, `exec`, `git`, `think`, `memory`, `plan`, `tasks`,
+    /// `mode`.
     /// `memory`, `plan` and `tasks` share one state database, opened on
     /// their first call.
     pub fn with_default_tools() -> Toolbox {
@@ -78,7 +83,33 @@ impl Toolbox {
         toolbox.add(crate::plan::PlanTool::new(store.clone()));
         #[cfg(feature = "tasks")]
         toolbox.add(crate::tasks::TasksTool::new(store));
+        // Last: its `review` preset is made of the other tools' reading
+        // actions.
+        #[cfg(feature = "mode")]
+        {
+            let tools: Vec<_> = toolbox
+                .tools
+                .iter()
+                .map(|t| (t.name(), t.actions()))
+                .collect();
+            let mut modes = crate::mode::Modes::builtin(&tools);
+            if let Some(file) = std::env::var_os(crate::mode::MODES_VAR).filter(|f| !f.is_empty()) {
+                modes = modes.with_file(std::path::Path::new(&file));
+            }
+            let modes = Arc::new(modes);
+            toolbox.modes = Some(modes.clone());
+            toolbox.add(crate::mode::ModeTool::new(modes));
+        }
         toolbox
+    }
+
+    /// The presets and per-connection choices of the `mode` tool, when the
+    /// toolbox has one: the server narrows each connection's tools with
+    /// [`crate::mode::Modes::allowed_for`] and watches
+    /// [`crate::mode::Modes::subscribe`].
+    #[cfg(feature = "mode")]
+    pub fn modes(&self) -> Option<Arc<crate::mode::Modes>> {
+        self.modes.clone()
     }
 
     /// Adds `tool`; a tool with the same name replaces the earlier one in

@@ -272,6 +272,7 @@ fn capabilities(surroundings: &Surroundings, ctx: &ToolContext) -> CallToolResul
         ("memory", cfg!(feature = "memory")),
         ("plan", cfg!(feature = "plan")),
         ("tasks", cfg!(feature = "tasks")),
+        ("mode", cfg!(feature = "mode")),
     ]
     .iter()
     .filter(|(_, on)| *on)

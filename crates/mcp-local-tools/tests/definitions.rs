@@ -29,7 +29,8 @@ fn default_toolbox_order() {
             "think",
             "memory",
             "plan",
-            "tasks"
+            "tasks",
+            "mode"
         ]
     );
 }
@@ -56,7 +57,7 @@ fn exec_definition() {
 
 #[test]
 fn state_tool_definitions() {
-    for name in ["think", "memory", "plan", "tasks"] {
+    for name in ["think", "memory", "plan", "tasks", "mode"] {
         insta::assert_json_snapshot!(name, definition(name));
     }
 }

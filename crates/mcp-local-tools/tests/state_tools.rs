@@ -501,3 +501,111 @@ async fn a_corrupt_database_is_reported_and_left_unchanged() {
     let (is_error, text) = common::fs(&st.s.roots, json!({"action": "list"})).await;
     assert!(!is_error, "{text}");
 }
+
+#[tokio::test]
+async fn mode_presets_per_connection() {
+    let s = Sandbox::new();
+    let toolbox = mcp_local_tools::Toolbox::with_default_tools();
+    let modes = toolbox.modes().expect("the mode tool is compiled in");
+    let mode = toolbox.get("mode").expect("mode");
+    let ctx = |session: u64| {
+        let mut ctx = ToolContext::new(s.roots.clone());
+        ctx.session = session;
+        ctx
+    };
+    let mut changes = modes.subscribe();
+
+    let (_, text, _) = call(mode.as_ref(), ctx(1), json!({"action": "current"})).await;
+    assert_eq!(text, "mode: full\n");
+    assert_eq!(modes.allowed_for(1), None);
+
+    let (is_error, text, _) = call(
+        mode.as_ref(),
+        ctx(1),
+        json!({"action": "activate", "name": "review"}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    assert!(
+        text.starts_with("mode: review (only actions that read"),
+        "{text}"
+    );
+    assert!(changes.has_changed().unwrap());
+    assert_eq!(*changes.borrow_and_update(), Some(1));
+    let review = modes.allowed_for(1).expect("review narrows");
+    for kept in [
+        "mode",
+        "fs:read",
+        "fs:search",
+        "git:status",
+        "git:log",
+        "code:outline",
+        "plan:get",
+        "tasks:list",
+        "memory:recall",
+        "think:history",
+    ] {
+        assert!(
+            review.iter().any(|e| e == kept),
+            "review keeps {kept}: {review:?}"
+        );
+    }
+    for dropped in [
+        "fs:write",
+        "fs:edit",
+        "fs:rm",
+        "git:commit",
+        "git:push",
+        "exec:run",
+        "exec:list",
+        "code:grep_replace",
+        "memory:store",
+        "tasks:add",
+    ] {
+        assert!(
+            !review.iter().any(|e| e == dropped),
+            "review drops {dropped}"
+        );
+    }
+    // Connection 2 is untouched.
+    assert_eq!(modes.allowed_for(2), None);
+    let (_, text, listed) = call(mode.as_ref(), ctx(2), json!({"action": "list"})).await;
+    assert!(
+        text.starts_with(
+            "* full: every tool the server is configured with\n    allows: everything\n  review: "
+        ),
+        "{text}"
+    );
+    assert_eq!(listed["modes"][1]["current"], false);
+
+    let (is_error, text, _) = call(
+        mode.as_ref(),
+        ctx(1),
+        json!({"action": "set", "name": "yolo"}),
+    )
+    .await;
+    assert!(is_error);
+    assert_eq!(text, "no mode 'yolo' (modes: full, review)");
+    let (_, text, _) = call(mode.as_ref(), ctx(1), json!({"action": "reset"})).await;
+    assert_eq!(text, "mode: full\n");
+    assert_eq!(modes.allowed_for(1), None);
+}
+
+#[test]
+fn mode_presets_from_a_file() {
+    use mcp_local_tools::mode::Modes;
+    let s = Sandbox::new();
+    let file = s.base.join("modes.json");
+    std::fs::write(
+        &file,
+        r#"{"docs": ["fs:read", "fs:write"], "triage": {"description": "read issues", "allowed": ["tasks"]}}"#,
+    )
+    .unwrap();
+    let modes = Modes::builtin(&[]).with_file(&file);
+    let names: Vec<&str> = modes.presets().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["full", "review", "docs", "triage"]);
+    assert_eq!(modes.presets()[3].description, "read issues");
+    std::fs::write(&file, r#"{"docs": "fs"}"#).unwrap();
+    let broken = Modes::builtin(&[]).with_file(&file);
+    assert_eq!(broken.presets().len(), 2, "a bad file adds nothing");
+}
