@@ -40,6 +40,18 @@ impl Proc {
         }
     }
 
+    /// Reads lines until the next response, whatever its id.
+    pub fn any_response(&mut self) -> &str {
+        loop {
+            self.line.clear();
+            let n = self.stdout.read_line(&mut self.line).expect("read");
+            assert!(n > 0, "server closed stdout");
+            if self.line.contains("\"id\":") {
+                return &self.line;
+            }
+        }
+    }
+
     /// The `initialize` handshake (2025-11-25).
     pub fn initialize(&mut self) {
         self.send(
