@@ -14,7 +14,9 @@ use serde_json::json;
 
 const TEXT: &str = "first line\nsecond line: ünïcödé\n\nlast line\n";
 
-fn spawn(root: &Path) -> TokioChildProcess {
+/// `hanzo-mcp serve --no-door --root <root>`, with its state folder (`exec`
+/// spools, the state database) in `state`.
+fn spawn(root: &Path, state: &Path) -> TokioChildProcess {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"));
     command
         .arg("serve")
@@ -65,9 +67,10 @@ async fn list_and_read(client: &RunningService<RoleClient, ClientConfig>, root: 
 #[tokio::test]
 async fn rmcp_client_with_the_2025_11_25_handshake() {
     let root = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("state");
     std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
     let client = client_config()
-        .serve(spawn(root.path()))
+        .serve(spawn(root.path(), state.path()))
         .await
         .expect("initialize handshake");
     let info = client.peer_info().expect("server info");
@@ -84,10 +87,11 @@ async fn rmcp_client_with_the_2025_11_25_handshake() {
 #[tokio::test]
 async fn rmcp_client_with_the_2026_07_28_discover_lifecycle() {
     let root = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("state");
     std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
     let client = client_config()
         .serve_with_lifecycle(
-            spawn(root.path()),
+            spawn(root.path(), state.path()),
             ClientLifecycleMode::Discover {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             },
@@ -107,10 +111,11 @@ async fn rmcp_client_with_the_2026_07_28_discover_lifecycle() {
 #[tokio::test]
 async fn rmcp_auto_lifecycle_picks_discover() {
     let root = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("state");
     std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
     let client = client_config()
         .serve_with_lifecycle(
-            spawn(root.path()),
+            spawn(root.path(), state.path()),
             ClientLifecycleMode::Auto {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
                 legacy_version: Some(ProtocolVersion::V_2025_11_25),
@@ -146,6 +151,7 @@ async fn call_text(
 #[tokio::test]
 async fn rmcp_client_runs_one_action_of_each_local_tool() {
     let dir = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("state");
     let root = dir.path().canonicalize().expect("canonical root");
     std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"demo\"\n").expect("write");
     std::fs::create_dir(root.join("src")).expect("mkdir");
@@ -155,7 +161,7 @@ async fn rmcp_client_runs_one_action_of_each_local_tool() {
     )
     .expect("write");
     let client = client_config()
-        .serve(spawn(&root))
+        .serve(spawn(&root, state.path()))
         .await
         .expect("initialize handshake");
 
