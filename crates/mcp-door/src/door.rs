@@ -81,9 +81,34 @@ pub enum Answer {
 #[derive(Debug)]
 pub struct Door {
     sources: Mutex<Vec<OpenApiSource>>,
-    projection: RwLock<Arc<Projection>>,
+    current: RwLock<Current>,
     config: DoorConfig,
     client: reqwest::Client,
+}
+
+/// The projection in force and its `tools/list` result, built once per
+/// projection (a list is asked for far more often than it changes).
+#[derive(Debug)]
+struct Current {
+    projection: Arc<Projection>,
+    list: Arc<Value>,
+}
+
+impl Current {
+    fn new(projection: Projection, ttl_ms: u64) -> Current {
+        let result = ListToolsResult {
+            tools: projection.tools().to_vec(),
+            ttl_ms: Some(ttl_ms),
+            cache_scope: Some(CacheScope::Public),
+            result_type: Some("complete".into()),
+            meta: Some(projection.list_meta()),
+            ..ListToolsResult::default()
+        };
+        Current {
+            list: Arc::new(serde_json::to_value(result).unwrap_or(Value::Null)),
+            projection: Arc::new(projection),
+        }
+    }
 }
 
 /// The JSON-RPC error code of the answer to a call without a credential
@@ -105,7 +130,7 @@ impl Door {
         let projection = Projection::build(&sources, &config.projection);
         Ok(Door {
             sources: Mutex::new(sources),
-            projection: RwLock::new(Arc::new(projection)),
+            current: RwLock::new(Current::new(projection, config.list_ttl_ms)),
             config,
             client,
         })
@@ -113,12 +138,8 @@ impl Door {
 
     /// The current projection.
     pub fn projection(&self) -> Arc<Projection> {
-        Arc::clone(
-            &self
-                .projection
-                .read()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
+        let current = self.current.read().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(&current.projection)
     }
 
     /// The door's configuration.
@@ -136,10 +157,8 @@ impl Door {
         };
         source.set_available(available);
         let projection = Projection::build(&sources, &self.config.projection);
-        *self
-            .projection
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(projection);
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) =
+            Current::new(projection, self.config.list_ttl_ms);
         true
     }
 
@@ -269,16 +288,14 @@ impl Door {
                 "unknown cursor {cursor:?}: the door lists every tool on one page"
             )));
         }
-        let projection = self.projection();
-        let result = ListToolsResult {
-            tools: projection.tools().to_vec(),
-            ttl_ms: Some(self.config.list_ttl_ms),
-            cache_scope: Some(CacheScope::Public),
-            result_type: Some("complete".into()),
-            meta: Some(projection.list_meta()),
-            ..ListToolsResult::default()
-        };
-        to_value(&result)
+        let list = Arc::clone(
+            &self
+                .current
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .list,
+        );
+        Ok((*list).clone())
     }
 
     async fn call(

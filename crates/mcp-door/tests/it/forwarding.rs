@@ -65,7 +65,12 @@ async fn path_query_and_headers_map_onto_the_request() {
     let r = post(
         &url,
         &call(1, "items", json!({"op": "get_item", "input": input})),
-        &[AUTH, ("x-other", "leak"), ("cookie", "sid=9")],
+        &[
+            AUTH,
+            ("x-other", "leak"),
+            ("cookie", "sid=9"),
+            ("x-authorization", "xa"),
+        ],
     )
     .await;
     assert_eq!(r.status, 200);
@@ -86,6 +91,7 @@ async fn path_query_and_headers_map_onto_the_request() {
     assert_eq!(req.query.as_deref(), Some("q=x%20y%26z&tags=t1&tags=t2"));
     assert_eq!(req.header("authorization"), Some("Bearer tok-1"));
     assert_eq!(req.header("cookie"), Some("sid=9"));
+    assert_eq!(req.header("x-authorization"), Some("xa"));
     assert_eq!(req.header("x-trace"), Some("abc"));
     assert_eq!(req.header("x-other"), None);
     assert_eq!(req.header("mcp-protocol-version"), None);
