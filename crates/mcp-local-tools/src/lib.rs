@@ -59,12 +59,16 @@
 //! - `code` (default): the `code` tool (tree-sitter grammars for Rust,
 //!   Python, TypeScript/JavaScript and Go).
 //! - `workspace` (default): the `workspace` tool.
+//! - `fetch` (default): the `fetch` tool (web pages as Markdown, HTTP
+//!   requests, downloads into the roots), through the address guard of
+//!   [`net`]: loopback, private and link-local addresses are refused unless
+//!   allowed.
 #![deny(missing_docs)]
 
 mod action;
 mod context;
 mod error;
-#[cfg(any(feature = "fs", feature = "code"))]
+#[cfg(any(feature = "fs", feature = "code", feature = "fetch"))]
 mod files;
 #[cfg(any(feature = "exec", feature = "git"))]
 mod process;
@@ -79,8 +83,12 @@ mod util;
 pub mod code;
 #[cfg(feature = "exec")]
 pub mod exec;
+#[cfg(feature = "fetch")]
+pub mod fetch;
 #[cfg(feature = "fs")]
 pub mod fs;
+#[cfg(feature = "fetch")]
+pub mod net;
 #[cfg(feature = "workspace")]
 pub mod workspace;
 

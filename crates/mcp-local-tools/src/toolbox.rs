@@ -64,6 +64,8 @@ impl Toolbox {
         }
         #[cfg(feature = "exec")]
         toolbox.add(crate::exec::ExecTool::new());
+        #[cfg(feature = "fetch")]
+        toolbox.add(crate::fetch::FetchTool::new());
         toolbox
     }
 

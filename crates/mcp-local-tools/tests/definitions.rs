@@ -18,7 +18,7 @@ fn default_toolbox_order() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["fs", "code", "workspace", "exec"]);
+    assert_eq!(names, ["fs", "code", "workspace", "exec", "fetch"]);
 }
 
 #[test]
@@ -39,6 +39,11 @@ fn workspace_definition() {
 #[test]
 fn exec_definition() {
     insta::assert_json_snapshot!("exec", definition("exec"));
+}
+
+#[test]
+fn fetch_definition() {
+    insta::assert_json_snapshot!("fetch", definition("fetch"));
 }
 
 #[test]
