@@ -1,6 +1,12 @@
 //! File helpers shared by the tools: reading text, atomic writes, creating
 //! directories and unified diffs, all through the no-follow opener.
 
+// Which helpers a build uses depends on the tool features it enables.
+#![cfg_attr(
+    not(all(feature = "fs", feature = "code", feature = "fetch", feature = "ui")),
+    allow(dead_code)
+)]
+
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -63,12 +63,15 @@
 //!   requests, downloads into the roots), through the address guard of
 //!   [`net`]: loopback, private and link-local addresses are refused unless
 //!   allowed.
+//! - `ui` (default): the `ui` tool (component registries in the shadcn
+//!   format: list, search, view, install into the roots), through the same
+//!   guard.
 #![deny(missing_docs)]
 
 mod action;
 mod context;
 mod error;
-#[cfg(any(feature = "fs", feature = "code", feature = "fetch"))]
+#[cfg(any(feature = "fs", feature = "code", feature = "fetch", feature = "ui"))]
 mod files;
 #[cfg(any(feature = "exec", feature = "git"))]
 mod process;
@@ -87,8 +90,10 @@ pub mod exec;
 pub mod fetch;
 #[cfg(feature = "fs")]
 pub mod fs;
-#[cfg(feature = "fetch")]
+#[cfg(any(feature = "fetch", feature = "ui"))]
 pub mod net;
+#[cfg(feature = "ui")]
+pub mod ui;
 #[cfg(feature = "workspace")]
 pub mod workspace;
 

@@ -66,6 +66,8 @@ impl Toolbox {
         toolbox.add(crate::exec::ExecTool::new());
         #[cfg(feature = "fetch")]
         toolbox.add(crate::fetch::FetchTool::new());
+        #[cfg(feature = "ui")]
+        toolbox.add(crate::ui::UiTool::new());
         toolbox
     }
 

@@ -18,7 +18,7 @@ fn default_toolbox_order() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["fs", "code", "workspace", "exec", "fetch"]);
+    assert_eq!(names, ["fs", "code", "workspace", "exec", "fetch", "ui"]);
 }
 
 #[test]
@@ -44,6 +44,11 @@ fn exec_definition() {
 #[test]
 fn fetch_definition() {
     insta::assert_json_snapshot!("fetch", definition("fetch"));
+}
+
+#[test]
+fn ui_definition() {
+    insta::assert_json_snapshot!("ui", definition("ui"));
 }
 
 #[test]

@@ -22,6 +22,9 @@
 //! ([`USER_AGENT`]), no cookies, no credential of the server (the door's
 //! bearer never reaches this module).
 
+// `fetch` uses every helper; `ui` alone uses fewer.
+#![cfg_attr(not(feature = "fetch"), allow(dead_code))]
+
 mod guard;
 
 use std::sync::{Arc, OnceLock};
