@@ -486,6 +486,27 @@ async fn a_slow_server_times_out() {
     .await;
     assert!(err);
     assert_eq!(text, "timed out after 300 ms");
+    // A download cut by its timeout leaves no temporary file behind.
+    let stalling = Server::start("127.0.0.1", |_| Reply::Stall {
+        sent: 100_000,
+        total: 1_000_000,
+    })
+    .await;
+    let (err, text, _) = fetch(
+        &open_tool(),
+        &s.roots,
+        json!({"action": "download", "url": stalling.url("/f"), "path": "f.bin", "timeout_ms": 500}),
+    )
+    .await;
+    assert!(err);
+    assert_eq!(text, "timed out after 500 ms");
+    let names: Vec<_> = std::fs::read_dir(&s.root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+
     let (err, text, _) = fetch(
         &open_tool(),
         &s.roots,

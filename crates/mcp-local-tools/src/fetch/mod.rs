@@ -24,7 +24,9 @@
 //! request, and every redirect hop, goes through the address guard of
 //! [`crate::net`]: loopback, private, link-local and other internal
 //! addresses are refused unless [`FetchConfig::policy`] allows them. The
-//! tool's client sends no credential of the server.
+//! tool's client sends no credential of the server, asks for no
+//! compression, and reads bodies as UTF-8 (bytes that are not UTF-8 become
+//! U+FFFD; other charsets are not converted).
 
 mod convert;
 
@@ -135,6 +137,17 @@ actions! {
         Download = "download" { reads: false, pool: false, usage: "{url, path, [max_bytes], [overwrite], [timeout_ms]}: save the body to path inside the roots (at most max_bytes, default 104857600); an existing file is kept unless overwrite." },
         Help = "help" { reads: true, pool: false, usage: ": this text." },
     }
+}
+
+/// The Markdown `get` makes of an HTML page fetched from `url` (which
+/// resolves relative links): the main content as a readability-style
+/// extractor finds it, with the page's title as a heading, else the whole
+/// page without scripts and styles.
+///
+/// Errors when neither holds any text (a page built by scripts), with a
+/// message suggesting `format: raw`.
+pub fn html_to_markdown(html: &str, url: &str) -> Result<String, String> {
+    convert::html_to_text(html, url, true)
 }
 
 /// How `get` turns the body into text.
@@ -303,8 +316,17 @@ impl FetchTool {
             .format
             .unwrap_or(if html { Format::Markdown } else { Format::Raw });
         let text = match format {
-            Format::Markdown if html => convert::html_to_text(&raw, &url, true)?,
-            Format::Text if html => convert::html_to_text(&raw, &url, false)?,
+            // Parsing a page of up to the body cap is CPU work: off the
+            // connection's task.
+            Format::Markdown | Format::Text if html => {
+                let (html_text, page_url) = (raw.into_owned(), url.clone());
+                let markdown = format == Format::Markdown;
+                tokio::task::spawn_blocking(move || {
+                    convert::html_to_text(&html_text, &page_url, markdown)
+                })
+                .await
+                .map_err(|e| format!("internal error: the conversion failed ({e})"))??
+            }
             Format::Json => {
                 if !body.complete {
                     return Err(format!(
@@ -470,6 +492,12 @@ impl FetchTool {
         let temp = crate::files::temp_sibling(&target).map_err(|e| e.to_string())?;
         let file = crate::safe::open_at(&target.root, &temp, crate::safe::OpenMode::WriteTruncate)
             .map_err(|e| e.to_string())?;
+        // Removes the temporary file on every way out but success, a
+        // timeout or cancellation (this future dropped) included.
+        let mut leftover = Leftover {
+            root: &target.root,
+            path: Some(&temp),
+        };
         let mut file = tokio::fs::File::from_std(file);
         let written = async {
             let mut written: u64 = 0;
@@ -501,14 +529,8 @@ impl FetchTool {
                 })?;
             Ok(written)
         }
-        .await;
-        let written = match written {
-            Ok(n) => n,
-            Err(e) => {
-                let _ = crate::safe::remove_file(&target.root, &temp);
-                return Err(e);
-            }
-        };
+        .await?;
+        leftover.path = None;
         let shown = ctx.roots.display(&target.path);
         let media = net::media_type(arrived.response.headers());
         let mut result = CallToolResult::text(format!(
@@ -526,6 +548,20 @@ impl FetchTool {
             "contentType": media,
         }));
         Ok(result)
+    }
+}
+
+/// A temporary file to remove when dropped, unless `path` was cleared.
+struct Leftover<'a> {
+    root: &'a std::path::Path,
+    path: Option<&'a std::path::Path>,
+}
+
+impl Drop for Leftover<'_> {
+    fn drop(&mut self) {
+        if let Some(path) = self.path {
+            let _ = crate::safe::remove_file(self.root, path);
+        }
     }
 }
 

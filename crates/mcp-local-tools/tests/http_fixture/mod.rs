@@ -42,6 +42,9 @@ pub enum Reply {
     Stream { total: usize },
     /// Sleeps this long before answering 200 "late".
     Sleep(Duration),
+    /// Announces `total` bytes, sends `sent` of them, then stalls for a
+    /// minute.
+    Stall { sent: usize, total: usize },
 }
 
 /// A 200 with `content_type` and `body`.
@@ -207,6 +210,15 @@ async fn serve(
                 stream.write_all(&block[..n]).await?;
                 left -= n;
             }
+        }
+        Reply::Stall { sent, total } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {total}\r\nConnection: close\r\n\r\n"
+            );
+            stream.write_all(head.as_bytes()).await?;
+            stream.write_all(&vec![b'y'; sent]).await?;
+            stream.flush().await?;
+            tokio::time::sleep(Duration::from_secs(60)).await;
         }
         Reply::Sleep(pause) => {
             tokio::time::sleep(pause).await;
