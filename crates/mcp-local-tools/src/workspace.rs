@@ -268,6 +268,8 @@ fn capabilities(surroundings: &Surroundings, ctx: &ToolContext) -> CallToolResul
         ("workspace", cfg!(feature = "workspace")),
         ("exec", cfg!(feature = "exec")),
         ("git", cfg!(feature = "git")),
+        ("fetch", cfg!(feature = "fetch")),
+        ("ui", cfg!(feature = "ui")),
     ]
     .iter()
     .filter(|(_, on)| *on)
