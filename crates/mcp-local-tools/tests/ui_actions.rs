@@ -69,6 +69,11 @@ fn item(name: &str) -> Option<Value> {
             "registryDependencies": ["card", "button"],
             "files": [{"path": "login/page.tsx", "type": "registry:page", "target": "~/app/login/page.tsx", "content": "export default function Page() {}\n"}]
         }),
+        "huge" => json!({
+            "name": "huge",
+            "type": "registry:ui",
+            "files": [{"path": "huge.tsx", "type": "registry:ui", "content": "x".repeat(300_000)}]
+        }),
         _ => return None,
     })
 }
@@ -191,6 +196,16 @@ async fn list_search_and_view() {
     assert!(text.contains("export function Button()"), "{text}");
     assert_eq!(meta["item"]["registryDependencies"], json!(["utils"]));
     assert_eq!(meta["item"]["meta"]["unknown"], "fields are fine");
+    // A view is capped: the text is cut with a marker, no structured copy.
+    let (err, text, meta) = ui(&tool, &s, json!({"action": "view", "name": "huge"})).await;
+    assert!(!err);
+    assert!(text.len() < 270_000, "{}", text.len());
+    assert!(
+        text.contains("[result cut at 262144 bytes"),
+        "{}",
+        &text[text.len() - 200..]
+    );
+    assert_eq!(meta["item"], Value::Null);
     let (err, text, _) = ui(&tool, &s, json!({"action": "view", "name": "nope"})).await;
     assert!(err);
     assert!(text.starts_with("HTTP 404"), "{text}");

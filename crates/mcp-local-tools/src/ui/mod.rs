@@ -162,7 +162,7 @@ actions! {
         Registries = "registries" { reads: true, pool: false, usage: ": the configured registries (the first is the default)." },
         List = "list" ["list_components"] { reads: true, pool: false, usage: "{[registry], [type], [offset], [limit]}: the registry's items: name, type, description (type: ui, block, hook, lib, ... or registry:ui; limit default 100)." },
         Search = "search" { reads: true, pool: false, usage: "{query, [registry], [type], [limit]}: items whose name, title or description contains query (any case), in one registry or all." },
-        View = "view" ["get_component"] { reads: true, pool: false, usage: "{name, [registry]}: the whole item as the registry sends it, files included." },
+        View = "view" ["get_component"] { reads: true, pool: false, usage: "{name, [registry]}: the whole item as the registry sends it, files included (cut at 256 KiB)." },
         Install = "install" { reads: false, pool: false, usage: "{name | names, [registry], [path], [overwrite]}: write the items' files and those of their registryDependencies into the workspace (under path, default the first root); refuses existing files unless overwrite and targets outside the workspace; reports the npm dependencies to add. Runs no command." },
         AddCommand = "add_command" { reads: true, pool: false, usage: "{name | names, [registry]}: the CLI line that adds the items (npx shadcn@latest add ..., or the framework's port), for you to run." },
         SetFramework = "set_framework" { reads: false, pool: false, usage: "{framework}: remember the workspace's framework (react, vue, svelte, solid, react-native)." },
@@ -485,11 +485,18 @@ impl UiTool {
             item_line(None, &item),
             registry.name
         );
-        text.push_str(&serde_json::to_string_pretty(&*raw).map_err(|e| e.to_string())?);
+        let pretty = serde_json::to_string_pretty(&*raw).map_err(|e| e.to_string())?;
+        // The structured copy is kept only when the text holds it whole
+        // (the text itself is cut at the tool's result cap).
+        let whole = pretty.len() + text.len() < <UiTool as ActionTool>::RESULT_CAP;
+        text.push_str(&pretty);
         text.push('\n');
         let mut result = CallToolResult::text(text);
-        result.structured_content =
-            Some(json!({"registry": registry.name, "url": url, "item": &*raw}));
+        result.structured_content = Some(json!({
+            "registry": registry.name,
+            "url": url,
+            "item": if whole { (*raw).clone() } else { serde_json::Value::Null },
+        }));
         Ok(result)
     }
 
