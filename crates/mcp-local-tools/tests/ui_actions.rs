@@ -434,7 +434,22 @@ async fn the_guard_applies_and_no_credential_is_sent() {
     );
     assert_eq!(server.connections(), 0);
 
-    let tool = tool(&server, &s);
+    // The tool as the default toolbox builds it, from the environment.
+    #[allow(unsafe_code)]
+    // SAFETY: no other test of this binary reads or writes these variables.
+    unsafe {
+        std::env::set_var("HANZO_MCP_FETCH_ALLOW_PRIVATE", "1");
+        std::env::set_var(
+            "HANZO_MCP_UI_REGISTRIES",
+            format!("test={}", server.url("/r/")),
+        );
+    }
+    let tool = UiTool::new();
+    let (_, text, _) = ui(&tool, &s, json!({"action": "registries"})).await;
+    assert!(
+        text.starts_with("test (default): index http://127.0.0.1:"),
+        "{text}"
+    );
     for args in [
         json!({"action": "list"}),
         json!({"action": "search", "query": "card", "registry": "test"}),
