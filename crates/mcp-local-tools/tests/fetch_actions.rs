@@ -1,5 +1,6 @@
 //! The `fetch` tool against loopback HTTP servers written for the tests,
 //! and its address guard with the setting off.
+#![cfg(feature = "fetch")]
 
 mod common;
 mod http_fixture;

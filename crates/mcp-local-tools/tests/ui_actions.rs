@@ -1,5 +1,6 @@
 //! The `ui` tool against a loopback registry serving a small registry
 //! written for the tests.
+#![cfg(feature = "ui")]
 
 mod common;
 mod http_fixture;
