@@ -630,8 +630,9 @@ async fn internal_addresses_are_refused_and_never_connected() {
 #[tokio::test]
 async fn a_redirect_from_an_allowed_host_to_loopback_is_refused_at_the_connection() {
     let s = Sandbox::new();
-    // The second server listens on another loopback address, which the
-    // guard treats as loopback; the first is made "public" by the test's
+    // The second server listens on another loopback address (Linux routes
+    // all of 127.0.0.0/8 to the loopback interface), which the guard treats
+    // as loopback; the first is made "public" by the test's
     // policy (its address allowed, its name fixed without DNS).
     let inner = Server::start("127.0.0.2", |_| ok("text/plain", "internal secret")).await;
     let inner_port = inner.addr.port();
