@@ -1,6 +1,18 @@
 //! File helpers shared by the tools: reading text, atomic writes, creating
 //! directories and unified diffs, all through the no-follow opener.
 
+// Which helpers a build uses depends on the tool features it enables.
+#![cfg_attr(
+    not(all(
+        feature = "fs",
+        feature = "code",
+        feature = "fetch",
+        feature = "ui",
+        feature = "memory"
+    )),
+    allow(dead_code)
+)]
+
 use std::collections::HashSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -57,6 +69,42 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// temporary sibling written through the no-follow opener, its permissions
 /// copied from the old file, then renamed over the target.
 pub(crate) fn write_atomic(target: &Resolved, bytes: &[u8]) -> Result<(), PathError> {
+    write_file(target, bytes, true)
+}
+
+/// Like [`write_atomic`], but an existing target is replaced only when
+/// `overwrite` (else `AlreadyExists`, atomically on Linux).
+pub(crate) fn write_file(
+    target: &Resolved,
+    bytes: &[u8],
+    overwrite: bool,
+) -> Result<(), PathError> {
+    let shown = || target.path.to_string_lossy().into_owned();
+    let temp = temp_sibling(target)?;
+    let old_permissions = std::fs::metadata(&target.path)
+        .ok()
+        .map(|m| m.permissions());
+    let result = (|| {
+        let mut file = safe::open_at(&target.root, &temp, OpenMode::WriteTruncate)?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| PathError::from_io(shown(), &e))?;
+        if let Some(permissions) = old_permissions {
+            file.set_permissions(permissions)
+                .map_err(|e| PathError::from_io(shown(), &e))?;
+        }
+        drop(file);
+        safe::rename(&target.root, &temp, &target.root, &target.path, overwrite)
+    })();
+    if result.is_err() {
+        let _ = safe::remove_file(&target.root, &temp);
+    }
+    result
+}
+
+/// A fresh temporary name next to `target`, its parents created: where a
+/// write goes before it is renamed into place.
+pub(crate) fn temp_sibling(target: &Resolved) -> Result<std::path::PathBuf, PathError> {
     let shown = || target.path.to_string_lossy().into_owned();
     let (Some(parent), Some(name)) = (target.path.parent(), target.path.file_name()) else {
         return Err(PathError::new(shown(), PathErrorKind::IsADirectory));
@@ -66,9 +114,6 @@ pub(crate) fn write_atomic(target: &Resolved, bytes: &[u8]) -> Result<(), PathEr
         root: target.root.clone(),
         exists: parent.exists(),
     })?;
-    let old_permissions = std::fs::metadata(&target.path)
-        .ok()
-        .map(|m| m.permissions());
     // The temp name keeps at most 128 bytes of the file's name, so a name
     // near the file system's 255-byte limit still has room for the suffix.
     let shown_name = name.to_string_lossy();
@@ -82,23 +127,7 @@ pub(crate) fn write_atomic(target: &Resolved, bytes: &[u8]) -> Result<(), PathEr
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     );
-    let temp = parent.join(temp_name);
-    let result = (|| {
-        let mut file = safe::open_at(&target.root, &temp, OpenMode::WriteTruncate)?;
-        file.write_all(bytes)
-            .and_then(|()| file.sync_all())
-            .map_err(|e| PathError::from_io(shown(), &e))?;
-        if let Some(permissions) = old_permissions {
-            file.set_permissions(permissions)
-                .map_err(|e| PathError::from_io(shown(), &e))?;
-        }
-        drop(file);
-        safe::rename(&target.root, &temp, &target.root, &target.path, true)
-    })();
-    if result.is_err() {
-        let _ = safe::remove_file(&target.root, &temp);
-    }
-    result
+    Ok(parent.join(temp_name))
 }
 
 /// Creates every missing directory from the root down to `target`.

@@ -63,6 +63,13 @@
 //! - `exec` (default): the [`exec`] tool (commands in their own process
 //!   group, bounded; background jobs).
 //! - `git` (default): the `git` tool (runs the machine's `git` binary).
+//! - `fetch` (default): the `fetch` tool (web pages as Markdown, HTTP
+//!   requests, downloads into the roots), through the address guard of
+//!   [`net`]: loopback, private and link-local addresses are refused unless
+//!   allowed.
+//! - `ui` (default): the `ui` tool (component registries in the shadcn
+//!   format: list, search, view, install into the roots), through the same
+//!   guard.
 //! - `think` (default): the [`think`] tool (per connection, in memory).
 //! - `memory`, `plan`, `tasks` (default): the [`memory`], [`plan`] and
 //!   [`tasks`] tools, on the state database ([`store`], SQLite).
@@ -73,7 +80,13 @@
 mod action;
 mod context;
 mod error;
-#[cfg(any(feature = "fs", feature = "code", feature = "memory"))]
+#[cfg(any(
+    feature = "fs",
+    feature = "code",
+    feature = "memory",
+    feature = "fetch",
+    feature = "ui"
+))]
 mod files;
 #[cfg(any(feature = "exec", feature = "git"))]
 mod process;
@@ -90,6 +103,8 @@ mod util;
 pub mod code;
 #[cfg(feature = "exec")]
 pub mod exec;
+#[cfg(feature = "fetch")]
+pub mod fetch;
 #[cfg(feature = "fs")]
 pub mod fs;
 #[cfg(feature = "git")]
@@ -98,12 +113,16 @@ pub mod git;
 pub mod memory;
 #[cfg(feature = "mode")]
 pub mod mode;
+#[cfg(any(feature = "fetch", feature = "ui"))]
+pub mod net;
 #[cfg(feature = "plan")]
 pub mod plan;
 #[cfg(feature = "tasks")]
 pub mod tasks;
 #[cfg(feature = "think")]
 pub mod think;
+#[cfg(feature = "ui")]
+pub mod ui;
 #[cfg(feature = "workspace")]
 pub mod workspace;
 

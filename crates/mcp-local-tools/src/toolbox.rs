@@ -73,6 +73,10 @@ impl Toolbox {
         toolbox.add(crate::exec::ExecTool::new());
         #[cfg(feature = "git")]
         toolbox.add(crate::git::GitTool::new());
+        #[cfg(feature = "fetch")]
+        toolbox.add(crate::fetch::FetchTool::new());
+        #[cfg(feature = "ui")]
+        toolbox.add(crate::ui::UiTool::new());
         #[cfg(any(feature = "memory", feature = "plan", feature = "tasks"))]
         let store = Arc::new(crate::store::Store::new());
         #[cfg(feature = "think")]

@@ -268,6 +268,8 @@ fn capabilities(surroundings: &Surroundings, ctx: &ToolContext) -> CallToolResul
         ("workspace", cfg!(feature = "workspace")),
         ("exec", cfg!(feature = "exec")),
         ("git", cfg!(feature = "git")),
+        ("fetch", cfg!(feature = "fetch")),
+        ("ui", cfg!(feature = "ui")),
         ("think", cfg!(feature = "think")),
         ("memory", cfg!(feature = "memory")),
         ("plan", cfg!(feature = "plan")),

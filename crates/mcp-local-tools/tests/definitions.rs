@@ -26,6 +26,8 @@ fn default_toolbox_order() {
             "workspace",
             "exec",
             "git",
+            "fetch",
+            "ui",
             "think",
             "memory",
             "plan",
@@ -65,6 +67,16 @@ fn state_tool_definitions() {
 #[test]
 fn git_definition() {
     insta::assert_json_snapshot!("git", definition("git"));
+}
+
+#[test]
+fn fetch_definition() {
+    insta::assert_json_snapshot!("fetch", definition("fetch"));
+}
+
+#[test]
+fn ui_definition() {
+    insta::assert_json_snapshot!("ui", definition("ui"));
 }
 
 #[test]

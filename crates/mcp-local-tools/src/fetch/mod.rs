@@ -1,0 +1,607 @@
+//! The `fetch` tool: read the web from this machine (HIP-0300 §2.1),
+//! without reaching the network it runs in.
+//!
+//! - `get {url, [format], [start_index], [max_length], [headers],
+//!   [timeout_ms]}` (alias `fetch`): the page as text. HTML becomes
+//!   Markdown (`format: markdown`, the default for HTML) or plain text
+//!   (`text`) with the main content extracted, else the whole page; JSON
+//!   may be pretty-printed (`json`); `raw` is the body as it came. The text
+//!   is paged by characters: at most `max_length` (default
+//!   [`DEFAULT_MAX_LENGTH`]) from `start_index`, and the result names the
+//!   next `start_index`. A page from which no text can be extracted is an
+//!   error suggesting `format: raw`, never an empty success.
+//! - `head {url, [headers]}`: status and headers.
+//! - `request {url, [method], [headers], [body]}`: GET, POST, PUT, PATCH or
+//!   DELETE; status, headers and the body, paged like `get`.
+//! - `download {url, path, [max_bytes], [overwrite]}`: the body saved to a
+//!   file inside the roots, streamed to a temporary sibling and renamed
+//!   into place; an existing file is kept unless `overwrite`.
+//!
+//! Limits: http and https only; every call bounded by `timeout_ms`
+//! (default [`DEFAULT_TIMEOUT`], at most the configured maximum); bodies
+//! read while streaming up to [`DEFAULT_MAX_BYTES`] (`download`: its
+//! `max_bytes`); at most [`crate::net::MAX_REDIRECTS`] redirects. Every
+//! request, and every redirect hop, goes through the address guard of
+//! [`crate::net`]: loopback, private, link-local and other internal
+//! addresses are refused unless [`FetchConfig::policy`] allows them. The
+//! tool's client sends no credential of the server, asks for no
+//! compression, and reads bodies as UTF-8 (bytes that are not UTF-8 become
+//! U+FFFD; other charsets are not converted).
+
+mod convert;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use mcp_proto::CallToolResult;
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::io::AsyncWriteExt as _;
+
+use crate::action::{ActionArgs, ActionFuture, ActionTool, actions, local_tool};
+use crate::context::ToolContext;
+use crate::error::PathErrorKind;
+use crate::net::{self, Http, NetPolicy, Outgoing};
+use crate::util::{Hints, ToolResult};
+
+/// Default `max_length` of `get` and `request`: 20,000 characters.
+pub const DEFAULT_MAX_LENGTH: usize = 20_000;
+/// Largest `max_length` a call may ask for: 100,000 characters.
+pub const MAX_MAX_LENGTH: usize = 100_000;
+/// Default cap on the bytes of a body `get`, `head` and `request` read:
+/// 10 MiB.
+pub const DEFAULT_MAX_BYTES: usize = 10 * 1024 * 1024;
+/// Default `max_bytes` of `download`: 100 MiB.
+pub const DEFAULT_DOWNLOAD_BYTES: u64 = 100 * 1024 * 1024;
+/// Default `timeout_ms`: 30,000 ms.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default largest `timeout_ms` a call may ask for: 120,000 ms.
+pub const DEFAULT_MAX_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How the `fetch` tool is set up.
+#[derive(Debug, Clone)]
+pub struct FetchConfig {
+    /// Which addresses requests may reach (default: public ones only).
+    pub policy: NetPolicy,
+    /// Cap on the bytes of a body read by `get`, `head` and `request`
+    /// (default [`DEFAULT_MAX_BYTES`]); reading stops there.
+    pub max_bytes: usize,
+    /// Largest `max_bytes` a `download` may ask for (default 1 GiB).
+    pub max_download_bytes: u64,
+    /// `timeout_ms` when a call gives none (default [`DEFAULT_TIMEOUT`]).
+    pub default_timeout: Duration,
+    /// Largest `timeout_ms` a call may ask for (default
+    /// [`DEFAULT_MAX_TIMEOUT`]).
+    pub max_timeout: Duration,
+}
+
+impl Default for FetchConfig {
+    fn default() -> FetchConfig {
+        FetchConfig {
+            policy: NetPolicy::default(),
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_download_bytes: 1 << 30,
+            default_timeout: DEFAULT_TIMEOUT,
+            max_timeout: DEFAULT_MAX_TIMEOUT,
+        }
+    }
+}
+
+impl FetchConfig {
+    /// The defaults, with the policy from the environment
+    /// ([`NetPolicy::from_env`]: `HANZO_MCP_FETCH_ALLOW_PRIVATE`).
+    pub fn from_env() -> FetchConfig {
+        FetchConfig {
+            policy: NetPolicy::from_env(),
+            ..FetchConfig::default()
+        }
+    }
+}
+
+/// The `fetch` local tool. Cheap to clone; clones share the HTTP client.
+#[derive(Debug, Clone)]
+pub struct FetchTool {
+    config: std::sync::Arc<FetchConfig>,
+    http: Http,
+}
+
+impl Default for FetchTool {
+    fn default() -> FetchTool {
+        FetchTool::new()
+    }
+}
+
+impl FetchTool {
+    /// The tool with [`FetchConfig::from_env`].
+    pub fn new() -> FetchTool {
+        FetchTool::with_config(FetchConfig::from_env())
+    }
+
+    /// The tool with `config`.
+    pub fn with_config(config: FetchConfig) -> FetchTool {
+        FetchTool {
+            http: Http::new(config.policy.clone()),
+            config: std::sync::Arc::new(config),
+        }
+    }
+}
+
+actions! {
+    /// Which `fetch` action to run.
+    pub(crate) enum FetchAction {
+        Get = "get" ["fetch"] { reads: true, pool: false, usage: "{url, [format], [start_index], [max_length], [headers], [timeout_ms]}: the page as text: HTML as Markdown (format: markdown, the default for HTML) or plain text (text) with the main content extracted; json pretty-prints; raw is the body as it came. At most max_length characters (default 20000, at most 100000) from start_index (default 0); the result names the next start_index." },
+        Head = "head" { reads: true, pool: false, usage: "{url, [headers], [timeout_ms]}: status and headers only." },
+        Request = "request" { reads: false, pool: false, usage: "{url, [method], [headers], [body], [start_index], [max_length], [timeout_ms]}: an HTTP request (method GET, POST, PUT, PATCH or DELETE; default GET) with a text body; returns the status, headers and the body, paged like get." },
+        Download = "download" { reads: false, pool: false, usage: "{url, path, [max_bytes], [overwrite], [timeout_ms]}: save the body to path inside the roots (at most max_bytes, default 104857600); an existing file is kept unless overwrite." },
+        Help = "help" { reads: true, pool: false, usage: ": this text." },
+    }
+}
+
+/// The Markdown `get` makes of an HTML page fetched from `url` (which
+/// resolves relative links): the main content as a readability-style
+/// extractor finds it, with the page's title as a heading, else the whole
+/// page without scripts and styles.
+///
+/// Errors when neither holds any text (a page built by scripts), with a
+/// message suggesting `format: raw`.
+pub fn html_to_markdown(html: &str, url: &str) -> Result<String, String> {
+    convert::html_to_text(html, url, true)
+}
+
+/// How `get` turns the body into text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Format {
+    // HTML as Markdown, main content extracted; other bodies as they are.
+    Markdown,
+    // HTML as plain text, main content extracted; other bodies as they are.
+    Text,
+    // The body as it came (UTF-8, invalid bytes replaced).
+    Raw,
+    // The body parsed as JSON and pretty-printed.
+    Json,
+}
+
+/// Arguments of the `fetch` tool.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FetchArgs {
+    /// get | head | request | download | help (also accepted: fetch = get).
+    action: FetchAction,
+    /// The http or https URL.
+    url: Option<String>,
+    /// get: markdown (HTML as Markdown, main content extracted; the default for HTML), text (HTML as plain text), raw (the body as it came; the default for other types) or json (pretty-printed).
+    format: Option<Format>,
+    /// get, request: the first character to return (default 0); use the next start_index a result names.
+    start_index: Option<u64>,
+    /// get, request: the most characters to return (default 20000, at most 100000).
+    max_length: Option<u64>,
+    /// Request headers to send (name to value). Host cannot be set.
+    headers: Option<BTreeMap<String, String>>,
+    /// request: GET (default), POST, PUT, PATCH or DELETE.
+    method: Option<String>,
+    /// request: the request body (text).
+    body: Option<String>,
+    /// download: where to save the body, inside the roots.
+    path: Option<String>,
+    /// download: the most bytes to save (default 104857600); a longer body is refused and nothing is written.
+    max_bytes: Option<u64>,
+    /// download: replace an existing file (default false).
+    overwrite: Option<bool>,
+    /// Milliseconds the whole call may take (default 30000, at most 120000).
+    timeout_ms: Option<u64>,
+}
+
+impl ActionArgs for FetchArgs {
+    type Action = FetchAction;
+    fn action(&self) -> FetchAction {
+        self.action
+    }
+}
+
+const DESCRIPTION: &str = "Read the web from this machine: get a page as Markdown (main content extracted), text, raw or pretty JSON, paged by characters with start_index; head; request with a method, headers and body; download a file into the roots. http and https only; requests to loopback, private, link-local and other internal addresses are refused (every redirect hop included); bodies and time are capped. Call with {\"action\":\"help\"} for every action's fields.";
+
+impl ActionTool for FetchTool {
+    type Args = FetchArgs;
+    const NAME: &'static str = "fetch";
+    const TITLE: &'static str = "Fetch from the web";
+    const DESCRIPTION: &'static str = DESCRIPTION;
+    const HINTS: Hints = Hints {
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: true,
+    };
+    const HELP_NOTES: &'static str = "Requests to loopback, private (RFC 1918, RFC 6598), link-local (cloud metadata), unique-local, multicast and unspecified addresses are refused, on every redirect hop and for every address a name resolves to, unless the server runs with --fetch-allow-private (HANZO_MCP_FETCH_ALLOW_PRIVATE=1). At most 5 redirects are followed; bodies are read up to 10 MiB (download: max_bytes). No credential of the server is ever sent.";
+    const RESULT_CAP: usize = 512 * 1024;
+
+    fn time_limit(&self) -> Option<Duration> {
+        Some(self.config.max_timeout + Duration::from_secs(5))
+    }
+
+    fn run_async<'a>(&'a self, args: FetchArgs, ctx: ToolContext) -> ActionFuture<'a> {
+        Box::pin(async move {
+            let timeout = self.timeout(args.timeout_ms)?;
+            let work = async {
+                match args.action {
+                    FetchAction::Get => self.get(&args).await,
+                    FetchAction::Head => self.head(&args).await,
+                    FetchAction::Request => self.request(&args).await,
+                    FetchAction::Download => self.download(&args, &ctx).await,
+                    FetchAction::Help => unreachable!("the framework answers help"),
+                }
+            };
+            tokio::select! {
+                biased;
+                () = ctx.cancel.cancelled() => Err("cancelled".to_owned()),
+                done = tokio::time::timeout(timeout, work) => done.unwrap_or_else(|_| {
+                    Err(format!("timed out after {} ms", timeout.as_millis()))
+                }),
+            }
+        })
+    }
+}
+
+local_tool!(FetchTool);
+
+impl FetchTool {
+    fn timeout(&self, asked: Option<u64>) -> Result<Duration, String> {
+        let max = self.config.max_timeout;
+        match asked {
+            None => Ok(self.config.default_timeout.min(max)),
+            Some(ms) if ms == 0 || Duration::from_millis(ms) > max => Err(format!(
+                "timeout_ms must be 1..={} (got {ms})",
+                max.as_millis()
+            )),
+            Some(ms) => Ok(Duration::from_millis(ms)),
+        }
+    }
+
+    fn outgoing(args: &FetchArgs, method: Method) -> Result<Outgoing, String> {
+        let url = args.url.as_deref().ok_or_else(|| {
+            format!(
+                "{}: missing field 'url'",
+                crate::action::Action::spec(args.action).name
+            )
+        })?;
+        Ok(Outgoing {
+            method,
+            url: net::parse_url(url)?,
+            headers: net::caller_headers(args.headers.iter().flatten())?,
+            body: None,
+        })
+    }
+
+    fn paging(args: &FetchArgs) -> Result<(usize, usize), String> {
+        let start = args.start_index.unwrap_or(0);
+        let max = args.max_length.unwrap_or(DEFAULT_MAX_LENGTH as u64);
+        if max == 0 || max > MAX_MAX_LENGTH as u64 {
+            return Err(format!(
+                "max_length must be 1..={MAX_MAX_LENGTH} (got {max})"
+            ));
+        }
+        Ok((usize::try_from(start).unwrap_or(usize::MAX), max as usize))
+    }
+
+    async fn get(&self, args: &FetchArgs) -> ToolResult {
+        let (start, max) = Self::paging(args)?;
+        let outgoing = Self::outgoing(args, Method::GET)?;
+        let asked = outgoing.url.to_string();
+        let mut arrived = self.http.send(outgoing).await?;
+        let status = arrived.response.status();
+        let media = net::media_type(arrived.response.headers());
+        let body = net::read_body(&mut arrived.response, self.config.max_bytes).await?;
+        let url = arrived.url.to_string();
+        if convert::is_binary(&media, &body.bytes) {
+            return Err(format!(
+                "{url} answered binary content ({}, {} bytes read); use download to save it",
+                if media.is_empty() { "no type" } else { &media },
+                body.bytes.len()
+            ));
+        }
+        let raw = String::from_utf8_lossy(&body.bytes);
+        if !status.is_success() {
+            let mut snippet: String = raw.chars().take(500).collect();
+            if snippet.len() < raw.len() {
+                snippet.push('…');
+            }
+            return Err(format!("HTTP {status} from {url}\n{snippet}"));
+        }
+        let html = media == "text/html"
+            || media == "application/xhtml+xml"
+            || (media.is_empty() && looks_like_html(&raw));
+        let format = args
+            .format
+            .unwrap_or(if html { Format::Markdown } else { Format::Raw });
+        let text = match format {
+            // Parsing a page of up to the body cap is CPU work: off the
+            // connection's task.
+            Format::Markdown | Format::Text if html => {
+                let (html_text, page_url) = (raw.into_owned(), url.clone());
+                let markdown = format == Format::Markdown;
+                tokio::task::spawn_blocking(move || {
+                    convert::html_to_text(&html_text, &page_url, markdown)
+                })
+                .await
+                .map_err(|e| format!("internal error: the conversion failed ({e})"))??
+            }
+            Format::Json => {
+                if !body.complete {
+                    return Err(format!(
+                        "the JSON body of {url} is larger than {} bytes (read no further); use format: raw to page what was read",
+                        self.config.max_bytes
+                    ));
+                }
+                convert::pretty_json(&body.bytes)?
+            }
+            _ => raw.into_owned(),
+        };
+        let page = convert::page(&text, start, max)?;
+        let mut out = page.text.to_owned();
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        if !body.complete {
+            out.push_str(&format!(
+                "[the body is larger than {} bytes; only the first {} bytes were read]\n",
+                self.config.max_bytes, self.config.max_bytes
+            ));
+        }
+        if let Some(next) = page.next {
+            out.push_str(&format!(
+                "[characters {start}-{} of {}; continue with start_index={next}]\n",
+                start + page.text.chars().count(),
+                page.total
+            ));
+        }
+        let mut result = CallToolResult::text(out);
+        result.structured_content = Some(json!({
+            "url": asked,
+            "finalUrl": url,
+            "redirects": arrived.redirects,
+            "status": status.as_u16(),
+            "contentType": media,
+            "format": format_name(format, html),
+            "startIndex": start,
+            "totalChars": page.total,
+            "nextStartIndex": page.next,
+            "bodyBytes": body.bytes.len(),
+            "bodyComplete": body.complete,
+        }));
+        Ok(result)
+    }
+
+    async fn head(&self, args: &FetchArgs) -> ToolResult {
+        let arrived = self.http.send(Self::outgoing(args, Method::HEAD)?).await?;
+        let (text, headers) = status_and_headers(&arrived);
+        let mut result = CallToolResult::text(text);
+        result.structured_content = Some(json!({
+            "url": arrived.url.as_str(),
+            "status": arrived.response.status().as_u16(),
+            "headers": headers,
+        }));
+        Ok(result)
+    }
+
+    async fn request(&self, args: &FetchArgs) -> ToolResult {
+        let (start, max) = Self::paging(args)?;
+        let method = match args
+            .method
+            .as_deref()
+            .unwrap_or("GET")
+            .to_ascii_uppercase()
+            .as_str()
+        {
+            "GET" => Method::GET,
+            "POST" => Method::POST,
+            "PUT" => Method::PUT,
+            "PATCH" => Method::PATCH,
+            "DELETE" => Method::DELETE,
+            other => {
+                return Err(format!(
+                    "method '{other}' is not accepted (GET, POST, PUT, PATCH or DELETE)"
+                ));
+            }
+        };
+        let mut outgoing = Self::outgoing(args, method)?;
+        outgoing.body = args.body.as_ref().map(|b| b.as_bytes().to_vec());
+        let mut arrived = self.http.send(outgoing).await?;
+        let (mut text, headers) = status_and_headers(&arrived);
+        let media = net::media_type(arrived.response.headers());
+        let body = net::read_body(&mut arrived.response, self.config.max_bytes).await?;
+        let mut next = None;
+        let mut total = 0;
+        text.push('\n');
+        if convert::is_binary(&media, &body.bytes) {
+            text.push_str(&format!(
+                "[binary body, {} bytes; use download to save it]\n",
+                body.bytes.len()
+            ));
+        } else {
+            let raw = String::from_utf8_lossy(&body.bytes);
+            let page = convert::page(&raw, start, max)?;
+            text.push_str(page.text);
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            if !body.complete {
+                text.push_str(&format!(
+                    "[the body is larger than {} bytes; only the first {} bytes were read]\n",
+                    self.config.max_bytes, self.config.max_bytes
+                ));
+            }
+            if let Some(n) = page.next {
+                text.push_str(&format!(
+                    "[characters {start}-{n} of {}; continue with start_index={n}]\n",
+                    page.total
+                ));
+            }
+            next = page.next;
+            total = page.total;
+        }
+        let mut result = CallToolResult::text(text);
+        result.structured_content = Some(json!({
+            "url": arrived.url.as_str(),
+            "status": arrived.response.status().as_u16(),
+            "headers": headers,
+            "totalChars": total,
+            "nextStartIndex": next,
+            "bodyBytes": body.bytes.len(),
+            "bodyComplete": body.complete,
+        }));
+        Ok(result)
+    }
+
+    async fn download(&self, args: &FetchArgs, ctx: &ToolContext) -> ToolResult {
+        let path = args
+            .path
+            .as_deref()
+            .ok_or("download: missing field 'path'")?;
+        let cap = args.max_bytes.unwrap_or(DEFAULT_DOWNLOAD_BYTES);
+        if cap == 0 || cap > self.config.max_download_bytes {
+            return Err(format!(
+                "max_bytes must be 1..={} (got {cap})",
+                self.config.max_download_bytes
+            ));
+        }
+        let overwrite = args.overwrite == Some(true);
+        let target = ctx.roots.resolve(path).map_err(|e| e.to_string())?;
+        if target.path.is_dir() {
+            return Err(format!("path '{path}': is a directory"));
+        }
+        if target.exists && !overwrite {
+            return Err(format!(
+                "path '{path}': already exists (pass overwrite: true to replace it)"
+            ));
+        }
+        let mut arrived = self.http.send(Self::outgoing(args, Method::GET)?).await?;
+        let status = arrived.response.status();
+        let url = arrived.url.to_string();
+        if !status.is_success() {
+            return Err(format!("HTTP {status} from {url}; nothing was saved"));
+        }
+        if let Some(length) = arrived.response.content_length()
+            && length > cap
+        {
+            return Err(format!(
+                "{url} is {length} bytes, more than max_bytes ({cap}); nothing was saved"
+            ));
+        }
+        let temp = crate::files::temp_sibling(&target).map_err(|e| e.to_string())?;
+        let file = crate::safe::open_at(&target.root, &temp, crate::safe::OpenMode::WriteTruncate)
+            .map_err(|e| e.to_string())?;
+        // Removes the temporary file on every way out but success, a
+        // timeout or cancellation (this future dropped) included.
+        let mut leftover = Leftover {
+            root: &target.root,
+            path: Some(&temp),
+        };
+        let mut file = tokio::fs::File::from_std(file);
+        let written = async {
+            let mut written: u64 = 0;
+            while let Some(chunk) = arrived
+                .response
+                .chunk()
+                .await
+                .map_err(|e| format!("reading the body of {url}: {e}"))?
+            {
+                written += chunk.len() as u64;
+                if written > cap {
+                    return Err(format!(
+                        "{url} sent more than max_bytes ({cap}); nothing was saved"
+                    ));
+                }
+                file.write_all(&chunk)
+                    .await
+                    .map_err(|e| format!("writing '{path}': {e}"))?;
+            }
+            file.sync_all()
+                .await
+                .map_err(|e| format!("writing '{path}': {e}"))?;
+            crate::safe::rename(&target.root, &temp, &target.root, &target.path, overwrite)
+                .map_err(|e| match e.kind {
+                    PathErrorKind::AlreadyExists => format!(
+                        "path '{path}': already exists (pass overwrite: true to replace it)"
+                    ),
+                    _ => e.to_string(),
+                })?;
+            Ok(written)
+        }
+        .await?;
+        leftover.path = None;
+        let shown = ctx.roots.display(&target.path);
+        let media = net::media_type(arrived.response.headers());
+        let mut result = CallToolResult::text(format!(
+            "saved {written} bytes from {url} to {shown}{}\n",
+            if media.is_empty() {
+                String::new()
+            } else {
+                format!(" ({media})")
+            }
+        ));
+        result.structured_content = Some(json!({
+            "url": url,
+            "path": shown,
+            "bytes": written,
+            "contentType": media,
+        }));
+        Ok(result)
+    }
+}
+
+/// A temporary file to remove when dropped, unless `path` was cleared.
+struct Leftover<'a> {
+    root: &'a std::path::Path,
+    path: Option<&'a std::path::Path>,
+}
+
+impl Drop for Leftover<'_> {
+    fn drop(&mut self) {
+        if let Some(path) = self.path {
+            let _ = crate::safe::remove_file(self.root, path);
+        }
+    }
+}
+
+/// `HTTP <status>` and one `name: value` line per header, and the headers
+/// as a JSON object (a repeated header's values joined by `, `).
+fn status_and_headers(arrived: &net::Arrived) -> (String, serde_json::Value) {
+    let response = &arrived.response;
+    let mut text = format!("HTTP {} ({})\n", response.status(), arrived.url);
+    let mut map = serde_json::Map::new();
+    for (name, value) in response.headers() {
+        let value = String::from_utf8_lossy(value.as_bytes());
+        text.push_str(&format!("{name}: {value}\n"));
+        match map.get_mut(name.as_str()) {
+            Some(serde_json::Value::String(old)) => {
+                old.push_str(", ");
+                old.push_str(&value);
+            }
+            _ => {
+                map.insert(name.as_str().to_owned(), value.into_owned().into());
+            }
+        }
+    }
+    (text, serde_json::Value::Object(map))
+}
+
+fn looks_like_html(text: &str) -> bool {
+    let head: String = text
+        .trim_start()
+        .chars()
+        .take(64)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    head.starts_with("<!doctype html") || head.starts_with("<html")
+}
+
+fn format_name(format: Format, html: bool) -> &'static str {
+    match format {
+        Format::Markdown if html => "markdown",
+        Format::Text if html => "text",
+        Format::Json => "json",
+        _ => "raw",
+    }
+}

@@ -1,0 +1,345 @@
+//! The address guard: which addresses a request may connect to, and the
+//! resolver hook that enforces it at connection time.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+/// The variable that allows private addresses (`1`, `true`, `yes` or `on`).
+pub const ALLOW_PRIVATE_VAR: &str = "HANZO_MCP_FETCH_ALLOW_PRIVATE";
+
+/// Why an address is refused by default: it reaches the machine itself or
+/// the network it sits in rather than the public internet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AddressClass {
+    /// 127.0.0.0/8, `::1`.
+    Loopback,
+    /// RFC 1918: 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16.
+    Private,
+    /// RFC 6598 shared address space (carrier-grade NAT): 100.64.0.0/10.
+    SharedAddressSpace,
+    /// 169.254.0.0/16 and `fe80::/10`; cloud metadata endpoints such as
+    /// 169.254.169.254 live here.
+    LinkLocal,
+    /// IPv6 unique-local `fc00::/7` (and the deprecated site-local
+    /// `fec0::/10`).
+    UniqueLocal,
+    /// 224.0.0.0/4, `ff00::/8`.
+    Multicast,
+    /// 0.0.0.0/8 ("this network"), `::`.
+    Unspecified,
+    /// 255.255.255.255, 240.0.0.0/4, 192.0.0.0/24, 198.18.0.0/15: not
+    /// routable on the public internet.
+    Reserved,
+}
+
+impl fmt::Display for AddressClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AddressClass::Loopback => "a loopback address",
+            AddressClass::Private => "a private address (RFC 1918)",
+            AddressClass::SharedAddressSpace => "a shared address (RFC 6598)",
+            AddressClass::LinkLocal => "a link-local address (where cloud metadata services live)",
+            AddressClass::UniqueLocal => "a unique-local IPv6 address",
+            AddressClass::Multicast => "a multicast address",
+            AddressClass::Unspecified => "an unspecified address",
+            AddressClass::Reserved => "a reserved address",
+        })
+    }
+}
+
+/// The class of `ip` if it is refused by default, `None` for a public
+/// address. IPv4 addresses embedded in IPv6 (IPv4-mapped `::ffff:a.b.c.d`,
+/// IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) are
+/// judged by the IPv4 address they carry.
+pub fn classify(ip: IpAddr) -> Option<AddressClass> {
+    match ip {
+        IpAddr::V4(v4) => classify_v4(v4),
+        IpAddr::V6(v6) => classify_v6(v6),
+    }
+}
+
+fn classify_v4(ip: Ipv4Addr) -> Option<AddressClass> {
+    let [a, b, c, _] = ip.octets();
+    Some(match (a, b, c) {
+        (127, ..) => AddressClass::Loopback,
+        (10, ..) | (172, 16..=31, _) | (192, 168, _) => AddressClass::Private,
+        (100, 64..=127, _) => AddressClass::SharedAddressSpace,
+        (169, 254, _) => AddressClass::LinkLocal,
+        (0, ..) => AddressClass::Unspecified,
+        (224..=239, ..) => AddressClass::Multicast,
+        (240..=255, ..) | (192, 0, 0) | (198, 18..=19, _) => AddressClass::Reserved,
+        _ => return None,
+    })
+}
+
+fn classify_v6(ip: Ipv6Addr) -> Option<AddressClass> {
+    if ip.is_unspecified() {
+        return Some(AddressClass::Unspecified);
+    }
+    if ip.is_loopback() {
+        return Some(AddressClass::Loopback);
+    }
+    let s = ip.segments();
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return classify_v4(v4);
+    }
+    // IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d).
+    if s[..6] == [0; 6] || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        let o = ip.octets();
+        return classify_v4(Ipv4Addr::new(o[12], o[13], o[14], o[15]));
+    }
+    // 6to4: 2002:AABB:CCDD::/48 carries a.b.c.d.
+    if s[0] == 0x2002 {
+        let o = ip.octets();
+        return classify_v4(Ipv4Addr::new(o[2], o[3], o[4], o[5]));
+    }
+    match s[0] {
+        0xfc00..=0xfdff | 0xfec0..=0xfeff => Some(AddressClass::UniqueLocal),
+        0xfe80..=0xfebf => Some(AddressClass::LinkLocal),
+        0xff00..=0xffff => Some(AddressClass::Multicast),
+        _ => None,
+    }
+}
+
+/// Which addresses outbound requests may reach, shared by `fetch` and `ui`.
+///
+/// By default every address [`classify`] names is refused. The policy is
+/// applied by [`GuardedResolver`] to every address a name resolves to, to
+/// address literals before connecting, and again to the peer address of
+/// each response, on every redirect hop.
+#[derive(Debug, Clone, Default)]
+pub struct NetPolicy {
+    /// Allow every address, private ones included (`--fetch-allow-private`,
+    /// [`ALLOW_PRIVATE_VAR`]). Default false.
+    pub allow_private: bool,
+    /// Addresses treated as public even though [`classify`] names them
+    /// (a known internal host; loopback servers in tests). Default empty.
+    pub allowed_addrs: Vec<IpAddr>,
+    /// Names answered without DNS, like a hosts file of the tools' own;
+    /// their answers still pass the policy. Default empty.
+    pub hosts: Vec<(String, Vec<IpAddr>)>,
+}
+
+impl NetPolicy {
+    /// The default policy, with `allow_private` read from
+    /// [`ALLOW_PRIVATE_VAR`].
+    pub fn from_env() -> NetPolicy {
+        let allow = std::env::var(ALLOW_PRIVATE_VAR).is_ok_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
+        });
+        NetPolicy {
+            allow_private: allow,
+            ..NetPolicy::default()
+        }
+    }
+
+    /// `Ok` when `ip` may be connected to; else the refusal, naming `host`
+    /// (how the caller spelled it) and the address class.
+    pub fn check(&self, host: &str, ip: IpAddr) -> Result<(), Refused> {
+        if self.allow_private || self.allowed_addrs.contains(&ip) {
+            return Ok(());
+        }
+        match classify(ip) {
+            None => Ok(()),
+            Some(class) => Err(Refused {
+                host: host.to_owned(),
+                addr: ip,
+                class,
+            }),
+        }
+    }
+}
+
+/// A request refused because its host is, or resolves to, an address of a
+/// refused [`AddressClass`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// The host as the URL named it.
+    pub host: String,
+    /// The refused address.
+    pub addr: IpAddr,
+    /// Its class.
+    pub class: AddressClass,
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let addr = self.addr.to_string();
+        if self.host.trim_matches(['[', ']']) == addr {
+            write!(f, "refused: {addr} is {}", self.class)?;
+        } else {
+            write!(
+                f,
+                "refused: '{}' resolves to {addr}, {}",
+                self.host, self.class
+            )?;
+        }
+        write!(
+            f,
+            "; requests to loopback, private, link-local and other internal addresses are off \
+             (allow them with --fetch-allow-private or {ALLOW_PRIVATE_VAR}=1)"
+        )
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// A name lookup: the addresses `host` resolves to.
+pub type LookupFn = dyn Fn(&str) -> std::io::Result<Vec<IpAddr>> + Send + Sync;
+
+/// The resolver hook of the tools' HTTP client: resolves a name (the
+/// system resolver, or a lookup given for tests), then refuses the whole
+/// name if any address it resolved to is refused by the [`NetPolicy`].
+///
+/// The client connects only to the addresses this returns, so the address
+/// checked is the address connected to: a DNS answer that changes between
+/// a check and the connection cannot slip through, because there is no
+/// separate check.
+#[derive(Clone)]
+pub struct GuardedResolver {
+    policy: Arc<NetPolicy>,
+    lookup: Option<Arc<LookupFn>>,
+}
+
+impl fmt::Debug for GuardedResolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GuardedResolver")
+            .field("policy", &self.policy)
+            .field("custom_lookup", &self.lookup.is_some())
+            .finish()
+    }
+}
+
+impl GuardedResolver {
+    /// A resolver using the system resolver (`getaddrinfo` on tokio's
+    /// blocking pool).
+    pub fn new(policy: Arc<NetPolicy>) -> GuardedResolver {
+        GuardedResolver {
+            policy,
+            lookup: None,
+        }
+    }
+
+    /// A resolver whose answers come from `lookup` instead of the system.
+    pub fn with_lookup(
+        policy: Arc<NetPolicy>,
+        lookup: impl Fn(&str) -> std::io::Result<Vec<IpAddr>> + Send + Sync + 'static,
+    ) -> GuardedResolver {
+        GuardedResolver {
+            policy,
+            lookup: Some(Arc::new(lookup)),
+        }
+    }
+
+    /// Resolves `host` and checks every address; the port of each
+    /// returned address is 0 (the client puts in the URL's port).
+    ///
+    /// Errors: the lookup's error, no address, or [`Refused`] for the
+    /// first refused address.
+    pub async fn resolve_checked(&self, host: &str) -> Result<Vec<IpAddr>, ResolveError> {
+        let key = host.trim_end_matches('.').to_ascii_lowercase();
+        let addrs = if let Some((_, fixed)) = self.policy.hosts.iter().find(|(n, _)| *n == key) {
+            fixed.clone()
+        } else if let Some(lookup) = &self.lookup {
+            lookup(&key).map_err(|e| ResolveError::Lookup(host.to_owned(), e.to_string()))?
+        } else {
+            tokio::net::lookup_host((key.as_str(), 0))
+                .await
+                .map_err(|e| ResolveError::Lookup(host.to_owned(), e.to_string()))?
+                .map(|a| a.ip())
+                .collect()
+        };
+        if addrs.is_empty() {
+            return Err(ResolveError::Lookup(
+                host.to_owned(),
+                "no address".to_owned(),
+            ));
+        }
+        for ip in &addrs {
+            self.policy
+                .check(host, *ip)
+                .map_err(ResolveError::Refused)?;
+        }
+        Ok(addrs)
+    }
+}
+
+/// Why [`GuardedResolver`] gave no address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResolveError {
+    /// The name did not resolve: the name and the resolver's message.
+    Lookup(String, String),
+    /// The name resolves to a refused address.
+    Refused(Refused),
+}
+
+impl fmt::Display for ResolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResolveError::Lookup(host, why) => write!(f, "cannot resolve '{host}': {why}"),
+            ResolveError::Refused(refused) => refused.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ResolveError {}
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let this = self.clone();
+        Box::pin(async move {
+            let addrs = this.resolve_checked(name.as_str()).await?;
+            let addrs: Addrs = Box::new(addrs.into_iter().map(|ip| SocketAddr::new(ip, 0)));
+            Ok(addrs)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes() {
+        let cases: &[(&str, Option<AddressClass>)] = &[
+            ("127.0.0.1", Some(AddressClass::Loopback)),
+            ("127.255.0.9", Some(AddressClass::Loopback)),
+            ("::1", Some(AddressClass::Loopback)),
+            ("::ffff:127.0.0.1", Some(AddressClass::Loopback)),
+            ("::127.0.0.1", Some(AddressClass::Loopback)),
+            ("64:ff9b::10.0.0.1", Some(AddressClass::Private)),
+            ("2002:a9fe:a9fe::1", Some(AddressClass::LinkLocal)),
+            ("10.0.0.1", Some(AddressClass::Private)),
+            ("172.31.255.255", Some(AddressClass::Private)),
+            ("172.32.0.1", None),
+            ("192.168.1.1", Some(AddressClass::Private)),
+            ("100.64.0.1", Some(AddressClass::SharedAddressSpace)),
+            ("100.100.100.200", Some(AddressClass::SharedAddressSpace)),
+            ("169.254.169.254", Some(AddressClass::LinkLocal)),
+            ("::ffff:169.254.169.254", Some(AddressClass::LinkLocal)),
+            ("fe80::1", Some(AddressClass::LinkLocal)),
+            ("fd00:ec2::254", Some(AddressClass::UniqueLocal)),
+            ("fc00::1", Some(AddressClass::UniqueLocal)),
+            ("0.0.0.0", Some(AddressClass::Unspecified)),
+            ("::", Some(AddressClass::Unspecified)),
+            ("224.0.0.1", Some(AddressClass::Multicast)),
+            ("ff02::1", Some(AddressClass::Multicast)),
+            ("255.255.255.255", Some(AddressClass::Reserved)),
+            ("8.8.8.8", None),
+            ("93.184.215.14", None),
+            ("2606:4700::1111", None),
+        ];
+        for (text, class) in cases {
+            let ip: IpAddr = text.parse().unwrap();
+            assert_eq!(classify(ip), *class, "{text}");
+        }
+    }
+}

@@ -1,0 +1,480 @@
+//! The `ui` tool against a loopback registry serving a small registry
+//! written for the tests.
+#![cfg(feature = "ui")]
+
+mod common;
+mod http_fixture;
+
+use common::Sandbox;
+use http_fixture::{Server, not_found, ok};
+use mcp_local_tools::net::NetPolicy;
+use mcp_local_tools::ui::{Registry, UiConfig, UiTool};
+use mcp_local_tools::{LocalTool, ToolContext};
+use serde_json::{Value, json};
+
+/// The items the test registry serves, by name.
+fn item(name: &str) -> Option<Value> {
+    Some(match name {
+        "button" => json!({
+            "$schema": "https://ui.shadcn.com/schema/registry-item.json",
+            "name": "button",
+            "type": "registry:ui",
+            "title": "Button",
+            "description": "Displays a button or a component that looks like a button.",
+            "dependencies": ["@radix-ui/react-slot", "class-variance-authority"],
+            "registryDependencies": ["utils"],
+            "files": [{
+                "path": "registry/new-york/ui/button.tsx",
+                "type": "registry:ui",
+                "content": "export function Button() { return <button /> }\n"
+            }],
+            "cssVars": {"light": {"brand": "20 14.3% 4.1%"}},
+            "meta": {"unknown": "fields are fine"}
+        }),
+        "utils" => json!({
+            "name": "utils",
+            "type": "registry:lib",
+            "dependencies": ["clsx", "tailwind-merge"],
+            "files": [{
+                "path": "registry/lib/utils.ts",
+                "type": "registry:lib",
+                "content": "export function cn() {}\n"
+            }]
+        }),
+        "card" => json!({
+            "name": "card",
+            "type": "registry:ui",
+            "title": "Card",
+            "description": "A container with header, content and footer.",
+            "files": [{"path": "ui/card.tsx", "type": "registry:ui", "content": "export const Card = 1\n"}]
+        }),
+        "legacy" => json!({
+            "name": "legacy",
+            "type": "registry:ui",
+            "description": "Hanzo's older item shape.",
+            "files": [{"name": "legacy.tsx", "content": "export const Legacy = 1\n"}]
+        }),
+        "evil" => json!({
+            "name": "evil",
+            "type": "registry:block",
+            "description": "Tries to write outside the workspace.",
+            "files": [
+                {"path": "ok.tsx", "type": "registry:component", "content": "fine\n"},
+                {"path": "x.txt", "type": "registry:file", "target": "../../outside.txt", "content": "owned\n"}
+            ]
+        }),
+        "page" => json!({
+            "name": "page",
+            "type": "registry:block",
+            "description": "A login page.",
+            "registryDependencies": ["card", "button"],
+            "files": [{"path": "login/page.tsx", "type": "registry:page", "target": "~/app/login/page.tsx", "content": "export default function Page() {}\n"}]
+        }),
+        "huge" => json!({
+            "name": "huge",
+            "type": "registry:ui",
+            "files": [{"path": "huge.tsx", "type": "registry:ui", "content": "x".repeat(300_000)}]
+        }),
+        _ => return None,
+    })
+}
+
+fn index() -> Value {
+    let items: Vec<Value> = ["button", "utils", "card", "legacy", "evil", "page"]
+        .iter()
+        .map(|n| {
+            let mut i = item(n).unwrap();
+            // An index lists files without their content.
+            for f in i["files"].as_array_mut().unwrap() {
+                f.as_object_mut().unwrap().remove("content");
+            }
+            i
+        })
+        .collect();
+    json!({"$schema": "https://ui.shadcn.com/schema/registry.json", "name": "test", "homepage": "http://test", "items": items})
+}
+
+async fn registry_server() -> Server {
+    Server::start("127.0.0.1", |req| {
+        let Some(file) = req.path.strip_prefix("/r/") else {
+            return not_found();
+        };
+        if file == "registry.json" {
+            return ok("application/json", index().to_string());
+        }
+        match file.strip_suffix(".json").and_then(item) {
+            Some(value) => ok("application/json", value.to_string()),
+            None => not_found(),
+        }
+    })
+    .await
+}
+
+fn tool(server: &Server, s: &Sandbox) -> UiTool {
+    UiTool::with_config(UiConfig {
+        policy: NetPolicy {
+            allow_private: true,
+            ..NetPolicy::default()
+        },
+        registries: vec![
+            Registry::from_base("test", &server.url("/r")),
+            Registry::from_base("other", &server.url("/elsewhere")),
+        ],
+        state_dir: Some(s.base.join("state")),
+        ..UiConfig::default()
+    })
+}
+
+async fn ui(tool: &UiTool, s: &Sandbox, args: Value) -> (bool, String, Value) {
+    let Value::Object(map) = args else {
+        panic!("args must be an object")
+    };
+    let result = tool.call(map, ToolContext::new(s.roots.clone())).await;
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .collect::<String>();
+    (
+        result.is_error == Some(true),
+        text,
+        result.structured_content.unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn list_search_and_view() {
+    let s = Sandbox::new();
+    let server = registry_server().await;
+    let tool = tool(&server, &s);
+    let (err, text, meta) = ui(&tool, &s, json!({"action": "list_components"})).await;
+    assert!(!err, "{text}");
+    assert_eq!(meta["total"], 6);
+    assert!(
+        text.starts_with("6 items in test\nbutton · registry:ui · Displays a button"),
+        "{text}"
+    );
+    let (_, text, meta) = ui(
+        &tool,
+        &s,
+        json!({"action": "list", "type": "ui", "limit": 2}),
+    )
+    .await;
+    assert_eq!(meta["total"], 3);
+    assert_eq!(
+        text,
+        "3 items in test of type registry:ui\n\
+         button · registry:ui · Displays a button or a component that looks like a button.\n\
+         card · registry:ui · A container with header, content and footer.\n\
+         [items 1-2 of 3; continue with offset=2]\n"
+    );
+
+    let (err, text, meta) = ui(
+        &tool,
+        &s,
+        json!({"action": "search", "query": "FOOTER", "registry": "test"}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(meta["total"], 1);
+    assert_eq!(meta["matches"][0]["name"], "card");
+    // Across every registry: the unreachable one is named, not fatal.
+    let (err, text, _) = ui(&tool, &s, json!({"action": "search", "query": "button"})).await;
+    assert!(!err, "{text}");
+    assert!(
+        text.starts_with("1 match for 'button'\ntest/button"),
+        "{text}"
+    );
+    assert!(text.contains("[not searched: other: HTTP 404"), "{text}");
+
+    let (err, text, meta) = ui(
+        &tool,
+        &s,
+        json!({"action": "get_component", "name": "button"}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(text.contains("export function Button()"), "{text}");
+    assert_eq!(meta["item"]["registryDependencies"], json!(["utils"]));
+    assert_eq!(meta["item"]["meta"]["unknown"], "fields are fine");
+    // A view is capped: the text is cut with a marker, no structured copy.
+    let (err, text, meta) = ui(&tool, &s, json!({"action": "view", "name": "huge"})).await;
+    assert!(!err);
+    assert!(text.len() < 270_000, "{}", text.len());
+    assert!(
+        text.contains("[result cut at 262144 bytes"),
+        "{}",
+        &text[text.len() - 200..]
+    );
+    assert_eq!(meta["item"], Value::Null);
+    let (err, text, _) = ui(&tool, &s, json!({"action": "view", "name": "nope"})).await;
+    assert!(err);
+    assert!(text.starts_with("HTTP 404"), "{text}");
+
+    let (err, text, _) = ui(&tool, &s, json!({"action": "registries"})).await;
+    assert!(!err);
+    assert!(
+        text.starts_with(&format!(
+            "test (default): index {}",
+            server.url("/r/registry.json")
+        )),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn install_writes_the_item_and_its_registry_dependencies() {
+    let s = Sandbox::new();
+    let server = registry_server().await;
+    let tool = tool(&server, &s);
+    let (err, text, meta) = ui(&tool, &s, json!({"action": "install", "name": "button"})).await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        s.read("components/ui/button.tsx"),
+        "export function Button() { return <button /> }\n"
+    );
+    assert_eq!(s.read("lib/utils.ts"), "export function cn() {}\n");
+    assert_eq!(meta["items"], json!(["button", "utils"]));
+    assert_eq!(
+        meta["files"],
+        json!(["components/ui/button.tsx", "lib/utils.ts"])
+    );
+    assert_eq!(
+        meta["dependencies"],
+        json!([
+            "@radix-ui/react-slot",
+            "class-variance-authority",
+            "clsx",
+            "tailwind-merge"
+        ])
+    );
+    assert!(
+        text.contains(
+            "npm install @radix-ui/react-slot class-variance-authority clsx tailwind-merge\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("cssVars to add to your global CSS by hand (see view): button"),
+        "{text}"
+    );
+
+    // A second install refuses to overwrite and writes nothing.
+    std::fs::write(s.root.join("lib/utils.ts"), "mine\n").unwrap();
+    let (err, text, _) = ui(
+        &tool,
+        &s,
+        json!({"action": "install", "names": ["card", "button"]}),
+    )
+    .await;
+    assert!(err);
+    assert_eq!(
+        text,
+        "refused: components/ui/button.tsx, lib/utils.ts already exist (pass overwrite: true to replace); nothing was written"
+    );
+    assert!(!s.root.join("components/ui/card.tsx").exists());
+    assert_eq!(s.read("lib/utils.ts"), "mine\n");
+    let (err, text, _) = ui(
+        &tool,
+        &s,
+        json!({"action": "install", "names": ["card", "button"], "overwrite": true}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(s.read("lib/utils.ts"), "export function cn() {}\n");
+    assert_eq!(s.read("components/ui/card.tsx"), "export const Card = 1\n");
+
+    // A target with ~/, dependencies shared with an earlier install, a
+    // base path, Hanzo's older file shape.
+    let (err, text, meta) = ui(
+        &tool,
+        &s,
+        json!({"action": "install", "names": ["page", "legacy"], "path": "web"}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        s.read("web/app/login/page.tsx"),
+        "export default function Page() {}\n"
+    );
+    assert_eq!(
+        s.read("web/components/ui/legacy.tsx"),
+        "export const Legacy = 1\n"
+    );
+    assert_eq!(
+        meta["items"],
+        json!(["page", "legacy", "card", "button", "utils"])
+    );
+}
+
+#[tokio::test]
+async fn targets_outside_the_workspace_and_bad_names_are_refused() {
+    let s = Sandbox::new();
+    let server = registry_server().await;
+    let tool = tool(&server, &s);
+    let (err, text, _) = ui(&tool, &s, json!({"action": "install", "name": "evil"})).await;
+    assert!(err);
+    assert_eq!(
+        text,
+        "item 'evil': target '../../outside.txt' would leave the workspace (only relative paths without '..' are written); nothing was written"
+    );
+    assert!(!s.base.join("outside.txt").exists());
+    assert!(!s.root.join("components/ok.tsx").exists());
+    let (err, text, _) = ui(
+        &tool,
+        &s,
+        json!({"action": "install", "name": "card", "path": "../outside"}),
+    )
+    .await;
+    assert!(err);
+    assert!(text.contains("outside the roots"), "{text}");
+    assert!(!s.base.join("outside/components").exists());
+
+    let requests = server.log().len();
+    for action in ["add_command", "install", "view"] {
+        for name in [
+            "button; touch owned",
+            "../button",
+            "$(id)",
+            "-rf",
+            "@test/../x",
+        ] {
+            let (err, text, _) = ui(&tool, &s, json!({"action": action, "name": name})).await;
+            assert!(err, "{action} {name}");
+            assert!(
+                text.contains("is not an item name"),
+                "{action} {name}: {text}"
+            );
+        }
+    }
+    assert_eq!(server.log().len(), requests, "no request for a bad name");
+    assert!(!s.root.join("owned").exists());
+
+    let (err, text, meta) = ui(
+        &tool,
+        &s,
+        json!({"action": "add_command", "names": ["button", "@test/card"]}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    let expected = format!(
+        "npx shadcn@latest add {} {}",
+        server.url("/r/button.json"),
+        server.url("/r/card.json")
+    );
+    assert_eq!(meta["command"], expected);
+}
+
+#[tokio::test]
+async fn the_framework_is_remembered_per_workspace() {
+    let s = Sandbox::new();
+    let server = registry_server().await;
+    let tool = tool(&server, &s);
+    let (_, text, _) = ui(&tool, &s, json!({"action": "get_framework"})).await;
+    assert_eq!(text, "react\n");
+    let (err, text, _) = ui(
+        &tool,
+        &s,
+        json!({"action": "set_framework", "framework": "Svelte"}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    // A fresh tool reads it back from the state folder.
+    let again = self::tool(&server, &s);
+    let (_, text, _) = ui(&again, &s, json!({"action": "get_framework"})).await;
+    assert_eq!(text, "svelte\n");
+    let (_, _, meta) = ui(
+        &again,
+        &s,
+        json!({"action": "add_command", "name": "button", "registry": "test"}),
+    )
+    .await;
+    assert!(
+        meta["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("npx shadcn-svelte@latest add ")
+    );
+    let stored = std::fs::read_to_string(s.base.join("state/ui/frameworks.json")).unwrap();
+    let stored: Value = serde_json::from_str(&stored).unwrap();
+    assert_eq!(stored[s.root.to_string_lossy().as_ref()], "svelte");
+    let (err, text, _) = ui(
+        &tool,
+        &s,
+        json!({"action": "set_framework", "framework": "cobol"}),
+    )
+    .await;
+    assert!(err);
+    assert_eq!(
+        text,
+        "framework 'cobol' is not known (react, vue, svelte, solid, react-native)"
+    );
+}
+
+#[tokio::test]
+async fn the_guard_applies_and_no_credential_is_sent() {
+    const CANARY: &str = "hk-canary-ui-77f0";
+    #[allow(unsafe_code)]
+    // SAFETY: no other test of this binary reads or writes HANZO_API_KEY.
+    unsafe {
+        std::env::set_var("HANZO_API_KEY", CANARY);
+    }
+    let s = Sandbox::new();
+    let server = registry_server().await;
+    // The default policy: the loopback registry is refused, unreached.
+    let guarded = UiTool::with_config(UiConfig {
+        registries: vec![Registry::from_base("test", &server.url("/r"))],
+        state_dir: Some(s.base.join("state")),
+        ..UiConfig::default()
+    });
+    let (err, text, _) = ui(&guarded, &s, json!({"action": "list"})).await;
+    assert!(err);
+    assert!(
+        text.starts_with("refused: 127.0.0.1 is a loopback address"),
+        "{text}"
+    );
+    assert_eq!(server.connections(), 0);
+
+    // The tool as the default toolbox builds it, from the environment.
+    #[allow(unsafe_code)]
+    // SAFETY: no other test of this binary reads or writes these variables.
+    unsafe {
+        std::env::set_var("HANZO_MCP_FETCH_ALLOW_PRIVATE", "1");
+        std::env::set_var(
+            "HANZO_MCP_UI_REGISTRIES",
+            format!("test={}", server.url("/r/")),
+        );
+    }
+    let tool = UiTool::new();
+    let (_, text, _) = ui(&tool, &s, json!({"action": "registries"})).await;
+    assert!(
+        text.starts_with("test (default): index http://127.0.0.1:"),
+        "{text}"
+    );
+    for args in [
+        json!({"action": "list"}),
+        json!({"action": "search", "query": "card", "registry": "test"}),
+        json!({"action": "view", "name": "card"}),
+        json!({"action": "install", "name": "page"}),
+    ] {
+        let (err, text, _) = ui(&tool, &s, args).await;
+        assert!(!err, "{text}");
+    }
+    let log = server.log();
+    assert!(!log.is_empty());
+    for request in &log {
+        for (name, value) in &request.headers {
+            assert!(!value.contains(CANARY), "{name} carried the bearer");
+            assert!(!name.eq_ignore_ascii_case("authorization"));
+        }
+        assert!(
+            request
+                .header("user-agent")
+                .unwrap()
+                .starts_with("hanzo-mcp/")
+        );
+    }
+    // Answers are cached: the index was fetched once for list and search.
+    let index_fetches = log.iter().filter(|r| r.path == "/r/registry.json").count();
+    assert_eq!(index_fetches, 1);
+}
