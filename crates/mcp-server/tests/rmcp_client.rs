@@ -24,11 +24,7 @@ fn spawn(root: &Path, state: &Path) -> TokioChildProcess {
         .arg("--root")
         .arg(root)
         .env("RUST_LOG", "warn")
-        // exec job spools go to the state folder: keep them out of $HOME.
-        .env(
-            "HANZO_MCP_STATE",
-            std::env::temp_dir().join("hanzo-mcp-rmcp-tests"),
-        );
+        .env("HANZO_MCP_STATE", state);
     let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()
