@@ -290,3 +290,90 @@ async fn rmcp_client_drives_the_local_git_while_the_door_lists_one() {
     );
     client.cancel().await.expect("close");
 }
+
+/// rmcp runs `fetch get` and `ui list` through hanzo-mcp against loopback
+/// servers (allowed by HANZO_MCP_FETCH_ALLOW_PRIVATE; refused without it).
+#[tokio::test]
+async fn rmcp_client_fetches_a_page_and_lists_a_registry() {
+    use axum::routing::get;
+    let app = axum::Router::new()
+        .route(
+            "/page.html",
+            get(|| async {
+                axum::response::Html(
+                    "<html><head><title>T</title></head><body><nav><a href=\"/\">Home</a></nav>\
+                     <article><h1>Hello</h1><p>The article text, long enough to be the main content of this page.</p>\
+                     <p>A second paragraph of the article.</p></article><footer>footer</footer></body></html>",
+                )
+            }),
+        )
+        .route(
+            "/r/registry.json",
+            get(|| async {
+                axum::Json(json!({"name": "test", "items": [
+                    {"name": "button", "type": "registry:ui", "title": "Button", "description": "A button."},
+                    {"name": "card", "type": "registry:ui", "description": "A card."}
+                ]}))
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let root = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("state");
+    let start = |allow: bool| {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"));
+        command
+            .args(["serve", "--no-door", "--root"])
+            .arg(root.path())
+            .env("RUST_LOG", "warn")
+            .env("HANZO_MCP_STATE", state.path())
+            .env("HANZO_MCP_UI_REGISTRIES", format!("test=http://{addr}/r"))
+            .env("HANZO_API_KEY", "canary-key");
+        if allow {
+            command.env("HANZO_MCP_FETCH_ALLOW_PRIVATE", "1");
+        } else {
+            command.env_remove("HANZO_MCP_FETCH_ALLOW_PRIVATE");
+        }
+        let (transport, _stderr) = TokioChildProcess::builder(command)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn hanzo-mcp");
+        transport
+    };
+    let url = format!("http://{addr}/page.html");
+
+    let client = client_config()
+        .serve(start(true))
+        .await
+        .expect("initialize");
+    let page = call_text(&client, "fetch", json!({ "action": "get", "url": url })).await;
+    assert!(page.contains("The article text"), "{page}");
+    assert!(
+        !page.contains("Home"),
+        "navigation is not main content: {page}"
+    );
+    let listed = call_text(&client, "ui", json!({ "action": "list_components" })).await;
+    assert!(listed.contains("button"), "{listed}");
+    assert!(listed.contains("card"), "{listed}");
+    client.cancel().await.expect("close");
+
+    let guarded = client_config()
+        .serve(start(false))
+        .await
+        .expect("initialize");
+    let params = CallToolRequestParams::new("fetch").with_arguments(
+        json!({ "action": "get", "url": url })
+            .as_object()
+            .expect("object")
+            .clone(),
+    );
+    let refused = guarded.call_tool(params).await.expect("tools/call");
+    assert_eq!(refused.is_error, Some(true));
+    let text = &refused.content[0].as_text().expect("text").text;
+    assert!(text.contains("loopback"), "{text}");
+    guarded.cancel().await.expect("close");
+}
