@@ -9,7 +9,10 @@
 //!   directly in it;
 //! - `memory store` and `memory search` with 100,000 memories in the state
 //!   database, and `tasks list` (first page) with 10,000 tasks, each one
-//!   round trip through the binary.
+//!   round trip through the binary;
+//! - `fetch get` (Markdown) of a 200 KB HTML page from a loopback server
+//!   through the binary (`HANZO_MCP_FETCH_ALLOW_PRIVATE=1`), against
+//!   `curl -s` of the same page (a process per request, as users run it).
 //!
 //! ```sh
 //! cargo bench -p mcp-local-server --bench tools
@@ -183,5 +186,82 @@ fn state_tools(c: &mut Criterion) {
     proc.finish();
 }
 
-criterion_group!(benches, exec_true, git_status, state_tools);
+/// Serves `body` as `text/html` to every request on a loopback port, one
+/// connection at a time, each closed after its answer.
+fn serve_page(body: String) -> std::net::SocketAddr {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut line = String::new();
+            while reader.read_line(&mut line).map(|n| n > 2).unwrap_or(false) {
+                line.clear();
+            }
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    addr
+}
+
+fn fetch_page(c: &mut Criterion) {
+    let mut body = String::from(
+        "<!doctype html><html><head><title>Bench</title></head><body><nav><a href=\"/\">Home</a></nav><article><h1>Bench</h1>",
+    );
+    let mut n = 0;
+    while body.len() < 200 * 1024 {
+        n += 1;
+        body.push_str(&format!(
+            "<h2>Part {n}</h2><p>Paragraph {n} of the article, with <a href=\"/p/{n}\">a link</a>, <em>emphasis</em> and enough words to read like prose about tides, charts and harbours.</p><ul><li>item {n}.1</li><li>item {n}.2</li></ul>"
+        ));
+    }
+    body.push_str("</article><footer>footer</footer></body></html>");
+    let addr = serve_page(body);
+    let url = format!("http://{addr}/page.html");
+    let root = tempfile::tempdir().expect("tempdir");
+    let root_arg = root.path().display().to_string();
+    let mut proc = Proc::spawn_with_env(
+        Path::new(env!("CARGO_BIN_EXE_hanzo-mcp")),
+        &[
+            "serve",
+            "--no-door",
+            "--log-level",
+            "error",
+            "--root",
+            &root_arg,
+        ],
+        &[
+            ("HANZO_MCP_STATE", &root_arg),
+            ("HANZO_MCP_FETCH_ALLOW_PRIVATE", "1"),
+        ],
+    );
+    proc.initialize();
+    let mut id = 0;
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{{"name":"fetch","arguments":{{"action":"get","url":"{url}"}}}}}}"#
+    );
+    let mut group = c.benchmark_group("fetch_200k");
+    group.bench_function("hanzo-mcp fetch get (markdown)", |b| {
+        b.iter(|| round_trip(&mut proc, &mut id, &call, "Part 1"))
+    });
+    group.bench_function("curl -s", |b| {
+        b.iter(|| {
+            let out = Command::new("curl")
+                .args(["-s", &url])
+                .output()
+                .expect("curl");
+            assert!(out.stdout.len() > 200 * 1024);
+        })
+    });
+    group.finish();
+    proc.finish();
+}
+
+criterion_group!(benches, exec_true, git_status, state_tools, fetch_page);
 criterion_main!(benches);
