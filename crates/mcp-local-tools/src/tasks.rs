@@ -296,10 +296,13 @@ impl TasksTool {
                 (scope, &status, &priority, &args.tag),
                 |r| r.get(0),
             )?;
+            // The page's ids first, then its columns: `blocked` is worked
+            // out for the rows shown, not for every row sorted.
+            let order = "status = 'completed', CASE priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, id";
             let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM tasks t WHERE {filter}
-                 ORDER BY status = 'completed', CASE priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, id
-                 LIMIT ?5 OFFSET ?6"
+                "SELECT {COLUMNS} FROM tasks t WHERE t.id IN
+                   (SELECT id FROM tasks t WHERE {filter} ORDER BY {order} LIMIT ?5 OFFSET ?6)
+                 ORDER BY {order}"
             ))?;
             let tasks = stmt
                 .query_map((scope, &status, &priority, &args.tag, limit, offset), task_row)?

@@ -175,8 +175,13 @@ fn state_tools(c: &mut Criterion) {
         })
     });
     let search = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"memory","arguments":{"action":"search","query":"charlie golf","limit":10}}}"#;
-    group.bench_function("memory search (100,000 stored)", |b| {
-        b.iter(|| round_trip(&mut proc, &mut id, search, "about"))
+    group.bench_function(
+        "memory search, 28,571 matches ranked (100,000 stored)",
+        |b| b.iter(|| round_trip(&mut proc, &mut id, search, "about")),
+    );
+    let one = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"memory","arguments":{"action":"search","query":"k4242","limit":10}}}"#;
+    group.bench_function("memory search, one match (100,000 stored)", |b| {
+        b.iter(|| round_trip(&mut proc, &mut id, one, "note 4242"))
     });
     let list = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"tasks","arguments":{"action":"list"}}}"#;
     group.bench_function("tasks list (10,000 tasks)", |b| {

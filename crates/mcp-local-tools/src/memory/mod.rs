@@ -410,7 +410,7 @@ fn search(store: &Store, scope: &str, query: &str, limit: Option<u64>) -> ToolRe
             "SELECT m.key, m.content, m.tags, m.updated_at FROM memories_fts f
              JOIN memories m ON m.id = f.rowid
              WHERE memories_fts MATCH ?1 AND m.scope = ?2
-             ORDER BY bm25(memories_fts), m.id DESC LIMIT ?3",
+             ORDER BY f.rank, m.id DESC LIMIT ?3",
         )?;
         stmt.query_map((&fts, scope, limit as i64), memory_row)?
             .collect::<rusqlite::Result<Vec<_>>>()
