@@ -1,1 +1,1 @@
-//! Examples live in examples/*.rs as [[example]] targets.
+//! Examples live in examples/*.rs as `[[example]]` targets.

@@ -209,6 +209,16 @@ pub(crate) fn help<T: ActionTool>() -> String {
 /// Cuts the text blocks of `result` so their bytes add up to at most `cap`
 /// (on a character boundary), with a marker line where it was cut.
 pub(crate) fn cap_result(mut result: CallToolResult, cap: usize) -> CallToolResult {
+    // The structured copy repeats the text's facts: past the cap it is left
+    // out, never sent uncut.
+    let structured = result
+        .structured_content
+        .as_ref()
+        .map(|v| serde_json::to_string(v).map_or(usize::MAX, |s| s.len()));
+    let dropped = structured.filter(|&b| b > cap);
+    if dropped.is_some() {
+        result.structured_content = None;
+    }
     let mut left = cap;
     let mut cut = false;
     for block in &mut result.content {
@@ -238,6 +248,11 @@ pub(crate) fn cap_result(mut result: CallToolResult, cap: usize) -> CallToolResu
         result
             .content
             .retain(|b| !matches!(b, ContentBlock::Text(t) if t.text.is_empty()));
+    }
+    if let Some(bytes) = dropped {
+        result.content.push(ContentBlock::text(format!(
+            "[structured copy left out: {bytes} bytes, over the {cap}-byte cap; narrow or page the request]\n"
+        )));
     }
     result
 }

@@ -79,6 +79,12 @@ pub enum PathErrorKind {
     /// Something already exists at the path.
     #[error("already exists")]
     AlreadyExists,
+    /// The path lies inside a `.git` folder. A repository's config and
+    /// hooks name programs that git runs, so writing there would let an
+    /// agent run commands without `exec`; the `git` tool changes a
+    /// repository.
+    #[error("inside a .git folder (a repository's config and hooks run programs); use the git tool")]
+    GitInternals,
     /// Any other operating-system error, as its message.
     #[error("{0}")]
     Io(String),

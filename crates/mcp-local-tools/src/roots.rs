@@ -10,7 +10,7 @@
 //! spellings of a name are two different files, and a root spelled one way
 //! does not contain a sibling spelled the other way.
 //!
-//! Opening (see [`crate::safe`]) then re-walks the resolved path from the
+//! Opening (the crate's `safe` module) then re-walks the resolved path from the
 //! root's directory handle with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
 //! on Linux, so a component swapped for a symlink between the check and the
 //! use is refused by the kernel. Source: docs/ARCHITECTURE.md, "Local tools".

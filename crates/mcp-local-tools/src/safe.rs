@@ -102,6 +102,22 @@ mod imp {
     }
 }
 
+/// Refuses a change at `path` (inside `root`) when a component below the
+/// root is named `.git` (in any case: some file systems fold it).
+pub(crate) fn refuse_git_internals(root: &Path, path: &Path) -> Result<(), PathError> {
+    let below = path.strip_prefix(root).unwrap_or(path);
+    if below
+        .components()
+        .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+    {
+        return Err(PathError::new(
+            path.to_string_lossy(),
+            PathErrorKind::GitInternals,
+        ));
+    }
+    Ok(())
+}
+
 /// Opens the resolved path (see the module docs for the race guarantees).
 pub(crate) fn open(resolved: &Resolved, mode: OpenMode) -> Result<File, PathError> {
     open_at(&resolved.root, &resolved.path, mode)
@@ -109,6 +125,9 @@ pub(crate) fn open(resolved: &Resolved, mode: OpenMode) -> Result<File, PathErro
 
 /// Opens `path` (canonical, inside `root`).
 pub(crate) fn open_at(root: &Path, path: &Path, mode: OpenMode) -> Result<File, PathError> {
+    if mode == OpenMode::WriteTruncate {
+        refuse_git_internals(root, path)?;
+    }
     let rel = path
         .strip_prefix(root)
         .map_err(|_| PathError::new(path.to_string_lossy(), PathErrorKind::Changed))?;
@@ -147,6 +166,7 @@ pub(crate) fn mkdir_in(
     name: &std::ffi::OsStr,
 ) -> Result<(), PathError> {
     let target = parent.join(name);
+    refuse_git_internals(root, &target)?;
     #[cfg(target_os = "linux")]
     {
         let dir = open_at(root, parent, OpenMode::Directory)?;
@@ -178,6 +198,8 @@ pub(crate) fn rename(
             PathErrorKind::Io("cannot move a root".to_owned()),
         ));
     };
+    refuse_git_internals(from_root, from)?;
+    refuse_git_internals(to_root, to)?;
     #[cfg(target_os = "linux")]
     {
         let from_dir = open_at(from_root, from_parent, OpenMode::Directory)?;
@@ -219,6 +241,7 @@ pub(crate) fn remove_file(root: &Path, path: &Path) -> Result<(), PathError> {
             PathErrorKind::Io("cannot remove a root".to_owned()),
         ));
     };
+    refuse_git_internals(root, path)?;
     #[cfg(target_os = "linux")]
     {
         let dir = open_at(root, parent, OpenMode::Directory)?;

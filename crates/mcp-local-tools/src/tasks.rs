@@ -19,6 +19,72 @@ use crate::util::{Hints, ToolResult, page_marker};
 
 /// Default and largest page of `list` and `search`.
 const PAGE: u64 = 100;
+/// Longest title, in bytes.
+pub const MAX_TITLE_BYTES: usize = 1024;
+/// Longest description, in bytes.
+pub const MAX_DESCRIPTION_BYTES: usize = 16 * 1024;
+
+/// Title and description within their caps.
+fn check_text(args: &TasksArgs) -> Result<(), String> {
+    if let Some(title) = &args.title
+        && (title.len() > MAX_TITLE_BYTES || title.chars().any(char::is_control))
+    {
+        return Err(format!(
+            "title must be at most {MAX_TITLE_BYTES} bytes without control characters"
+        ));
+    }
+    if args.description.as_ref().is_some_and(|d| d.len() > MAX_DESCRIPTION_BYTES) {
+        return Err(format!("description must be at most {MAX_DESCRIPTION_BYTES} bytes"));
+    }
+    Ok(())
+}
+
+/// `parent` and `blocked_by` name other tasks of this workspace; `id` is
+/// the task being written (`None` for a new one).
+fn check_links(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &str,
+    id: Option<i64>,
+    args: &TasksArgs,
+) -> Result<(), WriteError> {
+    let links = args.parent.iter().chain(args.blocked_by.iter().flatten());
+    for &other in links {
+        if Some(other) == id {
+            return Err(WriteError::Refused(format!(
+                "task {other} cannot be its own parent or blocker"
+            )));
+        }
+        let exists: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM tasks WHERE scope = ?1 AND id = ?2)",
+            (scope, other),
+            |r| r.get(0),
+        )?;
+        if !exists {
+            return Err(WriteError::Refused(format!("no task {other} in this workspace")));
+        }
+    }
+    // A parent chain that comes back to `id` would be a cycle.
+    if let (Some(id), Some(mut parent)) = (id, args.parent) {
+        for _ in 0..10_000 {
+            let next: Option<i64> = tx.query_row(
+                "SELECT parent FROM tasks WHERE scope = ?1 AND id = ?2",
+                (scope, parent),
+                |r| r.get(0),
+            )?;
+            match next {
+                Some(next) if next == id => {
+                    return Err(WriteError::Refused(format!(
+                        "parent {}: task {id} is already its ancestor",
+                        args.parent.unwrap_or_default()
+                    )));
+                }
+                Some(next) => parent = next,
+                None => break,
+            }
+        }
+    }
+    Ok(())
+}
 
 /// The `tasks` local tool. Cheap to clone; clones share the store.
 #[derive(Debug, Clone)]
@@ -136,8 +202,11 @@ struct Task {
     updated: String,
 }
 
+/// The columns of a task, and whether a task it is blocked by is still
+/// open (looked up by id: a join would scan the workspace's tasks per row).
 const COLUMNS: &str = "id, title, description, status, priority, tags, parent, blocked_by, created_at, updated_at,
-    EXISTS (SELECT 1 FROM json_each(t.blocked_by) b JOIN tasks o ON o.id = b.value AND o.scope = t.scope WHERE o.status != 'completed')";
+    EXISTS (SELECT 1 FROM json_each(t.blocked_by) b
+            WHERE (SELECT o.status FROM tasks o WHERE o.id = b.value AND o.scope = t.scope) != 'completed')";
 
 fn task_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Task> {
     let tags: String = row.get(5)?;
@@ -233,8 +302,10 @@ impl TasksTool {
             .ok_or("add: missing field 'title'")?;
         let tags = json_list(&args.tags)?.unwrap_or_else(|| "[]".to_owned());
         let blocked_by = json_list(&args.blocked_by)?.unwrap_or_else(|| "[]".to_owned());
+        check_text(args)?;
         let priority = word(args.priority.unwrap_or(Priority::Medium));
         let id = self.store.write(|tx| {
+            check_links(tx, scope, None, args)?;
             let now = now();
             tx.execute(
                 "INSERT INTO tasks (scope, title, description, status, priority, tags, parent, blocked_by, created_at, updated_at)
@@ -267,7 +338,9 @@ impl TasksTool {
         let blocked_by = json_list(&args.blocked_by)?;
         let status = args.status.map(word);
         let priority = args.priority.map(word);
+        check_text(args)?;
         self.store.write(|tx| {
+            check_links(tx, scope, Some(id), args)?;
             let changed = tx.execute(
                 "UPDATE tasks SET title = COALESCE(?3, title), description = COALESCE(?4, description),
                    status = COALESCE(?5, status), priority = COALESCE(?6, priority), tags = COALESCE(?7, tags),
@@ -284,7 +357,7 @@ impl TasksTool {
     }
 
     fn list(&self, scope: &str, args: &TasksArgs) -> ToolResult {
-        let offset = args.offset.unwrap_or(0) as i64;
+        let offset = crate::util::sql_offset(args.offset);
         let limit = args.limit.unwrap_or(PAGE).clamp(1, PAGE) as i64;
         let status = args.status.map(word);
         let priority = args.priority.map(word);

@@ -19,9 +19,11 @@ use crate::context::ToolContext;
 use crate::util::Hints;
 
 /// Most thoughts kept per connection; the oldest go first.
-pub const MAX_THOUGHTS: usize = 1000;
+pub const MAX_THOUGHTS: usize = 500;
+/// Largest thought number accepted.
+pub const MAX_THOUGHT_NUMBER: u64 = 1_000_000;
 /// Largest thought, in bytes.
-pub const MAX_THOUGHT_BYTES: usize = 64 * 1024;
+pub const MAX_THOUGHT_BYTES: usize = 16 * 1024;
 
 /// The `think` local tool. Cheap to clone; clones share the record.
 #[derive(Debug, Clone, Default)]
@@ -172,10 +174,9 @@ impl ActionTool for ThinkTool {
 
     fn run_async<'a>(&'a self, args: ThinkArgs, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move {
-            let mut sessions = self
-                .sessions
-                .lock()
-                .map_err(|_| "think: the record is poisoned".to_owned())?;
+            // A poisoned lock still holds whole thoughts (a push is the
+            // only write); the record stays usable.
+            let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
             let thoughts = sessions.entry(ctx.session).or_default();
             match args.action {
                 ThinkAction::Think => record(thoughts, args),
@@ -206,7 +207,19 @@ fn record(thoughts: &mut Vec<Thought>, args: ThinkArgs) -> Result<CallToolResult
     }
     let number = args
         .thought_number
-        .unwrap_or(thoughts.last().map_or(1, |t| t.thought_number + 1));
+        .unwrap_or(thoughts.last().map_or(1, |t| t.thought_number.saturating_add(1)));
+    for (field, value) in [
+        ("thought_number", Some(number)),
+        ("total_thoughts", args.total_thoughts),
+        ("revises_thought", args.revises_thought),
+        ("branch_from_thought", args.branch_from_thought),
+    ] {
+        if value.is_some_and(|v| v == 0 || v > MAX_THOUGHT_NUMBER) {
+            return Err(format!(
+                "think: {field} must be 1..={MAX_THOUGHT_NUMBER}"
+            ));
+        }
+    }
     // A step numbered past the expected total widens the total.
     let total = args.total_thoughts.unwrap_or(number).max(number);
     let revises = if args.is_revision == Some(true) {

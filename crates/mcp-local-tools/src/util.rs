@@ -221,3 +221,10 @@ pub(crate) fn utc_timestamp(secs: u64) -> String {
         rem % 60
     )
 }
+
+/// An `offset` argument as SQLite takes it (at most `i64::MAX`, so a huge
+/// one is past the end rather than wrapped to a negative number).
+#[cfg(any(feature = "memory", feature = "tasks"))]
+pub(crate) fn sql_offset(offset: Option<u64>) -> i64 {
+    offset.unwrap_or(0).min(i64::MAX as u64) as i64
+}

@@ -731,3 +731,34 @@ fn concurrent_edits_of_one_file_lose_nothing() {
         assert_eq!(text.lines().count(), 52);
     }
 }
+
+/// Nothing inside a `.git` folder is written, moved or removed by `fs`: a
+/// repository's config and hooks name programs git runs, so an agent
+/// without `exec` could otherwise run commands through the `git` tool.
+#[tokio::test]
+async fn git_internals_are_not_written() {
+    let s = Sandbox::new();
+    s.write("repo/.git/config", "[core]\n");
+    s.write("repo/a.txt", "a\n");
+    for args in [
+        json!({"action": "write", "path": "repo/.git/hooks/pre-commit", "content": "#!/bin/sh\ntouch owned\n"}),
+        json!({"action": "edit", "path": "repo/.git/config", "old_text": "[core]", "new_text": "[core]\n\tfsmonitor = touch owned"}),
+        json!({"action": "write", "path": "repo/.GIT/config", "content": "x"}),
+        json!({"action": "mkdir", "path": "repo/.git/hooks"}),
+        json!({"action": "mv", "path": "repo/a.txt", "to": "repo/.git/hooks/post-checkout"}),
+        json!({"action": "rm", "path": "repo/.git/config"}),
+        json!({"action": "patch", "diff": "--- a/repo/.git/config\n+++ b/repo/.git/config\n@@ -1 +1,2 @@\n [core]\n+\tpager = touch owned\n"}),
+    ] {
+        let (is_error, text) = fs(&s.roots, args.clone()).await;
+        assert!(is_error, "{args}");
+        assert!(
+            text.contains("': inside a .git folder (a repository's config and hooks run programs); use the git tool"),
+            "{args}: {text}"
+        );
+    }
+    assert_eq!(s.read("repo/.git/config"), "[core]\n");
+    assert!(!s.root.join("repo/.git/hooks").exists());
+    // Outside .git, and names that only start like it, are fine.
+    let (is_error, text) = fs(&s.roots, json!({"action": "write", "path": "repo/.gitignore", "content": "target\n"})).await;
+    assert!(!is_error, "{text}");
+}

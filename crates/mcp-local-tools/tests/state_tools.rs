@@ -609,3 +609,93 @@ fn mode_presets_from_a_file() {
     let broken = Modes::builtin(&[]).with_file(&file);
     assert_eq!(broken.presets().len(), 2, "a bad file adds nothing");
 }
+
+/// Hostile input the state tools must refuse or survive.
+#[tokio::test]
+async fn hostile_input_is_refused_or_survived() {
+    let st = State::new();
+    // think: a number at the top of u64 is refused; the record goes on.
+    let think = ThinkTool::new();
+    let (is_error, text, _) = call(
+        &think,
+        st.ctx(),
+        json!({"thought": "a", "thought_number": u64::MAX, "total_thoughts": 1}),
+    )
+    .await;
+    assert!(is_error, "{text}");
+    assert_eq!(text, "think: thought_number must be 1..=1000000");
+    let (is_error, _, _) = call(&think, st.ctx(), json!({"thought": "b"})).await;
+    assert!(!is_error);
+
+    // memory: a store without a key never replaces an existing memory.
+    st.memory(json!({"action": "store", "key": "memory-2", "content": "explicit"})).await;
+    let (_, first, _) = st.memory(json!({"action": "store", "content": "auto a"})).await;
+    let (_, second, _) = st.memory(json!({"action": "store", "content": "auto b"})).await;
+    assert_eq!(first, "stored memory 'memory-3'\n");
+    assert_eq!(second, "stored memory 'memory-4'\n");
+    let (_, text, _) = st.memory(json!({"action": "recall", "key": "memory-2"})).await;
+    assert_eq!(text, "memory-2: explicit\n");
+    let (is_error, text, _) = st
+        .memory(json!({"action": "store", "key": "k\u{0}", "content": "x"}))
+        .await;
+    assert!(is_error);
+    assert_eq!(text, "key must be 1 to 1024 bytes without control characters");
+    let (is_error, text, _) = st
+        .memory(json!({"action": "create_entities", "entities": [
+            {"name": "big", "entityType": "t", "observations": ["x".repeat(20_000)]}]}))
+        .await;
+    assert!(is_error);
+    assert_eq!(text, "an observation is 20000 bytes; at most 16384");
+
+    // import: a line that is not UTF-8 and an entity without a name are bad
+    // lines, not the end of the import.
+    let mut file = b"{\"type\":\"entity\",\"name\":\"ok\",\"entityType\":\"t\"}\n".to_vec();
+    file.extend_from_slice(b"{\"type\":\"entity\",\"name\":\"\xff\xfe\",\"entityType\":\"t\"}\n");
+    file.extend_from_slice(b"{\"type\":\"entity\",\"name\":\"\",\"entityType\":\"t\"}\n");
+    std::fs::write(st.s.root.join("h.jsonl"), &file).unwrap();
+    let (is_error, _, out) = st.memory(json!({"action": "import", "path": "h.jsonl"})).await;
+    assert!(!is_error);
+    assert_eq!(out["entities"], 1);
+    assert_eq!(out["badLines"].as_array().unwrap().len(), 2);
+
+    // tasks: no self-blocking, no link to a missing task, no parent cycle,
+    // a huge offset is past the end.
+    let (is_error, text, _) = st
+        .tasks(json!({"action": "add", "title": "c", "blocked_by": [1]}))
+        .await;
+    assert!(is_error);
+    assert_eq!(text, "no task 1 in this workspace");
+    st.tasks(json!({"action": "add", "title": "one"})).await;
+    st.tasks(json!({"action": "add", "title": "two", "parent": 1})).await;
+    let (is_error, text, _) = st.tasks(json!({"action": "update", "id": 1, "blocked_by": [1]})).await;
+    assert!(is_error);
+    assert_eq!(text, "task 1 cannot be its own parent or blocker");
+    let (is_error, text, _) = st.tasks(json!({"action": "update", "id": 1, "parent": 2})).await;
+    assert!(is_error);
+    assert_eq!(text, "parent 2: task 1 is already its ancestor");
+    let (_, text, _) = st
+        .tasks(json!({"action": "list", "offset": 9_223_372_036_854_775_808u64}))
+        .await;
+    assert_eq!(text, "[no tasks]\n[tasks 9223372036854775808-9223372036854775807 of 2; continue with offset=9223372036854775807]\n".replace("[tasks 9223372036854775808-9223372036854775807 of 2; continue with offset=9223372036854775807]\n", ""));
+}
+
+/// A structured copy over the cap is left out, with a note.
+#[tokio::test]
+async fn an_oversized_structured_copy_is_left_out() {
+    let st = State::new();
+    for i in 0..40 {
+        st.memory(json!({"action": "create_entities", "entities": [
+            {"name": format!("e{i}"), "entityType": "t", "observations": ["y".repeat(16_000)]}]}))
+            .await;
+    }
+    let (is_error, text, structured) = st.memory(json!({"action": "read_graph"})).await;
+    assert!(!is_error);
+    assert_eq!(structured, Value::Null);
+    assert!(
+        text.ends_with("bytes, over the 262144-byte cap; narrow or page the request]\n"),
+        "{}",
+        &text[text.len() - 300..]
+    );
+    let (_, help, _) = st.memory(json!({"action": "help"})).await;
+    assert!(help.ends_with("Actions that only read: recall, list, search, read_graph, search_nodes, open_nodes.\n"), "{help}");
+}

@@ -10,7 +10,8 @@
 //!   job id at once.
 //! - `output {id, [offset], [tail]}` (alias `logs`), `wait {id,
 //!   [timeout_ms]}`, `write {id, text, [eof]}`, `kill {id, [signal]}`,
-//!   `list` (alias `ps`): background jobs; see [`jobs`].
+//!   `list` (alias `ps`): background jobs, their output spooled to a
+//!   bounded file under the state folder.
 //!
 //! Every command runs in a process group of its own (see the process
 //! runner): a timeout, `notifications/cancelled` or the server's shutdown

@@ -183,6 +183,7 @@ pub(super) fn rm(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
             "path '{input}': is a root; roots cannot be removed"
         ));
     }
+    crate::safe::refuse_git_internals(&entry.root, &entry.path).map_err(|e| e.to_string())?;
     let shown = ctx.roots.display(&entry.path);
     let meta = std::fs::symlink_metadata(&entry.path)
         .map_err(|e| PathError::from_io(input, &e).to_string())?;

@@ -50,6 +50,7 @@ pub(super) fn run(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolConte
                     }
                     let mut new = Vec::new();
                     for text in &item.contents {
+                        check_observation(text).map_err(WriteError::Refused)?;
                         if insert_observation(tx, scope, &item.entity_name, text)? {
                             new.push(text.clone());
                         }
@@ -152,6 +153,7 @@ struct Graph {
 impl Graph {
     /// The entities named, and the relations among them.
     fn only(self, names: &[String]) -> Graph {
+        let names: std::collections::HashSet<&String> = names.iter().collect();
         let keep = |n: &String| names.contains(n);
         Graph {
             entities: self
@@ -214,11 +216,7 @@ fn create_entities(
 ) -> Result<Vec<Entity>, WriteError> {
     let mut created = Vec::new();
     for entity in entities {
-        if entity.name.is_empty() {
-            return Err(WriteError::Refused(
-                "create_entities: an entity has an empty name".into(),
-            ));
-        }
+        check_entity(entity).map_err(WriteError::Refused)?;
         let new = tx.execute(
             "INSERT OR IGNORE INTO entities (scope, name, entity_type) VALUES (?1, ?2, ?3)",
             (scope, &entity.name, &entity.entity_type),
@@ -233,6 +231,31 @@ fn create_entities(
     Ok(created)
 }
 
+/// Largest observation, in bytes.
+pub const MAX_OBSERVATION_BYTES: usize = 16 * 1024;
+
+fn check_entity(entity: &Entity) -> Result<(), String> {
+    super::check_name("entity name", &entity.name)?;
+    super::check_name("entityType", &entity.entity_type)?;
+    entity.observations.iter().try_for_each(|o| check_observation(o))
+}
+
+fn check_observation(text: &str) -> Result<(), String> {
+    if text.len() > MAX_OBSERVATION_BYTES {
+        return Err(format!(
+            "an observation is {} bytes; at most {MAX_OBSERVATION_BYTES}",
+            text.len()
+        ));
+    }
+    Ok(())
+}
+
+fn check_relation(r: &Relation) -> Result<(), String> {
+    super::check_name("from", &r.from)?;
+    super::check_name("to", &r.to)?;
+    super::check_name("relationType", &r.relation_type)
+}
+
 /// Adds the relations not there yet; returns those.
 fn create_relations(
     tx: &rusqlite::Transaction<'_>,
@@ -241,6 +264,7 @@ fn create_relations(
 ) -> Result<Vec<Relation>, WriteError> {
     let mut created = Vec::new();
     for r in relations {
+        check_relation(r).map_err(WriteError::Refused)?;
         let new = tx.execute(
             "INSERT OR IGNORE INTO relations (scope, from_entity, to_entity, relation_type) VALUES (?1, ?2, ?3, ?4)",
             (scope, &r.from, &r.to, &r.relation_type),
@@ -254,6 +278,7 @@ fn create_relations(
 
 /// The graph of `scope` (only the entities named in `names`, when given).
 fn read(store: &Store, scope: &str, names: Option<&Vec<String>>) -> Result<Graph, String> {
+    let names: Option<std::collections::HashSet<&String>> = names.map(|n| n.iter().collect());
     store.with(|conn| {
         let mut graph = Graph::default();
         let mut observations: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -261,7 +286,7 @@ fn read(store: &Store, scope: &str, names: Option<&Vec<String>>) -> Result<Graph
             conn.prepare_cached("SELECT entity, text FROM observations WHERE scope = ?1 ORDER BY id")?;
         for row in stmt.query_map([scope], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))? {
             let (entity, text) = row?;
-            if names.is_none_or(|n| n.contains(&entity)) {
+            if names.as_ref().is_none_or(|n| n.contains(&entity)) {
                 observations.entry(entity).or_default().push(text);
             }
         }
@@ -270,7 +295,7 @@ fn read(store: &Store, scope: &str, names: Option<&Vec<String>>) -> Result<Graph
         )?;
         for row in stmt.query_map([scope], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))? {
             let (name, entity_type) = row?;
-            if names.is_none_or(|n| n.contains(&name)) {
+            if names.as_ref().is_none_or(|n| n.contains(&name)) {
                 graph.entities.push(Entity {
                     observations: observations.remove(&name).unwrap_or_default(),
                     name,
@@ -313,18 +338,25 @@ fn import(store: &Store, scope: &str, path: &str, ctx: &ToolContext) -> ToolResu
             "import: '{path}' is {len} bytes; at most {MAX_IMPORT_BYTES} are read"
         ));
     }
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     file.take(MAX_IMPORT_BYTES)
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .map_err(|e| format!("import: '{path}': {e}"))?;
     let mut entities = Vec::new();
     let mut relations = Vec::new();
     let mut bad = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+    for (number, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_str::<Line>(line) {
+        let parsed = std::str::from_utf8(line)
+            .map_err(|e| e.to_string())
+            .and_then(|line| serde_json::from_str::<Line>(line).map_err(|e| e.to_string()));
+        let checked = parsed.and_then(|parsed| match parsed {
+            Line::Entity(e) => check_entity(&e).map(|()| Line::Entity(e)),
+            Line::Relation(r) => check_relation(&r).map(|()| Line::Relation(r)),
+        });
+        match checked {
             Ok(Line::Entity(e)) => entities.push(e),
             Ok(Line::Relation(r)) => relations.push(r),
             Err(e) => bad.push(format!("line {}: {e}", number + 1)),

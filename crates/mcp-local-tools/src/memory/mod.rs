@@ -66,7 +66,7 @@ actions! {
         SearchNodes = "search_nodes" { reads: true, pool: true, usage: "{query, [scope]}: entities whose name, type or observations contain query (case-insensitive), and the relations between them." },
         OpenNodes = "open_nodes" { reads: true, pool: true, usage: "{names, [scope]}: the named entities and the relations between them." },
         Import = "import" { reads: false, pool: true, usage: "{path, [scope]}: read a reference memory server JSONL file (inside the roots); bad lines are reported by number and skipped." },
-        Export = "export" { reads: true, pool: true, usage: "{path, [scope], [overwrite]}: write the graph as JSONL (inside the roots); refuses to replace a file unless overwrite." },
+        Export = "export" { reads: false, pool: true, usage: "{path, [scope], [overwrite]}: write the graph as JSONL (inside the roots); refuses to replace a file unless overwrite." },
         Help = "help" { reads: true, pool: false, usage: ": this text." },
     }
 }
@@ -218,6 +218,9 @@ impl ActionTool for MemoryTool {
 local_tool!(MemoryTool);
 
 fn check_content(content: &str) -> Result<(), String> {
+    if content.trim().is_empty() {
+        return Err("content is empty".to_owned());
+    }
     if content.len() > MAX_CONTENT_BYTES {
         return Err(format!(
             "content is {} bytes; a memory holds at most {MAX_CONTENT_BYTES}",
@@ -233,16 +236,31 @@ fn store_memory(store: &Store, scope: &str, args: &MemoryArgs) -> ToolResult {
     let tags =
         serde_json::to_string(&args.tags.clone().unwrap_or_default()).map_err(|e| e.to_string())?;
     let asked_key = args.key.clone().filter(|k| !k.trim().is_empty());
+    if let Some(key) = &asked_key {
+        check_name("key", key)?;
+    }
     let (key, replaced) = store.write(|tx| {
         let now = now();
         let key = match &asked_key {
             Some(key) => key.clone(),
             None => {
-                let next: i64 =
+                // A new record always: the first `memory-<n>` not taken.
+                let mut next: i64 =
                     tx.query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM memories", [], |r| {
                         r.get(0)
                     })?;
-                format!("memory-{next}")
+                loop {
+                    let key = format!("memory-{next}");
+                    let taken: bool = tx.query_row(
+                        "SELECT EXISTS (SELECT 1 FROM memories WHERE scope = ?1 AND key = ?2)",
+                        (scope, &key),
+                        |r| r.get(0),
+                    )?;
+                    if !taken {
+                        break key;
+                    }
+                    next += 1;
+                }
             }
         };
         let replaced = tx.execute(
@@ -320,12 +338,25 @@ fn recall(store: &Store, scope: &str, key: &str) -> ToolResult {
     Ok(shown(&found, None))
 }
 
+/// Longest key, entity name, type or relation type, in bytes.
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// A key or name: 1 to [`MAX_NAME_BYTES`] bytes, no control characters.
+pub(crate) fn check_name(what: &str, name: &str) -> Result<(), String> {
+    if name.trim().is_empty() || name.len() > MAX_NAME_BYTES || name.chars().any(char::is_control) {
+        return Err(format!(
+            "{what} must be 1 to {MAX_NAME_BYTES} bytes without control characters"
+        ));
+    }
+    Ok(())
+}
+
 fn page_limit(limit: Option<u64>) -> u64 {
     limit.unwrap_or(PAGE).clamp(1, PAGE)
 }
 
 fn list(store: &Store, scope: &str, args: &MemoryArgs) -> ToolResult {
-    let offset = args.offset.unwrap_or(0);
+    let offset = crate::util::sql_offset(args.offset) as u64;
     let limit = page_limit(args.limit);
     let tag = args.tag.clone();
     let (total, found) = store.with(|conn| {
