@@ -1169,6 +1169,211 @@ async fn repositories_outside_the_roots_are_refused() {
     );
 }
 
+/// A repository in `outside/` holding `secret.txt` in one commit; its
+/// HEAD.
+fn outside_repo(s: &Sandbox) -> String {
+    let outside = s.base.join("outside");
+    init(&outside);
+    git(&outside, &["add", "secret.txt"]);
+    git(&outside, &["commit", "-q", "-m", "secret"]);
+    full_in(&outside, "HEAD")
+}
+
+fn full_in(dir: &Path, rev: &str) -> String {
+    git(dir, &["rev-parse", rev]).trim().to_owned()
+}
+
+/// Every action, reading and writing, on the repository at `path` is
+/// refused with `expected`.
+async fn all_refused(s: &Sandbox, path: &str, expected: &str) {
+    for args in [
+        json!({"action": "show", "path": path, "ref": "HEAD:secret.txt"}),
+        json!({"action": "status", "path": path}),
+        json!({"action": "log", "path": path}),
+        json!({"action": "add", "path": path, "all": true}),
+        json!({"action": "commit", "path": path, "message": "m", "all": true}),
+        json!({"action": "reset", "path": path, "mode": "hard", "confirm": true}),
+    ] {
+        assert_eq!(
+            g(s, args.clone()).await,
+            (true, expected.to_owned()),
+            "{args}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_git_dir_outside_the_roots_is_refused() {
+    let s = Sandbox::new();
+    let head = outside_repo(&s);
+    let outside = s.base.join("outside");
+    let outside_git = outside.join(".git");
+    // Something for add, commit and reset to act on, were they to run.
+    std::fs::write(outside.join("secret.txt"), "changed\n").unwrap();
+    std::fs::write(outside.join("new.txt"), "new\n").unwrap();
+
+    // A .git file naming the outside repository.
+    s.write("w/.git", &format!("gitdir: {}\n", outside_git.display()));
+    s.write("w/secret.txt", "mine\n");
+    let expected = format!(
+        "git: the git directory of w is {}, outside the roots",
+        outside_git.display()
+    );
+    all_refused(&s, "w", &expected).await;
+
+    // A .git symlink to it.
+    std::fs::create_dir(s.root.join("l")).unwrap();
+    std::os::unix::fs::symlink(&outside_git, s.root.join("l/.git")).unwrap();
+    all_refused(
+        &s,
+        "l",
+        &format!(
+            "git: the git directory of l is {}, outside the roots",
+            outside_git.display()
+        ),
+    )
+    .await;
+
+    // A worktree of the outside repository, placed in the root.
+    git(
+        &outside,
+        &["worktree", "add", "-q", s.root.join("wt").to_str().unwrap()],
+    );
+    all_refused(
+        &s,
+        "wt",
+        &format!(
+            "git: the git directory of wt is {}, outside the roots",
+            outside_git.join("worktrees/wt").display()
+        ),
+    )
+    .await;
+
+    // A git directory in the root whose commondir is the outside one.
+    s.write("fake/HEAD", "ref: refs/heads/main\n");
+    s.write("fake/commondir", &format!("{}\n", outside_git.display()));
+    s.write(
+        "c/.git",
+        &format!("gitdir: {}\n", s.root.join("fake").display()),
+    );
+    all_refused(
+        &s,
+        "c",
+        &format!(
+            "git: the common git directory of c is {}, outside the roots",
+            outside_git.display()
+        ),
+    )
+    .await;
+
+    // Nothing happened to the outside repository.
+    assert_eq!(full_in(&outside, "HEAD"), head);
+    assert_eq!(
+        git(&outside, &["status", "--porcelain"]),
+        " M secret.txt\n?? new.txt\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("secret.txt")).unwrap(),
+        "changed\n"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_object_store_outside_the_roots_is_refused() {
+    let s = Sandbox::new();
+    outside_repo(&s);
+    let objects = s.base.join("outside/.git/objects");
+
+    // objects/info/alternates naming the outside store, absolute.
+    let a = s.root.join("a");
+    std::fs::create_dir(&a).unwrap();
+    init(&a);
+    let alternates = a.join(".git/objects/info/alternates");
+    std::fs::write(&alternates, format!("{}\n", objects.display())).unwrap();
+    let expected = format!(
+        "git: the alternate object store of a is {}, outside the roots",
+        objects.display()
+    );
+    all_refused(&s, "a", &expected).await;
+    // Relative to the object store.
+    std::fs::write(
+        &alternates,
+        "# a comment\n\n../../../../outside/.git/objects\n",
+    )
+    .unwrap();
+    all_refused(&s, "a", &expected).await;
+    // Through an alternate inside the roots, which has its own.
+    let b = s.root.join("b");
+    std::fs::create_dir(&b).unwrap();
+    init(&b);
+    std::fs::write(
+        b.join(".git/objects/info/alternates"),
+        format!("{}\n", a.join(".git/objects").display()),
+    )
+    .unwrap();
+    all_refused(
+        &s,
+        "b",
+        &format!(
+            "git: the alternate object store of b is {}, outside the roots",
+            objects.display()
+        ),
+    )
+    .await;
+    // An alternate inside the roots is fine.
+    std::fs::remove_file(&alternates).unwrap();
+    git(&a, &["commit", "-q", "--allow-empty", "-m", "in a"]);
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "log", "path": "b", "ref": full_in(&a, "HEAD")})
+        )
+        .await
+        .1,
+        format!("{} 2024-01-02 Ada: in a\n", &full_in(&a, "HEAD")[..7])
+    );
+
+    // An objects folder that is a symlink to the outside store.
+    let o = s.root.join("o");
+    std::fs::create_dir(&o).unwrap();
+    init(&o);
+    std::fs::remove_dir_all(o.join(".git/objects")).unwrap();
+    std::os::unix::fs::symlink(&objects, o.join(".git/objects")).unwrap();
+    all_refused(
+        &s,
+        "o",
+        &format!(
+            "git: the object store of o is {}, outside the roots",
+            objects.display()
+        ),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_worktree_of_a_repository_in_the_roots_works() {
+    let s = repo();
+    let wt = s.base.join("root/wt");
+    git(&s.root, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+    std::fs::write(wt.join("a.txt"), "one\n").unwrap();
+    assert_eq!(
+        g(&s, json!({"action": "status", "path": "wt"})).await,
+        ok("On branch wt\nNot staged:\n  modified: a.txt\n")
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "commit", "path": "wt", "message": "short", "all": true}),
+    )
+    .await;
+    assert!(!err && text.contains("] short\n"), "{text}");
+    assert_eq!(
+        git(&s.root, &["log", "-1", "--format=%s", "wt", "--"]),
+        "short\n"
+    );
+}
+
 #[tokio::test]
 async fn a_repository_in_a_subfolder_and_paths_in_it() {
     let s = Sandbox::new();
