@@ -1375,6 +1375,43 @@ async fn a_worktree_of_a_repository_in_the_roots_works() {
 }
 
 #[tokio::test]
+async fn reading_actions_ignore_files_the_repository_config_names() {
+    let s = repo2();
+    let mailmap = s.base.join("outside/mailmap");
+    std::fs::write(&mailmap, "SECRET Name <ada@example.com>\n").unwrap();
+    git(
+        &s.root,
+        &[
+            "config",
+            "blame.ignoreRevsFile",
+            &s.abs("outside/secret.txt"),
+        ],
+    );
+    git(
+        &s.root,
+        &["config", "mailmap.file", mailmap.to_str().unwrap()],
+    );
+    git(&s.root, &["config", "mailmap.blob", "HEAD:a.txt"]);
+    let (first, second) = (full(&s, "HEAD~1"), full(&s, "HEAD"));
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "blame", "path": "a.txt", "start_line": 2, "end_line": 3})
+        )
+        .await,
+        ok(&format!(
+            "{} (Ada 2024-01-02 2) TWO\n^{} (Ada 2024-01-02 3) three\n",
+            &second[..8],
+            &first[..7]
+        ))
+    );
+    let (err, text) = g(&s, json!({"action": "show", "stat": true})).await;
+    assert!(!err, "{text}");
+    assert!(text.contains("\nAuthor: Ada <ada@example.com>\n"), "{text}");
+    assert!(!text.contains("SECRET"), "{text}");
+}
+
+#[tokio::test]
 async fn a_repository_in_a_subfolder_and_paths_in_it() {
     let s = Sandbox::new();
     let sub = s.root.join("proj");

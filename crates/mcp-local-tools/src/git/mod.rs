@@ -44,7 +44,9 @@
 //! repository's `gpg.program` is never run), without optional locks, and
 //! with the clean, smudge and process filters of the repository's own
 //! config turned off (those of the user's global config, such as Git LFS,
-//! stay on). Writing actions keep the repository's hooks and filters: they
+//! stay on), and without the files a config may name anywhere on the
+//! machine for them: `mailmap.file` and `mailmap.blob` are emptied, and
+//! `blame` drops `blame.ignoreRevsFile` (`--no-ignore-revs-file`). Writing actions keep the repository's hooks and filters: they
 //! are the user's. `fetch`, `pull` and `push` run with the repository's
 //! transport configuration (`core.sshCommand`, credential helpers), bounded
 //! by the timeout; a submodule's own config is not inspected.

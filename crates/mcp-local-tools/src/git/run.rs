@@ -338,7 +338,20 @@ impl<'a> Repo<'a> {
             ("LC_ALL".to_owned(), "C".to_owned()),
         ];
         if access == Access::Read {
-            argv.extend(["-c", "log.showSignature=false"].map(str::to_owned));
+            argv.extend(
+                [
+                    "-c",
+                    "log.showSignature=false",
+                    // A mailmap file the repository's config names may lie
+                    // anywhere on the machine, and it rewrites the names
+                    // shown (blame's ignore list: see `history::blame`).
+                    "-c",
+                    "mailmap.file=",
+                    "-c",
+                    "mailmap.blob=",
+                ]
+                .map(str::to_owned),
+            );
             env.push(("GIT_OPTIONAL_LOCKS".to_owned(), "0".to_owned()));
             if !self.read_config.is_empty() {
                 env.push((
