@@ -1441,6 +1441,35 @@ async fn a_repository_in_a_subfolder_and_paths_in_it() {
 }
 
 #[tokio::test]
+async fn diff_header_quotes_a_name_with_a_newline() {
+    let s = repo();
+    s.write("new\nline.txt", "x\n");
+    s.write("tab\there.txt", "y\n");
+    git(&s.root, &["add", "."]);
+    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
+    assert!(!err, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        &lines[..5],
+        [
+            "2 files changed, +2 -0",
+            r#"+1 -0 "new\nline.txt""#,
+            r#"+1 -0 "tab\there.txt""#,
+            "",
+            r#"diff --git "a/new\nline.txt" "b/new\nline.txt""#,
+        ]
+    );
+    git(&s.root, &["commit", "-q", "-m", "odd names"]);
+    git(&s.root, &["mv", "new\nline.txt", "plain.txt"]);
+    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
+    assert!(!err, "{text}");
+    assert!(
+        text.starts_with("1 file changed, +0 -0\n+0 -0 \"new\\nline.txt\" -> plain.txt\n\n"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
 async fn diff_total_cap_names_the_files_not_shown() {
     let s = repo();
     // Five new files of about 8,100 bytes of patch each.

@@ -534,3 +534,56 @@ pub(crate) fn not_an_option(field: &str, value: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A path as a line of text shows it: as it is, or, when it holds a
+/// control character (a newline would split the line), a `"` or a `\`,
+/// quoted the way git quotes paths (`"new\nline.txt"`; `\a \b \t \n \v \f
+/// \r \" \\`, other control characters as octal escapes of their bytes).
+pub(crate) fn quoted_path(path: &str) -> String {
+    if !path
+        .chars()
+        .any(|c| c.is_control() || c == '"' || c == '\\')
+    {
+        return path.to_owned();
+    }
+    let mut out = String::with_capacity(path.len() + 2);
+    out.push('"');
+    for c in path.chars() {
+        match c {
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{b}' => out.push_str("\\v"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => {
+                let mut bytes = [0u8; 4];
+                for b in c.encode_utf8(&mut bytes).bytes() {
+                    out.push_str(&format!("\\{b:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted_path;
+
+    #[test]
+    fn paths_with_special_characters_are_quoted() {
+        assert_eq!(quoted_path("plain name.txt"), "plain name.txt");
+        assert_eq!(quoted_path("é.txt"), "é.txt");
+        assert_eq!(quoted_path("new\nline.txt"), r#""new\nline.txt""#);
+        assert_eq!(quoted_path("a\tb\r"), r#""a\tb\r""#);
+        assert_eq!(quoted_path(r#"say "hi"\x"#), r#""say \"hi\"\\x""#);
+        assert_eq!(quoted_path("esc\u{1b}[0m"), r#""esc\033[0m""#);
+        assert_eq!(quoted_path("c1\u{85}"), r#""c1\302\205""#);
+    }
+}
