@@ -1169,6 +1169,248 @@ async fn repositories_outside_the_roots_are_refused() {
     );
 }
 
+/// A repository in `outside/` holding `secret.txt` in one commit; its
+/// HEAD.
+fn outside_repo(s: &Sandbox) -> String {
+    let outside = s.base.join("outside");
+    init(&outside);
+    git(&outside, &["add", "secret.txt"]);
+    git(&outside, &["commit", "-q", "-m", "secret"]);
+    full_in(&outside, "HEAD")
+}
+
+fn full_in(dir: &Path, rev: &str) -> String {
+    git(dir, &["rev-parse", rev]).trim().to_owned()
+}
+
+/// Every action, reading and writing, on the repository at `path` is
+/// refused with `expected`.
+async fn all_refused(s: &Sandbox, path: &str, expected: &str) {
+    for args in [
+        json!({"action": "show", "path": path, "ref": "HEAD:secret.txt"}),
+        json!({"action": "status", "path": path}),
+        json!({"action": "log", "path": path}),
+        json!({"action": "add", "path": path, "all": true}),
+        json!({"action": "commit", "path": path, "message": "m", "all": true}),
+        json!({"action": "reset", "path": path, "mode": "hard", "confirm": true}),
+    ] {
+        assert_eq!(
+            g(s, args.clone()).await,
+            (true, expected.to_owned()),
+            "{args}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_git_dir_outside_the_roots_is_refused() {
+    let s = Sandbox::new();
+    let head = outside_repo(&s);
+    let outside = s.base.join("outside");
+    let outside_git = outside.join(".git");
+    // Something for add, commit and reset to act on, were they to run.
+    std::fs::write(outside.join("secret.txt"), "changed\n").unwrap();
+    std::fs::write(outside.join("new.txt"), "new\n").unwrap();
+
+    // A .git file naming the outside repository.
+    s.write("w/.git", &format!("gitdir: {}\n", outside_git.display()));
+    s.write("w/secret.txt", "mine\n");
+    let expected = format!(
+        "git: the git directory of w is {}, outside the roots",
+        outside_git.display()
+    );
+    all_refused(&s, "w", &expected).await;
+
+    // A .git symlink to it.
+    std::fs::create_dir(s.root.join("l")).unwrap();
+    std::os::unix::fs::symlink(&outside_git, s.root.join("l/.git")).unwrap();
+    all_refused(
+        &s,
+        "l",
+        &format!(
+            "git: the git directory of l is {}, outside the roots",
+            outside_git.display()
+        ),
+    )
+    .await;
+
+    // A worktree of the outside repository, placed in the root.
+    git(
+        &outside,
+        &["worktree", "add", "-q", s.root.join("wt").to_str().unwrap()],
+    );
+    all_refused(
+        &s,
+        "wt",
+        &format!(
+            "git: the git directory of wt is {}, outside the roots",
+            outside_git.join("worktrees/wt").display()
+        ),
+    )
+    .await;
+
+    // A git directory in the root whose commondir is the outside one.
+    s.write("fake/HEAD", "ref: refs/heads/main\n");
+    s.write("fake/commondir", &format!("{}\n", outside_git.display()));
+    s.write(
+        "c/.git",
+        &format!("gitdir: {}\n", s.root.join("fake").display()),
+    );
+    all_refused(
+        &s,
+        "c",
+        &format!(
+            "git: the common git directory of c is {}, outside the roots",
+            outside_git.display()
+        ),
+    )
+    .await;
+
+    // Nothing happened to the outside repository.
+    assert_eq!(full_in(&outside, "HEAD"), head);
+    assert_eq!(
+        git(&outside, &["status", "--porcelain"]),
+        " M secret.txt\n?? new.txt\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("secret.txt")).unwrap(),
+        "changed\n"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_object_store_outside_the_roots_is_refused() {
+    let s = Sandbox::new();
+    outside_repo(&s);
+    let objects = s.base.join("outside/.git/objects");
+
+    // objects/info/alternates naming the outside store, absolute.
+    let a = s.root.join("a");
+    std::fs::create_dir(&a).unwrap();
+    init(&a);
+    let alternates = a.join(".git/objects/info/alternates");
+    std::fs::write(&alternates, format!("{}\n", objects.display())).unwrap();
+    let expected = format!(
+        "git: the alternate object store of a is {}, outside the roots",
+        objects.display()
+    );
+    all_refused(&s, "a", &expected).await;
+    // Relative to the object store.
+    std::fs::write(
+        &alternates,
+        "# a comment\n\n../../../../outside/.git/objects\n",
+    )
+    .unwrap();
+    all_refused(&s, "a", &expected).await;
+    // Through an alternate inside the roots, which has its own.
+    let b = s.root.join("b");
+    std::fs::create_dir(&b).unwrap();
+    init(&b);
+    std::fs::write(
+        b.join(".git/objects/info/alternates"),
+        format!("{}\n", a.join(".git/objects").display()),
+    )
+    .unwrap();
+    all_refused(
+        &s,
+        "b",
+        &format!(
+            "git: the alternate object store of b is {}, outside the roots",
+            objects.display()
+        ),
+    )
+    .await;
+    // An alternate inside the roots is fine.
+    std::fs::remove_file(&alternates).unwrap();
+    git(&a, &["commit", "-q", "--allow-empty", "-m", "in a"]);
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "log", "path": "b", "ref": full_in(&a, "HEAD")})
+        )
+        .await
+        .1,
+        format!("{} 2024-01-02 Ada: in a\n", &full_in(&a, "HEAD")[..7])
+    );
+
+    // An objects folder that is a symlink to the outside store.
+    let o = s.root.join("o");
+    std::fs::create_dir(&o).unwrap();
+    init(&o);
+    std::fs::remove_dir_all(o.join(".git/objects")).unwrap();
+    std::os::unix::fs::symlink(&objects, o.join(".git/objects")).unwrap();
+    all_refused(
+        &s,
+        "o",
+        &format!(
+            "git: the object store of o is {}, outside the roots",
+            objects.display()
+        ),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_worktree_of_a_repository_in_the_roots_works() {
+    let s = repo();
+    let wt = s.base.join("root/wt");
+    git(&s.root, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+    std::fs::write(wt.join("a.txt"), "one\n").unwrap();
+    assert_eq!(
+        g(&s, json!({"action": "status", "path": "wt"})).await,
+        ok("On branch wt\nNot staged:\n  modified: a.txt\n")
+    );
+    let (err, text) = g(
+        &s,
+        json!({"action": "commit", "path": "wt", "message": "short", "all": true}),
+    )
+    .await;
+    assert!(!err && text.contains("] short\n"), "{text}");
+    assert_eq!(
+        git(&s.root, &["log", "-1", "--format=%s", "wt", "--"]),
+        "short\n"
+    );
+}
+
+#[tokio::test]
+async fn reading_actions_ignore_files_the_repository_config_names() {
+    let s = repo2();
+    let mailmap = s.base.join("outside/mailmap");
+    std::fs::write(&mailmap, "SECRET Name <ada@example.com>\n").unwrap();
+    git(
+        &s.root,
+        &[
+            "config",
+            "blame.ignoreRevsFile",
+            &s.abs("outside/secret.txt"),
+        ],
+    );
+    git(
+        &s.root,
+        &["config", "mailmap.file", mailmap.to_str().unwrap()],
+    );
+    git(&s.root, &["config", "mailmap.blob", "HEAD:a.txt"]);
+    let (first, second) = (full(&s, "HEAD~1"), full(&s, "HEAD"));
+    assert_eq!(
+        g(
+            &s,
+            json!({"action": "blame", "path": "a.txt", "start_line": 2, "end_line": 3})
+        )
+        .await,
+        ok(&format!(
+            "{} (Ada 2024-01-02 2) TWO\n^{} (Ada 2024-01-02 3) three\n",
+            &second[..8],
+            &first[..7]
+        ))
+    );
+    let (err, text) = g(&s, json!({"action": "show", "stat": true})).await;
+    assert!(!err, "{text}");
+    assert!(text.contains("\nAuthor: Ada <ada@example.com>\n"), "{text}");
+    assert!(!text.contains("SECRET"), "{text}");
+}
+
 #[tokio::test]
 async fn a_repository_in_a_subfolder_and_paths_in_it() {
     let s = Sandbox::new();
@@ -1196,6 +1438,35 @@ async fn a_repository_in_a_subfolder_and_paths_in_it() {
     assert!(!err && text.contains("] x\n"), "{text}");
     let (err, text) = g(&s, json!({"action": "log"})).await;
     assert!(err && text.contains("not a git repository"), "{text}");
+}
+
+#[tokio::test]
+async fn diff_header_quotes_a_name_with_a_newline() {
+    let s = repo();
+    s.write("new\nline.txt", "x\n");
+    s.write("tab\there.txt", "y\n");
+    git(&s.root, &["add", "."]);
+    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
+    assert!(!err, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        &lines[..5],
+        [
+            "2 files changed, +2 -0",
+            r#"+1 -0 "new\nline.txt""#,
+            r#"+1 -0 "tab\there.txt""#,
+            "",
+            r#"diff --git "a/new\nline.txt" "b/new\nline.txt""#,
+        ]
+    );
+    git(&s.root, &["commit", "-q", "-m", "odd names"]);
+    git(&s.root, &["mv", "new\nline.txt", "plain.txt"]);
+    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
+    assert!(!err, "{text}");
+    assert!(
+        text.starts_with("1 file changed, +0 -0\n+0 -0 \"new\\nline.txt\" -> plain.txt\n\n"),
+        "{text}"
+    );
 }
 
 #[tokio::test]

@@ -1,11 +1,12 @@
 //! `git diff`: a numstat header (every file with its lines added and
-//! removed, and whether its patch was cut), then the patch, capped per
-//! file and in total.
+//! removed, and whether its patch was cut; a name holding a control
+//! character, `"` or `\` quoted as git quotes it), then the patch, capped
+//! per file and in total.
 
 use mcp_proto::CallToolResult;
 
 use super::GitArgs;
-use super::run::{Access, OUTPUT_CAP, Repo, as_refs};
+use super::run::{Access, OUTPUT_CAP, Repo, as_refs, quoted_path};
 use crate::util::ToolResult;
 
 /// The most bytes of one file's patch shown.
@@ -173,9 +174,10 @@ fn render(stats: &[Numstat], patch: &str, read_cut: bool) -> String {
             (Some(a), Some(r)) => format!("+{a} -{r}"),
             _ => "binary".to_owned(),
         };
+        // One line per file: a name holding a newline is quoted.
         let name = match &s.from {
-            Some(from) => format!("{from} -> {}", s.path),
-            None => s.path.clone(),
+            Some(from) => format!("{} -> {}", quoted_path(from), quoted_path(&s.path)),
+            None => quoted_path(&s.path),
         };
         let note = match shown.get(i).filter(|_| aligned) {
             Some(Shown::Cut(bytes)) => format!(" (patch cut, {bytes} bytes not shown)"),

@@ -67,9 +67,18 @@ pub(crate) async fn blame(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
         .as_deref()
         .ok_or("git blame: missing field 'path' (the file)")?;
     let file = repo.paths(&[path.to_owned()])?.remove(0);
-    let mut argv: Vec<String> = ["blame", "--no-progress", "--no-textconv", "--date=short"]
-        .map(str::to_owned)
-        .to_vec();
+    // `--no-ignore-revs-file` drops the files `blame.ignoreRevsFile` names:
+    // any file on the machine, whose first bad line git would print (an
+    // empty value in `-c` does not clear the list).
+    let mut argv: Vec<String> = [
+        "blame",
+        "--no-progress",
+        "--no-textconv",
+        "--no-ignore-revs-file",
+        "--date=short",
+    ]
+    .map(str::to_owned)
+    .to_vec();
     match (args.start_line, args.end_line) {
         (None, None) => {}
         (start, end) => {

@@ -13,8 +13,14 @@
 //! inside its work tree; for `blame` it is the file. It must exist inside
 //! the roots; repository discovery stops at the root holding it
 //! (`GIT_CEILING_DIRECTORIES`), and the work tree git finds must lie
-//! inside the roots too. `GIT_DIR`, `GIT_WORK_TREE` and the other location
-//! variables of the server's environment are not passed on.
+//! inside the roots too. So must, resolved, its git directory, its common
+//! git directory and its object store: a `.git` file (`gitdir: ...`) or
+//! symlink naming a repository elsewhere is refused, and so is an
+//! `objects/info/alternates` (the repository's, or an alternate's) naming
+//! an object store outside the roots. A linked worktree whose git directory
+//! is in `.git/worktrees/` of a repository inside the roots is fine.
+//! `GIT_DIR`, `GIT_WORK_TREE`, `GIT_ALTERNATE_OBJECT_DIRECTORIES` and the
+//! other location variables of the server's environment are not passed on.
 //!
 //! # Caller text never becomes an option
 //!
@@ -38,7 +44,9 @@
 //! repository's `gpg.program` is never run), without optional locks, and
 //! with the clean, smudge and process filters of the repository's own
 //! config turned off (those of the user's global config, such as Git LFS,
-//! stay on). Writing actions keep the repository's hooks and filters: they
+//! stay on), and without the files a config may name anywhere on the
+//! machine for them: `mailmap.file` and `mailmap.blob` are emptied, and
+//! `blame` drops `blame.ignoreRevsFile` (`--no-ignore-revs-file`). Writing actions keep the repository's hooks and filters: they
 //! are the user's. `fetch`, `pull` and `push` run with the repository's
 //! transport configuration (`core.sshCommand`, credential helpers), bounded
 //! by the timeout; a submodule's own config is not inspected.
@@ -202,7 +210,7 @@ impl GitArgs {
 
 const DESCRIPTION: &str = "Git on a repository inside the roots (the machine's git, never a shell): status (also structured), diff (unstaged, staged, between refs; capped per file with a numstat header), log, show, blame, branch, switch, add, commit, reset, stash, tag, remote, fetch, pull, push (force only with lease), worktree, rev_parse, apply, clean (dry run unless confirm), init. Options can never be injected through refs, names or paths. Call with {\"action\":\"help\"} for every action's fields.";
 
-const HELP_NOTES: &str = "path is the repository's folder (or any path in its work tree; default the first root); it and its work tree must be inside the roots.
+const HELP_NOTES: &str = "path is the repository's folder (or any path in its work tree; default the first root); it, its work tree, its git directories and object stores must be inside the roots.
 A ref, branch, tag or remote beginning with '-' is refused; remotes must be configured ones; paths go after '--' and are literal.
 Reading actions run no program the repository's config names (fsmonitor, pager, external diff, textconv, filters, gpg); writing actions keep its hooks.
 Each git command is bounded by timeout_ms (default 120000, at most 600000) and its output by 30000 bytes (head and tail kept); a failing command is an error with git's stderr and exit status.";

@@ -2,6 +2,7 @@
 //! argv and environment every run gets, the checks on caller-given refs,
 //! names, remotes and paths, and the text of a result.
 
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -16,6 +17,8 @@ use crate::util::ToolResult;
 pub(crate) const OUTPUT_CAP: usize = 30_000;
 /// What the marker in a cut output suggests.
 const SEE_ALL: &str = "narrow it with paths, limit or a revision range";
+/// The most object stores (the repository's and its alternates) checked.
+const MAX_ALTERNATES: usize = 16;
 
 /// Whether a run may change the repository. A read run takes no optional
 /// lock (`GIT_OPTIONAL_LOCKS=0`), never shows signatures (a repository's
@@ -48,7 +51,8 @@ impl<'a> Repo<'a> {
     /// The repository at `path` (default: the first root). The path must
     /// exist inside the roots, and the work tree git finds from there must
     /// lie inside the roots too (a `core.worktree` pointing elsewhere is
-    /// refused).
+    /// refused), and so must its git directories and object stores
+    /// ([`Repo::check_git_dirs`]).
     pub(crate) async fn open(
         ctx: &'a ToolContext,
         path: Option<&str>,
@@ -92,7 +96,112 @@ impl<'a> Repo<'a> {
                 top.to_string_lossy()
             ));
         }
+        repo.check_git_dirs(input).await?;
         Ok(repo)
+    }
+
+    /// Refuses a repository whose git directory, common directory (a
+    /// linked worktree's main `.git`) or object store lies outside the
+    /// roots: a `.git` file (`gitdir: ...`) or a `.git` symlink can name
+    /// any folder. A worktree's git directory in its main repository's
+    /// `.git/worktrees/` passes when that repository is inside the roots.
+    /// Then checks the alternate object stores.
+    async fn check_git_dirs(&self, input: &str) -> Result<(), String> {
+        let outcome = self
+            .run(
+                Access::Read,
+                &[
+                    "rev-parse",
+                    "--path-format=absolute",
+                    "--git-dir",
+                    "--git-common-dir",
+                    "--git-path",
+                    "objects",
+                ],
+                None,
+            )
+            .await?;
+        self.result("rev-parse", &outcome)?;
+        let listing = outcome.stdout.text(SEE_ALL);
+        let dirs: Vec<&str> = listing.lines().collect();
+        let [git_dir, common_dir, objects] = dirs[..] else {
+            return Err(format!(
+                "git: unexpected answer locating the git directory of {input}: {listing}"
+            ));
+        };
+        for (what, dir) in [
+            ("git directory", git_dir),
+            ("common git directory", common_dir),
+            ("object store", objects),
+        ] {
+            self.inside_roots(input, what, Path::new(dir))?;
+        }
+        self.check_alternates(input, Path::new(objects))
+    }
+
+    /// `path` canonicalised, when it lies inside the roots; an error
+    /// naming `what` of the repository at `input` otherwise.
+    fn inside_roots(&self, input: &str, what: &str, path: &Path) -> Result<PathBuf, String> {
+        let real = std::fs::canonicalize(path).map_err(|e| {
+            format!(
+                "git: the {what} of {input}, {}, does not resolve: {e}",
+                path.display()
+            )
+        })?;
+        if self.ctx.roots.root_of(&real).is_none() {
+            return Err(format!(
+                "git: the {what} of {input} is {}, outside the roots",
+                real.display()
+            ));
+        }
+        Ok(real)
+    }
+
+    /// Refuses a repository whose `objects/info/alternates` (or that of an
+    /// alternate, which git follows too) names an object store outside the
+    /// roots: git would read objects from it. A quoted entry is refused
+    /// too, unread.
+    fn check_alternates(&self, input: &str, objects: &Path) -> Result<(), String> {
+        let mut pending = vec![self.inside_roots(input, "object store", objects)?];
+        let mut seen: Vec<PathBuf> = Vec::new();
+        while let Some(store) = pending.pop() {
+            if seen.contains(&store) {
+                continue;
+            }
+            seen.push(store.clone());
+            if seen.len() > MAX_ALTERNATES {
+                return Err(format!(
+                    "git: the repository of {input} chains more than {MAX_ALTERNATES} alternate object stores"
+                ));
+            }
+            let file = store.join("info").join("alternates");
+            if std::fs::symlink_metadata(&file).is_err() {
+                continue;
+            }
+            let file = self.inside_roots(input, "alternates file", &file)?;
+            let text = std::fs::read(&file).map_err(|e| {
+                format!(
+                    "git: the alternates file {} of {input}: {e}",
+                    file.display()
+                )
+            })?;
+            for line in text.split(|&b| b == b'\n') {
+                if line.is_empty() || line.starts_with(b"#") {
+                    continue;
+                }
+                if line.starts_with(b"\"") {
+                    return Err(format!(
+                        "git: {} of {input} holds a quoted entry, which is refused",
+                        file.display()
+                    ));
+                }
+                let entry = Path::new(std::ffi::OsStr::from_bytes(line));
+                // A relative entry is relative to the object store.
+                let entry = store.join(entry);
+                pending.push(self.inside_roots(input, "alternate object store", &entry)?);
+            }
+        }
+        Ok(())
     }
 
     /// Turns off, for the reading runs that follow, every clean, smudge
@@ -229,7 +338,20 @@ impl<'a> Repo<'a> {
             ("LC_ALL".to_owned(), "C".to_owned()),
         ];
         if access == Access::Read {
-            argv.extend(["-c", "log.showSignature=false"].map(str::to_owned));
+            argv.extend(
+                [
+                    "-c",
+                    "log.showSignature=false",
+                    // A mailmap file the repository's config names may lie
+                    // anywhere on the machine, and it rewrites the names
+                    // shown (blame's ignore list: see `history::blame`).
+                    "-c",
+                    "mailmap.file=",
+                    "-c",
+                    "mailmap.blob=",
+                ]
+                .map(str::to_owned),
+            );
             env.push(("GIT_OPTIONAL_LOCKS".to_owned(), "0".to_owned()));
             if !self.read_config.is_empty() {
                 env.push((
@@ -411,4 +533,57 @@ pub(crate) fn not_an_option(field: &str, value: &str) -> Result<(), String> {
         return Err(format!("git: {field} contains a NUL byte"));
     }
     Ok(())
+}
+
+/// A path as a line of text shows it: as it is, or, when it holds a
+/// control character (a newline would split the line), a `"` or a `\`,
+/// quoted the way git quotes paths (`"new\nline.txt"`; `\a \b \t \n \v \f
+/// \r \" \\`, other control characters as octal escapes of their bytes).
+pub(crate) fn quoted_path(path: &str) -> String {
+    if !path
+        .chars()
+        .any(|c| c.is_control() || c == '"' || c == '\\')
+    {
+        return path.to_owned();
+    }
+    let mut out = String::with_capacity(path.len() + 2);
+    out.push('"');
+    for c in path.chars() {
+        match c {
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{b}' => out.push_str("\\v"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => {
+                let mut bytes = [0u8; 4];
+                for b in c.encode_utf8(&mut bytes).bytes() {
+                    out.push_str(&format!("\\{b:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted_path;
+
+    #[test]
+    fn paths_with_special_characters_are_quoted() {
+        assert_eq!(quoted_path("plain name.txt"), "plain name.txt");
+        assert_eq!(quoted_path("é.txt"), "é.txt");
+        assert_eq!(quoted_path("new\nline.txt"), r#""new\nline.txt""#);
+        assert_eq!(quoted_path("a\tb\r"), r#""a\tb\r""#);
+        assert_eq!(quoted_path(r#"say "hi"\x"#), r#""say \"hi\"\\x""#);
+        assert_eq!(quoted_path("esc\u{1b}[0m"), r#""esc\033[0m""#);
+        assert_eq!(quoted_path("c1\u{85}"), r#""c1\302\205""#);
+    }
 }
