@@ -509,3 +509,27 @@ async fn help_lists_aliases_and_reading_actions() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn job_ids_are_only_the_printed_decimal() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true, "command": ["true"]}),
+    )
+    .await;
+    assert_eq!(started["id"], "1");
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "wait", "id": "1"})).await;
+    assert!(!is_error, "{text}");
+    for id in ["01", "+1", " 1", "1 ", "1.0", ""] {
+        let (is_error, text, _) = exec(&t, &s, json!({"action": "output", "id": id})).await;
+        assert!(is_error, "{id:?} was taken for job 1: {text}");
+        assert_eq!(
+            text,
+            format!("no job '{}' (list shows the jobs)", id.escape_debug()),
+            "{id:?}"
+        );
+    }
+}

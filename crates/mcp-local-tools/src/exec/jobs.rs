@@ -146,16 +146,20 @@ impl Jobs {
         Ok(result)
     }
 
+    /// The job whose id is `id`, written as `start` printed it (decimal,
+    /// no sign, no leading zero, no blank).
     fn get(&self, id: &str) -> Result<Arc<Job>, String> {
-        let number: u64 = id
-            .parse()
-            .map_err(|_| format!("no job '{}' (list shows the jobs)", id.escape_debug()))?;
+        let unknown = || format!("no job '{}' (list shows the jobs)", id.escape_debug());
+        let number: u64 = id.parse().map_err(|_| unknown())?;
+        if number.to_string() != id {
+            return Err(unknown());
+        }
         self.table
             .lock()
             .map_err(|_| "job table poisoned".to_owned())?
             .get(&number)
             .cloned()
-            .ok_or_else(|| format!("no job '{id}' (list shows the jobs)"))
+            .ok_or_else(unknown)
     }
 
     /// Drops finished jobs older than [`KEEP_FINISHED`], and the oldest
