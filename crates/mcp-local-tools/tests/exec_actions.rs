@@ -533,3 +533,35 @@ async fn job_ids_are_only_the_printed_decimal() {
         );
     }
 }
+
+#[tokio::test]
+async fn tail_zero_is_an_empty_page_at_the_end() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true, "command": "echo one; echo two"}),
+    )
+    .await;
+    let id = started["id"].as_str().unwrap().to_owned();
+    let (_, text, state) = exec(
+        &t,
+        &s,
+        json!({"action": "wait", "id": id, "timeout_ms": 10_000}),
+    )
+    .await;
+    assert_eq!(state["exitCode"], 0, "{text}");
+    let (is_error, text, page) =
+        exec(&t, &s, json!({"action": "output", "id": id, "tail": 0})).await;
+    assert!(!is_error, "{text}");
+    assert!(
+        text.starts_with(&format!("[job {id}: exit code 0, ")),
+        "{text}"
+    );
+    assert!(text.ends_with(" ms; output bytes 8-8 of 8]\n"), "{text}");
+    assert_eq!(page["offset"], 8);
+    assert_eq!(page["nextOffset"], 8);
+    let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id, "tail": 1})).await;
+    assert!(text.starts_with("two\n[job "), "{text}");
+}

@@ -423,8 +423,11 @@ impl Job {
 }
 
 /// The byte offset where the last `lines` lines of the first `written`
-/// bytes begin (reads at most the last 1 MiB).
+/// bytes begin (reads at most the last 1 MiB); no lines begin at the end.
 fn tail_start(file: &mut std::fs::File, written: u64, lines: u64) -> Result<u64, String> {
+    if lines == 0 {
+        return Ok(written);
+    }
     let window = written.min(1024 * 1024);
     let from = written - window;
     let mut bytes = vec![0u8; window as usize];
