@@ -565,3 +565,70 @@ async fn tail_zero_is_an_empty_page_at_the_end() {
     let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id, "tail": 1})).await;
     assert!(text.starts_with("two\n[job "), "{text}");
 }
+
+#[tokio::test]
+async fn writing_to_a_finished_job_or_a_closed_stdin_is_an_error() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true, "command": ["true"]}),
+    )
+    .await;
+    let id = started["id"].as_str().unwrap().to_owned();
+    let (_, text, state) = exec(
+        &t,
+        &s,
+        json!({"action": "wait", "id": id, "timeout_ms": 10_000}),
+    )
+    .await;
+    assert_eq!(state["exitCode"], 0, "{text}");
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "write", "id": id, "text": "x".repeat(100_000)}),
+    )
+    .await;
+    assert!(is_error, "{text}");
+    assert_eq!(
+        text,
+        format!("job {id} has ended (exit code 0); nothing was written")
+    );
+
+    // A running job that closed its stdin: the pipe is broken.
+    let mark = marker();
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true,
+               "command": format!("exec 0<&-; echo closed; sleep {mark}")}),
+    )
+    .await;
+    let id = started["id"].as_str().unwrap().to_owned();
+    let mut seen = String::new();
+    while !seen.contains("closed\n") {
+        let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id})).await;
+        seen.push_str(&text);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "write", "id": id, "text": "x".repeat(100_000)}),
+    )
+    .await;
+    assert!(is_error, "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "job {id}: could not write to its stdin: Broken pipe (os error 32); the process closed it"
+        )
+    );
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "write", "id": id, "text": "y"})).await;
+    assert!(is_error, "{text}");
+    assert_eq!(text, format!("job {id}: stdin is closed"));
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "kill", "id": id})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(gone(&mark).await, Vec::<u32>::new());
+}

@@ -208,9 +208,15 @@ impl Jobs {
         job.page(None, None)
     }
 
-    /// `write`: text to the job's stdin; `eof` closes it.
+    /// `write`: text to the job's stdin; `eof` closes it. A job that has
+    /// ended, a stdin closed by `eof` or by the process, and a write that
+    /// fails or is not read within 10 s are errors naming the job.
     pub(crate) async fn write(&self, id: &str, text: &str, eof: bool) -> ToolResult {
         let job = self.get(id)?;
+        if job.ended.borrow().is_some() {
+            let (state, _) = job.state();
+            return Err(format!("job {id} has ended ({state}); nothing was written"));
+        }
         let mut stdin = job.stdin.lock().await;
         let pipe = stdin
             .as_mut()
@@ -219,8 +225,24 @@ impl Jobs {
             pipe.write_all(text.as_bytes()).await?;
             pipe.flush().await
         };
-        if let Err(e) = tokio::time::timeout(Duration::from_secs(10), written).await {
-            return Err(format!("job {id}: stdin is not being read ({e})"));
+        match tokio::time::timeout(Duration::from_secs(10), written).await {
+            Err(elapsed) => return Err(format!("job {id}: stdin is not being read ({elapsed})")),
+            Ok(Err(e)) => {
+                // The reading end is gone (the process closed its stdin or
+                // ended): later writes are refused at once.
+                *stdin = None;
+                let why = if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    "it is closed now"
+                } else if job.ended.borrow().is_some() {
+                    "the process has ended"
+                } else {
+                    "the process closed it"
+                };
+                return Err(format!(
+                    "job {id}: could not write to its stdin: {e}; {why}"
+                ));
+            }
+            Ok(Ok(())) => {}
         }
         if eof {
             *stdin = None;
