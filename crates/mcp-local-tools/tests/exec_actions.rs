@@ -509,3 +509,126 @@ async fn help_lists_aliases_and_reading_actions() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn job_ids_are_only_the_printed_decimal() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true, "command": ["true"]}),
+    )
+    .await;
+    assert_eq!(started["id"], "1");
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "wait", "id": "1"})).await;
+    assert!(!is_error, "{text}");
+    for id in ["01", "+1", " 1", "1 ", "1.0", ""] {
+        let (is_error, text, _) = exec(&t, &s, json!({"action": "output", "id": id})).await;
+        assert!(is_error, "{id:?} was taken for job 1: {text}");
+        assert_eq!(
+            text,
+            format!("no job '{}' (list shows the jobs)", id.escape_debug()),
+            "{id:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn tail_zero_is_an_empty_page_at_the_end() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true, "command": "echo one; echo two"}),
+    )
+    .await;
+    let id = started["id"].as_str().unwrap().to_owned();
+    let (_, text, state) = exec(
+        &t,
+        &s,
+        json!({"action": "wait", "id": id, "timeout_ms": 10_000}),
+    )
+    .await;
+    assert_eq!(state["exitCode"], 0, "{text}");
+    let (is_error, text, page) =
+        exec(&t, &s, json!({"action": "output", "id": id, "tail": 0})).await;
+    assert!(!is_error, "{text}");
+    assert!(
+        text.starts_with(&format!("[job {id}: exit code 0, ")),
+        "{text}"
+    );
+    assert!(text.ends_with(" ms; output bytes 8-8 of 8]\n"), "{text}");
+    assert_eq!(page["offset"], 8);
+    assert_eq!(page["nextOffset"], 8);
+    let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id, "tail": 1})).await;
+    assert!(text.starts_with("two\n[job "), "{text}");
+}
+
+#[tokio::test]
+async fn writing_to_a_finished_job_or_a_closed_stdin_is_an_error() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true, "command": ["true"]}),
+    )
+    .await;
+    let id = started["id"].as_str().unwrap().to_owned();
+    let (_, text, state) = exec(
+        &t,
+        &s,
+        json!({"action": "wait", "id": id, "timeout_ms": 10_000}),
+    )
+    .await;
+    assert_eq!(state["exitCode"], 0, "{text}");
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "write", "id": id, "text": "x".repeat(100_000)}),
+    )
+    .await;
+    assert!(is_error, "{text}");
+    assert_eq!(
+        text,
+        format!("job {id} has ended (exit code 0); nothing was written")
+    );
+
+    // A running job that closed its stdin: the pipe is broken.
+    let mark = marker();
+    let (_, _, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "background": true,
+               "command": format!("exec 0<&-; echo closed; sleep {mark}")}),
+    )
+    .await;
+    let id = started["id"].as_str().unwrap().to_owned();
+    let mut seen = String::new();
+    while !seen.contains("closed\n") {
+        let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id})).await;
+        seen.push_str(&text);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "write", "id": id, "text": "x".repeat(100_000)}),
+    )
+    .await;
+    assert!(is_error, "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "job {id}: could not write to its stdin: Broken pipe (os error 32); the process closed it"
+        )
+    );
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "write", "id": id, "text": "y"})).await;
+    assert!(is_error, "{text}");
+    assert_eq!(text, format!("job {id}: stdin is closed"));
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "kill", "id": id})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(gone(&mark).await, Vec::<u32>::new());
+}

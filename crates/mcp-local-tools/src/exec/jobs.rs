@@ -146,16 +146,20 @@ impl Jobs {
         Ok(result)
     }
 
+    /// The job whose id is `id`, written as `start` printed it (decimal,
+    /// no sign, no leading zero, no blank).
     fn get(&self, id: &str) -> Result<Arc<Job>, String> {
-        let number: u64 = id
-            .parse()
-            .map_err(|_| format!("no job '{}' (list shows the jobs)", id.escape_debug()))?;
+        let unknown = || format!("no job '{}' (list shows the jobs)", id.escape_debug());
+        let number: u64 = id.parse().map_err(|_| unknown())?;
+        if number.to_string() != id {
+            return Err(unknown());
+        }
         self.table
             .lock()
             .map_err(|_| "job table poisoned".to_owned())?
             .get(&number)
             .cloned()
-            .ok_or_else(|| format!("no job '{id}' (list shows the jobs)"))
+            .ok_or_else(unknown)
     }
 
     /// Drops finished jobs older than [`KEEP_FINISHED`], and the oldest
@@ -204,9 +208,15 @@ impl Jobs {
         job.page(None, None)
     }
 
-    /// `write`: text to the job's stdin; `eof` closes it.
+    /// `write`: text to the job's stdin; `eof` closes it. A job that has
+    /// ended, a stdin closed by `eof` or by the process, and a write that
+    /// fails or is not read within 10 s are errors naming the job.
     pub(crate) async fn write(&self, id: &str, text: &str, eof: bool) -> ToolResult {
         let job = self.get(id)?;
+        if job.ended.borrow().is_some() {
+            let (state, _) = job.state();
+            return Err(format!("job {id} has ended ({state}); nothing was written"));
+        }
         let mut stdin = job.stdin.lock().await;
         let pipe = stdin
             .as_mut()
@@ -215,8 +225,24 @@ impl Jobs {
             pipe.write_all(text.as_bytes()).await?;
             pipe.flush().await
         };
-        if let Err(e) = tokio::time::timeout(Duration::from_secs(10), written).await {
-            return Err(format!("job {id}: stdin is not being read ({e})"));
+        match tokio::time::timeout(Duration::from_secs(10), written).await {
+            Err(elapsed) => return Err(format!("job {id}: stdin is not being read ({elapsed})")),
+            Ok(Err(e)) => {
+                // The reading end is gone (the process closed its stdin or
+                // ended): later writes are refused at once.
+                *stdin = None;
+                let why = if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    "it is closed now"
+                } else if job.ended.borrow().is_some() {
+                    "the process has ended"
+                } else {
+                    "the process closed it"
+                };
+                return Err(format!(
+                    "job {id}: could not write to its stdin: {e}; {why}"
+                ));
+            }
+            Ok(Ok(())) => {}
         }
         if eof {
             *stdin = None;
@@ -419,8 +445,11 @@ impl Job {
 }
 
 /// The byte offset where the last `lines` lines of the first `written`
-/// bytes begin (reads at most the last 1 MiB).
+/// bytes begin (reads at most the last 1 MiB); no lines begin at the end.
 fn tail_start(file: &mut std::fs::File, written: u64, lines: u64) -> Result<u64, String> {
+    if lines == 0 {
+        return Ok(written);
+    }
     let window = written.min(1024 * 1024);
     let from = written - window;
     let mut bytes = vec![0u8; window as usize];

@@ -102,7 +102,7 @@ actions! {
     /// Which `exec` action to run.
     pub(crate) enum ExecAction {
         Run = "run" ["exec"] { reads: false, pool: false, usage: "{command, [cwd], [env], [stdin], [timeout_ms], [background]}: run `command` (a string runs under sh -c; an array of strings is an argv, no shell) in cwd (default: the first root) with env added and stdin as its input; waits at most timeout_ms (default 120000, at most 600000), then kills the process group and returns the output so far. Returns the exit code or signal, duration_ms, stdout and stderr (each capped at 30000 bytes, head and tail kept). A non-zero exit is an error result. background: true returns a job id at once." },
-        Output = "output" ["logs"] { reads: true, pool: false, usage: "{id, [offset], [tail]}: a job's output (stdout and stderr as written): since the last read by default, from byte offset, or its last `tail` lines; at most 30000 bytes a read." },
+        Output = "output" ["logs"] { reads: true, pool: false, usage: "{id, [offset], [tail]}: a job's output (stdout and stderr as written): since the last read by default, from byte offset, or its last `tail` lines (tail 0: none, an empty page at the end); at most 30000 bytes a read." },
         Wait = "wait" { reads: true, pool: false, usage: "{id, [timeout_ms]}: wait until the job ends or timeout_ms passes (default 30000); returns its state and the output since the last read." },
         Write = "write" { reads: false, pool: false, usage: "{id, text, [eof]}: write text to the job's stdin; eof: true closes it afterwards." },
         Kill = "kill" { reads: false, pool: false, usage: "{id, [signal]}: send signal (TERM by default; KILL, INT, HUP, QUIT, USR1, USR2) to the job's whole process group." },
@@ -177,7 +177,7 @@ pub(crate) struct ExecArgs {
     id: Option<String>,
     /// output: byte offset to read from (default: where the last read stopped).
     offset: Option<u64>,
-    /// output: only the last this many lines.
+    /// output: only the last this many lines (0: none, an empty page at the end).
     tail: Option<u64>,
     /// write: the text to send to the job's stdin.
     text: Option<String>,
