@@ -83,7 +83,9 @@ pub enum PathErrorKind {
     /// hooks name programs that git runs, so writing there would let an
     /// agent run commands without `exec`; the `git` tool changes a
     /// repository.
-    #[error("inside a .git folder (a repository's config and hooks run programs); use the git tool")]
+    #[error(
+        "inside a .git folder (a repository's config and hooks run programs); use the git tool"
+    )]
     GitInternals,
     /// Any other operating-system error, as its message.
     #[error("{0}")]

@@ -33,8 +33,14 @@ fn check_text(args: &TasksArgs) -> Result<(), String> {
             "title must be at most {MAX_TITLE_BYTES} bytes without control characters"
         ));
     }
-    if args.description.as_ref().is_some_and(|d| d.len() > MAX_DESCRIPTION_BYTES) {
-        return Err(format!("description must be at most {MAX_DESCRIPTION_BYTES} bytes"));
+    if args
+        .description
+        .as_ref()
+        .is_some_and(|d| d.len() > MAX_DESCRIPTION_BYTES)
+    {
+        return Err(format!(
+            "description must be at most {MAX_DESCRIPTION_BYTES} bytes"
+        ));
     }
     Ok(())
 }
@@ -60,7 +66,9 @@ fn check_links(
             |r| r.get(0),
         )?;
         if !exists {
-            return Err(WriteError::Refused(format!("no task {other} in this workspace")));
+            return Err(WriteError::Refused(format!(
+                "no task {other} in this workspace"
+            )));
         }
     }
     // A parent chain that comes back to `id` would be a cycle.

@@ -205,9 +205,11 @@ fn record(thoughts: &mut Vec<Thought>, args: ThinkArgs) -> Result<CallToolResult
             thought.len()
         ));
     }
-    let number = args
-        .thought_number
-        .unwrap_or(thoughts.last().map_or(1, |t| t.thought_number.saturating_add(1)));
+    let number = args.thought_number.unwrap_or(
+        thoughts
+            .last()
+            .map_or(1, |t| t.thought_number.saturating_add(1)),
+    );
     for (field, value) in [
         ("thought_number", Some(number)),
         ("total_thoughts", args.total_thoughts),
@@ -215,9 +217,7 @@ fn record(thoughts: &mut Vec<Thought>, args: ThinkArgs) -> Result<CallToolResult
         ("branch_from_thought", args.branch_from_thought),
     ] {
         if value.is_some_and(|v| v == 0 || v > MAX_THOUGHT_NUMBER) {
-            return Err(format!(
-                "think: {field} must be 1..={MAX_THOUGHT_NUMBER}"
-            ));
+            return Err(format!("think: {field} must be 1..={MAX_THOUGHT_NUMBER}"));
         }
     }
     // A step numbered past the expected total widens the total.

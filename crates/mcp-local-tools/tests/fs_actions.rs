@@ -759,6 +759,10 @@ async fn git_internals_are_not_written() {
     assert_eq!(s.read("repo/.git/config"), "[core]\n");
     assert!(!s.root.join("repo/.git/hooks").exists());
     // Outside .git, and names that only start like it, are fine.
-    let (is_error, text) = fs(&s.roots, json!({"action": "write", "path": "repo/.gitignore", "content": "target\n"})).await;
+    let (is_error, text) = fs(
+        &s.roots,
+        json!({"action": "write", "path": "repo/.gitignore", "content": "target\n"}),
+    )
+    .await;
     assert!(!is_error, "{text}");
 }

@@ -628,18 +628,28 @@ async fn hostile_input_is_refused_or_survived() {
     assert!(!is_error);
 
     // memory: a store without a key never replaces an existing memory.
-    st.memory(json!({"action": "store", "key": "memory-2", "content": "explicit"})).await;
-    let (_, first, _) = st.memory(json!({"action": "store", "content": "auto a"})).await;
-    let (_, second, _) = st.memory(json!({"action": "store", "content": "auto b"})).await;
+    st.memory(json!({"action": "store", "key": "memory-2", "content": "explicit"}))
+        .await;
+    let (_, first, _) = st
+        .memory(json!({"action": "store", "content": "auto a"}))
+        .await;
+    let (_, second, _) = st
+        .memory(json!({"action": "store", "content": "auto b"}))
+        .await;
     assert_eq!(first, "stored memory 'memory-3'\n");
     assert_eq!(second, "stored memory 'memory-4'\n");
-    let (_, text, _) = st.memory(json!({"action": "recall", "key": "memory-2"})).await;
+    let (_, text, _) = st
+        .memory(json!({"action": "recall", "key": "memory-2"}))
+        .await;
     assert_eq!(text, "memory-2: explicit\n");
     let (is_error, text, _) = st
         .memory(json!({"action": "store", "key": "k\u{0}", "content": "x"}))
         .await;
     assert!(is_error);
-    assert_eq!(text, "key must be 1 to 1024 bytes without control characters");
+    assert_eq!(
+        text,
+        "key must be 1 to 1024 bytes without control characters"
+    );
     let (is_error, text, _) = st
         .memory(json!({"action": "create_entities", "entities": [
             {"name": "big", "entityType": "t", "observations": ["x".repeat(20_000)]}]}))
@@ -653,7 +663,9 @@ async fn hostile_input_is_refused_or_survived() {
     file.extend_from_slice(b"{\"type\":\"entity\",\"name\":\"\xff\xfe\",\"entityType\":\"t\"}\n");
     file.extend_from_slice(b"{\"type\":\"entity\",\"name\":\"\",\"entityType\":\"t\"}\n");
     std::fs::write(st.s.root.join("h.jsonl"), &file).unwrap();
-    let (is_error, _, out) = st.memory(json!({"action": "import", "path": "h.jsonl"})).await;
+    let (is_error, _, out) = st
+        .memory(json!({"action": "import", "path": "h.jsonl"}))
+        .await;
     assert!(!is_error);
     assert_eq!(out["entities"], 1);
     assert_eq!(out["badLines"].as_array().unwrap().len(), 2);
@@ -666,11 +678,16 @@ async fn hostile_input_is_refused_or_survived() {
     assert!(is_error);
     assert_eq!(text, "no task 1 in this workspace");
     st.tasks(json!({"action": "add", "title": "one"})).await;
-    st.tasks(json!({"action": "add", "title": "two", "parent": 1})).await;
-    let (is_error, text, _) = st.tasks(json!({"action": "update", "id": 1, "blocked_by": [1]})).await;
+    st.tasks(json!({"action": "add", "title": "two", "parent": 1}))
+        .await;
+    let (is_error, text, _) = st
+        .tasks(json!({"action": "update", "id": 1, "blocked_by": [1]}))
+        .await;
     assert!(is_error);
     assert_eq!(text, "task 1 cannot be its own parent or blocker");
-    let (is_error, text, _) = st.tasks(json!({"action": "update", "id": 1, "parent": 2})).await;
+    let (is_error, text, _) = st
+        .tasks(json!({"action": "update", "id": 1, "parent": 2}))
+        .await;
     assert!(is_error);
     assert_eq!(text, "parent 2: task 1 is already its ancestor");
     let (_, text, _) = st
@@ -697,5 +714,10 @@ async fn an_oversized_structured_copy_is_left_out() {
         &text[text.len() - 300..]
     );
     let (_, help, _) = st.memory(json!({"action": "help"})).await;
-    assert!(help.ends_with("Actions that only read: recall, list, search, read_graph, search_nodes, open_nodes.\n"), "{help}");
+    assert!(
+        help.ends_with(
+            "Actions that only read: recall, list, search, read_graph, search_nodes, open_nodes.\n"
+        ),
+        "{help}"
+    );
 }

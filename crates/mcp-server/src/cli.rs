@@ -72,6 +72,12 @@ pub struct SourceArgs {
     #[arg(long)]
     pub no_door: bool,
 
+    /// Let `fetch` and `ui` reach loopback, private and link-local
+    /// addresses (refused by default, so a page cannot turn the tools
+    /// against the network they run in). Also HANZO_MCP_FETCH_ALLOW_PRIVATE=1.
+    #[arg(long)]
+    pub fetch_allow_private: bool,
+
     /// How long `tools/list` waits for the door's first list before it
     /// answers with the local tools alone, in seconds.
     #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
@@ -80,6 +86,35 @@ pub struct SourceArgs {
     /// Adds the test-only `test_sleep` tool (for this crate's tests).
     #[arg(long, hide = true)]
     pub test_tools: bool,
+}
+
+/// The local toolbox over `roots`; with `allow_private`, `fetch` and `ui`
+/// may reach private addresses whatever the environment says.
+fn local_source(roots: Vec<PathBuf>, allow_private: bool) -> Result<LocalSource, ServerError> {
+    if !allow_private {
+        return LocalSource::new(roots);
+    }
+    let roots =
+        mcp_local_tools::Roots::new(roots).map_err(|e| ServerError::Config(e.to_string()))?;
+    let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
+    let policy = mcp_local_tools::net::NetPolicy {
+        allow_private: true,
+        ..mcp_local_tools::net::NetPolicy::from_env()
+    };
+    // `add` replaces a tool of the same name in its place.
+    toolbox.add(mcp_local_tools::fetch::FetchTool::with_config(
+        mcp_local_tools::fetch::FetchConfig {
+            policy: policy.clone(),
+            ..mcp_local_tools::fetch::FetchConfig::from_env()
+        },
+    ));
+    toolbox.add(mcp_local_tools::ui::UiTool::with_config(
+        mcp_local_tools::ui::UiConfig {
+            policy,
+            ..mcp_local_tools::ui::UiConfig::from_env()
+        },
+    ));
+    Ok(LocalSource::with_toolbox(toolbox, roots))
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -444,7 +479,7 @@ pub async fn assemble(args: &SourceArgs) -> Result<Assembly, ServerError> {
     // offers them, starting from the working directory (DESIGN.md "Local
     // tools").
     let follow_client = args.roots.is_empty().then(|| roots.clone());
-    let local = LocalSource::new(roots)?;
+    let local = local_source(roots, args.fetch_allow_private)?;
     let surroundings = local.toolbox().surroundings();
     // The definitions are built only when an allowlist needs them now;
     // otherwise on the first `tools/list`.

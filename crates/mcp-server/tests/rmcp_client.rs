@@ -292,7 +292,7 @@ async fn rmcp_client_drives_the_local_git_while_the_door_lists_one() {
 }
 
 /// rmcp runs `fetch get` and `ui list` through hanzo-mcp against loopback
-/// servers (allowed by HANZO_MCP_FETCH_ALLOW_PRIVATE; refused without it).
+/// servers (allowed by `--fetch-allow-private`; refused without it).
 #[tokio::test]
 async fn rmcp_client_fetches_a_page_and_lists_a_registry() {
     use axum::routing::get;
@@ -333,10 +333,9 @@ async fn rmcp_client_fetches_a_page_and_lists_a_registry() {
             .env("HANZO_MCP_STATE", state.path())
             .env("HANZO_MCP_UI_REGISTRIES", format!("test=http://{addr}/r"))
             .env("HANZO_API_KEY", "canary-key");
+        command.env_remove("HANZO_MCP_FETCH_ALLOW_PRIVATE");
         if allow {
-            command.env("HANZO_MCP_FETCH_ALLOW_PRIVATE", "1");
-        } else {
-            command.env_remove("HANZO_MCP_FETCH_ALLOW_PRIVATE");
+            command.arg("--fetch-allow-private");
         }
         let (transport, _stderr) = TokioChildProcess::builder(command)
             .stderr(Stdio::null())

@@ -237,7 +237,10 @@ pub const MAX_OBSERVATION_BYTES: usize = 16 * 1024;
 fn check_entity(entity: &Entity) -> Result<(), String> {
     super::check_name("entity name", &entity.name)?;
     super::check_name("entityType", &entity.entity_type)?;
-    entity.observations.iter().try_for_each(|o| check_observation(o))
+    entity
+        .observations
+        .iter()
+        .try_for_each(|o| check_observation(o))
 }
 
 fn check_observation(text: &str) -> Result<(), String> {
