@@ -62,6 +62,8 @@
 //! - [`methods`]: one type per method with its params and result.
 //! - [`revision`]: [`Revision`] and negotiation.
 //! - [`meta`]: reserved `_meta` keys.
+//! - [`param_header`]: tool parameters mirrored into HTTP headers
+//!   (`x-mcp-header`, 2026-07-28).
 //! - [`framing`]: newline-delimited reader and writer for stdio.
 //! - [`sse`]: incremental `text/event-stream` parser.
 //! - [`schema`]: JSON Schema of the types, through schemars.
@@ -79,6 +81,7 @@ pub mod framing;
 pub mod message;
 pub mod meta;
 pub mod methods;
+pub mod param_header;
 pub mod revision;
 pub mod schema;
 pub mod sse;
