@@ -20,6 +20,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
 use mcp_proto::{
     CallToolRequestParams, CompleteRequestParams, ErrorObject, FromValue, GetPromptRequestParams,
     Implementation, LoggingLevel, Message, Notification, ProgressToken, ReadResourceRequestParams,
@@ -970,7 +971,10 @@ impl Connection {
         let params = ReadResourceRequestParams::from_value(params.unwrap_or(Value::Null))
             .map_err(|e| ErrorObject::invalid_params(format!("resources/read: {e}")))?;
         Ok(Box::pin(async move {
-            let read = source.read_resource(params, cx).await?;
+            let read = source
+                .read_resource(params, cx)
+                .await
+                .map_err(|error| not_found_for(era, error))?;
             // A read is not cached unless the source says for how long.
             typed_result(era, &read, Some(0))
         }))
@@ -1151,7 +1155,16 @@ impl Connection {
         let outbox = self.outbox.clone();
         let task_id = id.clone();
         let handle = self.tasks.spawn(async move {
-            let outcome = work.await;
+            // A handler that panics still answers its request (-32603).
+            let outcome = std::panic::AssertUnwindSafe(work)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    tracing::error!("a request handler panicked");
+                    Err(ErrorObject::internal_error(
+                        "the server failed while answering this request",
+                    ))
+                });
             let wanted = registry
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -1253,6 +1266,16 @@ fn finish(era: Era, mut result: Value) -> Value {
             .or_insert_with(|| Value::String("complete".into()));
     }
     result
+}
+
+/// A resource-not-found error as `era` spells it: -32002 up to 2025-11-25,
+/// -32602 (message and data kept) from 2026-07-28 on (SEP-2164, MCP
+/// 2026-07-28 server/resources, error handling).
+fn not_found_for(era: Era, mut error: ErrorObject) -> ErrorObject {
+    if era.is_stateless() && error.code == mcp_proto::error_code::RESOURCE_NOT_FOUND {
+        error.code = mcp_proto::error_code::INVALID_PARAMS;
+    }
+    error
 }
 
 /// Whether a line that failed to parse was meant as a response: a JSON

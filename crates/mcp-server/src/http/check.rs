@@ -3,7 +3,8 @@
 //! of 2026-07-28 against the body.
 
 use axum::http::HeaderMap;
-use mcp_proto::{ErrorObject, error_code, meta};
+use mcp_proto::param_header::{self, ParamHeader};
+use mcp_proto::{ErrorObject, Tool, error_code, meta};
 use serde_json::Value;
 
 /// `MCP-Protocol-Version` (MCP 2025-11-25 and 2026-07-28 basic/transports).
@@ -174,8 +175,9 @@ pub fn mismatch(what: String) -> ErrorObject {
 
 /// Checks a 2026-07-28 message's `MCP-Protocol-Version`, `Mcp-Method` and
 /// `Mcp-Name` against its body (MCP 2026-07-28 basic/transports, server
-/// validation): each required header present and equal to its body field.
-/// `version` is the header's value.
+/// validation): each required header present and equal to its body field
+/// (-32020), and the body's `_meta` naming its revision (-32602 without
+/// it, SEP-2575). `version` is the header's value.
 pub fn stateless_headers(
     headers: &HeaderMap,
     version: &str,
@@ -189,8 +191,10 @@ pub fn stateless_headers(
             )));
         }
         None => {
-            return Err(mismatch(format!(
-                "MCP-Protocol-Version is {version:?} but params._meta[\"{}\"] is missing",
+            // Not a disagreement but a request without its required
+            // metadata: -32602 (MCP 2026-07-28 basic, SEP-2575).
+            return Err(ErrorObject::invalid_params(format!(
+                "params._meta[\"{}\"] is required (MCP-Protocol-Version is {version:?})",
                 meta::PROTOCOL_VERSION
             )));
         }
@@ -224,4 +228,81 @@ pub fn stateless_headers(
         ))),
         (None, _) => Err(mismatch(format!("Mcp-Name is missing for {method}"))),
     }
+}
+
+/// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` of `tool`
+/// against its arguments (MCP 2026-07-28 streamable-http, "Custom Headers
+/// from Tool Parameters"; SEP-2243): for each `x-mcp-header` annotation of
+/// the tool's `inputSchema`, the header is present exactly when the
+/// argument is (not `null`), and its value, read literally or decoded from
+/// `=?base64?…?=` (standard Base64 with padding, UTF-8), equals the
+/// argument's text. -32020 naming the header otherwise. A tool whose
+/// annotations are broken has none checked (clients drop such tools).
+pub fn param_headers(headers: &HeaderMap, tool: &Tool, params: &Value) -> Result<(), ErrorObject> {
+    let Ok(annotations) = param_header::param_headers(&tool.input_schema) else {
+        return Ok(());
+    };
+    let arguments = params.get("arguments").unwrap_or(&Value::Null);
+    for annotation in &annotations {
+        let body = annotation
+            .argument(arguments)
+            .and_then(param_header::plain_text);
+        let name = annotation.header_name();
+        let sent = match headers.get(&name) {
+            None => None,
+            Some(value) => Some(value.to_str().map(str::trim).map_err(|_| {
+                mismatch(format!(
+                    "Mcp-Param-{} is not visible ASCII",
+                    annotation.name
+                ))
+            })?),
+        };
+        match (body, sent) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(mismatch(format!(
+                    "Mcp-Param-{} is missing but {} is in the arguments",
+                    annotation.name,
+                    argument_path(annotation)
+                )));
+            }
+            (None, Some(_)) => {
+                return Err(mismatch(format!(
+                    "Mcp-Param-{} is sent but {} is not in the arguments",
+                    annotation.name,
+                    argument_path(annotation)
+                )));
+            }
+            (Some(body), Some(sent)) => {
+                let decoded = param_text(sent)
+                    .map_err(|why| mismatch(format!("Mcp-Param-{} {why}", annotation.name)))?;
+                if decoded != body {
+                    return Err(mismatch(format!(
+                        "Mcp-Param-{} does not match {}",
+                        annotation.name,
+                        argument_path(annotation)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `params.arguments.a.b` for an annotation on property path `a`, `b`.
+fn argument_path(annotation: &ParamHeader) -> String {
+    format!("params.arguments.{}", annotation.path.join("."))
+}
+
+/// A parameter header's text: literal, or the UTF-8 text a
+/// `=?base64?…?=` wrapper encodes; `Err` says what is wrong with it.
+fn param_text(sent: &str) -> Result<String, &'static str> {
+    use base64::Engine as _;
+    let Some(payload) = param_header::base64_payload(sent) else {
+        return Ok(sent.to_owned());
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .map_err(|_| "is not valid Base64 (standard alphabet, padded)")?;
+    String::from_utf8(bytes).map_err(|_| "does not decode to UTF-8 text")
 }

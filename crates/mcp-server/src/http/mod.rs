@@ -13,8 +13,12 @@
 //!   `{supported, requested}`.
 //! - 2026-07-28 (header or body `_meta` names it): POST only (GET and DELETE
 //!   get 405); `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` must
-//!   match the body or 400 with -32020; -32022 and -32021 answers are 400;
-//!   -32601 is 404. Session ids are ignored.
+//!   match the body or 400 with -32020; a request whose `_meta` lacks its
+//!   revision or `clientCapabilities` is 400 with -32602 (SEP-2575); each
+//!   `Mcp-Param-*` header of a `tools/call` must match the argument its
+//!   tool's `x-mcp-header` annotation names, literal or `=?base64?…?=`, or
+//!   400 with -32020 (SEP-2243); -32022 and -32021 answers are 400; -32601
+//!   is 404. Session ids are ignored.
 //! - 2025-11-25 and earlier: `initialize` mints an `Mcp-Session-Id`; later
 //!   messages must carry it (400 without, 404 for one that ended); DELETE
 //!   ends it; GET opens the session's stream for server notifications.
@@ -568,6 +572,18 @@ async fn post_stateless(
     } else {
         check::stateless_headers(headers, version, &value)
     };
+    let checked = checked.and_then(|()| match &message {
+        Message::Request(request) => {
+            crate::lifecycle::check_stateless_meta(request.params.as_ref())
+        }
+        _ => Ok(()),
+    });
+    let checked = match (checked, &message) {
+        (Ok(()), Message::Request(request)) if request.method == "tools/call" => {
+            check_param_headers(transport, headers, request.params.as_ref()).await
+        }
+        (checked, _) => checked,
+    };
     if let Err(error) = checked {
         return rpc_error(StatusCode::BAD_REQUEST, id, error);
     }
@@ -589,6 +605,26 @@ async fn post_stateless(
                 None => in_flight(request.id),
             }
         }
+    }
+}
+
+/// [`check::param_headers`] for a `tools/call` whose tool is in the
+/// merged list; a call of a tool not listed has no annotations to check.
+async fn check_param_headers(
+    transport: &Transport,
+    headers: &HeaderMap,
+    params: Option<&Value>,
+) -> Result<(), ErrorObject> {
+    let Some(params) = params else {
+        return Ok(());
+    };
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let merged = transport.server.composition().merged().await;
+    match merged.list().tools.iter().find(|tool| tool.name == name) {
+        Some(tool) => check::param_headers(headers, tool, params),
+        None => Ok(()),
     }
 }
 
