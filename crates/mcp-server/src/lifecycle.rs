@@ -97,9 +97,9 @@ fn check_log_level(params: Option<&Value>) -> Result<(), ErrorObject> {
         return Ok(());
     }
     Err(ErrorObject::invalid_params(format!(
-        "params._meta[\"{}\"] must be one of debug, info, notice, warning, error, \
-         critical, alert or emergency; found {}",
+        "params._meta[\"{}\"] must be one of {}; found {}",
         meta::LOG_LEVEL,
+        mcp_proto::LoggingLevel::NAMES,
         shown(level)
     )))
 }

@@ -1278,18 +1278,12 @@ fn not_found_for(era: Era, mut error: ErrorObject) -> ErrorObject {
     error
 }
 
-/// Whether a line that failed to parse was meant as a response: a JSON
-/// object with an `id` and a `result` or an `error`, and no `method`
-/// (JSON-RPC 2.0 §5). Such a line is never answered.
+/// Whether a line that failed to parse was meant as a response
+/// ([`mcp_proto::message::meant_as_response`]); such a line is never
+/// answered.
 fn meant_as_response(bytes: &[u8]) -> bool {
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(map)) => {
-            map.contains_key("id")
-                && !map.contains_key("method")
-                && (map.contains_key("result") || map.contains_key("error"))
-        }
-        _ => false,
-    }
+    serde_json::from_slice::<Value>(bytes)
+        .is_ok_and(|value| mcp_proto::message::meant_as_response(&value))
 }
 
 /// The revisions this server implements, newest first, as `--version` and

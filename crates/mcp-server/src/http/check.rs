@@ -138,20 +138,13 @@ pub fn json_content_type(headers: &HeaderMap) -> bool {
     })
 }
 
-/// The body as JSON when it is meant as a response: an object with an
-/// `id`, a `result` or an `error`, and no `method` (the test stdio applies
-/// to a line that fails to parse). `None` otherwise.
+/// The body as JSON when it is meant as a response
+/// ([`mcp_proto::message::meant_as_response`]: the test stdio applies to a
+/// line that fails to parse). `None` otherwise.
 pub fn meant_as_response(body: &[u8]) -> Option<Value> {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(map))
-            if map.contains_key("id")
-                && !map.contains_key("method")
-                && (map.contains_key("result") || map.contains_key("error")) =>
-        {
-            Some(Value::Object(map))
-        }
-        _ => None,
-    }
+    serde_json::from_slice::<Value>(body)
+        .ok()
+        .filter(mcp_proto::message::meant_as_response)
 }
 
 /// The revision a request's body names in
