@@ -291,9 +291,27 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         S: Future<Output = ()> + Send,
     {
-        let (line_tx, mut lines) = mpsc::channel(16);
+        let (line_tx, lines) = mpsc::channel(16);
         let reader = tokio::spawn(read_lines(input, self.config.max_line_bytes, line_tx));
+        self.serve_events(lines, Some(reader.abort_handle()), outbox, shutdown)
+            .await
+    }
 
+    /// [`Server::serve_outbox`] for input that arrives as [`LineEvent`]s:
+    /// lines for the connection to parse, or messages a transport parsed
+    /// already (the HTTP transport hands over each POST's message as is).
+    /// `reader`, when given, is the task feeding `lines`; it is stopped when
+    /// the connection ends.
+    pub(crate) async fn serve_events<S>(
+        self: Arc<Self>,
+        mut lines: mpsc::Receiver<LineEvent>,
+        reader: Option<AbortHandle>,
+        outbox: Outbox,
+        shutdown: S,
+    ) -> Result<(), ServerError>
+    where
+        S: Future<Output = ()> + Send,
+    {
         let (changed_tx, mut changed) = mpsc::unbounded_channel::<()>();
         let mut watchers = Vec::new();
         for mut rx in self.composition.list_changes() {
@@ -324,7 +342,9 @@ impl Server {
         // Stops the reader and the watchers also when this future is dropped
         // ([`Server::serve`] on a write error).
         let _stop = AbortOnDrop(
-            std::iter::once(reader.abort_handle())
+            reader
+                .iter()
+                .cloned()
                 .chain(watchers.iter().map(JoinHandle::abort_handle))
                 .collect(),
         );
@@ -358,6 +378,7 @@ impl Server {
                 () = async { if let Some(b) = &backlog { b.drained().await } }, if full() => {}
                 line = lines.recv(), if !full() => match line {
                     Some(LineEvent::Line(bytes)) => conn.on_line(&bytes),
+                    Some(LineEvent::Message(message)) => conn.on_message(message),
                     Some(LineEvent::Rejected(error)) => conn.send_error(None, error),
                     Some(LineEvent::Failed(error)) => {
                         read_error = Some(error);
@@ -371,7 +392,9 @@ impl Server {
                 Some(_) = conn.tasks.join_next(), if !conn.tasks.is_empty() => {}
             }
         }
-        reader.abort();
+        if let Some(reader) = reader {
+            reader.abort();
+        }
         for watcher in watchers {
             watcher.abort();
         }
@@ -527,9 +550,15 @@ impl Connection {
                 }
             }
             Err(bad) => self.send_error(bad.id, bad.error),
-            Ok(Message::Request(request)) => self.on_request(request),
-            Ok(Message::Notification(notification)) => self.on_notification(notification),
-            Ok(Message::Response(response)) => {
+            Ok(message) => self.on_message(message),
+        }
+    }
+
+    fn on_message(&mut self, message: Message) {
+        match message {
+            Message::Request(request) => self.on_request(request),
+            Message::Notification(notification) => self.on_notification(notification),
+            Message::Response(response) => {
                 if !self.peer.deliver(response) {
                     tracing::debug!("ignoring a response to no request of ours");
                 }

@@ -148,13 +148,10 @@ pub fn meant_as_response(body: &[u8]) -> Option<Value> {
 }
 
 /// The revision a request's body names in
-/// `params._meta["io.modelcontextprotocol/protocolVersion"]`, if any.
-pub fn body_revision(message: &Value) -> Option<&str> {
-    message
-        .get("params")?
-        .get("_meta")?
-        .get(meta::PROTOCOL_VERSION)?
-        .as_str()
+/// `params._meta["io.modelcontextprotocol/protocolVersion"]`, if any;
+/// `params` is the message's params.
+pub fn body_revision(params: Option<&Value>) -> Option<&str> {
+    params?.get("_meta")?.get(meta::PROTOCOL_VERSION)?.as_str()
 }
 
 /// The error for headers that disagree with the body: -32020
@@ -170,13 +167,15 @@ pub fn mismatch(what: String) -> ErrorObject {
 /// `Mcp-Name` against its body (MCP 2026-07-28 basic/transports, server
 /// validation): each required header present and equal to its body field
 /// (-32020), and the body's `_meta` naming its revision (-32602 without
-/// it, SEP-2575). `version` is the header's value.
+/// it, SEP-2575). `version` is the header's value; `method` and `params`
+/// are the message's.
 pub fn stateless_headers(
     headers: &HeaderMap,
     version: &str,
-    message: &Value,
+    method: &str,
+    params: Option<&Value>,
 ) -> Result<(), ErrorObject> {
-    match body_revision(message) {
+    match body_revision(params) {
         Some(body) if body == version => {}
         Some(body) => {
             return Err(mismatch(format!(
@@ -192,7 +191,6 @@ pub fn stateless_headers(
             )));
         }
     }
-    let method = message.get("method").and_then(Value::as_str).unwrap_or("");
     match header(headers, METHOD) {
         Some(h) if h == method => {}
         Some(h) => {
@@ -207,10 +205,7 @@ pub fn stateless_headers(
         "resources/read" => "uri",
         _ => return Ok(()),
     };
-    let body = message
-        .get("params")
-        .and_then(|p| p.get(field))
-        .and_then(Value::as_str);
+    let body = params.and_then(|p| p.get(field)).and_then(Value::as_str);
     match (header(headers, NAME), body) {
         (Some(h), Some(b)) if h == b => Ok(()),
         (Some(h), Some(b)) => Err(mismatch(format!(

@@ -78,7 +78,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use mcp_proto::{ErrorObject, Message, RequestId, Revision, error_code, meta};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::error::ServerError;
@@ -473,19 +473,9 @@ async fn on_post(
         Ok(message) => message,
         Err(bad) => {
             return match check::meant_as_response(&body) {
-                Some(response) => malformed_response(&transport, &headers, &response),
+                Some(response) => malformed_response(&transport, &headers, &response).await,
                 None => rpc_error(StatusCode::BAD_REQUEST, bad.id, bad.error),
             };
-        }
-    };
-    let value = match serde_json::to_value(&message) {
-        Ok(value) => value,
-        Err(e) => {
-            return rpc_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                None,
-                ErrorObject::internal_error(e.to_string()),
-            );
         }
     };
     let id = match &message {
@@ -496,7 +486,7 @@ async fn on_post(
         Ok(revision) => revision,
         Err(refused) => return *refused,
     };
-    if let (Some(header), Some(body)) = (revision, check::body_revision(&value))
+    if let (Some(header), Some(body)) = (revision, check::body_revision(params_of(&message)))
         && header.as_str() != body
     {
         return rpc_error(
@@ -508,7 +498,7 @@ async fn on_post(
             )),
         );
     }
-    let body_stateless = check::body_revision(&value)
+    let body_stateless = check::body_revision(params_of(&message))
         .and_then(Revision::parse)
         .is_some_and(Revision::is_stateless);
     let stateless = match revision {
@@ -516,9 +506,9 @@ async fn on_post(
         None => body_stateless,
     };
     if stateless {
-        post_stateless(&transport, &headers, message, value).await
+        post_stateless(&transport, &headers, message).await
     } else {
-        post_session(&transport, &headers, revision, message, value).await
+        post_session(&transport, &headers, revision, message).await
     }
 }
 
@@ -528,7 +518,11 @@ async fn on_post(
 /// (-32603, as on stdio). 400 with a null-id error when no session takes
 /// it: a 2026-07-28 POST (those clients send no responses) or no
 /// `Mcp-Session-Id`; 404 for a session that ended.
-fn malformed_response(transport: &Transport, headers: &HeaderMap, response: &Value) -> Response {
+async fn malformed_response(
+    transport: &Transport,
+    headers: &HeaderMap,
+    response: &Value,
+) -> Response {
     let stateless = text(headers, PROTOCOL_VERSION)
         .and_then(Revision::parse)
         .is_some_and(Revision::is_stateless);
@@ -543,7 +537,7 @@ fn malformed_response(transport: &Transport, headers: &HeaderMap, response: &Val
         Ok(session) => session,
         Err(refused) => return *refused,
     };
-    if session.pipe.send(response) {
+    if session.pipe.send_malformed(response).await {
         StatusCode::ACCEPTED.into_response()
     } else {
         StatusCode::NOT_FOUND.into_response()
@@ -552,12 +546,7 @@ fn malformed_response(transport: &Transport, headers: &HeaderMap, response: &Val
 
 /// A 2026-07-28 POST: headers checked against the body, then one connection
 /// for this request alone.
-async fn post_stateless(
-    transport: &Transport,
-    headers: &HeaderMap,
-    message: Message,
-    value: Value,
-) -> Response {
+async fn post_stateless(transport: &Transport, headers: &HeaderMap, message: Message) -> Response {
     let id = match &message {
         Message::Request(request) => Some(request.id.clone()),
         _ => None,
@@ -567,10 +556,10 @@ async fn post_stateless(
         Err(check::mismatch(format!(
             "MCP-Protocol-Version is missing; params._meta[\"{}\"] names {:?}",
             meta::PROTOCOL_VERSION,
-            check::body_revision(&value).unwrap_or("")
+            check::body_revision(params_of(&message)).unwrap_or("")
         )))
     } else {
-        check::stateless_headers(headers, version, &value)
+        check::stateless_headers(headers, version, method_of(&message), params_of(&message))
     };
     let checked = checked.and_then(|()| match &message {
         Message::Request(request) => {
@@ -598,11 +587,15 @@ async fn post_stateless(
         ),
         Message::Request(request) => {
             let pipe = Arc::new(Pipe::start(transport.server.clone()));
-            let token = progress_token(&value);
+            let token = progress_token(request.params.as_ref());
             let sse = accepts_sse(headers);
-            match pipe.request(&json!(request.id), token.as_ref(), &value, sse) {
+            let id = request.id.clone();
+            match pipe
+                .request(&id, token.as_ref(), Message::Request(request), sse)
+                .await
+            {
                 Some(replies) => answer(replies, sse, true, pipe).await,
-                None => in_flight(request.id),
+                None => in_flight(id),
             }
         }
     }
@@ -635,7 +628,6 @@ async fn post_session(
     headers: &HeaderMap,
     revision: Option<Revision>,
     message: Message,
-    value: Value,
 ) -> Response {
     let id = match &message {
         Message::Request(request) => Some(request.id.clone()),
@@ -653,7 +645,8 @@ async fn post_session(
         let session = Arc::new(Session::new(transport.server.clone()));
         let replies = session
             .pipe
-            .request(&json!(request.id), None, &value, false);
+            .request(&request.id, None, message.clone(), false)
+            .await;
         let Some(reply) = (match replies {
             Some(mut replies) => replies.recv().await,
             None => None,
@@ -719,32 +712,37 @@ async fn post_session(
     match message {
         Message::Notification(notification) => {
             if notification.method == "notifications/cancelled"
-                && let Some(cancelled) = value.get("params").and_then(|p| p.get("requestId"))
+                && let Some(cancelled) = notification
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("requestId"))
             {
                 session.pipe.cancelled(cancelled);
             }
-            if session.pipe.send(&value) {
+            if session.pipe.send(Message::Notification(notification)).await {
                 StatusCode::ACCEPTED.into_response()
             } else {
                 StatusCode::NOT_FOUND.into_response()
             }
         }
-        Message::Response(_) => {
-            if session.pipe.send(&value) {
+        Message::Response(response) => {
+            if session.pipe.send(Message::Response(response)).await {
                 StatusCode::ACCEPTED.into_response()
             } else {
                 StatusCode::NOT_FOUND.into_response()
             }
         }
         Message::Request(request) => {
-            let token = progress_token(&value);
+            let token = progress_token(request.params.as_ref());
             let sse = accepts_sse(headers);
+            let id = request.id.clone();
             match session
                 .pipe
-                .request(&json!(request.id), token.as_ref(), &value, sse)
+                .request(&id, token.as_ref(), Message::Request(request), sse)
+                .await
             {
                 Some(replies) => answer(replies, sse, false, session).await,
-                None => in_flight(request.id),
+                None => in_flight(id),
             }
         }
     }
@@ -801,12 +799,26 @@ fn session_of(transport: &Transport, headers: &HeaderMap) -> Result<Arc<Session>
     })
 }
 
-fn progress_token(value: &Value) -> Option<Value> {
-    value
-        .get("params")?
-        .get("_meta")?
-        .get(meta::PROGRESS_TOKEN)
-        .cloned()
+fn progress_token(params: Option<&Value>) -> Option<Value> {
+    params?.get("_meta")?.get(meta::PROGRESS_TOKEN).cloned()
+}
+
+/// The method of a request or notification; `""` for a response.
+fn method_of(message: &Message) -> &str {
+    match message {
+        Message::Request(request) => &request.method,
+        Message::Notification(notification) => &notification.method,
+        Message::Response(_) => "",
+    }
+}
+
+/// The params of a request or notification.
+fn params_of(message: &Message) -> Option<&Value> {
+    match message {
+        Message::Request(request) => request.params.as_ref(),
+        Message::Notification(notification) => notification.params.as_ref(),
+        Message::Response(_) => None,
+    }
 }
 
 /// The HTTP status a 2026-07-28 error response travels with (MCP
