@@ -956,6 +956,62 @@ impl Connection {
             .ok_or_else(|| ErrorObject::method_not_found(method))
     }
 
+    /// A paginated list (`resources/list`, `resources/templates/list`,
+    /// `prompts/list`): the cursor checked, then `fetch(cursor, cx)`; the
+    /// result cacheable for [`LIST_TTL_MS`] in 2026-07-28.
+    #[allow(clippy::too_many_arguments)]
+    fn list_page<T, F, Fut>(
+        &self,
+        method: &str,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+        fetch: F,
+    ) -> Result<Work, ErrorObject>
+    where
+        T: Serialize,
+        F: FnOnce(Option<String>, CallContext) -> Fut,
+        Fut: Future<Output = Result<T, ErrorObject>> + Send + 'static,
+    {
+        let cursor = cursor_of(method, params.as_ref())?;
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        let listing = fetch(cursor, cx);
+        Ok(Box::pin(async move {
+            typed_result(era, &listing.await?, Some(LIST_TTL_MS))
+        }))
+    }
+
+    /// A request with typed params (`resources/read`, `prompts/get`,
+    /// `completion/complete`): the params decoded as `P` (-32602 naming
+    /// `method` and the member otherwise), then `answer(params, cx)`;
+    /// `ttl_ms` as [`typed_result`] takes it.
+    #[allow(clippy::too_many_arguments)]
+    fn typed_request<P, T, F, Fut>(
+        &self,
+        method: &str,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+        ttl_ms: Option<u64>,
+        answer: F,
+    ) -> Result<Work, ErrorObject>
+    where
+        P: FromValue,
+        T: Serialize,
+        F: FnOnce(P, CallContext) -> Fut,
+        Fut: Future<Output = Result<T, ErrorObject>> + Send + 'static,
+    {
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        let params = P::from_value(params.unwrap_or(Value::Null))
+            .map_err(|e| ErrorObject::invalid_params(format!("{method}: {e}")))?;
+        let answering = answer(params, cx);
+        Ok(Box::pin(async move {
+            typed_result(era, &answering.await?, ttl_ms)
+        }))
+    }
+
     fn list_resources(
         &self,
         id: &RequestId,
@@ -963,13 +1019,11 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.resources("resources/list")?;
-        let cursor = cursor_of("resources/list", params.as_ref())?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        Ok(Box::pin(async move {
-            let list = source.list_resources(cursor, cx).await?;
-            typed_result(era, &list, Some(LIST_TTL_MS))
-        }))
+        const METHOD: &str = "resources/list";
+        let source = self.resources(METHOD)?;
+        self.list_page(METHOD, id, era, params, cancel, |cursor, cx| async move {
+            source.list_resources(cursor, cx).await
+        })
     }
 
     fn list_resource_templates(
@@ -979,13 +1033,11 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.resources("resources/templates/list")?;
-        let cursor = cursor_of("resources/templates/list", params.as_ref())?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        Ok(Box::pin(async move {
-            let list = source.list_resource_templates(cursor, cx).await?;
-            typed_result(era, &list, Some(LIST_TTL_MS))
-        }))
+        const METHOD: &str = "resources/templates/list";
+        let source = self.resources(METHOD)?;
+        self.list_page(METHOD, id, era, params, cancel, |cursor, cx| async move {
+            source.list_resource_templates(cursor, cx).await
+        })
     }
 
     fn read_resource(
@@ -995,18 +1047,23 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.resources("resources/read")?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        let params = ReadResourceRequestParams::from_value(params.unwrap_or(Value::Null))
-            .map_err(|e| ErrorObject::invalid_params(format!("resources/read: {e}")))?;
-        Ok(Box::pin(async move {
-            let read = source
-                .read_resource(params, cx)
-                .await
-                .map_err(|error| not_found_for(era, error))?;
-            // A read is not cached unless the source says for how long.
-            typed_result(era, &read, Some(0))
-        }))
+        const METHOD: &str = "resources/read";
+        let source = self.resources(METHOD)?;
+        // A read is not cached unless the source says for how long.
+        self.typed_request(
+            METHOD,
+            id,
+            era,
+            params,
+            cancel,
+            Some(0),
+            |params: ReadResourceRequestParams, cx| async move {
+                source
+                    .read_resource(params, cx)
+                    .await
+                    .map_err(|error| not_found_for(era, error))
+            },
+        )
     }
 
     fn list_prompts(
@@ -1016,13 +1073,11 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.prompts("prompts/list")?;
-        let cursor = cursor_of("prompts/list", params.as_ref())?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        Ok(Box::pin(async move {
-            let list = source.list_prompts(cursor, cx).await?;
-            typed_result(era, &list, Some(LIST_TTL_MS))
-        }))
+        const METHOD: &str = "prompts/list";
+        let source = self.prompts(METHOD)?;
+        self.list_page(METHOD, id, era, params, cancel, |cursor, cx| async move {
+            source.list_prompts(cursor, cx).await
+        })
     }
 
     fn get_prompt(
@@ -1032,14 +1087,17 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.prompts("prompts/get")?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        let params = GetPromptRequestParams::from_value(params.unwrap_or(Value::Null))
-            .map_err(|e| ErrorObject::invalid_params(format!("prompts/get: {e}")))?;
-        Ok(Box::pin(async move {
-            let prompt = source.get_prompt(params, cx).await?;
-            typed_result(era, &prompt, None)
-        }))
+        const METHOD: &str = "prompts/get";
+        let source = self.prompts(METHOD)?;
+        self.typed_request(
+            METHOD,
+            id,
+            era,
+            params,
+            cancel,
+            None,
+            |params: GetPromptRequestParams, cx| async move { source.get_prompt(params, cx).await },
+        )
     }
 
     fn complete(
@@ -1049,18 +1107,21 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
+        const METHOD: &str = "completion/complete";
         let source = self
             .server
             .completions
             .clone()
-            .ok_or_else(|| ErrorObject::method_not_found("completion/complete"))?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        let params = CompleteRequestParams::from_value(params.unwrap_or(Value::Null))
-            .map_err(|e| ErrorObject::invalid_params(format!("completion/complete: {e}")))?;
-        Ok(Box::pin(async move {
-            let completion = source.complete(params, cx).await?;
-            typed_result(era, &completion, None)
-        }))
+            .ok_or_else(|| ErrorObject::method_not_found(METHOD))?;
+        self.typed_request(
+            METHOD,
+            id,
+            era,
+            params,
+            cancel,
+            None,
+            |params: CompleteRequestParams, cx| async move { source.complete(params, cx).await },
+        )
     }
 
     /// `logging/setLevel` (revisions up to 2025-11-25; 2026-07-28 removed it
