@@ -1,10 +1,13 @@
-//! The MCP server over one byte stream (stdio): reads newline-delimited
-//! messages, answers each request concurrently, and shuts down cleanly.
+//! The MCP server's connection: reads messages (newline-delimited over
+//! stdio, or parsed by the HTTP transport), answers each request
+//! concurrently, and shuts down cleanly.
 //!
-//! - One reader task frames lines with a size bound; the connection loop
-//!   parses each and either answers inline (`initialize`, `ping`,
-//!   `server/discover`, errors) or spawns the request (`tools/list`,
-//!   `tools/call`). Responses are written when ready, to their own id.
+//! - Over stdio one reader task frames lines with a size bound and the
+//!   connection loop parses each; the HTTP transport hands the loop the
+//!   messages it parsed ([`crate::http`]). The loop either answers inline
+//!   (`initialize`, `ping`, `server/discover`, errors) or spawns the request
+//!   (`tools/list`, `tools/call`). Responses are written when ready, to
+//!   their own id.
 //! - `notifications/cancelled` aborts the named call; no response is sent
 //!   for it (MCP 2025-11-25 basic/utilities/cancellation).
 //! - Besides tools, a server may hold a [`ResourceSource`], a
@@ -297,6 +300,24 @@ impl Server {
             .await
     }
 
+    /// One `()` on the returned receiver for every change of a source's
+    /// tool list, and the tasks that watch the sources.
+    fn watch_list_changes(&self) -> (mpsc::UnboundedReceiver<()>, Vec<JoinHandle<()>>) {
+        let (changed_tx, changed) = mpsc::unbounded_channel::<()>();
+        let mut watchers = Vec::new();
+        for mut rx in self.composition.list_changes() {
+            let tx = changed_tx.clone();
+            watchers.push(tokio::spawn(async move {
+                while rx.changed().await.is_ok() {
+                    if tx.send(()).is_err() {
+                        break;
+                    }
+                }
+            }));
+        }
+        (changed, watchers)
+    }
+
     /// [`Server::serve_outbox`] for input that arrives as [`LineEvent`]s:
     /// lines for the connection to parse, or messages a transport parsed
     /// already (the HTTP transport hands over each POST's message as is).
@@ -312,20 +333,7 @@ impl Server {
     where
         S: Future<Output = ()> + Send,
     {
-        let (changed_tx, mut changed) = mpsc::unbounded_channel::<()>();
-        let mut watchers = Vec::new();
-        for mut rx in self.composition.list_changes() {
-            let tx = changed_tx.clone();
-            watchers.push(tokio::spawn(async move {
-                while rx.changed().await.is_ok() {
-                    if tx.send(()).is_err() {
-                        break;
-                    }
-                }
-            }));
-        }
-        drop(changed_tx);
-
+        let (mut changed, mut watchers) = self.watch_list_changes();
         let subscriptions = self
             .resources
             .as_ref()

@@ -621,6 +621,59 @@ async fn check_param_headers(
     }
 }
 
+/// An `initialize` naming no live session: a new session answers it and,
+/// once it negotiated a revision, is kept under a fresh `Mcp-Session-Id`
+/// (503 when [`HttpConfig::max_sessions`] are live).
+async fn open_session(transport: &Transport, request_id: RequestId, message: Message) -> Response {
+    let id = Some(request_id.clone());
+    sweep(&transport.sessions, transport.config.session_idle);
+    if session_count(transport) >= transport.config.max_sessions {
+        return too_many_sessions(id, transport.config.max_sessions);
+    }
+    let session = Arc::new(Session::new(transport.server.clone()));
+    let replies = session
+        .pipe
+        .request(&request_id, None, message, false)
+        .await;
+    let Some(reply) = (match replies {
+        Some(mut replies) => replies.recv().await,
+        None => None,
+    }) else {
+        return rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            id,
+            ErrorObject::internal_error("the connection ended before answering initialize"),
+        );
+    };
+    let negotiated = reply
+        .get("result")
+        .and_then(|r| r.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut response = (StatusCode::OK, axum::Json(reply)).into_response();
+    if let Some(negotiated) = negotiated {
+        let mut sessions = transport
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if sessions.len() >= transport.config.max_sessions {
+            drop(sessions);
+            session.pipe.finish_input();
+            return too_many_sessions(id, transport.config.max_sessions);
+        }
+        *session
+            .revision
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(negotiated);
+        let session_id = uuid::Uuid::new_v4().simple().to_string();
+        if let Ok(value) = HeaderValue::from_str(&session_id) {
+            response.headers_mut().insert(SESSION_ID, value);
+        }
+        sessions.insert(session_id, session);
+    }
+    response
+}
+
 /// A 2025-11-25 (or earlier) POST: `initialize` opens a session, anything
 /// else goes to the session its `Mcp-Session-Id` names.
 async fn post_session(
@@ -638,52 +691,8 @@ async fn post_session(
         && request.method == "initialize"
         && live.is_none()
     {
-        sweep(&transport.sessions, transport.config.session_idle);
-        if session_count(transport) >= transport.config.max_sessions {
-            return too_many_sessions(id, transport.config.max_sessions);
-        }
-        let session = Arc::new(Session::new(transport.server.clone()));
-        let replies = session
-            .pipe
-            .request(&request.id, None, message.clone(), false)
-            .await;
-        let Some(reply) = (match replies {
-            Some(mut replies) => replies.recv().await,
-            None => None,
-        }) else {
-            return rpc_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                id,
-                ErrorObject::internal_error("the connection ended before answering initialize"),
-            );
-        };
-        let negotiated = reply
-            .get("result")
-            .and_then(|r| r.get("protocolVersion"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let mut response = (StatusCode::OK, axum::Json(reply)).into_response();
-        if let Some(negotiated) = negotiated {
-            let mut sessions = transport
-                .sessions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if sessions.len() >= transport.config.max_sessions {
-                drop(sessions);
-                session.pipe.finish_input();
-                return too_many_sessions(id, transport.config.max_sessions);
-            }
-            *session
-                .revision
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(negotiated);
-            let session_id = uuid::Uuid::new_v4().simple().to_string();
-            if let Ok(value) = HeaderValue::from_str(&session_id) {
-                response.headers_mut().insert(SESSION_ID, value);
-            }
-            sessions.insert(session_id, session);
-        }
-        return response;
+        let request_id = request.id.clone();
+        return open_session(transport, request_id, message).await;
     }
     let session = match live {
         Some(session) => session,
