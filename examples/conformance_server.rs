@@ -34,7 +34,8 @@ const PNG_1X1: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42
 const WAV_EMPTY: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=";
 
 /// The tools of the suite's server scenarios (tools-call-*, tools-list,
-/// json-schema-2020-12, server-stateless).
+/// json-schema-2020-12, server-stateless, http-custom-header-server-validation),
+/// the diagnostic ones included.
 struct ConformanceTools;
 
 fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
@@ -84,6 +85,26 @@ fn tools() -> Vec<Tool> {
             "test_tool_with_logging",
             "Sends three info log messages, 50 ms apart.",
             no_args(),
+        ),
+        tool(
+            "test_logging_tool",
+            "Sends one info log message; none reaches a 2026-07-28 client that set no \
+             _meta log level.",
+            no_args(),
+        ),
+        tool(
+            "test_streaming_elicitation",
+            "Asks the user's name: in 2026-07-28 through an input_required result, \
+             never a request of its own on the response stream.",
+            no_args(),
+        ),
+        tool(
+            "test_header_param",
+            "Echoes `region`, which 2026-07-28 clients also send as Mcp-Param-Region \
+             (x-mcp-header).",
+            json!({ "type": "object",
+                "properties": { "region": { "type": "string", "x-mcp-header": "Region" } },
+                "required": ["region"] }),
         ),
         tool(
             "test_sampling",
@@ -259,6 +280,31 @@ impl ToolSource for ConformanceTools {
                         cx.log(LoggingLevel::Info, Some("conformance"), json!(step));
                     }
                     vec![text("Logging test completed")]
+                }
+                "test_logging_tool" => {
+                    cx.log(
+                        LoggingLevel::Info,
+                        Some("conformance"),
+                        json!("test_logging_tool ran"),
+                    );
+                    vec![text("Logging tool completed")]
+                }
+                "test_streaming_elicitation" => {
+                    if cx.client().is_none() {
+                        // 2026-07-28: the question travels in the result.
+                        return Ok(input_required(
+                            json!({ "user_name": ask_text("What is your name?", "name") }),
+                            None,
+                        ));
+                    }
+                    let schema = json!({ "type": "object",
+                        "properties": { "name": { "type": "string" } }, "required": ["name"] });
+                    vec![text(
+                        &elicit(&cx, "What is your name?", schema, "Elicited").await?,
+                    )]
+                }
+                "test_header_param" => {
+                    vec![text(&format!("region: {}", argument(&params, "region")?))]
                 }
                 "test_sampling" => {
                     let prompt = argument(&params, "prompt")?;

@@ -11,6 +11,11 @@
 #   scripts/conformance.sh            # server and client parts
 #   scripts/conformance.sh server     # server part only (also: client)
 #   REVISIONS=2026-07-28 scripts/conformance.sh server
+#   SCENARIOS=active scripts/conformance.sh server   # the suite's active set
+#
+# The server part runs the suite's whole scenario set (`--suite all`:
+# active, pending and draft scenarios of each revision) unless SCENARIOS
+# names another set (active, pending, draft).
 #
 # The suite comes from the npm registry at a pinned version (the 0.2.0
 # alphas carry the 2026-07-28 scenarios); its runner needs Node.js 22, so
@@ -25,6 +30,7 @@ set -euo pipefail
 SUITE_VERSION="0.2.0-alpha.12"
 NODE_PACKAGE_VERSION="22.23.5"
 REVISIONS="${REVISIONS:-2025-11-25 2026-07-28}"
+SCENARIOS="${SCENARIOS:-all}"
 PORT="${CONFORMANCE_PORT:-39170}"
 PART="${1:-all}"
 case "$PART" in
@@ -38,6 +44,13 @@ CLIENT_SCENARIOS="tools_call request-metadata http-standard-headers http-custom-
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+# A relative CARGO_TARGET_DIR is cargo's, relative to where it runs (here):
+# made absolute before any `cd`, and handed to cargo as such.
+case "$TARGET" in
+  /*) ;;
+  *) TARGET="$PWD/$TARGET" ;;
+esac
+export CARGO_TARGET_DIR="$TARGET"
 WORK="$TARGET/conformance"
 EXPECTED="$ROOT/conformance/expected-failures.txt"
 mkdir -p "$WORK"
@@ -115,7 +128,7 @@ if [ "$PART" != client ]; then
     out="$WORK/results-$revision"
     rm -rf "$out"
     set +e
-    "${SUITE[@]}" server --url "$URL" --spec-version "$revision" \
+    "${SUITE[@]}" server --url "$URL" --suite "$SCENARIOS" --spec-version "$revision" \
       --expected-failures "$baseline" -o "$out" > "$WORK/run-$revision.log" 2>&1
     code=$?
     set -e

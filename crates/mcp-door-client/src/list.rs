@@ -3,12 +3,13 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use mcp_proto::param_header::param_headers;
 use mcp_proto::{Meta, Tool, validate_tool_name};
 use serde_json::{Map, Value, json};
 
 use crate::config::CachePolicy;
 use crate::error::DoorError;
-use crate::transport::{Transport, param_headers};
+use crate::transport::Transport;
 
 /// The door's tool list as last read (HIP-0300 §2.2).
 #[derive(Debug, Clone, PartialEq)]

@@ -1,11 +1,12 @@
 //! One JSON-RPC request to the door over streamable HTTP (MCP 2026-07-28
 //! transports; HIP-0300 §2.2): headers, redirects, 401, JSON or SSE answers.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use mcp_proto::ErrorObject;
+use mcp_proto::param_header::{self, ParamHeader};
+use mcp_proto::{ErrorObject, error_code, meta};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::{StatusCode, Url};
 use serde_json::{Map, Value, json};
@@ -15,30 +16,8 @@ use crate::bearer::Bearer;
 use crate::config::{BearerSource, ClientInfo, DOOR_REVISION, DoorConfig};
 use crate::error::DoorError;
 
-/// `_meta` key of the request's protocol revision (MCP 2026-07-28).
-pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key of the client's capabilities (MCP 2026-07-28).
-pub(crate) const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key of the client's implementation (MCP 2026-07-28).
-pub(crate) const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-
 /// What a request answered: the `result` member, or the `error` member.
 pub(crate) type RpcOutcome = Result<Value, ErrorObject>;
-
-/// JSON-RPC code of `UnsupportedProtocolVersionError` (MCP 2026-07-28
-/// basic/versioning): its `data.supported` lists the server's revisions.
-const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
-
-/// One `x-mcp-header` annotation of a tool's `inputSchema` (MCP 2026-07-28
-/// basic/transports/streamable-http "Custom Headers from Tool Parameters"):
-/// the argument at `path` is mirrored into `Mcp-Param-{name}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ParamHeader {
-    /// The name part of the header, as the schema spells it.
-    pub(crate) name: String,
-    /// Property names from the arguments object down to the value.
-    pub(crate) path: Vec<String>,
-}
 
 pub(crate) struct Transport {
     client: reqwest::Client,
@@ -132,14 +111,14 @@ impl Transport {
         let Value::Object(meta) = meta else {
             return DOOR_REVISION.to_owned();
         };
-        meta.entry(META_PROTOCOL_VERSION)
+        meta.entry(meta::PROTOCOL_VERSION)
             .or_insert_with(|| json!(DOOR_REVISION));
-        meta.entry(META_CLIENT_CAPABILITIES)
+        meta.entry(meta::CLIENT_CAPABILITIES)
             .or_insert_with(|| json!({}));
-        meta.entry(META_CLIENT_INFO).or_insert_with(
+        meta.entry(meta::CLIENT_INFO).or_insert_with(
             || json!({"name": self.client_info.name, "version": self.client_info.version}),
         );
-        meta.get(META_PROTOCOL_VERSION)
+        meta.get(meta::PROTOCOL_VERSION)
             .and_then(Value::as_str)
             .unwrap_or(DOOR_REVISION)
             .to_owned()
@@ -169,7 +148,7 @@ impl Transport {
             return Ok(outcome);
         }
         if let Some(Value::Object(meta)) = params.get_mut("_meta") {
-            meta.insert(META_PROTOCOL_VERSION.into(), json!(DOOR_REVISION));
+            meta.insert(meta::PROTOCOL_VERSION.into(), json!(DOOR_REVISION));
         }
         self.send_once(method, &params, DOOR_REVISION, progress)
             .await
@@ -277,14 +256,10 @@ impl Transport {
             return;
         };
         for annotation in annotations {
-            let value = annotation
-                .path
-                .iter()
-                .try_fold(arguments, |value, key| value.get(key));
-            let Some(text) = value.and_then(param_value) else {
+            let Some(text) = annotation.argument(arguments).and_then(param_value) else {
                 continue;
             };
-            let name = format!("mcp-param-{}", annotation.name.to_ascii_lowercase());
+            let name = annotation.header_name();
             if let (Ok(name), Ok(value)) = (
                 header::HeaderName::from_bytes(name.as_bytes()),
                 HeaderValue::from_str(&text),
@@ -430,89 +405,13 @@ fn outcome_for(message: Value, id: i64) -> Option<RpcOutcome> {
 /// Whether `error` is an `UnsupportedProtocolVersionError` whose
 /// `data.supported` lists the door's revision.
 fn offers_door_revision(error: &ErrorObject) -> bool {
-    error.code == UNSUPPORTED_PROTOCOL_VERSION
+    error.code == error_code::UNSUPPORTED_PROTOCOL_VERSION
         && error
             .data
             .as_ref()
             .and_then(|data| data.get("supported"))
             .and_then(Value::as_array)
             .is_some_and(|supported| supported.iter().any(|v| v == DOOR_REVISION))
-}
-
-/// The `x-mcp-header` annotations of a tool's `inputSchema`, or why the
-/// tool must be rejected (MCP 2026-07-28 streamable-http "Schema
-/// Extension": a client excludes such a tool from `tools/list`).
-///
-/// Annotations are looked for on property schemas reached through
-/// `properties` from the root, at any depth. Each value must be a
-/// non-empty RFC 9110 token (`1*tchar`: no space, colon, control or
-/// non-ASCII character), unique ignoring case, on a property whose `type`
-/// is `string`, `integer` or `boolean` (optionally with `"null"`).
-pub(crate) fn param_headers(schema: &Map<String, Value>) -> Result<Vec<ParamHeader>, String> {
-    let mut found = Vec::new();
-    let mut stack: Vec<(&Map<String, Value>, Vec<String>)> = vec![(schema, Vec::new())];
-    while let Some((node, path)) = stack.pop() {
-        let Some(Value::Object(properties)) = node.get("properties") else {
-            continue;
-        };
-        for (key, property) in properties {
-            let Value::Object(property) = property else {
-                continue;
-            };
-            let mut here = path.clone();
-            here.push(key.clone());
-            if let Some(annotation) = property.get("x-mcp-header") {
-                let Some(name) = annotation.as_str() else {
-                    return Err(format!("x-mcp-header of '{key}' is not a string"));
-                };
-                if name.is_empty() || !name.bytes().all(is_tchar) {
-                    return Err(format!(
-                        "x-mcp-header {name:?} of '{key}' is not an HTTP token"
-                    ));
-                }
-                if !has_primitive_type(property) {
-                    return Err(format!(
-                        "x-mcp-header {name:?} is on '{key}', which is not a string, integer or boolean"
-                    ));
-                }
-                found.push(ParamHeader {
-                    name: name.to_owned(),
-                    path: here.clone(),
-                });
-            }
-            stack.push((property, here));
-        }
-    }
-    let mut seen = HashSet::new();
-    for annotation in &found {
-        if !seen.insert(annotation.name.to_ascii_lowercase()) {
-            return Err(format!(
-                "x-mcp-header {:?} is used twice (ignoring case)",
-                annotation.name
-            ));
-        }
-    }
-    Ok(found)
-}
-
-/// RFC 9110 §5.6.2 `tchar`.
-fn is_tchar(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
-}
-
-/// Whether a property schema's `type` allows an `x-mcp-header`: `string`,
-/// `integer` or `boolean`, alone or with `"null"` in a type array.
-fn has_primitive_type(property: &Map<String, Value>) -> bool {
-    let allowed = |t: &str| matches!(t, "string" | "integer" | "boolean");
-    match property.get("type") {
-        Some(Value::String(t)) => allowed(t),
-        Some(Value::Array(types)) => {
-            let named: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
-            let real: Vec<&str> = named.iter().copied().filter(|t| *t != "null").collect();
-            named.len() == types.len() && real.len() == 1 && allowed(real[0])
-        }
-        _ => false,
-    }
 }
 
 /// An argument as an `Mcp-Param-*` header value (MCP 2026-07-28
@@ -522,17 +421,14 @@ fn has_primitive_type(property: &Map<String, Value>) -> bool {
 /// leading or trailing whitespace, or looks like that sentinel. `None`
 /// for `null`, objects and arrays (never mirrored).
 pub(crate) fn param_value(value: &Value) -> Option<String> {
-    let text = match value {
-        Value::String(text) => text.clone(),
-        Value::Number(number) => number.to_string(),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Null | Value::Array(_) | Value::Object(_) => return None,
-    };
-    let unsafe_char = text.chars().any(|c| !(' '..='~').contains(&c));
-    let padded = text.starts_with([' ', '\t']) || text.ends_with([' ', '\t']);
-    let sentinel = text.starts_with("=?base64?") && text.ends_with("?=");
-    if unsafe_char || padded || sentinel {
-        Some(format!("=?base64?{}?=", base64(text.as_bytes())))
+    let text = param_header::plain_text(value)?;
+    if param_header::needs_base64(&text) {
+        Some(format!(
+            "{}{}{}",
+            param_header::BASE64_PREFIX,
+            base64(text.as_bytes()),
+            param_header::BASE64_SUFFIX
+        ))
     } else {
         Some(text)
     }
@@ -540,22 +436,8 @@ pub(crate) fn param_value(value: &Value) -> Option<String> {
 
 /// Standard Base64 (RFC 4648 §4) with padding.
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let group = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(group >> (18 - 6 * i)) as usize & 63]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// The absolute URL a 307/308 points to.
@@ -654,27 +536,9 @@ fn check_metadata_url(offered: &str, bearer: Option<&Bearer>) -> Result<(), &'st
 /// `text` with every `%XX` escape decoded (bytes that do not form UTF-8
 /// become U+FFFD); a `%` not followed by two hex digits stays as it is.
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escape = bytes
-            .get(i + 1..i + 3)
-            .filter(|hex| bytes[i] == b'%' && hex.iter().all(u8::is_ascii_hexdigit))
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match escape {
-            Some(byte) => {
-                out.push(byte);
-                i += 3;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// A `reqwest` error as one of ours, in one short line.
@@ -856,81 +720,6 @@ mod tests {
         assert_eq!(base64(b"fo"), "Zm8=");
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"foob"), "Zm9vYg==");
-    }
-
-    fn schema(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            other => panic!("not an object: {other}"),
-        }
-    }
-
-    #[test]
-    fn param_headers_reads_nested_annotations() {
-        let found = param_headers(&schema(json!({
-            "type": "object",
-            "properties": {
-                "region": {"type": "string", "x-mcp-header": "Region"},
-                "query": {"type": "string"},
-                "target": {"type": "object", "properties": {
-                    "tenant": {"type": ["integer", "null"], "x-mcp-header": "Tenant-Id"}
-                }}
-            }
-        })))
-        .expect("valid annotations");
-        let mut found: Vec<(String, Vec<String>)> =
-            found.into_iter().map(|a| (a.name, a.path)).collect();
-        found.sort();
-        assert_eq!(
-            found,
-            [
-                ("Region".to_owned(), vec!["region".to_owned()]),
-                (
-                    "Tenant-Id".to_owned(),
-                    vec!["target".to_owned(), "tenant".to_owned()]
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn param_headers_rejects_each_broken_rule() {
-        let one = |property: Value| {
-            param_headers(&schema(
-                json!({"type": "object", "properties": {"p": property}}),
-            ))
-        };
-        let rejected = [
-            json!({"type": "string", "x-mcp-header": ""}),
-            json!({"type": "string", "x-mcp-header": "My Region"}),
-            json!({"type": "string", "x-mcp-header": "Region:Primary"}),
-            json!({"type": "string", "x-mcp-header": "Région"}),
-            json!({"type": "string", "x-mcp-header": "Region\t1"}),
-            json!({"type": "string", "x-mcp-header": 7}),
-            json!({"type": "number", "x-mcp-header": "Score"}),
-            json!({"type": "object", "x-mcp-header": "Data"}),
-            json!({"type": "array", "x-mcp-header": "Items"}),
-            json!({"type": "null", "x-mcp-header": "Nil"}),
-            json!({"x-mcp-header": "Untyped"}),
-        ];
-        for property in rejected {
-            assert!(one(property.clone()).is_err(), "accepted {property}");
-        }
-        let duplicate = param_headers(&schema(json!({"type": "object", "properties": {
-            "a": {"type": "string", "x-mcp-header": "MyField"},
-            "b": {"type": "string", "x-mcp-header": "myfield"}
-        }})));
-        assert_eq!(
-            duplicate,
-            Err("x-mcp-header \"myfield\" is used twice (ignoring case)".to_owned())
-        );
-        assert_eq!(
-            one(json!({"type": "boolean", "x-mcp-header": "Verbose"})),
-            Ok(vec![ParamHeader {
-                name: "Verbose".into(),
-                path: vec!["p".into()]
-            }])
-        );
     }
 
     #[test]

@@ -5,7 +5,6 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::decode::{DecodeError, FromValue, JsonObject, take_required};
-use crate::message::RequestId;
 use crate::revision::Revision;
 
 /// Named JSON-RPC error codes (JSON-RPC 2.0 §5.1 and the MCP revisions).
@@ -20,6 +19,10 @@ pub mod error_code {
     pub const INVALID_PARAMS: i64 = -32602;
     /// Internal JSON-RPC error (JSON-RPC 2.0 §5.1).
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// A request the server sent to the client got no answer in time. MCP
+    /// names no code for it; this is the one the official TypeScript SDK
+    /// uses (`RequestTimeout`), inside the JSON-RPC server-error range.
+    pub const REQUEST_TIMEOUT: i64 = -32001;
     /// A resource was not found (MCP 2025-11-25 server/resources).
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
     /// An HTTP header disagrees with the message body (MCP 2026-07-28 transports).
@@ -131,38 +134,3 @@ impl FromValue for ErrorObject {
 }
 
 crate::decode::wire_deserialize!(ErrorObject);
-
-/// A message could not be read: the JSON-RPC error to answer with, and the
-/// request id when one could be recovered from the input.
-///
-/// Returned by [`crate::parse_message`]. Answer it with
-/// `Response::error(err.id, err.error)`.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{error}")]
-pub struct MessageError {
-    /// The id of the offending request, when the input had a valid one.
-    pub id: Option<RequestId>,
-    /// The error to send back (-32700 or -32600, message naming the member).
-    pub error: ErrorObject,
-}
-
-/// Every error this crate returns, for callers that want one type.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// A message could not be read (see [`MessageError`]).
-    #[error(transparent)]
-    Message(#[from] MessageError),
-    /// A wire type could not be decoded (see [`DecodeError`]).
-    #[error(transparent)]
-    Decode(#[from] DecodeError),
-    /// A tool name breaks the MCP rule (see [`crate::ToolNameError`]).
-    #[error(transparent)]
-    ToolName(#[from] crate::tool_name::ToolNameError),
-    /// A line could not be read or written (see [`crate::framing::FrameError`]).
-    #[error(transparent)]
-    Frame(#[from] crate::framing::FrameError),
-    /// An event stream could not be read (see [`crate::sse::SseError`]).
-    #[error(transparent)]
-    Sse(#[from] crate::sse::SseError),
-}

@@ -32,8 +32,8 @@ use std::io::{self, BufRead, Write};
 
 use serde::Serialize;
 
-use crate::error::{ErrorObject, MessageError};
-use crate::message::{Message, parse_message};
+use crate::error::ErrorObject;
+use crate::message::{Message, MessageError, parse_message};
 
 /// The default maximum line length: 8 MiB (8,388,608 bytes).
 pub const DEFAULT_MAX_LINE_LEN: usize = 8 * 1024 * 1024;
@@ -294,8 +294,7 @@ mod tokio_impl {
     use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 
     use super::{DEFAULT_MAX_LINE_LEN, FrameError, LineState, encode_line};
-    use crate::error::MessageError;
-    use crate::message::{Message, parse_message};
+    use crate::message::{Message, MessageError, parse_message};
 
     /// The async twin of [`super::FrameReader`] (feature `tokio`).
     #[derive(Debug)]

@@ -62,10 +62,14 @@
 //! - [`methods`]: one type per method with its params and result.
 //! - [`revision`]: [`Revision`] and negotiation.
 //! - [`meta`]: reserved `_meta` keys.
+//! - [`param_header`]: tool parameters mirrored into HTTP headers
+//!   (`x-mcp-header`, 2026-07-28).
 //! - [`framing`]: newline-delimited reader and writer for stdio.
 //! - [`sse`]: incremental `text/event-stream` parser.
 //! - [`schema`]: JSON Schema of the types, through schemars.
 //! - [`decode`]: [`FromValue`], decoding with member paths in errors.
+//! - [`error`]: [`ErrorObject`] and the named error codes; [`all_errors`]:
+//!   [`Error`], every error of this crate in one type.
 //!
 //! # Cargo features
 //!
@@ -73,23 +77,26 @@
 //!   `framing::AsyncFrameWriter` over tokio's `AsyncBufRead` / `AsyncWrite`.
 #![deny(missing_docs)]
 
+pub mod all_errors;
 pub mod decode;
 pub mod error;
 pub mod framing;
 pub mod message;
 pub mod meta;
 pub mod methods;
+pub mod param_header;
 pub mod revision;
 pub mod schema;
 pub mod sse;
 pub mod tool_name;
 pub mod types;
 
+pub use all_errors::Error;
 pub use decode::{DecodeError, DecodeErrorKind, FromValue, JsonObject};
-pub use error::{Error, ErrorObject, MessageError, error_code};
+pub use error::{ErrorObject, error_code};
 pub use message::{
-    Message, Notification, Request, RequestId, Response, ResponsePayload, message_from_value,
-    parse_message,
+    Message, MessageError, Notification, Request, RequestId, Response, ResponsePayload,
+    message_from_value, parse_message,
 };
 pub use revision::Revision;
 pub use tool_name::{MAX_TOOL_NAME_LEN, ToolNameError, validate_tool_name};

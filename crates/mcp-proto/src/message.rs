@@ -12,8 +12,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::decode::{DecodeError, FromValue, json_type_name};
-use crate::error::{ErrorObject, MessageError};
-use crate::methods::{Method, NotificationMethod};
+use crate::error::ErrorObject;
 
 /// A request id: a string or an integer (MCP 2025-11-25 basic: "the ID MUST
 /// NOT be null"). Floats, `null`, arrays and objects are refused.
@@ -91,22 +90,6 @@ impl Request {
         }
     }
 
-    /// A request for the typed method `M` with `params`.
-    ///
-    /// # Errors
-    /// Only if `params` cannot be turned into JSON, which never happens for
-    /// the types of this crate.
-    pub fn typed<M: Method>(
-        id: impl Into<RequestId>,
-        params: &M::Params,
-    ) -> Result<Self, serde_json::Error> {
-        Ok(Self::new(
-            id,
-            M::METHOD,
-            Some(serde_json::to_value(params)?),
-        ))
-    }
-
     /// Decodes the params as `T` (absent params read as `{}`).
     ///
     /// # Errors
@@ -133,15 +116,6 @@ impl Notification {
             method: method.into(),
             params,
         }
-    }
-
-    /// A notification for the typed method `M` with `params`.
-    ///
-    /// # Errors
-    /// Only if `params` cannot be turned into JSON, which never happens for
-    /// the types of this crate.
-    pub fn typed<M: NotificationMethod>(params: &M::Params) -> Result<Self, serde_json::Error> {
-        Ok(Self::new(M::METHOD, Some(serde_json::to_value(params)?)))
     }
 
     /// Decodes the params as `T` (absent params read as `{}`).
@@ -320,6 +294,18 @@ impl<'de> serde::Deserialize<'de> for Message {
 /// The message for a JSON array (MCP 2025-06-18 removed JSON-RPC batching).
 pub const BATCH_REFUSED: &str = "batches are not supported since 2025-06-18";
 
+/// Whether a JSON value that failed to parse as a message was meant as a
+/// response: an object with an `id` and a `result` or an `error`, and no
+/// `method`. Such a message is never answered (JSON-RPC 2.0 §5), not even
+/// with an error.
+pub fn meant_as_response(value: &Value) -> bool {
+    value.as_object().is_some_and(|map| {
+        map.contains_key("id")
+            && !map.contains_key("method")
+            && (map.contains_key("result") || map.contains_key("error"))
+    })
+}
+
 /// Reads one JSON-RPC message from `bytes` (one stdio line or one HTTP body).
 ///
 /// Leading and trailing JSON whitespace is allowed, and so is one leading
@@ -372,6 +358,20 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
         )))
     })?;
     from_value(value, Some(text))
+}
+
+/// A message could not be read: the JSON-RPC error to answer with, and the
+/// request id when one could be recovered from the input.
+///
+/// Returned by [`parse_message`]. Answer it with
+/// `Response::error(err.id, err.error)`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{error}")]
+pub struct MessageError {
+    /// The id of the offending request, when the input had a valid one.
+    pub id: Option<RequestId>,
+    /// The error to send back (-32700 or -32600, message naming the member).
+    pub error: ErrorObject,
 }
 
 fn no_id(error: ErrorObject) -> MessageError {

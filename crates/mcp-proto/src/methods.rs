@@ -21,12 +21,42 @@
 use serde::Serialize;
 
 use crate::decode::FromValue;
+use crate::message::{Notification, Request, RequestId};
 use crate::types::{
     CallToolRequestParams, CallToolResult, CancelledNotificationParams, DiscoverResult,
     EmptyResult, InitializeRequestParams, InitializeResult, ListRootsResult, ListToolsResult,
     LoggingMessageNotificationParams, NotificationParams, PaginatedRequestParams,
     ProgressNotificationParams, RequestParams, SetLevelRequestParams,
 };
+
+impl Request {
+    /// A request for the typed method `M` with `params`.
+    ///
+    /// # Errors
+    /// Only if `params` cannot be turned into JSON, which never happens for
+    /// the types of this crate.
+    pub fn typed<M: Method>(
+        id: impl Into<RequestId>,
+        params: &M::Params,
+    ) -> Result<Self, serde_json::Error> {
+        Ok(Self::new(
+            id,
+            M::METHOD,
+            Some(serde_json::to_value(params)?),
+        ))
+    }
+}
+
+impl Notification {
+    /// A notification for the typed method `M` with `params`.
+    ///
+    /// # Errors
+    /// Only if `params` cannot be turned into JSON, which never happens for
+    /// the types of this crate.
+    pub fn typed<M: NotificationMethod>(params: &M::Params) -> Result<Self, serde_json::Error> {
+        Ok(Self::new(M::METHOD, Some(serde_json::to_value(params)?)))
+    }
+}
 
 /// A request method: its wire name and the types of its params and result.
 pub trait Method {

@@ -174,7 +174,7 @@ fn in_process(c: &mut Criterion, flavor: &str) {
         .block_on(server.composition.list_tools())
         .tools
         .len();
-    let list = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}\n";
+    let list = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n";
     let bytes = server.round_trip(list).len();
     assert_eq!(bytes, list_without_memo(&server) + 1, "same response size");
     // CPU time of the whole process (client end, server, idle fake door)
@@ -201,7 +201,7 @@ fn in_process(c: &mut Criterion, flavor: &str) {
 
     // The same server forwards a call; next to it the same call POSTed
     // straight to the fake door from the same runtime.
-    let call = b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"},\"name\":\"agents\",\"arguments\":{\"op\":\"list_agents\",\"input\":{\"limit\":10}}}}\n";
+    let call = b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}},\"name\":\"agents\",\"arguments\":{\"op\":\"list_agents\",\"input\":{\"limit\":10}}}}\n";
     let answer = String::from_utf8_lossy(server.round_trip(call)).into_owned();
     assert!(answer.contains("called agents"), "{answer}");
     let client = reqwest::Client::new();

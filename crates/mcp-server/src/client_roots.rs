@@ -14,13 +14,12 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use mcp_local_tools::{Roots, Toolbox};
-use mcp_proto::{CallToolRequestParams, ErrorObject, Root};
-use serde_json::Value;
+use mcp_proto::{CallToolRequestParams, Root};
 use tokio::sync::watch;
 
 use crate::features::RootsListener;
 use crate::local::LocalSource;
-use crate::source::{BoxFuture, CallContext, SourceList, ToolSource};
+use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource};
 
 /// The local tools over roots the client can change.
 #[derive(Debug)]
@@ -70,11 +69,7 @@ impl ToolSource for ClientRootsSource {
         self.base.owns(tool)
     }
 
-    fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
         let local = self
             .current
             .read()

@@ -13,7 +13,7 @@ use mcp_proto::{CallToolRequestParams, ErrorObject};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
-use crate::source::{BoxFuture, CallContext, SourceList, ToolSource};
+use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource};
 
 /// The door as a tool source.
 #[derive(Debug, Clone)]
@@ -59,11 +59,7 @@ impl ToolSource for DoorSource {
         self.door.owns(tool)
     }
 
-    fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             let params = match serde_json::to_value(&params) {
                 Ok(Value::Object(map)) => map,

@@ -12,6 +12,9 @@ use tokio::sync::mpsc;
 pub enum LineEvent {
     /// A complete, non-blank line without its line end.
     Line(Vec<u8>),
+    /// A message a transport parsed already (HTTP): no bytes, no second
+    /// parse.
+    Message(mcp_proto::Message),
     /// A line that cannot be a message (longer than the limit; discarded as
     /// it streamed): answer with this error, without an id.
     Rejected(ErrorObject),

@@ -15,7 +15,7 @@ use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use crate::source::{BoxFuture, CallContext, SourceList, ToolSource, unknown_tool};
+use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource, unknown_tool};
 
 type Surface = Arc<RwLock<Arc<GatedSurface<Tool>>>>;
 
@@ -153,11 +153,7 @@ impl ToolSource for GatedSource {
         self.surface().owns(tool)
     }
 
-    fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             let decision = self
                 .surface()

@@ -10,6 +10,9 @@
 //!   handshake or not; one naming a revision we do not serve statelessly is
 //!   refused with -32022 `{supported, requested}` (MCP 2026-07-28
 //!   basic/versioning).
+//! - A stateless request must also carry
+//!   `_meta["io.modelcontextprotocol/clientCapabilities"]` (an object),
+//!   else -32602 (SEP-2575; [`check_stateless_meta`]).
 //! - `server/discover` needs no handshake, but must name its revision in
 //!   `_meta` (2026-07-28 `DiscoverRequest`: `params._meta` and its
 //!   `protocolVersion` are required), else -32602.
@@ -93,17 +96,51 @@ fn check_log_level(params: Option<&Value>) -> Result<(), ErrorObject> {
     if mcp_proto::LoggingLevel::from_value(level.clone()).is_ok() {
         return Ok(());
     }
-    let shown = level.to_string();
-    let shown = if shown.len() <= 64 {
-        shown
-    } else {
-        format!("a value of {} bytes", shown.len())
-    };
     Err(ErrorObject::invalid_params(format!(
-        "params._meta[\"{}\"] must be one of debug, info, notice, warning, error, \
-         critical, alert or emergency; found {shown}",
-        meta::LOG_LEVEL
+        "params._meta[\"{}\"] must be one of {}; found {}",
+        meta::LOG_LEVEL,
+        mcp_proto::LoggingLevel::NAMES,
+        shown(level)
     )))
+}
+
+/// Checks the `_meta` a 2026-07-28 request must carry besides its revision
+/// (MCP 2026-07-28 basic, request metadata; SEP-2575): the client's
+/// capabilities, an object (possibly empty), and, when given, a valid log
+/// level. -32602 naming the key otherwise; the HTTP transport answers it
+/// with 400.
+pub fn check_stateless_meta(params: Option<&Value>) -> Result<(), ErrorObject> {
+    let capabilities = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(meta::CLIENT_CAPABILITIES));
+    match capabilities {
+        Some(Value::Object(_)) => {}
+        Some(other) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "params._meta[\"{}\"] must be an object (ClientCapabilities), found {}",
+                meta::CLIENT_CAPABILITIES,
+                shown(other)
+            )));
+        }
+        None => {
+            return Err(ErrorObject::invalid_params(format!(
+                "params._meta[\"{}\"] is required in revision 2026-07-28 ({{}} when the \
+                 client declares none)",
+                meta::CLIENT_CAPABILITIES
+            )));
+        }
+    }
+    check_log_level(params)
+}
+
+/// A JSON value for an error message: itself when short, else its size.
+fn shown(value: &Value) -> String {
+    let text = value.to_string();
+    if text.len() <= 64 {
+        text
+    } else {
+        format!("a value of {} bytes", text.len())
+    }
 }
 
 impl Lifecycle {
@@ -171,7 +208,7 @@ impl Lifecycle {
                         // Neither method exists in the stateless revisions.
                         return Err(ErrorObject::method_not_found(method));
                     }
-                    check_log_level(params)?;
+                    check_stateless_meta(params)?;
                     Ok(Era::Stateless(revision))
                 }
                 _ => match self.phase {

@@ -5,10 +5,9 @@ use std::sync::{Arc, OnceLock};
 
 use mcp_local_tools::{Progress, Roots, ToolContext, Toolbox};
 use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
-use serde_json::Value;
 
 use crate::error::ServerError;
-use crate::source::{BoxFuture, CallContext, SourceList, ToolSource, unknown_tool};
+use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource, unknown_tool};
 
 /// The machine's tools (HIP-0300 §2.1), confined to the roots.
 #[derive(Debug, Clone)]
@@ -71,11 +70,7 @@ impl ToolSource for LocalSource {
         self.names.contains(&tool)
     }
 
-    fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             let progress = match cx.progress {
                 Some(reporter) => Progress::new(move |progress, total, message| {

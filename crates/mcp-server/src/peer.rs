@@ -43,9 +43,8 @@ use tokio_util::sync::CancellationToken;
 use crate::outbox::Outbox;
 
 /// The error code of a request to the client that got no response within
-/// its timeout (the code the official TypeScript SDK uses for
-/// `RequestTimeout`; MCP defines none).
-pub const REQUEST_TIMEOUT: i64 = -32001;
+/// its timeout (mcp-proto's named code).
+pub use mcp_proto::error_code::REQUEST_TIMEOUT;
 
 type Waiter = oneshot::Sender<Result<Value, ErrorObject>>;
 

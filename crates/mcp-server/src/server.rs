@@ -1,10 +1,13 @@
-//! The MCP server over one byte stream (stdio): reads newline-delimited
-//! messages, answers each request concurrently, and shuts down cleanly.
+//! The MCP server's connection: reads messages (newline-delimited over
+//! stdio, or parsed by the HTTP transport), answers each request
+//! concurrently, and shuts down cleanly.
 //!
-//! - One reader task frames lines with a size bound; the connection loop
-//!   parses each and either answers inline (`initialize`, `ping`,
-//!   `server/discover`, errors) or spawns the request (`tools/list`,
-//!   `tools/call`). Responses are written when ready, to their own id.
+//! - Over stdio one reader task frames lines with a size bound and the
+//!   connection loop parses each; the HTTP transport hands the loop the
+//!   messages it parsed ([`crate::http`]). The loop either answers inline
+//!   (`initialize`, `ping`, `server/discover`, errors) or spawns the request
+//!   (`tools/list`, `tools/call`). Responses are written when ready, to
+//!   their own id.
 //! - `notifications/cancelled` aborts the named call; no response is sent
 //!   for it (MCP 2025-11-25 basic/utilities/cancellation).
 //! - Besides tools, a server may hold a [`ResourceSource`], a
@@ -20,6 +23,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
 use mcp_proto::{
     CallToolRequestParams, CompleteRequestParams, ErrorObject, FromValue, GetPromptRequestParams,
     Implementation, LoggingLevel, Message, Notification, ProgressToken, ReadResourceRequestParams,
@@ -290,10 +294,16 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         S: Future<Output = ()> + Send,
     {
-        let (line_tx, mut lines) = mpsc::channel(16);
+        let (line_tx, lines) = mpsc::channel(16);
         let reader = tokio::spawn(read_lines(input, self.config.max_line_bytes, line_tx));
+        self.serve_events(lines, Some(reader.abort_handle()), outbox, shutdown)
+            .await
+    }
 
-        let (changed_tx, mut changed) = mpsc::unbounded_channel::<()>();
+    /// One `()` on the returned receiver for every change of a source's
+    /// tool list, and the tasks that watch the sources.
+    fn watch_list_changes(&self) -> (mpsc::UnboundedReceiver<()>, Vec<JoinHandle<()>>) {
+        let (changed_tx, changed) = mpsc::unbounded_channel::<()>();
         let mut watchers = Vec::new();
         for mut rx in self.composition.list_changes() {
             let tx = changed_tx.clone();
@@ -305,8 +315,25 @@ impl Server {
                 }
             }));
         }
-        drop(changed_tx);
+        (changed, watchers)
+    }
 
+    /// [`Server::serve_outbox`] for input that arrives as [`LineEvent`]s:
+    /// lines for the connection to parse, or messages a transport parsed
+    /// already (the HTTP transport hands over each POST's message as is).
+    /// `reader`, when given, is the task feeding `lines`; it is stopped when
+    /// the connection ends.
+    pub(crate) async fn serve_events<S>(
+        self: Arc<Self>,
+        mut lines: mpsc::Receiver<LineEvent>,
+        reader: Option<AbortHandle>,
+        outbox: Outbox,
+        shutdown: S,
+    ) -> Result<(), ServerError>
+    where
+        S: Future<Output = ()> + Send,
+    {
+        let (mut changed, mut watchers) = self.watch_list_changes();
         let subscriptions = self
             .resources
             .as_ref()
@@ -323,7 +350,9 @@ impl Server {
         // Stops the reader and the watchers also when this future is dropped
         // ([`Server::serve`] on a write error).
         let _stop = AbortOnDrop(
-            std::iter::once(reader.abort_handle())
+            reader
+                .iter()
+                .cloned()
                 .chain(watchers.iter().map(JoinHandle::abort_handle))
                 .collect(),
         );
@@ -357,6 +386,7 @@ impl Server {
                 () = async { if let Some(b) = &backlog { b.drained().await } }, if full() => {}
                 line = lines.recv(), if !full() => match line {
                     Some(LineEvent::Line(bytes)) => conn.on_line(&bytes),
+                    Some(LineEvent::Message(message)) => conn.on_message(message),
                     Some(LineEvent::Rejected(error)) => conn.send_error(None, error),
                     Some(LineEvent::Failed(error)) => {
                         read_error = Some(error);
@@ -370,7 +400,9 @@ impl Server {
                 Some(_) = conn.tasks.join_next(), if !conn.tasks.is_empty() => {}
             }
         }
-        reader.abort();
+        if let Some(reader) = reader {
+            reader.abort();
+        }
         for watcher in watchers {
             watcher.abort();
         }
@@ -526,9 +558,15 @@ impl Connection {
                 }
             }
             Err(bad) => self.send_error(bad.id, bad.error),
-            Ok(Message::Request(request)) => self.on_request(request),
-            Ok(Message::Notification(notification)) => self.on_notification(notification),
-            Ok(Message::Response(response)) => {
+            Ok(message) => self.on_message(message),
+        }
+    }
+
+    fn on_message(&mut self, message: Message) {
+        match message {
+            Message::Request(request) => self.on_request(request),
+            Message::Notification(notification) => self.on_notification(notification),
+            Message::Response(response) => {
                 if !self.peer.deliver(response) {
                     tracing::debug!("ignoring a response to no request of ours");
                 }
@@ -926,6 +964,62 @@ impl Connection {
             .ok_or_else(|| ErrorObject::method_not_found(method))
     }
 
+    /// A paginated list (`resources/list`, `resources/templates/list`,
+    /// `prompts/list`): the cursor checked, then `fetch(cursor, cx)`; the
+    /// result cacheable for [`LIST_TTL_MS`] in 2026-07-28.
+    #[allow(clippy::too_many_arguments)]
+    fn list_page<T, F, Fut>(
+        &self,
+        method: &str,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+        fetch: F,
+    ) -> Result<Work, ErrorObject>
+    where
+        T: Serialize,
+        F: FnOnce(Option<String>, CallContext) -> Fut,
+        Fut: Future<Output = Result<T, ErrorObject>> + Send + 'static,
+    {
+        let cursor = cursor_of(method, params.as_ref())?;
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        let listing = fetch(cursor, cx);
+        Ok(Box::pin(async move {
+            typed_result(era, &listing.await?, Some(LIST_TTL_MS))
+        }))
+    }
+
+    /// A request with typed params (`resources/read`, `prompts/get`,
+    /// `completion/complete`): the params decoded as `P` (-32602 naming
+    /// `method` and the member otherwise), then `answer(params, cx)`;
+    /// `ttl_ms` as [`typed_result`] takes it.
+    #[allow(clippy::too_many_arguments)]
+    fn typed_request<P, T, F, Fut>(
+        &self,
+        method: &str,
+        id: &RequestId,
+        era: Era,
+        params: Option<Value>,
+        cancel: CancellationToken,
+        ttl_ms: Option<u64>,
+        answer: F,
+    ) -> Result<Work, ErrorObject>
+    where
+        P: FromValue,
+        T: Serialize,
+        F: FnOnce(P, CallContext) -> Fut,
+        Fut: Future<Output = Result<T, ErrorObject>> + Send + 'static,
+    {
+        let cx = self.context(id, era, params.as_ref(), &cancel);
+        let params = P::from_value(params.unwrap_or(Value::Null))
+            .map_err(|e| ErrorObject::invalid_params(format!("{method}: {e}")))?;
+        let answering = answer(params, cx);
+        Ok(Box::pin(async move {
+            typed_result(era, &answering.await?, ttl_ms)
+        }))
+    }
+
     fn list_resources(
         &self,
         id: &RequestId,
@@ -933,13 +1027,11 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.resources("resources/list")?;
-        let cursor = cursor_of("resources/list", params.as_ref())?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        Ok(Box::pin(async move {
-            let list = source.list_resources(cursor, cx).await?;
-            typed_result(era, &list, Some(LIST_TTL_MS))
-        }))
+        const METHOD: &str = "resources/list";
+        let source = self.resources(METHOD)?;
+        self.list_page(METHOD, id, era, params, cancel, |cursor, cx| async move {
+            source.list_resources(cursor, cx).await
+        })
     }
 
     fn list_resource_templates(
@@ -949,13 +1041,11 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.resources("resources/templates/list")?;
-        let cursor = cursor_of("resources/templates/list", params.as_ref())?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        Ok(Box::pin(async move {
-            let list = source.list_resource_templates(cursor, cx).await?;
-            typed_result(era, &list, Some(LIST_TTL_MS))
-        }))
+        const METHOD: &str = "resources/templates/list";
+        let source = self.resources(METHOD)?;
+        self.list_page(METHOD, id, era, params, cancel, |cursor, cx| async move {
+            source.list_resource_templates(cursor, cx).await
+        })
     }
 
     fn read_resource(
@@ -965,15 +1055,23 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.resources("resources/read")?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        let params = ReadResourceRequestParams::from_value(params.unwrap_or(Value::Null))
-            .map_err(|e| ErrorObject::invalid_params(format!("resources/read: {e}")))?;
-        Ok(Box::pin(async move {
-            let read = source.read_resource(params, cx).await?;
-            // A read is not cached unless the source says for how long.
-            typed_result(era, &read, Some(0))
-        }))
+        const METHOD: &str = "resources/read";
+        let source = self.resources(METHOD)?;
+        // A read is not cached unless the source says for how long.
+        self.typed_request(
+            METHOD,
+            id,
+            era,
+            params,
+            cancel,
+            Some(0),
+            |params: ReadResourceRequestParams, cx| async move {
+                source
+                    .read_resource(params, cx)
+                    .await
+                    .map_err(|error| not_found_for(era, error))
+            },
+        )
     }
 
     fn list_prompts(
@@ -983,13 +1081,11 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.prompts("prompts/list")?;
-        let cursor = cursor_of("prompts/list", params.as_ref())?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        Ok(Box::pin(async move {
-            let list = source.list_prompts(cursor, cx).await?;
-            typed_result(era, &list, Some(LIST_TTL_MS))
-        }))
+        const METHOD: &str = "prompts/list";
+        let source = self.prompts(METHOD)?;
+        self.list_page(METHOD, id, era, params, cancel, |cursor, cx| async move {
+            source.list_prompts(cursor, cx).await
+        })
     }
 
     fn get_prompt(
@@ -999,14 +1095,17 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
-        let source = self.prompts("prompts/get")?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        let params = GetPromptRequestParams::from_value(params.unwrap_or(Value::Null))
-            .map_err(|e| ErrorObject::invalid_params(format!("prompts/get: {e}")))?;
-        Ok(Box::pin(async move {
-            let prompt = source.get_prompt(params, cx).await?;
-            typed_result(era, &prompt, None)
-        }))
+        const METHOD: &str = "prompts/get";
+        let source = self.prompts(METHOD)?;
+        self.typed_request(
+            METHOD,
+            id,
+            era,
+            params,
+            cancel,
+            None,
+            |params: GetPromptRequestParams, cx| async move { source.get_prompt(params, cx).await },
+        )
     }
 
     fn complete(
@@ -1016,18 +1115,21 @@ impl Connection {
         params: Option<Value>,
         cancel: CancellationToken,
     ) -> Result<Work, ErrorObject> {
+        const METHOD: &str = "completion/complete";
         let source = self
             .server
             .completions
             .clone()
-            .ok_or_else(|| ErrorObject::method_not_found("completion/complete"))?;
-        let cx = self.context(id, era, params.as_ref(), &cancel);
-        let params = CompleteRequestParams::from_value(params.unwrap_or(Value::Null))
-            .map_err(|e| ErrorObject::invalid_params(format!("completion/complete: {e}")))?;
-        Ok(Box::pin(async move {
-            let completion = source.complete(params, cx).await?;
-            typed_result(era, &completion, None)
-        }))
+            .ok_or_else(|| ErrorObject::method_not_found(METHOD))?;
+        self.typed_request(
+            METHOD,
+            id,
+            era,
+            params,
+            cancel,
+            None,
+            |params: CompleteRequestParams, cx| async move { source.complete(params, cx).await },
+        )
     }
 
     /// `logging/setLevel` (revisions up to 2025-11-25; 2026-07-28 removed it
@@ -1151,7 +1253,16 @@ impl Connection {
         let outbox = self.outbox.clone();
         let task_id = id.clone();
         let handle = self.tasks.spawn(async move {
-            let outcome = work.await;
+            // A handler that panics still answers its request (-32603).
+            let outcome = std::panic::AssertUnwindSafe(work)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    tracing::error!("a request handler panicked");
+                    Err(ErrorObject::internal_error(
+                        "the server failed while answering this request",
+                    ))
+                });
             let wanted = registry
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -1255,18 +1366,22 @@ fn finish(era: Era, mut result: Value) -> Value {
     result
 }
 
-/// Whether a line that failed to parse was meant as a response: a JSON
-/// object with an `id` and a `result` or an `error`, and no `method`
-/// (JSON-RPC 2.0 §5). Such a line is never answered.
-fn meant_as_response(bytes: &[u8]) -> bool {
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(map)) => {
-            map.contains_key("id")
-                && !map.contains_key("method")
-                && (map.contains_key("result") || map.contains_key("error"))
-        }
-        _ => false,
+/// A resource-not-found error as `era` spells it: -32002 up to 2025-11-25,
+/// -32602 (message and data kept) from 2026-07-28 on (SEP-2164, MCP
+/// 2026-07-28 server/resources, error handling).
+fn not_found_for(era: Era, mut error: ErrorObject) -> ErrorObject {
+    if era.is_stateless() && error.code == mcp_proto::error_code::RESOURCE_NOT_FOUND {
+        error.code = mcp_proto::error_code::INVALID_PARAMS;
     }
+    error
+}
+
+/// Whether a line that failed to parse was meant as a response
+/// ([`mcp_proto::message::meant_as_response`]); such a line is never
+/// answered.
+fn meant_as_response(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(bytes)
+        .is_ok_and(|value| mcp_proto::message::meant_as_response(&value))
 }
 
 /// The revisions this server implements, newest first, as `--version` and

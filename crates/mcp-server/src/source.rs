@@ -24,6 +24,10 @@ use crate::progress::ProgressReporter;
 /// source can be held as `Arc<dyn ToolSource>`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// What [`ToolSource::call_tool`] returns: the `tools/call` result as JSON
+/// (`isError` results included), or the JSON-RPC error to answer with.
+pub type ToolCall<'a> = BoxFuture<'a, Result<Value, ErrorObject>>;
+
 /// The tools one source offers right now, with the `_meta` its list carried
 /// (for the door: `hanzo.ai/refused`, `hanzo.ai/unavailable`; HIP-0300 §1.4).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -89,11 +93,7 @@ pub trait ToolSource: Send + Sync {
     /// Calls `params.name`. A tool's own failure is `Ok` with `isError: true`;
     /// `Err` is a JSON-RPC error (for example -32602 for arguments the source
     /// refuses outright).
-    fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>>;
+    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_>;
 
     /// A receiver that changes whenever this source's list changes (the door
     /// when its list arrives or is refreshed). `None` for a fixed list.

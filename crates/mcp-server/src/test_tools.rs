@@ -10,7 +10,7 @@ use std::time::Duration;
 use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
 use serde_json::{Value, json};
 
-use crate::source::{BoxFuture, CallContext, SourceList, ToolSource};
+use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource};
 
 /// The name of the hidden tool.
 pub const TEST_SLEEP: &str = "test_sleep";
@@ -57,11 +57,7 @@ impl ToolSource for TestTools {
         tool == TEST_SLEEP
     }
 
-    fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             let args = params.arguments.unwrap_or_default();
             let ms = args.get("ms").and_then(Value::as_u64).ok_or_else(|| {

@@ -344,6 +344,19 @@ async fn stateless_reads_carry_result_type_and_cache_fields() {
             { "uri": "mem://a", "name": "a", "mimeType": "text/plain" } ],
             "ttlMs": 60000, "cacheScope": "private", "resultType": "complete" } })
     );
+    // An unknown resource is -32602 from 2026-07-28 on (SEP-2164), message
+    // and data as in the handshake revisions.
+    assert_eq!(
+        client
+            .call(
+                6,
+                "resources/read",
+                json!({ "_meta": meta, "uri": "mem://zz" })
+            )
+            .await,
+        json!({ "jsonrpc": "2.0", "id": 6, "error": { "code": -32602,
+            "message": "resource not found: mem://zz", "data": { "uri": "mem://zz" } } })
+    );
     assert_eq!(
         client
             .call(

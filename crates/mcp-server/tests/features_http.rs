@@ -238,7 +238,8 @@ async fn log_messages_ride_the_post_stream_of_their_call() {
 async fn discover_without_its_revision_is_400() {
     let server = start().await;
     let discover = json!({ "jsonrpc": "2.0", "id": 9, "method": "server/discover" });
-    // Naming 2026-07-28 in the header only: the body's _meta does not match.
+    // Naming 2026-07-28 in the header only: the body lacks the _meta that
+    // revision requires, -32602 with 400 (SEP-2575).
     let response = server
         .client
         .post(&server.url)
@@ -253,7 +254,7 @@ async fn discover_without_its_revision_is_400() {
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let body: Value = response.json().await.expect("JSON");
     assert_eq!(body["id"], json!(9));
-    assert_eq!(body["error"]["code"], json!(-32020));
+    assert_eq!(body["error"]["code"], json!(-32602));
     // Naming no revision at all: not a stateless request, and no session.
     let response = server
         .client

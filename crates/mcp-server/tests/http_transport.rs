@@ -610,3 +610,154 @@ async fn non_loopback_bind_without_bearer_is_refused() {
         "configuration: --http 0.0.0.0:0: a non-loopback address needs a bearer (HANZO_MCP_HTTP_BEARER)"
     );
 }
+
+#[tokio::test]
+async fn stateless_requests_without_their_required_meta_are_400_with_32602() {
+    let server = start(HttpConfig::default()).await;
+    let headers = [
+        ("mcp-protocol-version", STATELESS),
+        ("mcp-method", "server/discover"),
+    ];
+    let mut no_capabilities = meta();
+    no_capabilities
+        .as_object_mut()
+        .expect("meta object")
+        .remove("io.modelcontextprotocol/clientCapabilities");
+    let mut no_revision = meta();
+    no_revision
+        .as_object_mut()
+        .expect("meta object")
+        .remove("io.modelcontextprotocol/protocolVersion");
+    let cases = [
+        (
+            json!({}),
+            "io.modelcontextprotocol/protocolVersion\"] is required",
+        ),
+        (
+            json!({ "_meta": no_revision }),
+            "io.modelcontextprotocol/protocolVersion\"] is required",
+        ),
+        (
+            json!({ "_meta": no_capabilities }),
+            "io.modelcontextprotocol/clientCapabilities\"] is required",
+        ),
+    ];
+    for (id, (params, says)) in cases.into_iter().enumerate() {
+        let body =
+            json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": params});
+        let response = server.post(&headers, &body).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{says}");
+        let body = json_body(response).await;
+        assert_eq!(body["id"], json!(id));
+        assert_eq!(body["error"]["code"], -32602, "{body}");
+        let message = body["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains(says), "{message:?} should say {says:?}");
+    }
+}
+
+/// A source with one tool whose `region` argument is mirrored into
+/// `Mcp-Param-Region` (`x-mcp-header`).
+struct Regional;
+
+impl ToolSource for Regional {
+    fn name(&self) -> &str {
+        "regional"
+    }
+
+    fn list_tools(&self) -> mcp_local_server::source::BoxFuture<'_, mcp_local_server::SourceList> {
+        Box::pin(async {
+            let tool = serde_json::from_value(json!({ "name": "regional", "inputSchema": {
+                "type": "object",
+                "properties": { "region": { "type": "string", "x-mcp-header": "Region" } } } }))
+            .expect("tool literal");
+            mcp_local_server::SourceList {
+                tools: vec![tool],
+                meta: None,
+            }
+        })
+    }
+
+    fn owns(&self, tool: &str) -> bool {
+        tool == "regional"
+    }
+
+    fn call_tool(
+        &self,
+        params: mcp_proto::CallToolRequestParams,
+        _cx: mcp_local_server::CallContext,
+    ) -> mcp_local_server::source::BoxFuture<'_, Result<Value, mcp_proto::ErrorObject>> {
+        Box::pin(async move {
+            let region = params.arguments.as_ref().and_then(|a| a.get("region"));
+            if region.is_some_and(|r| r == "panic") {
+                panic!("a tool that panics");
+            }
+            Ok(json!({ "content": [ { "type": "text", "text": format!("{region:?}") } ] }))
+        })
+    }
+}
+
+#[tokio::test]
+async fn mcp_param_headers_must_match_the_annotated_arguments() {
+    let server = Arc::new(Server::new(
+        Composition::new(vec![Arc::new(Regional)]),
+        ServerConfig::new(Implementation::new("http-test", "0.0.1")),
+    ));
+    let listening = http_support::listen(server, HttpConfig::default()).await;
+    let running = Running {
+        url: listening.url.clone(),
+        client: reqwest::Client::new(),
+        _server: listening,
+    };
+    let call = |region: Option<&str>| {
+        let mut arguments = json!({});
+        if let Some(region) = region {
+            arguments["region"] = json!(region);
+        }
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": { "name": "regional", "arguments": arguments, "_meta": meta() }})
+    };
+    let base = [
+        ("mcp-protocol-version", STATELESS),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "regional"),
+    ];
+    // (body region, Mcp-Param-Region, accepted)
+    let cases = [
+        (Some("Hello"), Some("=?base64?SGVsbG8=?="), true),
+        (Some("Hello"), Some("Hello"), true),
+        (Some("SGVsbG8="), Some("SGVsbG8="), true),
+        (Some("=?base64?SGVsbG8="), Some("=?base64?SGVsbG8="), true),
+        (None, None, true),
+        (Some("Hello"), Some("=?base64?SGVsbG8?="), false),
+        (Some("Hello"), Some("=?base64?SGVs!!!bG8=?="), false),
+        (Some("Hello"), Some("Bye"), false),
+        (Some("Hello"), None, false),
+        (None, Some("Hello"), false),
+    ];
+    for (region, sent, accepted) in cases {
+        let mut headers = base.to_vec();
+        if let Some(sent) = sent {
+            headers.push(("mcp-param-region", sent));
+        }
+        let response = running.post(&headers, &call(region)).await;
+        let status = response.status();
+        let body = json_body(response).await;
+        if accepted {
+            assert_eq!(status, StatusCode::OK, "{region:?} {sent:?}: {body}");
+            assert_eq!(body["result"]["resultType"], "complete", "{body}");
+        } else {
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{region:?} {sent:?}");
+            assert_eq!(body["id"], 5);
+            assert_eq!(body["error"]["code"], -32020, "{body}");
+            let message = body["error"]["message"].as_str().unwrap_or("");
+            assert!(message.contains("Mcp-Param-Region"), "{message}");
+        }
+    }
+    // A tool that panics still gets its request answered: -32603.
+    let mut headers = base.to_vec();
+    headers.push(("mcp-param-region", "panic"));
+    let response = running.post(&headers, &call(Some("panic"))).await;
+    let body = json_body(response).await;
+    assert_eq!(body["id"], 5);
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+}

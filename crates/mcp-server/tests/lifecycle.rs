@@ -160,6 +160,27 @@ fn unsupported_stateless_revision_is_32022_with_supported_and_requested() {
 }
 
 #[test]
+fn stateless_requests_without_client_capabilities_are_32602() {
+    let mut server = serve();
+    let mut meta = stateless_meta("2026-07-28");
+    meta.as_object_mut()
+        .expect("meta object")
+        .remove("io.modelcontextprotocol/clientCapabilities");
+    for (id, method) in [(1, "server/discover"), (2, "tools/list")] {
+        let response = server.call(id, method, json!({ "_meta": meta }));
+        assert_eq!(
+            response,
+            json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32602, "message":
+                "params._meta[\"io.modelcontextprotocol/clientCapabilities\"] is required in \
+                 revision 2026-07-28 ({} when the client declares none)" } })
+        );
+    }
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!([]);
+    let response = server.call(3, "tools/list", json!({ "_meta": meta }));
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+}
+
+#[test]
 fn both_styles_on_one_connection() {
     let mut server = serve();
     server.initialize("2025-06-18");

@@ -142,7 +142,8 @@ async fn stateless_list_bytes_carry_ttl_cache_scope_and_result_type() {
     let root = tempfile::tempdir().expect("root");
     let (mut conn, door, composition) = connect(&fake, root.path()).await;
     first_list(&door).await;
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
     for id in [1, 2] {
         conn.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
             "params": {"_meta": meta}}))
@@ -174,7 +175,8 @@ async fn memo_is_dropped_exactly_when_the_door_list_changes() {
     let root = tempfile::tempdir().expect("root");
     let (mut conn, door, _composition) = connect(&fake, root.path()).await;
     first_list(&door).await;
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
     let list = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": meta}});
 
     conn.send(list(1)).await;

@@ -66,6 +66,7 @@ async fn an_unknown_meta_log_level_is_refused_naming_the_allowed_levels() {
         .call(
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/logLevel": "LOUD"}}}),
         )
         .await;
@@ -80,6 +81,7 @@ async fn an_unknown_meta_log_level_is_refused_naming_the_allowed_levels() {
         .call(
             json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/logLevel": "warning"}}}),
         )
         .await;

@@ -29,7 +29,30 @@ pub enum LoggingLevel {
     Emergency,
 }
 
+/// The levels' wire names in words: one literal for [`LoggingLevel::NAMES`]
+/// and the decode error, which needs a `&'static str` built by `concat!`.
+macro_rules! level_names {
+    () => {
+        "debug, info, notice, warning, error, critical, alert or emergency"
+    };
+}
+
 impl LoggingLevel {
+    /// Every level, least severe first (RFC 5424 order).
+    pub const ALL: [LoggingLevel; 8] = [
+        LoggingLevel::Debug,
+        LoggingLevel::Info,
+        LoggingLevel::Notice,
+        LoggingLevel::Warning,
+        LoggingLevel::Error,
+        LoggingLevel::Critical,
+        LoggingLevel::Alert,
+        LoggingLevel::Emergency,
+    ];
+
+    /// The levels' wire names in words, for error messages.
+    pub const NAMES: &'static str = level_names!();
+
     /// The wire name, such as `"warning"`.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -47,24 +70,11 @@ impl LoggingLevel {
 
 impl FromValue for LoggingLevel {
     fn from_value(value: Value) -> Result<Self, DecodeError> {
-        const ALL: [LoggingLevel; 8] = [
-            LoggingLevel::Debug,
-            LoggingLevel::Info,
-            LoggingLevel::Notice,
-            LoggingLevel::Warning,
-            LoggingLevel::Error,
-            LoggingLevel::Critical,
-            LoggingLevel::Alert,
-            LoggingLevel::Emergency,
-        ];
         value
             .as_str()
-            .and_then(|s| ALL.into_iter().find(|l| l.as_str() == s))
+            .and_then(|s| Self::ALL.into_iter().find(|l| l.as_str() == s))
             .ok_or_else(|| {
-                DecodeError::invalid(
-                    "a logging level (debug, info, notice, warning, error, critical, alert or emergency)",
-                    &value,
-                )
+                DecodeError::invalid(concat!("a logging level (", level_names!(), ")"), &value)
             })
     }
 }

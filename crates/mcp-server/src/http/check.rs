@@ -3,7 +3,8 @@
 //! of 2026-07-28 against the body.
 
 use axum::http::HeaderMap;
-use mcp_proto::{ErrorObject, error_code, meta};
+use mcp_proto::param_header::{self, ParamHeader};
+use mcp_proto::{ErrorObject, Tool, error_code, meta};
 use serde_json::Value;
 
 /// `MCP-Protocol-Version` (MCP 2025-11-25 and 2026-07-28 basic/transports).
@@ -137,30 +138,20 @@ pub fn json_content_type(headers: &HeaderMap) -> bool {
     })
 }
 
-/// The body as JSON when it is meant as a response: an object with an
-/// `id`, a `result` or an `error`, and no `method` (the test stdio applies
-/// to a line that fails to parse). `None` otherwise.
+/// The body as JSON when it is meant as a response
+/// ([`mcp_proto::message::meant_as_response`]: the test stdio applies to a
+/// line that fails to parse). `None` otherwise.
 pub fn meant_as_response(body: &[u8]) -> Option<Value> {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(map))
-            if map.contains_key("id")
-                && !map.contains_key("method")
-                && (map.contains_key("result") || map.contains_key("error")) =>
-        {
-            Some(Value::Object(map))
-        }
-        _ => None,
-    }
+    serde_json::from_slice::<Value>(body)
+        .ok()
+        .filter(mcp_proto::message::meant_as_response)
 }
 
 /// The revision a request's body names in
-/// `params._meta["io.modelcontextprotocol/protocolVersion"]`, if any.
-pub fn body_revision(message: &Value) -> Option<&str> {
-    message
-        .get("params")?
-        .get("_meta")?
-        .get(meta::PROTOCOL_VERSION)?
-        .as_str()
+/// `params._meta["io.modelcontextprotocol/protocolVersion"]`, if any;
+/// `params` is the message's params.
+pub fn body_revision(params: Option<&Value>) -> Option<&str> {
+    params?.get("_meta")?.get(meta::PROTOCOL_VERSION)?.as_str()
 }
 
 /// The error for headers that disagree with the body: -32020
@@ -174,14 +165,17 @@ pub fn mismatch(what: String) -> ErrorObject {
 
 /// Checks a 2026-07-28 message's `MCP-Protocol-Version`, `Mcp-Method` and
 /// `Mcp-Name` against its body (MCP 2026-07-28 basic/transports, server
-/// validation): each required header present and equal to its body field.
-/// `version` is the header's value.
+/// validation): each required header present and equal to its body field
+/// (-32020), and the body's `_meta` naming its revision (-32602 without
+/// it, SEP-2575). `version` is the header's value; `method` and `params`
+/// are the message's.
 pub fn stateless_headers(
     headers: &HeaderMap,
     version: &str,
-    message: &Value,
+    method: &str,
+    params: Option<&Value>,
 ) -> Result<(), ErrorObject> {
-    match body_revision(message) {
+    match body_revision(params) {
         Some(body) if body == version => {}
         Some(body) => {
             return Err(mismatch(format!(
@@ -189,13 +183,14 @@ pub fn stateless_headers(
             )));
         }
         None => {
-            return Err(mismatch(format!(
-                "MCP-Protocol-Version is {version:?} but params._meta[\"{}\"] is missing",
+            // Not a disagreement but a request without its required
+            // metadata: -32602 (MCP 2026-07-28 basic, SEP-2575).
+            return Err(ErrorObject::invalid_params(format!(
+                "params._meta[\"{}\"] is required (MCP-Protocol-Version is {version:?})",
                 meta::PROTOCOL_VERSION
             )));
         }
     }
-    let method = message.get("method").and_then(Value::as_str).unwrap_or("");
     match header(headers, METHOD) {
         Some(h) if h == method => {}
         Some(h) => {
@@ -210,10 +205,7 @@ pub fn stateless_headers(
         "resources/read" => "uri",
         _ => return Ok(()),
     };
-    let body = message
-        .get("params")
-        .and_then(|p| p.get(field))
-        .and_then(Value::as_str);
+    let body = params.and_then(|p| p.get(field)).and_then(Value::as_str);
     match (header(headers, NAME), body) {
         (Some(h), Some(b)) if h == b => Ok(()),
         (Some(h), Some(b)) => Err(mismatch(format!(
@@ -224,4 +216,81 @@ pub fn stateless_headers(
         ))),
         (None, _) => Err(mismatch(format!("Mcp-Name is missing for {method}"))),
     }
+}
+
+/// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` of `tool`
+/// against its arguments (MCP 2026-07-28 streamable-http, "Custom Headers
+/// from Tool Parameters"; SEP-2243): for each `x-mcp-header` annotation of
+/// the tool's `inputSchema`, the header is present exactly when the
+/// argument is (not `null`), and its value, read literally or decoded from
+/// `=?base64?…?=` (standard Base64 with padding, UTF-8), equals the
+/// argument's text. -32020 naming the header otherwise. A tool whose
+/// annotations are broken has none checked (clients drop such tools).
+pub fn param_headers(headers: &HeaderMap, tool: &Tool, params: &Value) -> Result<(), ErrorObject> {
+    let Ok(annotations) = param_header::param_headers(&tool.input_schema) else {
+        return Ok(());
+    };
+    let arguments = params.get("arguments").unwrap_or(&Value::Null);
+    for annotation in &annotations {
+        let body = annotation
+            .argument(arguments)
+            .and_then(param_header::plain_text);
+        let name = annotation.header_name();
+        let sent = match headers.get(&name) {
+            None => None,
+            Some(value) => Some(value.to_str().map(str::trim).map_err(|_| {
+                mismatch(format!(
+                    "Mcp-Param-{} is not visible ASCII",
+                    annotation.name
+                ))
+            })?),
+        };
+        match (body, sent) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(mismatch(format!(
+                    "Mcp-Param-{} is missing but {} is in the arguments",
+                    annotation.name,
+                    argument_path(annotation)
+                )));
+            }
+            (None, Some(_)) => {
+                return Err(mismatch(format!(
+                    "Mcp-Param-{} is sent but {} is not in the arguments",
+                    annotation.name,
+                    argument_path(annotation)
+                )));
+            }
+            (Some(body), Some(sent)) => {
+                let decoded = param_text(sent)
+                    .map_err(|why| mismatch(format!("Mcp-Param-{} {why}", annotation.name)))?;
+                if decoded != body {
+                    return Err(mismatch(format!(
+                        "Mcp-Param-{} does not match {}",
+                        annotation.name,
+                        argument_path(annotation)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `params.arguments.a.b` for an annotation on property path `a`, `b`.
+fn argument_path(annotation: &ParamHeader) -> String {
+    format!("params.arguments.{}", annotation.path.join("."))
+}
+
+/// A parameter header's text: literal, or the UTF-8 text a
+/// `=?base64?…?=` wrapper encodes; `Err` says what is wrong with it.
+fn param_text(sent: &str) -> Result<String, &'static str> {
+    use base64::Engine as _;
+    let Some(payload) = param_header::base64_payload(sent) else {
+        return Ok(sent.to_owned());
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .map_err(|_| "is not valid Base64 (standard alphabet, padded)")?;
+    String::from_utf8(bytes).map_err(|_| "does not decode to UTF-8 text")
 }

@@ -13,8 +13,12 @@
 //!   `{supported, requested}`.
 //! - 2026-07-28 (header or body `_meta` names it): POST only (GET and DELETE
 //!   get 405); `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` must
-//!   match the body or 400 with -32020; -32022 and -32021 answers are 400;
-//!   -32601 is 404. Session ids are ignored.
+//!   match the body or 400 with -32020; a request whose `_meta` lacks its
+//!   revision or `clientCapabilities` is 400 with -32602 (SEP-2575); each
+//!   `Mcp-Param-*` header of a `tools/call` must match the argument its
+//!   tool's `x-mcp-header` annotation names, literal or `=?base64?…?=`, or
+//!   400 with -32020 (SEP-2243); -32022 and -32021 answers are 400; -32601
+//!   is 404. Session ids are ignored.
 //! - 2025-11-25 and earlier: `initialize` mints an `Mcp-Session-Id`; later
 //!   messages must carry it (400 without, 404 for one that ended); DELETE
 //!   ends it; GET opens the session's stream for server notifications.
@@ -74,7 +78,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use mcp_proto::{ErrorObject, Message, RequestId, Revision, error_code, meta};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::error::ServerError;
@@ -469,19 +473,9 @@ async fn on_post(
         Ok(message) => message,
         Err(bad) => {
             return match check::meant_as_response(&body) {
-                Some(response) => malformed_response(&transport, &headers, &response),
+                Some(response) => malformed_response(&transport, &headers, &response).await,
                 None => rpc_error(StatusCode::BAD_REQUEST, bad.id, bad.error),
             };
-        }
-    };
-    let value = match serde_json::to_value(&message) {
-        Ok(value) => value,
-        Err(e) => {
-            return rpc_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                None,
-                ErrorObject::internal_error(e.to_string()),
-            );
         }
     };
     let id = match &message {
@@ -492,7 +486,7 @@ async fn on_post(
         Ok(revision) => revision,
         Err(refused) => return *refused,
     };
-    if let (Some(header), Some(body)) = (revision, check::body_revision(&value))
+    if let (Some(header), Some(body)) = (revision, check::body_revision(params_of(&message)))
         && header.as_str() != body
     {
         return rpc_error(
@@ -504,7 +498,7 @@ async fn on_post(
             )),
         );
     }
-    let body_stateless = check::body_revision(&value)
+    let body_stateless = check::body_revision(params_of(&message))
         .and_then(Revision::parse)
         .is_some_and(Revision::is_stateless);
     let stateless = match revision {
@@ -512,9 +506,9 @@ async fn on_post(
         None => body_stateless,
     };
     if stateless {
-        post_stateless(&transport, &headers, message, value).await
+        post_stateless(&transport, &headers, message).await
     } else {
-        post_session(&transport, &headers, revision, message, value).await
+        post_session(&transport, &headers, revision, message).await
     }
 }
 
@@ -524,7 +518,11 @@ async fn on_post(
 /// (-32603, as on stdio). 400 with a null-id error when no session takes
 /// it: a 2026-07-28 POST (those clients send no responses) or no
 /// `Mcp-Session-Id`; 404 for a session that ended.
-fn malformed_response(transport: &Transport, headers: &HeaderMap, response: &Value) -> Response {
+async fn malformed_response(
+    transport: &Transport,
+    headers: &HeaderMap,
+    response: &Value,
+) -> Response {
     let stateless = text(headers, PROTOCOL_VERSION)
         .and_then(Revision::parse)
         .is_some_and(Revision::is_stateless);
@@ -539,7 +537,7 @@ fn malformed_response(transport: &Transport, headers: &HeaderMap, response: &Val
         Ok(session) => session,
         Err(refused) => return *refused,
     };
-    if session.pipe.send(response) {
+    if session.pipe.send_malformed(response).await {
         StatusCode::ACCEPTED.into_response()
     } else {
         StatusCode::NOT_FOUND.into_response()
@@ -548,12 +546,7 @@ fn malformed_response(transport: &Transport, headers: &HeaderMap, response: &Val
 
 /// A 2026-07-28 POST: headers checked against the body, then one connection
 /// for this request alone.
-async fn post_stateless(
-    transport: &Transport,
-    headers: &HeaderMap,
-    message: Message,
-    value: Value,
-) -> Response {
+async fn post_stateless(transport: &Transport, headers: &HeaderMap, message: Message) -> Response {
     let id = match &message {
         Message::Request(request) => Some(request.id.clone()),
         _ => None,
@@ -563,10 +556,22 @@ async fn post_stateless(
         Err(check::mismatch(format!(
             "MCP-Protocol-Version is missing; params._meta[\"{}\"] names {:?}",
             meta::PROTOCOL_VERSION,
-            check::body_revision(&value).unwrap_or("")
+            check::body_revision(params_of(&message)).unwrap_or("")
         )))
     } else {
-        check::stateless_headers(headers, version, &value)
+        check::stateless_headers(headers, version, method_of(&message), params_of(&message))
+    };
+    let checked = checked.and_then(|()| match &message {
+        Message::Request(request) => {
+            crate::lifecycle::check_stateless_meta(request.params.as_ref())
+        }
+        _ => Ok(()),
+    });
+    let checked = match (checked, &message) {
+        (Ok(()), Message::Request(request)) if request.method == "tools/call" => {
+            check_param_headers(transport, headers, request.params.as_ref()).await
+        }
+        (checked, _) => checked,
     };
     if let Err(error) = checked {
         return rpc_error(StatusCode::BAD_REQUEST, id, error);
@@ -582,14 +587,91 @@ async fn post_stateless(
         ),
         Message::Request(request) => {
             let pipe = Arc::new(Pipe::start(transport.server.clone()));
-            let token = progress_token(&value);
+            let token = progress_token(request.params.as_ref());
             let sse = accepts_sse(headers);
-            match pipe.request(&json!(request.id), token.as_ref(), &value, sse) {
+            let id = request.id.clone();
+            match pipe
+                .request(&id, token.as_ref(), Message::Request(request), sse)
+                .await
+            {
                 Some(replies) => answer(replies, sse, true, pipe).await,
-                None => in_flight(request.id),
+                None => in_flight(id),
             }
         }
     }
+}
+
+/// [`check::param_headers`] for a `tools/call` whose tool is in the
+/// merged list; a call of a tool not listed has no annotations to check.
+async fn check_param_headers(
+    transport: &Transport,
+    headers: &HeaderMap,
+    params: Option<&Value>,
+) -> Result<(), ErrorObject> {
+    let Some(params) = params else {
+        return Ok(());
+    };
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let merged = transport.server.composition().merged().await;
+    match merged.list().tools.iter().find(|tool| tool.name == name) {
+        Some(tool) => check::param_headers(headers, tool, params),
+        None => Ok(()),
+    }
+}
+
+/// An `initialize` naming no live session: a new session answers it and,
+/// once it negotiated a revision, is kept under a fresh `Mcp-Session-Id`
+/// (503 when [`HttpConfig::max_sessions`] are live).
+async fn open_session(transport: &Transport, request_id: RequestId, message: Message) -> Response {
+    let id = Some(request_id.clone());
+    sweep(&transport.sessions, transport.config.session_idle);
+    if session_count(transport) >= transport.config.max_sessions {
+        return too_many_sessions(id, transport.config.max_sessions);
+    }
+    let session = Arc::new(Session::new(transport.server.clone()));
+    let replies = session
+        .pipe
+        .request(&request_id, None, message, false)
+        .await;
+    let Some(reply) = (match replies {
+        Some(mut replies) => replies.recv().await,
+        None => None,
+    }) else {
+        return rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            id,
+            ErrorObject::internal_error("the connection ended before answering initialize"),
+        );
+    };
+    let negotiated = reply
+        .get("result")
+        .and_then(|r| r.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut response = (StatusCode::OK, axum::Json(reply)).into_response();
+    if let Some(negotiated) = negotiated {
+        let mut sessions = transport
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if sessions.len() >= transport.config.max_sessions {
+            drop(sessions);
+            session.pipe.finish_input();
+            return too_many_sessions(id, transport.config.max_sessions);
+        }
+        *session
+            .revision
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(negotiated);
+        let session_id = uuid::Uuid::new_v4().simple().to_string();
+        if let Ok(value) = HeaderValue::from_str(&session_id) {
+            response.headers_mut().insert(SESSION_ID, value);
+        }
+        sessions.insert(session_id, session);
+    }
+    response
 }
 
 /// A 2025-11-25 (or earlier) POST: `initialize` opens a session, anything
@@ -599,7 +681,6 @@ async fn post_session(
     headers: &HeaderMap,
     revision: Option<Revision>,
     message: Message,
-    value: Value,
 ) -> Response {
     let id = match &message {
         Message::Request(request) => Some(request.id.clone()),
@@ -610,51 +691,8 @@ async fn post_session(
         && request.method == "initialize"
         && live.is_none()
     {
-        sweep(&transport.sessions, transport.config.session_idle);
-        if session_count(transport) >= transport.config.max_sessions {
-            return too_many_sessions(id, transport.config.max_sessions);
-        }
-        let session = Arc::new(Session::new(transport.server.clone()));
-        let replies = session
-            .pipe
-            .request(&json!(request.id), None, &value, false);
-        let Some(reply) = (match replies {
-            Some(mut replies) => replies.recv().await,
-            None => None,
-        }) else {
-            return rpc_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                id,
-                ErrorObject::internal_error("the connection ended before answering initialize"),
-            );
-        };
-        let negotiated = reply
-            .get("result")
-            .and_then(|r| r.get("protocolVersion"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let mut response = (StatusCode::OK, axum::Json(reply)).into_response();
-        if let Some(negotiated) = negotiated {
-            let mut sessions = transport
-                .sessions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if sessions.len() >= transport.config.max_sessions {
-                drop(sessions);
-                session.pipe.finish_input();
-                return too_many_sessions(id, transport.config.max_sessions);
-            }
-            *session
-                .revision
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(negotiated);
-            let session_id = uuid::Uuid::new_v4().simple().to_string();
-            if let Ok(value) = HeaderValue::from_str(&session_id) {
-                response.headers_mut().insert(SESSION_ID, value);
-            }
-            sessions.insert(session_id, session);
-        }
-        return response;
+        let request_id = request.id.clone();
+        return open_session(transport, request_id, message).await;
     }
     let session = match live {
         Some(session) => session,
@@ -683,32 +721,37 @@ async fn post_session(
     match message {
         Message::Notification(notification) => {
             if notification.method == "notifications/cancelled"
-                && let Some(cancelled) = value.get("params").and_then(|p| p.get("requestId"))
+                && let Some(cancelled) = notification
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("requestId"))
             {
                 session.pipe.cancelled(cancelled);
             }
-            if session.pipe.send(&value) {
+            if session.pipe.send(Message::Notification(notification)).await {
                 StatusCode::ACCEPTED.into_response()
             } else {
                 StatusCode::NOT_FOUND.into_response()
             }
         }
-        Message::Response(_) => {
-            if session.pipe.send(&value) {
+        Message::Response(response) => {
+            if session.pipe.send(Message::Response(response)).await {
                 StatusCode::ACCEPTED.into_response()
             } else {
                 StatusCode::NOT_FOUND.into_response()
             }
         }
         Message::Request(request) => {
-            let token = progress_token(&value);
+            let token = progress_token(request.params.as_ref());
             let sse = accepts_sse(headers);
+            let id = request.id.clone();
             match session
                 .pipe
-                .request(&json!(request.id), token.as_ref(), &value, sse)
+                .request(&id, token.as_ref(), Message::Request(request), sse)
+                .await
             {
                 Some(replies) => answer(replies, sse, false, session).await,
-                None => in_flight(request.id),
+                None => in_flight(id),
             }
         }
     }
@@ -765,12 +808,26 @@ fn session_of(transport: &Transport, headers: &HeaderMap) -> Result<Arc<Session>
     })
 }
 
-fn progress_token(value: &Value) -> Option<Value> {
-    value
-        .get("params")?
-        .get("_meta")?
-        .get(meta::PROGRESS_TOKEN)
-        .cloned()
+fn progress_token(params: Option<&Value>) -> Option<Value> {
+    params?.get("_meta")?.get(meta::PROGRESS_TOKEN).cloned()
+}
+
+/// The method of a request or notification; `""` for a response.
+fn method_of(message: &Message) -> &str {
+    match message {
+        Message::Request(request) => &request.method,
+        Message::Notification(notification) => &notification.method,
+        Message::Response(_) => "",
+    }
+}
+
+/// The params of a request or notification.
+fn params_of(message: &Message) -> Option<&Value> {
+    match message {
+        Message::Request(request) => request.params.as_ref(),
+        Message::Notification(notification) => notification.params.as_ref(),
+        Message::Response(_) => None,
+    }
 }
 
 /// The HTTP status a 2026-07-28 error response travels with (MCP

@@ -1,9 +1,11 @@
-//! One [`Server::serve`] connection driven over in-memory pipes, so the HTTP
-//! transport shares the stdio dispatch path (lifecycle, concurrency,
-//! cancellation, progress) instead of having a second one.
+//! One server connection fed with the messages the HTTP transport parsed,
+//! so HTTP shares the stdio dispatch path (lifecycle, concurrency,
+//! cancellation, progress) instead of having a second one, without a byte
+//! stream between them: a POST's message enters the connection as it was
+//! parsed, never written out and read again.
 //!
-//! A [`Pipe`] writes each client message as one line into the connection's
-//! input and takes its output from the connection's outbox, where each
+//! A [`Pipe`] hands each client message to the connection's input channel
+//! and takes its output from the connection's outbox, where each
 //! message names the client request it was sent while handling: a response
 //! goes to the HTTP request waiting for its id; a server request or
 //! notification related to a request still being answered goes on that
@@ -21,18 +23,19 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use mcp_proto::RequestId;
+use mcp_proto::{ErrorObject, Message, RequestId};
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::framing::LineEvent;
 use crate::outbox::Outbox;
 use crate::server::Server;
 
-/// Bytes of buffer between the transport and its connection, each way.
-const PIPE_BUFFER: usize = 256 * 1024;
+/// Client messages that may wait for the connection to take them; a POST
+/// beyond them waits (backpressure), as a full pipe made it wait before.
+const INPUT_BACKLOG: usize = 64;
 
 /// Where the messages for one HTTP request go: its notifications, then its
 /// response. A JSON `null` (never a message) is the end of a request the
@@ -64,7 +67,7 @@ struct Routes {
 
 /// A running connection of a [`Server`] fed by the HTTP transport.
 pub struct Pipe {
-    input: mpsc::UnboundedSender<Vec<u8>>,
+    input: mpsc::Sender<LineEvent>,
     routes: Arc<Mutex<Routes>>,
     stop: CancellationToken,
     task: JoinHandle<()>,
@@ -77,24 +80,14 @@ impl std::fmt::Debug for Pipe {
 }
 
 impl Pipe {
-    /// Starts a connection of `server`.
+    /// Starts a connection of `server`: one task, which serves the
+    /// connection and routes its output.
     pub fn start(server: Arc<Server>) -> Self {
-        let (to_server, server_in) = tokio::io::duplex(PIPE_BUFFER);
         let (outbox, mut from_server) = Outbox::channel();
-        let (input, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (input, messages) = mpsc::channel::<LineEvent>(INPUT_BACKLOG);
         let routes: Arc<Mutex<Routes>> = Arc::default();
         let stop = CancellationToken::new();
 
-        let writer = async move {
-            let mut to_server = to_server;
-            while let Some(mut line) = lines.recv().await {
-                line.push(b'\n');
-                if to_server.write_all(&line).await.is_err() {
-                    break;
-                }
-            }
-            // Dropping `to_server` is the connection's end of input.
-        };
         let reader = {
             let routes = routes.clone();
             let input = input.clone();
@@ -105,9 +98,7 @@ impl Pipe {
                             if let Some(refusal) = route(&routes, message, out.related.as_ref()) {
                                 // The server's request fails at once instead
                                 // of waiting for an answer that cannot come.
-                                if let Ok(line) = serde_json::to_vec(&refusal) {
-                                    let _ = input.send(line);
-                                }
+                                let _ = input.send(LineEvent::Message(refusal)).await;
                             }
                         }
                         Err(error) => tracing::error!(%error, "unreadable message from the server"),
@@ -119,11 +110,9 @@ impl Pipe {
                 routes.standalone = None;
             }
         };
-        let serving = server.serve_outbox(server_in, outbox, stop.clone().cancelled_owned());
+        let serving = server.serve_events(messages, None, outbox, stop.clone().cancelled_owned());
         let task = tokio::spawn(async move {
-            let writing = tokio::spawn(writer);
             let (served, ()) = tokio::join!(serving, reader);
-            writing.abort();
             if let Err(error) = served {
                 tracing::debug!(%error, "HTTP connection ended with an error");
             }
@@ -138,9 +127,17 @@ impl Pipe {
 
     /// Sends one message that expects no reply (a notification or a
     /// response). Returns `false` when the connection has ended.
-    pub fn send(&self, message: &Value) -> bool {
-        match serde_json::to_vec(message) {
-            Ok(line) => self.input.send(line).is_ok(),
+    pub async fn send(&self, message: Message) -> bool {
+        self.input.send(LineEvent::Message(message)).await.is_ok()
+    }
+
+    /// Sends a body that did not parse as a message but was meant as a
+    /// response (JSON-RPC 2.0 §5): the connection parses it again to fail
+    /// the server request it answers. Returns `false` when the connection
+    /// has ended.
+    pub async fn send_malformed(&self, body: &Value) -> bool {
+        match serde_json::to_vec(body) {
+            Ok(line) => self.input.send(LineEvent::Line(line)).await.is_ok(),
             Err(_) => false,
         }
     }
@@ -155,15 +152,15 @@ impl Pipe {
     /// `None` when a request with the same id is still being answered: its
     /// route is left alone (JSON-RPC 2.0 §4: ids are unique among requests
     /// in flight) and the caller refuses the new one.
-    pub fn request(
+    pub async fn request(
         &self,
-        id: &Value,
+        id: &RequestId,
         progress_token: Option<&Value>,
-        message: &Value,
+        message: Message,
         sse: bool,
     ) -> Option<Replies> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let key = id.to_string();
+        let key = serde_json::to_string(id).unwrap_or_default();
         {
             let mut routes = self.routes.lock().unwrap_or_else(PoisonError::into_inner);
             if routes.pending.get(&key).is_some_and(|w| !w.tx.is_closed()) {
@@ -174,7 +171,7 @@ impl Pipe {
                 routes.progress.insert(token.to_string(), key);
             }
         }
-        self.send(message);
+        self.send(message).await;
         Some(rx)
     }
 
@@ -223,7 +220,7 @@ impl Drop for Pipe {
 /// response to feed back to the server when `message` is a server request
 /// no stream can carry (its POST takes no SSE, or it relates to no request
 /// and no GET stream is open).
-fn route(routes: &Mutex<Routes>, message: Value, related: Option<&RequestId>) -> Option<Value> {
+fn route(routes: &Mutex<Routes>, message: Value, related: Option<&RequestId>) -> Option<Message> {
     let mut routes = routes.lock().unwrap_or_else(PoisonError::into_inner);
     let is_response = message.get("method").is_none();
     if is_response {
@@ -244,10 +241,7 @@ fn route(routes: &Mutex<Routes>, message: Value, related: Option<&RequestId>) ->
             if let Some(id) = server_request
                 && !waiter.sse
             {
-                return Some(undeliverable(
-                    id,
-                    "the client's POST does not accept text/event-stream",
-                ));
+                return undeliverable(id, "the client's POST does not accept text/event-stream");
             }
             let _ = waiter.tx.send(message);
             return None;
@@ -274,16 +268,18 @@ fn route(routes: &Mutex<Routes>, message: Value, related: Option<&RequestId>) ->
         .as_ref()
         .is_some_and(|tx| tx.send(message).is_ok());
     match server_request {
-        Some(id) if !delivered => Some(undeliverable(id, "no open stream reaches the client")),
+        Some(id) if !delivered => undeliverable(id, "no open stream reaches the client"),
         _ => None,
     }
 }
 
 /// The error response to server request `id` that no stream can carry.
-fn undeliverable(id: Value, why: &str) -> Value {
-    serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": { "code": UNDELIVERABLE, "message": format!("cannot reach the client: {why}") },
-    })
+fn undeliverable(id: Value, why: &str) -> Option<Message> {
+    // Our own requests have integer ids; one that is not is no request of
+    // ours, and nothing waits for it.
+    let id = serde_json::from_value::<RequestId>(id).ok()?;
+    Some(Message::Response(mcp_proto::Response::error(
+        Some(id),
+        ErrorObject::new(UNDELIVERABLE, format!("cannot reach the client: {why}")),
+    )))
 }
