@@ -1544,6 +1544,26 @@ async fn write_actions_keep_the_hooks_and_the_timeout_kills_them() {
     assert_eq!(full(&s, "HEAD"), before);
 }
 
+#[cfg(unix)]
+#[tokio::test]
+async fn a_timeout_while_finding_the_repository_says_so() {
+    let s = repo();
+    // Reading a FIFO blocks until something writes to it: git waits for
+    // its config forever.
+    let config = s.root.join(".git/config");
+    std::fs::remove_file(&config).unwrap();
+    let status = Command::new("mkfifo").arg(&config).status().unwrap();
+    assert!(status.success());
+    assert_eq!(
+        g(&s, json!({"action": "status", "timeout_ms": 300})).await,
+        (
+            true,
+            "git: finding the repository of . did not finish: timed out after 300 ms (process group killed)"
+                .to_owned()
+        )
+    );
+}
+
 #[tokio::test]
 async fn output_is_capped_head_and_tail() {
     let s = repo();
