@@ -775,6 +775,36 @@ async fn init_a_new_repository() {
     let (err, text) = g(&s, json!({"action": "init", "path": "../outside/new"})).await;
     assert!(err && text.contains("outside the roots"), "{text}");
     assert!(!s.base.join("outside/new").exists());
+
+    // A folder whose .git file names a repository outside the roots: git
+    // init would reinitialise that one (and write its missing files back).
+    let outside_git = s.base.join("outside/.git");
+    init(&s.base.join("outside"));
+    std::fs::remove_file(outside_git.join("description")).unwrap();
+    s.write("n/.git", &format!("gitdir: {}\n", outside_git.display()));
+    assert_eq!(
+        g(&s, json!({"action": "init", "path": "n"})).await,
+        (
+            true,
+            format!(
+                "git: the git directory of n is {}, outside the roots",
+                outside_git.display()
+            )
+        )
+    );
+    assert!(!outside_git.join("description").exists());
+    // Reinitialising a repository inside the roots still works.
+    let (err, text) = g(&s, json!({"action": "init", "path": "fresh"})).await;
+    assert_eq!(
+        (err, text),
+        (
+            false,
+            format!(
+                "Reinitialized existing Git repository in {}/\n",
+                s.root.join("fresh/.git").display()
+            )
+        )
+    );
 }
 
 #[tokio::test]
