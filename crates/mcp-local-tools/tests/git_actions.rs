@@ -183,6 +183,21 @@ async fn status_rename_in_a_new_repository() {
     );
 }
 
+#[tokio::test]
+async fn status_text_quotes_a_name_with_a_newline() {
+    let s = repo();
+    s.write("new\nline.txt", "x\n");
+    let result = call_result("git", &s.roots, json!({"action": "status"})).await;
+    assert_eq!(
+        result.content[0].as_text(),
+        Some("On branch main\nUntracked:\n  \"new\\nline.txt\"\n")
+    );
+    assert_eq!(
+        result.structured_content.unwrap()["entries"][0]["path"],
+        "new\nline.txt"
+    );
+}
+
 // ---- diff ----
 
 #[tokio::test]
