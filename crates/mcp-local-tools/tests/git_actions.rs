@@ -183,6 +183,21 @@ async fn status_rename_in_a_new_repository() {
     );
 }
 
+#[tokio::test]
+async fn status_text_quotes_a_name_with_a_newline() {
+    let s = repo();
+    s.write("new\nline.txt", "x\n");
+    let result = call_result("git", &s.roots, json!({"action": "status"})).await;
+    assert_eq!(
+        result.content[0].as_text(),
+        Some("On branch main\nUntracked:\n  \"new\\nline.txt\"\n")
+    );
+    assert_eq!(
+        result.structured_content.unwrap()["entries"][0]["path"],
+        "new\nline.txt"
+    );
+}
+
 // ---- diff ----
 
 #[tokio::test]
@@ -775,6 +790,36 @@ async fn init_a_new_repository() {
     let (err, text) = g(&s, json!({"action": "init", "path": "../outside/new"})).await;
     assert!(err && text.contains("outside the roots"), "{text}");
     assert!(!s.base.join("outside/new").exists());
+
+    // A folder whose .git file names a repository outside the roots: git
+    // init would reinitialise that one (and write its missing files back).
+    let outside_git = s.base.join("outside/.git");
+    init(&s.base.join("outside"));
+    std::fs::remove_file(outside_git.join("description")).unwrap();
+    s.write("n/.git", &format!("gitdir: {}\n", outside_git.display()));
+    assert_eq!(
+        g(&s, json!({"action": "init", "path": "n"})).await,
+        (
+            true,
+            format!(
+                "git: the git directory of n is {}, outside the roots",
+                outside_git.display()
+            )
+        )
+    );
+    assert!(!outside_git.join("description").exists());
+    // Reinitialising a repository inside the roots still works.
+    let (err, text) = g(&s, json!({"action": "init", "path": "fresh"})).await;
+    assert_eq!(
+        (err, text),
+        (
+            false,
+            format!(
+                "Reinitialized existing Git repository in {}/\n",
+                s.root.join("fresh/.git").display()
+            )
+        )
+    );
 }
 
 #[tokio::test]
@@ -1542,6 +1587,26 @@ async fn write_actions_keep_the_hooks_and_the_timeout_kills_them() {
         "{text}"
     );
     assert_eq!(full(&s, "HEAD"), before);
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_timeout_while_finding_the_repository_says_so() {
+    let s = repo();
+    // Reading a FIFO blocks until something writes to it: git waits for
+    // its config forever.
+    let config = s.root.join(".git/config");
+    std::fs::remove_file(&config).unwrap();
+    let status = Command::new("mkfifo").arg(&config).status().unwrap();
+    assert!(status.success());
+    assert_eq!(
+        g(&s, json!({"action": "status", "timeout_ms": 300})).await,
+        (
+            true,
+            "git: finding the repository of . did not finish: timed out after 300 ms (process group killed)"
+                .to_owned()
+        )
+    );
 }
 
 #[tokio::test]

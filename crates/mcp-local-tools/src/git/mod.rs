@@ -19,6 +19,8 @@
 //! `objects/info/alternates` (the repository's, or an alternate's) naming
 //! an object store outside the roots. A linked worktree whose git directory
 //! is in `.git/worktrees/` of a repository inside the roots is fine.
+//! `init` in a folder that already has a `.git` (which it would
+//! reinitialise) checks that repository the same way first.
 //! `GIT_DIR`, `GIT_WORK_TREE`, `GIT_ALTERNATE_OBJECT_DIRECTORIES` and the
 //! other location variables of the server's environment are not passed on.
 //!

@@ -81,6 +81,13 @@ impl<'a> Repo<'a> {
         let top = repo
             .run(Access::Read, &["rev-parse", "--show-toplevel"], None)
             .await?;
+        if !matches!(top.end, End::Exited(_)) {
+            // Timed out, cancelled or killed: say so, not "no repository".
+            return Err(format!(
+                "git: finding the repository of {input} did not finish: {}",
+                top.end.describe(timeout)
+            ));
+        }
         if !top.end.success() {
             return Err(format!(
                 "git: {input} is not in a git work tree inside the roots: {}",

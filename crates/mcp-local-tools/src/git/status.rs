@@ -1,10 +1,11 @@
 //! `git status`: `git status --porcelain=v2 --branch -z`, parsed into a
-//! short text and `structuredContent`.
+//! short text (a path holding a control character, `"` or `\` quoted as
+//! git quotes it) and `structuredContent` (paths as they are).
 
 use mcp_proto::CallToolResult;
 use serde::Serialize;
 
-use super::run::{Access, Repo};
+use super::run::{Access, Repo, quoted_path};
 use crate::util::ToolResult;
 
 /// The branch headers of porcelain v2.
@@ -176,8 +177,13 @@ pub(crate) fn render(status: &Status) -> String {
         }
     }
     let shown = |e: &Entry, letter: &str| match &e.orig_path {
-        Some(orig) => format!("  {}: {orig} -> {}\n", word(letter), e.path),
-        None => format!("  {}: {}\n", word(letter), e.path),
+        Some(orig) => format!(
+            "  {}: {} -> {}\n",
+            word(letter),
+            quoted_path(orig),
+            quoted_path(&e.path)
+        ),
+        None => format!("  {}: {}\n", word(letter), quoted_path(&e.path)),
     };
     let mut section = |title: &str, lines: Vec<String>| {
         if !lines.is_empty() {
@@ -219,7 +225,7 @@ pub(crate) fn render(status: &Status) -> String {
             .entries
             .iter()
             .filter(|e| e.kind == "unmerged")
-            .map(|e| format!("  {}{}: {}\n", e.index, e.worktree, e.path))
+            .map(|e| format!("  {}{}: {}\n", e.index, e.worktree, quoted_path(&e.path)))
             .collect(),
     );
     section(
@@ -228,7 +234,7 @@ pub(crate) fn render(status: &Status) -> String {
             .entries
             .iter()
             .filter(|e| e.kind == "untracked")
-            .map(|e| format!("  {}\n", e.path))
+            .map(|e| format!("  {}\n", quoted_path(&e.path)))
             .collect(),
     );
     if status.clean {

@@ -195,6 +195,12 @@ pub(crate) async fn clean(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
 
 pub(crate) async fn init(args: &GitArgs, ctx: &ToolContext, timeout: Duration) -> ToolResult {
     let (repo, target) = Repo::for_init(ctx, args.path.as_deref(), timeout)?;
+    if std::fs::symlink_metadata(target.join(".git")).is_ok() {
+        // git init there reinitialises the repository its `.git` names,
+        // which a `.git` file or symlink may place anywhere: it must pass
+        // the checks of every other action first.
+        Repo::open(ctx, args.path.as_deref(), timeout).await?;
+    }
     let mut argv = vec!["init".to_owned()];
     if let Some(name) = &args.name {
         not_an_option("name", name)?;
