@@ -653,6 +653,13 @@ fn start_time(pid: u32) -> u64 {
     rest.split_whitespace().nth(19).unwrap().parse().unwrap()
 }
 
+/// Waits until both `sh -c 'sleep <mark>; true'` and its `sleep` run.
+async fn shell_and_sleep(mark: &str) {
+    while processes_with(mark).len() < 2 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// `sh -c 'sleep <mark>; true'` in a group of its own, once its `sleep`
 /// runs: the shell leads the group, `sleep` is its child.
 async fn shell_group(mark: &str) -> std::process::Child {
@@ -662,9 +669,7 @@ async fn shell_group(mark: &str) -> std::process::Child {
         .process_group(0)
         .spawn()
         .unwrap();
-    while processes_with(&format!("sleep {mark}")).is_empty() {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    shell_and_sleep(mark).await;
     child
 }
 
@@ -721,7 +726,8 @@ async fn a_killed_servers_groups_and_spools_are_cleaned_by_the_next() {
         Vec::<u32>::new(),
         "the group's sleep is left"
     );
-    assert_eq!(processes_with(&format!("sleep {other_mark}")).len(), 1);
+    // Its shell and its sleep.
+    assert_eq!(processes_with(&other_mark).len(), 2);
     assert_eq!(
         file_names(&spool),
         vec![format!("{live}-1.log"), "notes.txt".to_owned()]
@@ -750,9 +756,7 @@ async fn a_shell_jobs_group_record_lets_the_next_server_kill_it() {
     )
     .await;
     let pgid = started["pid"].as_u64().unwrap() as u32;
-    while processes_with(&format!("sleep {mark}")).is_empty() {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    shell_and_sleep(&mark).await;
     let me = std::process::id();
     assert_eq!(
         file_names(&spool),
