@@ -247,6 +247,7 @@ pub(crate) fn signal_group(pgid: u32, signal: i32) {
 /// the process group `pgid`. `None` when it is gone, a zombie, in another
 /// group, or off Linux. With the start time recorded when the group was
 /// made, it tells that group from a later one that reuses the number.
+#[cfg(feature = "exec")]
 pub(crate) fn group_leader_start(pgid: u32) -> Option<u64> {
     if !cfg!(target_os = "linux") {
         return None;
@@ -266,6 +267,7 @@ pub(crate) fn group_leader_start(pgid: u32) -> Option<u64> {
 
 /// True when no process has the id `pid` (a process of another user
 /// counts as alive).
+#[cfg(feature = "exec")]
 pub(crate) fn is_gone(pid: u32) -> bool {
     let Some(pid) = i32::try_from(pid)
         .ok()
