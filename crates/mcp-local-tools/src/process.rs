@@ -4,11 +4,19 @@
 //!
 //! A child never touches the server's stdin or stdout (those carry the MCP
 //! stream): its stdin is the given text or empty, its stdout and stderr are
-//! pipes. On Linux the child also gets `PR_SET_PDEATHSIG(SIGKILL)`, so it
-//! dies if the server is killed outright. What remains possible: a
-//! grandchild that leaves the group (`setsid`, a double fork into a new
-//! group) is beyond the group kill and the death signal; the pipes it holds
-//! are then abandoned after [`DRAIN_AFTER_KILL`].
+//! pipes.
+//!
+//! Every way the server ends on its own terms (a normal exit, EOF on its
+//! stdin, SIGTERM) and every timeout and cancellation kills the whole group.
+//! A server killed outright (SIGKILL) runs no code: on Linux the child gets
+//! `PR_SET_PDEATHSIG(SIGKILL)`, but that signal reaches the direct child
+//! only, so the children of a shell (`sh -c 'sleep 60'`: `sleep` is the
+//! child of `sh`, in its group) outlive it. For background jobs the next
+//! server on the same state folder kills such a leftover group (see the
+//! job table). What remains possible besides: a grandchild that leaves the
+//! group (`setsid`, a double fork into a new group) is beyond the group kill
+//! and the death signal; the pipes it holds are then abandoned after
+//! [`DRAIN_AFTER_KILL`].
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -234,6 +242,42 @@ pub(crate) fn signal_group(pgid: u32, signal: i32) {
     let _ = rustix::process::kill_process_group(pid, signal);
 }
 
+/// Linux: the start time (clock ticks after boot, field 22 of
+/// `/proc/<pgid>/stat`) of the process `pgid` while it is alive and leads
+/// the process group `pgid`. `None` when it is gone, a zombie, in another
+/// group, or off Linux. With the start time recorded when the group was
+/// made, it tells that group from a later one that reuses the number.
+#[cfg(feature = "exec")]
+pub(crate) fn group_leader_start(pgid: u32) -> Option<u64> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pgid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: the
+    // fields after it follow the last ") ".
+    let (_, rest) = stat.rsplit_once(") ")?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Field 3 is the state, field 5 the group, field 22 the start time.
+    let (state, group, start) = (fields.first()?, fields.get(2)?, fields.get(19)?);
+    if *state == "Z" || group.parse::<u32>().ok()? != pgid {
+        return None;
+    }
+    start.parse().ok()
+}
+
+/// True when no process has the id `pid` (a process of another user
+/// counts as alive).
+#[cfg(feature = "exec")]
+pub(crate) fn is_gone(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH)
+}
+
 /// Starts `spec` in a new process group, stdin piped (or empty), stdout and
 /// stderr piped. The error names the program and the reason.
 pub(crate) fn spawn(spec: &Spec) -> Result<Group, String> {
@@ -269,7 +313,8 @@ pub(crate) fn spawn(spec: &Spec) -> Result<Group, String> {
 }
 
 /// Linux: the child gets SIGKILL when the thread that spawned it ends (the
-/// server's runtime threads live as long as the server).
+/// server's runtime threads live as long as the server). The child only:
+/// its own children are not signalled.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 fn die_with_parent(command: &mut tokio::process::Command) {

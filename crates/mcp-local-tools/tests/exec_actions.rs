@@ -632,3 +632,157 @@ async fn writing_to_a_finished_job_or_a_closed_stdin_is_an_error() {
     assert!(!is_error, "{text}");
     assert_eq!(gone(&mark).await, Vec::<u32>::new());
 }
+
+/// The pid of a process that ran and was killed with SIGKILL (and reaped):
+/// a server killed outright.
+fn killed_pid() -> u32 {
+    let mut owner = std::process::Command::new("sleep")
+        .arg("1000")
+        .spawn()
+        .unwrap();
+    let pid = owner.id();
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    pid
+}
+
+/// Field 22 of /proc/<pid>/stat: the start time.
+fn start_time(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let (_, rest) = stat.rsplit_once(") ").unwrap();
+    rest.split_whitespace().nth(19).unwrap().parse().unwrap()
+}
+
+/// Waits until both `sh -c 'sleep <mark>; true'` and its `sleep` run.
+async fn shell_and_sleep(mark: &str) {
+    while processes_with(mark).len() < 2 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// `sh -c 'sleep <mark>; true'` in a group of its own, once its `sleep`
+/// runs: the shell leads the group, `sleep` is its child.
+async fn shell_group(mark: &str) -> std::process::Child {
+    use std::os::unix::process::CommandExt as _;
+    let child = std::process::Command::new("sh")
+        .args(["-c", &format!("sleep {mark}; true")])
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    shell_and_sleep(mark).await;
+    child
+}
+
+fn file_names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_killed_servers_groups_and_spools_are_cleaned_by_the_next() {
+    use std::os::unix::process::ExitStatusExt as _;
+    let s = Sandbox::new();
+    let spool = s.base.join("spool");
+    std::fs::create_dir_all(&spool).unwrap();
+    let dead = killed_pid();
+    // What the killed server left: a shell's group whose `sleep` survived.
+    let mark = marker();
+    let mut left = shell_group(&mark).await;
+    let pgid = left.id();
+    std::fs::write(spool.join(format!("{dead}-1.log")), "old output\n").unwrap();
+    std::fs::write(
+        spool.join(format!("{dead}-1.pgid")),
+        format!("{pgid} {}\n", start_time(pgid)),
+    )
+    .unwrap();
+    // A group whose number matches a record but whose leader started at
+    // another time is someone else's: left alone.
+    let other_mark = marker();
+    assert_ne!(other_mark, mark);
+    let mut other = shell_group(&other_mark).await;
+    let other_pgid = other.id();
+    std::fs::write(
+        spool.join(format!("{dead}-2.pgid")),
+        format!("{other_pgid} {}\n", start_time(other_pgid) + 1),
+    )
+    .unwrap();
+    // The files of a server that still runs are kept.
+    let live = other_pgid;
+    std::fs::write(spool.join(format!("{live}-1.log")), "its output\n").unwrap();
+    std::fs::write(spool.join("notes.txt"), "not a spool\n").unwrap();
+
+    let t = tool(&s);
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "list"})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(text, "no jobs\n");
+    assert_eq!(left.wait().unwrap().signal(), Some(9));
+    assert_eq!(
+        gone(&mark).await,
+        Vec::<u32>::new(),
+        "the group's sleep is left"
+    );
+    // Its shell and its sleep.
+    assert_eq!(processes_with(&other_mark).len(), 2);
+    assert_eq!(
+        file_names(&spool),
+        vec![format!("{live}-1.log"), "notes.txt".to_owned()]
+    );
+
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{other_pgid}")])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    other.wait().unwrap();
+    assert_eq!(gone(&other_mark).await, Vec::<u32>::new());
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_shell_jobs_group_record_lets_the_next_server_kill_it() {
+    let s = Sandbox::new();
+    let spool = s.base.join("spool");
+    let mark = marker();
+    let first = tool(&s);
+    let (_, text, started) = exec(
+        &first,
+        &s,
+        json!({"action": "run", "background": true, "command": format!("sleep {mark}; true")}),
+    )
+    .await;
+    let pgid = started["pid"].as_u64().unwrap() as u32;
+    shell_and_sleep(&mark).await;
+    let me = std::process::id();
+    assert_eq!(
+        file_names(&spool),
+        vec![format!("{me}-1.log"), format!("{me}-1.pgid")],
+        "{text}"
+    );
+    let record = std::fs::read_to_string(spool.join(format!("{me}-1.pgid"))).unwrap();
+    assert_eq!(record, format!("{pgid} {}\n", start_time(pgid)));
+    // The first server is killed outright: its table is never dropped, and
+    // its files now belong to a pid that no longer runs.
+    std::mem::forget(first);
+    let dead = killed_pid();
+    for kind in ["log", "pgid"] {
+        std::fs::rename(
+            spool.join(format!("{me}-1.{kind}")),
+            spool.join(format!("{dead}-1.{kind}")),
+        )
+        .unwrap();
+    }
+    let next = tool(&s);
+    let (_, text, _) = exec(&next, &s, json!({"action": "list"})).await;
+    assert_eq!(text, "no jobs\n");
+    assert_eq!(
+        gone(&mark).await,
+        Vec::<u32>::new(),
+        "the job's sleep is left"
+    );
+    assert_eq!(file_names(&spool), Vec::<String>::new());
+}

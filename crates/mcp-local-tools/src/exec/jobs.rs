@@ -8,12 +8,23 @@
 //! listed for [`KEEP_FINISHED`] (at most [`MAX_FINISHED`] of them); its
 //! spool is removed with it. Dropping the table (the server's exit) kills
 //! every running job's process group and removes the spools.
+//!
+//! A server killed outright (SIGKILL) drops nothing: its spools stay, and
+//! the children of a shell-form job keep running (the death signal reaches
+//! the shell only). So on Linux each running job's process group is also
+//! recorded in `<server pid>-<job id>.pgid` (the group id and its leader's
+//! start time), and the first use of a job table sweeps the folder: the
+//! files of a server pid that is no longer running are removed, and a
+//! group they record is killed when its leader is still the process that
+//! was recorded (same start time, still leading that group), never a later
+//! group that reuses the number. A group whose leader already exited is
+//! left alone, as is everything of a pid that runs again.
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
 use mcp_proto::CallToolResult;
@@ -43,6 +54,8 @@ pub(crate) struct Jobs {
     spool_dir: Option<PathBuf>,
     next_id: AtomicU64,
     table: Mutex<BTreeMap<u64, Arc<Job>>>,
+    /// The sweep of what killed servers left, done on first use.
+    swept: Once,
 }
 
 #[derive(Debug)]
@@ -52,6 +65,8 @@ struct Job {
     pid: u32,
     started: Instant,
     spool: PathBuf,
+    /// The record of its process group (removed when it ends).
+    group_file: PathBuf,
     /// Bytes written to the spool, and bytes not kept past its cap.
     written: AtomicU64,
     dropped: AtomicU64,
@@ -68,7 +83,18 @@ impl Jobs {
             spool_dir,
             next_id: AtomicU64::new(1),
             table: Mutex::new(BTreeMap::new()),
+            swept: Once::new(),
         }
+    }
+
+    /// Once per table: removes the files of dead servers from the spool
+    /// folder and kills the groups they recorded.
+    fn sweep_once(&self) {
+        self.swept.call_once(|| {
+            if let Ok(dir) = self.dir() {
+                sweep(&dir);
+            }
+        });
     }
 
     fn dir(&self) -> Result<PathBuf, String> {
@@ -83,13 +109,20 @@ impl Jobs {
 
     /// Starts `spec` as a job; answers its id at once.
     pub(crate) fn start(&self, spec: Spec, command: String) -> ToolResult {
+        self.sweep_once();
         self.prune();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let spool = self.dir()?.join(format!("{}-{id}.log", std::process::id()));
+        let dir = self.dir()?;
+        let spool = dir.join(format!("{}-{id}.log", std::process::id()));
+        let group_file = dir.join(format!("{}-{id}.pgid", std::process::id()));
         let file = std::fs::File::create(&spool)
             .map_err(|e| format!("cannot create {}: {e}", spool.display()))?;
         let mut group = process::spawn(&spec)?;
         let pid = group.pid().unwrap_or(0);
+        if let Some(start) = process::group_leader_start(pid) {
+            // Best effort: without it only a killed server's leftovers stay.
+            let _ = std::fs::write(&group_file, format!("{pid} {start}\n"));
+        }
         let stdout = group.child.stdout.take();
         let stderr = group.child.stderr.take();
         let stdin = group.child.stdin.take();
@@ -101,6 +134,7 @@ impl Jobs {
             pid,
             started: Instant::now(),
             spool: spool.clone(),
+            group_file,
             written: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             read_to: AtomicU64::new(0),
@@ -131,6 +165,7 @@ impl Jobs {
                 Err(_) => End::Exited(-1),
             };
             group.reap_leftovers();
+            let _ = std::fs::remove_file(&runner.group_file);
             let _ = ended_tx.send(Some((end, runner.started.elapsed())));
         });
         self.table
@@ -149,6 +184,7 @@ impl Jobs {
     /// The job whose id is `id`, written as `start` printed it (decimal,
     /// no sign, no leading zero, no blank).
     fn get(&self, id: &str) -> Result<Arc<Job>, String> {
+        self.sweep_once();
         let unknown = || format!("no job '{}' (list shows the jobs)", id.escape_debug());
         let number: u64 = id.parse().map_err(|_| unknown())?;
         if number.to_string() != id {
@@ -182,6 +218,7 @@ impl Jobs {
                 && let Some(job) = table.remove(&id)
             {
                 let _ = std::fs::remove_file(&job.spool);
+                let _ = std::fs::remove_file(&job.group_file);
             }
         }
     }
@@ -288,6 +325,7 @@ impl Jobs {
 
     /// `list`: every job, oldest first.
     pub(crate) fn list(&self) -> CallToolResult {
+        self.sweep_once();
         self.prune();
         let jobs: Vec<Arc<Job>> = match self.table.lock() {
             Ok(table) => table.values().cloned().collect(),
@@ -332,8 +370,66 @@ impl Drop for Jobs {
                 process::signal_group(job.pid, process::libc_signal::KILL);
             }
             let _ = std::fs::remove_file(&job.spool);
+            let _ = std::fs::remove_file(&job.group_file);
         }
     }
+}
+
+/// Sweeps `dir` of what servers killed outright left: every
+/// `<pid>-<id>.log` and `<pid>-<id>.pgid` whose pid is not this process
+/// and no longer runs is removed, and the process group a `.pgid` file
+/// records (`<pgid> <leader start time>`) is sent SIGKILL when its leader
+/// is still that very process.
+fn sweep(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let me = std::process::id();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some((owner, kind)) = name.to_str().and_then(spool_file_owner) else {
+            continue;
+        };
+        if owner == me || !process::is_gone(owner) {
+            continue;
+        }
+        let path = entry.path();
+        if kind == "pgid"
+            && let Ok(record) = std::fs::read_to_string(&path)
+            && let Some((pgid, start)) = parse_group_record(&record)
+            && process::group_leader_start(pgid) == Some(start)
+        {
+            process::signal_group(pgid, process::libc_signal::KILL);
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+/// `<pid>-<id>.log` or `<pid>-<id>.pgid` (decimal numbers, the pid not 0):
+/// the pid and `log` or `pgid`.
+fn spool_file_owner(name: &str) -> Option<(u32, &str)> {
+    let (stem, kind) = name.rsplit_once('.')?;
+    if kind != "log" && kind != "pgid" {
+        return None;
+    }
+    let (pid, id) = stem.split_once('-')?;
+    let decimal = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !decimal(pid) || !decimal(id) {
+        return None;
+    }
+    let pid: u32 = pid.parse().ok()?;
+    (pid > 0 && pid <= i32::MAX as u32).then_some((pid, kind))
+}
+
+/// `<pgid> <start time>\n` as written by `start`; the group id above 1.
+fn parse_group_record(record: &str) -> Option<(u32, u64)> {
+    let mut fields = record.split_whitespace();
+    let pgid: u32 = fields.next()?.parse().ok()?;
+    let start: u64 = fields.next()?.parse().ok()?;
+    if fields.next().is_some() || pgid <= 1 || pgid > i32::MAX as u32 {
+        return None;
+    }
+    Some((pgid, start))
 }
 
 impl Job {

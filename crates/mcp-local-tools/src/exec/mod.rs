@@ -15,8 +15,12 @@
 //!
 //! Every command runs in a process group of its own (see the process
 //! runner): a timeout, `notifications/cancelled` or the server's shutdown
-//! kills the whole group, and the output read so far is still returned on a
-//! timeout. A child never reads the server's stdin nor writes its stdout.
+//! (a normal exit, EOF, SIGTERM) kills the whole group, and the output read
+//! so far is still returned on a timeout. A server killed outright
+//! (SIGKILL) kills only the direct child (on Linux, by its death signal):
+//! the children of a `sh -c` line outlive it; for background jobs the next
+//! server on the same state folder kills what is left (see [`jobs`]). A
+//! child never reads the server's stdin nor writes its stdout.
 //!
 //! No command blocklist is offered as security: narrowing what an agent may
 //! run is the allowlist's job (`exec:run` entries, `--allowed-tools`).
