@@ -1,4 +1,4 @@
-//! The door's cost inside `hanzo-mcp` (issue 5), four figures:
+//! The door's cost inside `hanzo-mcp`, four figures:
 //!
 //! 1. `tools_list/in_process_cached` (criterion): a `tools/list` request
 //!    written to [`Server::serve`] over an in-memory pipe until its response

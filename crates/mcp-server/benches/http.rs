@@ -1,5 +1,5 @@
 //! tools/call requests per second over streamable HTTP on loopback, with 1
-//! and 16 concurrent clients, for a trivial tool (issue 7). Both wire styles:
+//! and 16 concurrent clients, for a trivial tool. Both wire styles:
 //! 2026-07-28 (stateless: each POST is its own server connection) and
 //! 2025-11-25 (one session shared by the clients, opened with `initialize`
 //! and `notifications/initialized`).

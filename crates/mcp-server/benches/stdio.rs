@@ -10,7 +10,7 @@
 //! - peak RSS (`VmHWM`) of the server after those 10,000 calls.
 //!
 //! The ratio rows divide each hanzo-mcp row by the rmcp row. The goal of
-//! issue #3 (every ratio at most 1.0) is about the trivial call.
+//! goal (every ratio at most 1.0) is about the trivial call.
 //!
 //! Run (release; builds the rmcp server first):
 //!

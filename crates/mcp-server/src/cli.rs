@@ -476,7 +476,7 @@ pub async fn assemble(args: &SourceArgs) -> Result<Assembly, ServerError> {
         sources.push(Arc::new(TestTools));
     }
     // Without --root the local tools follow the client's MCP roots when it
-    // offers them, starting from the working directory (DESIGN.md "Local
+    // offers them, starting from the working directory (docs/ARCHITECTURE.md, "Local
     // tools").
     let follow_client = args.roots.is_empty().then(|| roots.clone());
     let local = local_source(roots, args.fetch_allow_private)?;
@@ -735,7 +735,7 @@ fn warn_unmatched(gated: &[Arc<GatedSource>]) {
 }
 
 /// Whether `serve` lets the client's MCP roots move the local tools: only
-/// over stdio and only without `--root` (DESIGN.md "Local tools").
+/// over stdio and only without `--root` (docs/ARCHITECTURE.md, "Local tools").
 ///
 /// Client roots are followed over stdio only: one stdio client is the
 /// whole audience, while an HTTP server has many sessions, and one

@@ -1,4 +1,4 @@
-//! The local toolbox confined to the client's MCP roots (DESIGN.md "Local
+//! The local toolbox confined to the client's MCP roots (docs/ARCHITECTURE.md, "Local
 //! tools": `--root DIR`, else the client's roots when it offers them, else
 //! the working directory).
 //!
@@ -108,7 +108,7 @@ impl RootsListener for ClientRootsSource {
                 (Arc::new(next), roots)
             }
             Err(error) => {
-                // DESIGN.md "Local tools": no client roots means the
+                // docs/ARCHITECTURE.md, "Local tools": no client roots means the
                 // working directory; the old client roots must not linger.
                 tracing::warn!(
                     %error,

@@ -1,5 +1,5 @@
 //! The door (mcp-door-client) as the tool source named `door`, after the
-//! local tools (HIP-0300 §2.2; issue 5).
+//! local tools (HIP-0300 §2.2).
 //!
 //! Its list is fetched in the background from start; `tools/list` waits for
 //! the first fetch at most the configured budget (`--door-wait`), then

@@ -1,4 +1,4 @@
-//! A gated view of a tool source (DESIGN.md "Gating semantics"; issue 4):
+//! A gated view of a tool source (docs/ARCHITECTURE.md, "Gating"):
 //! the source's list after `allowedTools`, and calls checked against it.
 //!
 //! Gating happens per source, before the merge. A tool gated out of a source

@@ -18,7 +18,7 @@
 //! client's error object in `data.clientError` (see [`client_error`]). A
 //! response the client got wrong (both `result` and `error`, a bad error
 //! object) fails its request at once with -32603 "the client's response
-//! to <method> was malformed: <why>", and is never answered (JSON-RPC 2.0
+//! to `<method>` was malformed: `<why>`", and is never answered (JSON-RPC 2.0
 //! §5).
 //!
 //! Revision 2026-07-28 has no server-to-client requests (a server that needs
@@ -115,7 +115,7 @@ impl PeerShared {
 
     /// Fails the request `id` at once because the client's response to it
     /// could not be read (`detail` says why): -32603 "the client's response
-    /// to <method> was malformed: <detail>". Returns `false` when no request
+    /// to `<method>` was malformed: `<detail>`". Returns `false` when no request
     /// of ours has that id.
     pub(crate) fn fail_malformed(&self, id: &RequestId, detail: &str) -> bool {
         let waiting = self
@@ -346,7 +346,7 @@ fn required_capability(method: &str) -> Option<&'static str> {
 /// with JSON-RPC error `error`: code -32603 (the client's code belongs to
 /// its own request, not to the call that asked: a `tools/call` must not say
 /// -32601 because the client lacks `sampling/createMessage`), message "the
-/// client answered <method> with error <code>: <message>", and data
+/// client answered `<method>` with error `<code>`: `<message>`", and data
 /// `{"clientError": <the client's error object>}`. A tool that passes it on
 /// with `?` makes its `tools/call` a -32603 error carrying the client's
 /// error; a tool that wants a tool failure instead answers `isError: true`

@@ -1,4 +1,4 @@
-//! Tool sources and their composition (DESIGN.md "Suggested shape").
+//! Tool sources and their composition (docs/ARCHITECTURE.md, "Sources and composition").
 //!
 //! A [`ToolSource`] lists its tools and calls one. The server holds an ordered
 //! [`Composition`] of sources: their lists are merged first-wins by tool name,
@@ -76,7 +76,7 @@ impl CallContext {
 /// either.
 ///
 /// A source's name is its key in the `allowedTools` configuration (`local`,
-/// `door`; DESIGN.md "Gating semantics").
+/// `door`; docs/ARCHITECTURE.md, "Gating").
 pub trait ToolSource: Send + Sync {
     /// The source's name (`local`, `door`).
     fn name(&self) -> &str;
@@ -261,7 +261,7 @@ impl Composition {
     }
 
     /// Calls the tool through the first source that owns its name; a name no
-    /// source owns is -32602 "unknown tool" (DESIGN.md conventions).
+    /// source owns is -32602 "unknown tool" (docs/ARCHITECTURE.md, "Conventions").
     pub async fn call_tool(
         &self,
         params: CallToolRequestParams,

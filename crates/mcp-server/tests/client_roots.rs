@@ -1,5 +1,5 @@
 //! `hanzo-mcp serve` without `--root` confines the local tools to the
-//! client's MCP roots when the client offers them (issue 3; DESIGN.md
+//! client's MCP roots when the client offers them (docs/ARCHITECTURE.md,
 //! "Local tools"; MCP 2025-11-25 client/roots): raw pipes to the binary.
 
 use std::io::{BufRead, BufReader, Write};
@@ -197,7 +197,7 @@ fn without_root_a_client_without_roots_keeps_the_working_directory() {
 
 /// QA: a `roots/list` answer with no usable root revokes the client's
 /// earlier roots at once; the tools go back to the working directory
-/// (DESIGN.md "Local tools").
+/// (docs/ARCHITECTURE.md, "Local tools").
 #[test]
 fn revoked_client_roots_fall_back_to_the_working_directory() {
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -1,5 +1,5 @@
 //! Resources, prompts, completions, logging and server-to-client requests
-//! (issue 7), over raw pipes to a `Server` served in-process: each test
+//!, over raw pipes to a `Server` served in-process: each test
 //! writes JSON-RPC lines as a client would and asserts the exact lines the
 //! server writes back.
 

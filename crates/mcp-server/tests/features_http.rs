@@ -1,5 +1,5 @@
-//! Server-to-client requests and log messages over streamable HTTP (issue 7;
-//! MCP 2025-11-25 basic/transports): a request or notification the server
+//! Server-to-client requests and log messages over streamable HTTP
+//! (MCP 2025-11-25 basic/transports): a request or notification the server
 //! sends while handling a POST travels on that POST's SSE stream, and the
 //! client's response, POSTed separately (202), reaches the waiting call.
 

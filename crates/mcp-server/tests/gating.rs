@@ -1,4 +1,4 @@
-//! `--allowed-tools` through the binary (issue 4): gating per source before
+//! `--allowed-tools` through the binary: gating per source before
 //! the merge, gated-out names unknown (-32602) and never forwarded, the
 //! `tools` listing with its warnings, and bad configurations refused at
 //! start.

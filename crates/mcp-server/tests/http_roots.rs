@@ -1,4 +1,4 @@
-//! Client roots are followed over stdio only (DESIGN.md "Local tools";
+//! Client roots are followed over stdio only (docs/ARCHITECTURE.md, "Local tools";
 //! MCP 2025-11-25 client/roots): over `serve --http` one session's roots
 //! must never widen or narrow what another session's tools may touch, so
 //! without `--root` the local tools keep the working directory.

@@ -1,4 +1,4 @@
-//! The streamable HTTP transport, rule by rule (issue 7; MCP 2025-11-25 and
+//! The streamable HTTP transport, rule by rule (MCP 2025-11-25 and
 //! 2026-07-28 basic/transports): reqwest against the router served on an
 //! ephemeral loopback port, asserting status, headers and body.
 

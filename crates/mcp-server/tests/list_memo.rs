@@ -1,4 +1,4 @@
-//! `tools/list` answered from the composition's memo (issue 5): the bytes on
+//! `tools/list` answered from the composition's memo: the bytes on
 //! the wire are exactly those of the result built as a `serde_json::Value`
 //! and serialized in a `Message::Response` (handshake and 2026-07-28 eras),
 //! a repeated request gets the same bytes, and the memo is dropped exactly

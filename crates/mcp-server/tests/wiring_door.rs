@@ -1,4 +1,4 @@
-//! The door as a tool source of the binary (issue 5, "In the server"):
+//! The door as a tool source of the binary :
 //! merge after the local tools, `initialize` never waiting for the network,
 //! `tools/list` waiting at most `--door-wait`, `list_changed` when the
 //! door's list arrives, unlisted names forwarded, `--no-door`.

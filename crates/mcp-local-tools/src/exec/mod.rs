@@ -19,7 +19,7 @@
 //! so far is still returned on a timeout. A server killed outright
 //! (SIGKILL) kills only the direct child (on Linux, by its death signal):
 //! the children of a `sh -c` line outlive it; for background jobs the next
-//! server on the same state folder kills what is left (see [`jobs`]). A
+//! server on the same state folder kills what is left (see the job table's docs). A
 //! child never reads the server's stdin nor writes its stdout.
 //!
 //! No command blocklist is offered as security: narrowing what an agent may
