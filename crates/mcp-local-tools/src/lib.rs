@@ -74,7 +74,7 @@
 //! - `memory`, `plan`, `tasks` (default): the [`memory`], [`plan`] and
 //!   [`tasks`] tools, on the state database ([`store`], SQLite).
 //! - `mode` (default): the [`mode`] tool (presets of what a connection may
-//!   use; the server applies them).
+//!   use), added with [`Toolbox::with_mode`] by a server that applies them.
 #![deny(missing_docs)]
 
 mod action;

@@ -267,7 +267,7 @@ impl ActionArgs for ModeArgs {
     }
 }
 
-const DESCRIPTION: &str = "Switch what this connection may use among named modes: full (everything configured), review (only actions that read), and any the user defined. The tool list changes to match and the client is notified. Call with {\"action\":\"help\"} for the fields.";
+const DESCRIPTION: &str = "Switch what this connection may use among named modes: full (everything configured), review (only actions that read), and any the user defined. The server narrows the tool list to match and tells the client it changed. Call with {\"action\":\"help\"} for the fields.";
 
 impl ActionTool for ModeTool {
     type Args = ModeArgs;

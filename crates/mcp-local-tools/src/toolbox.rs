@@ -53,8 +53,8 @@ impl Toolbox {
     }
 
     /// Every tool whose Cargo feature is on, in the order `fs`, `code`,
-    /// `workspace`, `exec`, `git`, `think`, `memory`, `plan`, `tasks`,
-    /// `mode`.
+    /// `workspace`, `exec`, `git`, `fetch`, `ui`, `think`, `memory`, `plan`,
+    /// `tasks`.
     /// `memory`, `plan` and `tasks` share one state database, opened on
     /// their first call.
     pub fn with_default_tools() -> Toolbox {
@@ -87,30 +87,31 @@ impl Toolbox {
         toolbox.add(crate::plan::PlanTool::new(store.clone()));
         #[cfg(feature = "tasks")]
         toolbox.add(crate::tasks::TasksTool::new(store));
-        // Last: its `review` preset is made of the other tools' reading
-        // actions.
-        #[cfg(feature = "mode")]
-        {
-            let tools: Vec<_> = toolbox
-                .tools
-                .iter()
-                .map(|t| (t.name(), t.actions()))
-                .collect();
-            let mut modes = crate::mode::Modes::builtin(&tools);
-            if let Some(file) = std::env::var_os(crate::mode::MODES_VAR).filter(|f| !f.is_empty()) {
-                modes = modes.with_file(std::path::Path::new(&file));
-            }
-            let modes = Arc::new(modes);
-            toolbox.modes = Some(modes.clone());
-            toolbox.add(crate::mode::ModeTool::new(modes));
-        }
         toolbox
     }
 
+    /// Adds the `mode` tool, its `review` preset made of the reading
+    /// actions of the tools added so far (add it last), and the presets of
+    /// the file named by `HANZO_MCP_MODES`. Not part of
+    /// [`Toolbox::with_default_tools`]: `mode` only records a connection's
+    /// choice, and is offered by a server that applies it (through
+    /// [`Toolbox::modes`]).
+    #[cfg(feature = "mode")]
+    pub fn with_mode(&mut self) -> &mut Toolbox {
+        let tools: Vec<_> = self.tools.iter().map(|t| (t.name(), t.actions())).collect();
+        let mut modes = crate::mode::Modes::builtin(&tools);
+        if let Some(file) = std::env::var_os(crate::mode::MODES_VAR).filter(|f| !f.is_empty()) {
+            modes = modes.with_file(std::path::Path::new(&file));
+        }
+        let modes = Arc::new(modes);
+        self.modes = Some(modes.clone());
+        self.add(crate::mode::ModeTool::new(modes))
+    }
+
     /// The presets and per-connection choices of the `mode` tool, when the
-    /// toolbox has one: the server narrows each connection's tools with
-    /// [`crate::mode::Modes::allowed_for`] and watches
-    /// [`crate::mode::Modes::subscribe`].
+    /// toolbox has one ([`Toolbox::with_mode`]): the server narrows each
+    /// connection's tools with [`crate::mode::Modes::allowed_for`] and
+    /// watches [`crate::mode::Modes::subscribe`].
     #[cfg(feature = "mode")]
     pub fn modes(&self) -> Option<Arc<crate::mode::Modes>> {
         self.modes.clone()

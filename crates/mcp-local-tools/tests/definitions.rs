@@ -31,8 +31,7 @@ fn default_toolbox_order() {
             "think",
             "memory",
             "plan",
-            "tasks",
-            "mode"
+            "tasks"
         ]
     );
 }
@@ -59,9 +58,13 @@ fn exec_definition() {
 
 #[test]
 fn state_tool_definitions() {
-    for name in ["think", "memory", "plan", "tasks", "mode"] {
+    for name in ["think", "memory", "plan", "tasks"] {
         insta::assert_json_snapshot!(name, definition(name));
     }
+    let mut toolbox = Toolbox::with_default_tools();
+    toolbox.with_mode();
+    let mode = toolbox.get("mode").expect("mode").definition();
+    insta::assert_json_snapshot!("mode", serde_json::to_value(mode).expect("serialises"));
 }
 
 #[test]

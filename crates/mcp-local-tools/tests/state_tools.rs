@@ -505,8 +505,9 @@ async fn a_corrupt_database_is_reported_and_left_unchanged() {
 #[tokio::test]
 async fn mode_presets_per_connection() {
     let s = Sandbox::new();
-    let toolbox = mcp_local_tools::Toolbox::with_default_tools();
-    let modes = toolbox.modes().expect("the mode tool is compiled in");
+    let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
+    toolbox.with_mode();
+    let modes = toolbox.modes().expect("the mode tool was added");
     let mode = toolbox.get("mode").expect("mode");
     let ctx = |session: u64| {
         let mut ctx = ToolContext::new(s.roots.clone());

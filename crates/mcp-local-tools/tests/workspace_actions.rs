@@ -63,7 +63,7 @@ async fn capabilities_report_tools_roots_and_door_without_secrets() {
     assert_eq!(
         run(toolbox.clone()).await,
         format!(
-            "local tools: fs, code, workspace, exec, git, fetch, ui, think, memory, plan, tasks, mode\ncompiled features: fs, code, workspace, exec, git, fetch, ui, think, memory, plan, tasks, mode\nroots:\n  {root}\ndoor: none configured\n"
+            "local tools: fs, code, workspace, exec, git, fetch, ui, think, memory, plan, tasks\ncompiled features: fs, code, workspace, exec, git, fetch, ui, think, memory, plan, tasks, mode\nroots:\n  {root}\ndoor: none configured\n"
         )
     );
     toolbox.surroundings().set_door(Some(DoorReport {
