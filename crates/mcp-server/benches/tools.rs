@@ -12,7 +12,8 @@
 //!   round trip through the binary;
 //! - `fetch get` (Markdown) of a 200 KB HTML page from a loopback server
 //!   through the binary (`HANZO_MCP_FETCH_ALLOW_PRIVATE=1`), against
-//!   `curl -s` of the same page (a process per request, as users run it).
+//!   `curl -s` of the same page (a process per request, as users run it),
+//!   and the Markdown conversion of that page alone.
 //!
 //! ```sh
 //! cargo bench -p mcp-local-server --bench tools
@@ -227,6 +228,7 @@ fn fetch_page(c: &mut Criterion) {
         ));
     }
     body.push_str("</article><footer>footer</footer></body></html>");
+    let page = body.clone();
     let addr = serve_page(body);
     let url = format!("http://{addr}/page.html");
     let root = tempfile::tempdir().expect("tempdir");
@@ -254,6 +256,12 @@ fn fetch_page(c: &mut Criterion) {
     let mut group = c.benchmark_group("fetch_200k");
     group.bench_function("hanzo-mcp fetch get (markdown)", |b| {
         b.iter(|| round_trip(&mut proc, &mut id, &call, "Part 1"))
+    });
+    group.bench_function("Markdown conversion alone", |b| {
+        b.iter(|| {
+            let markdown = mcp_local_tools::fetch::html_to_markdown(&page, &url).expect("markdown");
+            assert!(markdown.contains("Part 1"));
+        })
     });
     group.bench_function("curl -s", |b| {
         b.iter(|| {
