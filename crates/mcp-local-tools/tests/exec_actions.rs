@@ -5,8 +5,8 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::Sandbox;
+use mcp_local_tools::ToolContext;
 use mcp_local_tools::exec::ExecTool;
-use mcp_local_tools::{LocalTool, ToolContext};
 use serde_json::{Value, json};
 
 /// The tool, its job spool in the sandbox.
@@ -16,20 +16,7 @@ fn tool(s: &Sandbox) -> ExecTool {
 
 /// Calls `exec` with `args`; returns (isError, text, structuredContent).
 async fn exec_with(tool: &ExecTool, ctx: ToolContext, args: Value) -> (bool, String, Value) {
-    let Value::Object(map) = args else {
-        panic!("args must be an object")
-    };
-    let result = tool.call(map, ctx).await;
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .collect::<String>();
-    (
-        result.is_error == Some(true),
-        text,
-        result.structured_content.unwrap_or(Value::Null),
-    )
+    common::call_tool(tool, ctx, args).await
 }
 
 async fn exec(tool: &ExecTool, s: &Sandbox, args: Value) -> (bool, String, Value) {

@@ -13,7 +13,7 @@ use common::Sandbox;
 use http_fixture::{Reply, Server, not_found, ok, redirect};
 use mcp_local_tools::fetch::{FetchConfig, FetchTool};
 use mcp_local_tools::net::{GuardedResolver, NetPolicy};
-use mcp_local_tools::{LocalTool, Roots, ToolContext};
+use mcp_local_tools::{Roots, ToolContext};
 use serde_json::{Value, json};
 
 /// The tool with private addresses allowed (the test servers are on
@@ -35,20 +35,7 @@ fn guarded_tool() -> FetchTool {
 
 /// Calls `fetch`; returns (isError, text, structuredContent).
 async fn fetch(tool: &FetchTool, roots: &Roots, args: Value) -> (bool, String, Value) {
-    let Value::Object(map) = args else {
-        panic!("args must be an object")
-    };
-    let result = tool.call(map, ToolContext::new(roots.clone())).await;
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .collect::<String>();
-    (
-        result.is_error == Some(true),
-        text,
-        result.structured_content.unwrap_or(Value::Null),
-    )
+    common::call_tool(tool, ToolContext::new(roots.clone()), args).await
 }
 
 const ARTICLE_PAGE: &str = r#"<!doctype html>

@@ -16,20 +16,7 @@ use serde_json::{Value, json};
 
 /// Calls `tool`; returns (isError, text, structuredContent).
 async fn call(tool: &dyn LocalTool, ctx: ToolContext, args: Value) -> (bool, String, Value) {
-    let Value::Object(map) = args else {
-        panic!("args must be an object")
-    };
-    let result = tool.call(map, ctx).await;
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .collect::<String>();
-    (
-        result.is_error == Some(true),
-        text,
-        result.structured_content.unwrap_or(Value::Null),
-    )
+    common::call_tool(tool, ctx, args).await
 }
 
 struct State {

@@ -7,9 +7,9 @@ mod http_fixture;
 
 use common::Sandbox;
 use http_fixture::{Server, not_found, ok};
+use mcp_local_tools::ToolContext;
 use mcp_local_tools::net::NetPolicy;
 use mcp_local_tools::ui::{Registry, UiConfig, UiTool};
-use mcp_local_tools::{LocalTool, ToolContext};
 use serde_json::{Value, json};
 
 /// The items the test registry serves, by name.
@@ -126,20 +126,7 @@ fn tool(server: &Server, s: &Sandbox) -> UiTool {
 }
 
 async fn ui(tool: &UiTool, s: &Sandbox, args: Value) -> (bool, String, Value) {
-    let Value::Object(map) = args else {
-        panic!("args must be an object")
-    };
-    let result = tool.call(map, ToolContext::new(s.roots.clone())).await;
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .collect::<String>();
-    (
-        result.is_error == Some(true),
-        text,
-        result.structured_content.unwrap_or(Value::Null),
-    )
+    common::call_tool(tool, ToolContext::new(s.roots.clone()), args).await
 }
 
 #[tokio::test]

@@ -31,6 +31,29 @@ pub async fn call(tool: &str, roots: &Roots, args: Value) -> (bool, String) {
     (result.is_error == Some(true), text)
 }
 
+/// Calls `tool` itself (not through a toolbox) with `args` in `ctx`;
+/// returns (isError, all text, structuredContent or null).
+pub async fn call_tool(
+    tool: &dyn mcp_local_tools::LocalTool,
+    ctx: ToolContext,
+    args: Value,
+) -> (bool, String, Value) {
+    let Value::Object(map) = args else {
+        panic!("args must be an object")
+    };
+    let result = tool.call(map, ctx).await;
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .collect::<String>();
+    (
+        result.is_error == Some(true),
+        text,
+        result.structured_content.unwrap_or(Value::Null),
+    )
+}
+
 /// Calls `fs`.
 pub async fn fs(roots: &Roots, args: Value) -> (bool, String) {
     call("fs", roots, args).await
