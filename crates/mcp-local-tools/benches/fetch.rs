@@ -5,7 +5,7 @@
 //! Run: `cargo bench -p mcp-local-tools --bench fetch` (`curl` on PATH for
 //! its row).
 
-#[path = "../tests/http_fixture/mod.rs"]
+#[path = "../tests/it/http_fixture/mod.rs"]
 mod http_fixture;
 
 use std::process::Command;

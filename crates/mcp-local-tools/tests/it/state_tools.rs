@@ -1,11 +1,9 @@
 //! `think`, `memory`, `plan` and `tasks` on a real SQLite database in a
 //! temporary folder.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::Sandbox;
+use crate::common::Sandbox;
 use mcp_local_tools::memory::MemoryTool;
 use mcp_local_tools::plan::PlanTool;
 use mcp_local_tools::store::Store;
@@ -16,7 +14,7 @@ use serde_json::{Value, json};
 
 /// Calls `tool`; returns (isError, text, structuredContent).
 async fn call(tool: &dyn LocalTool, ctx: ToolContext, args: Value) -> (bool, String, Value) {
-    common::call_tool(tool, ctx, args).await
+    crate::common::call_tool(tool, ctx, args).await
 }
 
 struct State {
@@ -485,7 +483,7 @@ async fn a_corrupt_database_is_reported_and_left_unchanged() {
     assert!(is_error);
     assert_eq!(std::fs::read(&path).unwrap(), garbage);
     // The other tools still work.
-    let (is_error, text) = common::fs(&st.s.roots, json!({"action": "list"})).await;
+    let (is_error, text) = crate::common::fs(&st.s.roots, json!({"action": "list"})).await;
     assert!(!is_error, "{text}");
 }
 

@@ -2,15 +2,12 @@
 //! and its address guard with the setting off.
 #![cfg(feature = "fetch")]
 
-mod common;
-mod http_fixture;
-
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::Sandbox;
-use http_fixture::{Reply, Server, not_found, ok, redirect};
+use crate::common::Sandbox;
+use crate::http_fixture::{Reply, Server, not_found, ok, redirect};
 use mcp_local_tools::fetch::{FetchConfig, FetchTool};
 use mcp_local_tools::net::{GuardedResolver, NetPolicy};
 use mcp_local_tools::{Roots, ToolContext};
@@ -35,7 +32,7 @@ fn guarded_tool() -> FetchTool {
 
 /// Calls `fetch`; returns (isError, text, structuredContent).
 async fn fetch(tool: &FetchTool, roots: &Roots, args: Value) -> (bool, String, Value) {
-    common::call_tool(tool, ToolContext::new(roots.clone()), args).await
+    crate::common::call_tool(tool, ToolContext::new(roots.clone()), args).await
 }
 
 const ARTICLE_PAGE: &str = r#"<!doctype html>

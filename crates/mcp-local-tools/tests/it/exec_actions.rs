@@ -1,10 +1,8 @@
 //! The `exec` tool against real processes.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::Sandbox;
+use crate::common::Sandbox;
 use mcp_local_tools::ToolContext;
 use mcp_local_tools::exec::ExecTool;
 use serde_json::{Value, json};
@@ -16,7 +14,7 @@ fn tool(s: &Sandbox) -> ExecTool {
 
 /// Calls `exec` with `args`; returns (isError, text, structuredContent).
 async fn exec_with(tool: &ExecTool, ctx: ToolContext, args: Value) -> (bool, String, Value) {
-    common::call_tool(tool, ctx, args).await
+    crate::common::call_tool(tool, ctx, args).await
 }
 
 async fn exec(tool: &ExecTool, s: &Sandbox, args: Value) -> (bool, String, Value) {

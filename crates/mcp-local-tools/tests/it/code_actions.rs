@@ -1,8 +1,6 @@
 //! The `code` tool on real files in a temporary folder, exact outputs.
 
-mod common;
-
-use common::{Sandbox, call};
+use crate::common::{Sandbox, call};
 use serde_json::json;
 
 const RUST: &str = "pub struct Point {\n    x: i32,\n}\n\nimpl Point {\n    pub fn new(x: i32) -> Point {\n        Point { x }\n    }\n}\n\ntrait Shape {\n    fn area(&self) -> f64;\n}\n\nimpl Shape for Point {\n    fn area(&self) -> f64 {\n        // Point is not a shape\n        0.0\n    }\n}\n\nfn main() {\n    let p = Point::new(1);\n    println!(\"Point {}\", p.area());\n}\n";
@@ -412,7 +410,7 @@ Binary files a/logo.png and b/logo.png differ
 #[tokio::test]
 async fn summarize_a_unified_diff() {
     let s = sandbox();
-    let result = common::call_result(
+    let result = crate::common::call_result(
         "code",
         &s.roots,
         json!({"action": "summarize", "text": DIFF}),

@@ -1,8 +1,6 @@
 //! The `workspace` tool on real folders, exact outputs.
 
-mod common;
-
-use common::{Sandbox, call};
+use crate::common::{Sandbox, call};
 use mcp_local_tools::{DoorReport, ToolContext, Toolbox};
 use serde_json::json;
 

@@ -1,9 +1,7 @@
 //! Every `fs` action on real files in a temporary folder, asserting the
 //! exact output.
 
-mod common;
-
-use common::{Sandbox, fs};
+use crate::common::{Sandbox, fs};
 use serde_json::json;
 
 fn ok(text: &str) -> (bool, String) {
@@ -616,7 +614,7 @@ fn help_does_not_wait_for_the_blocking_pool() {
         for tool in ["fs", "code", "workspace", "git"] {
             let answer = tokio::time::timeout(
                 std::time::Duration::from_secs(30),
-                common::call(tool, &s.roots, json!({"action": "help"})),
+                crate::common::call(tool, &s.roots, json!({"action": "help"})),
             )
             .await;
             let (is_error, text) = answer.unwrap_or_else(|_| panic!("{tool} help waited"));

@@ -1,11 +1,9 @@
 //! Regressions for the defects QA found (bounds, patch semantics, device
 //! files, time bound). Each asserts the exact outcome.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Sandbox, call, fs};
+use crate::common::{Sandbox, call, fs};
 use mcp_local_tools::{CallFuture, LocalTool, ToolContext, Toolbox};
 use serde_json::{Map, Value, json};
 

@@ -1,10 +1,8 @@
 //! Cancellation, progress and several roots, through the toolbox.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 
-use common::{Sandbox, fs};
+use crate::common::{Sandbox, fs};
 use mcp_local_tools::{Progress, Roots, ToolContext, Toolbox};
 use serde_json::json;
 

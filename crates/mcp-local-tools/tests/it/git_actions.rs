@@ -7,12 +7,10 @@
 //! each repository sets `user.name` and `user.email` in its local config
 //! for the commits the tool makes.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{Sandbox, call, call_result};
+use crate::common::{Sandbox, call, call_result};
 use serde_json::{Value, json};
 
 /// Runs `git args` in `dir` with a fixed identity and date; returns stdout.

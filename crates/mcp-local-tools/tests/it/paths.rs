@@ -1,9 +1,7 @@
 //! Path safety: one test per escape case, for read, write, and the search
 //! and tree walks.
 
-mod common;
-
-use common::{Sandbox, fs};
+use crate::common::{Sandbox, fs};
 use serde_json::json;
 
 const OUTSIDE: &str = "outside the roots";

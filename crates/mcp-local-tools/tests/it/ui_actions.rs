@@ -2,11 +2,8 @@
 //! written for the tests.
 #![cfg(feature = "ui")]
 
-mod common;
-mod http_fixture;
-
-use common::Sandbox;
-use http_fixture::{Server, not_found, ok};
+use crate::common::Sandbox;
+use crate::http_fixture::{Server, not_found, ok};
 use mcp_local_tools::ToolContext;
 use mcp_local_tools::net::NetPolicy;
 use mcp_local_tools::ui::{Registry, UiConfig, UiTool};
@@ -126,7 +123,7 @@ fn tool(server: &Server, s: &Sandbox) -> UiTool {
 }
 
 async fn ui(tool: &UiTool, s: &Sandbox, args: Value) -> (bool, String, Value) {
-    common::call_tool(tool, ToolContext::new(s.roots.clone()), args).await
+    crate::common::call_tool(tool, ToolContext::new(s.roots.clone()), args).await
 }
 
 #[tokio::test]
