@@ -307,6 +307,20 @@ macro_rules! actions {
 }
 pub(crate) use actions;
 
+/// Implements [`ActionArgs`] for an argument struct whose `action` field
+/// holds the tool's action enum: `action_args!(FsArgs => FsAction);`.
+macro_rules! action_args {
+    ($Args:ty => $Action:ty) => {
+        impl crate::action::ActionArgs for $Args {
+            type Action = $Action;
+            fn action(&self) -> $Action {
+                self.action
+            }
+        }
+    };
+}
+pub(crate) use action_args;
+
 /// Implements [`crate::LocalTool`] for an [`ActionTool`].
 macro_rules! local_tool {
     ($Tool:ty) => {

@@ -27,7 +27,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::action::{ActionArgs, ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::util::Hints;
 
@@ -260,12 +260,7 @@ pub(crate) struct ModeArgs {
     name: Option<String>,
 }
 
-impl ActionArgs for ModeArgs {
-    type Action = ModeAction;
-    fn action(&self) -> ModeAction {
-        self.action
-    }
-}
+action_args!(ModeArgs => ModeAction);
 
 const DESCRIPTION: &str = "Switch what this connection may use among named modes: full (everything configured), review (only actions that read), and any the user defined. The server narrows the tool list to match and tells the client it changed. Call with {\"action\":\"help\"} for the fields.";
 

@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::action::{ActionArgs, ActionTool, actions, local_tool};
+use crate::action::{ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, workspace_scope};
 use crate::util::{Hints, ToolResult};
@@ -106,12 +106,7 @@ pub(crate) struct PlanArgs {
     note: Option<String>,
 }
 
-impl ActionArgs for PlanArgs {
-    type Action = PlanAction;
-    fn action(&self) -> PlanAction {
-        self.action
-    }
-}
+action_args!(PlanArgs => PlanAction);
 
 /// A stored plan.
 #[derive(Debug, Default, Serialize)]

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::action::{ActionArgs, ActionTool, actions, local_tool};
+use crate::action::{ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, workspace_scope};
 use crate::util::{Hints, ToolResult, page_marker};
@@ -187,12 +187,7 @@ pub(crate) struct TasksArgs {
     limit: Option<u64>,
 }
 
-impl ActionArgs for TasksArgs {
-    type Action = TasksAction;
-    fn action(&self) -> TasksAction {
-        self.action
-    }
-}
+action_args!(TasksArgs => TasksAction);
 
 /// One task as shown.
 #[derive(Debug, Serialize)]

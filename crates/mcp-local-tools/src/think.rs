@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::json;
 
-use crate::action::{ActionArgs, ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::util::Hints;
 
@@ -134,12 +134,7 @@ pub(crate) struct ThinkArgs {
     needs_more_thoughts: Option<bool>,
 }
 
-impl ActionArgs for ThinkArgs {
-    type Action = ThinkAction;
-    fn action(&self) -> ThinkAction {
-        self.action
-    }
-}
+action_args!(ThinkArgs => ThinkAction);
 
 /// One recorded thought.
 #[derive(Debug, Clone, Serialize)]

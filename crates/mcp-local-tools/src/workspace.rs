@@ -17,7 +17,7 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionArgs, ActionTool, actions, local_tool};
+use crate::action::{ActionTool, action_args, actions, local_tool};
 use crate::context::{Surroundings, ToolContext};
 use crate::util::{Hints, ToolResult};
 
@@ -60,12 +60,7 @@ pub(crate) struct WorkspaceArgs {
 
 const DESCRIPTION: &str = "The workspace: detect (roots, git root, project kinds from manifests, languages by file count) and capabilities (local tools on, roots, the door's address and whether it answered). Call with {\"action\":\"help\"} for the fields.";
 
-impl ActionArgs for WorkspaceArgs {
-    type Action = WorkspaceAction;
-    fn action(&self) -> WorkspaceAction {
-        self.action
-    }
-}
+action_args!(WorkspaceArgs => WorkspaceAction);
 
 impl ActionTool for WorkspaceTool {
     type Args = WorkspaceArgs;

@@ -29,7 +29,7 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionArgs, ActionTool, actions, local_tool};
+use crate::action::{ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::files::{open_regular, unified_diff, write_atomic};
 use crate::roots::Resolved;
@@ -106,12 +106,7 @@ const DESCRIPTION: &str = "Code structure and refactoring for Rust, Python, Type
 const HELP_NOTES: &str = "Languages: Rust, Python, TypeScript, TSX, JavaScript, Go (by extension: .rs, .py, .pyi, .ts, .mts, .cts, .tsx, .js, .jsx, .mjs, .cjs, .go).
 Walks honour .gitignore; every result is capped, and a line in brackets at the end says how to get the rest.";
 
-impl ActionArgs for CodeArgs {
-    type Action = CodeAction;
-    fn action(&self) -> CodeAction {
-        self.action
-    }
-}
+action_args!(CodeArgs => CodeAction);
 
 impl ActionTool for CodeTool {
     type Args = CodeArgs;

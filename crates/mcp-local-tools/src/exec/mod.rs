@@ -37,7 +37,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::action::{ActionArgs, ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::process::{self, End, LineProgress, Spec};
 use crate::util::{Hints, ToolResult};
@@ -202,12 +202,7 @@ impl ExecArgs {
     }
 }
 
-impl ActionArgs for ExecArgs {
-    type Action = ExecAction;
-    fn action(&self) -> ExecAction {
-        self.action
-    }
-}
+action_args!(ExecArgs => ExecAction);
 
 const DESCRIPTION: &str = "Run a command on this machine: a shell line (sh -c) or an argv array, in a directory inside the roots, with a timeout (the whole process group is killed, the output so far returned), capped stdout and stderr, and background jobs (output, wait, write, kill, list). A non-zero exit is an error result. This tool runs whatever it is given; to narrow what an agent may run, use the server's tool allowlist (for example only exec:list), not this tool. Call with {\"action\":\"help\"} for every action's fields.";
 

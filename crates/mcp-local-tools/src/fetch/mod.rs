@@ -40,7 +40,7 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
-use crate::action::{ActionArgs, ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::error::PathErrorKind;
 use crate::net::{self, Http, NetPolicy, Outgoing};
@@ -194,12 +194,7 @@ pub(crate) struct FetchArgs {
     timeout_ms: Option<u64>,
 }
 
-impl ActionArgs for FetchArgs {
-    type Action = FetchAction;
-    fn action(&self) -> FetchAction {
-        self.action
-    }
-}
+action_args!(FetchArgs => FetchAction);
 
 const DESCRIPTION: &str = "Read the web from this machine: get a page as Markdown (main content extracted), text, raw or pretty JSON, paged by characters with start_index; head; request with a method, headers and body; download a file into the roots. http and https only; requests to loopback, private, link-local and other internal addresses are refused (every redirect hop included); bodies and time are capped. Call with {\"action\":\"help\"} for every action's fields.";
 

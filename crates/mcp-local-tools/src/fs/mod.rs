@@ -29,7 +29,7 @@ mod walk;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{Action, ActionArgs, ActionTool, actions, local_tool};
+use crate::action::{Action, ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 pub(crate) use crate::util::page_marker;
 use crate::util::{Hints, ToolResult};
@@ -143,12 +143,7 @@ impl FsArgs {
 
 const DESCRIPTION: &str = "Files inside the roots: read, write, edit (exact unique replace, returns a unified diff), multi_edit (all or none), patch (unified diff), list, tree (honours .gitignore), find (glob), search (regex over contents), info, mkdir, mv, rm. Paths are absolute or relative to the first root and may not leave the roots. Call with {\"action\":\"help\"} for every action's fields.";
 
-impl ActionArgs for FsArgs {
-    type Action = FsAction;
-    fn action(&self) -> FsAction {
-        self.action
-    }
-}
+action_args!(FsArgs => FsAction);
 
 impl ActionTool for FsTool {
     type Args = FsArgs;

@@ -65,7 +65,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{Action, ActionArgs, ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{Action, ActionFuture, ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::util::{Hints, ToolResult};
 use run::Repo;
@@ -217,12 +217,7 @@ A ref, branch, tag or remote beginning with '-' is refused; remotes must be conf
 Reading actions run no program the repository's config names (fsmonitor, pager, external diff, textconv, filters, gpg); writing actions keep its hooks.
 Each git command is bounded by timeout_ms (default 120000, at most 600000) and its output by 30000 bytes (head and tail kept); a failing command is an error with git's stderr and exit status.";
 
-impl ActionArgs for GitArgs {
-    type Action = GitAction;
-    fn action(&self) -> GitAction {
-        self.action
-    }
-}
+action_args!(GitArgs => GitAction);
 
 impl ActionTool for GitTool {
     type Args = GitArgs;

@@ -24,7 +24,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::action::{ActionArgs, ActionTool, actions, local_tool};
+use crate::action::{ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, scope};
 use crate::util::{Hints, ToolResult, page_marker};
@@ -161,12 +161,7 @@ pub(crate) struct MemoryArgs {
     overwrite: Option<bool>,
 }
 
-impl ActionArgs for MemoryArgs {
-    type Action = MemoryAction;
-    fn action(&self) -> MemoryAction {
-        self.action
-    }
-}
+action_args!(MemoryArgs => MemoryAction);
 
 fn need<'a, T>(value: &'a Option<T>, action: &str, field: &str) -> Result<&'a T, String> {
     value

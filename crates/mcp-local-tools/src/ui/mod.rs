@@ -37,7 +37,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::action::{ActionArgs, ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::net::{Http, NetPolicy};
 use crate::util::{Hints, ToolResult, page_marker};
@@ -202,12 +202,7 @@ pub(crate) struct UiArgs {
     framework: Option<String>,
 }
 
-impl ActionArgs for UiArgs {
-    type Action = UiAction;
-    fn action(&self) -> UiAction {
-        self.action
-    }
-}
+action_args!(UiArgs => UiAction);
 
 const DESCRIPTION: &str = "UI components from registries in the shadcn format (Hanzo's and shadcn's built in): list, search, view an item with its files, install an item and its registry dependencies into the workspace (no shell; existing files kept unless overwrite; reports npm dependencies to add), the CLI add command, and the workspace's framework. Call with {\"action\":\"help\"} for every action's fields.";
 

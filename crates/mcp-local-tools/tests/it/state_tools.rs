@@ -679,7 +679,7 @@ async fn hostile_input_is_refused_or_survived() {
     let (_, text, _) = st
         .tasks(json!({"action": "list", "offset": 9_223_372_036_854_775_808u64}))
         .await;
-    assert_eq!(text, "[no tasks]\n[tasks 9223372036854775808-9223372036854775807 of 2; continue with offset=9223372036854775807]\n".replace("[tasks 9223372036854775808-9223372036854775807 of 2; continue with offset=9223372036854775807]\n", ""));
+    assert_eq!(text, "[no tasks]\n");
 }
 
 /// A structured copy over the cap is left out, with a note.
