@@ -213,144 +213,146 @@ impl ToolSource for ConformanceTools {
 
     fn call_tool(
         &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        call: mcp_local_server::source::CallRequest,
+        cx: mcp_local_server::CallContext,
+    ) -> mcp_local_server::source::ToolCall<'_> {
         Box::pin(async move {
-            let text = |t: &str| json!({ "type": "text", "text": t });
-            let content = match params.name.as_str() {
-                "test_simple_text" => vec![text("This is a simple text response for testing.")],
-                "test_image_content" => {
-                    vec![json!({ "type": "image", "data": PNG_1X1, "mimeType": "image/png" })]
-                }
-                "test_audio_content" => {
-                    vec![json!({ "type": "audio", "data": WAV_EMPTY, "mimeType": "audio/wav" })]
-                }
-                "test_embedded_resource" => vec![json!({ "type": "resource", "resource": {
+            let params = call.params()?;
+            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
+                let text = |t: &str| json!({ "type": "text", "text": t });
+                let content = match params.name.as_str() {
+                    "test_simple_text" => vec![text("This is a simple text response for testing.")],
+                    "test_image_content" => {
+                        vec![json!({ "type": "image", "data": PNG_1X1, "mimeType": "image/png" })]
+                    }
+                    "test_audio_content" => {
+                        vec![json!({ "type": "audio", "data": WAV_EMPTY, "mimeType": "audio/wav" })]
+                    }
+                    "test_embedded_resource" => vec![json!({ "type": "resource", "resource": {
                     "uri": "test://embedded-resource", "mimeType": "text/plain",
                     "text": "This is an embedded resource content." } })],
-                "test_multiple_content_types" => vec![
-                    text("Multiple content types test:"),
-                    json!({ "type": "image", "data": PNG_1X1, "mimeType": "image/png" }),
-                    json!({ "type": "resource", "resource": {
+                    "test_multiple_content_types" => vec![
+                        text("Multiple content types test:"),
+                        json!({ "type": "image", "data": PNG_1X1, "mimeType": "image/png" }),
+                        json!({ "type": "resource", "resource": {
                         "uri": "test://mixed-content-resource", "mimeType": "application/json",
                         "text": "{\"test\":\"data\",\"value\":123}" } }),
-                ],
-                "test_error_handling" => {
-                    return Ok(json!({ "isError": true, "content": [
+                    ],
+                    "test_error_handling" => {
+                        return Ok(json!({ "isError": true, "content": [
                         text("This tool intentionally returns an error for testing") ] }));
-                }
-                "test_tool_with_progress" => {
-                    for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
-                        if i > 0 {
-                            tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    "test_tool_with_progress" => {
+                        for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+                            if i > 0 {
+                                tokio::time::sleep(Duration::from_millis(50)).await;
+                            }
+                            if let Some(reporter) = &cx.progress {
+                                reporter.report(progress, Some(100.0), None);
+                            }
                         }
-                        if let Some(reporter) = &cx.progress {
-                            reporter.report(progress, Some(100.0), None);
+                        vec![text("Progress test completed")]
+                    }
+                    "test_missing_capability" => {
+                        let declared = params
+                            .meta
+                            .as_ref()
+                            .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
+                            .and_then(|c| c.get("sampling"))
+                            .is_some();
+                        if !declared {
+                            return Err(ErrorObject::new(
+                                error_code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                                "test_missing_capability needs the client's sampling capability",
+                            )
+                            .with_data(json!({ "requiredCapabilities": { "sampling": {} } })));
                         }
+                        vec![text("sampling capability declared")]
                     }
-                    vec![text("Progress test completed")]
-                }
-                "test_missing_capability" => {
-                    let declared = params
-                        .meta
-                        .as_ref()
-                        .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
-                        .and_then(|c| c.get("sampling"))
-                        .is_some();
-                    if !declared {
-                        return Err(ErrorObject::new(
-                            error_code::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                            "test_missing_capability needs the client's sampling capability",
-                        )
-                        .with_data(json!({ "requiredCapabilities": { "sampling": {} } })));
-                    }
-                    vec![text("sampling capability declared")]
-                }
-                "test_tool_with_logging" => {
-                    let steps = [
-                        "Tool execution started",
-                        "Tool processing data",
-                        "Tool execution completed",
-                    ];
-                    for (i, step) in steps.into_iter().enumerate() {
-                        if i > 0 {
-                            tokio::time::sleep(Duration::from_millis(50)).await;
+                    "test_tool_with_logging" => {
+                        let steps = [
+                            "Tool execution started",
+                            "Tool processing data",
+                            "Tool execution completed",
+                        ];
+                        for (i, step) in steps.into_iter().enumerate() {
+                            if i > 0 {
+                                tokio::time::sleep(Duration::from_millis(50)).await;
+                            }
+                            cx.log(LoggingLevel::Info, Some("conformance"), json!(step));
                         }
-                        cx.log(LoggingLevel::Info, Some("conformance"), json!(step));
+                        vec![text("Logging test completed")]
                     }
-                    vec![text("Logging test completed")]
-                }
-                "test_logging_tool" => {
-                    cx.log(
-                        LoggingLevel::Info,
-                        Some("conformance"),
-                        json!("test_logging_tool ran"),
-                    );
-                    vec![text("Logging tool completed")]
-                }
-                "test_streaming_elicitation" => {
-                    if cx.client().is_none() {
-                        // 2026-07-28: the question travels in the result.
-                        return Ok(input_required(
-                            json!({ "user_name": ask_text("What is your name?", "name") }),
-                            None,
-                        ));
+                    "test_logging_tool" => {
+                        cx.log(
+                            LoggingLevel::Info,
+                            Some("conformance"),
+                            json!("test_logging_tool ran"),
+                        );
+                        vec![text("Logging tool completed")]
                     }
-                    let schema = json!({ "type": "object",
+                    "test_streaming_elicitation" => {
+                        if cx.client().is_none() {
+                            // 2026-07-28: the question travels in the result.
+                            return Ok(input_required(
+                                json!({ "user_name": ask_text("What is your name?", "name") }),
+                                None,
+                            ));
+                        }
+                        let schema = json!({ "type": "object",
                         "properties": { "name": { "type": "string" } }, "required": ["name"] });
-                    vec![text(
-                        &elicit(&cx, "What is your name?", schema, "Elicited").await?,
-                    )]
-                }
-                "test_header_param" => {
-                    vec![text(&format!("region: {}", argument(&params, "region")?))]
-                }
-                "test_sampling" => {
-                    let prompt = argument(&params, "prompt")?;
-                    let request = CreateMessageRequestParams::from_value(json!({
-                        "messages": [ { "role": "user",
-                            "content": { "type": "text", "text": prompt } } ],
-                        "maxTokens": 100,
-                    }))
-                    .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
-                    let answer = client(&cx)?.create_message(&request).await?;
-                    let said = match &answer.content {
-                        SamplingContent::One(block) => match block.as_ref() {
-                            ContentBlock::Text(text) => text.text.clone(),
-                            other => serde_json::to_string(other).unwrap_or_default(),
-                        },
-                        many => serde_json::to_string(many).unwrap_or_default(),
-                    };
-                    vec![text(&format!("LLM response: {said}"))]
-                }
-                "test_elicitation" => {
-                    let message = argument(&params, "message")?;
-                    let schema = json!({ "type": "object", "properties": {
+                        vec![text(
+                            &elicit(&cx, "What is your name?", schema, "Elicited").await?,
+                        )]
+                    }
+                    "test_header_param" => {
+                        vec![text(&format!("region: {}", argument(&params, "region")?))]
+                    }
+                    "test_sampling" => {
+                        let prompt = argument(&params, "prompt")?;
+                        let request = CreateMessageRequestParams::from_value(json!({
+                            "messages": [ { "role": "user",
+                                "content": { "type": "text", "text": prompt } } ],
+                            "maxTokens": 100,
+                        }))
+                        .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+                        let answer = client(&cx)?.create_message(&request).await?;
+                        let said = match &answer.content {
+                            SamplingContent::One(block) => match block.as_ref() {
+                                ContentBlock::Text(text) => text.text.clone(),
+                                other => serde_json::to_string(other).unwrap_or_default(),
+                            },
+                            many => serde_json::to_string(many).unwrap_or_default(),
+                        };
+                        vec![text(&format!("LLM response: {said}"))]
+                    }
+                    "test_elicitation" => {
+                        let message = argument(&params, "message")?;
+                        let schema = json!({ "type": "object", "properties": {
                         "username": { "type": "string", "description": "User's response" },
                         "email": { "type": "string", "description": "User's email address" } },
                         "required": ["username", "email"] });
-                    vec![text(&elicit(&cx, &message, schema, "User response").await?)]
-                }
-                "test_elicitation_sep1034_defaults" => {
-                    let schema = json!({ "type": "object", "properties": {
+                        vec![text(&elicit(&cx, &message, schema, "User response").await?)]
+                    }
+                    "test_elicitation_sep1034_defaults" => {
+                        let schema = json!({ "type": "object", "properties": {
                         "name": { "type": "string", "default": "John Doe" },
                         "age": { "type": "integer", "default": 30 },
                         "score": { "type": "number", "default": 95.5 },
                         "status": { "type": "string", "enum": ["active", "inactive", "pending"],
                             "default": "active" },
                         "verified": { "type": "boolean", "default": true } } });
-                    let said = elicit(
-                        &cx,
-                        "Please review your details",
-                        schema,
-                        "Elicitation completed",
-                    )
-                    .await?;
-                    vec![text(&said)]
-                }
-                "test_elicitation_sep1330_enums" => {
-                    let schema = json!({ "type": "object", "properties": {
+                        let said = elicit(
+                            &cx,
+                            "Please review your details",
+                            schema,
+                            "Elicitation completed",
+                        )
+                        .await?;
+                        vec![text(&said)]
+                    }
+                    "test_elicitation_sep1330_enums" => {
+                        let schema = json!({ "type": "object", "properties": {
                         "untitledSingle": { "type": "string",
                             "enum": ["option1", "option2", "option3"] },
                         "titledSingle": { "type": "string", "oneOf": [
@@ -365,26 +367,29 @@ impl ToolSource for ConformanceTools {
                             { "const": "value1", "title": "First Choice" },
                             { "const": "value2", "title": "Second Choice" },
                             { "const": "value3", "title": "Third Choice" } ] } } } });
-                    let said = elicit(
-                        &cx,
-                        "Please pick your options",
-                        schema,
-                        "Elicitation completed",
-                    )
-                    .await?;
-                    vec![text(&said)]
-                }
-                name if name.starts_with("test_input_required_result_") => {
-                    return input_required_tool(&params);
-                }
-                "json_schema_2020_12_tool" => vec![text("ok")],
-                other => {
-                    return Err(ErrorObject::invalid_params(format!(
-                        "unknown tool {other:?}"
-                    )));
-                }
-            };
-            Ok(json!({ "content": content }))
+                        let said = elicit(
+                            &cx,
+                            "Please pick your options",
+                            schema,
+                            "Elicitation completed",
+                        )
+                        .await?;
+                        vec![text(&said)]
+                    }
+                    name if name.starts_with("test_input_required_result_") => {
+                        return input_required_tool(&params);
+                    }
+                    "json_schema_2020_12_tool" => vec![text("ok")],
+                    other => {
+                        return Err(ErrorObject::invalid_params(format!(
+                            "unknown tool {other:?}"
+                        )));
+                    }
+                };
+                Ok(json!({ "content": content }))
+            }
+            .await;
+            mcp_local_server::source::result_text(&answered?)
         })
     }
 }

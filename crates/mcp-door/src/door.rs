@@ -172,9 +172,12 @@ impl Door {
         revision: Option<&str>,
     ) -> Answer {
         let id = request.id.clone();
+        let params = match request.params_value() {
+            Ok(params) => params,
+            Err(error) => return Answer::Response(Response::error(Some(id), error)),
+        };
         let requested = revision.map(str::to_owned).or_else(|| {
-            request
-                .params
+            params
                 .as_ref()?
                 .get("_meta")?
                 .get(meta::PROTOCOL_VERSION)?

@@ -5,7 +5,8 @@
 //!   `tools/list` never touch it.
 //! - WAL journal, `synchronous = NORMAL` (a commit survives the server
 //!   being killed at any instant; a power loss may lose the last commits),
-//!   a 5 s busy timeout, writes in `BEGIN IMMEDIATE` transactions: two
+//!   a 30 s busy timeout (a loaded machine can hold a commit for seconds),
+//!   writes in `BEGIN IMMEDIATE` transactions: two
 //!   servers on one database wait for each other and lose nothing. A write
 //!   is committed before its call is answered.
 //! - A schema version (`PRAGMA user_version`) with ordered migrations.
@@ -23,6 +24,9 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::context::ToolContext;
+
+/// How long a write waits for another connection's transaction.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The database file name inside the state folder.
 pub const DB_FILE: &str = "state.db";
@@ -234,7 +238,7 @@ fn open(path: &Path) -> rusqlite::Result<Connection> {
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     // Reads the header: a file that is not a database fails here, before
     // anything is written to it.
     let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;

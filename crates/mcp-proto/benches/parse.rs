@@ -77,8 +77,7 @@ fn call_request() -> Vec<u8> {
 fn typed_parse(bytes: &[u8]) -> usize {
     match parse_message(bytes).expect("valid message") {
         Message::Request(req) => {
-            let params = CallToolRequestParams::from_value(req.params.unwrap_or(Value::Null))
-                .expect("valid params");
+            let params: CallToolRequestParams = req.parse_params().expect("valid params");
             params.name.len()
         }
         Message::Response(resp) => match resp.payload {
@@ -139,8 +138,7 @@ fn benches(c: &mut Criterion) {
         });
         match parse_message(bytes).expect("valid message") {
             Message::Request(req) => {
-                let params = CallToolRequestParams::from_value(req.params.unwrap_or(Value::Null))
-                    .expect("valid params");
+                let params: CallToolRequestParams = req.parse_params().expect("valid params");
                 let typed = Request::typed::<CallTool>(req.id, &params).expect("serializes");
                 both(&mut group, "serialize_typed", size, || {
                     serde_json::to_vec(black_box(&typed)).expect("serializes")

@@ -33,10 +33,14 @@ use std::io::{self, BufRead, Write};
 use serde::Serialize;
 
 use crate::error::ErrorObject;
-use crate::message::{Message, MessageError, parse_message};
+use crate::message::{Message, MessageError, RequestId, parse_message};
 
 /// The default maximum line length: 8 MiB (8,388,608 bytes).
 pub const DEFAULT_MAX_LINE_LEN: usize = 8 * 1024 * 1024;
+
+/// How much of the start of an over-long line is searched for its request
+/// id before the rest is discarded, in bytes.
+pub const ID_SEARCH_BYTES: usize = 4096;
 
 /// A line could not be read or a message could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +54,10 @@ pub enum FrameError {
         max: usize,
         /// The length of the discarded line, in bytes (without its `\n`).
         len: usize,
+        /// The line's request id, when its start names one
+        /// ([`crate::recover::salvage_id`] over the first
+        /// [`ID_SEARCH_BYTES`]).
+        id: Option<RequestId>,
     },
     /// The underlying reader or writer failed.
     #[error("I/O error: {0}")]
@@ -65,7 +73,7 @@ impl FrameError {
     /// failures, which cannot be answered on the same stream).
     pub fn to_error_object(&self) -> Option<ErrorObject> {
         match self {
-            Self::LineTooLong { max, len } => Some(ErrorObject::invalid_request(format!(
+            Self::LineTooLong { max, len, .. } => Some(ErrorObject::invalid_request(format!(
                 "message of {len} bytes exceeds the maximum line length of {max} bytes"
             ))),
             _ => None,
@@ -76,7 +84,7 @@ impl FrameError {
 /// What one step of line assembly produced.
 enum Outcome {
     Line(Vec<u8>),
-    TooLong(usize),
+    TooLong(usize, Option<RequestId>),
 }
 
 /// The line-assembly state shared by the sync and async readers.
@@ -84,8 +92,9 @@ enum Outcome {
 struct LineState {
     buf: Vec<u8>,
     max: usize,
-    /// `Some(n)` while discarding an over-long line of `n` bytes so far.
-    discarding: Option<usize>,
+    /// `Some((n, id))` while discarding an over-long line of `n` bytes so
+    /// far, whose start named request `id`.
+    discarding: Option<(usize, Option<RequestId>)>,
 }
 
 impl LineState {
@@ -103,18 +112,21 @@ impl LineState {
         let take = newline.unwrap_or(chunk.len());
         let consumed = newline.map_or(take, |i| i + 1);
 
-        if let Some(seen) = self.discarding.as_mut() {
+        if let Some((seen, _)) = self.discarding.as_mut() {
             *seen += take;
             if newline.is_some() {
-                let len = *seen;
-                self.discarding = None;
-                return (consumed, Some(Outcome::TooLong(len)));
+                let (len, id) = self.discarding.take().unwrap_or_default();
+                return (consumed, Some(Outcome::TooLong(len, id)));
             }
             return (consumed, None);
         }
         if self.buf.len() + take > self.max {
-            self.discarding = Some(self.buf.len());
-            self.buf = Vec::new();
+            let mut head = std::mem::take(&mut self.buf);
+            let seen = head.len();
+            head.truncate(ID_SEARCH_BYTES);
+            let wanted = ID_SEARCH_BYTES.saturating_sub(head.len()).min(take);
+            head.extend_from_slice(&chunk[..wanted]);
+            self.discarding = Some((seen, crate::recover::salvage_id(&head)));
             return self.feed(chunk);
         }
         self.buf.extend_from_slice(&chunk[..take]);
@@ -126,8 +138,8 @@ impl LineState {
 
     /// At end of input: the unterminated last line, if any.
     fn finish(&mut self) -> Option<Outcome> {
-        if let Some(len) = self.discarding.take() {
-            return Some(Outcome::TooLong(len));
+        if let Some((len, id)) = self.discarding.take() {
+            return Some(Outcome::TooLong(len, id));
         }
         if self.buf.is_empty() {
             None
@@ -149,7 +161,11 @@ impl LineState {
         match outcome {
             Outcome::Line(line) if line.trim_ascii().is_empty() => None,
             Outcome::Line(line) => Some(Ok(line)),
-            Outcome::TooLong(len) => Some(Err(FrameError::LineTooLong { max: self.max, len })),
+            Outcome::TooLong(len, id) => Some(Err(FrameError::LineTooLong {
+                max: self.max,
+                len,
+                id,
+            })),
         }
     }
 }

@@ -85,6 +85,7 @@ pub mod message;
 pub mod meta;
 pub mod methods;
 pub mod param_header;
+pub mod recover;
 pub mod revision;
 pub mod schema;
 pub mod sse;

@@ -10,6 +10,7 @@ use std::fmt;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::decode::{DecodeError, FromValue, json_type_name};
 use crate::error::ErrorObject;
@@ -69,25 +70,84 @@ crate::decode::wire_deserialize!(RequestId);
 
 /// A request: a message that expects a response (JSON-RPC 2.0 §4).
 ///
-/// `params`, when present, is a JSON object (MCP requires one).
-#[derive(Debug, Clone, PartialEq)]
+/// `params`, when present, is a JSON object (MCP requires one), kept as the
+/// exact text it arrived as: a forwarded call carries it on byte for byte
+/// (HIP-0300 §2.2), and each method decodes it into its own params type
+/// ([`Request::parse_params`]).
+#[derive(Debug, Clone)]
 pub struct Request {
     /// The request id; the response carries the same one.
     pub id: RequestId,
     /// The method name, such as `tools/call`.
     pub method: String,
-    /// The params object, kept as raw JSON.
-    pub params: Option<Value>,
+    /// The params object as JSON text.
+    pub params: Option<Box<RawValue>>,
+}
+
+impl PartialEq for Request {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+            && self.method == other.method
+            && self.params.as_ref().map(|p| p.get()) == other.params.as_ref().map(|p| p.get())
+    }
 }
 
 impl Request {
-    /// A request with raw params.
+    /// A request whose params are `params` written out as JSON.
     pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
+        Self {
+            id: id.into(),
+            method: method.into(),
+            params: params.map(|p| {
+                serde_json::value::to_raw_value(&p).expect("a JSON value is always valid JSON text")
+            }),
+        }
+    }
+
+    /// A request whose params are already JSON text (kept as it is).
+    pub fn with_raw_params(
+        id: impl Into<RequestId>,
+        method: impl Into<String>,
+        params: Option<Box<RawValue>>,
+    ) -> Self {
         Self {
             id: id.into(),
             method: method.into(),
             params,
         }
+    }
+
+    /// The params decoded as a JSON value (`None` when absent); an escaped
+    /// lone surrogate reads as U+FFFD ([`crate::recover`]).
+    ///
+    /// # Errors
+    /// -32602 when the params text cannot be decoded even so (nesting
+    /// deeper than serde_json's limit of 128).
+    pub fn params_value(&self) -> Result<Option<Value>, ErrorObject> {
+        self.params
+            .as_ref()
+            .map(|raw| {
+                crate::recover::from_str_lossy::<Value>(raw.get())
+                    .map(|(value, _)| value)
+                    .map_err(|e| {
+                        ErrorObject::invalid_params(format!(
+                            "invalid params for {}: {e}",
+                            self.method
+                        ))
+                    })
+            })
+            .transpose()
+    }
+
+    /// Whether the params text holds an escaped lone surrogate, which
+    /// decoding reads as U+FFFD.
+    pub fn has_lone_surrogates(&self) -> bool {
+        self.params.as_ref().is_some_and(|raw| {
+            matches!(
+                crate::recover::replace_lone_surrogates(raw.get()),
+                std::borrow::Cow::Owned(_)
+            )
+        })
     }
 
     /// Decodes the params as `T` (absent params read as `{}`).
@@ -96,7 +156,7 @@ impl Request {
     /// -32602 naming the member at fault, such as
     /// `invalid params for tools/call: params.name is required`.
     pub fn parse_params<T: FromValue>(&self) -> Result<T, ErrorObject> {
-        decode_params(&self.method, self.params.clone())
+        decode_params(&self.method, self.params_value()?)
     }
 }
 
@@ -341,23 +401,61 @@ pub fn meant_as_response(value: &Value) -> bool {
 /// ```
 pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        no_id(ErrorObject::parse_error(format!(
+    let text = std::str::from_utf8(bytes).map_err(|e| MessageError {
+        id: crate::recover::salvage_id(bytes),
+        error: ErrorObject::parse_error(format!(
             "message is not valid UTF-8: invalid byte at offset {}",
             e.valid_up_to()
-        )))
+        )),
     })?;
-    if text.trim_ascii().is_empty() {
+    let text = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+    if text.is_empty() {
         return Err(no_id(ErrorObject::parse_error(
             "empty message: expected one JSON-RPC message object",
         )));
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        no_id(ErrorObject::parse_error(format!(
-            "message is not valid JSON: {e}"
-        )))
-    })?;
-    from_value(value, Some(text))
+    let not_json = |e: serde_json::Error| MessageError {
+        id: crate::recover::salvage_id(text.as_bytes()),
+        error: ErrorObject::parse_error(format!("message is not valid JSON: {e}")),
+    };
+    if !text.starts_with('{') {
+        let (value, _) = crate::recover::from_str_lossy::<Value>(text).map_err(not_json)?;
+        return from_value(value, Some(text));
+    }
+    // The members as raw text: `params` stays as written, and members we
+    // do not read are never decoded at all.
+    let members: std::collections::HashMap<String, Box<RawValue>> = match serde_json::from_str(text)
+    {
+        Ok(members) => members,
+        // A key or member with an escaped lone surrogate in it.
+        Err(error) => match crate::recover::replace_lone_surrogates(text) {
+            std::borrow::Cow::Owned(replaced) => {
+                serde_json::from_str(&replaced).map_err(|_| not_json(error))?
+            }
+            std::borrow::Cow::Borrowed(_) => return Err(not_json(error)),
+        },
+    };
+    let mut map = serde_json::Map::new();
+    let mut params = None;
+    for (key, raw) in members {
+        match key.as_str() {
+            "params" => params = Some(raw),
+            "jsonrpc" | "id" | "method" | "result" | "error" => {
+                let (value, _) =
+                    crate::recover::from_str_lossy::<Value>(raw.get()).map_err(|e| {
+                        MessageError {
+                            id: crate::recover::salvage_id(text.as_bytes()),
+                            error: ErrorObject::parse_error(format!(
+                                "message is not valid JSON: {key}: {e}"
+                            )),
+                        }
+                    })?;
+                map.insert(key, value);
+            }
+            _ => {}
+        }
+    }
+    from_members(map, params, Some(text))
 }
 
 /// A message could not be read: the JSON-RPC error to answer with, and the
@@ -410,6 +508,18 @@ fn from_value(value: Value, text: Option<&str>) -> Result<Message, MessageError>
         }
     };
 
+    let params = map.remove("params").map(|params| {
+        serde_json::value::to_raw_value(&params).expect("a JSON value is always valid JSON text")
+    });
+    from_members(map, params, text)
+}
+
+/// A message from its members: `params` as raw text, the others decoded.
+fn from_members(
+    mut map: serde_json::Map<String, Value>,
+    params: Option<Box<RawValue>>,
+    text: Option<&str>,
+) -> Result<Message, MessageError> {
     // Read the id first so every later error can still be correlated.
     let raw_id = map.remove("id");
     let id_is_null = matches!(raw_id, Some(Value::Null));
@@ -458,20 +568,28 @@ fn from_value(value: Value, text: Option<&str>) -> Result<Message, MessageError>
                 ));
             }
         };
-        let params = match map.remove("params") {
-            None | Some(Value::Null) => None,
-            Some(p @ Value::Object(_)) => Some(p),
-            Some(other) => {
+        let params = match params.as_ref().map(|p| p.get().as_bytes()[0]) {
+            None | Some(b'n') => None,
+            Some(b'{') => params,
+            Some(first) => {
                 return Err(invalid(
                     &id,
-                    format!("params must be an object, found {}", json_type_name(&other)),
+                    format!("params must be an object, found {}", raw_type_name(first)),
                 ));
             }
         };
         return match id_result {
             Err(e) => Err(invalid(&None, e)),
             Ok(Some(id)) => Ok(Message::Request(Request { id, method, params })),
-            Ok(None) => Ok(Message::Notification(Notification { method, params })),
+            Ok(None) => {
+                let params = params
+                    .map(|raw| {
+                        crate::recover::from_str_lossy::<Value>(raw.get()).map(|(value, _)| value)
+                    })
+                    .transpose()
+                    .map_err(|e| invalid(&None, format!("params cannot be read: {e}")))?;
+                Ok(Message::Notification(Notification { method, params }))
+            }
         };
     }
 
@@ -580,6 +698,19 @@ fn raw_top_level_id(text: &str) -> Option<&str> {
         i += 1;
     }
     None
+}
+
+/// The JSON type whose text starts with `first`, as [`json_type_name`]
+/// names it.
+fn raw_type_name(first: u8) -> &'static str {
+    match first {
+        b'[' => "an array",
+        b'"' => "a string",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        b'{' => "an object",
+        _ => "a number",
+    }
 }
 
 fn short_json(value: &Value) -> String {

@@ -23,10 +23,12 @@ use serde::Serialize;
 use crate::decode::FromValue;
 use crate::message::{Notification, Request, RequestId};
 use crate::types::{
-    CallToolRequestParams, CallToolResult, CancelledNotificationParams, DiscoverResult,
-    EmptyResult, InitializeRequestParams, InitializeResult, ListRootsResult, ListToolsResult,
-    LoggingMessageNotificationParams, NotificationParams, PaginatedRequestParams,
-    ProgressNotificationParams, RequestParams, SetLevelRequestParams,
+    CallToolRequestParams, CallToolResult, CancelledNotificationParams, CompleteRequestParams,
+    CompleteResult, DiscoverResult, EmptyResult, GetPromptRequestParams, GetPromptResult,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListRootsResult, ListToolsResult, LoggingMessageNotificationParams,
+    NotificationParams, PaginatedRequestParams, ProgressNotificationParams,
+    ReadResourceRequestParams, ReadResourceResult, RequestParams, SetLevelRequestParams,
 };
 
 impl Request {
@@ -126,6 +128,41 @@ request_method!(
 request_method!(
     /// `logging/setLevel`: the lowest log level the client wants (up to 2025-11-25).
     SetLevel, "logging/setLevel", SetLevelRequestParams, EmptyResult
+);
+request_method!(
+    /// `resources/list`: one page of the server's resources.
+    ListResources, "resources/list", PaginatedRequestParams, ListResourcesResult
+);
+request_method!(
+    /// `resources/templates/list`: one page of the server's resource templates.
+    ListResourceTemplates, "resources/templates/list", PaginatedRequestParams,
+    ListResourceTemplatesResult
+);
+request_method!(
+    /// `resources/read`: the contents of one resource.
+    ReadResource, "resources/read", ReadResourceRequestParams, ReadResourceResult
+);
+request_method!(
+    /// `resources/subscribe`: updates of one resource, please (up to
+    /// 2025-11-25); its params have the shape of `resources/read`'s (`uri`).
+    Subscribe, "resources/subscribe", ReadResourceRequestParams, EmptyResult
+);
+request_method!(
+    /// `resources/unsubscribe`: no more updates of one resource (up to
+    /// 2025-11-25); params as `resources/subscribe`.
+    Unsubscribe, "resources/unsubscribe", ReadResourceRequestParams, EmptyResult
+);
+request_method!(
+    /// `prompts/list`: one page of the server's prompts.
+    ListPrompts, "prompts/list", PaginatedRequestParams, ListPromptsResult
+);
+request_method!(
+    /// `prompts/get`: one prompt, filled in with its arguments.
+    GetPrompt, "prompts/get", GetPromptRequestParams, GetPromptResult
+);
+request_method!(
+    /// `completion/complete`: completions for a prompt or resource argument.
+    Complete, "completion/complete", CompleteRequestParams, CompleteResult
 );
 request_method!(
     /// `roots/list`: server asks the client for its roots.

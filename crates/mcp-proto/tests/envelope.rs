@@ -193,3 +193,62 @@ fn a_leading_byte_order_mark_is_skipped() {
     let inside = parse_message(b"{\xEF\xBB\xBF}").unwrap_err();
     assert_eq!(inside.error.code, -32700);
 }
+
+#[test]
+fn request_params_keep_the_text_they_arrived_as() {
+    let params = r#"{"name":"billing","arguments":{"b":1,"a":2,"n":12345678901234567890123,"z":-0,"e":1E2,"s":"\u00e9\ud83d\ude00"}}"#;
+    let line = format!(r#"{{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{params}}}"#);
+    let Message::Request(request) = parse_message(line.as_bytes()).unwrap() else {
+        panic!("a request");
+    };
+    assert_eq!(request.params.as_ref().map(|p| p.get()), Some(params));
+    // Written out again, the params are the same bytes.
+    let written = serde_json::to_string(&Message::Request(request)).unwrap();
+    assert_eq!(written, line);
+}
+
+#[test]
+fn a_lone_surrogate_in_params_is_carried_and_decodes_as_replacement() {
+    let line = br#"{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"billing","arguments":{"v":"\ud800"}}}"#;
+    let Message::Request(request) = parse_message(line).unwrap() else {
+        panic!("a request");
+    };
+    assert_eq!(request.id, RequestId::String("c3".into()));
+    assert_eq!(
+        request.params.as_ref().unwrap().get(),
+        r#"{"name":"billing","arguments":{"v":"\ud800"}}"#
+    );
+    assert!(request.has_lone_surrogates());
+    let value = request.params_value().unwrap().unwrap();
+    assert_eq!(value["arguments"]["v"], "\u{FFFD}");
+}
+
+#[test]
+fn a_lone_surrogate_in_a_notification_or_a_member_reads_as_replacement() {
+    let Message::Notification(note) = parse_message(
+        br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"\udc00"}}"#,
+    )
+    .unwrap() else {
+        panic!("a notification");
+    };
+    assert_eq!(note.params.unwrap()["data"], "\u{FFFD}");
+    let Message::Request(request) =
+        parse_message(br#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#).unwrap()
+    else {
+        panic!("a request");
+    };
+    assert_eq!(request.id, RequestId::String("\u{FFFD}".into()));
+}
+
+#[test]
+fn unparsable_text_is_answered_with_the_id_its_start_names() {
+    let err = parse_message(br#"{"jsonrpc":"2.0","id":"p-1","method":"tools/call","params":{"#)
+        .unwrap_err();
+    assert_eq!(err.id, Some(RequestId::String("p-1".into())));
+    assert_eq!(err.error.code, error_code::PARSE_ERROR);
+    let err = parse_message(b"{\"id\":9,\"method\":\"\xff\"}").unwrap_err();
+    assert_eq!(
+        (err.id, err.error.code),
+        (Some(RequestId::Number(9)), error_code::PARSE_ERROR)
+    );
+}

@@ -83,8 +83,8 @@ fn check_typed_parts(folder: &str, msg: &Message) -> Result<(), String> {
         let p: M::Params = req.parse_params().map_err(|e| e.message)?;
         let back = serde_json::to_value(&p).map_err(|e| e.to_string())?;
         let orig = req
-            .params
-            .clone()
+            .params_value()
+            .map_err(|e| e.message)?
             .unwrap_or_else(|| Value::Object(Default::default()));
         if back != orig {
             return Err(format!("params changed: {back}"));

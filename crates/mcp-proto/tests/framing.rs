@@ -24,7 +24,11 @@ fn over_long_line_at_end_of_input_is_reported() {
     assert_eq!(reader.read_line().unwrap(), Some(b"ok".to_vec()));
     assert!(matches!(
         reader.read_line(),
-        Err(FrameError::LineTooLong { max: 4, len: 10 })
+        Err(FrameError::LineTooLong {
+            max: 4,
+            len: 10,
+            id: None
+        })
     ));
     assert_eq!(reader.read_line().unwrap(), None);
 }
@@ -71,7 +75,9 @@ async fn async_reader_and_writer() {
         match reader.read_message().await {
             Ok(Some(Ok(Message::Notification(n)))) => methods.push(n.method),
             Ok(None) => break,
-            Err(FrameError::LineTooLong { max: 64, len: 100 }) => too_long += 1,
+            Err(FrameError::LineTooLong {
+                max: 64, len: 100, ..
+            }) => too_long += 1,
             other => panic!("unexpected {other:?}"),
         }
     }

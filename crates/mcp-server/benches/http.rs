@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_local_server::http::{HttpConfig, serve_http};
-use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
+use mcp_local_server::source::{BoxFuture, SourceList, ToolSource};
 use mcp_local_server::{Composition, Server, ServerConfig};
-use mcp_proto::{CallToolRequestParams, ErrorObject, Implementation, Tool};
+use mcp_proto::{Implementation, Tool};
 use serde_json::{Value, json};
 
 /// `echo`: returns its `text` argument as one text block.
@@ -46,17 +46,22 @@ impl ToolSource for Echo {
 
     fn call_tool(
         &self,
-        params: CallToolRequestParams,
-        _cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        call: mcp_local_server::source::CallRequest,
+        _cx: mcp_local_server::CallContext,
+    ) -> mcp_local_server::source::ToolCall<'_> {
         Box::pin(async move {
-            let text = params
-                .arguments
-                .as_ref()
-                .and_then(|a| a.get("text"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            Ok(json!({ "content": [ { "type": "text", "text": text } ] }))
+            let params = call.params()?;
+            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
+                let text = params
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get("text"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                Ok(json!({ "content": [ { "type": "text", "text": text } ] }))
+            }
+            .await;
+            mcp_local_server::source::result_text(&answered?)
         })
     }
 }

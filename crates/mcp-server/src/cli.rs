@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use mcp_proto::{CallToolRequestParams, ErrorObject, Implementation};
-use serde_json::Value;
+use mcp_proto::Implementation;
 use tokio::sync::watch;
 use tracing_subscriber::EnvFilter;
 
@@ -21,7 +20,10 @@ use crate::error::ServerError;
 use crate::gated::GatedSource;
 use crate::local::LocalSource;
 use crate::server::{Server, ServerConfig};
-use crate::source::{BoxFuture, CallContext, Composition, SourceList, ToolSource, unknown_tool};
+use crate::source::{
+    BoxFuture, CallContext, CallRequest, Composition, SourceList, ToolCall, ToolSource,
+    unknown_tool,
+};
 use crate::test_tools::TestTools;
 
 /// `hanzo-mcp`: the local MCP server (HIP-0300 §2).
@@ -652,15 +654,11 @@ impl ToolSource for DeferredDoor {
         }
     }
 
-    fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             match self.ready().await {
-                Some(source) if source.owns(&params.name) => source.call_tool(params, cx).await,
-                _ => Err(unknown_tool(&params.name)),
+                Some(source) if source.owns(call.name()) => source.call_tool(call, cx).await,
+                _ => Err(unknown_tool(call.name())),
             }
         })
     }

@@ -14,12 +14,12 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use mcp_local_tools::{Roots, Toolbox};
-use mcp_proto::{CallToolRequestParams, Root};
+use mcp_proto::Root;
 use tokio::sync::watch;
 
 use crate::features::RootsListener;
 use crate::local::LocalSource;
-use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource};
+use crate::source::{BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource};
 
 /// The local tools over roots the client can change.
 #[derive(Debug)]
@@ -69,7 +69,7 @@ impl ToolSource for ClientRootsSource {
         self.base.owns(tool)
     }
 
-    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
+    fn call_tool(&self, params: CallRequest, cx: CallContext) -> ToolCall<'_> {
         let local = self
             .current
             .read()

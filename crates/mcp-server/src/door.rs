@@ -9,11 +9,13 @@
 use std::time::Duration;
 
 use mcp_door_client::{Door, DoorStatus};
-use mcp_proto::{CallToolRequestParams, ErrorObject};
+use mcp_proto::ErrorObject;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
-use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource};
+use crate::source::{
+    BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource, result_text,
+};
 
 /// The door as a tool source.
 #[derive(Debug, Clone)]
@@ -59,18 +61,18 @@ impl ToolSource for DoorSource {
         self.door.owns(tool)
     }
 
-    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
+    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
-            let params = match serde_json::to_value(&params) {
-                Ok(Value::Object(map)) => map,
+            let params = match mcp_proto::recover::from_str_lossy::<Value>(call.raw().get()) {
+                Ok((Value::Object(map), _)) => map,
                 _ => {
-                    return Err(ErrorObject::internal_error(
-                        "cannot encode tools/call params",
+                    return Err(ErrorObject::invalid_params(
+                        "tools/call: params must be an object",
                     ));
                 }
             };
             let Some(reporter) = cx.progress else {
-                return self.door.call_tool(params, None).await;
+                return result_text(&self.door.call_tool(params, None).await?);
             };
             // The door's progress notifications name the caller's own token
             // (the params go through unchanged); relay them as they come.
@@ -82,7 +84,7 @@ impl ToolSource for DoorSource {
             });
             let result = self.door.call_tool(params, Some(tx)).await;
             let _ = relay.await;
-            result
+            result_text(&result?)
         })
     }
 

@@ -66,7 +66,7 @@
 //!     mcp_proto::Revision::LATEST_WITH_HANDSHAKE,
 //! );
 //! assert_eq!(
-//!     server.capabilities(era),
+//!     serde_json::to_value(server.capabilities(era))?,
 //!     json!({ "tools": {}, "prompts": {}, "logging": {} })
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -16,8 +16,8 @@ pub enum LineEvent {
     /// parse.
     Message(mcp_proto::Message),
     /// A line that cannot be a message (longer than the limit; discarded as
-    /// it streamed): answer with this error, without an id.
-    Rejected(ErrorObject),
+    /// it streamed): answer with this error, to the id its start named.
+    Rejected(Option<mcp_proto::RequestId>, ErrorObject),
     /// Reading failed; nothing follows.
     Failed(std::io::Error),
 }
@@ -39,7 +39,13 @@ pub async fn read_lines<R: AsyncRead + Unpin>(
             Ok(Some(line)) => LineEvent::Line(line),
             Ok(None) => return,
             Err(error) => match error.to_error_object() {
-                Some(answer) => LineEvent::Rejected(answer),
+                Some(answer) => {
+                    let id = match &error {
+                        FrameError::LineTooLong { id, .. } => id.clone(),
+                        _ => None,
+                    };
+                    LineEvent::Rejected(id, answer)
+                }
                 None => LineEvent::Failed(match error {
                     FrameError::Io(io) => io,
                     other => std::io::Error::other(other.to_string()),

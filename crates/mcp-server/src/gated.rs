@@ -11,11 +11,13 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use mcp_gating::{AllowedTools, CallDecision, GatedSurface, Policy, Refusal, SurfaceRules};
-use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
+use mcp_proto::{ErrorObject, Tool};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource, unknown_tool};
+use crate::source::{
+    BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource, unknown_tool,
+};
 
 type Surface = Arc<RwLock<Arc<GatedSurface<Tool>>>>;
 
@@ -153,13 +155,14 @@ impl ToolSource for GatedSource {
         self.surface().owns(tool)
     }
 
-    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
+    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
+            let params = call.params()?;
             let decision = self
                 .surface()
                 .check_call_arguments(&params.name, params.arguments.as_ref());
             match decision {
-                CallDecision::Permitted => self.inner.call_tool(params, cx).await,
+                CallDecision::Permitted => self.inner.call_tool(call, cx).await,
                 CallDecision::Refused(why) => {
                     tracing::debug!(source = self.inner.name(), %why, "call gated out");
                     let allowed = self.surface().allowed_values(&params.name);

@@ -11,8 +11,11 @@
 //!   merges lists first-wins and routes a call to the first owner.
 //! - [`lifecycle`]: the `initialize` handshake and the stateless
 //!   `server/discover` style, decided per request.
-//! - [`server`]: the connection loop: framing, concurrency, cancellation,
-//!   progress, shutdown.
+//! - [`server`]: the server's settings and sources, and [`Server::serve`]
+//!   for one newline-delimited connection; each connection is a session
+//!   (parsed messages in, tagged messages out) whose concerns live one to
+//!   a file: dispatch by method type, the handshake, requests in flight
+//!   and their bound, tools, resources and prompts, subscriptions, roots.
 //! - [`features`]: resources, prompts and completions, each a trait
 //!   registered on the [`Server`] ([`ResourceSource`], [`PromptSource`],
 //!   [`CompletionSource`]).
@@ -37,8 +40,8 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use mcp_local_server::mcp_proto::{CallToolRequestParams, CallToolResult, ErrorObject, Implementation, Tool};
-//! use mcp_local_server::source::{BoxFuture, unknown_tool};
+//! use mcp_local_server::mcp_proto::{CallToolResult, Implementation, Tool};
+//! use mcp_local_server::source::{BoxFuture, CallRequest, ToolCall, result_text, unknown_tool};
 //! use mcp_local_server::{CallContext, Composition, Server, ServerConfig, SourceList, ToolSource};
 //! use serde_json::{Value, json};
 //! use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -61,23 +64,20 @@
 //!     fn owns(&self, tool: &str) -> bool {
 //!         tool == "echo"
 //!     }
-//!     fn call_tool(
-//!         &self,
-//!         params: CallToolRequestParams,
-//!         _cx: CallContext,
-//!     ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+//!     fn call_tool(&self, call: CallRequest, _cx: CallContext) -> ToolCall<'_> {
 //!         Box::pin(async move {
-//!             if params.name != "echo" {
-//!                 return Err(unknown_tool(&params.name));
+//!             if call.name() != "echo" {
+//!                 return Err(unknown_tool(call.name()));
 //!             }
+//!             // The params as the caller wrote them, decoded on demand.
+//!             let params = call.params()?;
 //!             let text = params
 //!                 .arguments
 //!                 .as_ref()
 //!                 .and_then(|a| a.get("text"))
 //!                 .and_then(Value::as_str)
 //!                 .unwrap_or_default();
-//!             serde_json::to_value(CallToolResult::text(text))
-//!                 .map_err(|e| ErrorObject::internal_error(e.to_string()))
+//!             result_text(&CallToolResult::text(text))
 //!         })
 //!     }
 //! }
@@ -135,6 +135,7 @@ pub mod outbox;
 pub mod peer;
 pub mod progress;
 pub mod server;
+mod session;
 pub mod source;
 pub mod test_tools;
 

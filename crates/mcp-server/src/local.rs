@@ -4,10 +4,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use mcp_local_tools::{Progress, Roots, ToolContext, Toolbox};
-use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
+use mcp_proto::Tool;
 
 use crate::error::ServerError;
-use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource, unknown_tool};
+use crate::source::{
+    BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource, result_text,
+    unknown_tool,
+};
 
 /// The machine's tools (HIP-0300 §2.1), confined to the roots.
 #[derive(Debug, Clone)]
@@ -70,8 +73,9 @@ impl ToolSource for LocalSource {
         self.names.contains(&tool)
     }
 
-    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
+    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
+            let params = call.params()?;
             let progress = match cx.progress {
                 Some(reporter) => Progress::new(move |progress, total, message| {
                     reporter.report(progress, total, message.as_deref());
@@ -88,9 +92,7 @@ impl ToolSource for LocalSource {
             };
             let arguments = params.arguments.unwrap_or_default();
             match self.toolbox.call(&params.name, arguments, ctx).await {
-                Some(result) => serde_json::to_value(result).map_err(|e| {
-                    ErrorObject::internal_error(format!("cannot encode the result: {e}"))
-                }),
+                Some(result) => result_text(&result),
                 None => Err(unknown_tool(&params.name)),
             }
         })

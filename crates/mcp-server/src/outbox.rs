@@ -1,11 +1,14 @@
 //! The single writer of a connection's output: every protocol message goes
-//! through an [`Outbox`] to one task that writes it as one line and flushes.
+//! through an [`Outbox`] to one task that writes it as one line and flushes
+//! (stdio), or to the HTTP transport, which routes it by its [`Kind`]
+//! without reading it again.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use mcp_proto::RequestId;
-use serde::Serialize;
+use mcp_proto::{Message, RequestId, ResponsePayload, meta};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc};
 
@@ -17,12 +20,81 @@ use tokio::sync::{Notify, mpsc};
 /// travels on the SSE stream of the POST that carried it (MCP 2025-11-25
 /// basic/transports, "sending messages to the server"). Over stdio it is
 /// ignored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Outgoing {
     /// The message as JSON text, without a newline.
     pub bytes: Vec<u8>,
     /// The client request this message was sent while handling.
     pub related: Option<RequestId>,
+    /// What the message is, for routing without reading `bytes` again.
+    pub kind: Kind,
+}
+
+/// What an [`Outgoing`] message is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// A response to client request `id` (`None`: an error answering input
+    /// whose id could not be read); `error` is the error code when it is
+    /// an error response.
+    Response {
+        /// The request answered.
+        id: Option<RequestId>,
+        /// The error code of an error response.
+        error: Option<i64>,
+    },
+    /// A request to the client, with our id.
+    Request {
+        /// Our request id.
+        id: RequestId,
+    },
+    /// A notification; `progress_token` is the token of a
+    /// `notifications/progress` (its JSON text).
+    Notification {
+        /// The token a progress notification names.
+        progress_token: Option<String>,
+    },
+}
+
+impl Kind {
+    /// The kind of `message`.
+    pub fn of(message: &Message) -> Self {
+        match message {
+            Message::Response(response) => Kind::Response {
+                id: response.id.clone(),
+                error: match &response.payload {
+                    ResponsePayload::Error(error) => Some(error.code),
+                    ResponsePayload::Result(_) => None,
+                },
+            },
+            Message::Request(request) => Kind::Request {
+                id: request.id.clone(),
+            },
+            Message::Notification(notification) => Kind::Notification {
+                progress_token: (notification.method == "notifications/progress")
+                    .then(|| notification.params.as_ref()?.get(meta::PROGRESS_TOKEN))
+                    .flatten()
+                    .map(|token| token.to_string()),
+            },
+        }
+    }
+}
+
+/// A success response whose result is JSON text already (a forwarded
+/// result, a memoised tool list): the same bytes as `Message::Response`
+/// of the parsed result (`jsonrpc`, `id`, `result`, in that order).
+struct RawResponse<'a> {
+    id: &'a RequestId,
+    result: &'a RawValue,
+}
+
+impl Serialize for RawResponse<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("jsonrpc", "2.0")?;
+        map.serialize_entry("id", self.id)?;
+        map.serialize_entry("result", self.result)?;
+        map.end()
+    }
 }
 
 /// A handle that queues protocol messages for the connection's writer.
@@ -120,7 +192,7 @@ impl Outbox {
     /// log notifications): when the outbox is full it is dropped (one
     /// warning per full spell) and `false` returned, so a tool that
     /// reports faster than the client reads never grows memory or blocks.
-    pub fn send_lossy<T: Serialize>(&self, message: &T) -> bool {
+    pub fn send_lossy(&self, message: &Message) -> bool {
         if let Some(backlog) = &self.backlog {
             if backlog.is_full() {
                 if !backlog.warned.swap(true, Ordering::Relaxed) {
@@ -142,7 +214,21 @@ impl Outbox {
 
     /// Queues `message`. Returns `false` when the writer is gone (output
     /// closed) or the message cannot be serialized (logged, never sent).
-    pub fn send<T: Serialize>(&self, message: &T) -> bool {
+    pub fn send(&self, message: &Message) -> bool {
+        self.queue(message, Kind::of(message))
+    }
+
+    /// Queues the success response to `id` whose result is the JSON text
+    /// `result`, copied as it is. Returns `false` when the writer is gone.
+    pub fn send_result_text(&self, id: &RequestId, result: &RawValue) -> bool {
+        let kind = Kind::Response {
+            id: Some(id.clone()),
+            error: None,
+        };
+        self.queue(&RawResponse { id, result }, kind)
+    }
+
+    fn queue<T: Serialize>(&self, message: &T, kind: Kind) -> bool {
         match serde_json::to_vec(message) {
             Ok(bytes) => {
                 // Counted before it is queued, so the writer never
@@ -156,6 +242,7 @@ impl Outbox {
                     .send(Outgoing {
                         bytes,
                         related: self.related.clone(),
+                        kind,
                     })
                     .is_ok();
                 if !sent && let Some(backlog) = &self.backlog {

@@ -266,11 +266,7 @@ impl Peer {
             answered: false,
             reason: "the server stopped waiting",
         };
-        let request = Message::Request(Request {
-            id,
-            method: method.to_owned(),
-            params: Some(params),
-        });
+        let request = Message::Request(Request::new(id, method, Some(params)));
         if !self.outbox.send(&request) {
             pending.answered = true;
             return Err(connection_ended());

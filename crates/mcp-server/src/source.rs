@@ -11,8 +11,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_proto::{CallToolRequestParams, ErrorObject, LoggingLevel, Meta, Tool};
+use mcp_proto::{CallToolRequestParams, ErrorObject, FromValue, LoggingLevel, Meta, Tool};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -25,8 +26,99 @@ use crate::progress::ProgressReporter;
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What [`ToolSource::call_tool`] returns: the `tools/call` result as JSON
-/// (`isError` results included), or the JSON-RPC error to answer with.
-pub type ToolCall<'a> = BoxFuture<'a, Result<Value, ErrorObject>>;
+/// text (`isError` results included), sent to the caller as it is, or the
+/// JSON-RPC error to answer with.
+pub type ToolCall<'a> = BoxFuture<'a, Result<Box<RawValue>, ErrorObject>>;
+
+/// One `tools/call`: the tool's name, and the caller's params object as the
+/// JSON text it arrived as, so that a source which only carries the call
+/// (the door, HIP-0300 §2.2 "forwarded verbatim") passes it on byte for
+/// byte, while a source that acts on it decodes it ([`CallRequest::params`]).
+#[derive(Debug, Clone)]
+pub struct CallRequest {
+    name: String,
+    params: Box<RawValue>,
+}
+
+impl CallRequest {
+    /// A call from its params text: a JSON object with a string `name` and,
+    /// when present, an object `arguments` (checked here, without decoding
+    /// the arguments, so a malformed call is refused before it runs).
+    ///
+    /// # Errors
+    /// -32602 `tools/call: params.name is required` (or `must be a string`),
+    /// or `tools/call: params.arguments must be an object, found …`.
+    pub fn new(params: Box<RawValue>) -> Result<Self, ErrorObject> {
+        #[derive(serde::Deserialize)]
+        struct Head<'a> {
+            name: Option<Value>,
+            #[serde(borrow)]
+            arguments: Option<&'a RawValue>,
+        }
+        let text = mcp_proto::recover::replace_lone_surrogates(params.get());
+        let head: Head<'_> = serde_json::from_str(&text)
+            .map_err(|e| ErrorObject::invalid_params(format!("tools/call: {e}")))?;
+        if let Some(arguments) = head.arguments
+            && !matches!(arguments.get().as_bytes()[0], b'{' | b'n')
+        {
+            let value: Value = serde_json::from_str(arguments.get()).unwrap_or_default();
+            return Err(ErrorObject::invalid_params(format!(
+                "tools/call: params.arguments must be an object, found {}",
+                mcp_proto::decode::json_type_name(&value)
+            )));
+        }
+        match head.name {
+            Some(Value::String(name)) => Ok(Self { name, params }),
+            Some(other) => Err(ErrorObject::invalid_params(format!(
+                "tools/call: params.name must be a string, found {}",
+                mcp_proto::decode::json_type_name(&other)
+            ))),
+            None => Err(ErrorObject::invalid_params(
+                "tools/call: params.name is required",
+            )),
+        }
+    }
+
+    /// A call made of typed params (for callers inside the process).
+    pub fn from_params(params: &CallToolRequestParams) -> Self {
+        Self {
+            name: params.name.clone(),
+            params: serde_json::value::to_raw_value(params)
+                .expect("tools/call params are always valid JSON"),
+        }
+    }
+
+    /// The tool called.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The params object as the caller wrote it.
+    pub fn raw(&self) -> &RawValue {
+        &self.params
+    }
+
+    /// The params decoded; an escaped lone surrogate reads as U+FFFD.
+    ///
+    /// # Errors
+    /// -32602 naming the member at fault (`tools/call: …`).
+    pub fn params(&self) -> Result<CallToolRequestParams, ErrorObject> {
+        let (value, _) = mcp_proto::recover::from_str_lossy::<Value>(self.params.get())
+            .map_err(|e| ErrorObject::invalid_params(format!("tools/call: {e}")))?;
+        CallToolRequestParams::from_value(value)
+            .map_err(|e| ErrorObject::invalid_params(format!("tools/call: {}", e.at_key("params"))))
+    }
+}
+
+/// `result` as the JSON text a [`ToolSource`] answers with.
+///
+/// # Errors
+/// -32603 when `result` cannot be written as JSON (never for mcp-proto's
+/// types).
+pub fn result_text<T: serde::Serialize>(result: &T) -> Result<Box<RawValue>, ErrorObject> {
+    serde_json::value::to_raw_value(result)
+        .map_err(|e| ErrorObject::internal_error(format!("cannot encode the result: {e}")))
+}
 
 /// The tools one source offers right now, with the `_meta` its list carried
 /// (for the door: `hanzo.ai/refused`, `hanzo.ai/unavailable`; HIP-0300 §1.4).
@@ -90,10 +182,10 @@ pub trait ToolSource: Send + Sync {
     /// names it does not list (an ungated door accepts op names).
     fn owns(&self, tool: &str) -> bool;
 
-    /// Calls `params.name`. A tool's own failure is `Ok` with `isError: true`;
-    /// `Err` is a JSON-RPC error (for example -32602 for arguments the source
-    /// refuses outright).
-    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_>;
+    /// Calls `call.name()`. A tool's own failure is `Ok` with `isError:
+    /// true`; `Err` is a JSON-RPC error (for example -32602 for arguments the
+    /// source refuses outright).
+    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_>;
 
     /// A receiver that changes whenever this source's list changes (the door
     /// when its list arrives or is refreshed). `None` for a fixed list.
@@ -264,12 +356,12 @@ impl Composition {
     /// source owns is -32602 "unknown tool" (docs/ARCHITECTURE.md, "Conventions").
     pub async fn call_tool(
         &self,
-        params: CallToolRequestParams,
+        call: CallRequest,
         cx: CallContext,
-    ) -> Result<Value, ErrorObject> {
-        match self.route(&params.name) {
-            Some(source) => source.call_tool(params, cx).await,
-            None => Err(unknown_tool(&params.name)),
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        match self.route(call.name()) {
+            Some(source) => source.call_tool(call, cx).await,
+            None => Err(unknown_tool(call.name())),
         }
     }
 

@@ -7,10 +7,12 @@
 
 use std::time::Duration;
 
-use mcp_proto::{CallToolRequestParams, ErrorObject, Tool};
+use mcp_proto::{ErrorObject, Tool};
 use serde_json::{Value, json};
 
-use crate::source::{BoxFuture, CallContext, SourceList, ToolCall, ToolSource};
+use crate::source::{
+    BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource, result_text,
+};
 
 /// The name of the hidden tool.
 pub const TEST_SLEEP: &str = "test_sleep";
@@ -57,9 +59,9 @@ impl ToolSource for TestTools {
         tool == TEST_SLEEP
     }
 
-    fn call_tool(&self, params: CallToolRequestParams, cx: CallContext) -> ToolCall<'_> {
+    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
-            let args = params.arguments.unwrap_or_default();
+            let args = call.params()?.arguments.unwrap_or_default();
             let ms = args.get("ms").and_then(Value::as_u64).ok_or_else(|| {
                 ErrorObject::invalid_params("test_sleep: `ms` must be an integer >= 0")
             })?;
@@ -74,7 +76,9 @@ impl ToolSource for TestTools {
                     progress.report(step as f64, Some(steps as f64), None);
                 }
             }
-            Ok(json!({ "content": [ { "type": "text", "text": format!("slept {ms} ms") } ] }))
+            result_text(
+                &json!({ "content": [ { "type": "text", "text": format!("slept {ms} ms") } ] }),
+            )
         })
     }
 }

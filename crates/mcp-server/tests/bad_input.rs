@@ -107,14 +107,16 @@ fn every_bad_line_gets_its_error_and_the_connection_keeps_serving() {
         (
             "a NUL byte",
             b"{\"jsonrpc\":\"2.0\",\"id\":11,\0\"method\":\"ping\"}".to_vec(),
-            Some((-32700, Value::Null)),
+            // The id comes before the break, so the error carries it.
+            Some((-32700, json!(11))),
         ),
         (
             "invalid UTF-8",
             b"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"p\xff\xfeng\"}".to_vec(),
-            Some((-32700, Value::Null)),
+            Some((-32700, json!(12))),
         ),
-        ("a 10 MB line", huge, Some((-32600, Value::Null))),
+        // Too long, but its start names its id.
+        ("a 10 MB line", huge, Some((-32600, json!(77)))),
         ("nested 10,000 deep", nested.into_bytes(), Some((-32700, Value::Null))),
         ("not JSON", b"hello".to_vec(), Some((-32700, Value::Null))),
         (
@@ -184,4 +186,31 @@ fn a_64_mib_line_is_streamed_past_without_holding_it() {
     let peak_mib = server.peak_rss_kib() / 1024;
     assert!(peak_mib < 40, "peak RSS {peak_mib} MiB");
     assert_eq!(server.wait().code(), Some(0));
+}
+
+#[test]
+fn a_9_mib_line_is_refused_to_the_id_its_start_names() {
+    let mut server = serve();
+    let mut line = br#"{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"name":"fs","arguments":{"v":""#.to_vec();
+    line.resize(9 * 1024 * 1024, b'a');
+    line.extend_from_slice(br#""}}}"#);
+    server.send_raw(&line);
+    let error = server.recv();
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    assert_eq!(error["id"], "big-1", "{error}");
+    let pong = server.call(2, "ping", json!({}));
+    assert_eq!(pong["result"], json!({}));
+}
+
+#[test]
+fn a_lone_surrogate_is_answered_to_its_id() {
+    let mut server = serve();
+    // Node's JSON.stringify writes this for a string holding half a pair;
+    // a local tool reads it as U+FFFD.
+    server.send_raw(
+        br#"{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"fs","arguments":{"action":"help","topic":"\ud800"}}}"#,
+    );
+    let answer = server.recv();
+    assert_eq!(answer["id"], "c3", "{answer}");
+    assert!(answer.get("result").is_some(), "{answer}");
 }

@@ -14,10 +14,10 @@ use mcp_local_server::{
     ServerConfig,
 };
 use mcp_proto::{
-    CallToolRequestParams, CompleteRequestParams, CompleteResult, ContentBlock,
-    CreateMessageRequestParams, ErrorObject, FromValue, GetPromptRequestParams, GetPromptResult,
-    Implementation, ListPromptsResult, ListResourcesResult, LoggingLevel,
-    ReadResourceRequestParams, ReadResourceResult, SamplingContent, Tool,
+    CompleteRequestParams, CompleteResult, ContentBlock, CreateMessageRequestParams, ErrorObject,
+    FromValue, GetPromptRequestParams, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourcesResult, LoggingLevel, ReadResourceRequestParams, ReadResourceResult,
+    SamplingContent, Tool,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
@@ -143,54 +143,59 @@ impl ToolSource for Asking {
 
     fn call_tool(
         &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        call: mcp_local_server::source::CallRequest,
+        cx: mcp_local_server::CallContext,
+    ) -> mcp_local_server::source::ToolCall<'_> {
         Box::pin(async move {
-            let text = |t: String| Ok(json!({ "content": [ { "type": "text", "text": t } ] }));
-            match params.name.as_str() {
-                "log" => {
-                    let sent: Vec<bool> =
-                        [LoggingLevel::Debug, LoggingLevel::Info, LoggingLevel::Error]
-                            .into_iter()
-                            .map(|level| cx.log(level, Some("t"), json!(level.as_str())))
-                            .collect();
-                    text(format!("{sent:?}"))
-                }
-                "ask" => {
-                    let client = cx.client().ok_or_else(|| {
-                        ErrorObject::internal_error("no client handle on this connection")
-                    })?;
-                    let request = CreateMessageRequestParams::from_value(json!({
+            let params = call.params()?;
+            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
+                let text = |t: String| Ok(json!({ "content": [ { "type": "text", "text": t } ] }));
+                match params.name.as_str() {
+                    "log" => {
+                        let sent: Vec<bool> =
+                            [LoggingLevel::Debug, LoggingLevel::Info, LoggingLevel::Error]
+                                .into_iter()
+                                .map(|level| cx.log(level, Some("t"), json!(level.as_str())))
+                                .collect();
+                        text(format!("{sent:?}"))
+                    }
+                    "ask" => {
+                        let client = cx.client().ok_or_else(|| {
+                            ErrorObject::internal_error("no client handle on this connection")
+                        })?;
+                        let request = CreateMessageRequestParams::from_value(json!({
                         "messages": [ { "role": "user",
                             "content": { "type": "text", "text": "2+2?" } } ],
                         "maxTokens": 10 }))
-                    .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
-                    let answer = client.create_message(&request).await?;
-                    let said = match &answer.content {
-                        SamplingContent::One(block) => match block.as_ref() {
-                            ContentBlock::Text(t) => t.text.clone(),
-                            _ => "something else".to_owned(),
-                        },
-                        SamplingContent::Many(_) => "several blocks".to_owned(),
-                    };
-                    text(format!("model {} said {said}", answer.model))
+                        .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+                        let answer = client.create_message(&request).await?;
+                        let said = match &answer.content {
+                            SamplingContent::One(block) => match block.as_ref() {
+                                ContentBlock::Text(t) => t.text.clone(),
+                                _ => "something else".to_owned(),
+                            },
+                            SamplingContent::Many(_) => "several blocks".to_owned(),
+                        };
+                        text(format!("model {} said {said}", answer.model))
+                    }
+                    "ask_briefly" => {
+                        let client = cx.client().ok_or_else(|| {
+                            ErrorObject::internal_error("no client handle on this connection")
+                        })?;
+                        let result = client
+                            .request_with_timeout(
+                                "sampling/createMessage",
+                                json!({ "messages": [], "maxTokens": 1 }),
+                                Duration::from_millis(200),
+                            )
+                            .await?;
+                        text(result.to_string())
+                    }
+                    other => Err(ErrorObject::invalid_params(format!("unknown tool {other}"))),
                 }
-                "ask_briefly" => {
-                    let client = cx.client().ok_or_else(|| {
-                        ErrorObject::internal_error("no client handle on this connection")
-                    })?;
-                    let result = client
-                        .request_with_timeout(
-                            "sampling/createMessage",
-                            json!({ "messages": [], "maxTokens": 1 }),
-                            Duration::from_millis(200),
-                        )
-                        .await?;
-                    text(result.to_string())
-                }
-                other => Err(ErrorObject::invalid_params(format!("unknown tool {other}"))),
             }
+            .await;
+            mcp_local_server::source::result_text(&answered?)
         })
     }
 }

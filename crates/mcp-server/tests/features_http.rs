@@ -10,12 +10,10 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use mcp_local_server::http::HttpConfig;
-use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
+use mcp_local_server::source::{BoxFuture, SourceList, ToolSource};
 use mcp_local_server::{Composition, Server, ServerConfig};
 use mcp_proto::sse::SseParser;
-use mcp_proto::{
-    CallToolRequestParams, ErrorObject, FromValue, Implementation, LoggingLevel, Tool,
-};
+use mcp_proto::{ErrorObject, FromValue, Implementation, LoggingLevel, Tool};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -50,22 +48,27 @@ impl ToolSource for Tools {
 
     fn call_tool(
         &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        call: mcp_local_server::source::CallRequest,
+        cx: mcp_local_server::CallContext,
+    ) -> mcp_local_server::source::ToolCall<'_> {
         Box::pin(async move {
-            let said = if params.name == "ask" {
-                let client = cx
-                    .client()
-                    .ok_or_else(|| ErrorObject::internal_error("no client handle"))?;
-                let roots = client.list_roots().await?;
-                format!("{} roots, first {}", roots.roots.len(), roots.roots[0].uri)
-            } else {
-                cx.log(LoggingLevel::Info, None, json!("one"));
-                cx.log(LoggingLevel::Error, None, json!("two"));
-                "logged".to_owned()
-            };
-            Ok(json!({ "content": [ { "type": "text", "text": said } ] }))
+            let params = call.params()?;
+            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
+                let said = if params.name == "ask" {
+                    let client = cx
+                        .client()
+                        .ok_or_else(|| ErrorObject::internal_error("no client handle"))?;
+                    let roots = client.list_roots().await?;
+                    format!("{} roots, first {}", roots.roots.len(), roots.roots[0].uri)
+                } else {
+                    cx.log(LoggingLevel::Info, None, json!("one"));
+                    cx.log(LoggingLevel::Error, None, json!("two"));
+                    "logged".to_owned()
+                };
+                Ok(json!({ "content": [ { "type": "text", "text": said } ] }))
+            }
+            .await;
+            mcp_local_server::source::result_text(&answered?)
         })
     }
 }

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_local_server::http::{HttpConfig, serve_http};
-use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
+use mcp_local_server::source::{BoxFuture, SourceList, ToolSource};
 use mcp_local_server::{Composition, Server, ServerConfig, ServerError};
-use mcp_proto::{CallToolRequestParams, ErrorObject, FromValue, Implementation, Tool};
+use mcp_proto::{ErrorObject, FromValue, Implementation, Tool};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -55,26 +55,31 @@ impl ToolSource for Tools {
 
     fn call_tool(
         &self,
-        params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        call: mcp_local_server::source::CallRequest,
+        cx: mcp_local_server::CallContext,
+    ) -> mcp_local_server::source::ToolCall<'_> {
         let started = self.started.clone();
         let release = self.release.clone();
         Box::pin(async move {
-            if params.name == "ask" {
-                let client = cx
-                    .client()
-                    .ok_or_else(|| ErrorObject::internal_error("no client handle"))?;
-                let roots = client.list_roots().await?;
-                let said = format!("{} roots", roots.roots.len());
-                return Ok(json!({ "content": [ { "type": "text", "text": said } ] }));
+            let params = call.params()?;
+            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
+                if params.name == "ask" {
+                    let client = cx
+                        .client()
+                        .ok_or_else(|| ErrorObject::internal_error("no client handle"))?;
+                    let roots = client.list_roots().await?;
+                    let said = format!("{} roots", roots.roots.len());
+                    return Ok(json!({ "content": [ { "type": "text", "text": said } ] }));
+                }
+                started.notify_one();
+                tokio::select! {
+                    () = cx.cancel.cancelled() => {}
+                    () = release.notified() => {}
+                }
+                Ok(json!({ "content": [ { "type": "text", "text": "released" } ] }))
             }
-            started.notify_one();
-            tokio::select! {
-                () = cx.cancel.cancelled() => {}
-                () = release.notified() => {}
-            }
-            Ok(json!({ "content": [ { "type": "text", "text": "released" } ] }))
+            .await;
+            mcp_local_server::source::result_text(&answered?)
         })
     }
 }

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use mcp_local_server::http::HttpConfig;
-use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
+use mcp_local_server::source::{BoxFuture, SourceList, ToolSource};
 use mcp_local_server::{Composition, Server, ServerConfig};
 use mcp_proto::sse::SseParser;
-use mcp_proto::{CallToolRequestParams, ErrorObject, FromValue, Implementation, Tool};
+use mcp_proto::{ErrorObject, FromValue, Implementation, Tool};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -50,16 +50,20 @@ impl ToolSource for Tools {
 
     fn call_tool(
         &self,
-        _params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        _call: mcp_local_server::source::CallRequest,
+        cx: mcp_local_server::CallContext,
+    ) -> mcp_local_server::source::ToolCall<'_> {
         Box::pin(async move {
-            let client = cx
-                .client()
-                .ok_or_else(|| ErrorObject::internal_error("no client handle"))?;
-            let roots = client.list_roots().await?;
-            let said = format!("{} roots", roots.roots.len());
-            Ok(json!({ "content": [ { "type": "text", "text": said } ] }))
+            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
+                let client = cx
+                    .client()
+                    .ok_or_else(|| ErrorObject::internal_error("no client handle"))?;
+                let roots = client.list_roots().await?;
+                let said = format!("{} roots", roots.roots.len());
+                Ok(json!({ "content": [ { "type": "text", "text": said } ] }))
+            }
+            .await;
+            mcp_local_server::source::result_text(&answered?)
         })
     }
 }

@@ -683,15 +683,20 @@ impl ToolSource for Regional {
 
     fn call_tool(
         &self,
-        params: mcp_proto::CallToolRequestParams,
+        call: mcp_local_server::source::CallRequest,
         _cx: mcp_local_server::CallContext,
-    ) -> mcp_local_server::source::BoxFuture<'_, Result<Value, mcp_proto::ErrorObject>> {
+    ) -> mcp_local_server::source::ToolCall<'_> {
         Box::pin(async move {
-            let region = params.arguments.as_ref().and_then(|a| a.get("region"));
-            if region.is_some_and(|r| r == "panic") {
-                panic!("a tool that panics");
+            let params = call.params()?;
+            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
+                let region = params.arguments.as_ref().and_then(|a| a.get("region"));
+                if region.is_some_and(|r| r == "panic") {
+                    panic!("a tool that panics");
+                }
+                Ok(json!({ "content": [ { "type": "text", "text": format!("{region:?}") } ] }))
             }
-            Ok(json!({ "content": [ { "type": "text", "text": format!("{region:?}") } ] }))
+            .await;
+            mcp_local_server::source::result_text(&answered?)
         })
     }
 }

@@ -17,9 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_local_server::http::{HttpConfig, serve_http};
-use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
+use mcp_local_server::source::{BoxFuture, SourceList, ToolSource};
 use mcp_local_server::{Composition, Server, ServerConfig};
-use mcp_proto::{CallToolRequestParams, ErrorObject, FromValue, Implementation, Tool};
+use mcp_proto::{FromValue, Implementation, Tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Notify;
@@ -55,16 +55,20 @@ impl ToolSource for Tools {
 
     fn call_tool(
         &self,
-        _params: CallToolRequestParams,
-        cx: CallContext,
-    ) -> BoxFuture<'_, Result<Value, ErrorObject>> {
+        _call: mcp_local_server::source::CallRequest,
+        cx: mcp_local_server::CallContext,
+    ) -> mcp_local_server::source::ToolCall<'_> {
         let release = self.release.clone();
         Box::pin(async move {
-            tokio::select! {
-                () = cx.cancel.cancelled() => {}
-                () = release.notified() => {}
+            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
+                tokio::select! {
+                    () = cx.cancel.cancelled() => {}
+                    () = release.notified() => {}
+                }
+                Ok(json!({ "content": [ { "type": "text", "text": "released" } ] }))
             }
-            Ok(json!({ "content": [ { "type": "text", "text": "released" } ] }))
+            .await;
+            mcp_local_server::source::result_text(&answered?)
         })
     }
 }

@@ -2,9 +2,11 @@
 //! basic/transports) as an [`axum::Router`] another runtime can mount, and
 //! [`serve_http`] for `hanzo-mcp serve --http ADDR`.
 //!
-//! Every message reaches the same [`Server`] dispatch as stdio does: a
-//! session (2025-11-25) is one server connection, a 2026-07-28 request is a
-//! connection of its own. The transport adds only what HTTP needs:
+//! Every message reaches the same session code as stdio does
+//! ([`crate::session`]), parsed once and never turned back into bytes: a
+//! 2025-11-25 session is one long-lived session, a 2026-07-28 request a
+//! session of its own that ends with its answer. The transport adds only
+//! what HTTP needs:
 //!
 //! - Bearer (when configured): `Authorization: Bearer <token>` or 401.
 //! - `Origin`: absent, loopback, or configured; otherwise 403 (DNS
@@ -84,7 +86,7 @@ use tokio::sync::Semaphore;
 use crate::error::ServerError;
 use crate::server::Server;
 use check::{PROTOCOL_VERSION, SESSION_ID, header as text};
-use pipe::{Pipe, Replies};
+use pipe::{OneShot, Pipe, Replies, Reply};
 
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]
@@ -473,10 +475,21 @@ async fn on_post(
         Ok(message) => message,
         Err(bad) => {
             return match check::meant_as_response(&body) {
-                Some(response) => malformed_response(&transport, &headers, &response).await,
+                Some(_) => malformed_response(&transport, &headers, body.to_vec()).await,
                 None => rpc_error(StatusCode::BAD_REQUEST, bad.id, bad.error),
             };
         }
+    };
+    // Decoded once for the checks below; the session reads the message.
+    let params = match &message {
+        Message::Request(request) => match request.params_value() {
+            Ok(params) => params,
+            Err(error) => {
+                return rpc_error(StatusCode::BAD_REQUEST, Some(request.id.clone()), error);
+            }
+        },
+        Message::Notification(notification) => notification.params.clone(),
+        Message::Response(_) => None,
     };
     let id = match &message {
         Message::Request(request) => Some(request.id.clone()),
@@ -486,7 +499,7 @@ async fn on_post(
         Ok(revision) => revision,
         Err(refused) => return *refused,
     };
-    if let (Some(header), Some(body)) = (revision, check::body_revision(params_of(&message)))
+    if let (Some(header), Some(body)) = (revision, check::body_revision(params.as_ref()))
         && header.as_str() != body
     {
         return rpc_error(
@@ -498,7 +511,7 @@ async fn on_post(
             )),
         );
     }
-    let body_stateless = check::body_revision(params_of(&message))
+    let body_stateless = check::body_revision(params.as_ref())
         .and_then(Revision::parse)
         .is_some_and(Revision::is_stateless);
     let stateless = match revision {
@@ -506,9 +519,9 @@ async fn on_post(
         None => body_stateless,
     };
     if stateless {
-        post_stateless(&transport, &headers, message).await
+        post_stateless(&transport, &headers, message, params.as_ref()).await
     } else {
-        post_session(&transport, &headers, revision, message).await
+        post_session(&transport, &headers, revision, message, params.as_ref()).await
     }
 }
 
@@ -518,11 +531,7 @@ async fn on_post(
 /// (-32603, as on stdio). 400 with a null-id error when no session takes
 /// it: a 2026-07-28 POST (those clients send no responses) or no
 /// `Mcp-Session-Id`; 404 for a session that ended.
-async fn malformed_response(
-    transport: &Transport,
-    headers: &HeaderMap,
-    response: &Value,
-) -> Response {
+async fn malformed_response(transport: &Transport, headers: &HeaderMap, body: Vec<u8>) -> Response {
     let stateless = text(headers, PROTOCOL_VERSION)
         .and_then(Revision::parse)
         .is_some_and(Revision::is_stateless);
@@ -537,7 +546,7 @@ async fn malformed_response(
         Ok(session) => session,
         Err(refused) => return *refused,
     };
-    if session.pipe.send_malformed(response).await {
+    if session.pipe.send_malformed(body).await {
         StatusCode::ACCEPTED.into_response()
     } else {
         StatusCode::NOT_FOUND.into_response()
@@ -546,7 +555,12 @@ async fn malformed_response(
 
 /// A 2026-07-28 POST: headers checked against the body, then one connection
 /// for this request alone.
-async fn post_stateless(transport: &Transport, headers: &HeaderMap, message: Message) -> Response {
+async fn post_stateless(
+    transport: &Transport,
+    headers: &HeaderMap,
+    message: Message,
+    params: Option<&Value>,
+) -> Response {
     let id = match &message {
         Message::Request(request) => Some(request.id.clone()),
         _ => None,
@@ -556,20 +570,18 @@ async fn post_stateless(transport: &Transport, headers: &HeaderMap, message: Mes
         Err(check::mismatch(format!(
             "MCP-Protocol-Version is missing; params._meta[\"{}\"] names {:?}",
             meta::PROTOCOL_VERSION,
-            check::body_revision(params_of(&message)).unwrap_or("")
+            check::body_revision(params).unwrap_or("")
         )))
     } else {
-        check::stateless_headers(headers, version, method_of(&message), params_of(&message))
+        check::stateless_headers(headers, version, method_of(&message), params)
     };
     let checked = checked.and_then(|()| match &message {
-        Message::Request(request) => {
-            crate::lifecycle::check_stateless_meta(request.params.as_ref())
-        }
+        Message::Request(_) => crate::lifecycle::check_stateless_meta(params),
         _ => Ok(()),
     });
     let checked = match (checked, &message) {
         (Ok(()), Message::Request(request)) if request.method == "tools/call" => {
-            check_param_headers(transport, headers, request.params.as_ref()).await
+            check_param_headers(transport, headers, params).await
         }
         (checked, _) => checked,
     };
@@ -586,17 +598,14 @@ async fn post_stateless(transport: &Transport, headers: &HeaderMap, message: Mes
             ErrorObject::invalid_request("2026-07-28 clients send no responses"),
         ),
         Message::Request(request) => {
-            let pipe = Arc::new(Pipe::start(transport.server.clone()));
-            let token = progress_token(request.params.as_ref());
             let sse = accepts_sse(headers);
-            let id = request.id.clone();
-            match pipe
-                .request(&id, token.as_ref(), Message::Request(request), sse)
-                .await
-            {
-                Some(replies) => answer(replies, sse, true, pipe).await,
-                None => in_flight(id),
-            }
+            answer(
+                OneShot::start(transport.server.clone(), request),
+                sse,
+                true,
+                (),
+            )
+            .await
         }
     }
 }
@@ -624,33 +633,33 @@ async fn check_param_headers(
 /// An `initialize` naming no live session: a new session answers it and,
 /// once it negotiated a revision, is kept under a fresh `Mcp-Session-Id`
 /// (503 when [`HttpConfig::max_sessions`] are live).
-async fn open_session(transport: &Transport, request_id: RequestId, message: Message) -> Response {
-    let id = Some(request_id.clone());
+async fn open_session(transport: &Transport, request: mcp_proto::Request) -> Response {
+    let id = Some(request.id.clone());
     sweep(&transport.sessions, transport.config.session_idle);
     if session_count(transport) >= transport.config.max_sessions {
         return too_many_sessions(id, transport.config.max_sessions);
     }
     let session = Arc::new(Session::new(transport.server.clone()));
-    let replies = session
-        .pipe
-        .request(&request_id, None, message, false)
-        .await;
-    let Some(reply) = (match replies {
-        Some(mut replies) => replies.recv().await,
+    let replies = session.pipe.request(request, None, false).await;
+    let reply = match replies {
+        Some(mut replies) => loop {
+            match replies.next().await {
+                Some(Reply::Response(out)) => break Some(out),
+                Some(Reply::Event(_)) => {}
+                Some(Reply::Cancelled) | None => break None,
+            }
+        },
         None => None,
-    }) else {
+    };
+    let Some(reply) = reply else {
         return rpc_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             id,
             ErrorObject::internal_error("the connection ended before answering initialize"),
         );
     };
-    let negotiated = reply
-        .get("result")
-        .and_then(|r| r.get("protocolVersion"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let mut response = (StatusCode::OK, axum::Json(reply)).into_response();
+    let negotiated = negotiated_revision(&reply.bytes);
+    let mut response = json_body(StatusCode::OK, reply.bytes);
     if let Some(negotiated) = negotiated {
         let mut sessions = transport
             .sessions
@@ -681,19 +690,19 @@ async fn post_session(
     headers: &HeaderMap,
     revision: Option<Revision>,
     message: Message,
+    params: Option<&Value>,
 ) -> Response {
     let id = match &message {
         Message::Request(request) => Some(request.id.clone()),
         _ => None,
     };
     let live = text(headers, SESSION_ID).and_then(|id| transport.session(id));
-    if let Message::Request(request) = &message
-        && request.method == "initialize"
-        && live.is_none()
-    {
-        let request_id = request.id.clone();
-        return open_session(transport, request_id, message).await;
-    }
+    let message = match message {
+        Message::Request(request) if request.method == "initialize" && live.is_none() => {
+            return open_session(transport, request).await;
+        }
+        message => message,
+    };
     let session = match live {
         Some(session) => session,
         None => match session_of(transport, headers) {
@@ -725,8 +734,9 @@ async fn post_session(
                     .params
                     .as_ref()
                     .and_then(|p| p.get("requestId"))
+                    .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
             {
-                session.pipe.cancelled(cancelled);
+                session.pipe.cancelled(&cancelled);
             }
             if session.pipe.send(Message::Notification(notification)).await {
                 StatusCode::ACCEPTED.into_response()
@@ -742,14 +752,10 @@ async fn post_session(
             }
         }
         Message::Request(request) => {
-            let token = progress_token(request.params.as_ref());
+            let token = progress_token(params);
             let sse = accepts_sse(headers);
             let id = request.id.clone();
-            match session
-                .pipe
-                .request(&id, token.as_ref(), Message::Request(request), sse)
-                .await
-            {
+            match session.pipe.request(request, token, sse).await {
                 Some(replies) => answer(replies, sse, false, session).await,
                 None => in_flight(id),
             }
@@ -808,8 +814,38 @@ fn session_of(transport: &Transport, headers: &HeaderMap) -> Result<Arc<Session>
     })
 }
 
-fn progress_token(params: Option<&Value>) -> Option<Value> {
-    params?.get("_meta")?.get(meta::PROGRESS_TOKEN).cloned()
+/// The JSON text of a request's `_meta.progressToken`, as its progress
+/// notifications will name it.
+fn progress_token(params: Option<&Value>) -> Option<String> {
+    Some(params?.get("_meta")?.get(meta::PROGRESS_TOKEN)?.to_string())
+}
+
+/// The `protocolVersion` an `initialize` response negotiated.
+fn negotiated_revision(response: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        result: Option<Negotiated>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Negotiated {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    let answer: Answer = serde_json::from_slice(response).ok()?;
+    Some(answer.result?.protocol_version)
+}
+
+/// `bytes` (one JSON-RPC message) as an `application/json` answer.
+fn json_body(status: StatusCode, bytes: Vec<u8>) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        bytes,
+    )
+        .into_response()
 }
 
 /// The method of a request or notification; `""` for a response.
@@ -821,23 +857,10 @@ fn method_of(message: &Message) -> &str {
     }
 }
 
-/// The params of a request or notification.
-fn params_of(message: &Message) -> Option<&Value> {
-    match message {
-        Message::Request(request) => request.params.as_ref(),
-        Message::Notification(notification) => notification.params.as_ref(),
-        Message::Response(_) => None,
-    }
-}
-
-/// The HTTP status a 2026-07-28 error response travels with (MCP
-/// 2026-07-28 basic/transports, request metadata).
-fn stateless_status(reply: &Value) -> StatusCode {
-    match reply
-        .get("error")
-        .and_then(|e| e.get("code"))
-        .and_then(Value::as_i64)
-    {
+/// The HTTP status a 2026-07-28 response travels with (MCP 2026-07-28
+/// basic/transports, request metadata), by its error code.
+fn stateless_status(error: Option<i64>) -> StatusCode {
+    match error {
         Some(error_code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(
             error_code::UNSUPPORTED_PROTOCOL_VERSION
@@ -850,65 +873,65 @@ fn stateless_status(reply: &Value) -> StatusCode {
 
 /// Answers one request: JSON when its response comes first (or the client
 /// takes no SSE), else an SSE stream of its notifications then its
-/// response. `keep` holds the connection open for as long as the answer
-/// lasts; dropping it (a closed stream) cancels a 2026-07-28 request.
-async fn answer<K: Send + Sync + 'static>(
-    mut replies: Replies,
+/// response. `keep` lives as long as the answer; a dropped [`OneShot`]
+/// (a closed stream) stops a 2026-07-28 request's work.
+async fn answer<R: Replies, K: Send + Sync + 'static>(
+    mut replies: R,
     sse: bool,
     stateless: bool,
-    keep: Arc<K>,
+    keep: K,
 ) -> Response {
     loop {
-        let Some(reply) = replies.recv().await else {
+        let Some(reply) = replies.next().await else {
             return rpc_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 None,
                 ErrorObject::internal_error("the connection ended before answering"),
             );
         };
-        if reply.is_null() {
-            // Cancelled: no response will come (MCP 2025-11-25
-            // basic/utilities/cancellation). An empty stream that ends at
-            // once, or no content for a client that takes no SSE.
-            return if sse {
-                sse_stream(stream::empty())
-            } else {
-                StatusCode::NO_CONTENT.into_response()
-            };
+        match reply {
+            // Cancelled: no response will come. An empty stream that ends
+            // at once, or no content for a client that takes no SSE.
+            Reply::Cancelled if sse => return sse_stream(stream::empty()),
+            Reply::Cancelled => return StatusCode::NO_CONTENT.into_response(),
+            Reply::Response(out) => {
+                let status = match (&out.kind, stateless) {
+                    (crate::outbox::Kind::Response { error, .. }, true) => stateless_status(*error),
+                    _ => StatusCode::OK,
+                };
+                return json_body(status, out.bytes);
+            }
+            Reply::Event(first) if sse => return sse_response(Some(first), replies, keep),
+            // No SSE: the notifications cannot be delivered; wait for the
+            // answer.
+            Reply::Event(_) => {}
         }
-        let is_response = reply.get("method").is_none();
-        if is_response {
-            let status = if stateless {
-                stateless_status(&reply)
-            } else {
-                StatusCode::OK
-            };
-            return (status, axum::Json(reply)).into_response();
-        }
-        if sse {
-            return sse_response(Some(reply), replies, keep);
-        }
-        // No SSE: the notifications cannot be delivered; wait for the answer.
     }
 }
 
-/// An SSE response of `first` then everything `replies` yields; `keep`
-/// lives as long as the stream.
-fn sse_response<K: Send + Sync + 'static>(
-    first: Option<Value>,
-    replies: Replies,
-    keep: Arc<K>,
+/// An SSE response of `first` then everything `replies` yields up to and
+/// including the response; `keep` lives as long as the stream.
+fn sse_response<R: Replies, K: Send + Sync + 'static>(
+    first: Option<crate::outbox::Outgoing>,
+    replies: R,
+    keep: K,
 ) -> Response {
     let events = stream::iter(first)
         .chain(stream::unfold(
-            (replies, keep),
-            |(mut replies, keep)| async move {
-                // `null` ends a cancelled request's stream.
-                let next = replies.recv().await.filter(|m| !m.is_null())?;
-                Some((next, (replies, keep)))
+            (Some(replies), keep),
+            |(replies, keep)| async move {
+                let mut replies = replies?;
+                match replies.next().await? {
+                    Reply::Event(event) => Some((event, (Some(replies), keep))),
+                    Reply::Response(out) => Some((out, (None, keep))),
+                    Reply::Cancelled => None,
+                }
             },
         ))
-        .map(|message| Ok::<Event, Infallible>(Event::default().data(message.to_string())));
+        .map(|message| {
+            let text = String::from_utf8(message.bytes).unwrap_or_default();
+            Ok::<Event, Infallible>(Event::default().data(text))
+        });
     sse_stream(events)
 }
 

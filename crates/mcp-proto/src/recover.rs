@@ -1,0 +1,294 @@
+//! What can still be read from imperfect input, so that a message we cannot
+//! take whole is still answered to its own id.
+//!
+//! - [`replace_lone_surrogates`]: JSON text may escape a lone UTF-16
+//!   surrogate (`"\ud800"`; JavaScript's `JSON.stringify` writes one for a
+//!   string holding half a pair). RFC 8259 §8.2 leaves such text's meaning
+//!   open and Rust strings cannot hold it, so where it must be decoded it
+//!   reads as U+FFFD; where it is only carried (a forwarded call's
+//!   arguments) it stays as written.
+//! - [`salvage_id`]: the `id` of a message that cannot be parsed (broken
+//!   JSON, or a line over the length limit of which only the start is
+//!   kept), read from the start of its text, so the error answering it
+//!   carries the id (JSON-RPC 2.0 §5.1: the id is null only when it cannot
+//!   be detected).
+
+use std::borrow::Cow;
+
+use crate::message::RequestId;
+
+/// `text` with every escaped lone surrogate (`\uD800` to `\uDFFF` not part
+/// of a high-low pair) replaced by `\uFFFD`; borrowed when there is none.
+///
+/// Only escapes are touched: a backslash always starts a two-character
+/// escape or a `\uXXXX` one, so the scan never mistakes escaped text for
+/// an escape.
+///
+/// ```
+/// use mcp_proto::recover::replace_lone_surrogates;
+///
+/// assert_eq!(replace_lone_surrogates(r#"{"v":"\ud800x"}"#), r#"{"v":"\uFFFDx"}"#);
+/// // A valid pair and an escaped backslash stay as they are.
+/// assert!(matches!(replace_lone_surrogates(r#""\ud83d\ude00 \\ud800""#), std::borrow::Cow::Borrowed(_)));
+/// ```
+pub fn replace_lone_surrogates(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(unit) = code_unit(bytes, i) else {
+            // `\"`, `\\`, `\n`, … (or a broken escape, left for the parser).
+            i += 2;
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&unit)
+            && code_unit(bytes, i + 6).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+        if paired {
+            i += 12;
+        } else if (0xD800..0xE000).contains(&unit) {
+            let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            out.push_str(&text[copied..i]);
+            out.push_str("\\uFFFD");
+            i += 6;
+            copied = i;
+        } else {
+            i += 6;
+        }
+    }
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// The UTF-16 code unit of the `\uXXXX` escape starting at `at`, if there
+/// is one.
+fn code_unit(bytes: &[u8], at: usize) -> Option<u32> {
+    let escape = bytes.get(at..at + 6)?;
+    if escape[0] != b'\\' || escape[1] != b'u' {
+        return None;
+    }
+    let hex = std::str::from_utf8(&escape[2..]).ok()?;
+    u32::from_str_radix(hex, 16).ok()
+}
+
+/// Decodes `text` as `T`, reading escaped lone surrogates as U+FFFD when
+/// the text holds any; the flag says whether it did.
+///
+/// # Errors
+/// serde_json's error for text that does not decode even then.
+pub fn from_str_lossy<T: serde::de::DeserializeOwned>(
+    text: &str,
+) -> Result<(T, bool), serde_json::Error> {
+    match serde_json::from_str(text) {
+        Ok(value) => Ok((value, false)),
+        Err(error) => match replace_lone_surrogates(text) {
+            Cow::Borrowed(_) => Err(error),
+            Cow::Owned(replaced) => serde_json::from_str(&replaced).map(|value| (value, true)),
+        },
+    }
+}
+
+/// The request id of the JSON object whose text starts with `text`, when
+/// its top-level `id` member (a string or an integer within i64) comes
+/// before the text ends or breaks. Members before it are skipped whatever
+/// they hold; a UTF-8 byte order mark and whitespace are allowed.
+///
+/// ```
+/// use mcp_proto::recover::salvage_id;
+/// use mcp_proto::RequestId;
+///
+/// let cut = br#"{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"x":"aaaa"#;
+/// assert_eq!(salvage_id(cut), Some(RequestId::String("big-1".into())));
+/// assert_eq!(salvage_id(br#"{"params":{"id":1},"id":7,"#), Some(RequestId::Number(7)));
+/// assert_eq!(salvage_id(br#"{"method":"ping","#), None);
+/// ```
+pub fn salvage_id(text: &[u8]) -> Option<RequestId> {
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    let mut scan = Scan { text, at: 0 };
+    scan.expect(b'{')?;
+    loop {
+        let key = scan.string()?;
+        scan.expect(b':')?;
+        if key == br#""id""# {
+            return scan.id();
+        }
+        scan.skip_value()?;
+        match scan.next_byte()? {
+            b',' => {}
+            _ => return None,
+        }
+    }
+}
+
+/// A cursor over JSON text for [`salvage_id`]; every step returns `None`
+/// at the end of the text or at anything unexpected.
+struct Scan<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn next_byte(&mut self) -> Option<u8> {
+        while let Some(&b) = self.text.get(self.at) {
+            self.at += 1;
+            if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                return Some(b);
+            }
+        }
+        None
+    }
+
+    fn expect(&mut self, wanted: u8) -> Option<()> {
+        (self.next_byte()? == wanted).then_some(())
+    }
+
+    /// A whole string token, quotes included.
+    fn string(&mut self) -> Option<&'a [u8]> {
+        self.expect(b'"')?;
+        let start = self.at - 1;
+        self.rest_of_string()?;
+        Some(&self.text[start..self.at])
+    }
+
+    /// Moves past the closing quote of a string whose opening quote was read.
+    fn rest_of_string(&mut self) -> Option<()> {
+        loop {
+            match *self.text.get(self.at)? {
+                b'"' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                b'\\' => self.at += 2,
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    fn id(&mut self) -> Option<RequestId> {
+        let first = self.next_byte()?;
+        self.at -= 1;
+        if first == b'"' {
+            let token = self.string()?;
+            let text = std::str::from_utf8(token).ok()?;
+            let (id, _) = from_str_lossy::<String>(text).ok()?;
+            return Some(RequestId::String(id));
+        }
+        let start = self.at;
+        while self
+            .text
+            .get(self.at)
+            .is_some_and(|b| b.is_ascii_digit() || *b == b'-')
+        {
+            self.at += 1;
+        }
+        // A number cut off by the end of the text may be longer than read.
+        let end = *self.text.get(self.at)?;
+        if end.is_ascii_alphanumeric() || end == b'.' {
+            return None;
+        }
+        let digits = std::str::from_utf8(&self.text[start..self.at]).ok()?;
+        digits.parse::<i64>().ok().map(RequestId::Number)
+    }
+
+    /// Moves past one value of any kind.
+    fn skip_value(&mut self) -> Option<()> {
+        let mut depth = 0usize;
+        loop {
+            match self.next_byte()? {
+                b'"' => self.rest_of_string()?,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth = depth.checked_sub(1)?,
+                b',' | b':' if depth > 0 => {}
+                b',' | b':' => return None,
+                _ => {
+                    // A number, true, false or null: up to its end.
+                    while self.text.get(self.at).is_some_and(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.')
+                    }) {
+                        self.at += 1;
+                    }
+                }
+            }
+            if depth == 0 {
+                return Some(());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_of_each_kind_are_replaced() {
+        let cases = [
+            (r#""\ud800""#, r#""\uFFFD""#),
+            (r#""\uDFFF""#, r#""\uFFFD""#),
+            (r#""\ud800\ud800""#, r#""\uFFFD\uFFFD""#),
+            (r#""\udc00\ud800""#, r#""\uFFFD\uFFFD""#),
+            (r#""a\ud800\u0041""#, r#""a\uFFFD\u0041""#),
+            (r#""\ud83d\ude00\ud800""#, r#""\ud83d\ude00\uFFFD""#),
+        ];
+        for (text, want) in cases {
+            assert_eq!(replace_lone_surrogates(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn text_without_lone_surrogates_is_borrowed() {
+        for text in [
+            r#""\ud83d\ude00""#,
+            r#""\\ud800""#,
+            r#""\u00e9\n""#,
+            "[1,2]",
+        ] {
+            assert!(
+                matches!(replace_lone_surrogates(text), Cow::Borrowed(_)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn lossy_decoding_reports_the_replacement() {
+        let (value, replaced) = from_str_lossy::<String>(r#""x\ud800""#).unwrap();
+        assert_eq!((value.as_str(), replaced), ("x\u{FFFD}", true));
+        let (value, replaced) = from_str_lossy::<String>(r#""\u00e9""#).unwrap();
+        assert_eq!((value.as_str(), replaced), ("é", false));
+        assert!(from_str_lossy::<String>(r#""\ud800"#).is_err());
+    }
+
+    #[test]
+    fn ids_are_salvaged_from_the_start_of_broken_text() {
+        let cases: [(&[u8], Option<RequestId>); 9] = [
+            (
+                br#"{"jsonrpc":"2.0","id":"big-1","params":{"#,
+                Some("big-1".into()),
+            ),
+            (br#"  {"id" : -42 , "method""#, Some(RequestId::Number(-42))),
+            (b"\xEF\xBB\xBF{\"id\":\"b\\u00e9\"}", Some("bé".into())),
+            (
+                br#"{"a":[{"id":1},"}"],"b":{"c":"\""},"id":3,"#,
+                Some(RequestId::Number(3)),
+            ),
+            (br#"{"id":"\ud800"}"#, Some("\u{FFFD}".into())),
+            (br#"{"jsonrpc":"2.0","id":12"#, None),
+            (br#"{"id":1.5,"#, None),
+            (br#"{"id":null,"#, None),
+            (br#"[{"id":1}]"#, None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(salvage_id(text), want, "{}", String::from_utf8_lossy(text));
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! One MCP session: the state of a stdio connection, of an HTTP session,
+//! or of one stateless (2026-07-28) request, and the loop that feeds it.
+//!
+//! A session takes parsed [`Message`]s in and sends its messages to an
+//! [`Outbox`], each tagged with the client request it belongs to; the
+//! transports only frame them (stdio, [`crate::framing`]) or route them
+//! (streamable HTTP, [`crate::http`]). The concerns live one to a file:
+//!
+//! - [`router`]: dispatch by method type (`mcp_proto::methods`), params
+//!   decoding and the per-revision shape of results;
+//! - [`handshake`]: `initialize` and `server/discover`;
+//! - [`inflight`]: requests in flight, their bound, cancellation, drain;
+//! - [`tools`]: `tools/list` and `tools/call`;
+//! - [`resources_prompts`]: resources, prompts and completions;
+//! - [`subscriptions`]: `resources/subscribe` and its updates;
+//! - [`roots`]: the client's roots (`roots/list`).
+
+mod handshake;
+pub(crate) mod inflight;
+mod resources_prompts;
+mod roots;
+mod router;
+pub(crate) mod subscriptions;
+mod tools;
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use mcp_proto::{ErrorObject, Message, Notification, RequestId, Response};
+use tokio::sync::mpsc;
+use tokio::task::{AbortHandle, JoinHandle};
+
+use crate::error::ServerError;
+use crate::framing::LineEvent;
+use crate::lifecycle::{Lifecycle, Phase};
+use crate::logging::ConnectionLevel;
+use crate::outbox::Outbox;
+use crate::peer::PeerShared;
+use crate::server::Server;
+use inflight::InFlight;
+use roots::RootsState;
+use subscriptions::Subscriptions;
+
+/// The state of one session, owned by whoever feeds it messages.
+pub(crate) struct Session {
+    server: Arc<Server>,
+    lifecycle: Lifecycle,
+    /// Requests we sent to the client, and its declared capabilities.
+    peer: Arc<PeerShared>,
+    /// `logging/setLevel`'s level (read only when the server has logging).
+    level: ConnectionLevel,
+    /// Present when the resource source has a change feed.
+    subscriptions: Option<Subscriptions>,
+    /// The task fetching the client's roots, if one ran.
+    roots_fetch: Option<AbortHandle>,
+    /// Whether a `roots/list` is in flight, and whether the roots changed
+    /// again meanwhile.
+    roots_state: Arc<Mutex<RootsState>>,
+    outbox: Outbox,
+    inflight: InFlight,
+}
+
+impl Session {
+    /// A fresh session of `server` whose messages go to `outbox`.
+    pub(crate) fn new(server: Arc<Server>, outbox: Outbox) -> Self {
+        let config = server.config();
+        Self {
+            peer: PeerShared::new(outbox.clone(), config.client_request_timeout),
+            inflight: InFlight::new(config.max_in_flight),
+            server,
+            lifecycle: Lifecycle::new(),
+            level: ConnectionLevel::default(),
+            subscriptions: None,
+            roots_fetch: None,
+            roots_state: Arc::default(),
+            outbox,
+        }
+    }
+
+    /// Waits until a request in flight ends (never, while none runs).
+    pub(crate) async fn request_ended(&mut self) {
+        self.inflight.join_next().await;
+    }
+
+    /// Lets the requests in flight finish, at most the server's shutdown
+    /// grace; the rest are answered with -32603.
+    pub(crate) async fn finish(mut self) {
+        if let Some(fetch) = self.roots_fetch.take() {
+            fetch.abort();
+        }
+        let grace = self.server.config().shutdown_grace;
+        self.inflight.drain(grace, &self.outbox).await;
+    }
+
+    fn send_error(&self, id: Option<RequestId>, error: ErrorObject) {
+        self.outbox
+            .send(&Message::Response(Response::error(id, error)));
+    }
+
+    fn send_list_changed(&self) {
+        let ready = matches!(self.lifecycle.phase(), Phase::Initialized { .. });
+        if ready && self.server.config().list_changed {
+            self.outbox.send(&Message::Notification(Notification::new(
+                "notifications/tools/list_changed",
+                None,
+            )));
+        }
+    }
+
+    /// One line of input (stdio, or an HTTP body meant as a response that
+    /// did not parse).
+    pub(crate) fn on_line(&mut self, bytes: &[u8]) {
+        match mcp_proto::parse_message(bytes) {
+            Err(bad) if meant_as_response(bytes) => {
+                // JSON-RPC 2.0 §5: a response is never answered. A bad one
+                // to a request of ours fails that request now rather than
+                // at its timeout.
+                let failed = bad
+                    .id
+                    .as_ref()
+                    .is_some_and(|id| self.peer.fail_malformed(id, &bad.error.message));
+                if !failed {
+                    tracing::debug!(
+                        error = bad.error.message,
+                        "dropping a malformed response to no request of ours"
+                    );
+                }
+            }
+            Err(bad) => self.send_error(bad.id, bad.error),
+            Ok(message) => self.on_message(message),
+        }
+    }
+
+    /// One parsed message.
+    pub(crate) fn on_message(&mut self, message: Message) {
+        match message {
+            Message::Request(request) => self.on_request(request),
+            Message::Notification(notification) => self.on_notification(notification),
+            Message::Response(response) => {
+                if !self.peer.deliver(response) {
+                    tracing::debug!("ignoring a response to no request of ours");
+                }
+            }
+        }
+    }
+
+    fn on_notification(&mut self, notification: Notification) {
+        match notification.method.as_str() {
+            "notifications/initialized" => {
+                self.lifecycle.initialized();
+                self.fetch_roots();
+            }
+            "notifications/roots/list_changed" => self.fetch_roots(),
+            "notifications/cancelled" => {
+                let id = notification
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("requestId"))
+                    .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
+                match id {
+                    Some(id) => self.inflight.cancel(&id),
+                    None => tracing::debug!("notifications/cancelled without a valid requestId"),
+                }
+            }
+            other => tracing::debug!(method = other, "ignoring notification"),
+        }
+    }
+}
+
+/// Whether a line that failed to parse was meant as a response
+/// ([`mcp_proto::message::meant_as_response`]); such a line is never
+/// answered.
+fn meant_as_response(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(bytes)
+        .is_ok_and(|value| mcp_proto::message::meant_as_response(&value))
+}
+
+/// Aborts its tasks when dropped.
+struct AbortOnDrop(Vec<AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for task in &self.0 {
+            task.abort();
+        }
+    }
+}
+
+/// One `()` on the returned receiver for every change of a source's tool
+/// list, and the tasks that watch the sources.
+fn watch_list_changes(server: &Server) -> (mpsc::UnboundedReceiver<()>, Vec<JoinHandle<()>>) {
+    let (changed_tx, changed) = mpsc::unbounded_channel::<()>();
+    let mut watchers = Vec::new();
+    for mut rx in server.composition().list_changes() {
+        let tx = changed_tx.clone();
+        watchers.push(tokio::spawn(async move {
+            while rx.changed().await.is_ok() {
+                if tx.send(()).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+    (changed, watchers)
+}
+
+/// Serves one long-lived session (a stdio connection, an HTTP session):
+/// takes its input from `input` until it ends or `shutdown` completes,
+/// then lets the requests in flight finish. `reader`, when given, is the
+/// task feeding `input`; it is stopped when the session ends.
+///
+/// Input is not read while the session answers
+/// [`ServerConfig::max_in_flight`](crate::ServerConfig::max_in_flight)
+/// requests, nor while the outbox holds more unread output than its bound:
+/// the client sees back-pressure, and no request is dropped.
+pub(crate) async fn run<S>(
+    server: Arc<Server>,
+    mut input: mpsc::Receiver<LineEvent>,
+    reader: Option<AbortHandle>,
+    outbox: Outbox,
+    shutdown: S,
+) -> Result<(), ServerError>
+where
+    S: Future<Output = ()> + Send,
+{
+    let (mut changed, mut watchers) = watch_list_changes(&server);
+    let mut session = Session::new(server.clone(), outbox);
+    if let Some((subscribed, forwarder)) = subscriptions::start(&server, &session.outbox) {
+        session.subscriptions = Some(subscribed);
+        watchers.push(forwarder);
+    }
+    // Stops the reader and the watchers also when this future is dropped
+    // ([`Server::serve`] on a write error).
+    let _stop = AbortOnDrop(
+        reader
+            .iter()
+            .cloned()
+            .chain(watchers.iter().map(JoinHandle::abort_handle))
+            .collect(),
+    );
+    let backlog = session.outbox.backlog().cloned();
+    let full = || backlog.as_ref().is_some_and(|b| b.is_full());
+    let mut read_error = None;
+    tokio::pin!(shutdown);
+    loop {
+        let busy = session.inflight.is_full();
+        tokio::select! {
+            biased;
+            () = &mut shutdown => {
+                tracing::info!("shutdown signal: finishing calls in flight");
+                break;
+            }
+            Some(()) = changed.recv() => session.send_list_changed(),
+            // Back-pressure: while the client leaves too much output
+            // unread, wait for the writer instead of reading more.
+            () = async { if let Some(b) = &backlog { b.drained().await } }, if full() => {}
+            () = session.request_ended(), if !session.inflight.is_empty() => {}
+            event = input.recv(), if !full() && !busy => match event {
+                Some(LineEvent::Line(bytes)) => session.on_line(&bytes),
+                Some(LineEvent::Message(message)) => session.on_message(message),
+                Some(LineEvent::Rejected(id, error)) => session.send_error(id, error),
+                Some(LineEvent::Failed(error)) => {
+                    read_error = Some(error);
+                    break;
+                }
+                None => {
+                    tracing::debug!("end of input: finishing calls in flight");
+                    break;
+                }
+            },
+        }
+    }
+    if let Some(reader) = reader {
+        reader.abort();
+    }
+    for watcher in watchers {
+        watcher.abort();
+    }
+    session.finish().await;
+    match read_error {
+        Some(error) => Err(ServerError::Read(error)),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,179 @@
+//! `tools/list` and `tools/call` (MCP 2025-11-25 server/tools) over the
+//! server's [`Composition`](crate::Composition).
+//!
+//! A call's params stay the JSON text they arrived as and its result is the
+//! JSON text its source answered: a call forwarded to the door goes out and
+//! comes back byte for byte (HIP-0300 §2.2). Only the `_meta` of the params
+//! is decoded here (revision, progress token, log level), and a 2026-07-28
+//! result without `resultType` gets one spliced in.
+
+use std::sync::Arc;
+
+use mcp_proto::methods::{CallTool, ListTools, Method};
+use mcp_proto::{ErrorObject, RequestId};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::Session;
+use super::inflight::{Reply, Work};
+use super::router::{LIST_TTL_MS, shaped};
+use crate::lifecycle::Era;
+use crate::source::CallRequest;
+
+impl Session {
+    /// `tools/list`: the merged list, rendered once per list and form and
+    /// then only copied. One page holds every tool, so any cursor is -32602.
+    pub(super) fn list_tools(&self, era: Era, params: Option<&Value>) -> Result<Work, ErrorObject> {
+        match params {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(map)) => {
+                // An explicit null cursor is the first page, as for the
+                // other lists.
+                if let Some(cursor) = map.get("cursor").filter(|c| !c.is_null()) {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "{}: unknown cursor {cursor}",
+                        ListTools::METHOD
+                    )));
+                }
+            }
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "{}: params must be an object",
+                    ListTools::METHOD
+                )));
+            }
+        }
+        let server = self.server.clone();
+        Ok(Box::pin(async move {
+            // The result depends on the era only through `is_stateless`.
+            let stateless = era.is_stateless();
+            let form = if stateless {
+                "tools/list stateless"
+            } else {
+                "tools/list handshake"
+            };
+            let merged = server.composition().merged().await;
+            let json = merged
+                .rendered(form, |list| {
+                    let mut result = Map::new();
+                    result.insert("tools".into(), json!(list.tools));
+                    if let Some(meta) = &list.meta {
+                        result.insert("_meta".into(), Value::Object(meta.clone()));
+                    }
+                    if stateless {
+                        result.insert("ttlMs".into(), json!(LIST_TTL_MS));
+                        result.insert("cacheScope".into(), json!("private"));
+                    }
+                    shaped(era, &Value::Object(result)).unwrap_or_default()
+                })
+                .map_err(|e| {
+                    ErrorObject::internal_error(format!("cannot encode the tool list: {e}"))
+                })?;
+            Ok(Reply::Text(json))
+        }))
+    }
+
+    /// `tools/call`: routed to the first source that owns the name, with
+    /// the params as the caller wrote them.
+    pub(super) fn call_tool(&mut self, id: RequestId, params: Option<Box<RawValue>>) {
+        let prepared = params
+            .ok_or_else(|| {
+                ErrorObject::invalid_params(format!("{}: params are required", CallTool::METHOD))
+            })
+            .and_then(|params| {
+                let request_meta = meta_of(&params)?;
+                let era = self
+                    .lifecycle
+                    .era_for(CallTool::METHOD, request_meta.as_ref())?;
+                Ok((CallRequest::new(params)?, era, request_meta))
+            });
+        let (call, era, request_meta) = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => return self.send_error(Some(id), error),
+        };
+        let cancel = CancellationToken::new();
+        let cx = self.context(&id, era, request_meta.as_ref(), &cancel);
+        let server = self.server.clone();
+        let work: Work = Box::pin(async move {
+            let result = server.composition().call_tool(call, cx).await?;
+            Ok(Reply::Text(Arc::from(with_result_type(era, result))))
+        });
+        self.inflight.spawn(id, work, cancel, &self.outbox);
+    }
+}
+
+/// `{"_meta": …}` of a call's params (`None` without one), for the era and
+/// the call's context; nothing else of the params is decoded.
+fn meta_of(params: &RawValue) -> Result<Option<Value>, ErrorObject> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "_meta")]
+        meta: Option<Value>,
+    }
+    let (head, _) = mcp_proto::recover::from_str_lossy::<Head>(params.get())
+        .map_err(|e| ErrorObject::invalid_params(format!("{}: {e}", CallTool::METHOD)))?;
+    Ok(head.meta.map(|meta| json!({ "_meta": meta })))
+}
+
+/// `result` as `era` requires it: a 2026-07-28 result without `resultType`
+/// gets `"resultType":"complete"` as its first member; everything else of
+/// the text is kept as it is.
+fn with_result_type(era: Era, result: Box<RawValue>) -> Box<RawValue> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(rename = "resultType")]
+        result_type: Option<serde::de::IgnoredAny>,
+    }
+    if !era.is_stateless() {
+        return result;
+    }
+    let text = result.get();
+    let Some(members) = text.strip_prefix('{') else {
+        return result;
+    };
+    match serde_json::from_str::<Probe>(text) {
+        Ok(Probe {
+            result_type: Some(_),
+        })
+        | Err(_) => return result,
+        Ok(Probe { result_type: None }) => {}
+    }
+    let separator = if members.trim_start().starts_with('}') {
+        ""
+    } else {
+        ","
+    };
+    RawValue::from_string(format!(r#"{{"resultType":"complete"{separator}{members}"#))
+        .unwrap_or(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn result_type_is_spliced_only_where_missing() {
+        let stateless = Era::Stateless(mcp_proto::Revision::V2026_07_28);
+        let cases = [
+            (
+                r#"{"content":[],"n":1E2}"#,
+                r#"{"resultType":"complete","content":[],"n":1E2}"#,
+            ),
+            ("{ }", r#"{"resultType":"complete" }"#),
+            (
+                r#"{"resultType":"input_required"}"#,
+                r#"{"resultType":"input_required"}"#,
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(with_result_type(stateless, raw(text)).get(), want);
+        }
+        let handshake = Era::Handshake(mcp_proto::Revision::V2025_11_25);
+        assert_eq!(with_result_type(handshake, raw("{}")).get(), "{}");
+    }
+}
