@@ -1,13 +1,12 @@
 //! Feature `proto`: gating real `mcp_proto::Tool` values, as a door's
 //! `tools/list` answers them (HIP-0300 §1.3), and reading call arguments.
-#![cfg(feature = "proto")]
+//! Declared only with that feature (in `main.rs`).
 
-use mcp_gating::{
-    AllowedTools, CallDecision, GatedSurface, OpArg, OpTool, Policy, SurfaceRules,
-    resolve_allowed_tools,
-};
+use mcp_gating::{AllowedTools, CallDecision, OpArg, OpTool, resolve_allowed_tools};
 use mcp_proto::{CallToolRequestParams, Tool};
 use serde_json::{Value, json};
+
+use crate::common::{door_surface, local_surface};
 
 fn door_tools() -> Vec<Tool> {
     serde_json::from_value(json!([
@@ -49,13 +48,7 @@ fn door_tools_are_narrowed_in_a_new_schema() {
     let allowed: AllowedTools =
         serde_json::from_str(r#"{"door": ["billing:get_invoice", "billing:list_invoices"]}"#)
             .unwrap();
-    let door = GatedSurface::new(
-        "door",
-        &tools,
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::door(),
-    );
+    let door = door_surface(&tools, &allowed);
     assert_eq!(tools, before);
     assert_eq!(
         serde_json::to_value(door.tools()).unwrap(),
@@ -126,13 +119,7 @@ fn a_local_tool_s_action_union_is_narrowed() {
         ])
     );
     let allowed = AllowedTools::from_servers([("local", ["fs:read"])]).unwrap();
-    let local = GatedSurface::new(
-        "local",
-        &tools,
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::local(),
-    );
+    let local = local_surface(&tools, &allowed);
     assert_eq!(
         local.tools()[0].op_values("action"),
         Some(vec!["read".to_owned()])

@@ -1,15 +1,14 @@
 //! The properties of the pure core (docs/ARCHITECTURE.md, "Gating"), checked with proptest over small name
 //! alphabets (so names collide, repeat and miss often).
 
-mod support;
-
 use std::collections::BTreeSet;
 
 use mcp_gating::{
     AllowedTools, GatedSurface, OpArg, Policy, SurfaceRules, ToolGrant, resolve_allowed_tools,
 };
 use proptest::prelude::*;
-use support::{TestTool, grouped};
+
+use crate::common::{TestTool, grouped};
 
 /// Tool names from a five-letter alphabet, one or two letters.
 fn name() -> impl Strategy<Value = String> {

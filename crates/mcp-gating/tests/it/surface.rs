@@ -1,17 +1,11 @@
 //! The routing-side decision: what each source lists and which calls it takes
 //! (docs/ARCHITECTURE.md, "Gating").
 
-mod support;
-
 use mcp_gating::{
-    AllowedTools, CallDecision, GatedSurface, Mismatch, OpArg, Policy, Refusal, SurfaceRules,
-    route_call,
+    CallDecision, GatedSurface, Mismatch, OpArg, Policy, Refusal, SurfaceRules, route_call,
 };
-use support::{TestTool, grouped, plain};
 
-fn config(json: &str) -> AllowedTools {
-    serde_json::from_str(json).expect("test configuration parses")
-}
+use crate::common::{TestTool, config, door_surface, grouped, local_surface, plain};
 
 fn local_tools() -> Vec<TestTool> {
     vec![
@@ -211,13 +205,7 @@ fn describe_s_own_enum_is_narrowed_to_allowed_ops_only() {
         grouped("git", &["create_repo"]),
     ];
     let allowed = config(r#"{"door": ["describe", "billing:get_invoice"]}"#);
-    let door = GatedSurface::new(
-        "door",
-        &door_tools,
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::door(),
-    );
+    let door = door_surface(&door_tools, &allowed);
     assert_eq!(
         door.tools(),
         [
@@ -280,13 +268,7 @@ fn local_actions_are_narrowed_and_other_actions_refused() {
 fn a_gated_door_owns_allowed_names_it_has_not_listed_yet() {
     // The door's list may still be loading (or the door is down).
     let allowed = config(r#"{"door": ["billing", "git:create_repo"]}"#);
-    let door = GatedSurface::new(
-        "door",
-        &Vec::<TestTool>::new(),
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::door(),
-    );
+    let door = door_surface(&Vec::<TestTool>::new(), &allowed);
     assert!(door.tools().is_empty());
     assert_eq!(
         door.check_call("billing", OpArg::Value("anything")),
@@ -309,13 +291,7 @@ fn a_gated_door_owns_allowed_names_it_has_not_listed_yet() {
         CallDecision::NotOwned
     );
     // A local source is definitive about its names.
-    let local = GatedSurface::new(
-        "local",
-        &Vec::<TestTool>::new(),
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::local(),
-    );
+    let local = local_surface(&Vec::<TestTool>::new(), &allowed);
     assert_eq!(
         local.check_call("billing", OpArg::Absent),
         CallDecision::NotOwned
@@ -373,13 +349,7 @@ fn entries_that_match_nothing_are_reported() {
 fn tools_without_declared_values_take_op_entries_on_trust() {
     let tools = vec![plain("deploy")];
     let allowed = config(r#"{"door": ["deploy:preview"]}"#);
-    let door = GatedSurface::new(
-        "door",
-        &tools,
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::door(),
-    );
+    let door = door_surface(&tools, &allowed);
     assert_eq!(door.tools(), [plain("deploy")]);
     assert_eq!(
         door.check_call("deploy", OpArg::Value("preview")),
@@ -402,13 +372,7 @@ fn an_op_spelled_like_a_gated_out_tool_does_not_reopen_it() {
         grouped("git", &["create_repo"]),
     ];
     let allowed = config(r#"{"door": ["agents"]}"#);
-    let door = GatedSurface::new(
-        "door",
-        &tools,
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::door(),
-    );
+    let door = door_surface(&tools, &allowed);
     assert_eq!(
         door.check_call("list_agents", OpArg::Absent),
         CallDecision::Permitted

@@ -1,8 +1,11 @@
-//! The unit spec the seed (`allowed-tools-gating.md`) asks of
-//! `resolveAllowedTools`: backward-compatible default, per-server opt-in,
-//! trap-endpoint subset, explicit deny with an empty list, non-mutation.
+//! What docs/ARCHITECTURE.md, "Gating", asks of `resolve_allowed_tools`, on
+//! the tools an agent runtime holds: `null` keeps everything, a named server
+//! is narrowed and an unnamed one is not, a worker limited to the trap
+//! endpoint sees it alone, `[]` denies, and nothing is mutated.
 
 use mcp_gating::{AllowedTools, ToolName, resolve_allowed_tools};
+
+use crate::common::config;
 
 /// A tool as an agent runtime holds it: more than a name.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,7 +27,7 @@ fn tool(name: &str) -> Tool {
     }
 }
 
-/// The github-workflow server's surface the seed's worker must not see whole.
+/// The github-workflow server's surface, which a worker must not see whole.
 fn github_workflow() -> Vec<Tool> {
     [
         "create_issue",
@@ -40,10 +43,6 @@ fn github_workflow() -> Vec<Tool> {
 
 fn names<T: ToolName>(tools: &[T]) -> Vec<&str> {
     tools.iter().map(ToolName::tool_name).collect()
-}
-
-fn config(json: &str) -> AllowedTools {
-    serde_json::from_str(json).expect("test configuration parses")
 }
 
 #[test]

@@ -1,6 +1,8 @@
-//! A tool type for tests: a name and, optionally, its discriminator's values.
+//! Shared by the test modules: a tool type (a name and, optionally, its
+//! discriminator's values), configurations from JSON, and the fail-open
+//! surfaces of a door and of a local toolbox.
 
-use mcp_gating::{OpTool, ToolName};
+use mcp_gating::{AllowedTools, GatedSurface, OpTool, Policy, SurfaceRules, ToolName};
 
 /// A grouped tool (`Some(ops)`) or a tool without declared values (`None`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,10 +42,37 @@ pub fn grouped(name: &str, ops: &[&str]) -> TestTool {
 }
 
 /// A tool that declares no discriminator values.
-#[allow(dead_code)]
 pub fn plain(name: &str) -> TestTool {
     TestTool {
         name: name.to_owned(),
         ops: None,
     }
+}
+
+/// A configuration from the test's own JSON.
+pub fn config(json: &str) -> AllowedTools {
+    serde_json::from_str(json).expect("test configuration parses")
+}
+
+/// The door's surface (`door`, [`SurfaceRules::door`]) under `allowed`, fail-open.
+pub fn door_surface<T: OpTool>(tools: &[T], allowed: &AllowedTools) -> GatedSurface<T> {
+    GatedSurface::new(
+        "door",
+        tools,
+        allowed,
+        Policy::FailOpen,
+        SurfaceRules::door(),
+    )
+}
+
+/// A local toolbox's surface (`local`, [`SurfaceRules::local`]) under
+/// `allowed`, fail-open.
+pub fn local_surface<T: OpTool>(tools: &[T], allowed: &AllowedTools) -> GatedSurface<T> {
+    GatedSurface::new(
+        "local",
+        tools,
+        allowed,
+        Policy::FailOpen,
+        SurfaceRules::local(),
+    )
 }
