@@ -2,18 +2,15 @@
 //! of the revision they are written for (2025-06-18, 2025-11-25, 2026-07-28;
 //! copies in tests/fixtures/<revision>/schema.json).
 
-use std::path::Path;
-
-use mcp_proto::methods::{self, Method, NotificationMethod};
+use mcp_proto::methods;
 use mcp_proto::*;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::common::{fixtures, notification_wire, request_wire, to_json};
+
 fn schema(revision: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(revision)
-        .join("schema.json");
+    let path = fixtures().join(revision).join("schema.json");
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
@@ -39,24 +36,10 @@ fn check(schema: &Value, def: &str, instance: &Value) -> Result<(), String> {
     }
 }
 
-fn value<T: Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).unwrap()
-}
-
-fn request<M: Method>(id: i64, params: &M::Params) -> Value {
-    value(&Message::Request(Request::typed::<M>(id, params).unwrap()))
-}
-
-fn notification<M: NotificationMethod>(params: &M::Params) -> Value {
-    value(&Message::Notification(
-        Notification::typed::<M>(params).unwrap(),
-    ))
-}
-
 fn response<T: Serialize>(id: i64, result: &T) -> Value {
-    value(&Message::Response(Response::success(
+    to_json(&Message::Response(Response::success(
         RequestId::Number(id),
-        value(result),
+        to_json(result),
     )))
 }
 
@@ -189,22 +172,22 @@ fn handshake_messages(revision: Revision, rich: bool) -> Vec<(&'static str, Valu
     vec![
         (
             "InitializeRequest",
-            request::<methods::Initialize>(1, &init),
+            request_wire::<methods::Initialize>(1, &init),
         ),
-        ("InitializeResult", value(&init_result)),
+        ("InitializeResult", to_json(&init_result)),
         ("JSONRPCMessage", response(1, &init_result)),
         (
             "InitializedNotification",
-            notification::<methods::Initialized>(&Default::default()),
+            notification_wire::<methods::Initialized>(&Default::default()),
         ),
         (
             "PingRequest",
-            request::<methods::Ping>(2, &Default::default()),
+            request_wire::<methods::Ping>(2, &Default::default()),
         ),
         ("JSONRPCMessage", response(2, &EmptyResult::default())),
         (
             "ListToolsRequest",
-            request::<methods::ListTools>(
+            request_wire::<methods::ListTools>(
                 3,
                 &PaginatedRequestParams {
                     cursor: Some("page-1".into()),
@@ -212,18 +195,21 @@ fn handshake_messages(revision: Revision, rich: bool) -> Vec<(&'static str, Valu
                 },
             ),
         ),
-        ("ListToolsResult", value(&list)),
+        ("ListToolsResult", to_json(&list)),
         ("JSONRPCMessage", response(3, &list)),
-        ("CallToolRequest", request::<methods::CallTool>(4, &call)),
-        ("CallToolResult", value(&rich_result(None))),
+        (
+            "CallToolRequest",
+            request_wire::<methods::CallTool>(4, &call),
+        ),
+        ("CallToolResult", to_json(&rich_result(None))),
         (
             "CallToolResult",
-            value(&CallToolResult::error("city not found: Atlantis")),
+            to_json(&CallToolResult::error("city not found: Atlantis")),
         ),
         ("JSONRPCMessage", response(4, &rich_result(None))),
         (
             "SetLevelRequest",
-            request::<methods::SetLevel>(
+            request_wire::<methods::SetLevel>(
                 5,
                 &SetLevelRequestParams {
                     level: LoggingLevel::Warning,
@@ -234,7 +220,7 @@ fn handshake_messages(revision: Revision, rich: bool) -> Vec<(&'static str, Valu
         ),
         (
             "LoggingMessageNotification",
-            notification::<methods::LoggingMessage>(&LoggingMessageNotificationParams {
+            notification_wire::<methods::LoggingMessage>(&LoggingMessageNotificationParams {
                 level: LoggingLevel::Error,
                 logger: Some("door".into()),
                 data: json!({"error": "timeout"}),
@@ -244,7 +230,7 @@ fn handshake_messages(revision: Revision, rich: bool) -> Vec<(&'static str, Valu
         ),
         (
             "ProgressNotification",
-            notification::<methods::Progress>(&ProgressNotificationParams {
+            notification_wire::<methods::Progress>(&ProgressNotificationParams {
                 progress_token: ProgressToken::String("p1".into()),
                 progress: 50.0,
                 total: Some(100.0),
@@ -255,7 +241,7 @@ fn handshake_messages(revision: Revision, rich: bool) -> Vec<(&'static str, Valu
         ),
         (
             "CancelledNotification",
-            notification::<methods::Cancelled>(&CancelledNotificationParams {
+            notification_wire::<methods::Cancelled>(&CancelledNotificationParams {
                 request_id: Some(RequestId::Number(4)),
                 reason: Some("user pressed stop".into()),
                 ..Default::default()
@@ -263,15 +249,15 @@ fn handshake_messages(revision: Revision, rich: bool) -> Vec<(&'static str, Valu
         ),
         (
             "ToolListChangedNotification",
-            notification::<methods::ToolListChanged>(&Default::default()),
+            notification_wire::<methods::ToolListChanged>(&Default::default()),
         ),
         (
             "ListRootsRequest",
-            request::<methods::ListRoots>(6, &Default::default()),
+            request_wire::<methods::ListRoots>(6, &Default::default()),
         ),
         (
             "ListRootsResult",
-            value(&ListRootsResult {
+            to_json(&ListRootsResult {
                 roots: vec![Root {
                     uri: "file:///home/u/project".into(),
                     name: Some("project".into()),
@@ -282,11 +268,11 @@ fn handshake_messages(revision: Revision, rich: bool) -> Vec<(&'static str, Valu
         ),
         (
             "RootsListChangedNotification",
-            notification::<methods::RootsListChanged>(&Default::default()),
+            notification_wire::<methods::RootsListChanged>(&Default::default()),
         ),
         (
             "JSONRPCMessage",
-            value(&Message::Response(Response::error(
+            to_json(&Message::Response(Response::error(
                 Some(RequestId::String("x".into())),
                 ErrorObject::invalid_params("unknown tool: nope"),
             ))),
@@ -325,7 +311,7 @@ fn messages_validate_against_2025_11_25() {
     // An error answering unreadable input has no id (optional since 2025-11-25).
     messages.push((
         "JSONRPCErrorResponse",
-        value(&Message::Response(Response::error(
+        to_json(&Message::Response(Response::error(
             None,
             ErrorObject::parse_error("not JSON"),
         ))),
@@ -341,11 +327,11 @@ fn request_meta() -> Meta {
     );
     meta.insert(
         mcp_proto::meta::CLIENT_CAPABILITIES.into(),
-        value(&ClientCapabilities::default()),
+        to_json(&ClientCapabilities::default()),
     );
     meta.insert(
         mcp_proto::meta::CLIENT_INFO.into(),
-        value(&Implementation::new("test-client", "1.0.0")),
+        to_json(&Implementation::new("test-client", "1.0.0")),
     );
     meta
 }
@@ -356,7 +342,7 @@ fn messages_validate_against_2026_07_28() {
     let mut result_meta = Meta::new();
     result_meta.insert(
         mcp_proto::meta::SERVER_INFO.into(),
-        value(&Implementation::new("hanzo-mcp", "0.1.0")),
+        to_json(&Implementation::new("hanzo-mcp", "0.1.0")),
     );
     let discover = DiscoverResult {
         supported_versions: vec!["2026-07-28".into(), "2025-11-25".into()],
@@ -392,7 +378,7 @@ fn messages_validate_against_2026_07_28() {
     let messages = vec![
         (
             "DiscoverRequest",
-            request::<methods::ServerDiscover>(
+            request_wire::<methods::ServerDiscover>(
                 1,
                 &RequestParams {
                     meta: Some(meta.clone()),
@@ -400,11 +386,11 @@ fn messages_validate_against_2026_07_28() {
                 },
             ),
         ),
-        ("DiscoverResult", value(&discover)),
+        ("DiscoverResult", to_json(&discover)),
         ("DiscoverResultResponse", response(1, &discover)),
         (
             "ListToolsRequest",
-            request::<methods::ListTools>(
+            request_wire::<methods::ListTools>(
                 2,
                 &PaginatedRequestParams {
                     cursor: Some("c1".into()),
@@ -413,25 +399,28 @@ fn messages_validate_against_2026_07_28() {
                 },
             ),
         ),
-        ("ListToolsResult", value(&list)),
+        ("ListToolsResult", to_json(&list)),
         ("ListToolsResultResponse", response(2, &list)),
-        ("CallToolRequest", request::<methods::CallTool>(3, &call)),
-        ("CallToolResult", value(&rich_result(Some("complete")))),
+        (
+            "CallToolRequest",
+            request_wire::<methods::CallTool>(3, &call),
+        ),
+        ("CallToolResult", to_json(&rich_result(Some("complete")))),
         (
             "CallToolResultResponse",
             response(3, &rich_result(Some("complete"))),
         ),
-        ("CallToolResult", value(&error_result)),
+        ("CallToolResult", to_json(&error_result)),
         (
             "UnsupportedProtocolVersionError",
-            value(&Message::Response(Response::error(
+            to_json(&Message::Response(Response::error(
                 Some(RequestId::Number(4)),
                 ErrorObject::unsupported_protocol_version("1900-01-01", &[Revision::V2026_07_28]),
             ))),
         ),
         (
             "ProgressNotification",
-            notification::<methods::Progress>(&ProgressNotificationParams {
+            notification_wire::<methods::Progress>(&ProgressNotificationParams {
                 progress_token: ProgressToken::Number(7),
                 progress: 1.0,
                 total: None,
@@ -442,14 +431,14 @@ fn messages_validate_against_2026_07_28() {
         ),
         (
             "CancelledNotification",
-            notification::<methods::Cancelled>(&CancelledNotificationParams {
+            notification_wire::<methods::Cancelled>(&CancelledNotificationParams {
                 request_id: Some(RequestId::Number(3)),
                 ..Default::default()
             }),
         ),
         (
             "LoggingMessageNotification",
-            notification::<methods::LoggingMessage>(&LoggingMessageNotificationParams {
+            notification_wire::<methods::LoggingMessage>(&LoggingMessageNotificationParams {
                 level: LoggingLevel::Info,
                 logger: None,
                 data: json!("fetched 110 tools"),
@@ -459,7 +448,7 @@ fn messages_validate_against_2026_07_28() {
         ),
         (
             "ToolListChangedNotification",
-            notification::<methods::ToolListChanged>(&Default::default()),
+            notification_wire::<methods::ToolListChanged>(&Default::default()),
         ),
     ];
     run("2026-07-28", messages);

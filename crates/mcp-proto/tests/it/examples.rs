@@ -4,58 +4,56 @@
 //! the typed method where there is one.
 
 use std::fs;
-use std::path::Path;
 
 use mcp_proto::methods::{self, Method, NotificationMethod};
 use mcp_proto::*;
 use serde::Serialize;
 use serde_json::Value;
 
-fn typed<T: FromValue + Serialize>(v: Value) -> Result<Value, String> {
-    let t = T::from_value(v).map_err(|e| e.to_string())?;
-    serde_json::to_value(&t).map_err(|e| e.to_string())
-}
+use crate::common::{fixtures, round_trip};
 
 /// Round-trips a value of the schema type named `folder` through its Rust
 /// type; `None` when this crate does not model the type.
 fn round_trip_type(folder: &str, v: Value) -> Option<Result<Value, String>> {
     Some(match folder {
         "AudioContent" | "ImageContent" | "TextContent" | "ResourceLink" | "EmbeddedResource" => {
-            typed::<ContentBlock>(v)
+            round_trip::<ContentBlock>(v)
         }
-        "BlobResourceContents" | "TextResourceContents" => typed::<ResourceContents>(v),
-        "CallToolRequestParams" => typed::<CallToolRequestParams>(v),
-        "CallToolResult" => typed::<CallToolResult>(v),
-        "CancelledNotificationParams" => typed::<CancelledNotificationParams>(v),
-        "ClientCapabilities" => typed::<ClientCapabilities>(v),
-        "ServerCapabilities" => typed::<ServerCapabilities>(v),
-        "DiscoverResult" => typed::<DiscoverResult>(v),
-        "ListRootsResult" => typed::<ListRootsResult>(v),
-        "ListToolsResult" => typed::<ListToolsResult>(v),
-        "LoggingMessageNotificationParams" => typed::<LoggingMessageNotificationParams>(v),
-        "PaginatedRequestParams" => typed::<PaginatedRequestParams>(v),
-        "ProgressNotificationParams" => typed::<ProgressNotificationParams>(v),
-        "Root" => typed::<Root>(v),
-        "Tool" => typed::<Tool>(v),
-        "Resource" => typed::<Resource>(v),
-        "ResourceUpdatedNotificationParams" => typed::<ResourceUpdatedNotificationParams>(v),
-        "ListResourcesResult" => typed::<ListResourcesResult>(v),
-        "ListResourceTemplatesResult" => typed::<ListResourceTemplatesResult>(v),
-        "ReadResourceResult" => typed::<ReadResourceResult>(v),
-        "GetPromptRequestParams" => typed::<GetPromptRequestParams>(v),
-        "GetPromptResult" => typed::<GetPromptResult>(v),
-        "ListPromptsResult" => typed::<ListPromptsResult>(v),
-        "CompleteRequestParams" => typed::<CompleteRequestParams>(v),
-        "CompleteResult" => typed::<CompleteResult>(v),
-        "SamplingMessage" => typed::<SamplingMessage>(v),
-        "ModelPreferences" => typed::<ModelPreferences>(v),
-        "CreateMessageRequestParams" => typed::<CreateMessageRequestParams>(v),
-        "CreateMessageResult" => typed::<CreateMessageResult>(v),
-        "ToolUseContent" | "ToolResultContent" => typed::<ContentBlock>(v),
-        "ElicitRequestFormParams" | "ElicitRequestURLParams" => typed::<ElicitRequestParams>(v),
-        "ElicitResult" => typed::<ElicitResult>(v),
-        "InputRequiredResult" => typed::<InputRequiredResult>(v),
-        "SubscriptionsListenResult" => typed::<EmptyResult>(v),
+        "BlobResourceContents" | "TextResourceContents" => round_trip::<ResourceContents>(v),
+        "CallToolRequestParams" => round_trip::<CallToolRequestParams>(v),
+        "CallToolResult" => round_trip::<CallToolResult>(v),
+        "CancelledNotificationParams" => round_trip::<CancelledNotificationParams>(v),
+        "ClientCapabilities" => round_trip::<ClientCapabilities>(v),
+        "ServerCapabilities" => round_trip::<ServerCapabilities>(v),
+        "DiscoverResult" => round_trip::<DiscoverResult>(v),
+        "ListRootsResult" => round_trip::<ListRootsResult>(v),
+        "ListToolsResult" => round_trip::<ListToolsResult>(v),
+        "LoggingMessageNotificationParams" => round_trip::<LoggingMessageNotificationParams>(v),
+        "PaginatedRequestParams" => round_trip::<PaginatedRequestParams>(v),
+        "ProgressNotificationParams" => round_trip::<ProgressNotificationParams>(v),
+        "Root" => round_trip::<Root>(v),
+        "Tool" => round_trip::<Tool>(v),
+        "Resource" => round_trip::<Resource>(v),
+        "ResourceUpdatedNotificationParams" => round_trip::<ResourceUpdatedNotificationParams>(v),
+        "ListResourcesResult" => round_trip::<ListResourcesResult>(v),
+        "ListResourceTemplatesResult" => round_trip::<ListResourceTemplatesResult>(v),
+        "ReadResourceResult" => round_trip::<ReadResourceResult>(v),
+        "GetPromptRequestParams" => round_trip::<GetPromptRequestParams>(v),
+        "GetPromptResult" => round_trip::<GetPromptResult>(v),
+        "ListPromptsResult" => round_trip::<ListPromptsResult>(v),
+        "CompleteRequestParams" => round_trip::<CompleteRequestParams>(v),
+        "CompleteResult" => round_trip::<CompleteResult>(v),
+        "SamplingMessage" => round_trip::<SamplingMessage>(v),
+        "ModelPreferences" => round_trip::<ModelPreferences>(v),
+        "CreateMessageRequestParams" => round_trip::<CreateMessageRequestParams>(v),
+        "CreateMessageResult" => round_trip::<CreateMessageResult>(v),
+        "ToolUseContent" | "ToolResultContent" => round_trip::<ContentBlock>(v),
+        "ElicitRequestFormParams" | "ElicitRequestURLParams" => {
+            round_trip::<ElicitRequestParams>(v)
+        }
+        "ElicitResult" => round_trip::<ElicitResult>(v),
+        "InputRequiredResult" => round_trip::<InputRequiredResult>(v),
+        "SubscriptionsListenResult" => round_trip::<EmptyResult>(v),
         // Elicitation field schemas and the 2026-07-28 input maps are modelled
         // as plain JSON objects (`ElicitRequestParams::requested_schema`,
         // `InputRequiredResult::input_requests`).
@@ -67,9 +65,9 @@ fn round_trip_type(folder: &str, v: Value) -> Option<Result<Value, String>> {
         | "UntitledMultiSelectEnumSchema"
         | "UntitledSingleSelectEnumSchema"
         | "InputRequests"
-        | "InputResponses" => typed::<JsonObject>(v),
+        | "InputResponses" => round_trip::<JsonObject>(v),
         "InternalError" | "InvalidParamsError" | "MethodNotFoundError" | "ParseError" => {
-            typed::<ErrorObject>(v)
+            round_trip::<ErrorObject>(v)
         }
         _ => return None,
     })
@@ -79,29 +77,24 @@ fn round_trip_type(folder: &str, v: Value) -> Option<Result<Value, String>> {
 /// of a typed response (by the folder name), and checks they write back
 /// unchanged.
 fn check_typed_parts(folder: &str, msg: &Message) -> Result<(), String> {
-    fn params<M: Method>(req: &Request) -> Result<(), String> {
-        let p: M::Params = req.parse_params().map_err(|e| e.message)?;
-        let back = serde_json::to_value(&p).map_err(|e| e.to_string())?;
-        let orig = req
-            .params
-            .clone()
+    /// Typed params write back as the original ones (absent ones as `{}`).
+    fn unchanged<P: Serialize>(typed: &P, original: Option<&Value>) -> Result<(), String> {
+        let back = serde_json::to_value(typed).map_err(|e| e.to_string())?;
+        let orig = original
+            .cloned()
             .unwrap_or_else(|| Value::Object(Default::default()));
         if back != orig {
             return Err(format!("params changed: {back}"));
         }
         Ok(())
     }
+    fn params<M: Method>(req: &Request) -> Result<(), String> {
+        let p: M::Params = req.parse_params().map_err(|e| e.message)?;
+        unchanged(&p, req.params.as_ref())
+    }
     fn note<M: NotificationMethod>(n: &Notification) -> Result<(), String> {
         let p: M::Params = n.parse_params().map_err(|e| e.message)?;
-        let back = serde_json::to_value(&p).map_err(|e| e.to_string())?;
-        let orig = n
-            .params
-            .clone()
-            .unwrap_or_else(|| Value::Object(Default::default()));
-        if back != orig {
-            return Err(format!("params changed: {back}"));
-        }
-        Ok(())
+        unchanged(&p, n.params.as_ref())
     }
     fn result<M: Method>(resp: &Response) -> Result<(), String> {
         let r: M::Result = resp.parse_result().map_err(|e| e.message)?;
@@ -139,7 +132,7 @@ fn check_typed_parts(folder: &str, msg: &Message) -> Result<(), String> {
 
 #[test]
 fn every_2026_07_28_example_round_trips() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/2026-07-28/examples");
+    let root = fixtures().join("2026-07-28/examples");
     let mut typed_count = 0;
     let mut message_count = 0;
     let mut untyped = Vec::new();

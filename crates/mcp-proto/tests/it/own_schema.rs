@@ -5,6 +5,8 @@ use mcp_proto::schema::schema_for;
 use mcp_proto::*;
 use serde_json::{Value, json};
 
+use crate::common::obj;
+
 fn validator<T: schemars::JsonSchema>() -> jsonschema::Validator {
     let schema = serde_json::to_value(schema_for::<T>()).unwrap();
     jsonschema::validator_for(&schema).unwrap()
@@ -15,7 +17,7 @@ fn tool_schema_matches_the_wire_form() {
     let v = validator::<Tool>();
     let tool = Tool {
         name: "fs".into(),
-        input_schema: json!({"type": "object"}).as_object().cloned().unwrap(),
+        input_schema: obj(json!({"type": "object"})),
         annotations: Some(ToolAnnotations {
             read_only_hint: Some(true),
             ..Default::default()

@@ -6,9 +6,7 @@ use mcp_proto::{
 };
 use serde_json::json;
 
-fn to_value(m: &Message) -> serde_json::Value {
-    serde_json::to_value(m).unwrap()
-}
+use crate::common::to_json;
 
 #[test]
 fn request_with_string_id_round_trips() {
@@ -23,7 +21,7 @@ fn request_with_string_id_round_trips() {
         ))
     );
     assert_eq!(
-        to_value(&msg),
+        to_json(&msg),
         json!({"jsonrpc": "2.0", "id": "a-1", "method": "tools/list", "params": {"cursor": "c2"}})
     );
 }
@@ -59,7 +57,7 @@ fn success_and_error_responses() {
     );
     // Without an id, the id is left out (never written as null).
     assert_eq!(
-        serde_json::to_value(&resp).unwrap(),
+        to_json(&resp),
         json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "bad", "data": [1]}})
     );
 }

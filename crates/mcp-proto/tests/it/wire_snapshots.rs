@@ -1,32 +1,19 @@
 //! insta snapshots of the wire form of each typed method's params and
-//! result (tests/snapshots/). Review changes with `cargo insta review`.
+//! result (tests/it/snapshots/). Review changes with `cargo insta review`.
 
 use insta::assert_json_snapshot;
-use mcp_proto::methods::{self, Method, NotificationMethod};
+use mcp_proto::methods::{self, Method};
 use mcp_proto::*;
 use serde_json::json;
 
-fn obj(v: serde_json::Value) -> JsonObject {
-    v.as_object().cloned().unwrap()
-}
+use crate::common::{notification_wire, obj, request_wire, to_json};
 
 /// Snapshots a request's full wire form (method name included) and its result.
 fn request_and_result<M: Method>(
     params: &M::Params,
     result: &M::Result,
 ) -> (serde_json::Value, serde_json::Value) {
-    let req = Request::typed::<M>(1, params).unwrap();
-    (
-        serde_json::to_value(Message::Request(req)).unwrap(),
-        serde_json::to_value(result).unwrap(),
-    )
-}
-
-fn notification<M: NotificationMethod>(params: &M::Params) -> serde_json::Value {
-    serde_json::to_value(Message::Notification(
-        Notification::typed::<M>(params).unwrap(),
-    ))
-    .unwrap()
+    (request_wire::<M>(1, params), to_json(result))
 }
 
 fn client_meta() -> Meta {
@@ -203,19 +190,19 @@ fn roots_list() {
 fn notifications() {
     assert_json_snapshot!(
         "initialized_params",
-        notification::<methods::Initialized>(&NotificationParams::default())
+        notification_wire::<methods::Initialized>(&NotificationParams::default())
     );
     assert_json_snapshot!(
         "tools_list_changed_params",
-        notification::<methods::ToolListChanged>(&NotificationParams::default())
+        notification_wire::<methods::ToolListChanged>(&NotificationParams::default())
     );
     assert_json_snapshot!(
         "roots_list_changed_params",
-        notification::<methods::RootsListChanged>(&NotificationParams::default())
+        notification_wire::<methods::RootsListChanged>(&NotificationParams::default())
     );
     assert_json_snapshot!(
         "cancelled_params",
-        notification::<methods::Cancelled>(&CancelledNotificationParams {
+        notification_wire::<methods::Cancelled>(&CancelledNotificationParams {
             request_id: Some(RequestId::String("call-7".into())),
             reason: Some("user pressed stop".into()),
             ..Default::default()
@@ -223,7 +210,7 @@ fn notifications() {
     );
     assert_json_snapshot!(
         "progress_params",
-        notification::<methods::Progress>(&ProgressNotificationParams {
+        notification_wire::<methods::Progress>(&ProgressNotificationParams {
             progress_token: ProgressToken::Number(7),
             progress: 3.0,
             total: Some(10.0),
@@ -234,7 +221,7 @@ fn notifications() {
     );
     assert_json_snapshot!(
         "logging_message_params",
-        notification::<methods::LoggingMessage>(&LoggingMessageNotificationParams {
+        notification_wire::<methods::LoggingMessage>(&LoggingMessageNotificationParams {
             level: LoggingLevel::Warning,
             logger: Some("door".into()),
             data: json!("door unreachable; serving local tools only"),
