@@ -2,14 +2,13 @@
 //! fake-door behaviour; the bearer never appears in a result, a snapshot, a
 //! log line or a `Debug` string, and never reaches another origin.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{CANARY, capture_logs, config_for};
 use mcp_door_client::{Door, merge};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::json;
+
+use crate::common::{CANARY, capture_logs, config_for, params};
 
 #[tokio::test]
 async fn the_bearer_never_leaks() {
@@ -47,10 +46,11 @@ async fn the_bearer_never_leaks() {
         seen.push_str(&format!("{snapshot:?}\n"));
         let merged = merge(&[], snapshot.list.as_deref());
         seen.push_str(&serde_json::to_string(&merged).expect("json"));
-        let mut params = serde_json::Map::new();
-        params.insert("name".into(), json!("agents"));
-        params.insert("arguments".into(), json!({"op": "list_agents"}));
-        params.insert("_meta".into(), json!({"progressToken": 1}));
+        let params = params(json!({
+            "name": "agents",
+            "arguments": {"op": "list_agents"},
+            "_meta": {"progressToken": 1}
+        }));
         let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
         match door.call_tool(params, Some(sender)).await {
             Ok(result) => seen.push_str(&result.to_string()),

@@ -9,12 +9,13 @@
 //! so each test can script its answers and read every request it got.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 use mcp_door_client::{Door, DoorConfig, DoorStatus};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+
+use crate::common::loopback::{self, Reply};
+use crate::common::{names, params};
 
 /// One request as the server got it: lower-case header names.
 #[derive(Debug, Clone)]
@@ -28,55 +29,26 @@ type Answer = dyn Fn(usize, &Value) -> (u16, Value) + Send + Sync;
 /// Serves `answer(n, body)` to the n-th POST (0-based) on 127.0.0.1;
 /// returns the URL and the log of requests.
 fn serve(answer: Box<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
     let log = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&log);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-            let mut headers = HashMap::new();
-            let mut line = String::new();
-            reader.read_line(&mut line).expect("request line");
-            loop {
-                line.clear();
-                reader.read_line(&mut line).expect("header line");
-                let trimmed = line.trim_end();
-                if trimmed.is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = trimmed.split_once(':') {
-                    headers.insert(name.to_ascii_lowercase(), value.trim().to_owned());
-                }
-            }
-            let length: usize = headers
-                .get("content-length")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).expect("body");
-            let body: Value = serde_json::from_slice(&body).expect("JSON body");
-            let index = {
-                let mut log = seen.lock().expect("log");
-                log.push(Seen {
-                    headers,
-                    body: body.clone(),
-                });
-                log.len() - 1
-            };
-            let (status, reply) = answer(index, &body);
-            let reply = reply.to_string();
-            let head = format!(
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n\
-                 Content-Length: {}\r\nConnection: close\r\n\r\n",
-                reply.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(reply.as_bytes());
+    let origin = loopback::serve(move |request| {
+        let body: Value = serde_json::from_slice(&request.body).expect("JSON body");
+        let index = {
+            let mut log = seen.lock().expect("log");
+            log.push(Seen {
+                headers: request.headers,
+                body: body.clone(),
+            });
+            log.len() - 1
+        };
+        let (status, reply) = answer(index, &body);
+        Reply {
+            status,
+            headers: Vec::new(),
+            body: reply.to_string(),
         }
     });
-    (url, log)
+    (format!("{origin}/mcp"), log)
 }
 
 fn ok(body: &Value, result: Value) -> (u16, Value) {
@@ -88,18 +60,6 @@ fn ok(body: &Value, result: Value) -> (u16, Value) {
 
 fn tool(name: &str, properties: Value) -> Value {
     json!({"name": name, "inputSchema": {"type": "object", "properties": properties}})
-}
-
-fn params(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
-
-fn names(snapshot: &mcp_door_client::DoorSnapshot) -> Vec<String> {
-    let list = snapshot.list.as_ref().expect("a list");
-    list.tools.iter().map(|t| t.name.clone()).collect()
 }
 
 #[tokio::test]

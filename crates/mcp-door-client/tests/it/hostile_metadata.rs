@@ -9,15 +9,13 @@
 //! minimal door: every request gets a 401 whose challenge is built from the
 //! request's own `Authorization` header.
 
-mod common;
-
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 
-use common::capture_global_logs;
-use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig, DoorStatus};
-use serde_json::{Map, Value, json};
+use mcp_door_client::{Door, DoorStatus};
+use serde_json::json;
+
+use crate::common::loopback::{self, Reply};
+use crate::common::{capture_global_logs, config_with_bearer, params, result_text};
 
 /// A bearer with characters that percent-encoding changes.
 const SECRET: &str = "sk+hostile/7c1e=";
@@ -30,78 +28,31 @@ type Challenge = dyn Fn(&str) -> String + Send + Sync;
 /// Starts a door on 127.0.0.1 answering every request 401 with
 /// `challenge(bearer)`; returns its `/v1/mcp` URL and origin.
 fn hostile_door(challenge: Arc<Challenge>) -> (String, String) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
-    let origin = format!("http://{}", listener.local_addr().expect("address"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { return };
-            let challenge = Arc::clone(&challenge);
-            std::thread::spawn(move || answer_401(stream, &*challenge));
+    let origin = loopback::serve(move |request| {
+        let authorization = request.headers.get("authorization");
+        let value = authorization.map(String::as_str).unwrap_or_default();
+        let bearer = value.strip_prefix("Bearer ").unwrap_or(value);
+        Reply {
+            status: 401,
+            headers: vec![("WWW-Authenticate".to_owned(), challenge(bearer))],
+            body: "{}".to_owned(),
         }
     });
     (format!("{origin}/v1/mcp"), origin)
 }
 
-/// Reads one request (headers and `Content-Length` body) and answers 401.
-fn answer_401(stream: TcpStream, challenge: &Challenge) {
-    let mut reader = BufReader::new(stream);
-    let mut bearer = String::new();
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = value.trim();
-        if name.eq_ignore_ascii_case("authorization") {
-            bearer = value.strip_prefix("Bearer ").unwrap_or(value).to_owned();
-        } else if name.eq_ignore_ascii_case("content-length") {
-            length = value.parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let answer = format!(
-        "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: {}\r\n\
-         Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}",
-        challenge(&bearer)
-    );
-    let _ = reader.get_mut().write_all(answer.as_bytes());
-}
-
 fn door_for(url: &str) -> Door {
-    let mut config = DoorConfig::new(url);
-    config.bearer = BearerSource::Fixed(Bearer::new(SECRET).expect("valid bearer"));
-    Door::new(config).expect("door")
-}
-
-fn call_params() -> Map<String, Value> {
-    match json!({"name": "agents", "arguments": {}}) {
-        Value::Object(map) => map,
-        _ => unreachable!("an object literal"),
-    }
+    Door::new(config_with_bearer(url, SECRET)).expect("door")
 }
 
 /// The text of the sign-in result of one forwarded call.
 async fn sign_in_text(door: &Door) -> String {
     let result = door
-        .call_tool(call_params(), None)
+        .call_tool(params(json!({"name": "agents", "arguments": {}})), None)
         .await
         .expect("a result, not a JSON-RPC error");
     assert_eq!(result["isError"], true, "{result}");
-    result["content"][0]["text"]
-        .as_str()
-        .expect("a text block")
-        .to_owned()
+    result_text(&result)
 }
 
 fn expected_text(url: &str, metadata: &str) -> String {

@@ -1,22 +1,17 @@
 //! One test per fake-door behaviour (HIP-0300 §2.2 and §4 for a local
 //! server): list, merge, forwarded calls, and every failure mode.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{CANARY, capture_global_logs, config, config_for, names};
 use mcp_door_client::{Door, DoorError, DoorStatus, DropReason, DroppedTool, merge};
 use mcp_fake_door::{Behaviour, FakeDoor, LONG_NAME_LEN, huge_tools, normal_meta};
 use mcp_proto::{ErrorObject, Tool};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-fn params(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("params must be an object, got {other}"),
-    }
-}
+use crate::common::{
+    CANARY, Captured, call_agents, capture_global_logs, config, config_for, names, params,
+    result_text,
+};
 
 fn local_tool(name: &str, description: &str) -> Tool {
     Tool {
@@ -24,13 +19,6 @@ fn local_tool(name: &str, description: &str) -> Tool {
         description: Some(description.into()),
         ..Tool::default()
     }
-}
-
-fn result_text(result: &Value) -> String {
-    result["content"][0]["text"]
-        .as_str()
-        .expect("a text block")
-        .to_owned()
 }
 
 #[tokio::test]
@@ -208,6 +196,11 @@ async fn door_is_error_result_comes_back_unchanged() {
     );
 }
 
+/// The `isError` result the door client makes of a failure, saying `text`.
+fn error_result(text: String) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "isError": true})
+}
+
 /// Forwards one call to a door that answers `result` to every call.
 async fn call_answered_with(result: Value) -> (Value, String) {
     let fake = FakeDoor::start(Behaviour::CallResult(result)).expect("fake door");
@@ -224,13 +217,9 @@ async fn door_result_that_is_a_string_becomes_an_is_error_result() {
     let (result, address) = call_answered_with(json!("a string")).await;
     assert_eq!(
         result,
-        json!({
-            "content": [{
-                "type": "text",
-                "text": format!("hanzo door {address}: answered a tools/call result that is not an object")
-            }],
-            "isError": true
-        })
+        error_result(format!(
+            "hanzo door {address}: answered a tools/call result that is not an object"
+        ))
     );
 }
 
@@ -244,13 +233,9 @@ async fn door_result_that_is_null_or_an_array_becomes_an_is_error_result() {
         let (result, address) = call_answered_with(answer).await;
         assert_eq!(
             result,
-            json!({
-                "content": [{
-                    "type": "text",
-                    "text": format!("hanzo door {address}: answered a tools/call result that is not an object")
-                }],
-                "isError": true
-            })
+            error_result(format!(
+                "hanzo door {address}: answered a tools/call result that is not an object"
+            ))
         );
     }
 }
@@ -261,13 +246,9 @@ async fn door_result_whose_content_is_not_an_array_becomes_an_is_error_result() 
         call_answered_with(json!({"content": "text", "resultType": "complete"})).await;
     assert_eq!(
         result,
-        json!({
-            "content": [{
-                "type": "text",
-                "text": format!("hanzo door {address}: answered a tools/call result whose content is not an array")
-            }],
-            "isError": true
-        })
+        error_result(format!(
+            "hanzo door {address}: answered a tools/call result whose content is not an array"
+        ))
     );
 }
 
@@ -332,10 +313,7 @@ async fn unauthorized_call_names_the_challenge_metadata_url_once() {
 async fn unauthorized_without_metadata_falls_back_to_the_origin() {
     let fake = FakeDoor::start(Behaviour::UnauthorizedBare).expect("fake door");
     let door = Door::new(config_for(&fake)).expect("door");
-    let result = door
-        .call_tool(params(json!({"name": "agents"})), None)
-        .await
-        .expect("a result");
+    let result = call_agents(&door).await;
     assert!(
         result_text(&result).ends_with(&format!(
             "(resource metadata: {}/.well-known/oauth-protected-resource)",
@@ -363,10 +341,7 @@ async fn no_bearer_call_gets_the_sign_in_result() {
         fake.requests_for("tools/list")[0].header("authorization"),
         None
     );
-    let result = door
-        .call_tool(params(json!({"name": "agents"})), None)
-        .await
-        .expect("a result");
+    let result = call_agents(&door).await;
     assert_eq!(result["isError"], true);
     assert!(
         result_text(&result).contains(&fake.challenge_metadata_url()),
@@ -415,18 +390,14 @@ async fn html_502_is_local_only_and_a_one_line_call_error() {
         }
     );
     assert_eq!(snapshot.list, None);
-    let result = door
-        .call_tool(params(json!({"name": "agents"})), None)
-        .await
-        .expect("a result");
+    let result = call_agents(&door).await;
     assert_eq!(
         result,
-        json!({
-            "content": [{"type": "text", "text": format!(
-                "tool 'agents' is not a local tool, and the door ({}) failed: \
-                 answered an HTML page (HTTP 502), not JSON-RPC", fake.url())}],
-            "isError": true
-        })
+        error_result(format!(
+            "tool 'agents' is not a local tool, and the door ({}) failed: \
+                 answered an HTML page (HTTP 502), not JSON-RPC",
+            fake.url()
+        ))
     );
 }
 
@@ -441,10 +412,7 @@ async fn garbage_is_local_only() {
             reason: "answered a body that is not a JSON-RPC response: not JSON".into()
         }
     );
-    let result = door
-        .call_tool(params(json!({"name": "agents"})), None)
-        .await
-        .expect("a result");
+    let result = call_agents(&door).await;
     assert_eq!(
         result_text(&result),
         format!(
@@ -469,10 +437,7 @@ async fn hang_times_out_to_local_only() {
             reason: "no answer within 0.2 s".into()
         }
     );
-    let result = door
-        .call_tool(params(json!({"name": "agents"})), None)
-        .await
-        .expect("a result");
+    let result = call_agents(&door).await;
     assert_eq!(
         result_text(&result),
         format!(
@@ -640,10 +605,7 @@ async fn redirect_to_another_origin_drops_the_bearer() {
     let fake = FakeDoor::start(Behaviour::RedirectTo(other.url())).expect("fake door");
     let door = Door::new(config_for(&fake)).expect("door");
     assert_eq!(door.fetch_now().await.status, DoorStatus::Ready);
-    let result = door
-        .call_tool(params(json!({"name": "agents"})), None)
-        .await
-        .expect("a result");
+    let result = call_agents(&door).await;
     // The other origin challenges the call that arrived without a bearer.
     assert!(
         result_text(&result).contains(&other.challenge_metadata_url()),
@@ -916,9 +878,7 @@ async fn one_stderr_line_per_outage() {
     let door = Door::new(config_for(&fake)).expect("door");
     for _ in 0..3 {
         door.fetch_now().await;
-        door.call_tool(params(json!({"name": "agents"})), None)
-            .await
-            .expect("a result");
+        call_agents(&door).await;
     }
     assert_eq!(door_lines(&logs, &fake, "door unavailable").len(), 1);
     fake.set_behaviour(Behaviour::Normal);
@@ -1024,7 +984,7 @@ async fn merged_tools_memo_follows_the_generation() {
 
 /// The captured lines that contain `needle` and name `fake`'s address: the
 /// global capture also holds the lines of the tests running beside this one.
-fn door_lines(logs: &common::Captured, fake: &FakeDoor, needle: &str) -> Vec<String> {
+fn door_lines(logs: &Captured, fake: &FakeDoor, needle: &str) -> Vec<String> {
     let address = fake.url();
     logs.lines_with(needle)
         .into_iter()
