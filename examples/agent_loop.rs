@@ -1,263 +1,455 @@
-//! An agent runtime that assembles each agent's tool registry from two MCP
-//! servers, with a per-server allowlist (the agent's `allowedTools`, applied
-//! by `mcp-gating` where the registry is assembled).
+//! An agent runtime that starts two MCP servers as child processes, talks
+//! to each over stdio with rmcp (the official Rust SDK) as its client, and
+//! registers each server's tools through the agent's `allowedTools`.
 //!
-//! The two servers run in-process and are spoken to in JSON-RPC, one message
-//! at a time, exactly as over stdio: `github-workflow` (issues, pull
-//! requests, and the `signal_state_transition` trap endpoint) and
-//! `knowledge-base`. Three agent profiles share them:
+//! The gating happens where the registry is assembled, per server, with
+//! `mcp-gating`: a tool gated out is never registered, so the runtime has
+//! nowhere to route a call to it. It refuses such a call itself, exactly as
+//! an unknown tool (-32602), and the server never hears of it
+//! (docs/ARCHITECTURE.md, "Gating").
 //!
-//! - `orchestrator`: no allowlist (`null`), so it sees every tool;
-//! - `librarian`: `github-workflow` denied (`[]`), `knowledge-base` open;
-//! - `worker`: limited to `signal_state_transition` and one op of
-//!   `update_issue` (`"update_issue:close"`), knowledge-base denied.
+//! Both servers are `hanzo-mcp serve --no-door --root <folder>`, each on a
+//! temporary folder of its own: `project`, which the agent may change, and
+//! `docs`, which it may only read. The allowlist names `docs` alone, so
+//! `project` keeps every tool it lists.
 //!
-//! The runtime gates each server's list when it assembles the registry, so
-//! a gated-out tool is never registered: a call to it fails as an unknown
-//! tool (-32602) and never reaches the server (its request log proves it).
-//!
-//! Run: `cargo run -p mcp-examples --example agent_loop`.
+//! Run: `cargo run -p mcp-examples --example agent_loop`. The tests at the
+//! bottom check each step and run with `cargo test` (`test = true` on this
+//! example). The server binary is `$HANZO_MCP_BIN`, else a `hanzo-mcp` next
+//! to this program (`cargo test --workspace` builds it there), else one
+//! built on the spot with cargo.
 
 use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
-use mcp_gating::{AllowedTools, GatedSurface, OpTool, Policy, SurfaceRules, route_call};
-use mcp_proto::{
-    CallToolRequestParams, CallToolResult, ErrorObject, ListToolsResult, Message, Request,
-    RequestId, Response, Tool, parse_message,
-};
+use mcp_gating::{AllowedTools, CallDecision, GatedSurface, Policy, SurfaceRules};
+use mcp_proto::{ErrorObject, Tool};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
+use tempfile::TempDir;
 
-/// A minimal MCP server: answers `tools/list` and `tools/call` messages and
-/// remembers every tool it was asked to run.
-struct McpServer {
-    name: &'static str,
-    tools: Vec<Tool>,
-    calls_received: Vec<String>,
+type Result<T> = std::result::Result<T, Box<dyn Error>>;
+
+/// The agent's allowlist: `docs` may only be read; `project` is not named,
+/// so it keeps everything (a server the map does not name is not gated).
+const ALLOWED_TOOLS: &str = r#"{"docs": ["fs:read"]}"#;
+
+/// One server the runtime is connected to.
+struct Server {
+    name: String,
+    client: RunningService<RoleClient, ()>,
+    /// Every tool name the server listed, gated or not (for the printout).
+    listed: Vec<String>,
+    /// What the runtime registered from this server: the gated surface,
+    /// which is both the tool list shown to the model and the only way a
+    /// call reaches the server.
+    registry: GatedSurface<Tool>,
 }
 
-impl McpServer {
-    fn new(name: &'static str, tools: Value) -> Result<Self, Box<dyn Error>> {
-        Ok(Self {
+impl Server {
+    /// Starts `hanzo-mcp` on `root`, connects, lists its tools and
+    /// registers them through `allowed`.
+    async fn start(
+        binary: &Path,
+        name: &str,
+        root: &Path,
+        state: &Path,
+        allowed: &AllowedTools,
+    ) -> Result<Self> {
+        let mut command = tokio::process::Command::new(binary);
+        command
+            .args(["serve", "--no-door", "--log-level", "warn", "--root"])
+            .arg(root)
+            // Its memory, plans and exec spools stay in our temporary folder.
+            .env("HANZO_MCP_STATE", state)
+            // The runtime does the gating; a variable left in our own
+            // environment must not narrow the server's list behind our back.
+            .env_remove("HANZO_MCP_ALLOWED_TOOLS");
+        let client = ().serve(TokioChildProcess::new(command)?).await?;
+
+        // rmcp's tools and mcp-proto's are the same JSON; mcp-gating reads
+        // and narrows `mcp_proto::Tool` (its feature `proto`).
+        let listed: Vec<Tool> =
+            serde_json::from_value(serde_json::to_value(client.list_all_tools().await?)?)?;
+
+        // The one gating step. `GatedSurface` keeps the tools the rule of
+        // `resolve_allowed_tools` keeps (fail-open: a server the map does not
+        // name keeps all), narrows a tool kept by `"tool:action"` entries to
+        // those actions, and decides every call. `SurfaceRules::local()`:
+        // hanzo-mcp's tools take an `action`, and a server owns only the
+        // names it listed.
+        let registry = GatedSurface::new(
             name,
-            tools: serde_json::from_value(tools)?,
-            calls_received: Vec::new(),
+            &listed,
+            allowed,
+            Policy::FailOpen,
+            SurfaceRules::local(),
+        );
+        for unmatched in registry.unmatched_entries() {
+            eprintln!("warning: allowedTools for {name}: {unmatched}");
+        }
+        Ok(Self {
+            name: name.to_owned(),
+            client,
+            listed: listed.into_iter().map(|tool| tool.name).collect(),
+            registry,
         })
     }
 
-    /// One JSON-RPC message in, one out (what a stdio transport carries).
-    fn handle(&mut self, line: &[u8]) -> Result<Vec<u8>, Box<dyn Error>> {
-        let Message::Request(request) = parse_message(line).map_err(|e| e.error.message)? else {
-            return Err("the runtime only sends requests".into());
-        };
-        let response = match request.method.as_str() {
-            "tools/list" => {
-                let result = ListToolsResult {
-                    tools: self.tools.clone(),
-                    ..ListToolsResult::default()
+    /// The registered tools as the model would see them, with the actions
+    /// left to each narrowed tool.
+    fn registered(&self) -> Vec<String> {
+        self.registry
+            .tools()
+            .iter()
+            .map(|tool| match self.registry.allowed_values(&tool.name) {
+                Some(actions) => format!("{} (action {})", tool.name, actions.join("|")),
+                None => tool.name.clone(),
+            })
+            .collect()
+    }
+}
+
+/// What became of a tool call.
+#[derive(Debug)]
+enum Outcome {
+    /// The server ran it.
+    Ran(CallToolResult),
+    /// The runtime answered it without sending anything: the error the
+    /// model gets (the same as for a tool that does not exist), and why.
+    Refused { error: ErrorObject, why: String },
+}
+
+impl Outcome {
+    fn summary(&self) -> String {
+        match self {
+            Outcome::Ran(result) => {
+                let text = result
+                    .content
+                    .first()
+                    .and_then(|block| block.as_text())
+                    .map(|text| text.text.trim_end())
+                    .unwrap_or_default();
+                let status = if result.is_error == Some(true) {
+                    "tool error"
+                } else {
+                    "ok"
                 };
-                Response::success(request.id, serde_json::to_value(result)?)
+                format!("{status}: {text:?}")
             }
-            "tools/call" => {
-                let params: CallToolRequestParams = request.parse_params()?;
-                self.calls_received.push(params.name.clone());
-                let result = CallToolResult::text(format!(
-                    "{} ran {} with {}",
-                    self.name,
-                    params.name,
-                    Value::Object(params.arguments.unwrap_or_default())
-                ));
-                Response::success(request.id, serde_json::to_value(result)?)
+            Outcome::Refused { error, why } => {
+                format!("refused {} {:?} ({why})", error.code, error.message)
             }
-            other => Response::error(Some(request.id), ErrorObject::method_not_found(other)),
-        };
-        Ok(serde_json::to_vec(&Message::Response(response))?)
-    }
-}
-
-/// The client side of one connection: numbered requests, parsed responses.
-fn request(
-    server: &mut McpServer,
-    id: i64,
-    method: &str,
-    params: Option<Value>,
-) -> Result<Response, Box<dyn Error>> {
-    let line = serde_json::to_vec(&Message::Request(Request::new(
-        RequestId::Number(id),
-        method,
-        params,
-    )))?;
-    match parse_message(&server.handle(&line)?).map_err(|e| e.error.message)? {
-        Message::Response(response) => Ok(response),
-        _ => Err("a server answered a request with something else".into()),
-    }
-}
-
-/// An agent's view: one gated surface per server, in connection order.
-struct Registry {
-    surfaces: Vec<GatedSurface<Tool>>,
-}
-
-impl Registry {
-    /// Lists every server's tools and gates each list before merging:
-    /// a tool gated out is never registered.
-    fn assemble(servers: &mut [McpServer], allowed: &AllowedTools) -> Result<Self, Box<dyn Error>> {
-        let mut surfaces = Vec::new();
-        for (index, server) in servers.iter_mut().enumerate() {
-            let listed: ListToolsResult =
-                request(server, index as i64, "tools/list", None)?.parse_result()?;
-            let surface = GatedSurface::new(
-                server.name,
-                &listed.tools,
-                allowed,
-                Policy::FailOpen,
-                SurfaceRules::local(),
-            );
-            for unmatched in surface.unmatched_entries() {
-                println!("  warning: allowlist for {}: {unmatched}", server.name);
-            }
-            surfaces.push(surface);
-        }
-        Ok(Self { surfaces })
-    }
-
-    fn print(&self) {
-        for surface in &self.surfaces {
-            let names: Vec<String> = surface
-                .tools()
-                .iter()
-                .map(|tool| match tool.op_values("action") {
-                    Some(actions) => format!("{} (action: {})", tool.name, actions.join("|")),
-                    None => tool.name.clone(),
-                })
-                .collect();
-            let names = if names.is_empty() {
-                "(none)".to_owned()
-            } else {
-                names.join(", ")
-            };
-            println!("    {:<16} {names}", surface.source());
         }
     }
+}
 
-    /// Routes a `tools/call` to the server that registered the tool, or
-    /// answers -32602 itself.
-    fn call(
-        &self,
-        servers: &mut [McpServer],
-        name: &str,
-        arguments: Value,
-    ) -> Result<String, Box<dyn Error>> {
-        let arguments = arguments.as_object().cloned();
-        let target = route_call(&self.surfaces, name, |key| {
-            mcp_gating::OpArg::from_arguments(arguments.as_ref(), key)
-        });
-        let Some(index) = target else {
-            let error = ErrorObject::invalid_params(format!("Unknown tool: {name}"));
-            return Ok(format!("error {} {:?}", error.code, error.message));
+/// The agent's connections and their registries.
+struct Runtime {
+    servers: Vec<Server>,
+}
+
+impl Runtime {
+    /// Routes a call to `tool` of `server` if that server registered it and
+    /// the registry permits these arguments; otherwise refuses it here.
+    async fn call(&self, server: &str, tool: &str, arguments: Value) -> Result<Outcome> {
+        let Value::Object(arguments) = arguments else {
+            return Err("tool arguments are a JSON object".into());
         };
-        let server = servers.get_mut(index).ok_or("no such server")?;
-        let params = json!({"name": name, "arguments": arguments});
-        let response = request(server, 100, "tools/call", Some(params))?;
-        let result: CallToolResult = response.parse_result()?;
-        let text = result
-            .content
-            .first()
-            .and_then(|block| block.as_text())
-            .unwrap_or_default()
-            .to_owned();
-        Ok(format!("ok {text:?}"))
+        let refuse = |why: String| Outcome::Refused {
+            error: ErrorObject::invalid_params(format!("Unknown tool: {tool}")),
+            why,
+        };
+        let Some(connected) = self.servers.iter().find(|s| s.name == server) else {
+            return Ok(refuse(format!("no server {server:?}")));
+        };
+        match connected
+            .registry
+            .check_call_arguments(tool, Some(&arguments))
+        {
+            CallDecision::Permitted => {}
+            CallDecision::NotOwned => {
+                return Ok(refuse(format!("{tool:?} is not registered for {server}")));
+            }
+            CallDecision::Refused(refusal) => return Ok(refuse(refusal.to_string())),
+        }
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        Ok(Outcome::Ran(connected.client.call_tool(params).await?))
+    }
+
+    /// Closes each connection; rmcp then waits for the server to exit.
+    async fn shut_down(self) -> Result<()> {
+        for server in self.servers {
+            server.client.cancel().await?;
+        }
+        Ok(())
     }
 }
 
-fn servers() -> Result<Vec<McpServer>, Box<dyn Error>> {
-    let object = |required: &[&str]| json!({"type": "object", "required": required});
-    Ok(vec![
-        McpServer::new(
-            "github-workflow",
-            json!([
-                {"name": "create_issue", "inputSchema": object(&["title"])},
-                {"name": "update_issue", "inputSchema": {
-                    "type": "object",
-                    "properties": {
-                        "action": {"type": "string", "enum": ["edit", "close", "reopen"]},
-                        "number": {"type": "integer"}
-                    },
-                    "required": ["action", "number"]
-                }},
-                {"name": "signal_state_transition", "inputSchema": object(&["issue", "to"])},
-                {"name": "merge_pull_request", "inputSchema": object(&["number"])}
-            ]),
-        )?,
-        McpServer::new(
-            "knowledge-base",
-            json!([
-                {"name": "search", "inputSchema": object(&["query"])},
-                {"name": "read_document", "inputSchema": object(&["id"])}
-            ]),
-        )?,
-    ])
+/// The temporary folders of one run: each server's root, holding a note,
+/// and a state folder per server. Removed on drop.
+struct Folders {
+    _temp: TempDir,
+    project: PathBuf,
+    docs: PathBuf,
+    state: PathBuf,
 }
 
-fn main() -> Result<(), Box<dyn Error>> {
-    let profiles = [
-        (
-            "orchestrator",
-            "no allowlist: every tool of every server",
-            "null",
-        ),
-        (
-            "librarian",
-            "github-workflow denied; knowledge-base narrowed, with a typo",
-            r#"{"github-workflow": [], "knowledge-base": ["search", "read_documnet"]}"#,
-        ),
-        (
-            "worker",
-            "limited to the trap endpoint signal_state_transition",
-            r#"{"github-workflow": ["signal_state_transition"], "knowledge-base": []}"#,
-        ),
-        (
-            "triager",
-            "may close issues only; knowledge-base not named, so open",
-            r#"{"github-workflow": ["update_issue:close"]}"#,
-        ),
-    ];
+impl Folders {
+    fn new() -> Result<Self> {
+        let temp = tempfile::tempdir()?;
+        let folders = Folders {
+            project: temp.path().join("project"),
+            docs: temp.path().join("docs"),
+            state: temp.path().join("state"),
+            _temp: temp,
+        };
+        for (root, note) in [
+            (&folders.project, "Project notes: ship on Friday.\n"),
+            (&folders.docs, "Style guide: write plainly.\n"),
+        ] {
+            std::fs::create_dir_all(root)?;
+            std::fs::write(root.join("note.txt"), note)?;
+        }
+        for server in ["project", "docs"] {
+            std::fs::create_dir_all(folders.state.join(server))?;
+        }
+        Ok(folders)
+    }
+}
+
+/// Both servers started, connected and registered under [`ALLOWED_TOOLS`].
+async fn start_runtime(folders: &Folders) -> Result<Runtime> {
+    let binary = hanzo_mcp_binary()?;
+    let allowed: AllowedTools = serde_json::from_str(ALLOWED_TOOLS)?;
+    let mut servers = Vec::new();
+    for (name, root) in [("project", &folders.project), ("docs", &folders.docs)] {
+        let state = folders.state.join(name);
+        servers.push(Server::start(&binary, name, root, &state, &allowed).await?);
+    }
+    Ok(Runtime { servers })
+}
+
+/// The `hanzo-mcp` to run: `$HANZO_MCP_BIN`; else one in this program's
+/// folder or the two above it (`target/debug/examples/agent_loop` finds
+/// `target/debug/hanzo-mcp`); else the one cargo builds now, into the same
+/// target folder (`CARGO_TARGET_DIR` is passed on).
+fn hanzo_mcp_binary() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os("HANZO_MCP_BIN") {
+        let path = PathBuf::from(path);
+        if !path.is_file() {
+            return Err(format!("HANZO_MCP_BIN={} is not a file", path.display()).into());
+        }
+        return Ok(path);
+    }
+    let file_name = format!("hanzo-mcp{}", std::env::consts::EXE_SUFFIX);
+    let exe = std::env::current_exe()?;
+    if let Some(found) = exe
+        .ancestors()
+        .skip(1)
+        .take(3)
+        .map(|dir| dir.join(&file_name))
+        .find(|candidate| candidate.is_file())
+    {
+        return Ok(found);
+    }
+    build_hanzo_mcp()
+}
+
+/// Builds the `hanzo-mcp` binary with cargo and returns the path cargo
+/// reports for it.
+fn build_hanzo_mcp() -> Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    eprintln!("building hanzo-mcp (set HANZO_MCP_BIN to use another) ...");
+    let output = Command::new(cargo)
+        .args(["build", "-p", "mcp-local-server", "--bin", "hanzo-mcp"])
+        .args([
+            "--message-format",
+            "json-render-diagnostics",
+            "--manifest-path",
+        ])
+        .arg(manifest)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("hanzo-mcp not found, and cargo could not be run: {e}"))?;
+    if !output.status.success() {
+        return Err("hanzo-mcp not found, and `cargo build -p mcp-local-server` failed".into());
+    }
+    // One JSON message a line; the binary's is the artifact with an executable.
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|message| {
+            message["reason"] == "compiler-artifact" && message["target"]["name"] == "hanzo-mcp"
+        })
+        .and_then(|message| message["executable"].as_str().map(PathBuf::from))
+        .ok_or_else(|| "cargo built hanzo-mcp but did not say where".into())
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<()> {
+    let folders = Folders::new()?;
+    let runtime = start_runtime(&folders).await?;
+
+    println!("allowedTools = {ALLOWED_TOOLS}\n");
+    for server in &runtime.servers {
+        println!("{} listed:     {}", server.name, server.listed.join(", "));
+        println!(
+            "{} registered: {}\n",
+            server.name,
+            server.registered().join(", ")
+        );
+    }
+
+    let read = |root: &Path| json!({"action": "read", "path": root.join("note.txt")});
+    let touch = |root: &Path| json!({"action": "run", "command": ["touch", root.join("marker")]});
+    let write =
+        |root: &Path| json!({"action": "write", "path": root.join("new.txt"), "content": "x"});
     let calls = [
-        (
-            "signal_state_transition",
-            json!({"issue": 42, "to": "in-review"}),
-        ),
-        ("update_issue", json!({"action": "close", "number": 42})),
-        ("update_issue", json!({"action": "reopen", "number": 42})),
-        ("merge_pull_request", json!({"number": 7})),
-        ("search", json!({"query": "release checklist"})),
+        ("project", "fs", read(&folders.project)),
+        ("docs", "fs", read(&folders.docs)),
+        ("project", "exec", touch(&folders.project)),
+        ("docs", "exec", touch(&folders.docs)),
+        ("docs", "fs", write(&folders.docs)),
     ];
-
-    println!("Each agent assembles its registry from the same two MCP servers, gated by");
-    println!("its allowedTools, then makes the same five calls. A tool gated out is never");
-    println!("registered: calling it is error -32602 (unknown tool) and the server never sees it.");
-    println!();
-    for (agent, summary, config) in profiles {
-        let mut servers = servers()?;
-        let allowed: AllowedTools = serde_json::from_str(config)?;
-        println!("agent {agent} ({summary})");
-        println!("  allowedTools = {config}");
-        let registry = Registry::assemble(&mut servers, &allowed)?;
-        println!("  registered tools:");
-        registry.print();
-        println!("  calls:");
-        for (name, arguments) in &calls {
-            let outcome = registry.call(&mut servers, name, arguments.clone())?;
-            println!("    {name} {arguments} -> {outcome}");
-        }
-        println!("  what each server actually received:");
-        for server in &servers {
-            println!(
-                "    {:<16} tools/call for [{}]",
-                server.name,
-                server.calls_received.join(", ")
-            );
-        }
-        println!();
+    for (server, tool, arguments) in calls {
+        let action = arguments["action"].as_str().unwrap_or_default().to_owned();
+        let outcome = runtime.call(server, tool, arguments).await?;
+        println!("{server} {tool} {action} -> {}", outcome.summary());
     }
-    Ok(())
+
+    // What the servers did, seen from outside: only routed calls left a trace.
+    println!();
+    for (shown, path) in [
+        ("project/marker", folders.project.join("marker")),
+        ("docs/marker", folders.docs.join("marker")),
+        ("docs/new.txt", folders.docs.join("new.txt")),
+    ] {
+        let exists = if path.exists() { "exists" } else { "absent" };
+        println!("{shown}: {exists}");
+    }
+    runtime.shut_down().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_gating::OpTool;
+    use mcp_proto::JsonObject;
+
+    /// The runtime of `main` on fresh folders.
+    async fn started() -> (Runtime, Folders) {
+        let folders = Folders::new().expect("temporary folders");
+        let runtime = start_runtime(&folders).await.expect("both servers");
+        (runtime, folders)
+    }
+
+    fn server<'r>(runtime: &'r Runtime, name: &str) -> &'r Server {
+        runtime
+            .servers
+            .iter()
+            .find(|server| server.name == name)
+            .expect("a connected server")
+    }
+
+    fn arguments(value: Value) -> JsonObject {
+        match value {
+            Value::Object(map) => map,
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    fn ran_text(outcome: &Outcome) -> &str {
+        match outcome {
+            Outcome::Ran(result) => {
+                assert_ne!(result.is_error, Some(true), "{result:?}");
+                &result.content[0].as_text().expect("a text block").text
+            }
+            Outcome::Refused { why, .. } => panic!("refused: {why}"),
+        }
+    }
+
+    fn refusal_code(outcome: &Outcome) -> i64 {
+        match outcome {
+            Outcome::Refused { error, .. } => error.code,
+            Outcome::Ran(result) => panic!("the call reached the server: {result:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn each_server_registers_what_allowed_tools_gives_it() {
+        let (runtime, _folders) = started().await;
+        let project = server(&runtime, "project");
+        let docs = server(&runtime, "docs");
+        // Both are the same server, so they list the same tools.
+        assert_eq!(project.listed, docs.listed);
+        assert!(project.listed.iter().any(|name| name == "exec"));
+
+        // Not named in the allowlist: every listed tool, unchanged.
+        let registered: Vec<&str> = project.registry.tools().iter().map(|t| &*t.name).collect();
+        assert_eq!(registered, project.listed);
+
+        // "fs:read": fs alone, its action enum narrowed to read.
+        assert_eq!(docs.registered(), ["fs (action read)"]);
+        let fs = &docs.registry.tools()[0];
+        assert_eq!(fs.op_values("action"), Some(vec!["read".to_owned()]));
+        runtime.shut_down().await.expect("shut down");
+    }
+
+    #[tokio::test]
+    async fn an_allowed_tool_runs_on_its_own_server() {
+        let (runtime, folders) = started().await;
+        for (name, root, text) in [
+            (
+                "project",
+                &folders.project,
+                "Project notes: ship on Friday.\n",
+            ),
+            ("docs", &folders.docs, "Style guide: write plainly.\n"),
+        ] {
+            let read = json!({"action": "read", "path": root.join("note.txt")});
+            let outcome = runtime.call(name, "fs", read).await.expect("a call");
+            assert_eq!(ran_text(&outcome), text, "{name}");
+        }
+        runtime.shut_down().await.expect("shut down");
+    }
+
+    #[tokio::test]
+    async fn a_gated_out_tool_is_refused_and_never_reaches_the_server() {
+        let (runtime, folders) = started().await;
+        let touch =
+            |root: &Path| json!({"action": "run", "command": ["touch", root.join("marker")]});
+
+        // The same call runs where exec is registered...
+        let outcome = runtime
+            .call("project", "exec", touch(&folders.project))
+            .await;
+        ran_text(&outcome.expect("a call"));
+        assert!(folders.project.join("marker").exists());
+
+        // ...and is refused, as an unknown tool, where it is not; the
+        // server never ran it.
+        let outcome = runtime.call("docs", "exec", touch(&folders.docs)).await;
+        assert_eq!(refusal_code(&outcome.expect("a call")), -32602);
+        assert!(!folders.docs.join("marker").exists());
+        assert!(!server(&runtime, "docs").registry.owns("exec"));
+
+        // A registered tool with an action left out of the allowlist.
+        let write =
+            json!({"action": "write", "path": folders.docs.join("new.txt"), "content": "x"});
+        let outcome = runtime.call("docs", "fs", write.clone()).await;
+        assert_eq!(refusal_code(&outcome.expect("a call")), -32602);
+        assert!(!folders.docs.join("new.txt").exists());
+        let docs = &server(&runtime, "docs").registry;
+        assert!(matches!(
+            docs.check_call_arguments("fs", Some(&arguments(write))),
+            CallDecision::Refused(_)
+        ));
+        runtime.shut_down().await.expect("shut down");
+    }
 }

@@ -10,10 +10,14 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig, MergedTools, merge};
+use mcp_door_client::{Door, MergedTools, merge};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use mcp_proto::Tool;
 use serde_json::{Map, Value, json};
+
+/// The door configuration and call params the integration tests use.
+#[path = "../tests/it/common/door.rs"]
+mod shared;
 
 const LOCAL: [&str; 12] = [
     "fs",
@@ -60,9 +64,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 fn door_for(fake: &FakeDoor) -> Door {
-    let mut config = DoorConfig::new(fake.url());
-    config.bearer = BearerSource::Fixed(Bearer::new("bench-token").expect("bearer"));
-    Door::new(config).expect("door")
+    Door::new(shared::config_with_bearer(&fake.url(), "bench-token")).expect("door")
 }
 
 fn tools_list_cached(c: &mut Criterion) {
@@ -102,13 +104,10 @@ fn tools_list_cached(c: &mut Criterion) {
 }
 
 fn call_params() -> Map<String, Value> {
-    let Value::Object(params) = json!({
+    shared::params(json!({
         "name": "agents",
         "arguments": {"op": "list_agents", "input": {"limit": 10}}
-    }) else {
-        unreachable!("an object literal")
-    };
-    params
+    }))
 }
 
 fn call(c: &mut Criterion) {

@@ -228,7 +228,7 @@ impl Door {
     /// Whether a call to `name` goes to this door: an ungated door owns
     /// every name that is not a local tool (it accepts op names it did not
     /// list), so the answer is "the name follows the MCP tool-name rule".
-    /// Ask only after the local tools said no (DESIGN "Gating semantics").
+    /// Ask only after the local tools said no (docs/ARCHITECTURE.md, "Gating").
     pub fn owns(&self, name: &str) -> bool {
         validate_tool_name(name).is_ok()
     }

@@ -14,7 +14,7 @@ use crate::hash::BuildNameHasher;
 /// discriminator (`"billing:get_invoice"`).
 ///
 /// The discriminator is `op` for the door's grouped subsystem tools
-/// (HIP-0300 §1.3) and `action` for local tools (DESIGN "Gating semantics");
+/// (HIP-0300 §1.3) and `action` for local tools (docs/ARCHITECTURE.md, "Gating");
 /// the entry only names the value, the surface that applies it knows the key.
 /// `:` cannot occur in an MCP tool name, so the split is unambiguous.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -183,7 +183,7 @@ impl ServerAllowlist {
     }
 }
 
-/// A whole allowlist configuration (the seed's `allowedTools`).
+/// A whole allowlist configuration (an agent's `allowedTools`).
 ///
 /// JSON: `null` (no filtering; also [`Default`]) or an object mapping each
 /// server name to a list of entries, `{"local": ["fs"], "door": []}`.

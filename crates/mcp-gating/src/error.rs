@@ -8,7 +8,7 @@ use std::fmt;
 /// or policy name), so the message points at the mistake:
 /// `server "door": entry "billing:" has an empty op after ':'`.
 ///
-/// The crate's only normal dependency is `serde` (DESIGN "Crates"), so
+/// The crate's only normal dependency is `serde` (docs/ARCHITECTURE.md, "Crates and their direction"), so
 /// `Display` and [`std::error::Error`] are written by hand rather than
 /// derived with `thiserror`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 //! tool name ([`ToolName`]); [`Policy`] layers fail-open or deny-by-default on
 //! it; [`GatedSurface`] applies a configuration to one tool source, narrows
 //! `"<tool>:<op>"` entries in the tool's schema, and decides whether a call
-//! is routed to that source (DESIGN "Gating semantics", HIP-0300 §1.3).
+//! is routed to that source (docs/ARCHITECTURE.md, "Gating"; HIP-0300 §1.3).
 //!
 //! # Example: one server's tools
 //!

@@ -5,12 +5,11 @@ use std::str::FromStr;
 
 use crate::{AllowedTools, ConfigError, ServerAllowlist, ToolName};
 
-/// How a configuration applies to a server it does not name (the seed:
-/// "deny-by-default vs fail-open-per-server is a policy the matrix layers on
-/// top").
+/// How a configuration applies to a server it does not name: a policy
+/// layered on top of the core (docs/ARCHITECTURE.md, "Gating").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Policy {
-    /// The default and the seed's semantics: `null` and an absent server keep
+    /// The default and the core's semantics: `null` and an absent server keep
     /// every tool; only named servers are constrained.
     #[default]
     FailOpen,

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use crate::{AllowedTools, Entry, Policy, ToolName};
 
 /// The tools of `server_name` that `allowed_tools` permits, fail-open per
-/// server (DESIGN "Gating semantics", the seed's `resolveAllowedTools`).
+/// server (docs/ARCHITECTURE.md, "Gating").
 ///
 /// - `null` (see [`AllowedTools::unrestricted`]) → every tool;
 /// - a server absent from the map → every tool;

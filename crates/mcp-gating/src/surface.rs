@@ -1,5 +1,5 @@
 //! A source's gated surface: the listed tools after gating, and the routing
-//! decision for a call (DESIGN "Gating semantics", HIP-0300 §1.3).
+//! decision for a call (docs/ARCHITECTURE.md, "Gating"; HIP-0300 §1.3).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -44,7 +44,7 @@ impl SurfaceRules {
         }
     }
 
-    /// A local toolbox (DESIGN "Local tools"): discriminator `action`, no
+    /// A local toolbox (docs/ARCHITECTURE.md, "Local tools"): discriminator `action`, no
     /// `describe`, only listed names.
     pub fn local() -> Self {
         Self {
@@ -195,7 +195,7 @@ impl Access {
 
 /// One tool source's surface after gating: what it lists and what it takes.
 ///
-/// Built per source, before the merge (DESIGN "Gating semantics"), from the
+/// Built per source, before the merge (docs/ARCHITECTURE.md, "Gating"), from the
 /// source's name (`local`, `door`), its tools, the configuration, the policy
 /// and the source's [`SurfaceRules`]. A tool gated out is not in
 /// [`tools`](Self::tools) and [`check_call`](Self::check_call) says

@@ -188,8 +188,8 @@ impl ToolSource for GatedSource {
     }
 }
 
-/// The -32602 error of a call the gated source owns but refuses (DESIGN
-/// "Gating semantics": refused like an unknown tool, never forwarded):
+/// The -32602 error of a call the gated source owns but refuses (docs/ARCHITECTURE.md,
+/// "Gating": refused like an unknown tool, never forwarded):
 /// `tool "fs" does not allow action "write" here (allowed: read)` with
 /// `data` `{"tool":"fs","action":"write","allowed":["read"]}` (`op` for the
 /// door's tools and its `describe`; the value is `null` when the call

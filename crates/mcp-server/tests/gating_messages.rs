@@ -1,5 +1,5 @@
 //! `--allowed-tools` op and action entries through the binary: a refused
-//! value is -32602 (DESIGN "Gating semantics": refused like an unknown tool,
+//! value is -32602 (docs/ARCHITECTURE.md, "Gating": refused like an unknown tool,
 //! never forwarded) whose message and `data` say which value was refused and
 //! which are allowed, and the narrowed schema's description names only the
 //! allowed values.
