@@ -2,36 +2,23 @@
 //! running binary: each line gets the right JSON-RPC error (code and id, or
 //! id null when it cannot be known) and the next valid request is answered.
 
-mod common;
-
-use common::Server;
 use serde_json::{Value, json};
+
+use crate::common::{Proc, serve_in_temp_root};
 
 /// A table row: name, the line sent, the expected error (code, id) if any.
 type Case = (&'static str, Vec<u8>, Option<(i64, Value)>);
 
-fn serve() -> Server {
-    let root = tempfile::tempdir().expect("tempdir");
-    let mut server = Server::spawn(&[
-        "serve",
-        "--no-door",
-        "--root",
-        root.path().to_str().expect("utf-8"),
-    ]);
-    std::mem::forget(root);
+/// A server past the handshake, and its root.
+fn serve() -> (Proc, tempfile::TempDir) {
+    let (mut server, root) = serve_in_temp_root(&[]);
     server.initialize("2025-11-25");
-    server
+    (server, root)
 }
 
 /// Sends `line`, expects `expected` (code, id) or nothing, then checks a
 /// ping is still answered.
-fn check(
-    server: &mut Server,
-    ping_id: i64,
-    name: &str,
-    line: &[u8],
-    expected: Option<(i64, Value)>,
-) {
+fn check(server: &mut Proc, ping_id: i64, name: &str, line: &[u8], expected: Option<(i64, Value)>) {
     server.send_raw(line);
     server.request(ping_id, "ping", json!({}));
     if let Some((code, id)) = expected {
@@ -56,7 +43,7 @@ fn check(
 
 #[test]
 fn every_bad_line_gets_its_error_and_the_connection_keeps_serving() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     let mut huge = br#"{"jsonrpc":"2.0","id":77,"method":"ping","params":{"pad":""#.to_vec();
     huge.extend(std::iter::repeat_n(b'x', 10 * 1024 * 1024));
@@ -146,7 +133,7 @@ fn every_bad_line_gets_its_error_and_the_connection_keeps_serving() {
 
 #[test]
 fn an_unterminated_last_line_is_answered_before_exit() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     server.send_unterminated(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
     server.close_stdin();
     assert_eq!(
@@ -158,7 +145,7 @@ fn an_unterminated_last_line_is_answered_before_exit() {
 
 #[test]
 fn empty_input_exits_zero_and_writes_nothing() {
-    let mut server = Server::spawn(&["serve", "--no-door"]);
+    let mut server = Proc::spawn(&["serve", "--no-door"]);
     server.close_stdin();
     assert!(server.drain().is_empty());
     assert_eq!(server.wait().code(), Some(0));
@@ -166,7 +153,7 @@ fn empty_input_exits_zero_and_writes_nothing() {
 
 #[test]
 fn a_64_mib_line_is_streamed_past_without_holding_it() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     // 64 MiB in 1 MiB writes, no newline until the end: eight times the
     // 8 MiB line limit.
     let chunk = vec![b'x'; 1024 * 1024];

@@ -2,21 +2,20 @@
 //! the binary (MCP 2025-11-25 basic/utilities/cancellation and progress;
 //! basic/lifecycle, shutdown).
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::{Server, call_params, first_text};
 use serde_json::{Value, json};
 
+use crate::common::{Proc, call_params, first_text, processes_left, sleep_marker};
+
 struct Fixture {
-    server: Server,
+    server: Proc,
     root: tempfile::TempDir,
 }
 
 fn start() -> Fixture {
     let root = tempfile::tempdir().expect("tempdir");
-    let mut server = Server::spawn(&[
+    let mut server = Proc::spawn(&[
         "serve",
         "--no-door",
         "--test-tools",
@@ -222,10 +221,10 @@ fn no_progress_without_a_token() {
 }
 
 /// A server whose `exec` job spools live in a temporary state folder.
-fn start_exec() -> (Server, tempfile::TempDir) {
+fn start_exec() -> (Proc, tempfile::TempDir) {
     let state = tempfile::tempdir().expect("tempdir");
     let root = state.path().to_str().expect("utf-8").to_owned();
-    let mut server = Server::spawn_with_env(
+    let mut server = Proc::spawn_with_env(
         &["serve", "--no-door", "--root", &root],
         &[("HANZO_MCP_STATE", &root)],
     );
@@ -236,7 +235,7 @@ fn start_exec() -> (Server, tempfile::TempDir) {
 #[test]
 fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
     let (mut server, _state) = start_exec();
-    let mark = common::sleep_marker(1);
+    let mark = sleep_marker(1);
     server.request(
         5,
         "tools/call",
@@ -247,7 +246,7 @@ fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
     );
     // Wait (at most ~10 s) until the command runs.
     for _ in 0..1000 {
-        if !common::processes_left(&mark).is_empty() {
+        if !processes_left(&mark).is_empty() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
@@ -257,7 +256,7 @@ fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
         "method": "notifications/cancelled",
         "params": { "requestId": 5, "reason": "test" }
     }));
-    assert_eq!(common::processes_left(&mark), Vec::<u32>::new());
+    assert_eq!(processes_left(&mark), Vec::<u32>::new());
     let pong = server.call(6, "ping", json!({}));
     assert_eq!(pong["result"], json!({}));
     server.close_stdin();
@@ -271,7 +270,7 @@ fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
 #[test]
 fn end_of_input_with_a_background_job_leaves_no_process() {
     let (mut server, _state) = start_exec();
-    let mark = common::sleep_marker(2);
+    let mark = sleep_marker(2);
     let started = server.call(
         1,
         "tools/call",
@@ -295,7 +294,7 @@ fn end_of_input_with_a_background_job_leaves_no_process() {
         "running"
     );
     assert!(server.wait().success());
-    assert_eq!(common::processes_left(&mark), Vec::<u32>::new());
+    assert_eq!(processes_left(&mark), Vec::<u32>::new());
 }
 
 /// `memory store` and `tasks add` calls streamed at a server that is then
@@ -306,7 +305,7 @@ fn answered_writes_survive_sigkill() {
     let state = tempfile::tempdir().expect("tempdir");
     let dir = state.path().to_str().expect("utf-8").to_owned();
     let spawn = || {
-        let mut server = Server::spawn_with_env(
+        let mut server = Proc::spawn_with_env(
             &["serve", "--no-door", "--root", &dir],
             &[("HANZO_MCP_STATE", &dir)],
         );
@@ -405,9 +404,9 @@ fn two_servers_editing_one_file_lose_no_edit() {
         let file = root.path().join("shared.txt");
         std::fs::write(&file, "START\nEND\n").expect("write");
         let dir = root.path().to_str().expect("utf-8").to_owned();
-        let mut servers: Vec<Server> = (0..2)
+        let mut servers: Vec<Proc> = (0..2)
             .map(|_| {
-                let mut server = Server::spawn(&["serve", "--no-door", "--root", &dir]);
+                let mut server = Proc::spawn(&["serve", "--no-door", "--root", &dir]);
                 server.initialize("2025-11-25");
                 server
             })

@@ -3,22 +3,13 @@
 //! sent before the handshake (MCP 2025-11-25 basic/lifecycle; MCP 2026-07-28
 //! basic/versioning).
 
-mod common;
-
-use common::Server;
 use serde_json::json;
 
-fn serve() -> Server {
-    let root = tempfile::tempdir().expect("tempdir");
-    let server = Server::spawn(&[
-        "serve",
-        "--no-door",
-        "--root",
-        root.path().to_str().expect("utf-8"),
-    ]);
-    // The directory only has to exist at start.
-    std::mem::forget(root);
-    server
+use crate::common::{Proc, serve_in_temp_root};
+
+/// `hanzo-mcp serve --no-door` on a temporary root, before the handshake.
+fn serve() -> (Proc, tempfile::TempDir) {
+    serve_in_temp_root(&[])
 }
 
 /// Client revision → the revision the spec says the server answers: the
@@ -35,7 +26,7 @@ fn negotiation_table() {
         ("2026-07-28", "2025-11-25"),
     ];
     for (requested, expected) in table {
-        let mut server = serve();
+        let (mut server, _root) = serve();
         let result = server.initialize(requested);
         assert_eq!(
             result["protocolVersion"], expected,
@@ -51,7 +42,7 @@ fn negotiation_table() {
 
 #[test]
 fn initialize_twice_is_refused_and_the_first_revision_holds() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     server.initialize("2025-06-18");
     let again = server.call(
         1,
@@ -69,7 +60,7 @@ fn initialize_twice_is_refused_and_the_first_revision_holds() {
 
 #[test]
 fn requests_before_the_handshake_get_a_clear_error() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     for (id, method) in [(1, "tools/list"), (2, "tools/call")] {
         let response = server.call(id, method, json!({ "name": "fs", "arguments": {} }));
         assert_eq!(response["id"], id);
@@ -101,7 +92,7 @@ fn stateless_meta(revision: &str) -> serde_json::Value {
 
 #[test]
 fn discover_answers_the_stateless_revision() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     let response = server.call(
         1,
         "server/discover",
@@ -121,7 +112,7 @@ fn discover_answers_the_stateless_revision() {
 
 #[test]
 fn stateless_requests_need_no_handshake_and_carry_result_type() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     let list = server.call(
         1,
         "tools/list",
@@ -142,7 +133,7 @@ fn stateless_requests_need_no_handshake_and_carry_result_type() {
 
 #[test]
 fn unsupported_stateless_revision_is_32022_with_supported_and_requested() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     for (id, method, requested) in [
         (1, "server/discover", "2099-01-01"),
         (2, "tools/list", "2099-01-01"),
@@ -161,7 +152,7 @@ fn unsupported_stateless_revision_is_32022_with_supported_and_requested() {
 
 #[test]
 fn stateless_requests_without_client_capabilities_are_32602() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     let mut meta = stateless_meta("2026-07-28");
     meta.as_object_mut()
         .expect("meta object")
@@ -182,7 +173,7 @@ fn stateless_requests_without_client_capabilities_are_32602() {
 
 #[test]
 fn both_styles_on_one_connection() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     server.initialize("2025-06-18");
     let legacy = server.call(1, "tools/list", json!({}));
     assert!(legacy["result"].get("resultType").is_none());
@@ -197,7 +188,7 @@ fn both_styles_on_one_connection() {
 
 #[test]
 fn unknown_method_is_32601_and_unknown_tool_is_32602() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     server.initialize("2025-11-25");
     let response = server.call(1, "resources/list", json!({}));
     assert_eq!(response["error"]["code"], -32601);
@@ -220,7 +211,7 @@ fn unknown_method_is_32601_and_unknown_tool_is_32602() {
 
 #[test]
 fn test_tool_is_hidden_without_the_hidden_flag() {
-    let mut server = serve();
+    let (mut server, _root) = serve();
     server.initialize("2025-11-25");
     let list = server.call(1, "tools/list", json!({}));
     let names: Vec<&str> = list["result"]["tools"]

@@ -1,41 +1,19 @@
-//! `--allowed-tools` through the binary: gating per source before
-//! the merge, gated-out names unknown (-32602) and never forwarded, the
-//! `tools` listing with its warnings, and bad configurations refused at
-//! start.
+//! `--allowed-tools` through the binary: gating per source before the
+//! merge, gated-out names unknown (-32602) and never forwarded, op and
+//! action entries whose refusals name the refused value and the allowed
+//! ones, the narrowed schemas, the `tools` listing with its warnings, and
+//! bad configurations refused at start.
 
-mod common;
-
-use std::process::Command;
-
-use common::{Server, call_params};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
-fn names(list: &Value) -> Vec<String> {
-    list["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no tools in {list}"))
-        .iter()
-        .map(|t| t["name"].as_str().expect("name").to_owned())
-        .collect()
-}
+use crate::common::{WithDoor, call_params, names, run, serve_with_door};
 
-fn serve_gated(door: &FakeDoor, root: &std::path::Path, allowed: &str) -> Server {
-    let mut server = Server::spawn_with_env(
-        &[
-            "serve",
-            "--root",
-            root.to_str().expect("utf-8"),
-            "--allowed-tools",
-            allowed,
-        ],
-        &[
-            ("HANZO_MCP_DOOR", &door.url()),
-            ("HANZO_API_KEY", "gating-test-key"),
-        ],
-    );
-    server.initialize("2025-11-25");
-    server
+/// A server past the handshake with a door at `door` and `allowed`.
+fn gated(door: &FakeDoor, allowed: &str) -> WithDoor {
+    let mut setup = serve_with_door(&door.url(), &["--allowed-tools", allowed]);
+    setup.server.initialize("2025-11-25");
+    setup
 }
 
 fn forwarded_names(door: &FakeDoor) -> Vec<String> {
@@ -49,9 +27,9 @@ fn forwarded_names(door: &FakeDoor) -> Vec<String> {
 #[test]
 fn local_fs_only_and_the_door_denied() {
     let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let root = tempfile::tempdir().expect("tempdir");
-    std::fs::write(root.path().join("a.txt"), "alpha\n").expect("write");
-    let mut server = serve_gated(&door, root.path(), r#"{"local": ["fs"], "door": []}"#);
+    let mut setup = gated(&door, r#"{"local": ["fs"], "door": []}"#);
+    let (server, root) = (&mut setup.server, setup.root.path());
+    std::fs::write(root.join("a.txt"), "alpha\n").expect("write");
 
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), ["fs"]);
@@ -89,12 +67,8 @@ fn local_fs_only_and_the_door_denied() {
 #[test]
 fn door_limited_to_billing() {
     let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let root = tempfile::tempdir().expect("tempdir");
-    let mut server = serve_gated(
-        &door,
-        root.path(),
-        r#"{"local": ["fs"], "door": ["billing"]}"#,
-    );
+    let mut setup = gated(&door, r#"{"local": ["fs"], "door": ["billing"]}"#);
+    let server = &mut setup.server;
 
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), ["fs", "billing"]);
@@ -131,12 +105,8 @@ fn door_limited_to_billing() {
 #[test]
 fn door_op_entry_narrows_and_refuses_other_ops() {
     let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let root = tempfile::tempdir().expect("tempdir");
-    let mut server = serve_gated(
-        &door,
-        root.path(),
-        r#"{"local": [], "door": ["agents:list_agents"]}"#,
-    );
+    let mut setup = gated(&door, r#"{"local": [], "door": ["agents:list_agents"]}"#);
+    let server = &mut setup.server;
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), ["agents"]);
     let schema = &list["result"]["tools"][0]["inputSchema"];
@@ -169,16 +139,11 @@ fn door_op_entry_narrows_and_refuses_other_ops() {
     assert_eq!(forwarded_names(&door), ["agents", "list_agents"]);
 }
 
+/// `hanzo-mcp tools <args>` with `env`.
 fn tools_command(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"));
-    command
-        .arg("tools")
-        .args(args)
-        .env_remove("HANZO_MCP_ALLOWED_TOOLS");
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().expect("run hanzo-mcp tools")
+    let mut argv = vec!["tools"];
+    argv.extend_from_slice(args);
+    run(&argv, env)
 }
 
 #[test]
@@ -259,18 +224,17 @@ fn a_bad_configuration_is_a_clear_error_at_start() {
     ];
     for (config, expected) in cases {
         for command in ["serve", "tools"] {
-            let out = Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"))
-                .args([
+            let out = run(
+                &[
                     command,
                     "--no-door",
                     "--root",
                     root_s,
                     "--allowed-tools",
                     config,
-                ])
-                .stdin(std::process::Stdio::null())
-                .output()
-                .expect("run");
+                ],
+                &[],
+            );
             assert_eq!(out.status.code(), Some(1), "{command} {config}");
             assert!(out.stdout.is_empty(), "{command} {config}");
             let stderr = String::from_utf8_lossy(&out.stderr);
@@ -278,4 +242,127 @@ fn a_bad_configuration_is_a_clear_error_at_start() {
             assert!(stderr.contains(expected), "{config}: {stderr}");
         }
     }
+}
+
+fn tool<'v>(list: &'v Value, name: &str) -> &'v Value {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {list}"))
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} in {list}"))
+}
+
+#[test]
+fn a_refused_local_action_names_the_action_and_the_allowed_ones() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let mut setup = gated(&door, r#"{"local": ["fs:read"]}"#);
+    let (server, root) = (&mut setup.server, setup.root.path());
+    std::fs::write(root.join("a.txt"), "alpha\n").expect("write");
+
+    let write = server.call(
+        1,
+        "tools/call",
+        call_params(
+            "fs",
+            json!({ "action": "write", "path": "b.txt", "content": "beta" }),
+        ),
+    );
+    assert_eq!(
+        write,
+        json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {
+                "code": -32602,
+                "message": "tool \"fs\" does not allow action \"write\" here (allowed: read)",
+                "data": {"tool": "fs", "action": "write", "allowed": ["read"]}
+            }
+        })
+    );
+    assert!(!root.join("b.txt").exists());
+
+    let none = server.call(2, "tools/call", call_params("fs", json!({})));
+    assert_eq!(
+        none["error"],
+        json!({
+            "code": -32602,
+            "message": "tool \"fs\" needs an allowed action here (allowed: read)",
+            "data": {"tool": "fs", "action": null, "allowed": ["read"]}
+        })
+    );
+
+    let read = server.call(
+        3,
+        "tools/call",
+        call_params("fs", json!({ "action": "read", "path": "a.txt" })),
+    );
+    assert_eq!(
+        read["result"],
+        json!({"content": [{"type": "text", "text": "alpha\n"}]})
+    );
+
+    assert_eq!(server.wait().code(), Some(0));
+    assert!(door.requests_for("tools/call").is_empty());
+}
+
+#[test]
+fn the_narrowed_action_description_names_only_the_allowed_actions() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let mut setup = gated(&door, r#"{"local": ["fs:read", "fs:help"], "door": []}"#);
+    let server = &mut setup.server;
+    let list = server.call(1, "tools/list", json!({}));
+    let action = &tool(&list, "fs")["inputSchema"]["properties"]["action"];
+    assert_eq!(action["enum"], json!(["read", "help"]), "{action}");
+    assert_eq!(action["description"], "read | help.", "{action}");
+}
+
+#[test]
+fn a_refused_door_op_names_the_op_and_the_allowed_ones() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let mut setup = gated(
+        &door,
+        r#"{"local": [], "door": ["describe", "agents:list_agents"]}"#,
+    );
+    let server = &mut setup.server;
+    let refused = server.call(
+        1,
+        "tools/call",
+        call_params("agents", json!({ "op": "deploy_agent" })),
+    );
+    assert_eq!(
+        refused["error"],
+        json!({
+            "code": -32602,
+            "message": "tool \"agents\" does not allow op \"deploy_agent\" here (allowed: list_agents)",
+            "data": {"tool": "agents", "op": "deploy_agent", "allowed": ["list_agents"]}
+        })
+    );
+    let describe = server.call(
+        2,
+        "tools/call",
+        call_params("describe", json!({ "op": "deploy_agent" })),
+    );
+    assert_eq!(
+        describe["error"],
+        json!({
+            "code": -32602,
+            "message": "tool \"describe\" does not allow op \"deploy_agent\" here (allowed: list_agents)",
+            "data": {"tool": "describe", "op": "deploy_agent", "allowed": ["list_agents"]}
+        })
+    );
+    let allowed = server.call(
+        3,
+        "tools/call",
+        call_params("agents", json!({ "op": "list_agents" })),
+    );
+    assert_eq!(allowed["result"]["content"][0]["text"], "called agents");
+    assert_eq!(server.wait().code(), Some(0));
+    let forwarded: Vec<Value> = door
+        .requests_for("tools/call")
+        .iter()
+        .filter_map(|r| r.params())
+        .map(|p| p["name"].clone())
+        .collect();
+    assert_eq!(forwarded, [json!("agents")]);
 }
