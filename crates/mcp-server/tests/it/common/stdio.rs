@@ -291,10 +291,10 @@ impl Proc {
         }
     }
 
-    /// `initialize` with `revision` and `capabilities`, then
-    /// `notifications/initialized`; the whole `initialize` response.
-    pub fn handshake(&mut self, revision: &str, capabilities: Value) -> Value {
-        let response = self.call(
+    /// `initialize` (id 0) with `revision` and `capabilities` alone; its
+    /// whole response.
+    pub fn initialize_only(&mut self, revision: &str, capabilities: Value) -> Value {
+        self.call(
             0,
             "initialize",
             json!({
@@ -302,7 +302,13 @@ impl Proc {
                 "capabilities": capabilities,
                 "clientInfo": { "name": "test", "version": "0" }
             }),
-        );
+        )
+    }
+
+    /// `initialize` with `revision` and `capabilities`, then
+    /// `notifications/initialized`; the whole `initialize` response.
+    pub fn handshake(&mut self, revision: &str, capabilities: Value) -> Value {
+        let response = self.initialize_only(revision, capabilities);
         self.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
         response
     }
