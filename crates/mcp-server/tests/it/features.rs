@@ -20,7 +20,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::common::driver::Connection;
-use crate::common::http::{Events, Listening, STATELESS, Session, listen};
+use crate::common::http::{Events, Listening, STATELESS, Session, assert_sse, listen};
+use crate::common::names;
 use crate::common::tools::{self, Tools, text};
 
 fn wire<T: FromValue>(value: Value) -> Result<T, ErrorObject> {
@@ -189,14 +190,19 @@ fn bare(with: impl FnOnce(Server) -> Server) -> Arc<Server> {
     Arc::new(with(tools::server("t", Vec::new())))
 }
 
+/// A client of `server(true)` past the handshake with `capabilities`.
+async fn connected(capabilities: Value) -> Connection {
+    let mut client = Connection::open(server(true));
+    client.handshake(capabilities).await;
+    client
+}
+
 /// A client of `server(true)` that declared `sampling`, whose `ask` call
 /// `id` is waiting for the `sampling/createMessage` request returned.
 async fn asked(id: u64) -> (Connection, Value) {
-    let mut client = Connection::open(server(true));
-    client.handshake(json!({ "sampling": {} })).await;
+    let mut client = connected(json!({ "sampling": {} })).await;
     client
-        .send(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": { "name": "ask", "arguments": {} } }))
+        .request(id, "tools/call", json!({ "name": "ask", "arguments": {} }))
         .await;
     let request = client.next().await;
     assert_eq!(request["method"], json!("sampling/createMessage"));
@@ -229,8 +235,7 @@ async fn capabilities_are_exactly_the_handlers_present() {
 
 #[tokio::test]
 async fn resources_list_and_read_answer_exactly() {
-    let mut client = Connection::open(server(true));
-    client.handshake(json!({})).await;
+    let mut client = connected(json!({})).await;
     assert_eq!(
         client.call(1, "resources/list", json!({})).await,
         json!({ "jsonrpc": "2.0", "id": 1, "result": { "resources": [
@@ -320,8 +325,7 @@ async fn stateless_reads_carry_result_type_and_cache_fields() {
 
 #[tokio::test]
 async fn prompts_and_completion_answer_exactly() {
-    let mut client = Connection::open(server(true));
-    client.handshake(json!({})).await;
+    let mut client = connected(json!({})).await;
     assert_eq!(
         client.call(1, "prompts/list", json!({})).await,
         json!({ "jsonrpc": "2.0", "id": 1, "result": { "prompts": [ { "name": "greet",
@@ -393,16 +397,12 @@ async fn subscribed_resources_get_updated_notifications() {
     );
     updates.notify("mem://a");
     // Nothing for mem://a any more: the next line is the ping's answer.
-    assert_eq!(
-        client.call(3, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 3, "result": {} })
-    );
+    client.assert_next_is_pong(3).await;
 }
 
 #[tokio::test]
 async fn log_messages_follow_set_level() {
-    let mut client = Connection::open(server(true));
-    client.handshake(json!({})).await;
+    let mut client = connected(json!({})).await;
     // Before logging/setLevel nothing is sent.
     assert_eq!(
         client
@@ -418,8 +418,7 @@ async fn log_messages_follow_set_level() {
         json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
     );
     client
-        .send(json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call",
-            "params": { "name": "log", "arguments": {} } }))
+        .request(3, "tools/call", json!({ "name": "log", "arguments": {} }))
         .await;
     assert_eq!(
         client.next().await,
@@ -557,11 +556,7 @@ async fn a_malformed_client_response_fails_its_request_at_once() {
                 .to_owned(),
         );
         // Nothing else was sent for the bad line: the next line is the ping's.
-        assert_eq!(
-            client.call(9, "ping", json!({})).await,
-            json!({ "jsonrpc": "2.0", "id": 9, "result": {} }),
-            "case {n}"
-        );
+        client.assert_next_is_pong(9).await;
     }
     let prefix = "the client's response to sampling/createMessage was malformed: ";
     assert_eq!(
@@ -577,27 +572,25 @@ async fn a_malformed_client_response_fails_its_request_at_once() {
 /// QA: a malformed response to no request of ours is dropped unanswered.
 #[tokio::test]
 async fn a_malformed_response_to_nothing_is_dropped() {
-    let mut client = Connection::open(server(true));
-    client.handshake(json!({})).await;
+    let mut client = connected(json!({})).await;
     client
         .send(json!({ "jsonrpc": "2.0", "id": "s-77", "error": "bad" }))
         .await;
     client
         .send(json!({ "jsonrpc": "2.0", "id": 7, "result": {}, "error": { "code": 1, "message": "x" } }))
         .await;
-    assert_eq!(
-        client.call(9, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 9, "result": {} })
-    );
+    client.assert_next_is_pong(9).await;
 }
 
 #[tokio::test]
 async fn an_unanswered_request_times_out_and_is_cancelled() {
-    let mut client = Connection::open(server(true));
-    client.handshake(json!({ "sampling": {} })).await;
+    let mut client = connected(json!({ "sampling": {} })).await;
     client
-        .send(json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/call",
-            "params": { "name": "ask_briefly", "arguments": {} } }))
+        .request(
+            9,
+            "tools/call",
+            json!({ "name": "ask_briefly", "arguments": {} }),
+        )
         .await;
     let request = client.next().await;
     assert_eq!(request["method"], json!("sampling/createMessage"));
@@ -617,16 +610,12 @@ async fn an_unanswered_request_times_out_and_is_cancelled() {
     client
         .send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} }))
         .await;
-    assert_eq!(
-        client.call(10, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 10, "result": {} })
-    );
+    client.assert_next_is_pong(10).await;
 }
 
 #[tokio::test]
 async fn a_client_without_the_capability_gets_no_request() {
-    let mut client = Connection::open(server(true));
-    client.handshake(json!({ "roots": {} })).await;
+    let mut client = connected(json!({ "roots": {} })).await;
     assert_eq!(
         client
             .call(11, "tools/call", json!({ "name": "ask", "arguments": {} }))
@@ -651,10 +640,7 @@ async fn cancelling_the_call_cancels_its_client_request() {
     assert_eq!(told["method"], json!("notifications/cancelled"));
     assert_eq!(told["params"]["requestId"], request["id"]);
     // No response for the cancelled call: the next line answers the ping.
-    assert_eq!(
-        client.call(13, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 13, "result": {} })
-    );
+    client.assert_next_is_pong(13).await;
 }
 
 #[tokio::test]
@@ -724,9 +710,7 @@ async fn roots_are_listed_after_initialized_and_on_list_changed() {
         seen.recv().await,
         Some(vec!["file:///a".to_owned(), "file:///b".to_owned()])
     );
-    client
-        .send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
-        .await;
+    client.notify("notifications/roots/list_changed").await;
     assert_eq!(
         client.next().await,
         json!({ "jsonrpc": "2.0", "id": "s-2", "method": "roots/list", "params": {} })
@@ -745,14 +729,9 @@ async fn roots_are_not_requested_from_a_client_without_the_capability() {
     let (server, mut seen) = roots_server();
     let mut client = Connection::open(server);
     client.handshake(json!({ "sampling": {} })).await;
-    client
-        .send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
-        .await;
+    client.notify("notifications/roots/list_changed").await;
     // No roots/list went out: the next line is the ping's answer.
-    assert_eq!(
-        client.call(1, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
-    );
+    client.assert_next_is_pong(1).await;
     assert!(seen.try_recv().is_err());
 }
 
@@ -770,9 +749,7 @@ async fn roots_list_changed_floods_are_coalesced() {
         json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} })
     );
     for _ in 0..5000 {
-        client
-            .send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
-            .await;
+        client.notify("notifications/roots/list_changed").await;
     }
     client
         .send(
@@ -793,10 +770,7 @@ async fn roots_list_changed_floods_are_coalesced() {
         .await;
     assert_eq!(seen.recv().await, Some(vec!["file:///b".to_owned()]));
     // Nothing else went out: the next line is the ping's answer.
-    assert_eq!(
-        client.call(1, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
-    );
+    client.assert_next_is_pong(1).await;
 }
 
 /// QA: `tools/list` treats an explicit null cursor as the first page, as
@@ -806,11 +780,7 @@ async fn tools_list_null_cursor_is_the_first_page() {
     let mut client = Connection::open(server(false));
     client.handshake(json!({})).await;
     let first = client.call(1, "tools/list", json!({})).await;
-    let names: Vec<&str> = first["result"]["tools"]
-        .as_array()
-        .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
-        .unwrap_or_default();
-    assert_eq!(names, vec!["log", "ask", "ask_briefly"]);
+    assert_eq!(names(&first), ["log", "ask", "ask_briefly"]);
     let with_null = client
         .call(2, "tools/list", json!({ "cursor": null }))
         .await;
@@ -965,13 +935,7 @@ async fn a_server_request_rides_the_post_stream_and_its_answer_is_a_second_post(
         .post(&json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/call",
             "params": { "name": "ask", "arguments": {} } }))
         .await;
-    assert_eq!(call.status(), StatusCode::OK);
-    assert_eq!(
-        call.headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok()),
-        Some("text/event-stream")
-    );
+    assert_sse(&call);
     let mut events = Events::of(call);
     assert_eq!(
         events.expect_next().await,

@@ -7,7 +7,7 @@
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
-use crate::common::{WithDoor, call_params, names, run, serve_with_door};
+use crate::common::{WithDoor, call_params, names, run, serve_with_door, tool_names};
 
 /// A server past the handshake with a door at `door` and `allowed`.
 fn gated(door: &FakeDoor, allowed: &str) -> WithDoor {
@@ -166,13 +166,7 @@ fn tools_command_shows_the_gated_list_and_warns_about_unmatched_entries() {
         String::from_utf8_lossy(&out.stderr)
     );
     let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
-    let listed: Vec<&str> = listed["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    assert_eq!(listed, ["fs"]);
+    assert_eq!(tool_names(&listed), ["fs"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains(r#"hanzo-mcp: warning: allowedTools["local"]: "fss" matches no tool"#),
@@ -204,10 +198,72 @@ fn the_environment_variable_and_a_file_configure_the_same() {
     assert_eq!(listed["tools"][0]["name"], "workspace");
 }
 
+/// `hanzo-mcp serve` and `hanzo-mcp tools` with `--no-door --root
+/// <temporary> --allowed-tools <config>`: each stops at start with exit
+/// status `code` and nothing on stdout; each command's stderr.
+fn refused_at_start(config: &str, code: i32) -> Vec<(&'static str, String)> {
+    let root = tempfile::tempdir().expect("tempdir");
+    let root = root.path().to_str().expect("utf-8");
+    ["serve", "tools"]
+        .into_iter()
+        .map(|command| {
+            let out = run(
+                &[
+                    command,
+                    "--no-door",
+                    "--root",
+                    root,
+                    "--allowed-tools",
+                    config,
+                ],
+                &[],
+            );
+            assert_eq!(out.status.code(), Some(code), "{command} {config}");
+            assert!(out.stdout.is_empty(), "{command} {config}");
+            (command, String::from_utf8_lossy(&out.stderr).into_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn an_allowed_tools_key_naming_no_source_is_refused_with_status_2() {
+    let cases = [
+        (
+            r#"{"Local":["fs"],"door":[]}"#,
+            r#"hanzo-mcp: configuration: --allowed-tools: unknown server "Local" (the servers here are "local" and "door")"#,
+        ),
+        (
+            r#"{"local":["fs"],"doors":[],"fs":[]}"#,
+            r#"hanzo-mcp: configuration: --allowed-tools: unknown servers "doors", "fs" (the servers here are "local" and "door")"#,
+        ),
+    ];
+    for (config, expected) in cases {
+        for (command, stderr) in refused_at_start(config, 2) {
+            assert_eq!(stderr, format!("{expected}\n"), "{command} {config}");
+        }
+    }
+}
+
+#[test]
+fn the_known_servers_are_still_accepted_by_tools() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let out = tools_command(
+        &[
+            "--no-door",
+            "--root",
+            root.path().to_str().expect("utf-8"),
+            "--allowed-tools",
+            r#"{"local":["fs"],"door":[]}"#,
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(tool_names(&listed), ["fs"]);
+}
+
 #[test]
 fn a_bad_configuration_is_a_clear_error_at_start() {
-    let root = tempfile::tempdir().expect("tempdir");
-    let root_s = root.path().to_str().expect("utf-8");
     let cases = [
         (r#"{"local": "fs"}"#, "--allowed-tools: "),
         (r#"{"local": ["fs:"]}"#, "local"),
@@ -223,21 +279,7 @@ fn a_bad_configuration_is_a_clear_error_at_start() {
         ),
     ];
     for (config, expected) in cases {
-        for command in ["serve", "tools"] {
-            let out = run(
-                &[
-                    command,
-                    "--no-door",
-                    "--root",
-                    root_s,
-                    "--allowed-tools",
-                    config,
-                ],
-                &[],
-            );
-            assert_eq!(out.status.code(), Some(1), "{command} {config}");
-            assert!(out.stdout.is_empty(), "{command} {config}");
-            let stderr = String::from_utf8_lossy(&out.stderr);
+        for (_, stderr) in refused_at_start(config, 1) {
             assert!(stderr.starts_with("hanzo-mcp: configuration: "), "{stderr}");
             assert!(stderr.contains(expected), "{config}: {stderr}");
         }

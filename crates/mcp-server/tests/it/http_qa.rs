@@ -21,7 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Notify;
 
 use crate::common::http::{
-    BOTH, Http, JSON_ONLY, LEGACY, PATIENCE, Running, STATELESS, Session, header,
+    BOTH, Http, JSON_ONLY, LEGACY, PATIENCE, Running, STATELESS, Session, assert_sse, header,
     initialize_request, parts, sse_messages, start,
 };
 use crate::common::tools::{Tools, text};
@@ -94,6 +94,24 @@ async fn roots_session(http: &Http) -> Session {
     http.open_session(json!({ "roots": {} })).await
 }
 
+/// POSTs `call` (a `wait` call) in `session` accepting `accept`, on a
+/// task, and returns once the tool runs; the task ends with the POST's
+/// answer.
+async fn waiting_call(
+    running: &Qa,
+    session: &Session,
+    accept: &'static str,
+    call: Value,
+) -> tokio::task::JoinHandle<reqwest::Response> {
+    let started = running.started.notified();
+    let session = session.clone();
+    let task = tokio::spawn(async move { session.post_accept(accept, &call).await });
+    tokio::time::timeout(PATIENCE, started)
+        .await
+        .expect("the call started");
+    task
+}
+
 /// POSTs `body` with this `Content-Type` (none when `None`).
 async fn post_typed(http: &Http, content_type: Option<&str>, body: &Value) -> reqwest::Response {
     let mut headers = vec![("accept", BOTH)];
@@ -124,12 +142,8 @@ async fn an_initialize_beyond_the_session_cap_is_503_until_one_ends() {
             "message": "too many sessions: 2 are live; end one (DELETE) or retry later" } })
     );
     let deleted = running
-        .client
-        .delete(&running.url)
-        .header("mcp-session-id", &first.id)
-        .send()
-        .await
-        .expect("DELETE answered");
+        .send(Method::DELETE, &[("mcp-session-id", &first.id)], None)
+        .await;
     assert_eq!(deleted.status(), StatusCode::OK);
     let again = initialize(&running).await;
     assert_eq!(again.status(), StatusCode::OK);
@@ -188,19 +202,17 @@ async fn a_session_with_an_open_stream_does_not_expire() {
     let streaming = roots_session(&running).await;
     let idle = roots_session(&running).await;
     let stream = running
-        .client
-        .get(&running.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &streaming.id)
-        .header("mcp-protocol-version", LEGACY)
-        .send()
-        .await
-        .expect("GET answered");
-    assert_eq!(stream.status(), StatusCode::OK);
-    assert_eq!(
-        header(stream.headers(), "content-type"),
-        "text/event-stream"
-    );
+        .send(
+            Method::GET,
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", &streaming.id),
+                ("mcp-protocol-version", LEGACY),
+            ],
+            None,
+        )
+        .await;
+    assert_sse(&stream);
     let admitted = tokio::time::timeout(PATIENCE, async {
         loop {
             let response = initialize(&running).await;
@@ -228,27 +240,13 @@ async fn a_session_with_an_open_stream_does_not_expire() {
 async fn cancel_while_waiting(accept: &'static str) -> reqwest::Response {
     let running = qa(HttpConfig::default()).await;
     let session = roots_session(&running).await;
-    let started = running.started.notified();
-    let call = {
-        let session = session.clone();
-        tokio::spawn(async move {
-            session
-                .post_accept(
-                    accept,
-                    &json!({ "jsonrpc": "2.0", "id": "c1", "method": "tools/call",
-                        "params": { "name": "wait", "arguments": {} } }),
-                )
-                .await
-        })
-    };
-    tokio::time::timeout(PATIENCE, started)
-        .await
-        .expect("the call started");
+    let call = json!({ "jsonrpc": "2.0", "id": "c1", "method": "tools/call",
+        "params": { "name": "wait", "arguments": {} } });
+    let call = waiting_call(&running, &session, accept, call).await;
     let cancelled = session
-        .post_accept(
-            BOTH,
+        .post(
             &json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": { "requestId": "c1" } }),
+            "params": { "requestId": "c1" } }),
         )
         .await;
     assert_eq!(cancelled.status(), StatusCode::ACCEPTED);
@@ -269,11 +267,7 @@ async fn a_cancelled_json_post_is_answered_204_without_a_body() {
 #[tokio::test]
 async fn a_cancelled_sse_post_gets_a_stream_that_ends_without_events() {
     let response = cancel_while_waiting(BOTH).await;
-    assert_eq!(response.status(), StatusCode::OK);
-    assert_eq!(
-        header(response.headers(), "content-type"),
-        "text/event-stream"
-    );
+    assert_sse(&response);
     let body = tokio::time::timeout(PATIENCE, response.text())
         .await
         .expect("the stream ended")
@@ -290,25 +284,9 @@ async fn a_cancelled_sse_post_gets_a_stream_that_ends_without_events() {
 async fn a_duplicate_id_in_flight_is_refused_and_the_first_keeps_its_answer() {
     let running = qa(HttpConfig::default()).await;
     let session = roots_session(&running).await;
-    let started = running.started.notified();
-    let first = {
-        let session = session.clone();
-        tokio::spawn(async move {
-            parts(
-                session
-                    .post_accept(
-                        JSON_ONLY,
-                        &json!({ "jsonrpc": "2.0", "id": 42, "method": "tools/call",
-                            "params": { "name": "wait", "arguments": {} } }),
-                    )
-                    .await,
-            )
-            .await
-        })
-    };
-    tokio::time::timeout(PATIENCE, started)
-        .await
-        .expect("the call started");
+    let call = json!({ "jsonrpc": "2.0", "id": 42, "method": "tools/call",
+        "params": { "name": "wait", "arguments": {} } });
+    let first = waiting_call(&running, &session, JSON_ONLY, call).await;
     let (status, kind, body) = parts(
         session
             .post_accept(
@@ -326,10 +304,13 @@ async fn a_duplicate_id_in_flight_is_refused_and_the_first_keeps_its_answer() {
             "message": "request id 42 is already in flight" } })
     );
     running.release.notify_one();
-    let (status, kind, body) = tokio::time::timeout(PATIENCE, first)
-        .await
-        .expect("first answered")
-        .expect("task");
+    let (status, kind, body) = parts(
+        tokio::time::timeout(PATIENCE, first)
+            .await
+            .expect("first answered")
+            .expect("task"),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(kind, "application/json");
     assert_eq!(
@@ -529,13 +510,7 @@ async fn a_malformed_client_response_is_202_and_fails_the_waiting_call_at_once()
         .post(&json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call",
                 "params": { "name": "ask", "arguments": {} } }))
         .await;
-    assert_eq!(call.status(), StatusCode::OK);
-    assert_eq!(
-        call.headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok()),
-        Some("text/event-stream")
-    );
+    assert_sse(&call);
     let reading = tokio::spawn(sse_messages(call));
     // The server request is s-1 (the first of this connection); answer it
     // with both result and error.
@@ -735,23 +710,9 @@ async fn plain_session(http: &Http) -> Session {
 async fn http_cancelled_request_post_is_closed() {
     let running = qa(HttpConfig::default()).await;
     let session = plain_session(&running).await;
-    let started = running.started.notified();
-    let call = {
-        let session = session.clone();
-        tokio::spawn(async move {
-            let response = session
-                .post_accept(
-                    JSON_ONLY,
-                    &json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                        "params": { "name": "wait" } }),
-                )
-                .await;
-            response.text().await.unwrap_or_default()
-        })
-    };
-    tokio::time::timeout(PATIENCE, started)
-        .await
-        .expect("the call started");
+    let call = json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": { "name": "wait" } });
+    let call = waiting_call(&running, &session, JSON_ONLY, call).await;
     let cancelled = session
         .post_accept(
             JSON_ONLY,
@@ -761,7 +722,10 @@ async fn http_cancelled_request_post_is_closed() {
         .await;
     assert_eq!(cancelled.status(), StatusCode::ACCEPTED);
     // Any ending will do (an empty body, an error); hanging forever will not.
-    let ended = tokio::time::timeout(PATIENCE, call).await;
+    let ended = tokio::time::timeout(PATIENCE, async {
+        call.await.expect("task").text().await.unwrap_or_default()
+    })
+    .await;
     assert!(ended.is_ok(), "the cancelled request's POST never ended");
 }
 
@@ -769,23 +733,9 @@ async fn http_cancelled_request_post_is_closed() {
 async fn http_duplicate_id_keeps_the_original_answer() {
     let running = qa(HttpConfig::default()).await;
     let session = plain_session(&running).await;
-    let started = running.started.notified();
-    let first = {
-        let session = session.clone();
-        tokio::spawn(async move {
-            let response = session
-                .post_accept(
-                    JSON_ONLY,
-                    &json!({ "jsonrpc": "2.0", "id": 42, "method": "tools/call",
-                        "params": { "name": "wait" } }),
-                )
-                .await;
-            (response.status(), response.text().await.unwrap_or_default())
-        })
-    };
-    tokio::time::timeout(PATIENCE, started)
-        .await
-        .expect("the call started");
+    let call = json!({ "jsonrpc": "2.0", "id": 42, "method": "tools/call",
+        "params": { "name": "wait" } });
+    let first = waiting_call(&running, &session, JSON_ONLY, call).await;
     let second = session
         .post_accept(
             JSON_ONLY,
@@ -795,10 +745,12 @@ async fn http_duplicate_id_keeps_the_original_answer() {
     let second: Value = second.json().await.expect("json");
     assert_eq!(second["error"]["code"], json!(-32600));
     running.release.notify_one();
-    let (status, body) = tokio::time::timeout(PATIENCE, first)
+    let first = tokio::time::timeout(PATIENCE, first)
         .await
         .expect("first answered")
         .expect("task");
+    let status = first.status();
+    let body = first.text().await.unwrap_or_default();
     assert_eq!(status, StatusCode::OK, "first POST: {body}");
     let body: Value = serde_json::from_str(&body).expect("json");
     assert_eq!(body["result"]["content"][0]["text"], json!("released"));

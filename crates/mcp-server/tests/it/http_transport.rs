@@ -9,13 +9,14 @@ use std::time::Duration;
 
 use mcp_local_server::http::{HttpConfig, serve_http};
 use mcp_local_server::test_tools::TestTools;
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::common::http::{
-    Http, LEGACY, Running, STATELESS, exchange, header, json_body, raw_post, sse_messages, start,
-    stateless_meta,
+    Http, LEGACY, Running, STATELESS, assert_sse, exchange, header, json_body, raw_post,
+    sse_messages, start, stateless_meta,
 };
+use crate::common::tool_names;
 use crate::common::tools::{self, Tools, text};
 
 /// The hidden `test_sleep` source served as `name`.
@@ -76,13 +77,7 @@ async fn legacy_initialize_mints_a_session_and_requests_answer_json() {
     assert_eq!(listed.status(), StatusCode::OK);
     let body = json_body(listed).await;
     assert_eq!(body["id"], "list");
-    let names: Vec<&str> = body["result"]["tools"]
-        .as_array()
-        .expect("tools array")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    assert_eq!(names, ["test_sleep"]);
+    assert_eq!(tool_names(&body["result"]), ["test_sleep"]);
 }
 
 #[tokio::test]
@@ -125,23 +120,15 @@ async fn delete_ends_a_session_and_later_requests_get_404() {
     assert_eq!(json_body(alive).await["result"], json!({}));
 
     let deleted = server
-        .client
-        .delete(&server.url)
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("DELETE answered");
+        .send(Method::DELETE, &[("mcp-session-id", &session)], None)
+        .await;
     assert_eq!(deleted.status(), StatusCode::OK);
 
     let after = server.post(&[("mcp-session-id", &session)], &ping).await;
     assert_eq!(after.status(), StatusCode::NOT_FOUND);
     let again = server
-        .client
-        .delete(&server.url)
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("DELETE answered");
+        .send(Method::DELETE, &[("mcp-session-id", &session)], None)
+        .await;
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
 }
 
@@ -213,50 +200,48 @@ async fn disallowed_origin_is_403_and_loopback_origin_is_served() {
 async fn get_opens_the_session_stream_or_gets_405() {
     let server = test_tools(HttpConfig::default()).await;
     let no_session = server
-        .client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .send()
-        .await
-        .expect("GET answered");
+        .send(Method::GET, &[("accept", "text/event-stream")], None)
+        .await;
     assert_eq!(no_session.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(header(no_session.headers(), "allow"), "POST");
 
     let session = session(&server).await;
     let stateless = server
-        .client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-protocol-version", STATELESS)
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("GET answered");
+        .send(
+            Method::GET,
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-protocol-version", STATELESS),
+                ("mcp-session-id", &session),
+            ],
+            None,
+        )
+        .await;
     assert_eq!(stateless.status(), StatusCode::METHOD_NOT_ALLOWED);
 
     let stream = server
-        .client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("GET answered");
-    assert_eq!(stream.status(), StatusCode::OK);
-    assert_eq!(
-        header(stream.headers(), "content-type"),
-        "text/event-stream"
-    );
+        .send(
+            Method::GET,
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", &session),
+            ],
+            None,
+        )
+        .await;
+    assert_sse(&stream);
     assert_eq!(header(stream.headers(), "x-accel-buffering"), "no");
 
     let second = server
-        .client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("GET answered");
+        .send(
+            Method::GET,
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", &session),
+            ],
+            None,
+        )
+        .await;
     assert_eq!(second.status(), StatusCode::CONFLICT);
 }
 
@@ -409,13 +394,15 @@ async fn stateless_notification_is_202_and_get_delete_are_405() {
 
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
         let response = server
-            .client
-            .request(method.clone(), &server.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-protocol-version", STATELESS)
-            .send()
-            .await
-            .expect("answered");
+            .send(
+                method.clone(),
+                &[
+                    ("accept", "text/event-stream"),
+                    ("mcp-protocol-version", STATELESS),
+                ],
+                None,
+            )
+            .await;
         assert_eq!(
             response.status(),
             StatusCode::METHOD_NOT_ALLOWED,
@@ -444,13 +431,12 @@ async fn stateless_progress_streams_over_sse() {
 async fn malformed_body_is_400_with_32700() {
     let server = test_tools(HttpConfig::default()).await;
     let response = server
-        .client
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .body("{not json")
-        .send()
-        .await
-        .expect("answered");
+        .send(
+            Method::POST,
+            &[("content-type", "application/json")],
+            Some(b"{not json".to_vec()),
+        )
+        .await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let body = json_body(response).await;
     assert_eq!(body["error"]["code"], -32700);
@@ -716,22 +702,20 @@ async fn a_rebound_host_without_origin_gets_403() {
 async fn a_rebound_host_is_refused_on_get_and_delete_too() {
     let running = host_test(HttpConfig::default()).await;
     let get = running
-        .client
-        .get(&running.url)
-        .header("host", "evil.example")
-        .header("accept", "text/event-stream")
-        .send()
-        .await
-        .expect("GET answered");
+        .send(
+            Method::GET,
+            &[("host", "evil.example"), ("accept", "text/event-stream")],
+            None,
+        )
+        .await;
     assert_refused(get).await;
     let delete = running
-        .client
-        .delete(&running.url)
-        .header("host", "evil.example")
-        .header("mcp-session-id", "whatever")
-        .send()
-        .await
-        .expect("DELETE answered");
+        .send(
+            Method::DELETE,
+            &[("host", "evil.example"), ("mcp-session-id", "whatever")],
+            None,
+        )
+        .await;
     assert_refused(delete).await;
 }
 

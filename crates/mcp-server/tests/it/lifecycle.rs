@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crate::common::{Proc, serve_in_temp_root};
+use crate::common::{Proc, names, serve_in_temp_root};
 
 /// `hanzo-mcp serve --no-door` on a temporary root, before the handshake.
 fn serve() -> (Proc, tempfile::TempDir) {
@@ -214,13 +214,8 @@ fn test_tool_is_hidden_without_the_hidden_flag() {
     let (mut server, _root) = serve();
     server.initialize("2025-11-25");
     let list = server.call(1, "tools/list", json!({}));
-    let names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    assert!(!names.contains(&"test_sleep"), "{names:?}");
+    let names = names(&list);
+    assert!(!names.iter().any(|n| n == "test_sleep"), "{names:?}");
     let call = server.call(
         2,
         "tools/call",

@@ -109,6 +109,27 @@ impl Connection {
         self.next().await
     }
 
+    /// Sends a notification.
+    pub async fn notify(&mut self, method: &str) {
+        self.send(json!({ "jsonrpc": "2.0", "method": method }))
+            .await;
+    }
+
+    /// Sends a request without waiting for anything.
+    pub async fn request(&mut self, id: u64, method: &str, params: Value) {
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await;
+    }
+
+    /// Pings with `id` and asserts that the very next line is the answer:
+    /// the server sent nothing else before it.
+    pub async fn assert_next_is_pong(&mut self, id: u64) {
+        assert_eq!(
+            self.call(id, "ping", json!({})).await,
+            json!({ "jsonrpc": "2.0", "id": id, "result": {} })
+        );
+    }
+
     /// Sends `message` and returns the next message.
     pub async fn ask(&mut self, message: Value) -> Value {
         self.send(message).await;
@@ -118,8 +139,7 @@ impl Connection {
     /// Sends a request and returns the next message (its answer when the
     /// server sends nothing else first).
     pub async fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
-        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
-            .await;
+        self.request(id, method, params).await;
         self.next().await
     }
 
@@ -145,8 +165,7 @@ impl Connection {
                     "clientInfo": { "name": "t", "version": "1" } }),
             )
             .await;
-        self.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
-            .await;
+        self.notify("notifications/initialized").await;
         answer
     }
 }

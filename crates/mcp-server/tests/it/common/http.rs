@@ -271,6 +271,15 @@ pub fn header(headers: &HeaderMap, name: &str) -> String {
         .to_owned()
 }
 
+/// Asserts that `response` is a 200 whose body is an SSE stream.
+pub fn assert_sse(response: &Response) {
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        header(response.headers(), "content-type"),
+        "text/event-stream"
+    );
+}
+
 /// Status, content type and JSON body of an answer.
 pub async fn parts(response: Response) -> (StatusCode, String, Value) {
     let status = response.status();

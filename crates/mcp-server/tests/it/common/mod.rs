@@ -45,9 +45,15 @@ pub fn first_text(result: &Value) -> &str {
 
 /// The tool names of a `tools/list` response, in order.
 pub fn names(list: &Value) -> Vec<String> {
-    list["result"]["tools"]
+    tool_names(&list["result"])
+}
+
+/// The names of the tools in `listed["tools"]` (a `tools/list` result, or
+/// what `hanzo-mcp tools` prints), in order.
+pub fn tool_names(listed: &Value) -> Vec<String> {
+    listed["tools"]
         .as_array()
-        .unwrap_or_else(|| panic!("no tools in {list}"))
+        .unwrap_or_else(|| panic!("no tools in {listed}"))
         .iter()
         .map(|t| t["name"].as_str().expect("name").to_owned())
         .collect()
