@@ -4,17 +4,10 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Proc, serve_in_temp_root};
+use crate::common::{Proc, servetest};
 
 /// A table row: name, the line sent, the expected error (code, id) if any.
 type Case = (&'static str, Vec<u8>, Option<(i64, Value)>);
-
-/// A server past the handshake, and its root.
-fn serve() -> (Proc, tempfile::TempDir) {
-    let (mut server, root) = serve_in_temp_root(&[]);
-    server.initialize("2025-11-25");
-    (server, root)
-}
 
 /// Sends `line`, expects `expected` (code, id) or nothing, then checks a
 /// ping is still answered.
@@ -41,14 +34,16 @@ fn check(server: &mut Proc, ping_id: i64, name: &str, line: &[u8], expected: Opt
     );
 }
 
-#[test]
-fn every_bad_line_gets_its_error_and_the_connection_keeps_serving() {
-    let (mut server, _root) = serve();
-    let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-    let mut huge = br#"{"jsonrpc":"2.0","id":77,"method":"ping","params":{"pad":""#.to_vec();
-    huge.extend(std::iter::repeat_n(b'x', 10 * 1024 * 1024));
-    huge.extend_from_slice(br#""}}"#);
-    let table: Vec<Case> = vec![
+servetest!(
+    every_bad_line_gets_its_error_and_the_connection_keeps_serving,
+    [],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let mut huge = br#"{"jsonrpc":"2.0","id":77,"method":"ping","params":{"pad":""#.to_vec();
+        huge.extend(std::iter::repeat_n(b'x', 10 * 1024 * 1024));
+        huge.extend_from_slice(br#""}}"#);
+        let table: Vec<Case> = vec![
         // Blank lines are not messages: skipped by the framing, no answer.
         ("empty line", b"".to_vec(), None),
         ("whitespace only", b"  \t ".to_vec(), None),
@@ -125,23 +120,27 @@ fn every_bad_line_gets_its_error_and_the_connection_keeps_serving() {
             Some((-32601, json!("s-16"))),
         ),
     ];
-    for (i, (name, line, expected)) in table.into_iter().enumerate() {
-        check(&mut server, 1000 + i as i64, name, &line, expected);
+        for (i, (name, line, expected)) in table.into_iter().enumerate() {
+            check(&mut server, 1000 + i as i64, name, &line, expected);
+        }
+        assert_eq!(server.wait().code(), Some(0));
     }
-    assert_eq!(server.wait().code(), Some(0));
-}
+);
 
-#[test]
-fn an_unterminated_last_line_is_answered_before_exit() {
-    let (mut server, _root) = serve();
-    server.send_unterminated(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
-    server.close_stdin();
-    assert_eq!(
-        server.drain(),
-        vec![json!({ "jsonrpc": "2.0", "id": 3, "result": {} })]
-    );
-    assert_eq!(server.wait().code(), Some(0));
-}
+servetest!(
+    an_unterminated_last_line_is_answered_before_exit,
+    [],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        server.send_unterminated(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+        server.close_stdin();
+        assert_eq!(
+            server.drain(),
+            vec![json!({ "jsonrpc": "2.0", "id": 3, "result": {} })]
+        );
+        assert_eq!(server.wait().code(), Some(0));
+    }
+);
 
 #[test]
 fn empty_input_exits_zero_and_writes_nothing() {
@@ -151,24 +150,27 @@ fn empty_input_exits_zero_and_writes_nothing() {
     assert_eq!(server.wait().code(), Some(0));
 }
 
-#[test]
-fn a_64_mib_line_is_streamed_past_without_holding_it() {
-    let (mut server, _root) = serve();
-    // 64 MiB in 1 MiB writes, no newline until the end: eight times the
-    // 8 MiB line limit.
-    let chunk = vec![b'x'; 1024 * 1024];
-    for _ in 0..64 {
-        server.send_unterminated(&chunk);
+servetest!(
+    a_64_mib_line_is_streamed_past_without_holding_it,
+    [],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        // 64 MiB in 1 MiB writes, no newline until the end: eight times the
+        // 8 MiB line limit.
+        let chunk = vec![b'x'; 1024 * 1024];
+        for _ in 0..64 {
+            server.send_unterminated(&chunk);
+        }
+        server.send_raw(b"");
+        let error = server.recv();
+        assert_eq!(error["error"]["code"], -32600, "{error}");
+        assert_eq!(error["id"], Value::Null);
+        let pong = server.call(1, "ping", json!({}));
+        assert_eq!(pong["result"], json!({}));
+        // Holding the line would take 64 MiB; the bounded reader keeps at most
+        // the 8 MiB limit plus a read buffer.
+        let peak_mib = server.peak_rss_kib() / 1024;
+        assert!(peak_mib < 40, "peak RSS {peak_mib} MiB");
+        assert_eq!(server.wait().code(), Some(0));
     }
-    server.send_raw(b"");
-    let error = server.recv();
-    assert_eq!(error["error"]["code"], -32600, "{error}");
-    assert_eq!(error["id"], Value::Null);
-    let pong = server.call(1, "ping", json!({}));
-    assert_eq!(pong["result"], json!({}));
-    // Holding the line would take 64 MiB; the bounded reader keeps at most
-    // the 8 MiB limit plus a read buffer.
-    let peak_mib = server.peak_rss_kib() / 1024;
-    assert!(peak_mib < 40, "peak RSS {peak_mib} MiB");
-    assert_eq!(server.wait().code(), Some(0));
-}
+);

@@ -89,6 +89,24 @@ async fn initialize(http: &Http) -> reqwest::Response {
     http.post(&[], &initialize_body()).await
 }
 
+/// `initialize` until it is admitted, while the session cap refuses it
+/// (503) until an idle session expires; the admitting answer. A refused
+/// `initialize` does not touch the other sessions.
+async fn initialize_once_a_session_expires(http: &Http) -> reqwest::Response {
+    tokio::time::timeout(PATIENCE, async {
+        loop {
+            let response = initialize(http).await;
+            if response.status() == StatusCode::OK {
+                return response;
+            }
+            assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("an idle session expired")
+}
+
 /// A session of a client that declares `roots`.
 async fn roots_session(http: &Http) -> Session {
     http.open_session(json!({ "roots": {} })).await
@@ -161,18 +179,7 @@ async fn an_idle_session_expires_and_then_gets_404() {
     let idle = roots_session(&running).await;
     // The cap of one refuses a second session until the first expires; a
     // refused initialize does not touch the idle session.
-    let admitted = tokio::time::timeout(PATIENCE, async {
-        loop {
-            let response = initialize(&running).await;
-            if response.status() == StatusCode::OK {
-                return response;
-            }
-            assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("the idle session expired");
+    let admitted = initialize_once_a_session_expires(&running).await;
     assert!(admitted.headers().get("mcp-session-id").is_some());
     let (status, kind, body) = parts(
         idle.post_accept(
@@ -201,30 +208,9 @@ async fn a_session_with_an_open_stream_does_not_expire() {
     .await;
     let streaming = roots_session(&running).await;
     let idle = roots_session(&running).await;
-    let stream = running
-        .send(
-            Method::GET,
-            &[
-                ("accept", "text/event-stream"),
-                ("mcp-session-id", &streaming.id),
-                ("mcp-protocol-version", LEGACY),
-            ],
-            None,
-        )
-        .await;
+    let stream = streaming.get().await;
     assert_sse(&stream);
-    let admitted = tokio::time::timeout(PATIENCE, async {
-        loop {
-            let response = initialize(&running).await;
-            if response.status() == StatusCode::OK {
-                return response;
-            }
-            assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("the idle session expired");
+    let admitted = initialize_once_a_session_expires(&running).await;
     assert!(admitted.headers().get("mcp-session-id").is_some());
     let ping = json!({ "jsonrpc": "2.0", "id": 3, "method": "ping" });
     let (status, _, body) = parts(streaming.post_accept(JSON_ONLY, &ping).await).await;

@@ -191,3 +191,19 @@ pub fn serve_with_door(door_url: &str, extra: &[&str]) -> WithDoor {
     );
     WithDoor { server, root, home }
 }
+
+/// A test of `hanzo-mcp serve --no-door` on a temporary root, as ripgrep's
+/// `rgtest!`: `servetest!(name, [extra args], |server, root| { ... })`
+/// defines `#[test] fn name` whose body gets the running server (before
+/// the handshake) as `server` and the root's path as `root`.
+macro_rules! servetest {
+    ($name:ident, [$($arg:expr),* $(,)?], |$server:ident, $root:ident| $body:block) => {
+        #[test]
+        fn $name() {
+            let (mut $server, dir) = $crate::common::serve_in_temp_root(&[$($arg),*]);
+            let $root: &std::path::Path = dir.path();
+            $body
+        }
+    };
+}
+pub(crate) use servetest;
