@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 
 use crate::common::driver::Connection;
 use crate::common::http::{Events, Listening, STATELESS, Session, assert_sse, listen};
-use crate::common::names;
 use crate::common::tools::{self, Tools, text};
+use crate::common::{names, roots_list_answer, roots_list_request};
 
 fn wire<T: FromValue>(value: Value) -> Result<T, ErrorObject> {
     T::from_value(value).map_err(|e| ErrorObject::internal_error(e.to_string()))
@@ -696,30 +696,21 @@ async fn roots_are_listed_after_initialized_and_on_list_changed() {
     client
         .handshake(json!({ "roots": { "listChanged": true } }))
         .await;
-    assert_eq!(
-        client.next().await,
-        json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} })
-    );
+    assert_eq!(client.next().await, roots_list_request(1));
     client
-        .send(
-            json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "roots": [
-            { "uri": "file:///a", "name": "a" }, { "uri": "file:///b" } ] } }),
-        )
+        .send(roots_list_answer(
+            1,
+            json!([ { "uri": "file:///a", "name": "a" }, { "uri": "file:///b" } ]),
+        ))
         .await;
     assert_eq!(
         seen.recv().await,
         Some(vec!["file:///a".to_owned(), "file:///b".to_owned()])
     );
     client.notify("notifications/roots/list_changed").await;
-    assert_eq!(
-        client.next().await,
-        json!({ "jsonrpc": "2.0", "id": "s-2", "method": "roots/list", "params": {} })
-    );
+    assert_eq!(client.next().await, roots_list_request(2));
     client
-        .send(
-            json!({ "jsonrpc": "2.0", "id": "s-2", "result": { "roots": [
-            { "uri": "file:///c" } ] } }),
-        )
+        .send(roots_list_answer(2, json!([ { "uri": "file:///c" } ])))
         .await;
     assert_eq!(seen.recv().await, Some(vec!["file:///c".to_owned()]));
 }
@@ -744,29 +735,17 @@ async fn roots_list_changed_floods_are_coalesced() {
     client
         .handshake(json!({ "roots": { "listChanged": true } }))
         .await;
-    assert_eq!(
-        client.next().await,
-        json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} })
-    );
+    assert_eq!(client.next().await, roots_list_request(1));
     for _ in 0..5000 {
         client.notify("notifications/roots/list_changed").await;
     }
     client
-        .send(
-            json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "roots": [
-            { "uri": "file:///a" } ] } }),
-        )
+        .send(roots_list_answer(1, json!([ { "uri": "file:///a" } ])))
         .await;
     assert_eq!(seen.recv().await, Some(vec!["file:///a".to_owned()]));
-    assert_eq!(
-        client.next().await,
-        json!({ "jsonrpc": "2.0", "id": "s-2", "method": "roots/list", "params": {} })
-    );
+    assert_eq!(client.next().await, roots_list_request(2));
     client
-        .send(
-            json!({ "jsonrpc": "2.0", "id": "s-2", "result": { "roots": [
-            { "uri": "file:///b" } ] } }),
-        )
+        .send(roots_list_answer(2, json!([ { "uri": "file:///b" } ])))
         .await;
     assert_eq!(seen.recv().await, Some(vec!["file:///b".to_owned()]));
     // Nothing else went out: the next line is the ping's answer.
@@ -937,10 +916,7 @@ async fn a_server_request_rides_the_post_stream_and_its_answer_is_a_second_post(
         .await;
     assert_sse(&call);
     let mut events = Events::of(call);
-    assert_eq!(
-        events.expect_next().await,
-        json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} })
-    );
+    assert_eq!(events.expect_next().await, roots_list_request(1));
     let answer = session
         .post(
             &json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "roots": [

@@ -24,6 +24,7 @@ use crate::common::http::{
     BOTH, Http, JSON_ONLY, LEGACY, PATIENCE, Running, STATELESS, Session, assert_sse, header,
     initialize_request, parts, sse_messages, start,
 };
+use crate::common::roots_list_request;
 use crate::common::tools::{Tools, text};
 
 /// `wait` signals `started`, then runs until cancelled or until `release`
@@ -510,7 +511,7 @@ async fn a_malformed_client_response_is_202_and_fails_the_waiting_call_at_once()
     assert_eq!(
         messages,
         vec![
-            json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} }),
+            roots_list_request(1),
             json!({ "jsonrpc": "2.0", "id": 7, "error": { "code": -32603,
                 "message": "the client's response to roots/list was malformed: a response must have result or error, not both" } }),
         ]

@@ -66,69 +66,47 @@ async fn list_and_read(client: &RunningService<RoleClient, ClientConfig>, root: 
     assert_eq!(text.text, TEXT);
 }
 
-#[tokio::test]
-async fn rmcp_client_with_the_2025_11_25_handshake() {
-    let root = tempfile::tempdir().expect("tempdir");
-    let state = tempfile::tempdir().expect("state");
-    std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
-    let client = client_config()
-        .serve(spawn(root.path(), state.path()))
-        .await
-        .expect("initialize handshake");
-    let info = client.peer_info().expect("server info");
-    assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
-    assert_eq!(
-        info.server_info.as_ref().map(|i| i.name.as_str()),
-        Some("hanzo-mcp")
-    );
-    assert!(info.capabilities.tools.is_some());
-    list_and_read(&client, root.path()).await;
-    client.cancel().await.expect("close");
+/// rmcp connects to `hanzo-mcp` with a lifecycle (the `initialize`
+/// handshake when `None`), finds the revision it expects, the server's name
+/// and its tools, lists every tool and reads a file back.
+macro_rules! lifecycle {
+    ($($name:ident: $mode:expr => $version:expr;)*) => {$(
+        #[tokio::test]
+        async fn $name() {
+            let root = tempfile::tempdir().expect("tempdir");
+            let state = tempfile::tempdir().expect("state");
+            std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
+            let transport = spawn(root.path(), state.path());
+            let mode: Option<ClientLifecycleMode> = $mode;
+            let client = match mode {
+                None => client_config().serve(transport).await.expect("initialize"),
+                Some(mode) => client_config()
+                    .serve_with_lifecycle(transport, mode)
+                    .await
+                    .expect("the lifecycle"),
+            };
+            let info = client.peer_info().expect("server info");
+            assert_eq!(info.protocol_version, $version);
+            assert_eq!(
+                info.server_info.as_ref().map(|i| i.name.as_str()),
+                Some("hanzo-mcp")
+            );
+            assert!(info.capabilities.tools.is_some());
+            list_and_read(&client, root.path()).await;
+            client.cancel().await.expect("close");
+        }
+    )*};
 }
 
-#[tokio::test]
-async fn rmcp_client_with_the_2026_07_28_discover_lifecycle() {
-    let root = tempfile::tempdir().expect("tempdir");
-    let state = tempfile::tempdir().expect("state");
-    std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
-    let client = client_config()
-        .serve_with_lifecycle(
-            spawn(root.path(), state.path()),
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        )
-        .await
-        .expect("server/discover");
-    let info = client.peer_info().expect("server info");
-    assert_eq!(info.protocol_version, ProtocolVersion::V_2026_07_28);
-    assert_eq!(
-        info.server_info.as_ref().map(|i| i.name.as_str()),
-        Some("hanzo-mcp")
-    );
-    list_and_read(&client, root.path()).await;
-    client.cancel().await.expect("close");
-}
-
-#[tokio::test]
-async fn rmcp_auto_lifecycle_picks_discover() {
-    let root = tempfile::tempdir().expect("tempdir");
-    let state = tempfile::tempdir().expect("state");
-    std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
-    let client = client_config()
-        .serve_with_lifecycle(
-            spawn(root.path(), state.path()),
-            ClientLifecycleMode::Auto {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                legacy_version: Some(ProtocolVersion::V_2025_11_25),
-            },
-        )
-        .await
-        .expect("auto lifecycle");
-    let info = client.peer_info().expect("server info");
-    assert_eq!(info.protocol_version, ProtocolVersion::V_2026_07_28);
-    list_and_read(&client, root.path()).await;
-    client.cancel().await.expect("close");
+lifecycle! {
+    rmcp_client_with_the_2025_11_25_handshake: None => ProtocolVersion::V_2025_11_25;
+    rmcp_client_with_the_2026_07_28_discover_lifecycle: Some(ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }) => ProtocolVersion::V_2026_07_28;
+    rmcp_auto_lifecycle_picks_discover: Some(ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }) => ProtocolVersion::V_2026_07_28;
 }
 
 /// Calls `name` with `arguments` and returns the text of its one content

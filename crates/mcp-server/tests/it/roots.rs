@@ -15,7 +15,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::common::http::{Events, Http, PATIENCE, Session, header, listen};
-use crate::common::{Proc, hanzo_mcp};
+use crate::common::{Proc, hanzo_mcp, roots_list_answer, roots_list_request};
 
 /// `hanzo-mcp serve --no-door <args>` started in `cwd`.
 fn spawn(cwd: &Path, args: &[&str]) -> Proc {
@@ -75,11 +75,8 @@ fn read_once_settled(
 /// Expects the server's `roots/list` request `s-<n>` and answers it with
 /// `roots`.
 fn answer_roots_list(server: &mut Proc, n: u32, roots: Value) {
-    assert_eq!(
-        server.recv(),
-        json!({ "jsonrpc": "2.0", "id": format!("s-{n}"), "method": "roots/list", "params": {} })
-    );
-    server.send(&json!({ "jsonrpc": "2.0", "id": format!("s-{n}"), "result": { "roots": roots } }));
+    assert_eq!(server.recv(), roots_list_request(n));
+    server.send(&roots_list_answer(n, roots));
 }
 
 fn list_changed(server: &mut Proc) {

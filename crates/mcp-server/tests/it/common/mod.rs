@@ -207,3 +207,13 @@ macro_rules! servetest {
     };
 }
 pub(crate) use servetest;
+
+/// The server's `roots/list` request, the `n`th request it sends (`s-<n>`).
+pub fn roots_list_request(n: u32) -> Value {
+    json!({ "jsonrpc": "2.0", "id": format!("s-{n}"), "method": "roots/list", "params": {} })
+}
+
+/// The client's answer to the server's request `s-<n>`, listing `roots`.
+pub fn roots_list_answer(n: u32, roots: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": format!("s-{n}"), "result": { "roots": roots } })
+}
