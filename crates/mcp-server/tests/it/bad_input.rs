@@ -1,4 +1,4 @@
-//! The bad-input table of the mcp-proto issue, sent line by line to the
+//! A table of bad input lines, sent one by one to the
 //! running binary: each line gets the right JSON-RPC error (code and id, or
 //! id null when it cannot be known) and the next valid request is answered.
 
