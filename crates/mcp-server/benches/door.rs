@@ -16,20 +16,21 @@
 //! Run: `cargo bench -p mcp-local-server --bench door` (all four), or pick
 //! with `DOOR_BENCH=inproc,list,call,hang`.
 
-use std::io::{BufRead, BufReader, Write};
+#[path = "../tests/it/common/driver.rs"]
+mod driver;
+#[path = "../tests/it/common/stdio.rs"]
+mod stdio;
+
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Arc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig};
+use driver::{Connection, local_and_door};
 use mcp_fake_door::{Behaviour, FakeDoor};
-use mcp_local_server::door::DoorSource;
-use mcp_local_server::local::LocalSource;
-use mcp_local_server::{Composition, Server, ServerConfig, ToolSource};
+use mcp_local_server::Composition;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
+use stdio::{Proc, hanzo_mcp, hermetic};
 
 /// Door tools in the cached list (HIP-0300 §1.3's grouped door: 110).
 const DOOR_TOOLS: usize = 120;
@@ -51,31 +52,18 @@ fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-/// A [`Server`] on an in-memory pipe, and the client's ends.
+/// A server on an in-memory pipe (the tests' driver), on its own runtime.
 struct InProcess {
     rt: tokio::runtime::Runtime,
-    input: tokio::io::DuplexStream,
-    output: AsyncBufReader<tokio::io::DuplexStream>,
-    line: Vec<u8>,
+    connection: Connection,
     composition: Composition,
 }
 
 impl InProcess {
     /// Writes `request` (one line) and reads the next line; returns it.
     fn round_trip(&mut self, request: &[u8]) -> &[u8] {
-        let Self {
-            rt,
-            input,
-            output,
-            line,
-            ..
-        } = self;
-        rt.block_on(async {
-            input.write_all(request).await.expect("write");
-            line.clear();
-            output.read_until(b'\n', line).await.expect("read");
-        });
-        &self.line
+        let Self { rt, connection, .. } = self;
+        rt.block_on(connection.round_trip(request))
     }
 }
 
@@ -90,29 +78,15 @@ fn in_process_server(fake: &FakeDoor, root: &Path, flavor: &str) -> InProcess {
         tokio::runtime::Builder::new_current_thread()
     };
     let rt = builder.enable_all().build().expect("runtime");
-    let (input, output, composition) = rt.block_on(async {
-        let mut config = DoorConfig::new(fake.url());
-        config.bearer = BearerSource::Fixed(Bearer::new("bench-token").expect("bearer"));
-        let door = Door::new(config).expect("door");
-        let local = LocalSource::new(vec![root.to_path_buf()]).expect("local");
-        let sources: Vec<Arc<dyn ToolSource>> = vec![
-            Arc::new(local),
-            Arc::new(DoorSource::start(door.clone(), Duration::from_secs(5))),
-        ];
+    let (connection, composition) = rt.block_on(async {
+        let (server, door, composition) =
+            local_and_door(&fake.url(), "bench-token", root, Duration::from_secs(5));
         door.fetch_now().await;
-        let composition = Composition::new(sources);
-        let info = serde_json::from_value(json!({"name": "bench", "version": "0"})).expect("info");
-        let server = Arc::new(Server::new(composition.clone(), ServerConfig::new(info)));
-        let (client_in, server_in) = tokio::io::duplex(1 << 20);
-        let (server_out, client_out) = tokio::io::duplex(1 << 20);
-        tokio::spawn(server.serve(server_in, server_out, std::future::pending()));
-        (client_in, AsyncBufReader::new(client_out), composition)
+        (Connection::with_buffer(server, 1 << 20), composition)
     });
     InProcess {
         rt,
-        input,
-        output,
-        line: Vec::with_capacity(1 << 17),
+        connection,
         composition,
     }
 }
@@ -155,14 +129,7 @@ fn list_without_memo(server: &InProcess) -> usize {
 /// CPU time (user + system) of this whole process so far, from
 /// `/proc/self/stat` (clock ticks of 10 ms).
 fn process_cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<u64> = after_name
-        .split_whitespace()
-        .map(|f| f.parse().unwrap_or(0))
-        .collect();
-    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
-    Duration::from_millis(ticks * 10)
+    stdio::cpu_time_of(&std::fs::read_to_string("/proc/self/stat").unwrap_or_default())
 }
 
 fn in_process(c: &mut Criterion, flavor: &str) {
@@ -255,107 +222,36 @@ async fn post(client: &reqwest::Client, url: &str, body: &[u8]) -> Value {
     serde_json::from_slice(&bytes).expect("json")
 }
 
-/// The release binary over pipes.
-struct Proc {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    line: String,
+/// `hanzo-mcp <args>` with its door at `door`, over pipes, past the
+/// handshake. `DOOR_BENCH_WRAP` runs the binary under a profiler, e.g.
+/// `valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out`; end it
+/// with `finish`, so the profiler can write its data.
+fn spawn(args: &[&str], door: &str) -> Proc {
+    let wrap = std::env::var("DOOR_BENCH_WRAP").unwrap_or_default();
+    let mut words = wrap.split_whitespace();
+    let mut command = match words.next() {
+        Some(program) => {
+            let mut command = Command::new(program);
+            hermetic(&mut command);
+            command.args(words).arg(env!("CARGO_BIN_EXE_hanzo-mcp"));
+            command
+        }
+        None => hanzo_mcp(),
+    };
+    command
+        .args(args)
+        .env("HANZO_MCP_DOOR", door)
+        .env("HANZO_API_KEY", "bench-token")
+        .env("RUST_LOG", "error");
+    let mut proc = Proc::start(command);
+    proc.handshake("2025-11-25", json!({}));
+    proc
 }
 
-impl Proc {
-    fn spawn(args: &[&str], door: &str) -> Proc {
-        // DOOR_BENCH_WRAP runs the binary under a profiler, e.g.
-        // `valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out`.
-        let wrap = std::env::var("DOOR_BENCH_WRAP").unwrap_or_default();
-        let mut words = wrap.split_whitespace();
-        let mut command = match words.next() {
-            Some(program) => {
-                let mut command = Command::new(program);
-                command.args(words).arg(env!("CARGO_BIN_EXE_hanzo-mcp"));
-                command
-            }
-            None => Command::new(env!("CARGO_BIN_EXE_hanzo-mcp")),
-        };
-        let mut child = command
-            .args(args)
-            .env("HANZO_MCP_DOOR", door)
-            .env("HANZO_API_KEY", "bench-token")
-            .env("RUST_LOG", "error")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn hanzo-mcp");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        Proc {
-            child,
-            stdin: Some(stdin),
-            stdout,
-            line: String::new(),
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(line.as_bytes()).expect("write");
-        stdin.write_all(b"\n").expect("write");
-        stdin.flush().expect("flush");
-    }
-
-    /// Reads lines until the response to `id`; returns its length.
-    fn answer(&mut self, id: u64) -> usize {
-        let needle = format!("\"id\":{id},");
-        loop {
-            self.line.clear();
-            let n = self.stdout.read_line(&mut self.line).expect("read");
-            assert!(n > 0, "hanzo-mcp closed stdout");
-            if self.line.contains(&needle) {
-                return n;
-            }
-        }
-    }
-
-    /// CPU time (user + system) the process has used so far, from
-    /// `/proc/<pid>/stat` (clock ticks of 10 ms).
-    fn cpu_time(&self) -> Duration {
-        let stat =
-            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-        let fields: Vec<u64> = after_name
-            .split_whitespace()
-            .map(|f| f.parse().unwrap_or(0))
-            .collect();
-        // utime and stime are fields 14 and 15; after the name, 12 and 13.
-        let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
-        Duration::from_millis(ticks * 10)
-    }
-
-    fn initialize(&mut self) {
-        self.send(
-            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
-        );
-        self.answer(0);
-        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        // End of input first, so a profiler wrapping the binary can write
-        // its data; then make sure it is gone.
-        drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Sends `line` and reads until the response to `id`; its length.
+fn answer(server: &mut Proc, line: &str, id: u64) -> usize {
+    server.send_line(line);
+    server.response(id).len()
 }
 
 fn root_arg(root: &Path) -> String {
@@ -366,20 +262,21 @@ fn stdio_list() {
     let fake = FakeDoor::start(Behaviour::Grouped(DOOR_TOOLS)).expect("fake door");
     let root = tempfile::tempdir().expect("root");
     let root = root_arg(root.path());
-    let mut server = Proc::spawn(&["serve", "--root", &root, "--door-wait", "5"], &fake.url());
-    server.initialize();
+    let mut server = spawn(&["serve", "--root", &root, "--door-wait", "5"], &fake.url());
     let mut samples = Vec::new();
     let mut bytes = 0;
     for id in 1..=3_000u64 {
         let start = Instant::now();
-        server.send(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
-        ));
-        bytes = server.answer(id);
+        bytes = answer(
+            &mut server,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+            id,
+        );
         if id > 500 {
             samples.push(start.elapsed());
         }
     }
+    server.finish();
     let median = percentile(&mut samples, 0.5);
     let p99 = percentile(&mut samples, 0.99);
     println!(
@@ -394,8 +291,7 @@ fn stdio_call() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
     let root = tempfile::tempdir().expect("root");
     let root = root_arg(root.path());
-    let mut server = Proc::spawn(&["serve", "--root", &root], &fake.url());
-    server.initialize();
+    let mut server = spawn(&["serve", "--root", &root], &fake.url());
 
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -408,10 +304,13 @@ fn stdio_call() {
     let mut next_id = 1u64;
     let mut forwarded = |server: &mut Proc| {
         next_id += 1;
-        server.send(&format!(
-            r#"{{"jsonrpc":"2.0","id":{next_id},"method":"tools/call","params":{{"name":"agents","arguments":{{"op":"list_agents","input":{{"limit":10}}}}}}}}"#
-        ));
-        server.answer(next_id);
+        answer(
+            server,
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{next_id},"method":"tools/call","params":{{"name":"agents","arguments":{{"op":"list_agents","input":{{"limit":10}}}}}}}}"#
+            ),
+            next_id,
+        );
     };
     // Same answer both ways.
     assert_eq!(
@@ -442,6 +341,7 @@ fn stdio_call() {
             server_cpu += server.cpu_time().saturating_sub(cpu_before);
         }
     }
+    server.finish();
     let (fm, fp) = (percentile(&mut fwd, 0.5), percentile(&mut fwd, 0.99));
     let (dm, dp) = (percentile(&mut dir, 0.5), percentile(&mut dir, 0.99));
     println!(
@@ -470,15 +370,18 @@ fn hanging_door() {
     let (mut init, mut list) = (Vec::new(), Vec::new());
     for _ in 0..15 {
         let start = Instant::now();
-        let mut server = Proc::spawn(
+        let mut server = spawn(
             &["serve", "--root", &root, "--door-wait", "0.5"],
             &fake.url(),
         );
-        server.initialize();
         init.push(start.elapsed());
-        server.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-        server.answer(1);
+        answer(
+            &mut server,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            1,
+        );
         list.push(start.elapsed());
+        server.finish();
     }
     let (im, imax) = (percentile(&mut init, 0.5), percentile(&mut init, 1.0));
     let (lm, lmax) = (percentile(&mut list, 0.5), percentile(&mut list, 1.0));

@@ -23,12 +23,15 @@
 //! bench in `<target>/release/examples/rmcp_echo_server`; `$HANZO_MCP_BIN`
 //! measures another build of hanzo-mcp in place of the one cargo built.
 
-mod support;
+#[path = "../tests/it/common/stdio.rs"]
+mod stdio;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use support::Proc;
+use serde_json::json;
+use stdio::{Proc, hermetic};
 
 const SPAWNS: usize = 30;
 const CALLS: usize = 10_000;
@@ -54,26 +57,32 @@ fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     samples[index]
 }
 
+/// `program args`, logging errors only, with none of our `HANZO_*`.
+fn spawn(program: &Path, args: &[String]) -> Proc {
+    let mut command = Command::new(program);
+    hermetic(&mut command);
+    command.args(args).env("RUST_LOG", "error");
+    Proc::start(command)
+}
+
 fn startup_once(subject: &Subject) -> Duration {
-    let args: Vec<&str> = subject.args.iter().map(String::as_str).collect();
     let start = Instant::now();
-    let mut proc = Proc::spawn(&subject.program, &args);
-    proc.initialize();
+    let mut proc = spawn(&subject.program, &subject.args);
+    let answer = proc.initialize_only("2025-11-25", json!({}));
     let elapsed = start.elapsed();
+    assert!(answer["result"]["protocolVersion"].is_string(), "{answer}");
     proc.finish();
     elapsed
 }
 
 fn calls(subject: &Subject, figures: &mut Figures) {
-    let args: Vec<&str> = subject.args.iter().map(String::as_str).collect();
-    let mut proc = Proc::spawn(&subject.program, &args);
-    proc.initialize();
-    proc.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut proc = spawn(&subject.program, &subject.args);
+    proc.handshake("2025-11-25", json!({}));
     for id in 1..=CALLS {
         let line = subject.call.replace("\"ID\"", &id.to_string());
         let start = Instant::now();
-        proc.send(&line);
-        let answer = proc.response(id);
+        proc.send_line(&line);
+        let answer = proc.response(id as u64);
         figures.round_trip.push(start.elapsed());
         if id == 1 {
             assert!(

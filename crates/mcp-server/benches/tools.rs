@@ -19,19 +19,24 @@
 //! cargo bench -p mcp-local-server --bench tools
 //! ```
 
-mod support;
+#[path = "../tests/it/common/stdio.rs"]
+mod stdio;
 
 use std::path::Path;
 use std::process::Command;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use support::Proc;
+use serde_json::json;
+use stdio::Proc;
 
-fn hanzo(root: &Path, state: &Path) -> Proc {
+/// `hanzo-mcp serve --no-door` on `root`, its state in `state`, with
+/// `env`, past the handshake.
+fn hanzo(root: &Path, state: &Path, env: &[(&str, &str)]) -> Proc {
     let root = root.display().to_string();
     let state = state.display().to_string();
+    let mut all = vec![("HANZO_MCP_STATE", state.as_str())];
+    all.extend_from_slice(env);
     let mut proc = Proc::spawn_with_env(
-        Path::new(env!("CARGO_BIN_EXE_hanzo-mcp")),
         &[
             "serve",
             "--no-door",
@@ -40,17 +45,16 @@ fn hanzo(root: &Path, state: &Path) -> Proc {
             "--root",
             &root,
         ],
-        &[("HANZO_MCP_STATE", &state)],
+        &all,
     );
-    proc.initialize();
-    proc.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    proc.handshake("2025-11-25", json!({}));
     proc
 }
 
 /// Sends `call` (with `"ID"` standing for the id) and waits for its answer.
-fn round_trip(proc: &mut Proc, id: &mut usize, call: &str, expect: &str) {
+fn round_trip(proc: &mut Proc, id: &mut u64, call: &str, expect: &str) {
     *id += 1;
-    proc.send(&call.replace("\"ID\"", &id.to_string()));
+    proc.send_line(&call.replace("\"ID\"", &id.to_string()));
     let answer = proc.response(*id);
     assert!(answer.contains(expect), "{answer}");
 }
@@ -72,7 +76,7 @@ fn git(dir: &Path, args: &[&str]) {
 
 fn exec_true(c: &mut Criterion) {
     let root = tempfile::tempdir().expect("tempdir");
-    let mut proc = hanzo(root.path(), root.path());
+    let mut proc = hanzo(root.path(), root.path(), &[]);
     let mut id = 0;
     let call = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"exec","arguments":{"action":"run","command":["true"]}}}"#;
     let mut group = c.benchmark_group("exec_true");
@@ -98,7 +102,7 @@ fn git_status(c: &mut Criterion) {
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-q", "-m", "ten thousand files"]);
     std::fs::write(repo.join("d0/f0.txt"), "changed\n").expect("write");
-    let mut proc = hanzo(repo, repo);
+    let mut proc = hanzo(repo, repo, &[]);
     let mut id = 0;
     let call = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"git","arguments":{"action":"status"}}}"#;
     let mut group = c.benchmark_group("git_status_10k");
@@ -122,12 +126,12 @@ fn git_status(c: &mut Criterion) {
 /// Sends `calls` pipelined, 256 at a time (ids from `*id + 1`), and reads
 /// every answer: fills the state database fast. (All at once would fill
 /// both pipes: the server stops reading while its answers wait unread.)
-fn pipelined(proc: &mut Proc, id: &mut usize, calls: impl Iterator<Item = String>) {
+fn pipelined(proc: &mut Proc, id: &mut u64, calls: impl Iterator<Item = String>) {
     let calls: Vec<String> = calls.collect();
     for chunk in calls.chunks(256) {
         for call in chunk {
             *id += 1;
-            proc.send(&call.replace("\"ID\"", &id.to_string()));
+            proc.send_line(&call.replace("\"ID\"", &id.to_string()));
         }
         // Answers come in any order; count them.
         for _ in chunk {
@@ -139,7 +143,7 @@ fn pipelined(proc: &mut Proc, id: &mut usize, calls: impl Iterator<Item = String
 
 fn state_tools(c: &mut Criterion) {
     let root = tempfile::tempdir().expect("tempdir");
-    let mut proc = hanzo(root.path(), root.path());
+    let mut proc = hanzo(root.path(), root.path(), &[]);
     let mut id = 0;
     let words = [
         "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
@@ -232,23 +236,11 @@ fn fetch_page(c: &mut Criterion) {
     let addr = serve_page(body);
     let url = format!("http://{addr}/page.html");
     let root = tempfile::tempdir().expect("tempdir");
-    let root_arg = root.path().display().to_string();
-    let mut proc = Proc::spawn_with_env(
-        Path::new(env!("CARGO_BIN_EXE_hanzo-mcp")),
-        &[
-            "serve",
-            "--no-door",
-            "--log-level",
-            "error",
-            "--root",
-            &root_arg,
-        ],
-        &[
-            ("HANZO_MCP_STATE", &root_arg),
-            ("HANZO_MCP_FETCH_ALLOW_PRIVATE", "1"),
-        ],
+    let mut proc = hanzo(
+        root.path(),
+        root.path(),
+        &[("HANZO_MCP_FETCH_ALLOW_PRIVATE", "1")],
     );
-    proc.initialize();
     let mut id = 0;
     let call = format!(
         r#"{{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{{"name":"fetch","arguments":{{"action":"get","url":"{url}"}}}}}}"#

@@ -1,37 +1,17 @@
-//! The bad-input table of the mcp-proto issue, sent line by line to the
+//! A table of bad input lines, sent one by one to the
 //! running binary: each line gets the right JSON-RPC error (code and id, or
 //! id null when it cannot be known) and the next valid request is answered.
 
-mod common;
-
-use common::Server;
 use serde_json::{Value, json};
+
+use crate::common::{Proc, servetest};
 
 /// A table row: name, the line sent, the expected error (code, id) if any.
 type Case = (&'static str, Vec<u8>, Option<(i64, Value)>);
 
-fn serve() -> Server {
-    let root = tempfile::tempdir().expect("tempdir");
-    let mut server = Server::spawn(&[
-        "serve",
-        "--no-door",
-        "--root",
-        root.path().to_str().expect("utf-8"),
-    ]);
-    std::mem::forget(root);
-    server.initialize("2025-11-25");
-    server
-}
-
 /// Sends `line`, expects `expected` (code, id) or nothing, then checks a
 /// ping is still answered.
-fn check(
-    server: &mut Server,
-    ping_id: i64,
-    name: &str,
-    line: &[u8],
-    expected: Option<(i64, Value)>,
-) {
+fn check(server: &mut Proc, ping_id: i64, name: &str, line: &[u8], expected: Option<(i64, Value)>) {
     server.send_raw(line);
     server.request(ping_id, "ping", json!({}));
     if let Some((code, id)) = expected {
@@ -54,14 +34,16 @@ fn check(
     );
 }
 
-#[test]
-fn every_bad_line_gets_its_error_and_the_connection_keeps_serving() {
-    let mut server = serve();
-    let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-    let mut huge = br#"{"jsonrpc":"2.0","id":77,"method":"ping","params":{"pad":""#.to_vec();
-    huge.extend(std::iter::repeat_n(b'x', 10 * 1024 * 1024));
-    huge.extend_from_slice(br#""}}"#);
-    let table: Vec<Case> = vec![
+servetest!(
+    every_bad_line_gets_its_error_and_the_connection_keeps_serving,
+    [],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let mut huge = br#"{"jsonrpc":"2.0","id":77,"method":"ping","params":{"pad":""#.to_vec();
+        huge.extend(std::iter::repeat_n(b'x', 10 * 1024 * 1024));
+        huge.extend_from_slice(br#""}}"#);
+        let table: Vec<Case> = vec![
         // Blank lines are not messages: skipped by the framing, no answer.
         ("empty line", b"".to_vec(), None),
         ("whitespace only", b"  \t ".to_vec(), None),
@@ -140,77 +122,89 @@ fn every_bad_line_gets_its_error_and_the_connection_keeps_serving() {
             Some((-32601, json!("s-16"))),
         ),
     ];
-    for (i, (name, line, expected)) in table.into_iter().enumerate() {
-        check(&mut server, 1000 + i as i64, name, &line, expected);
+        for (i, (name, line, expected)) in table.into_iter().enumerate() {
+            check(&mut server, 1000 + i as i64, name, &line, expected);
+        }
+        assert_eq!(server.wait().code(), Some(0));
     }
-    assert_eq!(server.wait().code(), Some(0));
-}
+);
 
-#[test]
-fn an_unterminated_last_line_is_answered_before_exit() {
-    let mut server = serve();
-    server.send_unterminated(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
-    server.close_stdin();
-    assert_eq!(
-        server.drain(),
-        vec![json!({ "jsonrpc": "2.0", "id": 3, "result": {} })]
-    );
-    assert_eq!(server.wait().code(), Some(0));
-}
+servetest!(
+    an_unterminated_last_line_is_answered_before_exit,
+    [],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        server.send_unterminated(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+        server.close_stdin();
+        assert_eq!(
+            server.drain(),
+            vec![json!({ "jsonrpc": "2.0", "id": 3, "result": {} })]
+        );
+        assert_eq!(server.wait().code(), Some(0));
+    }
+);
 
 #[test]
 fn empty_input_exits_zero_and_writes_nothing() {
-    let mut server = Server::spawn(&["serve", "--no-door"]);
+    let mut server = Proc::spawn(&["serve", "--no-door"]);
     server.close_stdin();
     assert!(server.drain().is_empty());
     assert_eq!(server.wait().code(), Some(0));
 }
 
-#[test]
-fn a_64_mib_line_is_streamed_past_without_holding_it() {
-    let mut server = serve();
-    // 64 MiB in 1 MiB writes, no newline until the end: eight times the
-    // 8 MiB line limit.
-    let chunk = vec![b'x'; 1024 * 1024];
-    for _ in 0..64 {
-        server.send_unterminated(&chunk);
+servetest!(
+    a_64_mib_line_is_streamed_past_without_holding_it,
+    [],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        // 64 MiB in 1 MiB writes, no newline until the end: eight times the
+        // 8 MiB line limit.
+        let chunk = vec![b'x'; 1024 * 1024];
+        for _ in 0..64 {
+            server.send_unterminated(&chunk);
+        }
+        server.send_raw(b"");
+        let error = server.recv();
+        assert_eq!(error["error"]["code"], -32600, "{error}");
+        assert_eq!(error["id"], Value::Null);
+        let pong = server.call(1, "ping", json!({}));
+        assert_eq!(pong["result"], json!({}));
+        // Holding the line would take 64 MiB; the bounded reader keeps at most
+        // the 8 MiB limit plus a read buffer.
+        let peak_mib = server.peak_rss_kib() / 1024;
+        assert!(peak_mib < 40, "peak RSS {peak_mib} MiB");
+        assert_eq!(server.wait().code(), Some(0));
     }
-    server.send_raw(b"");
-    let error = server.recv();
-    assert_eq!(error["error"]["code"], -32600, "{error}");
-    assert_eq!(error["id"], Value::Null);
-    let pong = server.call(1, "ping", json!({}));
-    assert_eq!(pong["result"], json!({}));
-    // Holding the line would take 64 MiB; the bounded reader keeps at most
-    // the 8 MiB limit plus a read buffer.
-    let peak_mib = server.peak_rss_kib() / 1024;
-    assert!(peak_mib < 40, "peak RSS {peak_mib} MiB");
-    assert_eq!(server.wait().code(), Some(0));
-}
+);
 
-#[test]
-fn a_9_mib_line_is_refused_to_the_id_its_start_names() {
-    let mut server = serve();
-    let mut line = br#"{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"name":"fs","arguments":{"v":""#.to_vec();
-    line.resize(9 * 1024 * 1024, b'a');
-    line.extend_from_slice(br#""}}}"#);
-    server.send_raw(&line);
-    let error = server.recv();
-    assert_eq!(error["error"]["code"], -32600, "{error}");
-    assert_eq!(error["id"], "big-1", "{error}");
-    let pong = server.call(2, "ping", json!({}));
-    assert_eq!(pong["result"], json!({}));
-}
+servetest!(
+    a_9_mib_line_is_refused_to_the_id_its_start_names,
+    [],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        let mut line = br#"{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"name":"fs","arguments":{"v":""#.to_vec();
+        line.resize(9 * 1024 * 1024, b'a');
+        line.extend_from_slice(br#""}}}"#);
+        server.send_raw(&line);
+        let error = server.recv();
+        assert_eq!(error["error"]["code"], -32600, "{error}");
+        assert_eq!(error["id"], "big-1", "{error}");
+        assert_eq!(server.call(2, "ping", json!({}))["result"], json!({}));
+    }
+);
 
-#[test]
-fn a_lone_surrogate_is_answered_to_its_id() {
-    let mut server = serve();
-    // Node's JSON.stringify writes this for a string holding half a pair;
-    // a local tool reads it as U+FFFD.
-    server.send_raw(
-        br#"{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"fs","arguments":{"action":"help","topic":"\ud800"}}}"#,
-    );
-    let answer = server.recv();
-    assert_eq!(answer["id"], "c3", "{answer}");
-    assert!(answer.get("result").is_some(), "{answer}");
-}
+servetest!(
+    a_lone_surrogate_is_answered_to_its_id,
+    [],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        // Node's JSON.stringify writes this for a string holding half a
+        // pair; a local tool reads it as U+FFFD.
+        server.send_raw(
+            br#"{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"fs","arguments":{"action":"help","topic":"\ud800"}}}"#,
+        );
+        let answer = server.recv();
+        assert_eq!(answer["id"], "c3", "{answer}");
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+);

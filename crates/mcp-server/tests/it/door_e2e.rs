@@ -2,14 +2,11 @@
 //! `hanzo-mcp door`, which stands in front of a loopback REST service
 //! (HIP-0300 §1 and §2 together).
 
-mod common;
-
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-use common::{Server, call_params};
-use serde_json::{Value, json};
+use serde_json::json;
+
+use crate::common::{Proc, call_params, hanzo_mcp, local_names, names};
 
 const DOC: &str = r#"
 openapi: 3.1.0
@@ -73,85 +70,62 @@ fn spawn_rest() -> (String, Log) {
     (format!("http://{addr}"), log)
 }
 
-/// `hanzo-mcp door` on an ephemeral loopback port; its base URL.
-struct DoorProcess {
-    child: Child,
+/// `hanzo-mcp door` on an ephemeral loopback port, and its base URL.
+fn spawn_door(doc: &std::path::Path, upstream: &str) -> (Proc, String) {
+    let mut command = hanzo_mcp();
+    command
+        .args([
+            "door",
+            "--listen",
+            "127.0.0.1:0",
+            "--issuer",
+            "https://hanzo.id",
+            "--openapi",
+        ])
+        .arg(format!("{}={upstream}", doc.display()));
+    let mut door = Proc::start(command);
+    let url = loop {
+        let line = door.stderr_line();
+        if let Some(rest) = line.strip_prefix("hanzo-mcp door: listening on ") {
+            break rest.split(' ').next().expect("url").to_owned();
+        }
+    };
+    (door, url)
+}
+
+/// The REST service, the door in front of it (with its URL) and a root.
+struct Door {
     url: String,
+    _process: Proc,
 }
 
-impl DoorProcess {
-    fn spawn(doc: &std::path::Path, upstream: &str) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"))
-            .args([
-                "door",
-                "--listen",
-                "127.0.0.1:0",
-                "--issuer",
-                "https://hanzo.id",
-                "--openapi",
-            ])
-            .arg(format!("{}={upstream}", doc.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn hanzo-mcp door");
-        let stderr = child.stderr.take().expect("stderr");
-        let mut lines = BufReader::new(stderr).lines();
-        let url = loop {
-            let line = lines
-                .next()
-                .expect("door printed its address")
-                .expect("line");
-            if let Some(rest) = line.strip_prefix("hanzo-mcp door: listening on ") {
-                break rest.split(' ').next().expect("url").to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
-        Self { child, url }
-    }
-}
-
-impl Drop for DoorProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn names(list: &Value) -> Vec<String> {
-    list["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no tools in {list}"))
-        .iter()
-        .map(|t| t["name"].as_str().expect("name").to_owned())
-        .collect()
-}
-
-fn setup() -> (tempfile::TempDir, DoorProcess, Log) {
+fn setup() -> (tempfile::TempDir, Door, Log) {
     let (rest, log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
     let doc = dir.path().join("api.yaml");
     std::fs::write(&doc, DOC).expect("write doc");
-    let door = DoorProcess::spawn(&doc, &rest);
-    (dir, door, log)
+    let (process, url) = spawn_door(&doc, &rest);
+    (
+        dir,
+        Door {
+            url,
+            _process: process,
+        },
+        log,
+    )
 }
 
 #[test]
 fn serve_merges_the_door_and_forwards_with_the_bearer() {
     let (dir, door, log) = setup();
     let root = dir.path().to_str().expect("utf-8");
-    let mut server = Server::spawn_with_env(
+    let mut server = Proc::spawn_with_env(
         &["serve", "--root", root],
         &[("HANZO_MCP_DOOR", &door.url), ("HANZO_API_KEY", "e2e-key")],
     );
     server.initialize("2025-11-25");
     let list = server.call(1, "tools/list", json!({}));
-    let local: Vec<String> = mcp_local_tools::Toolbox::with_default_tools()
-        .names()
-        .into_iter()
-        .map(String::from)
-        .collect();
+    let local = local_names();
     let mut expected = local.clone();
     // The door also has an `fs` subsystem; the local `fs` wins.
     assert!(local.iter().any(|l| l == "fs"));
@@ -191,7 +165,7 @@ fn serve_merges_the_door_and_forwards_with_the_bearer() {
 fn without_a_bearer_the_call_says_sign_in_and_names_the_metadata() {
     let (dir, door, log) = setup();
     let root = dir.path().to_str().expect("utf-8");
-    let mut server = Server::spawn_with_env(
+    let mut server = Proc::spawn_with_env(
         &["serve", "--root", root],
         &[
             ("HANZO_MCP_DOOR", &door.url),

@@ -4,69 +4,21 @@
 //! a repeated request gets the same bytes, and the memo is dropped exactly
 //! when the door's list changes.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig};
+use mcp_door_client::Door;
 use mcp_fake_door::{Behaviour, FakeDoor};
-use mcp_local_server::door::DoorSource;
-use mcp_local_server::local::LocalSource;
-use mcp_local_server::{Composition, Server, ServerConfig, ToolSource};
-use mcp_proto::{Implementation, Message, RequestId, Response};
+use mcp_local_server::Composition;
+use mcp_proto::{Message, RequestId, Response};
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 
-struct Connection {
-    input: DuplexStream,
-    output: Lines<BufReader<DuplexStream>>,
-}
-
-impl Connection {
-    async fn send(&mut self, message: Value) {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        self.input.write_all(&line).await.expect("write");
-    }
-
-    /// The next line that answers `id`, as it came (notifications skipped).
-    async fn answer(&mut self, id: i64) -> String {
-        loop {
-            let line = self
-                .output
-                .next_line()
-                .await
-                .expect("read")
-                .expect("a line");
-            let message: Value = serde_json::from_str(&line).expect("json");
-            if message["id"] == id {
-                return line;
-            }
-        }
-    }
-}
+use crate::common::driver::{Connection, local_and_door};
 
 /// A server over the local tools and a door at `fake`, on an in-memory pipe.
 async fn connect(fake: &FakeDoor, root: &std::path::Path) -> (Connection, Door, Composition) {
-    let mut config = DoorConfig::new(fake.url());
-    config.bearer = BearerSource::Fixed(Bearer::new("memo-test").expect("bearer"));
-    let door = Door::new(config).expect("door");
-    let local = LocalSource::new(vec![root.to_path_buf()]).expect("local");
-    let sources: Vec<Arc<dyn ToolSource>> = vec![
-        Arc::new(local),
-        Arc::new(DoorSource::start(door.clone(), Duration::from_secs(30))),
-    ];
-    let composition = Composition::new(sources);
-    let info: Implementation =
-        serde_json::from_value(json!({"name": "memo-test", "version": "0"})).expect("info");
-    let server = Arc::new(Server::new(composition.clone(), ServerConfig::new(info)));
-    let (client_in, server_in) = tokio::io::duplex(1 << 20);
-    let (server_out, client_out) = tokio::io::duplex(1 << 20);
-    tokio::spawn(server.serve(server_in, server_out, std::future::pending()));
-    let connection = Connection {
-        input: client_in,
-        output: BufReader::new(client_out).lines(),
-    };
-    (connection, door, composition)
+    let (server, door, composition) =
+        local_and_door(&fake.url(), "memo-test", root, Duration::from_secs(30));
+    (Connection::with_buffer(server, 1 << 20), door, composition)
 }
 
 /// Waits for the fetch the door source started on its own. (`fetch_now`

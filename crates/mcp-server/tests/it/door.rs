@@ -1,71 +1,33 @@
-//! HIP-0300 §4 for a local server, through the real `hanzo-mcp` binary and
-//! an in-process fake door (`mcp-fake-door`): list merge with the local
-//! `git` winning, the door's list announced with `list_changed`, a call
-//! forwarded verbatim, 401 → sign-in result, a hanging or dead door →
-//! local-only with one stderr line and a call result naming the tool, and
-//! the bearer canary.
-
-mod common;
+//! The door as a tool source of the binary (HIP-0300 §2.2 and §4 for a
+//! local server), through the real `hanzo-mcp` and an in-process fake
+//! door (`mcp-fake-door`): the list merge with the local `git` winning,
+//! `initialize` never waiting for the network, `tools/list` waiting at
+//! most `--door-wait`, the door's list announced with `list_changed`, calls
+//! forwarded verbatim (unlisted names too), 401 → sign-in result, a
+//! hanging or dead door → local-only with one stderr line and a call
+//! result naming the tool, `--no-door`, and the bearer canary.
 
 use std::path::Path;
 
-use common::{Server, call_params, first_text};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
-/// A bearer that appears nowhere else.
-const CANARY: &str = "sk-door-canary-5e8b21f0c7a94d36";
+use crate::common::{
+    CANARY, Proc, call_params, first_text, local_names, merged_names, merged_with_door, names,
+    serve_in_temp_root, serve_with_door,
+};
 
-/// A running server pointed at `door_url`, with its root and HOME.
-struct Setup {
-    server: Server,
-    root: tempfile::TempDir,
-    home: tempfile::TempDir,
-}
-
-fn serve(door_url: &str, extra: &[&str]) -> Setup {
-    let root = tempfile::tempdir().expect("root");
-    let home = tempfile::tempdir().expect("home");
-    let root_arg = root.path().to_str().expect("utf-8").to_owned();
-    let mut args = vec!["serve", "--root", root_arg.as_str()];
-    args.extend_from_slice(extra);
-    let server = Server::spawn_with_env(
-        &args,
-        &[
-            ("HANZO_MCP_DOOR", door_url),
-            ("HANZO_API_KEY", CANARY),
-            ("HOME", home.path().to_str().expect("utf-8")),
-        ],
-    );
-    Setup { server, root, home }
-}
-
-fn tool_names(response: &Value) -> Vec<String> {
-    response["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no tools in {response}"))
-        .iter()
-        .map(|t| t["name"].as_str().expect("name").to_owned())
-        .collect()
-}
-
-/// The local tool names, from a server with `--no-door`.
-fn local_names() -> Vec<String> {
-    let root = tempfile::tempdir().expect("root");
-    let mut server = Server::spawn(&[
-        "serve",
-        "--no-door",
-        "--root",
-        root.path().to_str().expect("utf-8"),
-    ]);
+/// The tool names a server with `--no-door` lists.
+fn listed_without_door() -> Vec<String> {
+    let (mut server, _root) = serve_in_temp_root(&[]);
     server.initialize("2025-11-25");
-    let names = tool_names(&server.call(1, "tools/list", json!({})));
+    let names = names(&server.call(1, "tools/list", json!({})));
     server.wait();
     names
 }
 
 /// Waits for `notifications/tools/list_changed`, skipping other notifications.
-fn expect_list_changed(server: &mut Server) {
+fn expect_list_changed(server: &mut Proc) {
     loop {
         let message = server.recv();
         if message["method"] == "notifications/tools/list_changed" {
@@ -81,12 +43,12 @@ fn expect_list_changed(server: &mut Server) {
 #[test]
 fn hanging_door_initialize_and_list_answer_local_only() {
     let door = FakeDoor::start(Behaviour::Hang).expect("fake door");
-    let mut setup = serve(&door.url(), &["--door-wait", "0.3"]);
+    let mut setup = serve_with_door(&door.url(), &["--door-wait", "0.3"]);
     let server = &mut setup.server;
     let init = server.initialize("2025-11-25");
     assert_eq!(init["capabilities"]["tools"]["listChanged"], true);
     let list = server.call(1, "tools/list", json!({}));
-    assert_eq!(tool_names(&list), local_names());
+    assert_eq!(names(&list), listed_without_door());
     // The door was asked (in the background) and never answered.
     assert_eq!(door.lists_answered(), 0);
     assert!(!door.requests_for("tools/list").is_empty());
@@ -97,26 +59,19 @@ fn merged_list_local_first_git_local_and_list_changed_sent() {
     // The door answers nothing until released, so the first tools/list
     // (door wait 0) is local-only whatever the machine's load.
     let door = FakeDoor::start(Behaviour::Held).expect("fake door");
-    let mut setup = serve(&door.url(), &["--door-wait", "0"]);
+    let mut setup = serve_with_door(&door.url(), &["--door-wait", "0"]);
     let server = &mut setup.server;
     server.initialize("2025-11-25");
-    let local = local_names();
+    let local = listed_without_door();
     let first = server.call(1, "tools/list", json!({}));
-    assert_eq!(tool_names(&first), local);
+    assert_eq!(names(&first), local);
     assert_eq!(door.lists_answered(), 0);
 
     door.release();
     expect_list_changed(server);
     let second = server.call(2, "tools/list", json!({}));
     // Local first, then the door's tools whose names are not local.
-    let mut expected = local.clone();
-    expected.extend(
-        ["describe", "agents", "billing", "git"]
-            .map(String::from)
-            .into_iter()
-            .filter(|name| !local.contains(name)),
-    );
-    assert_eq!(tool_names(&second), expected);
+    assert_eq!(names(&second), merged_with_door(local.clone()));
     let tools = second["result"]["tools"].as_array().expect("tools");
     let git: Vec<&Value> = tools.iter().filter(|t| t["name"] == "git").collect();
     assert_eq!(git.len(), 1);
@@ -134,7 +89,7 @@ fn merged_list_local_first_git_local_and_list_changed_sent() {
 #[test]
 fn call_is_forwarded_verbatim() {
     let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = serve(&door.url(), &[]);
+    let mut setup = serve_with_door(&door.url(), &[]);
     let server = &mut setup.server;
     server.initialize("2025-11-25");
     let arguments = json!({"op": "list_agents", "input": {"limit": 3, "tags": ["a", "b"]}});
@@ -168,7 +123,7 @@ fn call_is_forwarded_verbatim() {
 #[test]
 fn unauthorized_call_is_a_sign_in_result() {
     let door = FakeDoor::start(Behaviour::Unauthorized).expect("fake door");
-    let mut setup = serve(&door.url(), &[]);
+    let mut setup = serve_with_door(&door.url(), &[]);
     let server = &mut setup.server;
     server.initialize("2025-11-25");
     let response = server.call(1, "tools/call", call_params("agents", json!({})));
@@ -187,11 +142,11 @@ fn dead_door_is_local_only_with_one_stderr_line() {
         listener.local_addr().expect("addr")
     };
     let url = format!("http://{address}/v1/mcp");
-    let mut setup = serve(&url, &["--door-wait", "5"]);
+    let mut setup = serve_with_door(&url, &["--door-wait", "5"]);
     let server = &mut setup.server;
     server.initialize("2025-11-25");
     let list = server.call(1, "tools/list", json!({}));
-    assert_eq!(tool_names(&list), local_names());
+    assert_eq!(names(&list), listed_without_door());
     for id in 2..5 {
         let response = server.call(id, "tools/call", call_params("agents", json!({})));
         assert_eq!(response["result"]["isError"], true);
@@ -241,7 +196,7 @@ fn dead_door_is_local_only_with_one_stderr_line() {
 #[test]
 fn no_door_forwards_nothing() {
     let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = serve(&door.url(), &["--no-door"]);
+    let mut setup = serve_with_door(&door.url(), &["--no-door"]);
     let server = &mut setup.server;
     server.initialize("2025-11-25");
     let response = server.call(1, "tools/call", call_params("agents", json!({})));
@@ -283,7 +238,7 @@ fn bearer_canary_never_leaks() {
         Behaviour::RedirectLoop,
     ] {
         let door = FakeDoor::start(behaviour.clone()).expect("fake door");
-        let mut setup = serve(&door.url(), &["--door-wait", "5", "--log-level", "trace"]);
+        let mut setup = serve_with_door(&door.url(), &["--door-wait", "5", "--log-level", "trace"]);
         let server = &mut setup.server;
         let mut seen = server.initialize("2025-11-25").to_string();
         seen.push_str(&server.call(1, "tools/list", json!({})).to_string());
@@ -326,4 +281,115 @@ fn bearer_canary_never_leaks() {
             "the bearer was sent to another origin"
         );
     }
+}
+
+#[test]
+fn door_tools_follow_the_local_ones_and_keep_the_door_meta() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), &[]);
+    let server = &mut setup.server;
+    let init = server.initialize("2025-11-25");
+    assert_eq!(
+        init["capabilities"],
+        json!({ "tools": { "listChanged": true } })
+    );
+    let list = server.call(1, "tools/list", json!({}));
+    // The door's tools whose names are not local (the local `git` wins).
+    assert_eq!(names(&list), merged_names());
+    assert_eq!(list["result"]["_meta"], mcp_fake_door::normal_meta());
+    assert_eq!(server.wait().code(), Some(0));
+}
+
+#[test]
+fn names_not_local_are_forwarded_even_unlisted() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), &[]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let arguments = json!({ "op": "list_agents", "input": { "limit": 3 } });
+    let listed = server.call(1, "tools/call", call_params("agents", arguments.clone()));
+    assert_eq!(
+        listed["result"],
+        json!({
+            "content": [{ "type": "text", "text": "called agents" }],
+            "structuredContent": { "name": "agents", "arguments": arguments },
+            "isError": false,
+            "resultType": "complete"
+        })
+    );
+    let unlisted = server.call(2, "tools/call", call_params("deploy_agent", json!({})));
+    assert_eq!(
+        unlisted["result"]["content"][0]["text"],
+        "called deploy_agent"
+    );
+    let failed = server.call(3, "tools/call", call_params("explode", json!({})));
+    assert_eq!(failed["error"]["code"], -32603);
+    assert_eq!(failed["error"]["message"], "subsystem exploded");
+    assert_eq!(server.wait().code(), Some(0));
+    let forwarded: Vec<Value> = door
+        .requests_for("tools/call")
+        .iter()
+        .filter_map(|r| r.params())
+        .map(|p| json!({ "name": p["name"], "arguments": p["arguments"] }))
+        .collect();
+    assert_eq!(
+        forwarded,
+        vec![
+            json!({ "name": "agents", "arguments": arguments }),
+            json!({ "name": "deploy_agent", "arguments": {} }),
+            json!({ "name": "explode", "arguments": {} }),
+        ]
+    );
+}
+
+#[test]
+fn a_hanging_door_delays_neither_initialize_nor_the_local_list() {
+    let door = FakeDoor::start(Behaviour::Hang).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), &["--door-wait", "0.2"]);
+    let server = &mut setup.server;
+    let init = server.initialize("2025-11-25");
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    assert_eq!(names(&list), local_names());
+    let local = server.call(
+        2,
+        "tools/call",
+        call_params("fs", json!({ "action": "list", "path": "." })),
+    );
+    assert!(local.get("result").is_some(), "{local}");
+}
+
+#[test]
+fn list_changed_is_sent_when_the_door_list_arrives() {
+    let door =
+        FakeDoor::start(Behaviour::Slow(std::time::Duration::from_millis(800))).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), &["--door-wait", "0"]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let first = server.call(1, "tools/list", json!({}));
+    assert_eq!(names(&first), local_names());
+    // The door's list arrives later: one notification.
+    let notification = server.recv();
+    assert_eq!(
+        notification,
+        json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" })
+    );
+    let second = server.call(2, "tools/list", json!({}));
+    // The door's tools whose names are not local (the local `git` wins).
+    assert_eq!(names(&second), merged_names());
+}
+
+#[test]
+fn no_door_turns_forwarding_off() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), &["--no-door"]);
+    let server = &mut setup.server;
+    let init = server.initialize("2025-11-25");
+    assert_eq!(init["capabilities"], json!({ "tools": {} }));
+    let list = server.call(1, "tools/list", json!({}));
+    assert_eq!(names(&list), local_names());
+    let call = server.call(2, "tools/call", call_params("agents", json!({})));
+    assert_eq!(call["error"]["code"], -32602);
+    assert_eq!(server.wait().code(), Some(0));
+    assert!(door.requests().is_empty());
 }

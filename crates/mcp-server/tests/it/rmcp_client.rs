@@ -12,24 +12,35 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
 use serde_json::json;
 
+use crate::common::{hanzo_mcp, local_names};
+
 const TEXT: &str = "first line\nsecond line: ünïcödé\n\nlast line\n";
 
-/// `hanzo-mcp serve --no-door --root <root>`, with its state folder (`exec`
-/// spools, the state database) in `state`.
-fn spawn(root: &Path, state: &Path) -> TokioChildProcess {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"));
-    command
-        .arg("serve")
-        .arg("--no-door")
-        .arg("--root")
-        .arg(root)
-        .env("RUST_LOG", "warn")
-        .env("HANZO_MCP_STATE", state);
-    let (transport, _stderr) = TokioChildProcess::builder(command)
+/// `hanzo-mcp <args>` with `env` (see `hanzo_mcp`), as rmcp's transport.
+fn child(args: &[&str], env: &[(&str, &str)]) -> TokioChildProcess {
+    let mut command = hanzo_mcp();
+    command.args(args);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let (transport, _stderr) = TokioChildProcess::builder(tokio::process::Command::from(command))
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn hanzo-mcp");
     transport
+}
+
+/// `hanzo-mcp serve --no-door --root <root>`, with its state folder (`exec`
+/// spools, the state database) in `state`.
+fn spawn(root: &Path, state: &Path) -> TokioChildProcess {
+    child(
+        &["serve", "--no-door", "--root", utf8(root)],
+        &[("HANZO_MCP_STATE", utf8(state))],
+    )
+}
+
+fn utf8(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
 }
 
 fn client_config() -> ClientConfig {
@@ -42,12 +53,7 @@ fn client_config() -> ClientConfig {
 async fn list_and_read(client: &RunningService<RoleClient, ClientConfig>, root: &Path) {
     let tools = client.list_all_tools().await.expect("tools/list");
     let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-    let expected: Vec<String> = mcp_local_tools::Toolbox::with_default_tools()
-        .names()
-        .into_iter()
-        .map(String::from)
-        .collect();
-    assert_eq!(names, expected);
+    assert_eq!(names, local_names());
     assert!(names.iter().any(|n| n == "fs"));
 
     let arguments = json!({ "action": "read", "path": root.join("note.txt") });
@@ -60,69 +66,47 @@ async fn list_and_read(client: &RunningService<RoleClient, ClientConfig>, root: 
     assert_eq!(text.text, TEXT);
 }
 
-#[tokio::test]
-async fn rmcp_client_with_the_2025_11_25_handshake() {
-    let root = tempfile::tempdir().expect("tempdir");
-    let state = tempfile::tempdir().expect("state");
-    std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
-    let client = client_config()
-        .serve(spawn(root.path(), state.path()))
-        .await
-        .expect("initialize handshake");
-    let info = client.peer_info().expect("server info");
-    assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
-    assert_eq!(
-        info.server_info.as_ref().map(|i| i.name.as_str()),
-        Some("hanzo-mcp")
-    );
-    assert!(info.capabilities.tools.is_some());
-    list_and_read(&client, root.path()).await;
-    client.cancel().await.expect("close");
+/// rmcp connects to `hanzo-mcp` with a lifecycle (the `initialize`
+/// handshake when `None`), finds the revision it expects, the server's name
+/// and its tools, lists every tool and reads a file back.
+macro_rules! lifecycle {
+    ($($name:ident: $mode:expr => $version:expr;)*) => {$(
+        #[tokio::test]
+        async fn $name() {
+            let root = tempfile::tempdir().expect("tempdir");
+            let state = tempfile::tempdir().expect("state");
+            std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
+            let transport = spawn(root.path(), state.path());
+            let mode: Option<ClientLifecycleMode> = $mode;
+            let client = match mode {
+                None => client_config().serve(transport).await.expect("initialize"),
+                Some(mode) => client_config()
+                    .serve_with_lifecycle(transport, mode)
+                    .await
+                    .expect("the lifecycle"),
+            };
+            let info = client.peer_info().expect("server info");
+            assert_eq!(info.protocol_version, $version);
+            assert_eq!(
+                info.server_info.as_ref().map(|i| i.name.as_str()),
+                Some("hanzo-mcp")
+            );
+            assert!(info.capabilities.tools.is_some());
+            list_and_read(&client, root.path()).await;
+            client.cancel().await.expect("close");
+        }
+    )*};
 }
 
-#[tokio::test]
-async fn rmcp_client_with_the_2026_07_28_discover_lifecycle() {
-    let root = tempfile::tempdir().expect("tempdir");
-    let state = tempfile::tempdir().expect("state");
-    std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
-    let client = client_config()
-        .serve_with_lifecycle(
-            spawn(root.path(), state.path()),
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        )
-        .await
-        .expect("server/discover");
-    let info = client.peer_info().expect("server info");
-    assert_eq!(info.protocol_version, ProtocolVersion::V_2026_07_28);
-    assert_eq!(
-        info.server_info.as_ref().map(|i| i.name.as_str()),
-        Some("hanzo-mcp")
-    );
-    list_and_read(&client, root.path()).await;
-    client.cancel().await.expect("close");
-}
-
-#[tokio::test]
-async fn rmcp_auto_lifecycle_picks_discover() {
-    let root = tempfile::tempdir().expect("tempdir");
-    let state = tempfile::tempdir().expect("state");
-    std::fs::write(root.path().join("note.txt"), TEXT).expect("write");
-    let client = client_config()
-        .serve_with_lifecycle(
-            spawn(root.path(), state.path()),
-            ClientLifecycleMode::Auto {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                legacy_version: Some(ProtocolVersion::V_2025_11_25),
-            },
-        )
-        .await
-        .expect("auto lifecycle");
-    let info = client.peer_info().expect("server info");
-    assert_eq!(info.protocol_version, ProtocolVersion::V_2026_07_28);
-    list_and_read(&client, root.path()).await;
-    client.cancel().await.expect("close");
+lifecycle! {
+    rmcp_client_with_the_2025_11_25_handshake: None => ProtocolVersion::V_2025_11_25;
+    rmcp_client_with_the_2026_07_28_discover_lifecycle: Some(ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }) => ProtocolVersion::V_2026_07_28;
+    rmcp_auto_lifecycle_picks_discover: Some(ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }) => ProtocolVersion::V_2026_07_28;
 }
 
 /// Calls `name` with `arguments` and returns the text of its one content
@@ -237,24 +221,21 @@ async fn rmcp_client_drives_the_local_git_while_the_door_lists_one() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("canonical root");
     let home = tempfile::tempdir().expect("home");
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"));
-    command
-        .args(["serve", "--door-wait", "10", "--root"])
-        .arg(&root)
-        .env("RUST_LOG", "warn")
-        .env("HANZO_MCP_DOOR", door.url())
-        .env("HANZO_API_KEY", "test-key")
-        .env("HOME", home.path())
-        .env("HANZO_MCP_STATE", home.path())
-        // The commit needs an identity; the machine's git reads it from here.
-        .env("GIT_AUTHOR_NAME", "Ada")
-        .env("GIT_AUTHOR_EMAIL", "ada@example.test")
-        .env("GIT_COMMITTER_NAME", "Ada")
-        .env("GIT_COMMITTER_EMAIL", "ada@example.test");
-    let (transport, _stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn hanzo-mcp");
+    let door_url = door.url();
+    let transport = child(
+        &["serve", "--door-wait", "10", "--root", utf8(&root)],
+        &[
+            ("HANZO_MCP_DOOR", &door_url),
+            ("HANZO_API_KEY", "test-key"),
+            ("HOME", utf8(home.path())),
+            ("HANZO_MCP_STATE", utf8(home.path())),
+            // The commit needs an identity; the machine's git reads it from here.
+            ("GIT_AUTHOR_NAME", "Ada"),
+            ("GIT_AUTHOR_EMAIL", "ada@example.test"),
+            ("GIT_COMMITTER_NAME", "Ada"),
+            ("GIT_COMMITTER_EMAIL", "ada@example.test"),
+        ],
+    );
     let client = client_config().serve(transport).await.expect("initialize");
 
     let tools = client.list_all_tools().await.expect("tools/list");
@@ -324,24 +305,20 @@ async fn rmcp_client_fetches_a_page_and_lists_a_registry() {
 
     let root = tempfile::tempdir().expect("tempdir");
     let state = tempfile::tempdir().expect("state");
+    let registries = format!("test=http://{addr}/r");
     let start = |allow: bool| {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"));
-        command
-            .args(["serve", "--no-door", "--root"])
-            .arg(root.path())
-            .env("RUST_LOG", "warn")
-            .env("HANZO_MCP_STATE", state.path())
-            .env("HANZO_MCP_UI_REGISTRIES", format!("test=http://{addr}/r"))
-            .env("HANZO_API_KEY", "canary-key");
-        command.env_remove("HANZO_MCP_FETCH_ALLOW_PRIVATE");
+        let mut args = vec!["serve", "--no-door", "--root", utf8(root.path())];
         if allow {
-            command.arg("--fetch-allow-private");
+            args.push("--fetch-allow-private");
         }
-        let (transport, _stderr) = TokioChildProcess::builder(command)
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn hanzo-mcp");
-        transport
+        child(
+            &args,
+            &[
+                ("HANZO_MCP_STATE", utf8(state.path())),
+                ("HANZO_MCP_UI_REGISTRIES", &registries),
+                ("HANZO_API_KEY", "canary-key"),
+            ],
+        )
     };
     let url = format!("http://{addr}/page.html");
 

@@ -1,125 +1,41 @@
 //! The streamable HTTP transport, rule by rule (MCP 2025-11-25 and
 //! 2026-07-28 basic/transports): reqwest against the router served on an
-//! ephemeral loopback port, asserting status, headers and body.
-
-mod http_support;
+//! ephemeral loopback port, asserting status, headers and body; the `Host`
+//! check against DNS rebinding; a POST whose body stops arriving.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcp_local_server::http::{HttpConfig, serve_http};
 use mcp_local_server::test_tools::TestTools;
-use mcp_local_server::{Composition, Server, ServerConfig, ToolSource};
-use mcp_proto::Implementation;
-use mcp_proto::sse::SseParser;
-use reqwest::StatusCode;
-use reqwest::header::HeaderMap;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-const STATELESS: &str = "2026-07-28";
-const LEGACY: &str = "2025-11-25";
+use crate::common::http::{
+    Http, LEGACY, Running, STATELESS, assert_sse, exchange, header, json_body, raw_post,
+    sse_messages, start, stateless_meta,
+};
+use crate::common::tool_names;
+use crate::common::tools::{self, Tools, text};
 
-struct Running {
-    url: String,
-    client: reqwest::Client,
-    _server: http_support::Listening,
+/// The hidden `test_sleep` source served as `name`.
+async fn serve_test_tools(name: &str, config: HttpConfig) -> Running {
+    start(tools::server(name, vec![Arc::new(TestTools)]), config).await
 }
 
-async fn start(config: HttpConfig) -> Running {
-    let info: Implementation =
-        serde_json::from_value(json!({ "name": "http-test", "version": "0.0.1" }))
-            .expect("valid Implementation");
-    let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(TestTools)];
-    let server = Arc::new(Server::new(
-        Composition::new(sources),
-        ServerConfig::new(info),
-    ));
-    let listening = http_support::listen(server, config).await;
-    let bound = listening.addr;
-    Running {
-        url: format!("http://{bound}/mcp"),
-        client: reqwest::Client::new(),
-        _server: listening,
-    }
+async fn test_tools(config: HttpConfig) -> Running {
+    serve_test_tools("http-test", config).await
 }
 
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": STATELESS,
-        "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "1" },
-        "io.modelcontextprotocol/clientCapabilities": {}
-    })
-}
-
-impl Running {
-    async fn post(&self, headers: &[(&str, &str)], body: &Value) -> reqwest::Response {
-        let mut request = self
-            .client
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body.to_string());
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        request.send().await.expect("POST answered")
-    }
-
-    /// 2026-07-28 POST with the headers mirrored from `body`.
-    async fn post_stateless(&self, body: &Value) -> reqwest::Response {
-        let method = body["method"].as_str().unwrap_or("");
-        let mut headers = vec![("mcp-protocol-version", STATELESS), ("mcp-method", method)];
-        if let Some(name) = body["params"]["name"].as_str() {
-            headers.push(("mcp-name", name));
-        }
-        self.post(&headers, body).await
-    }
-
-    /// Opens a 2025-11-25 session: initialize, then notifications/initialized.
-    async fn session(&self) -> String {
-        let response = self
-            .post(
-                &[],
-                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                    "protocolVersion": LEGACY, "capabilities": {},
-                    "clientInfo": { "name": "t", "version": "1" } }}),
-            )
-            .await;
-        assert_eq!(response.status(), StatusCode::OK);
-        let session = header(response.headers(), "mcp-session-id");
-        let initialized = self
-            .post(
-                &[
-                    ("mcp-session-id", &session),
-                    ("mcp-protocol-version", LEGACY),
-                ],
-                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            )
-            .await;
-        assert_eq!(initialized.status(), StatusCode::ACCEPTED);
-        session
-    }
-}
-
-fn header(headers: &HeaderMap, name: &str) -> String {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned()
-}
-
-async fn json_body(response: reqwest::Response) -> Value {
-    assert_eq!(
-        header(response.headers(), "content-type"),
-        "application/json"
-    );
-    response.json().await.expect("JSON body")
+/// A 2025-11-25 session with no client capabilities; its id.
+async fn session(http: &Http) -> String {
+    http.open_session(json!({})).await.id
 }
 
 #[tokio::test]
 async fn legacy_initialize_mints_a_session_and_requests_answer_json() {
-    let server = start(HttpConfig::default()).await;
+    let server = test_tools(HttpConfig::default()).await;
     let response = server
         .post(
             &[],
@@ -161,19 +77,13 @@ async fn legacy_initialize_mints_a_session_and_requests_answer_json() {
     assert_eq!(listed.status(), StatusCode::OK);
     let body = json_body(listed).await;
     assert_eq!(body["id"], "list");
-    let names: Vec<&str> = body["result"]["tools"]
-        .as_array()
-        .expect("tools array")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    assert_eq!(names, ["test_sleep"]);
+    assert_eq!(tool_names(&body["result"]), ["test_sleep"]);
 }
 
 #[tokio::test]
 async fn legacy_response_from_the_client_gets_202() {
-    let server = start(HttpConfig::default()).await;
-    let session = server.session().await;
+    let server = test_tools(HttpConfig::default()).await;
+    let session = session(&server).await;
     let response = server
         .post(
             &[("mcp-session-id", &session)],
@@ -186,7 +96,7 @@ async fn legacy_response_from_the_client_gets_202() {
 
 #[tokio::test]
 async fn legacy_request_without_session_is_400_and_unknown_session_is_404() {
-    let server = start(HttpConfig::default()).await;
+    let server = test_tools(HttpConfig::default()).await;
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     let missing = server.post(&[], &ping).await;
     assert_eq!(missing.status(), StatusCode::BAD_REQUEST);
@@ -202,38 +112,30 @@ async fn legacy_request_without_session_is_400_and_unknown_session_is_404() {
 
 #[tokio::test]
 async fn delete_ends_a_session_and_later_requests_get_404() {
-    let server = start(HttpConfig::default()).await;
-    let session = server.session().await;
+    let server = test_tools(HttpConfig::default()).await;
+    let session = session(&server).await;
     let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
     let alive = server.post(&[("mcp-session-id", &session)], &ping).await;
     assert_eq!(alive.status(), StatusCode::OK);
     assert_eq!(json_body(alive).await["result"], json!({}));
 
     let deleted = server
-        .client
-        .delete(&server.url)
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("DELETE answered");
+        .send(Method::DELETE, &[("mcp-session-id", &session)], None)
+        .await;
     assert_eq!(deleted.status(), StatusCode::OK);
 
     let after = server.post(&[("mcp-session-id", &session)], &ping).await;
     assert_eq!(after.status(), StatusCode::NOT_FOUND);
     let again = server
-        .client
-        .delete(&server.url)
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("DELETE answered");
+        .send(Method::DELETE, &[("mcp-session-id", &session)], None)
+        .await;
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
 async fn invalid_protocol_version_header_is_400_with_32022() {
-    let server = start(HttpConfig::default()).await;
-    let session = server.session().await;
+    let server = test_tools(HttpConfig::default()).await;
+    let session = session(&server).await;
     let response = server
         .post(
             &[
@@ -265,13 +167,13 @@ async fn invalid_protocol_version_header_is_400_with_32022() {
 
 #[tokio::test]
 async fn disallowed_origin_is_403_and_loopback_origin_is_served() {
-    let server = start(HttpConfig {
+    let server = test_tools(HttpConfig {
         allowed_origins: vec!["https://app.example.com".into()],
         ..HttpConfig::default()
     })
     .await;
     // 2026-07-28 has no ping; server/discover is its cheapest request.
-    let ping = json!({"jsonrpc": "2.0", "id": 6, "method": "server/discover", "params": {"_meta": meta()}});
+    let ping = json!({"jsonrpc": "2.0", "id": 6, "method": "server/discover", "params": {"_meta": stateless_meta()}});
     for (origin, status) in [
         ("https://evil.example", StatusCode::FORBIDDEN),
         ("http://localhost.evil.example", StatusCode::FORBIDDEN),
@@ -296,74 +198,57 @@ async fn disallowed_origin_is_403_and_loopback_origin_is_served() {
 
 #[tokio::test]
 async fn get_opens_the_session_stream_or_gets_405() {
-    let server = start(HttpConfig::default()).await;
+    let server = test_tools(HttpConfig::default()).await;
     let no_session = server
-        .client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .send()
-        .await
-        .expect("GET answered");
+        .send(Method::GET, &[("accept", "text/event-stream")], None)
+        .await;
     assert_eq!(no_session.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(header(no_session.headers(), "allow"), "POST");
 
-    let session = server.session().await;
+    let session = session(&server).await;
     let stateless = server
-        .client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-protocol-version", STATELESS)
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("GET answered");
+        .send(
+            Method::GET,
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-protocol-version", STATELESS),
+                ("mcp-session-id", &session),
+            ],
+            None,
+        )
+        .await;
     assert_eq!(stateless.status(), StatusCode::METHOD_NOT_ALLOWED);
 
     let stream = server
-        .client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("GET answered");
-    assert_eq!(stream.status(), StatusCode::OK);
-    assert_eq!(
-        header(stream.headers(), "content-type"),
-        "text/event-stream"
-    );
+        .send(
+            Method::GET,
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", &session),
+            ],
+            None,
+        )
+        .await;
+    assert_sse(&stream);
     assert_eq!(header(stream.headers(), "x-accel-buffering"), "no");
 
     let second = server
-        .client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .expect("GET answered");
+        .send(
+            Method::GET,
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", &session),
+            ],
+            None,
+        )
+        .await;
     assert_eq!(second.status(), StatusCode::CONFLICT);
-}
-
-/// Reads an SSE body to its end and returns each event's data as JSON.
-async fn sse_messages(response: reqwest::Response) -> Vec<Value> {
-    assert_eq!(
-        header(response.headers(), "content-type"),
-        "text/event-stream"
-    );
-    let bytes = response.bytes().await.expect("SSE body");
-    let mut parser = SseParser::new();
-    parser
-        .feed(&bytes)
-        .into_iter()
-        .map(|event| serde_json::from_str(&event.expect("event").data).expect("JSON data"))
-        .collect()
 }
 
 #[tokio::test]
 async fn call_with_progress_token_streams_progress_then_the_response() {
-    let server = start(HttpConfig::default()).await;
-    let session = server.session().await;
+    let server = test_tools(HttpConfig::default()).await;
+    let session = session(&server).await;
     let call = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
         "name": "test_sleep", "arguments": { "ms": 20, "steps": 2 },
         "_meta": { "progressToken": "p1" } }});
@@ -390,9 +275,9 @@ async fn call_with_progress_token_streams_progress_then_the_response() {
 
 #[tokio::test]
 async fn stateless_call_with_matching_headers_answers_json() {
-    let server = start(HttpConfig::default()).await;
+    let server = test_tools(HttpConfig::default()).await;
     let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
-        "name": "test_sleep", "arguments": { "ms": 0 }, "_meta": meta() }});
+        "name": "test_sleep", "arguments": { "ms": 0 }, "_meta": stateless_meta() }});
     let response = server.post_stateless(&call).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(header(response.headers(), "mcp-session-id"), "");
@@ -404,9 +289,9 @@ async fn stateless_call_with_matching_headers_answers_json() {
 
 #[tokio::test]
 async fn stateless_header_mismatches_are_400_with_32020() {
-    let server = start(HttpConfig::default()).await;
+    let server = test_tools(HttpConfig::default()).await;
     let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
-        "name": "test_sleep", "arguments": { "ms": 0 }, "_meta": meta() }});
+        "name": "test_sleep", "arguments": { "ms": 0 }, "_meta": stateless_meta() }});
     let cases: [(&[(&str, &str)], &str); 5] = [
         (
             &[
@@ -462,8 +347,8 @@ async fn stateless_header_mismatches_are_400_with_32020() {
 
 #[tokio::test]
 async fn stateless_unsupported_revision_is_400_with_32022() {
-    let server = start(HttpConfig::default()).await;
-    let mut meta = meta();
+    let server = test_tools(HttpConfig::default()).await;
+    let mut meta = stateless_meta();
     meta["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
     let response = server
         .post(
@@ -484,10 +369,10 @@ async fn stateless_unsupported_revision_is_400_with_32022() {
 
 #[tokio::test]
 async fn stateless_unknown_method_is_404_with_32601() {
-    let server = start(HttpConfig::default()).await;
+    let server = test_tools(HttpConfig::default()).await;
     let response = server
         .post_stateless(&json!({"jsonrpc": "2.0", "id": 12, "method": "no/such",
-            "params": {"_meta": meta()}}))
+            "params": {"_meta": stateless_meta()}}))
         .await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
     let body = json_body(response).await;
@@ -497,11 +382,11 @@ async fn stateless_unknown_method_is_404_with_32601() {
 
 #[tokio::test]
 async fn stateless_notification_is_202_and_get_delete_are_405() {
-    let server = start(HttpConfig::default()).await;
+    let server = test_tools(HttpConfig::default()).await;
     let response = server
         .post_stateless(
             &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": 1, "_meta": meta()}}),
+            "params": {"requestId": 1, "_meta": stateless_meta()}}),
         )
         .await;
     assert_eq!(response.status(), StatusCode::ACCEPTED);
@@ -509,13 +394,15 @@ async fn stateless_notification_is_202_and_get_delete_are_405() {
 
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
         let response = server
-            .client
-            .request(method.clone(), &server.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-protocol-version", STATELESS)
-            .send()
-            .await
-            .expect("answered");
+            .send(
+                method.clone(),
+                &[
+                    ("accept", "text/event-stream"),
+                    ("mcp-protocol-version", STATELESS),
+                ],
+                None,
+            )
+            .await;
         assert_eq!(
             response.status(),
             StatusCode::METHOD_NOT_ALLOWED,
@@ -526,8 +413,8 @@ async fn stateless_notification_is_202_and_get_delete_are_405() {
 
 #[tokio::test]
 async fn stateless_progress_streams_over_sse() {
-    let server = start(HttpConfig::default()).await;
-    let mut meta = meta();
+    let server = test_tools(HttpConfig::default()).await;
+    let mut meta = stateless_meta();
     meta["progressToken"] = json!(5);
     let call = json!({"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {
         "name": "test_sleep", "arguments": { "ms": 10, "steps": 1 }, "_meta": meta }});
@@ -542,15 +429,14 @@ async fn stateless_progress_streams_over_sse() {
 
 #[tokio::test]
 async fn malformed_body_is_400_with_32700() {
-    let server = start(HttpConfig::default()).await;
+    let server = test_tools(HttpConfig::default()).await;
     let response = server
-        .client
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .body("{not json")
-        .send()
-        .await
-        .expect("answered");
+        .send(
+            Method::POST,
+            &[("content-type", "application/json")],
+            Some(b"{not json".to_vec()),
+        )
+        .await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let body = json_body(response).await;
     assert_eq!(body["error"]["code"], -32700);
@@ -559,12 +445,12 @@ async fn malformed_body_is_400_with_32700() {
 
 #[tokio::test]
 async fn bearer_is_required_when_configured() {
-    let server = start(HttpConfig {
+    let server = test_tools(HttpConfig {
         bearer: Some("s3cret".into()),
         ..HttpConfig::default()
     })
     .await;
-    let ping = json!({"jsonrpc": "2.0", "id": 14, "method": "server/discover", "params": {"_meta": meta()}});
+    let ping = json!({"jsonrpc": "2.0", "id": 14, "method": "server/discover", "params": {"_meta": stateless_meta()}});
     let stateless = [
         ("mcp-protocol-version", STATELESS),
         ("mcp-method", "server/discover"),
@@ -599,9 +485,7 @@ async fn bearer_is_required_when_configured() {
 
 #[tokio::test]
 async fn non_loopback_bind_without_bearer_is_refused() {
-    let info: Implementation =
-        serde_json::from_value(json!({ "name": "t", "version": "1" })).expect("info");
-    let server = Arc::new(Server::new(Composition::default(), ServerConfig::new(info)));
+    let server = Arc::new(tools::server("t", Vec::new()));
     let addr: SocketAddr = "0.0.0.0:0".parse().expect("address");
     let outcome = serve_http(server, addr, HttpConfig::default(), |_| {}, async {}).await;
     let error = outcome.expect_err("refused").to_string();
@@ -613,17 +497,17 @@ async fn non_loopback_bind_without_bearer_is_refused() {
 
 #[tokio::test]
 async fn stateless_requests_without_their_required_meta_are_400_with_32602() {
-    let server = start(HttpConfig::default()).await;
+    let server = test_tools(HttpConfig::default()).await;
     let headers = [
         ("mcp-protocol-version", STATELESS),
         ("mcp-method", "server/discover"),
     ];
-    let mut no_capabilities = meta();
+    let mut no_capabilities = stateless_meta();
     no_capabilities
         .as_object_mut()
         .expect("meta object")
         .remove("io.modelcontextprotocol/clientCapabilities");
-    let mut no_revision = meta();
+    let mut no_revision = stateless_meta();
     no_revision
         .as_object_mut()
         .expect("meta object")
@@ -656,70 +540,30 @@ async fn stateless_requests_without_their_required_meta_are_400_with_32602() {
 }
 
 /// A source with one tool whose `region` argument is mirrored into
-/// `Mcp-Param-Region` (`x-mcp-header`).
-struct Regional;
-
-impl ToolSource for Regional {
-    fn name(&self) -> &str {
-        "regional"
-    }
-
-    fn list_tools(&self) -> mcp_local_server::source::BoxFuture<'_, mcp_local_server::SourceList> {
-        Box::pin(async {
-            let tool = serde_json::from_value(json!({ "name": "regional", "inputSchema": {
-                "type": "object",
-                "properties": { "region": { "type": "string", "x-mcp-header": "Region" } } } }))
-            .expect("tool literal");
-            mcp_local_server::SourceList {
-                tools: vec![tool],
-                meta: None,
-            }
-        })
-    }
-
-    fn owns(&self, tool: &str) -> bool {
-        tool == "regional"
-    }
-
-    fn call_tool(
-        &self,
-        call: mcp_local_server::source::CallRequest,
-        _cx: mcp_local_server::CallContext,
-    ) -> mcp_local_server::source::ToolCall<'_> {
-        Box::pin(async move {
-            let params = call.params()?;
-            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
-                let region = params.arguments.as_ref().and_then(|a| a.get("region"));
-                if region.is_some_and(|r| r == "panic") {
-                    panic!("a tool that panics");
-                }
-                Ok(json!({ "content": [ { "type": "text", "text": format!("{region:?}") } ] }))
-            }
-            .await;
-            mcp_local_server::source::result_text(&answered?)
-        })
-    }
+/// `Mcp-Param-Region` (`x-mcp-header`); a `region` of `panic` panics.
+fn regional() -> Tools {
+    let tool = json!({ "name": "regional", "inputSchema": {
+        "type": "object",
+        "properties": { "region": { "type": "string", "x-mcp-header": "Region" } } } });
+    Tools::from_json("regional", vec![tool], |params, _cx| async move {
+        let region = params.arguments.as_ref().and_then(|a| a.get("region"));
+        if region.is_some_and(|r| r == "panic") {
+            panic!("a tool that panics");
+        }
+        text(format!("{region:?}"))
+    })
 }
 
 #[tokio::test]
 async fn mcp_param_headers_must_match_the_annotated_arguments() {
-    let server = Arc::new(Server::new(
-        Composition::new(vec![Arc::new(Regional)]),
-        ServerConfig::new(Implementation::new("http-test", "0.0.1")),
-    ));
-    let listening = http_support::listen(server, HttpConfig::default()).await;
-    let running = Running {
-        url: listening.url.clone(),
-        client: reqwest::Client::new(),
-        _server: listening,
-    };
+    let running = start(regional().serve("http-test"), HttpConfig::default()).await;
     let call = |region: Option<&str>| {
         let mut arguments = json!({});
         if let Some(region) = region {
             arguments["region"] = json!(region);
         }
         json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-            "params": { "name": "regional", "arguments": arguments, "_meta": meta() }})
+            "params": { "name": "regional", "arguments": arguments, "_meta": stateless_meta() }})
     };
     let base = [
         ("mcp-protocol-version", STATELESS),
@@ -765,4 +609,188 @@ async fn mcp_param_headers_must_match_the_annotated_arguments() {
     let body = json_body(response).await;
     assert_eq!(body["id"], 5);
     assert_eq!(body["error"]["code"], -32603, "{body}");
+}
+
+// The `Host` check against DNS rebinding (MCP 2025-11-25 basic/transports,
+// security warning): without a bearer the server is loopback-only, so a
+// `Host` that is not a loopback name or one configured through
+// `allowed_origins` gets 403, even with no `Origin`.
+
+/// A 2026-07-28 `tools/list` body.
+fn tools_list() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": stateless_meta()}})
+}
+
+/// POSTs `tools/list` with `Host: host` and the extra headers.
+async fn list_with_host(http: &Http, host: &str, extra: &[(&str, &str)]) -> reqwest::Response {
+    let mut headers = vec![
+        ("host", host),
+        ("mcp-protocol-version", STATELESS),
+        ("mcp-method", "tools/list"),
+    ];
+    headers.extend_from_slice(extra);
+    http.post(&headers, &tools_list()).await
+}
+
+async fn host_test(config: HttpConfig) -> Running {
+    serve_test_tools("http-host-test", config).await
+}
+
+async fn assert_refused(response: reqwest::Response) {
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
+        Some("application/json")
+    );
+    let body: Value = response.json().await.expect("JSON body");
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Host not allowed"}})
+    );
+}
+
+async fn assert_listed(response: reqwest::Response) {
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.expect("JSON body");
+    assert_eq!(body["id"], json!(1));
+    assert!(
+        body["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "a tool list: {body}"
+    );
+}
+
+#[tokio::test]
+async fn loopback_hosts_are_accepted_with_any_port() {
+    let running = host_test(HttpConfig::default()).await;
+    let port = running.listening.addr.port();
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("LocalHost:{port}"),
+        format!("[::1]:{port}"),
+        "127.0.0.2".to_owned(),
+        "localhost".to_owned(),
+    ] {
+        assert_listed(list_with_host(&running, &host, &[]).await).await;
+    }
+}
+
+#[tokio::test]
+async fn a_rebound_host_without_origin_gets_403() {
+    let running = host_test(HttpConfig::default()).await;
+    let port = running.listening.addr.port();
+    for host in [
+        format!("evil.example:{port}"),
+        "evil.example".to_owned(),
+        format!("localhost.evil.example:{port}"),
+        format!("127.0.0.1.evil.example:{port}"),
+        format!("10.0.0.5:{port}"),
+        format!("evil@localhost:{port}"),
+        format!("[::1:{port}"),
+    ] {
+        assert_refused(list_with_host(&running, &host, &[]).await).await;
+    }
+}
+
+#[tokio::test]
+async fn a_rebound_host_is_refused_on_get_and_delete_too() {
+    let running = host_test(HttpConfig::default()).await;
+    let get = running
+        .send(
+            Method::GET,
+            &[("host", "evil.example"), ("accept", "text/event-stream")],
+            None,
+        )
+        .await;
+    assert_refused(get).await;
+    let delete = running
+        .send(
+            Method::DELETE,
+            &[("host", "evil.example"), ("mcp-session-id", "whatever")],
+            None,
+        )
+        .await;
+    assert_refused(delete).await;
+}
+
+#[tokio::test]
+async fn a_host_named_in_allowed_origins_is_accepted() {
+    let running = host_test(HttpConfig {
+        allowed_origins: vec!["http://mcp.internal:3000".into()],
+        ..HttpConfig::default()
+    })
+    .await;
+    let port = running.listening.addr.port();
+    assert_listed(list_with_host(&running, &format!("MCP.internal:{port}"), &[]).await).await;
+    assert_refused(list_with_host(&running, &format!("evil.example:{port}"), &[]).await).await;
+}
+
+#[tokio::test]
+async fn with_a_bearer_any_host_is_served() {
+    let running = host_test(HttpConfig {
+        bearer: Some("host-test-bearer".into()),
+        ..HttpConfig::default()
+    })
+    .await;
+    let response = list_with_host(
+        &running,
+        "mcp.example.com",
+        &[("authorization", "Bearer host-test-bearer")],
+    )
+    .await;
+    assert_listed(response).await;
+}
+
+// A POST whose body stops arriving (`Content-Length: 100`, one byte sent)
+// gets 408 with a -32600 error body once `HttpConfig::body_read_timeout`
+// passes, and its connection is closed, so it no longer holds one of
+// `max_connections`: the next client is served.
+
+#[tokio::test]
+async fn a_body_that_stops_arriving_gets_408_and_frees_the_connection() {
+    let running = start(
+        tools::server("body-timeout", Vec::new()),
+        HttpConfig {
+            body_read_timeout: Duration::from_secs(1),
+            max_connections: 1,
+            ..HttpConfig::default()
+        },
+    )
+    .await;
+    let addr = running.listening.addr;
+
+    let slow = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{"
+    );
+    let (status, headers, body) = exchange(addr, slow.as_bytes()).await;
+    assert_eq!(status, "HTTP/1.1 408 Request Timeout");
+    assert!(
+        headers.iter().any(|h| h == "connection: close"),
+        "{headers:?}"
+    );
+    // The request id is unknown: the error response carries none, as every
+    // transport-level refusal here (mcp-proto leaves out a null `id`).
+    assert_eq!(
+        body,
+        r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"the request body did not arrive within 1 s"}}"#
+    );
+
+    // The only connection slot is free again: a whole request is answered.
+    let initialize = json!({ "jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": { "name": "second", "version": "1" } } })
+    .to_string();
+    let (status, _, body) = exchange(addr, raw_post(addr, &initialize).as_bytes()).await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    let reply: Value = serde_json::from_str(&body).expect("a JSON body");
+    assert_eq!(reply["id"], json!(7));
+    assert_eq!(reply["result"]["protocolVersion"], json!("2025-11-25"));
+    assert_eq!(reply["result"]["serverInfo"]["name"], json!("body-timeout"));
 }

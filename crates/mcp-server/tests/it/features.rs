@@ -1,30 +1,28 @@
-//! Resources, prompts, completions, logging and server-to-client requests
-//!, over raw pipes to a `Server` served in-process: each test
-//! writes JSON-RPC lines as a client would and asserts the exact lines the
-//! server writes back.
+//! Resources, prompts, completions, logging and server-to-client requests,
+//! over raw pipes to a `Server` served in-process (each test writes
+//! JSON-RPC lines as a client would and asserts the exact lines the server
+//! writes back), and over streamable HTTP.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_local_server::features::{resource_not_found, unknown_prompt};
+use mcp_local_server::http::HttpConfig;
 use mcp_local_server::peer::REQUEST_TIMEOUT;
-use mcp_local_server::source::{BoxFuture, CallContext, SourceList, ToolSource};
-use mcp_local_server::{
-    CompletionSource, Composition, PromptSource, ResourceSource, ResourceUpdates, Server,
-    ServerConfig,
-};
+use mcp_local_server::source::{BoxFuture, CallContext};
+use mcp_local_server::{CompletionSource, PromptSource, ResourceSource, ResourceUpdates, Server};
 use mcp_proto::{
     CompleteRequestParams, CompleteResult, ContentBlock, CreateMessageRequestParams, ErrorObject,
-    FromValue, GetPromptRequestParams, GetPromptResult, Implementation, ListPromptsResult,
-    ListResourcesResult, LoggingLevel, ReadResourceRequestParams, ReadResourceResult,
-    SamplingContent, Tool,
+    FromValue, GetPromptRequestParams, GetPromptResult, ListPromptsResult, ListResourcesResult,
+    LoggingLevel, ReadResourceRequestParams, ReadResourceResult, SamplingContent,
 };
+use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 
-/// How long a test waits for one line before it fails: a guard against a
-/// hang, not a timing assertion.
-const PATIENCE: Duration = Duration::from_secs(30);
+use crate::common::driver::Connection;
+use crate::common::http::{Events, Listening, STATELESS, Session, assert_sse, listen};
+use crate::common::tools::{self, Tools, text};
+use crate::common::{names, roots_list_answer, roots_list_request};
 
 fn wire<T: FromValue>(value: Value) -> Result<T, ErrorObject> {
     T::from_value(value).map_err(|e| ErrorObject::internal_error(e.to_string()))
@@ -116,102 +114,63 @@ impl CompletionSource for Prompts {
     }
 }
 
-/// Tools that log and ask the client.
-struct Asking;
-
-impl ToolSource for Asking {
-    fn name(&self) -> &str {
-        "asking"
-    }
-
-    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
-        Box::pin(async {
-            let tool = |name: &str| -> Tool {
-                Tool::from_value(json!({ "name": name, "inputSchema": { "type": "object" } }))
-                    .expect("tool literal")
-            };
-            SourceList {
-                tools: vec![tool("log"), tool("ask"), tool("ask_briefly")],
-                meta: None,
-            }
-        })
-    }
-
-    fn owns(&self, tool: &str) -> bool {
-        matches!(tool, "log" | "ask" | "ask_briefly")
-    }
-
-    fn call_tool(
-        &self,
-        call: mcp_local_server::source::CallRequest,
-        cx: mcp_local_server::CallContext,
-    ) -> mcp_local_server::source::ToolCall<'_> {
-        Box::pin(async move {
-            let params = call.params()?;
-            let answered: Result<Value, mcp_proto::ErrorObject> = async move {
-                let text = |t: String| Ok(json!({ "content": [ { "type": "text", "text": t } ] }));
-                match params.name.as_str() {
-                    "log" => {
-                        let sent: Vec<bool> =
-                            [LoggingLevel::Debug, LoggingLevel::Info, LoggingLevel::Error]
-                                .into_iter()
-                                .map(|level| cx.log(level, Some("t"), json!(level.as_str())))
-                                .collect();
-                        text(format!("{sent:?}"))
-                    }
-                    "ask" => {
-                        let client = cx.client().ok_or_else(|| {
-                            ErrorObject::internal_error("no client handle on this connection")
-                        })?;
-                        let request = CreateMessageRequestParams::from_value(json!({
+/// `log` logs at debug, info and error and says which were sent; `ask`
+/// asks the client's model what 2+2 is; `ask_briefly` asks with a 200 ms
+/// bound.
+fn asking() -> Tools {
+    Tools::new(
+        "asking",
+        &["log", "ask", "ask_briefly"],
+        |params, cx| async move {
+            match params.name.as_str() {
+                "log" => {
+                    let sent: Vec<bool> =
+                        [LoggingLevel::Debug, LoggingLevel::Info, LoggingLevel::Error]
+                            .into_iter()
+                            .map(|level| cx.log(level, Some("t"), json!(level.as_str())))
+                            .collect();
+                    text(format!("{sent:?}"))
+                }
+                "ask" => {
+                    let client = cx.client().ok_or_else(|| {
+                        ErrorObject::internal_error("no client handle on this connection")
+                    })?;
+                    let request = CreateMessageRequestParams::from_value(json!({
                         "messages": [ { "role": "user",
                             "content": { "type": "text", "text": "2+2?" } } ],
                         "maxTokens": 10 }))
-                        .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
-                        let answer = client.create_message(&request).await?;
-                        let said = match &answer.content {
-                            SamplingContent::One(block) => match block.as_ref() {
-                                ContentBlock::Text(t) => t.text.clone(),
-                                _ => "something else".to_owned(),
-                            },
-                            SamplingContent::Many(_) => "several blocks".to_owned(),
-                        };
-                        text(format!("model {} said {said}", answer.model))
-                    }
-                    "ask_briefly" => {
-                        let client = cx.client().ok_or_else(|| {
-                            ErrorObject::internal_error("no client handle on this connection")
-                        })?;
-                        let result = client
-                            .request_with_timeout(
-                                "sampling/createMessage",
-                                json!({ "messages": [], "maxTokens": 1 }),
-                                Duration::from_millis(200),
-                            )
-                            .await?;
-                        text(result.to_string())
-                    }
-                    other => Err(ErrorObject::invalid_params(format!("unknown tool {other}"))),
+                    .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+                    let answer = client.create_message(&request).await?;
+                    let said = match &answer.content {
+                        SamplingContent::One(block) => match block.as_ref() {
+                            ContentBlock::Text(t) => t.text.clone(),
+                            _ => "something else".to_owned(),
+                        },
+                        SamplingContent::Many(_) => "several blocks".to_owned(),
+                    };
+                    text(format!("model {} said {said}", answer.model))
                 }
+                "ask_briefly" => {
+                    let client = cx.client().ok_or_else(|| {
+                        ErrorObject::internal_error("no client handle on this connection")
+                    })?;
+                    let result = client
+                        .request_with_timeout(
+                            "sampling/createMessage",
+                            json!({ "messages": [], "maxTokens": 1 }),
+                            Duration::from_millis(200),
+                        )
+                        .await?;
+                    text(result.to_string())
+                }
+                other => Err(ErrorObject::invalid_params(format!("unknown tool {other}"))),
             }
-            .await;
-            mcp_local_server::source::result_text(&answered?)
-        })
-    }
-}
-
-struct Client {
-    to_server: DuplexStream,
-    from_server: Lines<BufReader<DuplexStream>>,
-    _serving: tokio::task::JoinHandle<()>,
+        },
+    )
 }
 
 fn server(features: bool) -> Arc<Server> {
-    let info: Implementation =
-        serde_json::from_value(json!({ "name": "features-test", "version": "0.0.1" }))
-            .expect("valid Implementation");
-    let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Asking)];
-    let server = Server::new(Composition::new(sources), ServerConfig::new(info));
+    let server = asking().serve("features-test");
     if !features {
         return Arc::new(server);
     }
@@ -226,69 +185,40 @@ fn server(features: bool) -> Arc<Server> {
     )
 }
 
-impl Client {
-    fn connect(server: Arc<Server>) -> Self {
-        let (to_server, server_in) = tokio::io::duplex(1 << 16);
-        let (server_out, from_server) = tokio::io::duplex(1 << 16);
-        let serving = tokio::spawn(async move {
-            let _ = server
-                .serve(server_in, server_out, std::future::pending::<()>())
-                .await;
-        });
-        Self {
-            to_server,
-            from_server: BufReader::new(from_server).lines(),
-            _serving: serving,
-        }
-    }
+/// A server with no tools, made by `with`.
+fn bare(with: impl FnOnce(Server) -> Server) -> Arc<Server> {
+    Arc::new(with(tools::server("t", Vec::new())))
+}
 
-    async fn send(&mut self, message: Value) {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        self.to_server.write_all(&line).await.expect("write");
-    }
+/// A client of `server(true)` past the handshake with `capabilities`.
+async fn connected(capabilities: Value) -> Connection {
+    let mut client = Connection::open(server(true));
+    client.handshake(capabilities).await;
+    client
+}
 
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(PATIENCE, self.from_server.next_line())
-            .await
-            .expect("a line within the patience bound")
-            .expect("read")
-            .expect("the server wrote a line");
-        serde_json::from_str(&line).expect("a JSON line")
-    }
-
-    async fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
-        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
-            .await;
-        self.next().await
-    }
-
-    /// `initialize` with `capabilities`, then `notifications/initialized`.
-    async fn handshake(&mut self, capabilities: Value) -> Value {
-        let answer = self
-            .call(
-                0,
-                "initialize",
-                json!({ "protocolVersion": "2025-11-25", "capabilities": capabilities,
-                    "clientInfo": { "name": "t", "version": "1" } }),
-            )
-            .await;
-        self.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
-            .await;
-        answer
-    }
+/// A client of `server(true)` that declared `sampling`, whose `ask` call
+/// `id` is waiting for the `sampling/createMessage` request returned.
+async fn asked(id: u64) -> (Connection, Value) {
+    let mut client = connected(json!({ "sampling": {} })).await;
+    client
+        .request(id, "tools/call", json!({ "name": "ask", "arguments": {} }))
+        .await;
+    let request = client.next().await;
+    assert_eq!(request["method"], json!("sampling/createMessage"));
+    (client, request)
 }
 
 #[tokio::test]
 async fn capabilities_are_exactly_the_handlers_present() {
-    let mut full = Client::connect(server(true));
+    let mut full = Connection::open(server(true));
     let answer = full.handshake(json!({})).await;
     assert_eq!(
         answer["result"]["capabilities"],
         json!({ "tools": {}, "resources": { "subscribe": true }, "prompts": {},
             "completions": {}, "logging": {} })
     );
-    let mut bare = Client::connect(server(false));
+    let mut bare = Connection::open(server(false));
     let answer = bare.handshake(json!({})).await;
     assert_eq!(answer["result"]["capabilities"], json!({ "tools": {} }));
     for (id, method) in [
@@ -305,8 +235,7 @@ async fn capabilities_are_exactly_the_handlers_present() {
 
 #[tokio::test]
 async fn resources_list_and_read_answer_exactly() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({})).await;
+    let mut client = connected(json!({})).await;
     assert_eq!(
         client.call(1, "resources/list", json!({})).await,
         json!({ "jsonrpc": "2.0", "id": 1, "result": { "resources": [
@@ -338,7 +267,7 @@ async fn resources_list_and_read_answer_exactly() {
 
 #[tokio::test]
 async fn stateless_reads_carry_result_type_and_cache_fields() {
-    let mut client = Client::connect(server(true));
+    let mut client = Connection::open(server(true));
     let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {} });
     assert_eq!(
@@ -396,8 +325,7 @@ async fn stateless_reads_carry_result_type_and_cache_fields() {
 
 #[tokio::test]
 async fn prompts_and_completion_answer_exactly() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({})).await;
+    let mut client = connected(json!({})).await;
     assert_eq!(
         client.call(1, "prompts/list", json!({})).await,
         json!({ "jsonrpc": "2.0", "id": 1, "result": { "prompts": [ { "name": "greet",
@@ -441,16 +369,12 @@ async fn prompts_and_completion_answer_exactly() {
 #[tokio::test]
 async fn subscribed_resources_get_updated_notifications() {
     let updates = ResourceUpdates::new();
-    let info: Implementation = serde_json::from_value(json!({ "name": "t", "version": "1" }))
-        .expect("valid Implementation");
-    let server = Arc::new(
-        Server::new(Composition::default(), ServerConfig::new(info)).with_resources(Arc::new(
-            Notes {
-                updates: updates.clone(),
-            },
-        )),
-    );
-    let mut client = Client::connect(server);
+    let server = bare(|s| {
+        s.with_resources(Arc::new(Notes {
+            updates: updates.clone(),
+        }))
+    });
+    let mut client = Connection::open(server);
     client.handshake(json!({})).await;
     assert_eq!(
         client
@@ -473,16 +397,12 @@ async fn subscribed_resources_get_updated_notifications() {
     );
     updates.notify("mem://a");
     // Nothing for mem://a any more: the next line is the ping's answer.
-    assert_eq!(
-        client.call(3, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 3, "result": {} })
-    );
+    client.assert_next_is_pong(3).await;
 }
 
 #[tokio::test]
 async fn log_messages_follow_set_level() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({})).await;
+    let mut client = connected(json!({})).await;
     // Before logging/setLevel nothing is sent.
     assert_eq!(
         client
@@ -498,8 +418,7 @@ async fn log_messages_follow_set_level() {
         json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
     );
     client
-        .send(json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call",
-            "params": { "name": "log", "arguments": {} } }))
+        .request(3, "tools/call", json!({ "name": "log", "arguments": {} }))
         .await;
     assert_eq!(
         client.next().await,
@@ -524,7 +443,7 @@ async fn log_messages_follow_set_level() {
 
 #[tokio::test]
 async fn stateless_log_level_comes_from_the_request_meta() {
-    let mut client = Client::connect(server(true));
+    let mut client = Connection::open(server(true));
     let call = |id: u64, level: Option<&str>| {
         let mut meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {} });
@@ -553,13 +472,7 @@ async fn stateless_log_level_comes_from_the_request_meta() {
 
 #[tokio::test]
 async fn a_sampling_request_answered_by_the_client_reaches_the_tool() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({ "sampling": {} })).await;
-    client
-        .send(json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call",
-            "params": { "name": "ask", "arguments": {} } }))
-        .await;
-    let request = client.next().await;
+    let (mut client, request) = asked(7).await;
     assert_eq!(
         request,
         json!({ "jsonrpc": "2.0", "id": "s-1", "method": "sampling/createMessage",
@@ -581,13 +494,7 @@ async fn a_sampling_request_answered_by_the_client_reaches_the_tool() {
 
 #[tokio::test]
 async fn a_client_error_response_reaches_the_tool_as_client_error_data() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({ "sampling": {} })).await;
-    client
-        .send(json!({ "jsonrpc": "2.0", "id": 8, "method": "tools/call",
-            "params": { "name": "ask", "arguments": {} } }))
-        .await;
-    let request = client.next().await;
+    let (mut client, request) = asked(8).await;
     assert_eq!(request["method"], json!("sampling/createMessage"));
     client
         .send(json!({ "jsonrpc": "2.0", "id": request["id"], "error": {
@@ -606,13 +513,7 @@ async fn a_client_error_response_reaches_the_tool_as_client_error_data() {
 /// the `tools/call`'s own "Method not found".
 #[tokio::test]
 async fn a_client_method_not_found_is_not_the_calls_own_error() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({ "sampling": {} })).await;
-    client
-        .send(json!({ "jsonrpc": "2.0", "id": 8, "method": "tools/call",
-            "params": { "name": "ask", "arguments": {} } }))
-        .await;
-    let request = client.next().await;
+    let (mut client, request) = asked(8).await;
     assert_eq!(request["id"], json!("s-1"));
     client
         .send(json!({ "jsonrpc": "2.0", "id": "s-1", "error": {
@@ -639,13 +540,7 @@ async fn a_malformed_client_response_fails_its_request_at_once() {
     .into_iter()
     .enumerate()
     {
-        let mut client = Client::connect(server(true));
-        client.handshake(json!({ "sampling": {} })).await;
-        client
-            .send(json!({ "jsonrpc": "2.0", "id": 8, "method": "tools/call",
-                "params": { "name": "ask", "arguments": {} } }))
-            .await;
-        let request = client.next().await;
+        let (mut client, request) = asked(8).await;
         assert_eq!(request["id"], json!("s-1"));
         let mut line = bad.clone();
         line["jsonrpc"] = json!("2.0");
@@ -661,11 +556,7 @@ async fn a_malformed_client_response_fails_its_request_at_once() {
                 .to_owned(),
         );
         // Nothing else was sent for the bad line: the next line is the ping's.
-        assert_eq!(
-            client.call(9, "ping", json!({})).await,
-            json!({ "jsonrpc": "2.0", "id": 9, "result": {} }),
-            "case {n}"
-        );
+        client.assert_next_is_pong(9).await;
     }
     let prefix = "the client's response to sampling/createMessage was malformed: ";
     assert_eq!(
@@ -681,27 +572,25 @@ async fn a_malformed_client_response_fails_its_request_at_once() {
 /// QA: a malformed response to no request of ours is dropped unanswered.
 #[tokio::test]
 async fn a_malformed_response_to_nothing_is_dropped() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({})).await;
+    let mut client = connected(json!({})).await;
     client
         .send(json!({ "jsonrpc": "2.0", "id": "s-77", "error": "bad" }))
         .await;
     client
         .send(json!({ "jsonrpc": "2.0", "id": 7, "result": {}, "error": { "code": 1, "message": "x" } }))
         .await;
-    assert_eq!(
-        client.call(9, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 9, "result": {} })
-    );
+    client.assert_next_is_pong(9).await;
 }
 
 #[tokio::test]
 async fn an_unanswered_request_times_out_and_is_cancelled() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({ "sampling": {} })).await;
+    let mut client = connected(json!({ "sampling": {} })).await;
     client
-        .send(json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/call",
-            "params": { "name": "ask_briefly", "arguments": {} } }))
+        .request(
+            9,
+            "tools/call",
+            json!({ "name": "ask_briefly", "arguments": {} }),
+        )
         .await;
     let request = client.next().await;
     assert_eq!(request["method"], json!("sampling/createMessage"));
@@ -721,16 +610,12 @@ async fn an_unanswered_request_times_out_and_is_cancelled() {
     client
         .send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} }))
         .await;
-    assert_eq!(
-        client.call(10, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 10, "result": {} })
-    );
+    client.assert_next_is_pong(10).await;
 }
 
 #[tokio::test]
 async fn a_client_without_the_capability_gets_no_request() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({ "roots": {} })).await;
+    let mut client = connected(json!({ "roots": {} })).await;
     assert_eq!(
         client
             .call(11, "tools/call", json!({ "name": "ask", "arguments": {} }))
@@ -743,13 +628,7 @@ async fn a_client_without_the_capability_gets_no_request() {
 
 #[tokio::test]
 async fn cancelling_the_call_cancels_its_client_request() {
-    let mut client = Client::connect(server(true));
-    client.handshake(json!({ "sampling": {} })).await;
-    client
-        .send(json!({ "jsonrpc": "2.0", "id": 12, "method": "tools/call",
-            "params": { "name": "ask", "arguments": {} } }))
-        .await;
-    let request = client.next().await;
+    let (mut client, request) = asked(12).await;
     assert_eq!(request["method"], json!("sampling/createMessage"));
     client
         .send(
@@ -761,15 +640,12 @@ async fn cancelling_the_call_cancels_its_client_request() {
     assert_eq!(told["method"], json!("notifications/cancelled"));
     assert_eq!(told["params"]["requestId"], request["id"]);
     // No response for the cancelled call: the next line answers the ping.
-    assert_eq!(
-        client.call(13, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 13, "result": {} })
-    );
+    client.assert_next_is_pong(13).await;
 }
 
 #[tokio::test]
 async fn stateless_revision_has_no_initialize_or_ping_and_discover_needs_meta() {
-    let mut client = Client::connect(server(false));
+    let mut client = Connection::open(server(false));
     let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {} });
     assert_eq!(
@@ -810,46 +686,31 @@ fn roots_server() -> (
     tokio::sync::mpsc::UnboundedReceiver<Vec<String>>,
 ) {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let info: Implementation = serde_json::from_value(json!({ "name": "t", "version": "1" }))
-        .expect("valid Implementation");
-    let server = Server::new(Composition::default(), ServerConfig::new(info))
-        .with_roots_listener(Arc::new(RootsSeen(tx)));
-    (Arc::new(server), rx)
+    (bare(|s| s.with_roots_listener(Arc::new(RootsSeen(tx)))), rx)
 }
 
 #[tokio::test]
 async fn roots_are_listed_after_initialized_and_on_list_changed() {
     let (server, mut seen) = roots_server();
-    let mut client = Client::connect(server);
+    let mut client = Connection::open(server);
     client
         .handshake(json!({ "roots": { "listChanged": true } }))
         .await;
-    assert_eq!(
-        client.next().await,
-        json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} })
-    );
+    assert_eq!(client.next().await, roots_list_request(1));
     client
-        .send(
-            json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "roots": [
-            { "uri": "file:///a", "name": "a" }, { "uri": "file:///b" } ] } }),
-        )
+        .send(roots_list_answer(
+            1,
+            json!([ { "uri": "file:///a", "name": "a" }, { "uri": "file:///b" } ]),
+        ))
         .await;
     assert_eq!(
         seen.recv().await,
         Some(vec!["file:///a".to_owned(), "file:///b".to_owned()])
     );
+    client.notify("notifications/roots/list_changed").await;
+    assert_eq!(client.next().await, roots_list_request(2));
     client
-        .send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
-        .await;
-    assert_eq!(
-        client.next().await,
-        json!({ "jsonrpc": "2.0", "id": "s-2", "method": "roots/list", "params": {} })
-    );
-    client
-        .send(
-            json!({ "jsonrpc": "2.0", "id": "s-2", "result": { "roots": [
-            { "uri": "file:///c" } ] } }),
-        )
+        .send(roots_list_answer(2, json!([ { "uri": "file:///c" } ])))
         .await;
     assert_eq!(seen.recv().await, Some(vec!["file:///c".to_owned()]));
 }
@@ -857,16 +718,11 @@ async fn roots_are_listed_after_initialized_and_on_list_changed() {
 #[tokio::test]
 async fn roots_are_not_requested_from_a_client_without_the_capability() {
     let (server, mut seen) = roots_server();
-    let mut client = Client::connect(server);
+    let mut client = Connection::open(server);
     client.handshake(json!({ "sampling": {} })).await;
-    client
-        .send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
-        .await;
+    client.notify("notifications/roots/list_changed").await;
     // No roots/list went out: the next line is the ping's answer.
-    assert_eq!(
-        client.call(1, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
-    );
+    client.assert_next_is_pong(1).await;
     assert!(seen.try_recv().is_err());
 }
 
@@ -875,56 +731,35 @@ async fn roots_are_not_requested_from_a_client_without_the_capability() {
 #[tokio::test]
 async fn roots_list_changed_floods_are_coalesced() {
     let (server, mut seen) = roots_server();
-    let mut client = Client::connect(server);
+    let mut client = Connection::open(server);
     client
         .handshake(json!({ "roots": { "listChanged": true } }))
         .await;
-    assert_eq!(
-        client.next().await,
-        json!({ "jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {} })
-    );
+    assert_eq!(client.next().await, roots_list_request(1));
     for _ in 0..5000 {
-        client
-            .send(json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }))
-            .await;
+        client.notify("notifications/roots/list_changed").await;
     }
     client
-        .send(
-            json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "roots": [
-            { "uri": "file:///a" } ] } }),
-        )
+        .send(roots_list_answer(1, json!([ { "uri": "file:///a" } ])))
         .await;
     assert_eq!(seen.recv().await, Some(vec!["file:///a".to_owned()]));
-    assert_eq!(
-        client.next().await,
-        json!({ "jsonrpc": "2.0", "id": "s-2", "method": "roots/list", "params": {} })
-    );
+    assert_eq!(client.next().await, roots_list_request(2));
     client
-        .send(
-            json!({ "jsonrpc": "2.0", "id": "s-2", "result": { "roots": [
-            { "uri": "file:///b" } ] } }),
-        )
+        .send(roots_list_answer(2, json!([ { "uri": "file:///b" } ])))
         .await;
     assert_eq!(seen.recv().await, Some(vec!["file:///b".to_owned()]));
     // Nothing else went out: the next line is the ping's answer.
-    assert_eq!(
-        client.call(1, "ping", json!({})).await,
-        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
-    );
+    client.assert_next_is_pong(1).await;
 }
 
 /// QA: `tools/list` treats an explicit null cursor as the first page, as
 /// the other lists do; a string cursor is still unknown.
 #[tokio::test]
 async fn tools_list_null_cursor_is_the_first_page() {
-    let mut client = Client::connect(server(false));
+    let mut client = Connection::open(server(false));
     client.handshake(json!({})).await;
     let first = client.call(1, "tools/list", json!({})).await;
-    let names: Vec<&str> = first["result"]["tools"]
-        .as_array()
-        .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
-        .unwrap_or_default();
-    assert_eq!(names, vec!["log", "ask", "ask_briefly"]);
+    assert_eq!(names(&first), ["log", "ask", "ask_briefly"]);
     let with_null = client
         .call(2, "tools/list", json!({ "cursor": null }))
         .await;
@@ -974,16 +809,12 @@ impl ResourceSource for ManyNotes {
 /// beyond the per-connection cap (-32602).
 #[tokio::test]
 async fn subscribe_refuses_unknown_uris_and_caps_the_count() {
-    let info: Implementation = serde_json::from_value(json!({ "name": "t", "version": "1" }))
-        .expect("valid Implementation");
-    let server = Arc::new(
-        Server::new(Composition::default(), ServerConfig::new(info)).with_resources(Arc::new(
-            ManyNotes {
-                updates: ResourceUpdates::new(),
-            },
-        )),
-    );
-    let mut client = Client::connect(server);
+    let server = bare(|s| {
+        s.with_resources(Arc::new(ManyNotes {
+            updates: ResourceUpdates::new(),
+        }))
+    });
+    let mut client = Connection::open(server);
     client.handshake(json!({})).await;
     assert_eq!(
         client
@@ -1040,4 +871,119 @@ async fn subscribe_refuses_unknown_uris_and_caps_the_count() {
             .await,
         json!({ "jsonrpc": "2.0", "id": 6, "result": {} })
     );
+}
+
+// Over streamable HTTP (MCP 2025-11-25 basic/transports): a request or
+// notification the server sends while handling a POST travels on that
+// POST's SSE stream, and the client's response, POSTed separately (202),
+// reaches the waiting call.
+
+/// A session (which declared `roots`) with a server whose `ask` asks the
+/// client for its roots and says how many, and whose `log` logs at info
+/// and error, which stops when the `Listening` is dropped.
+async fn start() -> (Session, Listening) {
+    let tools = Tools::new("t", &["ask", "log"], |params, cx| async move {
+        if params.name == "ask" {
+            let client = cx
+                .client()
+                .ok_or_else(|| ErrorObject::internal_error("no client handle"))?;
+            let roots = client.list_roots().await?;
+            return text(format!(
+                "{} roots, first {}",
+                roots.roots.len(),
+                roots.roots[0].uri
+            ));
+        }
+        cx.log(LoggingLevel::Info, None, json!("one"));
+        cx.log(LoggingLevel::Error, None, json!("two"));
+        text("logged")
+    });
+    let server = Arc::new(tools.serve("http-features").with_logging());
+    let listening = listen(server, HttpConfig::default()).await;
+    let session = listening
+        .client()
+        .open_session(json!({ "roots": {} }))
+        .await;
+    (session, listening)
+}
+
+#[tokio::test]
+async fn a_server_request_rides_the_post_stream_and_its_answer_is_a_second_post() {
+    let (session, _server) = start().await;
+    let call = session
+        .post(&json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": { "name": "ask", "arguments": {} } }))
+        .await;
+    assert_sse(&call);
+    let mut events = Events::of(call);
+    assert_eq!(events.expect_next().await, roots_list_request(1));
+    let answer = session
+        .post(
+            &json!({ "jsonrpc": "2.0", "id": "s-1", "result": { "roots": [
+            { "uri": "file:///work", "name": "work" } ] } }),
+        )
+        .await;
+    assert_eq!(answer.status(), StatusCode::ACCEPTED);
+    assert_eq!(answer.text().await.expect("body"), "");
+    assert_eq!(
+        events.expect_next().await,
+        json!({ "jsonrpc": "2.0", "id": 5, "result": { "content": [
+            { "type": "text", "text": "1 roots, first file:///work" } ] } })
+    );
+}
+
+#[tokio::test]
+async fn log_messages_ride_the_post_stream_of_their_call() {
+    let (session, _server) = start().await;
+    let set = session
+        .post(
+            &json!({ "jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
+            "params": { "level": "warning" } }),
+        )
+        .await;
+    assert_eq!(set.status(), StatusCode::OK);
+    assert_eq!(
+        set.json::<Value>().await.expect("JSON"),
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+    let call = session
+        .post(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": { "name": "log", "arguments": {} } }))
+        .await;
+    let mut events = Events::of(call);
+    assert_eq!(
+        events.expect_next().await,
+        json!({ "jsonrpc": "2.0", "method": "notifications/message",
+            "params": { "level": "error", "data": "two" } })
+    );
+    assert_eq!(
+        events.expect_next().await,
+        json!({ "jsonrpc": "2.0", "id": 2, "result": { "content": [
+            { "type": "text", "text": "logged" } ] } })
+    );
+}
+
+#[tokio::test]
+async fn discover_without_its_revision_is_400() {
+    let (session, _server) = start().await;
+    let discover = json!({ "jsonrpc": "2.0", "id": 9, "method": "server/discover" });
+    // Naming 2026-07-28 in the header only: the body lacks the _meta that
+    // revision requires, -32602 with 400 (SEP-2575).
+    let response = session
+        .http
+        .post(
+            &[
+                ("mcp-protocol-version", STATELESS),
+                ("mcp-method", "server/discover"),
+            ],
+            &discover,
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let body: Value = response.json().await.expect("JSON");
+    assert_eq!(body["id"], json!(9));
+    assert_eq!(body["error"]["code"], json!(-32602));
+    // Naming no revision at all: not a stateless request, and no session.
+    let response = session.http.post(&[], &discover).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
 }

@@ -1,11 +1,10 @@
-//! `hanzo-mcp serve --http` limit flags: `--http-max-sessions`,
-//! `--http-session-idle`, `--http-header-timeout`, `--http-max-connections`,
-//! `--http-body-timeout` (and their `HANZO_MCP_HTTP_*` variables) become the `HttpConfig` that
-//! `serve_http` runs with; 0 and absurd values are refused by the parser.
+//! The command line: values refused with a message naming the flag and
+//! the reason (exit status 2) — a `--log-level` that is no filter
+//! directive, an `--http` host name, an `--http-*` limit out of its range
+//! (`--allowed-tools` values are in `gating`) — and the `--http` limit
+//! flags (and their `HANZO_MCP_HTTP_*` variables) becoming the
+//! `HttpConfig` that `serve_http` runs with.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use clap::Parser;
@@ -14,21 +13,12 @@ use mcp_local_server::cli::{Cli, Command as Sub, ServeArgs};
 use mcp_local_server::http::HttpConfig;
 use serde_json::json;
 
-/// A guard against a hang, not a timing assertion.
-const PATIENCE: Duration = Duration::from_secs(60);
+use crate::common::http::Http;
+use crate::common::{Proc, run};
 
-fn parse(extra: &[&str]) -> Result<ServeArgs, clap::Error> {
-    let mut argv = vec!["hanzo-mcp", "serve", "--http", "127.0.0.1:0"];
-    argv.extend_from_slice(extra);
-    Cli::try_parse_from(argv).map(|cli| match cli.command {
-        Sub::Serve(args) => args,
-        other => panic!("not serve: {other:?}"),
-    })
-}
-
-/// The first line of the parser's refusal of `extra`.
-fn refusal(extra: &[&str]) -> String {
-    let error = parse(extra).expect_err("refused");
+/// The first line of the parser's refusal of `argv`.
+fn refusal(argv: &[&str]) -> String {
+    let error = Cli::try_parse_from(argv).expect_err("refused");
     assert_eq!(error.kind(), ErrorKind::ValueValidation, "{error}");
     error
         .to_string()
@@ -36,6 +26,104 @@ fn refusal(extra: &[&str]) -> String {
         .next()
         .expect("a message")
         .to_owned()
+}
+
+/// `hanzo-mcp serve --http 127.0.0.1:0` and `extra`.
+fn http_argv<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut argv = vec!["hanzo-mcp", "serve", "--http", "127.0.0.1:0"];
+    argv.extend_from_slice(extra);
+    argv
+}
+
+fn parse(extra: &[&str]) -> Result<ServeArgs, clap::Error> {
+    Cli::try_parse_from(http_argv(extra)).map(|cli| match cli.command {
+        Sub::Serve(args) => args,
+        other => panic!("not serve: {other:?}"),
+    })
+}
+
+#[test]
+fn an_invalid_log_level_is_refused_with_the_filter_parser_reason() {
+    let cases = [
+        (
+            "[",
+            "error: invalid value '[' for '--log-level <LEVEL>': invalid filter directive",
+        ),
+        (
+            "foo=bar",
+            "error: invalid value 'foo=bar' for '--log-level <LEVEL>': error parsing level filter: \
+             expected one of \"off\", \"error\", \"warn\", \"info\", \"debug\", \"trace\", \
+             or a number 0-5",
+        ),
+        (
+            "nonsense=[[",
+            "error: invalid value 'nonsense=[[' for '--log-level <LEVEL>': error parsing level \
+             filter: expected one of \"off\", \"error\", \"warn\", \"info\", \"debug\", \
+             \"trace\", or a number 0-5",
+        ),
+    ];
+    for (level, expected) in cases {
+        assert_eq!(
+            refusal(&["hanzo-mcp", "serve", "--log-level", level]),
+            expected,
+            "{level}"
+        );
+    }
+}
+
+#[test]
+fn valid_log_levels_are_kept_as_given() {
+    for level in ["info", "warn", "mcp_local_server=debug,warn", "trace"] {
+        let cli = Cli::try_parse_from(["hanzo-mcp", "serve", "--log-level", level])
+            .unwrap_or_else(|e| panic!("{level}: {e}"));
+        match cli.command {
+            Sub::Serve(args) => assert_eq!(args.log_level.as_deref(), Some(level)),
+            other => panic!("not serve: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_binary_refuses_an_invalid_log_level_with_status_2() {
+    let out = run(&["serve", "--no-door", "--log-level", "foo=bar"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.lines().next(),
+        Some(
+            "error: invalid value 'foo=bar' for '--log-level <LEVEL>': error parsing level \
+             filter: expected one of \"off\", \"error\", \"warn\", \"info\", \"debug\", \
+             \"trace\", or a number 0-5"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_host_name_for_http_is_refused_naming_ip_port() {
+    assert_eq!(
+        refusal(&["hanzo-mcp", "serve", "--http", "localhost:18084"]),
+        "error: invalid value 'localhost:18084' for '--http <ADDR>': \"localhost:18084\" is \
+         neither IP:PORT (an IP address and a port) nor a port number (for 127.0.0.1)"
+    );
+    let cli = Cli::try_parse_from(["hanzo-mcp", "serve", "--http", "[::1]:18084"]).expect("IPv6");
+    match cli.command {
+        Sub::Serve(args) => assert_eq!(args.http, Some("[::1]:18084".parse().expect("addr"))),
+        other => panic!("not serve: {other:?}"),
+    }
+}
+
+#[test]
+fn serve_help_says_http_takes_ip_port() {
+    let help = Cli::try_parse_from(["hanzo-mcp", "serve", "--help"])
+        .expect_err("help is an early exit")
+        .to_string();
+    assert!(!help.contains("HOST:PORT"), "{help}");
+    assert!(
+        help.contains("`IP:PORT`, an IP address and a port, or a port alone for 127.0.0.1"),
+        "{help}"
+    );
 }
 
 #[test]
@@ -188,7 +276,7 @@ fn zero_and_absurd_values_are_refused_naming_the_flag_and_range() {
         ),
     ];
     for (extra, expected) in cases {
-        assert_eq!(refusal(extra), expected, "{extra:?}");
+        assert_eq!(refusal(&http_argv(extra)), expected, "{extra:?}");
     }
 }
 
@@ -238,111 +326,64 @@ fn serve_help_shows_each_flag_with_its_variable_and_default() {
     }
 }
 
-/// `hanzo-mcp serve --http 127.0.0.1:0 --no-door` with `env`; stops when dropped.
-struct Running {
-    child: Child,
-    lines: mpsc::Receiver<String>,
+/// `hanzo-mcp serve --http 127.0.0.1:0 --no-door` with `env`, logging at
+/// info on stderr; stopped when dropped.
+fn serve_http(env: &[(&str, &str)]) -> Proc {
+    let root = std::env::temp_dir();
+    let mut args = vec!["serve", "--http", "127.0.0.1:0", "--no-door", "--root"];
+    args.push(root.to_str().expect("utf-8"));
+    let mut all = vec![("RUST_LOG", "info")];
+    all.extend_from_slice(env);
+    Proc::spawn_with_env(&args, &all)
 }
 
-impl Running {
-    fn spawn(env: &[(&str, &str)]) -> Running {
-        let root = std::env::temp_dir();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_hanzo-mcp"));
-        command
-            .args(["serve", "--http", "127.0.0.1:0", "--no-door", "--root"])
-            .arg(&root)
-            .env("RUST_LOG", "info")
-            .env_remove("HANZO_MCP_HTTP_BEARER")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        let mut child = command.spawn().expect("spawn hanzo-mcp");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Running { child, lines }
-    }
-
-    /// The address from the "serving MCP over streamable HTTP" log line.
-    fn bound(&self) -> String {
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(PATIENCE)
-                .expect("the serving line on stderr");
-            if let Some(rest) = line.split("bound=").nth(1) {
-                return rest
-                    .split_whitespace()
-                    .next()
-                    .expect("an address")
-                    .to_owned();
-            }
+/// The address from the "serving MCP over streamable HTTP" log line.
+fn bound(server: &mut Proc) -> String {
+    loop {
+        let line = server.stderr_line();
+        if let Some(rest) = line.split("bound=").nth(1) {
+            return rest
+                .split_whitespace()
+                .next()
+                .expect("an address")
+                .to_owned();
         }
     }
 }
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A variable the parser refuses stops the binary: its message first on
+/// stderr, exit status 2.
+macro_rules! refused_variable {
+    ($($name:ident: $variable:literal = $value:literal says $expected:literal;)*) => {$(
+        #[test]
+        fn $name() {
+            let mut server = serve_http(&[($variable, $value)]);
+            assert_eq!(server.stderr_line(), $expected);
+            assert_eq!(server.wait().code(), Some(2));
+        }
+    )*};
 }
 
-#[test]
-fn a_refused_variable_stops_the_binary_with_the_parser_message() {
-    let mut running = Running::spawn(&[("HANZO_MCP_HTTP_MAX_CONNECTIONS", "0")]);
-    let first = running.lines.recv_timeout(PATIENCE).expect("an error line");
-    assert_eq!(
-        first,
-        "error: invalid value '0' for '--http-max-connections <N>': 0 is not in 1..=65536"
-    );
-    let status = running.child.wait().expect("exit status");
-    assert_eq!(status.code(), Some(2));
+refused_variable! {
+    a_refused_variable_stops_the_binary_with_the_parser_message:
+        "HANZO_MCP_HTTP_MAX_CONNECTIONS" = "0"
+        says "error: invalid value '0' for '--http-max-connections <N>': 0 is not in 1..=65536";
+    a_refused_body_timeout_variable_stops_the_binary_with_the_parser_message:
+        "HANZO_MCP_HTTP_BODY_TIMEOUT" = "601"
+        says "error: invalid value '601' for '--http-body-timeout <SECS>': 601 is not in 1..=600";
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_session_cap_from_the_environment_reaches_the_server() {
-    let running = Running::spawn(&[("HANZO_MCP_HTTP_MAX_SESSIONS", "1")]);
-    let url = format!("http://{}/mcp", running.bound());
-    let client = reqwest::Client::new();
-    let initialize = |id: i64| {
-        client
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(
-                json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-                    "protocolVersion": "2025-11-25", "capabilities": {},
-                    "clientInfo": { "name": "http-flags", "version": "1" } } })
-                .to_string(),
-            )
-            .send()
-    };
-    let first = initialize(1).await.expect("first initialize answered");
+    let mut server = serve_http(&[("HANZO_MCP_HTTP_MAX_SESSIONS", "1")]);
+    let http = Http::new(&format!("http://{}/mcp", bound(&mut server)));
+    let first = http.initialize(1, json!({})).await;
     assert_eq!(first.status(), reqwest::StatusCode::OK);
     assert!(first.headers().contains_key("mcp-session-id"));
-    let second = initialize(2).await.expect("second initialize answered");
+    let second = http.initialize(2, json!({})).await;
     assert_eq!(second.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
-}
-
-#[test]
-fn a_refused_body_timeout_variable_stops_the_binary_with_the_parser_message() {
-    let mut running = Running::spawn(&[("HANZO_MCP_HTTP_BODY_TIMEOUT", "601")]);
-    let first = running.lines.recv_timeout(PATIENCE).expect("an error line");
     assert_eq!(
-        first,
-        "error: invalid value '601' for '--http-body-timeout <SECS>': 601 is not in 1..=600"
+        second.json::<serde_json::Value>().await.expect("JSON")["error"]["code"],
+        json!(-32603)
     );
-    let status = running.child.wait().expect("exit status");
-    assert_eq!(status.code(), Some(2));
 }

@@ -2,30 +2,11 @@
 //! the binary (MCP 2025-11-25 basic/utilities/cancellation and progress;
 //! basic/lifecycle, shutdown).
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::{Server, call_params, first_text};
 use serde_json::{Value, json};
 
-struct Fixture {
-    server: Server,
-    root: tempfile::TempDir,
-}
-
-fn start() -> Fixture {
-    let root = tempfile::tempdir().expect("tempdir");
-    let mut server = Server::spawn(&[
-        "serve",
-        "--no-door",
-        "--test-tools",
-        "--root",
-        root.path().to_str().expect("utf-8"),
-    ]);
-    server.initialize("2025-11-25");
-    Fixture { server, root }
-}
+use crate::common::{Proc, call_params, first_text, processes_left, servetest, sleep_marker};
 
 fn write_files(root: &std::path::Path, count: usize) {
     for i in 0..count {
@@ -56,176 +37,195 @@ fn by_id(messages: Vec<Value>) -> HashMap<i64, Value> {
     out
 }
 
-#[test]
-fn two_hundred_concurrent_calls_each_answered_once() {
-    let mut fx = start();
-    write_files(fx.root.path(), 200);
-    for i in 0..200 {
-        let params = read_call(fx.root.path(), i);
-        fx.server.request(1000 + i as i64, "tools/call", params);
-    }
-    let mut messages = Vec::new();
-    for _ in 0..200 {
-        messages.push(fx.server.recv());
-    }
-    let answers = by_id(messages);
-    assert_eq!(answers.len(), 200);
-    for i in 0..200 {
-        let answer = &answers[&(1000 + i as i64)];
-        assert!(answer["result"]["isError"] != json!(true), "{answer}");
-        assert_eq!(
-            first_text(&answer["result"]),
-            format!("file number {i}\n"),
-            "{answer}"
-        );
-    }
-    assert_eq!(fx.server.wait().code(), Some(0));
-    assert!(fx.server.drain().is_empty());
-}
-
-#[test]
-fn cancelling_leaves_every_other_call_answered() {
-    let mut fx = start();
-    write_files(fx.root.path(), 20);
-    fx.server.request(
-        1,
-        "tools/call",
-        call_params("test_sleep", json!({ "ms": 600000 })),
-    );
-    fx.server.request(
-        2,
-        "tools/call",
-        call_params("test_sleep", json!({ "ms": 50 })),
-    );
-    for i in 0..20 {
-        let params = read_call(fx.root.path(), i);
-        fx.server.request(100 + i as i64, "tools/call", params);
-    }
-    fx.server.send(&json!({
-        "jsonrpc": "2.0",
-        "method": "notifications/cancelled",
-        "params": { "requestId": 1 }
-    }));
-    fx.server.close_stdin();
-    let answers = by_id(fx.server.drain());
-    assert_eq!(fx.server.wait().code(), Some(0));
-    let mut ids: Vec<i64> = answers.keys().copied().collect();
-    ids.sort_unstable();
-    let mut expected: Vec<i64> = vec![2];
-    expected.extend(100..120);
-    assert_eq!(ids, expected);
-    assert_eq!(first_text(&answers[&2]["result"]), "slept 50 ms");
-}
-
-#[test]
-fn end_of_input_with_calls_in_flight_answers_all_before_exit() {
-    let mut fx = start();
-    write_files(fx.root.path(), 50);
-    for i in 0..10 {
-        fx.server.request(
-            i,
-            "tools/call",
-            call_params("test_sleep", json!({ "ms": 300 + 10 * i })),
-        );
-    }
-    for i in 0..50 {
-        let params = read_call(fx.root.path(), i);
-        fx.server.request(100 + i as i64, "tools/call", params);
-    }
-    fx.server.close_stdin();
-    let answers = by_id(fx.server.drain());
-    assert_eq!(fx.server.wait().code(), Some(0));
-    assert_eq!(answers.len(), 60);
-    for i in 0..10 {
-        assert_eq!(
-            first_text(&answers[&i]["result"]),
-            format!("slept {} ms", 300 + 10 * i)
-        );
-    }
-    for i in 0..50 {
-        assert_eq!(
-            first_text(&answers[&(100 + i)]["result"]),
-            format!("file number {i}\n")
-        );
-    }
-}
-
-#[test]
-fn sigterm_with_calls_in_flight_answers_all_and_exits_zero() {
-    let mut fx = start();
-    for i in 0..5 {
-        fx.server.request(
-            i,
-            "tools/call",
-            call_params("test_sleep", json!({ "ms": 400 })),
-        );
-    }
-    // Make sure the calls were read before the signal arrives.
-    let ping = fx.server.call(99, "ping", json!({}));
-    assert_eq!(ping["result"], json!({}));
-    fx.server.terminate();
-    let answers = by_id(fx.server.drain());
-    let status = fx.server.wait();
-    assert_eq!(status.code(), Some(0));
-    let mut ids: Vec<i64> = answers.keys().copied().collect();
-    ids.sort_unstable();
-    assert_eq!(ids, vec![0, 1, 2, 3, 4]);
-    for i in 0..5 {
-        assert_eq!(first_text(&answers[&i]["result"]), "slept 400 ms");
-    }
-}
-
-#[test]
-fn progress_notifications_carry_the_token() {
-    let mut fx = start();
-    fx.server.request(
-        7,
-        "tools/call",
-        json!({ "name": "test_sleep", "arguments": { "ms": 30, "steps": 3 }, "_meta": { "progressToken": "tok-7" } }),
-    );
-    let mut progress = Vec::new();
-    let response = loop {
-        let message = fx.server.recv();
-        if message.get("id").is_some() {
-            break message;
+servetest!(
+    two_hundred_concurrent_calls_each_answered_once,
+    ["--test-tools"],
+    |server, root| {
+        server.initialize("2025-11-25");
+        write_files(root, 200);
+        for i in 0..200 {
+            let params = read_call(root, i);
+            server.request(1000 + i as i64, "tools/call", params);
         }
-        progress.push(message);
-    };
-    assert_eq!(response["id"], 7);
-    assert_eq!(first_text(&response["result"]), "slept 30 ms");
-    let expected: Vec<Value> = (1..=3)
-        .map(|step| {
-            json!({
-                "jsonrpc": "2.0",
-                "method": "notifications/progress",
-                "params": { "progressToken": "tok-7", "progress": step as f64, "total": 3.0 }
-            })
-        })
-        .collect();
-    assert_eq!(progress, expected);
-}
+        let mut messages = Vec::new();
+        for _ in 0..200 {
+            messages.push(server.recv());
+        }
+        let answers = by_id(messages);
+        assert_eq!(answers.len(), 200);
+        for i in 0..200 {
+            let answer = &answers[&(1000 + i as i64)];
+            assert!(answer["result"]["isError"] != json!(true), "{answer}");
+            assert_eq!(
+                first_text(&answer["result"]),
+                format!("file number {i}\n"),
+                "{answer}"
+            );
+        }
+        assert_eq!(server.wait().code(), Some(0));
+        assert!(server.drain().is_empty());
+    }
+);
 
-#[test]
-fn no_progress_without_a_token() {
-    let mut fx = start();
-    fx.server.request(
-        7,
-        "tools/call",
-        call_params("test_sleep", json!({ "ms": 10, "steps": 3 })),
-    );
-    // The very next message is the response: no notification came first.
-    let response = fx.server.recv();
-    assert_eq!(response["id"], 7);
-    assert_eq!(first_text(&response["result"]), "slept 10 ms");
-    fx.server.close_stdin();
-    assert!(fx.server.drain().is_empty());
-}
+servetest!(
+    cancelling_leaves_every_other_call_answered,
+    ["--test-tools"],
+    |server, root| {
+        server.initialize("2025-11-25");
+        write_files(root, 20);
+        server.request(
+            1,
+            "tools/call",
+            call_params("test_sleep", json!({ "ms": 600000 })),
+        );
+        server.request(
+            2,
+            "tools/call",
+            call_params("test_sleep", json!({ "ms": 50 })),
+        );
+        for i in 0..20 {
+            let params = read_call(root, i);
+            server.request(100 + i as i64, "tools/call", params);
+        }
+        server.send(&json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": { "requestId": 1 }
+        }));
+        server.close_stdin();
+        let answers = by_id(server.drain());
+        assert_eq!(server.wait().code(), Some(0));
+        let mut ids: Vec<i64> = answers.keys().copied().collect();
+        ids.sort_unstable();
+        let mut expected: Vec<i64> = vec![2];
+        expected.extend(100..120);
+        assert_eq!(ids, expected);
+        assert_eq!(first_text(&answers[&2]["result"]), "slept 50 ms");
+    }
+);
+
+servetest!(
+    end_of_input_with_calls_in_flight_answers_all_before_exit,
+    ["--test-tools"],
+    |server, root| {
+        server.initialize("2025-11-25");
+        write_files(root, 50);
+        for i in 0..10 {
+            server.request(
+                i,
+                "tools/call",
+                call_params("test_sleep", json!({ "ms": 300 + 10 * i })),
+            );
+        }
+        for i in 0..50 {
+            let params = read_call(root, i);
+            server.request(100 + i as i64, "tools/call", params);
+        }
+        server.close_stdin();
+        let answers = by_id(server.drain());
+        assert_eq!(server.wait().code(), Some(0));
+        assert_eq!(answers.len(), 60);
+        for i in 0..10 {
+            assert_eq!(
+                first_text(&answers[&i]["result"]),
+                format!("slept {} ms", 300 + 10 * i)
+            );
+        }
+        for i in 0..50 {
+            assert_eq!(
+                first_text(&answers[&(100 + i)]["result"]),
+                format!("file number {i}\n")
+            );
+        }
+    }
+);
+
+servetest!(
+    sigterm_with_calls_in_flight_answers_all_and_exits_zero,
+    ["--test-tools"],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        for i in 0..5 {
+            server.request(
+                i,
+                "tools/call",
+                call_params("test_sleep", json!({ "ms": 400 })),
+            );
+        }
+        // Make sure the calls were read before the signal arrives.
+        let ping = server.call(99, "ping", json!({}));
+        assert_eq!(ping["result"], json!({}));
+        server.terminate();
+        let answers = by_id(server.drain());
+        let status = server.wait();
+        assert_eq!(status.code(), Some(0));
+        let mut ids: Vec<i64> = answers.keys().copied().collect();
+        ids.sort_unstable();
+        assert_eq!(ids, vec![0, 1, 2, 3, 4]);
+        for i in 0..5 {
+            assert_eq!(first_text(&answers[&i]["result"]), "slept 400 ms");
+        }
+    }
+);
+
+servetest!(
+    progress_notifications_carry_the_token,
+    ["--test-tools"],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        server.request(
+            7,
+            "tools/call",
+            json!({ "name": "test_sleep", "arguments": { "ms": 30, "steps": 3 },
+                "_meta": { "progressToken": "tok-7" } }),
+        );
+        let mut progress = Vec::new();
+        let response = loop {
+            let message = server.recv();
+            if message.get("id").is_some() {
+                break message;
+            }
+            progress.push(message);
+        };
+        assert_eq!(response["id"], 7);
+        assert_eq!(first_text(&response["result"]), "slept 30 ms");
+        let expected: Vec<Value> = (1..=3)
+            .map(|step| {
+                json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/progress",
+                    "params": { "progressToken": "tok-7", "progress": step as f64, "total": 3.0 }
+                })
+            })
+            .collect();
+        assert_eq!(progress, expected);
+    }
+);
+
+servetest!(
+    no_progress_without_a_token,
+    ["--test-tools"],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        server.request(
+            7,
+            "tools/call",
+            call_params("test_sleep", json!({ "ms": 10, "steps": 3 })),
+        );
+        // The very next message is the response: no notification came first.
+        let response = server.recv();
+        assert_eq!(response["id"], 7);
+        assert_eq!(first_text(&response["result"]), "slept 10 ms");
+        server.close_stdin();
+        assert!(server.drain().is_empty());
+    }
+);
 
 /// A server whose `exec` job spools live in a temporary state folder.
-fn start_exec() -> (Server, tempfile::TempDir) {
+fn start_exec() -> (Proc, tempfile::TempDir) {
     let state = tempfile::tempdir().expect("tempdir");
     let root = state.path().to_str().expect("utf-8").to_owned();
-    let mut server = Server::spawn_with_env(
+    let mut server = Proc::spawn_with_env(
         &["serve", "--no-door", "--root", &root],
         &[("HANZO_MCP_STATE", &root)],
     );
@@ -236,7 +236,7 @@ fn start_exec() -> (Server, tempfile::TempDir) {
 #[test]
 fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
     let (mut server, _state) = start_exec();
-    let mark = common::sleep_marker(1);
+    let mark = sleep_marker(1);
     server.request(
         5,
         "tools/call",
@@ -247,7 +247,7 @@ fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
     );
     // Wait (at most ~10 s) until the command runs.
     for _ in 0..1000 {
-        if !common::processes_left(&mark).is_empty() {
+        if !processes_left(&mark).is_empty() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
@@ -257,7 +257,7 @@ fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
         "method": "notifications/cancelled",
         "params": { "requestId": 5, "reason": "test" }
     }));
-    assert_eq!(common::processes_left(&mark), Vec::<u32>::new());
+    assert_eq!(processes_left(&mark), Vec::<u32>::new());
     let pong = server.call(6, "ping", json!({}));
     assert_eq!(pong["result"], json!({}));
     server.close_stdin();
@@ -271,7 +271,7 @@ fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
 #[test]
 fn end_of_input_with_a_background_job_leaves_no_process() {
     let (mut server, _state) = start_exec();
-    let mark = common::sleep_marker(2);
+    let mark = sleep_marker(2);
     let started = server.call(
         1,
         "tools/call",
@@ -295,7 +295,7 @@ fn end_of_input_with_a_background_job_leaves_no_process() {
         "running"
     );
     assert!(server.wait().success());
-    assert_eq!(common::processes_left(&mark), Vec::<u32>::new());
+    assert_eq!(processes_left(&mark), Vec::<u32>::new());
 }
 
 /// `memory store` and `tasks add` calls streamed at a server that is then
@@ -306,7 +306,7 @@ fn answered_writes_survive_sigkill() {
     let state = tempfile::tempdir().expect("tempdir");
     let dir = state.path().to_str().expect("utf-8").to_owned();
     let spawn = || {
-        let mut server = Server::spawn_with_env(
+        let mut server = Proc::spawn_with_env(
             &["serve", "--no-door", "--root", &dir],
             &[("HANZO_MCP_STATE", &dir)],
         );
@@ -405,9 +405,9 @@ fn two_servers_editing_one_file_lose_no_edit() {
         let file = root.path().join("shared.txt");
         std::fs::write(&file, "START\nEND\n").expect("write");
         let dir = root.path().to_str().expect("utf-8").to_owned();
-        let mut servers: Vec<Server> = (0..2)
+        let mut servers: Vec<Proc> = (0..2)
             .map(|_| {
-                let mut server = Server::spawn(&["serve", "--no-door", "--root", &dir]);
+                let mut server = Proc::spawn(&["serve", "--no-door", "--root", &dir]);
                 server.initialize("2025-11-25");
                 server
             })

@@ -1,0 +1,219 @@
+//! What the tests share: one stdio client of a process ([`stdio`]), one
+//! HTTP client ([`http`]), one in-process driver ([`driver`]), one tool
+//! source built from closures ([`tools`]), and the small helpers below.
+//! The first four are also the benches' (`#[path]`-included there), so
+//! each stands alone.
+#![allow(dead_code)]
+
+pub mod driver;
+pub mod http;
+pub mod stdio;
+pub mod tools;
+
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+pub use stdio::{Proc, hanzo_mcp};
+
+/// `hanzo-mcp serve --no-door --root <a new temporary directory> <extra>`,
+/// and that directory (removed when dropped).
+pub fn serve_in_temp_root(extra: &[&str]) -> (Proc, tempfile::TempDir) {
+    let root = tempfile::tempdir().expect("tempdir");
+    let mut args = vec![
+        "serve",
+        "--no-door",
+        "--root",
+        root.path().to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(extra);
+    (Proc::spawn(&args), root)
+}
+
+/// A `tools/call` params object.
+pub fn call_params(name: &str, arguments: Value) -> Value {
+    json!({ "name": name, "arguments": arguments })
+}
+
+/// The text of the first content block of a `tools/call` result.
+pub fn first_text(result: &Value) -> &str {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text content in {result}"))
+}
+
+/// The tool names of a `tools/list` response, in order.
+pub fn names(list: &Value) -> Vec<String> {
+    tool_names(&list["result"])
+}
+
+/// The names of the tools in `listed["tools"]` (a `tools/list` result, or
+/// what `hanzo-mcp tools` prints), in order.
+pub fn tool_names(listed: &Value) -> Vec<String> {
+    listed["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {listed}"))
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+/// The names of the default local tools, in their order.
+pub fn local_names() -> Vec<String> {
+    mcp_local_tools::Toolbox::with_default_tools()
+        .names()
+        .into_iter()
+        .map(String::from)
+        .collect()
+}
+
+/// The default local tools, then the fake door's tools whose names are not
+/// local (see [`merged_with_door`]).
+pub fn merged_names() -> Vec<String> {
+    merged_with_door(local_names())
+}
+
+/// `local`, then the fake door's `describe`, `agents`, `billing` and `git`
+/// whose names are not in `local` (a local name wins).
+pub fn merged_with_door(local: Vec<String>) -> Vec<String> {
+    let mut expected = local;
+    let door_only: Vec<String> = ["describe", "agents", "billing", "git"]
+        .map(String::from)
+        .into_iter()
+        .filter(|name| !expected.contains(name))
+        .collect();
+    expected.extend(door_only);
+    expected
+}
+
+/// Pids of live (not zombie) processes whose command line holds `marker`,
+/// after waiting up to 5 s for them to be gone.
+pub fn processes_left(marker: &str) -> Vec<u32> {
+    let live = || -> Vec<u32> {
+        let entries = std::fs::read_dir("/proc").expect("/proc");
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                !stat.contains(") Z ") && String::from_utf8_lossy(&cmdline).contains(marker)
+            })
+            .collect()
+    };
+    for _ in 0..50 {
+        if live().is_empty() {
+            break;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    live()
+}
+
+/// A sleep of about 30 s whose duration (`30.<digits>`) is unique to this
+/// test process and `n`, so `processes_left` can find it.
+pub fn sleep_marker(n: u32) -> String {
+    format!("30.{}{n:03}", std::process::id())
+}
+
+/// The TCP port process `pid` listens on over IPv4, read from `/proc`
+/// (its socket inodes, matched in its `net/tcp` table); `None` before it
+/// listens. For a server whose log cannot be read.
+pub fn listening_port(pid: u32) -> Option<u16> {
+    let inodes: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .ok()?
+        .flatten()
+        .filter_map(|fd| {
+            let target = std::fs::read_link(fd.path()).ok()?;
+            let target = target.to_str()?;
+            Some(
+                target
+                    .strip_prefix("socket:[")?
+                    .strip_suffix(']')?
+                    .to_owned(),
+            )
+        })
+        .collect();
+    let table = std::fs::read_to_string(format!("/proc/{pid}/net/tcp")).ok()?;
+    table.lines().skip(1).find_map(|row| {
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        // local_address is fields[1] ("0100007F:1F90"), st is fields[3]
+        // (0A: LISTEN), inode is fields[9].
+        let listening = fields.get(3) == Some(&"0A");
+        let ours = fields
+            .get(9)
+            .is_some_and(|inode| inodes.iter().any(|i| i == inode));
+        if !(listening && ours) {
+            return None;
+        }
+        let port = fields.get(1)?.rsplit_once(':')?.1;
+        u16::from_str_radix(port, 16).ok()
+    })
+}
+
+/// Runs `hanzo-mcp <args>` to its end with stdin empty and these
+/// variables set; its output.
+pub fn run(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = hanzo_mcp();
+    command.args(args).stdin(std::process::Stdio::null());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("run hanzo-mcp")
+}
+
+/// A bearer that appears nowhere else, given to servers with a door.
+pub const CANARY: &str = "sk-door-canary-5e8b21f0c7a94d36";
+
+/// `hanzo-mcp serve` with a door, its root and its HOME.
+pub struct WithDoor {
+    pub server: Proc,
+    pub root: tempfile::TempDir,
+    pub home: tempfile::TempDir,
+}
+
+/// `hanzo-mcp serve --root <temporary> <extra>` with `HANZO_MCP_DOOR` at
+/// `door_url`, [`CANARY`] as the bearer and HOME a temporary directory.
+pub fn serve_with_door(door_url: &str, extra: &[&str]) -> WithDoor {
+    let root = tempfile::tempdir().expect("root");
+    let home = tempfile::tempdir().expect("home");
+    let root_arg = root.path().to_str().expect("utf-8").to_owned();
+    let mut args = vec!["serve", "--root", root_arg.as_str()];
+    args.extend_from_slice(extra);
+    let server = Proc::spawn_with_env(
+        &args,
+        &[
+            ("HANZO_MCP_DOOR", door_url),
+            ("HANZO_API_KEY", CANARY),
+            ("HOME", home.path().to_str().expect("utf-8")),
+        ],
+    );
+    WithDoor { server, root, home }
+}
+
+/// A test of `hanzo-mcp serve --no-door` on a temporary root, as ripgrep's
+/// `rgtest!`: `servetest!(name, [extra args], |server, root| { ... })`
+/// defines `#[test] fn name` whose body gets the running server (before
+/// the handshake) as `server` and the root's path as `root`.
+macro_rules! servetest {
+    ($name:ident, [$($arg:expr),* $(,)?], |$server:ident, $root:ident| $body:block) => {
+        #[test]
+        fn $name() {
+            let (mut $server, dir) = $crate::common::serve_in_temp_root(&[$($arg),*]);
+            let $root: &std::path::Path = dir.path();
+            $body
+        }
+    };
+}
+pub(crate) use servetest;
+
+/// The server's `roots/list` request, the `n`th request it sends (`s-<n>`).
+pub fn roots_list_request(n: u32) -> Value {
+    json!({ "jsonrpc": "2.0", "id": format!("s-{n}"), "method": "roots/list", "params": {} })
+}
+
+/// The client's answer to the server's request `s-<n>`, listing `roots`.
+pub fn roots_list_answer(n: u32, roots: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": format!("s-{n}"), "result": { "roots": roots } })
+}

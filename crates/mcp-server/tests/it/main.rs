@@ -1,0 +1,23 @@
+//! The integration tests of `mcp-local-server`, one binary: each module is
+//! one area, sharing the helpers in `common` (one stdio client of a
+//! process, one HTTP client, one in-process driver, one tool source built
+//! from closures). Tests that start processes give each child its whole
+//! environment explicitly and never change this process's, so they run
+//! side by side.
+
+mod common;
+
+mod bad_input;
+mod cli;
+mod concurrency;
+mod door;
+mod door_e2e;
+mod features;
+mod gating;
+mod http_qa;
+mod http_transport;
+mod lifecycle;
+mod list_memo;
+mod rmcp_client;
+mod roots;
+mod stdio;

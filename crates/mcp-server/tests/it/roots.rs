@@ -1,0 +1,406 @@
+//! `hanzo-mcp serve` without `--root` confines the local tools to the
+//! client's MCP roots when the client offers them, over stdio only
+//! (docs/ARCHITECTURE.md, "Local tools"; MCP 2025-11-25 client/roots):
+//! over `serve --http` one session's roots must never widen or narrow what
+//! another session's tools may touch, so the local tools keep the working
+//! directory.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clap::Parser;
+use mcp_local_server::cli::{self, Cli, Command, ServeArgs};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common::http::{Events, Http, PATIENCE, Session, header, listen};
+use crate::common::{Proc, hanzo_mcp, roots_list_answer, roots_list_request};
+
+/// `hanzo-mcp serve --no-door <args>` started in `cwd`.
+fn spawn(cwd: &Path, args: &[&str]) -> Proc {
+    let mut command = hanzo_mcp();
+    command
+        .args(["serve", "--no-door"])
+        .args(args)
+        .current_dir(cwd);
+    Proc::start(command)
+}
+
+/// The 2025-11-25 handshake with `capabilities`.
+fn handshake(server: &mut Proc, capabilities: Value) {
+    let answer = server.handshake("2025-11-25", capabilities);
+    assert_eq!(answer["result"]["protocolVersion"], json!("2025-11-25"));
+}
+
+/// `fs read` of `path`: (isError, the text of the first block).
+fn read(server: &mut Proc, id: i64, path: &Path) -> (bool, String) {
+    server.request(
+        id,
+        "tools/call",
+        json!({ "name": "fs", "arguments": { "action": "read",
+            "path": path.to_str().expect("utf-8 path") } }),
+    );
+    let answer = server.recv();
+    assert_eq!(answer["id"], json!(id), "{answer}");
+    let result = &answer["result"];
+    (
+        result["isError"].as_bool().unwrap_or(false),
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
+/// Reads `path` (ids from `first_id` on) until the read fails or not as
+/// `refused` says, at most 200 times: a roots answer is applied by the
+/// server's own task, so it shows after some round trips.
+fn read_once_settled(
+    server: &mut Proc,
+    first_id: i64,
+    path: &Path,
+    refused: bool,
+) -> (bool, String) {
+    let mut id = first_id;
+    let mut read_now = read(server, id, path);
+    while read_now.0 != refused && id < first_id + 200 {
+        std::thread::sleep(Duration::from_millis(20));
+        id += 1;
+        read_now = read(server, id, path);
+    }
+    read_now
+}
+
+/// Expects the server's `roots/list` request `s-<n>` and answers it with
+/// `roots`.
+fn answer_roots_list(server: &mut Proc, n: u32, roots: Value) {
+    assert_eq!(server.recv(), roots_list_request(n));
+    server.send(&roots_list_answer(n, roots));
+}
+
+fn list_changed(server: &mut Proc) {
+    server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }));
+}
+
+fn file_uri(path: &Path) -> String {
+    format!("file://{}", path.to_str().expect("utf-8 path"))
+}
+
+/// A temporary directory with a folder per `(name, text)`, each holding
+/// `note.txt` with that text.
+fn folders(notes: &[(&str, &str)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for (name, text) in notes {
+        let dir = tmp.path().join(name);
+        std::fs::create_dir(&dir).expect("mkdir");
+        std::fs::write(dir.join("note.txt"), text).expect("write");
+    }
+    tmp
+}
+
+#[test]
+fn without_root_the_tools_follow_the_clients_roots() {
+    let tmp = folders(&[
+        ("start", "from the working directory"),
+        ("offered", "from the client root"),
+        ("later", "from the changed root"),
+    ]);
+    let (start, offered, later) = (
+        tmp.path().join("start"),
+        tmp.path().join("offered"),
+        tmp.path().join("later"),
+    );
+    let mut server = spawn(&start, &[]);
+    handshake(&mut server, json!({ "roots": { "listChanged": true } }));
+    answer_roots_list(
+        &mut server,
+        1,
+        json!([{ "uri": file_uri(&offered), "name": "offered" },
+            { "uri": "https://example.com/not-a-file-root" }]),
+    );
+    let read_now = read_once_settled(&mut server, 1, &offered.join("note.txt"), false);
+    assert!(
+        !read_now.0,
+        "the offered root never took effect: {}",
+        read_now.1
+    );
+    assert!(
+        read_now.1.contains("from the client root"),
+        "{}",
+        read_now.1
+    );
+    // The working directory is no longer a root.
+    let (refused, text) = read(&mut server, 1000, &start.join("note.txt"));
+    assert!(refused, "read outside the client's roots succeeded: {text}");
+
+    // notifications/roots/list_changed: listed again, and followed.
+    list_changed(&mut server);
+    answer_roots_list(&mut server, 2, json!([{ "uri": file_uri(&later) }]));
+    let read_now = read_once_settled(&mut server, 2000, &later.join("note.txt"), false);
+    assert!(
+        !read_now.0,
+        "the changed root never took effect: {}",
+        read_now.1
+    );
+    assert!(
+        read_now.1.contains("from the changed root"),
+        "{}",
+        read_now.1
+    );
+    let (refused, _) = read(&mut server, 3000, &offered.join("note.txt"));
+    assert!(refused, "the old root is still served");
+}
+
+#[test]
+fn with_root_the_client_is_not_asked_for_roots() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join("note.txt"), "fixed").expect("write");
+    let root = tmp.path().to_str().expect("utf-8 path").to_owned();
+    let mut server = spawn(tmp.path(), &["--root", &root]);
+    handshake(&mut server, json!({ "roots": { "listChanged": true } }));
+    list_changed(&mut server);
+    // No roots/list: the next line answers the ping.
+    server.send(&json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" }));
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+}
+
+#[test]
+fn without_root_a_client_without_roots_keeps_the_working_directory() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join("note.txt"), "cwd file").expect("write");
+    let mut server = spawn(tmp.path(), &[]);
+    handshake(&mut server, json!({}));
+    let (failed, text) = read(&mut server, 1, &tmp.path().join("note.txt"));
+    assert!(!failed, "{text}");
+    assert!(text.contains("cwd file"), "{text}");
+}
+
+/// QA: a `roots/list` answer with no usable root revokes the client's
+/// earlier roots at once; the tools go back to the working directory
+/// (docs/ARCHITECTURE.md, "Local tools").
+#[test]
+fn revoked_client_roots_fall_back_to_the_working_directory() {
+    let tmp = folders(&[("start", "cwd note"), ("offered", "offered note")]);
+    let (start, offered) = (tmp.path().join("start"), tmp.path().join("offered"));
+    let note = offered.join("note.txt");
+    let mut server = spawn(&start, &[]);
+    handshake(&mut server, json!({ "roots": { "listChanged": true } }));
+    answer_roots_list(&mut server, 1, json!([{ "uri": file_uri(&offered) }]));
+    assert_eq!(
+        read_once_settled(&mut server, 1, &note, false),
+        (false, "offered note\n".to_owned())
+    );
+
+    list_changed(&mut server);
+    answer_roots_list(&mut server, 2, json!([]));
+    let read_now = read_once_settled(&mut server, 1000, &note, true);
+    assert!(
+        read_now.0,
+        "the revoked root is still served: {}",
+        read_now.1
+    );
+    assert_eq!(
+        read(&mut server, 2000, &start.join("note.txt")),
+        (false, "cwd note\n".to_owned())
+    );
+
+    // Offered again, then replaced by roots that do not exist: revoked too.
+    list_changed(&mut server);
+    answer_roots_list(&mut server, 3, json!([{ "uri": file_uri(&offered) }]));
+    assert_eq!(
+        read_once_settled(&mut server, 3000, &note, false),
+        (false, "offered note\n".to_owned())
+    );
+    list_changed(&mut server);
+    answer_roots_list(
+        &mut server,
+        4,
+        json!([{ "uri": file_uri(&tmp.path().join("missing")) }]),
+    );
+    let read_now = read_once_settled(&mut server, 4000, &note, true);
+    assert!(
+        read_now.0,
+        "a root list of missing paths kept the old root: {}",
+        read_now.1
+    );
+    assert_eq!(
+        read(&mut server, 5000, &start.join("note.txt")),
+        (false, "cwd note\n".to_owned())
+    );
+}
+
+// Over HTTP. The server is built the way `hanzo-mcp serve` builds it
+// (`cli::assemble`, `cli::serve_server`, `ServeArgs::http_config`) and
+// served with `serve_http` on an ephemeral loopback port.
+
+/// The one file of the directory the client offers as its root.
+const MARKER: &str = "client-root-marker.txt";
+
+fn serve_args(argv: &[&str]) -> ServeArgs {
+    let cli = Cli::try_parse_from(argv).expect("a valid command line");
+    match cli.command {
+        Command::Serve(args) => args,
+        other => panic!("not serve: {other:?}"),
+    }
+}
+
+#[test]
+fn only_stdio_without_root_follows_the_client_roots() {
+    let cases: [(&[&str], bool); 5] = [
+        (&[], true),
+        (&["--http", "127.0.0.1:0"], false),
+        (&["--http", "8080"], false),
+        (&["--root", "/tmp"], false),
+        (&["--http", "127.0.0.1:0", "--root", "/tmp"], false),
+    ];
+    for (extra, follows) in cases {
+        let mut argv = vec!["hanzo-mcp", "serve"];
+        argv.extend_from_slice(extra);
+        assert_eq!(
+            cli::follows_client_roots(&serve_args(&argv)),
+            follows,
+            "{extra:?}"
+        );
+    }
+}
+
+/// `fs list` of `path` (the first root when `None`): (isError, text).
+async fn fs_list(session: &Session, id: i64, path: Option<&str>) -> (bool, String) {
+    let mut arguments = json!({ "action": "list" });
+    if let Some(path) = path {
+        arguments["path"] = json!(path);
+    }
+    let answer = session
+        .call(
+            id,
+            &json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "fs", "arguments": arguments } }),
+        )
+        .await;
+    let result = &answer["result"];
+    (
+        result["isError"] == json!(true),
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a text block in {answer}"))
+            .to_owned(),
+    )
+}
+
+/// What `fs list` shows for `dir`: its entries in byte order, `/` after a
+/// directory, ` -> target` after a symlink, one a line.
+fn listing(dir: &Path) -> String {
+    let mut entries: Vec<(Vec<u8>, String)> = std::fs::read_dir(dir)
+        .expect("read the working directory")
+        .map(|entry| {
+            let entry = entry.expect("an entry");
+            let name = entry.file_name();
+            let mut shown = name.to_string_lossy().into_owned();
+            let kind = entry.file_type().expect("a file type");
+            if kind.is_dir() {
+                shown.push('/');
+            } else if kind.is_symlink() {
+                let target = std::fs::read_link(entry.path()).expect("a link target");
+                shown.push_str(&format!(" -> {}", target.to_string_lossy()));
+            }
+            (name.as_encoded_bytes().to_vec(), shown)
+        })
+        .collect();
+    entries.sort();
+    entries.into_iter().map(|(_, shown)| shown + "\n").collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
+    let args = serve_args(&["hanzo-mcp", "serve", "--http", "127.0.0.1:0", "--no-door"]);
+    let assembly = cli::assemble(&args.sources).await.expect("assembled");
+    assert!(
+        assembly.client_roots.is_some(),
+        "without --root the local tools could follow a client"
+    );
+    let server = Arc::new(cli::serve_server(&args, assembly));
+    let listening = listen(server, args.http_config()).await;
+
+    let offered = tempfile::tempdir().expect("the client's directory");
+    std::fs::write(offered.path().join(MARKER), "client root\n").expect("marker");
+    let offered_path = offered.path().to_str().expect("utf-8").to_owned();
+
+    // `initialize` alone: `notifications/initialized` follows once the GET
+    // stream is open.
+    let http = Http::new(&listening.url);
+    let init = http
+        .initialize(0, json!({ "roots": { "listChanged": true } }))
+        .await;
+    assert_eq!(init.status(), StatusCode::OK);
+    let session = Session {
+        id: header(init.headers(), "mcp-session-id"),
+        http,
+    };
+    // Answer every roots/list the server might send with the other
+    // directory, and remember that it asked.
+    let stream = session.get().await;
+    assert_eq!(stream.status(), StatusCode::OK);
+    let mut stream = Events::of(stream);
+    let asked = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let answerer = {
+        let session = session.clone();
+        let asked = Arc::clone(&asked);
+        let uri = format!("file://{offered_path}");
+        tokio::spawn(async move {
+            while let Some(message) = stream.next().await {
+                if message["method"] != "roots/list" {
+                    continue;
+                }
+                asked.lock().expect("lock").push(message.clone());
+                let answer = json!({ "jsonrpc": "2.0", "id": message["id"],
+                    "result": { "roots": [ { "uri": uri, "name": "client" } ] } });
+                session.post(&answer).await;
+            }
+        })
+    };
+    for notification in [
+        "notifications/initialized",
+        "notifications/roots/list_changed",
+    ] {
+        let sent = session
+            .post(&json!({ "jsonrpc": "2.0", "method": notification }))
+            .await;
+        assert_eq!(sent.status(), StatusCode::ACCEPTED, "{notification}");
+    }
+
+    let working = std::env::current_dir().expect("the working directory");
+    assert_eq!(
+        fs_list(&session, 1, None).await,
+        (false, listing(&working)),
+        "fs list must show the working directory"
+    );
+    let canonical = working.canonicalize().expect("canonical working directory");
+    assert_eq!(
+        fs_list(&session, 2, Some(&offered_path)).await,
+        (
+            true,
+            format!(
+                "path '{offered_path}': outside the roots ({})",
+                canonical.display()
+            )
+        )
+    );
+    // Ending the session ends its GET stream after everything the server
+    // sent on it, so a roots/list sent after `notifications/initialized`
+    // has been seen by now.
+    let ended = session.delete().await;
+    assert!(ended.status().is_success(), "{}", ended.status());
+    tokio::time::timeout(PATIENCE, answerer)
+        .await
+        .expect("the GET stream ends with its session")
+        .expect("the answerer ran");
+    assert_eq!(
+        asked.lock().expect("lock").as_slice(),
+        &[] as &[Value],
+        "the server asked an HTTP session for its roots"
+    );
+}
