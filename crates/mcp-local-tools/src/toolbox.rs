@@ -98,10 +98,18 @@ impl Toolbox {
     /// [`Toolbox::modes`]).
     #[cfg(feature = "mode")]
     pub fn with_mode(&mut self) -> &mut Toolbox {
+        let file = std::env::var_os(crate::mode::MODES_VAR).filter(|f| !f.is_empty());
+        self.with_mode_file(file.as_deref().map(std::path::Path::new))
+    }
+
+    /// [`Toolbox::with_mode`] with the presets of `file` (for example a
+    /// `--modes` flag) instead of the file `HANZO_MCP_MODES` names.
+    #[cfg(feature = "mode")]
+    pub fn with_mode_file(&mut self, file: Option<&std::path::Path>) -> &mut Toolbox {
         let tools: Vec<_> = self.tools.iter().map(|t| (t.name(), t.actions())).collect();
         let mut modes = crate::mode::Modes::builtin(&tools);
-        if let Some(file) = std::env::var_os(crate::mode::MODES_VAR).filter(|f| !f.is_empty()) {
-            modes = modes.with_file(std::path::Path::new(&file));
+        if let Some(file) = file {
+            modes = modes.with_file(file);
         }
         let modes = Arc::new(modes);
         self.modes = Some(modes.clone());

@@ -1,4 +1,6 @@
 //! The `hanzo-mcp` command line (clap): `serve`, `tools`, `--version`.
+//! It turns arguments into [`Options`] and settings; building the
+//! composition is [`crate::assembly`]'s.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -6,25 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use mcp_proto::Implementation;
-use tokio::sync::watch;
 use tracing_subscriber::EnvFilter;
 
-use mcp_door_client::{ClientInfo, Door, DoorConfig, DoorStatus};
-use mcp_gating::{AllowedTools, Policy, SurfaceRules};
-use mcp_local_tools::{DoorReport, Surroundings};
+use mcp_gating::AllowedTools;
 
-use crate::client_roots::ClientRootsSource;
-use crate::door::DoorSource;
+use crate::assembly::{Assembly, Options, assemble, server_info};
 use crate::error::ServerError;
 use crate::gated::GatedSource;
-use crate::local::LocalSource;
 use crate::server::{Server, ServerConfig};
-use crate::source::{
-    BoxFuture, CallContext, CallRequest, Composition, SourceList, ToolCall, ToolSource,
-    unknown_tool,
-};
-use crate::test_tools::TestTools;
+use crate::source::ToolSource;
 
 /// `hanzo-mcp`: the local MCP server (HIP-0300 §2).
 #[derive(Debug, Parser)]
@@ -85,38 +77,45 @@ pub struct SourceArgs {
     #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
     pub door_wait: Duration,
 
-    /// Adds the test-only `test_sleep` tool (for this crate's tests).
+    /// A JSON file of `mode` presets (`{"<name>": ["fs:read", "code"]}`),
+    /// besides the built-in `full` and `review`. Also HANZO_MCP_MODES.
+    #[arg(long, value_name = "FILE")]
+    pub modes: Option<PathBuf>,
+
+    /// Adds the test-only `test_sleep` tool (built with the `test-tools`
+    /// feature only).
+    #[cfg(feature = "test-tools")]
     #[arg(long, hide = true)]
     pub test_tools: bool,
 }
 
-/// The local toolbox over `roots`; with `allow_private`, `fetch` and `ui`
-/// may reach private addresses whatever the environment says.
-fn local_source(roots: Vec<PathBuf>, allow_private: bool) -> Result<LocalSource, ServerError> {
-    if !allow_private {
-        return LocalSource::new(roots);
+impl SourceArgs {
+    /// The assembly options these arguments describe.
+    ///
+    /// # Errors
+    /// [`ServerError::Config`] when `--allowed-tools` cannot be read.
+    pub fn options(&self) -> Result<Options, ServerError> {
+        Ok(Options {
+            roots: self.roots.clone(),
+            allowed: parse_allowed_tools(self.allowed_tools.as_deref())?,
+            door: !self.no_door,
+            door_wait: self.door_wait,
+            fetch_allow_private: self.fetch_allow_private,
+            modes_file: self.modes.clone(),
+            #[cfg(feature = "test-tools")]
+            test_tools: self.test_tools,
+        })
     }
-    let roots =
-        mcp_local_tools::Roots::new(roots).map_err(|e| ServerError::Config(e.to_string()))?;
-    let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
-    let policy = mcp_local_tools::net::NetPolicy {
-        allow_private: true,
-        ..mcp_local_tools::net::NetPolicy::from_env()
-    };
-    // `add` replaces a tool of the same name in its place.
-    toolbox.add(mcp_local_tools::fetch::FetchTool::with_config(
-        mcp_local_tools::fetch::FetchConfig {
-            policy: policy.clone(),
-            ..mcp_local_tools::fetch::FetchConfig::from_env()
-        },
-    ));
-    toolbox.add(mcp_local_tools::ui::UiTool::with_config(
-        mcp_local_tools::ui::UiConfig {
-            policy,
-            ..mcp_local_tools::ui::UiConfig::from_env()
-        },
-    ));
-    Ok(LocalSource::with_toolbox(toolbox, roots))
+}
+
+/// `--max-in-flight`: an integer from 1 to [`MAX_HTTP_COUNT`].
+fn parse_in_flight(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (1..=MAX_HTTP_COUNT).contains(&n) => Ok(n as usize),
+        _ => Err(format!(
+            "{text:?} is not a whole number from 1 to {MAX_HTTP_COUNT}"
+        )),
+    }
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -200,7 +199,7 @@ pub fn unknown_servers(allowed: &AllowedTools) -> Option<String> {
 
 /// Exit status 2 (a usage error, as clap's) with the message when the
 /// `--allowed-tools` of `args` names a server that does not exist; other
-/// problems of the value are left to [`assemble`] (exit status 1).
+/// problems of the value are left to [`SourceArgs::options`] (exit status 1).
 fn refuse_unknown_servers(args: &SourceArgs) -> Option<ExitCode> {
     let (allowed, origin) = read_allowed_tools(args.allowed_tools.as_deref()).ok()?;
     let problem = unknown_servers(&allowed)?;
@@ -255,6 +254,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR", value_parser = crate::http::parse_addr)]
     pub http: Option<std::net::SocketAddr>,
 
+    /// How many requests one connection (an HTTP session) may have in
+    /// flight; at the bound no more input is read until one finishes.
+    #[arg(long, value_name = "N", default_value_t = crate::server::DEFAULT_MAX_IN_FLIGHT,
+          value_parser = parse_in_flight)]
+    pub max_in_flight: usize,
+
     /// Limits of `--http` (ignored over stdio).
     #[command(flatten)]
     pub http_limits: HttpLimitArgs,
@@ -262,10 +267,13 @@ pub struct ServeArgs {
 
 /// The most `--http-max-sessions` and `--http-max-connections` accepted.
 pub const MAX_HTTP_COUNT: u64 = 65_536;
+
 /// The longest `--http-session-idle` accepted, in seconds (7 days).
 pub const MAX_HTTP_SESSION_IDLE_SECS: u64 = 7 * 24 * 60 * 60;
+
 /// The longest `--http-header-timeout` accepted, in seconds.
 pub const MAX_HTTP_HEADER_TIMEOUT_SECS: u64 = 600;
+
 /// The longest `--http-body-timeout` accepted, in seconds.
 pub const MAX_HTTP_BODY_TIMEOUT_SECS: u64 = 600;
 
@@ -425,290 +433,6 @@ fn init_tracing(flag: Option<&str>, default_level: &str) {
         .try_init();
 }
 
-/// The server's `serverInfo`.
-pub fn server_info() -> Implementation {
-    let info = serde_json::json!({
-        "name": "hanzo-mcp",
-        "title": "Hanzo MCP (local)",
-        "version": env!("CARGO_PKG_VERSION"),
-    });
-    match serde_json::from_value(info) {
-        Ok(info) => info,
-        Err(error) => unreachable!("the serverInfo literal is a valid Implementation: {error}"),
-    }
-}
-
-/// The tool sources of a command line, assembled.
-#[derive(Debug)]
-pub struct Assembly {
-    /// The sources in routing order: (`test`), `local`, `door`.
-    pub composition: Composition,
-    /// Whether a source's list can change (the door is on).
-    pub list_changed: bool,
-    /// The gated sources, for warnings about entries that match nothing.
-    pub gated: Vec<Arc<GatedSource>>,
-    /// Without `--root`: the local tools, to be told the client's roots.
-    pub client_roots: Option<Arc<ClientRootsSource>>,
-}
-
-/// The tool sources `args` describe, in routing order: the local tools, then
-/// the door (unless `--no-door`), each gated by `--allowed-tools` before the
-/// merge. Starts the door's background fetch (call inside a Tokio runtime).
-pub async fn assemble(args: &SourceArgs) -> Result<Assembly, ServerError> {
-    let allowed = Arc::new(parse_allowed_tools(args.allowed_tools.as_deref())?);
-    let roots =
-        if args.roots.is_empty() {
-            vec![std::env::current_dir().map_err(|e| {
-                ServerError::Config(format!("cannot read the working directory: {e}"))
-            })?]
-        } else {
-            args.roots.clone()
-        };
-    for root in &roots {
-        if !root.is_dir() {
-            return Err(ServerError::Config(format!(
-                "--root {}: not a directory",
-                root.display()
-            )));
-        }
-    }
-    let mut sources: Vec<Arc<dyn ToolSource>> = Vec::new();
-    let mut gated = Vec::new();
-    if args.test_tools {
-        sources.push(Arc::new(TestTools));
-    }
-    // Without --root the local tools follow the client's MCP roots when it
-    // offers them, starting from the working directory (docs/ARCHITECTURE.md, "Local
-    // tools").
-    let follow_client = args.roots.is_empty().then(|| roots.clone());
-    let local = local_source(roots, args.fetch_allow_private)?;
-    let surroundings = local.toolbox().surroundings();
-    // The definitions are built only when an allowlist needs them now;
-    // otherwise on the first `tools/list`.
-    let local_tools = match allowed.server("local") {
-        Some(_) => local.definitions().to_vec(),
-        None => Vec::new(),
-    };
-    let (local, client_roots): (Arc<dyn ToolSource>, Option<Arc<ClientRootsSource>>) =
-        match follow_client {
-            Some(dirs) => {
-                let start = mcp_local_tools::Roots::new(dirs)
-                    .map_err(|e| ServerError::Config(e.to_string()))?;
-                let source = Arc::new(ClientRootsSource::new(local.toolbox().clone(), start));
-                (source.clone(), Some(source))
-            }
-            None => (Arc::new(local), None),
-        };
-    let gate = |source: Arc<dyn ToolSource>, known: &[mcp_proto::Tool], rules: SurfaceRules| {
-        if allowed.server(source.name()).is_some() {
-            let view = Arc::new(GatedSource::new(
-                source,
-                known,
-                allowed.clone(),
-                Policy::FailOpen,
-                rules,
-            ));
-            (view.clone() as Arc<dyn ToolSource>, Some(view))
-        } else {
-            (source, None)
-        }
-    };
-    let (local, view) = gate(local, &local_tools, SurfaceRules::local());
-    sources.push(local);
-    gated.extend(view);
-
-    let mut list_changed = false;
-    if !args.no_door {
-        let mut config = DoorConfig::from_env();
-        config.client_info = ClientInfo {
-            name: "hanzo-mcp".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        };
-        let door: Arc<dyn ToolSource> =
-            Arc::new(DeferredDoor::start(config, args.door_wait, surroundings));
-        let (door, view) = gate(door, &[], SurfaceRules::door());
-        sources.push(door);
-        gated.extend(view);
-        list_changed = true;
-    }
-    Ok(Assembly {
-        composition: Composition::new(sources),
-        list_changed,
-        gated,
-        client_roots,
-    })
-}
-
-/// Where the door's handle is while it is built.
-#[derive(Clone)]
-enum DoorSlot {
-    /// Being built on the blocking pool.
-    Building,
-    /// Built and fetching.
-    Ready(DoorSource),
-    /// Its configuration was refused (logged): local tools only.
-    Off,
-}
-
-/// The `door` source, built off the async thread. Building the door's HTTP
-/// client loads the system's TLS roots (about 19 million instructions,
-/// several milliseconds), which must not delay `initialize`: the stdio loop
-/// starts at once and a door request waits for the handle instead.
-struct DeferredDoor {
-    slot: watch::Receiver<DoorSlot>,
-    /// The door's list generations, relayed once it is built.
-    generations: watch::Receiver<u64>,
-}
-
-impl DeferredDoor {
-    /// Starts building the door for `config` (call inside a Tokio runtime);
-    /// once built it fetches its list (`wait`: the `tools/list` budget) and
-    /// reports its state to `surroundings`.
-    fn start(config: DoorConfig, wait: Duration, surroundings: Surroundings) -> Self {
-        let (slot_tx, slot) = watch::channel(DoorSlot::Building);
-        let (generations_tx, generations) = watch::channel(0);
-        tokio::spawn(async move {
-            let built = tokio::task::spawn_blocking(move || Door::new(config)).await;
-            let door = match built {
-                Ok(Ok(door)) => door,
-                Ok(Err(error)) => {
-                    tracing::warn!(%error, "the door is off: local tools only");
-                    let _ = slot_tx.send(DoorSlot::Off);
-                    return;
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "the door is off: building it failed");
-                    let _ = slot_tx.send(DoorSlot::Off);
-                    return;
-                }
-            };
-            report_door(&door, surroundings);
-            let source = DoorSource::start(door, wait);
-            let mut changes = source.list_changes();
-            let _ = slot_tx.send(DoorSlot::Ready(source));
-            if let Some(changes) = changes.as_mut() {
-                // The door counts from 0; a fetch that finished before this
-                // subscription is a change too.
-                let first = *changes.borrow_and_update();
-                if first != 0 {
-                    let _ = generations_tx.send(first);
-                }
-                while changes.changed().await.is_ok() {
-                    if generations_tx.send(*changes.borrow_and_update()).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
-        Self { slot, generations }
-    }
-
-    /// The door once built; `None` when it is off.
-    async fn ready(&self) -> Option<DoorSource> {
-        let mut slot = self.slot.clone();
-        let done = slot
-            .wait_for(|slot| !matches!(slot, DoorSlot::Building))
-            .await;
-        match done.as_deref() {
-            Ok(DoorSlot::Ready(source)) => Some(source.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Debug for DeferredDoor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = match &*self.slot.borrow() {
-            DoorSlot::Building => "building",
-            DoorSlot::Ready(_) => "ready",
-            DoorSlot::Off => "off",
-        };
-        f.debug_struct("DeferredDoor")
-            .field("state", &state)
-            .finish()
-    }
-}
-
-impl ToolSource for DeferredDoor {
-    fn name(&self) -> &str {
-        "door"
-    }
-
-    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
-        Box::pin(async move {
-            match self.ready().await {
-                Some(source) => source.list_tools().await,
-                None => SourceList::default(),
-            }
-        })
-    }
-
-    /// While the door is being built, every name is taken; the call then
-    /// checks with the built door (an unknown name gets -32602, as when no
-    /// source owns it).
-    fn owns(&self, tool: &str) -> bool {
-        match &*self.slot.borrow() {
-            DoorSlot::Building => true,
-            DoorSlot::Ready(source) => source.owns(tool),
-            DoorSlot::Off => false,
-        }
-    }
-
-    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
-        Box::pin(async move {
-            match self.ready().await {
-                Some(source) if source.owns(call.name()) => source.call_tool(call, cx).await,
-                _ => Err(unknown_tool(call.name())),
-            }
-        })
-    }
-
-    fn list_changes(&self) -> Option<watch::Receiver<u64>> {
-        Some(self.generations.clone())
-    }
-
-    fn list_stamp(&self) -> Option<u64> {
-        match &*self.slot.borrow() {
-            DoorSlot::Ready(source) => source.list_stamp(),
-            // Refused: it lists nothing, for good, so the merged list can
-            // be kept.
-            DoorSlot::Off => Some(0),
-            DoorSlot::Building => None,
-        }
-    }
-}
-
-/// Keeps the local tools' view of the door (`workspace` `capabilities`)
-/// current: its address, and whether its last list fetch answered.
-fn report_door(door: &Door, surroundings: Surroundings) {
-    let address = door.address().to_owned();
-    surroundings.set_door(Some(DoorReport {
-        address: address.clone(),
-        answered: None,
-        note: None,
-    }));
-    let mut snapshots = door.subscribe();
-    tokio::spawn(async move {
-        while snapshots.changed().await.is_ok() {
-            let status = snapshots.borrow_and_update().status.clone();
-            let (answered, note) = match status {
-                DoorStatus::Ready => (Some(true), None),
-                DoorStatus::Unavailable { reason } => (Some(false), Some(reason)),
-                DoorStatus::SignInRequired { resource_metadata } => (
-                    Some(true),
-                    Some(format!("sign-in required; see {resource_metadata}")),
-                ),
-                _ => (None, None),
-            };
-            surroundings.set_door(Some(DoorReport {
-                address: address.clone(),
-                answered,
-                note,
-            }));
-        }
-    });
-}
-
 /// At `serve` start only the local list is known: warn about its entries.
 fn warn_unmatched_local(gated: &[Arc<GatedSource>]) {
     let local: Vec<Arc<GatedSource>> = gated
@@ -744,12 +468,17 @@ pub fn follows_client_roots(args: &ServeArgs) -> bool {
 }
 
 /// The server `serve` runs over `assembly` (from [`assemble`] of
-/// `args.sources`): `list_changed` when the door is on, and the client
-/// roots listener only when [`follows_client_roots`].
+/// `args.sources`): `list_changed` when the door is on, each session's
+/// `mode` applied, and the client roots listener only when
+/// [`follows_client_roots`].
 pub fn serve_server(args: &ServeArgs, assembly: Assembly) -> Server {
     let mut config = ServerConfig::new(server_info());
     config.list_changed = assembly.list_changed;
-    let server = Server::new(assembly.composition, config);
+    config.max_in_flight = args.max_in_flight;
+    let mut server = Server::new(assembly.composition, config);
+    if let Some(modes) = assembly.modes {
+        server = server.with_modes(modes);
+    }
     match assembly.client_roots {
         Some(listener) if follows_client_roots(args) => server.with_roots_listener(listener),
         _ => server,
@@ -757,7 +486,7 @@ pub fn serve_server(args: &ServeArgs, assembly: Assembly) -> Server {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), ServerError> {
-    let assembly = assemble(&args.sources).await?;
+    let assembly = assemble(&args.sources.options()?).await?;
     warn_unmatched_local(&assembly.gated);
     let server = Arc::new(serve_server(&args, assembly));
     if let Some(addr) = args.http {
@@ -769,7 +498,7 @@ async fn serve(args: ServeArgs) -> Result<(), ServerError> {
 }
 
 async fn print_tools(args: SourceArgs) -> Result<(), ServerError> {
-    let assembly = assemble(&args).await?;
+    let assembly = assemble(&args.options()?).await?;
     let list = assembly.composition.list_tools().await;
     warn_unmatched(&assembly.gated);
     let mut out = serde_json::json!({ "tools": list.tools });

@@ -195,7 +195,7 @@ impl ToolSource for GatedSource {
 /// door's tools and its `describe`; the value is `null` when the call
 /// carried none, or not a string: `tool "fs" needs an allowed action here
 /// (allowed: read)`).
-fn refused_call(name: &str, refusal: &Refusal, allowed: Vec<String>) -> ErrorObject {
+pub(crate) fn refused_call(name: &str, refusal: &Refusal, allowed: Vec<String>) -> ErrorObject {
     let (tool, discriminator, value) = match refusal {
         Refusal::OpNotAllowed {
             tool,

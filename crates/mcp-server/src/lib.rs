@@ -29,7 +29,9 @@
 //!   either (gating per source, before the merge).
 //! - [`client_roots`]: the local toolbox confined to the client's MCP roots
 //!   when no `--root` is given.
-//! - [`cli`]: the `hanzo-mcp` command line.
+//! - [`assembly`]: the composition `hanzo-mcp` serves, built from
+//!   [`assembly::Options`].
+//! - [`cli`]: the `hanzo-mcp` command line, which only parses arguments.
 //!
 //! # Example: a server with one tool of your own
 //!
@@ -120,6 +122,7 @@
 /// The MCP wire types this crate speaks (the `mcp-proto` crate).
 pub use mcp_proto;
 
+pub mod assembly;
 pub mod cli;
 pub mod client_roots;
 pub mod door;
@@ -137,6 +140,7 @@ pub mod progress;
 pub mod server;
 mod session;
 pub mod source;
+#[cfg(feature = "test-tools")]
 pub mod test_tools;
 
 pub use error::ServerError;

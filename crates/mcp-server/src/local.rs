@@ -86,9 +86,7 @@ impl ToolSource for LocalSource {
                 roots: self.roots.clone(),
                 cancel: cx.cancel,
                 progress,
-                // One connection per process over stdio; per-session state
-                // over HTTP needs the session's number here.
-                session: 0,
+                session: cx.session,
             };
             let arguments = params.arguments.unwrap_or_default();
             match self.toolbox.call(&params.name, arguments, ctx).await {

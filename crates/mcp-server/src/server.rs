@@ -31,6 +31,7 @@ use crate::framing::read_lines;
 use crate::lifecycle::Era;
 use crate::outbox::{Outbox, write_loop};
 use crate::source::Composition;
+use mcp_local_tools::mode::Modes;
 
 pub use crate::session::subscriptions::{MAX_SUBSCRIBED_URI_BYTES, MAX_SUBSCRIPTIONS};
 
@@ -101,6 +102,7 @@ pub struct Server {
     completions: Option<Arc<dyn CompletionSource>>,
     roots: Option<Arc<dyn RootsListener>>,
     logging: bool,
+    modes: Option<Arc<Modes>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -128,6 +130,7 @@ impl Server {
             completions: None,
             roots: None,
             logging: false,
+            modes: None,
         }
     }
 
@@ -170,6 +173,27 @@ impl Server {
         self
     }
 
+    /// Applies the `mode` tool's per-session choice ([`Modes`]): each
+    /// session's tools are narrowed to its mode's preset (never wider than
+    /// the sources' own gating), and the session is told with
+    /// `notifications/tools/list_changed` when its mode changes; the
+    /// handshake advertises `tools.listChanged`.
+    pub fn with_modes(mut self, modes: Arc<Modes>) -> Self {
+        self.modes = Some(modes);
+        self
+    }
+
+    /// The `mode` presets and choices, when the server applies them.
+    pub fn modes(&self) -> Option<&Arc<Modes>> {
+        self.modes.as_ref()
+    }
+
+    /// Whether a session's tool list can change while it lasts: a source's
+    /// list can ([`ServerConfig::list_changed`]), or its mode can.
+    pub fn lists_can_change(&self) -> bool {
+        self.config.list_changed || self.modes.is_some()
+    }
+
     /// The tool sources.
     pub fn composition(&self) -> &Composition {
         &self.composition
@@ -187,7 +211,7 @@ impl Server {
         let handshake = !era.is_stateless();
         ServerCapabilities {
             tools: Some(ToolsCapability {
-                list_changed: (self.config.list_changed && handshake).then_some(true),
+                list_changed: (self.lists_can_change() && handshake).then_some(true),
                 ..ToolsCapability::default()
             }),
             resources: self

@@ -146,6 +146,10 @@ pub struct CallContext {
     /// Present on a connection that can carry requests to the client
     /// (revisions 2024-11-05 to 2025-11-25): sampling, elicitation, roots.
     pub client: Option<Peer>,
+    /// The number of the session the call came on (a stdio connection, an
+    /// HTTP session, one stateless request): the key of per-session state
+    /// such as the `mode` tool's choice. 0 outside a session.
+    pub session: u64,
 }
 
 impl CallContext {

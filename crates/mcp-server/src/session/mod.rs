@@ -13,10 +13,12 @@
 //! - [`tools`]: `tools/list` and `tools/call`;
 //! - [`resources_prompts`]: resources, prompts and completions;
 //! - [`subscriptions`]: `resources/subscribe` and its updates;
-//! - [`roots`]: the client's roots (`roots/list`).
+//! - [`roots`]: the client's roots (`roots/list`);
+//! - [`mode`]: the session's `mode`, narrowing its tools.
 
 mod handshake;
 pub(crate) mod inflight;
+mod mode;
 mod resources_prompts;
 mod roots;
 mod router;
@@ -44,6 +46,8 @@ use subscriptions::Subscriptions;
 /// The state of one session, owned by whoever feeds it messages.
 pub(crate) struct Session {
     server: Arc<Server>,
+    /// This session's number (the `mode` tool's key for it).
+    number: u64,
     lifecycle: Lifecycle,
     /// Requests we sent to the client, and its declared capabilities.
     peer: Arc<PeerShared>,
@@ -65,6 +69,7 @@ impl Session {
     pub(crate) fn new(server: Arc<Server>, outbox: Outbox) -> Self {
         let config = server.config();
         Self {
+            number: mode::next_session(),
             peer: PeerShared::new(outbox.clone(), config.client_request_timeout),
             inflight: InFlight::new(config.max_in_flight),
             server,
@@ -99,7 +104,7 @@ impl Session {
 
     fn send_list_changed(&self) {
         let ready = matches!(self.lifecycle.phase(), Phase::Initialized { .. });
-        if ready && self.server.config().list_changed {
+        if ready && self.server.lists_can_change() {
             self.outbox.send(&Message::Notification(Notification::new(
                 "notifications/tools/list_changed",
                 None,
@@ -167,6 +172,14 @@ impl Session {
     }
 }
 
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(modes) = self.server.modes() {
+            modes.forget(self.number);
+        }
+    }
+}
+
 /// Whether a line that failed to parse was meant as a response
 /// ([`mcp_proto::message::meant_as_response`]); such a line is never
 /// answered.
@@ -204,6 +217,23 @@ fn watch_list_changes(server: &Server) -> (mpsc::UnboundedReceiver<()>, Vec<Join
     (changed, watchers)
 }
 
+/// The session whose mode changed last, when a mode changes; pending
+/// forever without modes.
+async fn mode_changed(
+    modes: &mut Option<tokio::sync::watch::Receiver<Option<u64>>>,
+) -> Option<Option<u64>> {
+    let Some(receiver) = modes else {
+        return std::future::pending().await;
+    };
+    match receiver.changed().await {
+        Ok(()) => Some(*receiver.borrow_and_update()),
+        Err(_) => {
+            *modes = None;
+            None
+        }
+    }
+}
+
 /// Serves one long-lived session (a stdio connection, an HTTP session):
 /// takes its input from `input` until it ends or `shutdown` completes,
 /// then lets the requests in flight finish. `reader`, when given, is the
@@ -238,6 +268,8 @@ where
             .chain(watchers.iter().map(JoinHandle::abort_handle))
             .collect(),
     );
+    // This session's mode changes are announced like a source's.
+    let mut modes = server.modes().map(|modes| modes.subscribe());
     let backlog = session.outbox.backlog().cloned();
     let full = || backlog.as_ref().is_some_and(|b| b.is_full());
     let mut read_error = None;
@@ -251,6 +283,11 @@ where
                 break;
             }
             Some(()) = changed.recv() => session.send_list_changed(),
+            Some(changed) = mode_changed(&mut modes) => {
+                if changed == Some(session.number) {
+                    session.send_list_changed();
+                }
+            }
             // Back-pressure: while the client leaves too much output
             // unread, wait for the writer instead of reading more.
             () = async { if let Some(b) = &backlog { b.drained().await } }, if full() => {}

@@ -132,6 +132,7 @@ impl Session {
             cancel: cancel.clone(),
             log,
             client,
+            session: self.number,
         }
     }
 

@@ -15,15 +15,15 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::Session;
 use super::inflight::{Reply, Work};
 use super::router::{LIST_TTL_MS, shaped};
+use super::{Session, mode};
 use crate::lifecycle::Era;
 use crate::source::CallRequest;
 
 impl Session {
-    /// `tools/list`: the merged list, rendered once per list and form and
-    /// then only copied. One page holds every tool, so any cursor is -32602.
+    /// `tools/list`: the merged list as the session's mode leaves it. One
+    /// page holds every tool, so any cursor is -32602.
     pub(super) fn list_tools(&self, era: Era, params: Option<&Value>) -> Result<Work, ErrorObject> {
         match params {
             None | Some(Value::Null) => {}
@@ -45,31 +45,43 @@ impl Session {
             }
         }
         let server = self.server.clone();
+        let narrowing = self.narrowing();
         Ok(Box::pin(async move {
-            // The result depends on the era only through `is_stateless`.
-            let stateless = era.is_stateless();
-            let form = if stateless {
-                "tools/list stateless"
-            } else {
-                "tools/list handshake"
-            };
             let merged = server.composition().merged().await;
-            let json = merged
-                .rendered(form, |list| {
-                    let mut result = Map::new();
-                    result.insert("tools".into(), json!(list.tools));
-                    if let Some(meta) = &list.meta {
-                        result.insert("_meta".into(), Value::Object(meta.clone()));
-                    }
-                    if stateless {
-                        result.insert("ttlMs".into(), json!(LIST_TTL_MS));
-                        result.insert("cacheScope".into(), json!("private"));
-                    }
-                    shaped(era, &Value::Object(result)).unwrap_or_default()
-                })
-                .map_err(|e| {
-                    ErrorObject::internal_error(format!("cannot encode the tool list: {e}"))
-                })?;
+            let render = |tools: &[mcp_proto::Tool], meta: Option<&mcp_proto::Meta>| {
+                let mut result = Map::new();
+                result.insert("tools".into(), json!(tools));
+                if let Some(meta) = meta {
+                    result.insert("_meta".into(), Value::Object(meta.clone()));
+                }
+                if era.is_stateless() {
+                    result.insert("ttlMs".into(), json!(LIST_TTL_MS));
+                    result.insert("cacheScope".into(), json!("private"));
+                }
+                shaped(era, &Value::Object(result)).unwrap_or_default()
+            };
+            let json = match narrowing {
+                // A session's mode: rendered for this request.
+                Some(entries) => {
+                    let list = merged.list();
+                    let narrowed = mode::surface(&entries, &list.tools);
+                    serde_json::value::to_raw_value(&render(narrowed.tools(), list.meta.as_ref()))
+                        .map(Arc::from)
+                }
+                // Otherwise rendered once per list and form, then copied;
+                // the result depends on the era only through `is_stateless`.
+                None => {
+                    let form = if era.is_stateless() {
+                        "tools/list stateless"
+                    } else {
+                        "tools/list handshake"
+                    };
+                    merged.rendered(form, |list| render(&list.tools, list.meta.as_ref()))
+                }
+            }
+            .map_err(|e| {
+                ErrorObject::internal_error(format!("cannot encode the tool list: {e}"))
+            })?;
             Ok(Reply::Text(json))
         }))
     }
@@ -95,7 +107,12 @@ impl Session {
         let cancel = CancellationToken::new();
         let cx = self.context(&id, era, request_meta.as_ref(), &cancel);
         let server = self.server.clone();
+        let narrowing = self.narrowing();
         let work: Work = Box::pin(async move {
+            if let Some(entries) = narrowing {
+                let merged = server.composition().merged().await;
+                mode::check_call(&entries, &merged.list().tools, &call)?;
+            }
             let result = server.composition().call_tool(call, cx).await?;
             Ok(Reply::Text(Arc::from(with_result_type(era, result))))
         });

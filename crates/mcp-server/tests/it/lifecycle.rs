@@ -29,8 +29,12 @@ fn negotiation_table() {
         );
         assert_eq!(result["serverInfo"]["name"], "hanzo-mcp");
         assert_eq!(result["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
-        // Exactly what is implemented: tools, nothing else.
-        assert_eq!(result["capabilities"], json!({ "tools": {} }));
+        // Exactly what is implemented: tools (whose list `mode` can
+        // change), nothing else.
+        assert_eq!(
+            result["capabilities"],
+            json!({ "tools": { "listChanged": true } })
+        );
         assert_eq!(server.wait().code(), Some(0));
     }
 }

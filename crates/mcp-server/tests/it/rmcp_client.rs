@@ -160,7 +160,7 @@ async fn rmcp_client_runs_one_action_of_each_local_tool() {
     );
 
     let capabilities = call_text(&client, "workspace", json!({ "action": "capabilities" })).await;
-    let names = mcp_local_tools::Toolbox::with_default_tools().names();
+    let names = crate::common::local_names();
     assert!(
         capabilities.starts_with(&format!("local tools: {}\n", names.join(", "))),
         "{capabilities}"

@@ -234,7 +234,7 @@ fn revoked_client_roots_fall_back_to_the_working_directory() {
 }
 
 // Over HTTP. The server is built the way `hanzo-mcp serve` builds it
-// (`cli::assemble`, `cli::serve_server`, `ServeArgs::http_config`) and
+// (`assembly::assemble`, `cli::serve_server`, `ServeArgs::http_config`) and
 // served with `serve_http` on an ephemeral loopback port.
 
 /// The one file of the directory the client offers as its root.
@@ -317,7 +317,10 @@ fn listing(dir: &Path) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
     let args = serve_args(&["hanzo-mcp", "serve", "--http", "127.0.0.1:0", "--no-door"]);
-    let assembly = cli::assemble(&args.sources).await.expect("assembled");
+    let options = args.sources.options().expect("options");
+    let assembly = mcp_local_server::assembly::assemble(&options)
+        .await
+        .expect("assembled");
     assert!(
         assembly.client_roots.is_some(),
         "without --root the local tools could follow a client"

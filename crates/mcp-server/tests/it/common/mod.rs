@@ -61,11 +61,9 @@ pub fn tool_names(listed: &Value) -> Vec<String> {
 
 /// The names of the default local tools, in their order.
 pub fn local_names() -> Vec<String> {
-    mcp_local_tools::Toolbox::with_default_tools()
-        .names()
-        .into_iter()
-        .map(String::from)
-        .collect()
+    let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
+    toolbox.with_mode();
+    toolbox.names().into_iter().map(String::from).collect()
 }
 
 /// The default local tools, then the fake door's tools whose names are not

@@ -1,0 +1,403 @@
+//! Building the composition `hanzo-mcp` serves (docs/ARCHITECTURE.md,
+//! "Sources and composition"): the local toolbox (with `mode`), the door
+//! (HIP-0300 §2.2), built off the async thread so it never delays
+//! `initialize`, and an `allowedTools` view of either. The command line
+//! ([`crate::cli`]) only turns its arguments into [`Options`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_door_client::{ClientInfo, Door, DoorConfig, DoorStatus};
+use mcp_gating::{AllowedTools, Policy, SurfaceRules};
+use mcp_local_tools::{DoorReport, Surroundings};
+use mcp_proto::Implementation;
+use tokio::sync::watch;
+
+use crate::client_roots::ClientRootsSource;
+use crate::door::DoorSource;
+use crate::error::ServerError;
+use crate::gated::GatedSource;
+use crate::local::LocalSource;
+use crate::source::{
+    BoxFuture, CallContext, CallRequest, Composition, SourceList, ToolCall, ToolSource,
+    unknown_tool,
+};
+
+/// The local toolbox over `roots`: every tool compiled in, then `mode`
+/// (its presets from `options.modes_file`, else `HANZO_MCP_MODES`); with
+/// `options.fetch_allow_private`, `fetch` and `ui` may reach private
+/// addresses whatever the environment says.
+fn local_source(roots: Vec<PathBuf>, options: &Options) -> Result<LocalSource, ServerError> {
+    let roots =
+        mcp_local_tools::Roots::new(roots).map_err(|e| ServerError::Config(e.to_string()))?;
+    let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
+    if options.fetch_allow_private {
+        let policy = mcp_local_tools::net::NetPolicy {
+            allow_private: true,
+            ..mcp_local_tools::net::NetPolicy::from_env()
+        };
+        // `add` replaces a tool of the same name in its place.
+        toolbox.add(mcp_local_tools::fetch::FetchTool::with_config(
+            mcp_local_tools::fetch::FetchConfig {
+                policy: policy.clone(),
+                ..mcp_local_tools::fetch::FetchConfig::from_env()
+            },
+        ));
+        toolbox.add(mcp_local_tools::ui::UiTool::with_config(
+            mcp_local_tools::ui::UiConfig {
+                policy,
+                ..mcp_local_tools::ui::UiConfig::from_env()
+            },
+        ));
+    }
+    match &options.modes_file {
+        Some(file) => toolbox.with_mode_file(Some(file)),
+        None => toolbox.with_mode(),
+    };
+    Ok(LocalSource::with_toolbox(toolbox, roots))
+}
+
+/// The tool sources of a server, assembled ([`assemble`]).
+#[derive(Debug)]
+pub struct Assembly {
+    /// The sources in routing order: (`test`), `local`, `door`.
+    pub composition: Composition,
+    /// Whether a source's list can change (the door is on).
+    pub list_changed: bool,
+    /// The gated sources, for warnings about entries that match nothing.
+    pub gated: Vec<Arc<GatedSource>>,
+    /// Without `--root`: the local tools, to be told the client's roots.
+    pub client_roots: Option<Arc<ClientRootsSource>>,
+    /// The `mode` tool's presets and per-session choices, which the
+    /// server applies ([`Server::with_modes`](crate::Server::with_modes)).
+    pub modes: Option<Arc<mcp_local_tools::mode::Modes>>,
+}
+
+/// What decides which tools a server has: the command line's `--root`,
+/// `--allowed-tools`, `--no-door`, `--door-wait` and
+/// `--fetch-allow-private`, as a runtime that embeds the server sets them.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Directories the local tools may use; empty: the working directory,
+    /// following the client's MCP roots when it offers them.
+    pub roots: Vec<PathBuf>,
+    /// The per-source allowlist (`local`, `door`).
+    pub allowed: AllowedTools,
+    /// Whether to forward to the door (HIP-0300 §2.2).
+    pub door: bool,
+    /// How long `tools/list` waits for the door's first list.
+    pub door_wait: Duration,
+    /// Whether `fetch` and `ui` may reach private addresses.
+    pub fetch_allow_private: bool,
+    /// A file of `mode` presets (`--modes`), besides the built-in ones and
+    /// `HANZO_MCP_MODES`.
+    pub modes_file: Option<PathBuf>,
+    /// Adds the test-only `test_sleep` tool.
+    #[cfg(feature = "test-tools")]
+    pub test_tools: bool,
+}
+
+impl Options {
+    /// Every tool of the working directory, the door on, a 2 s door wait.
+    pub fn new() -> Self {
+        Self {
+            roots: Vec::new(),
+            allowed: AllowedTools::unrestricted(),
+            door: true,
+            door_wait: Duration::from_secs(2),
+            fetch_allow_private: false,
+            modes_file: None,
+            #[cfg(feature = "test-tools")]
+            test_tools: false,
+        }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The directories the local tools start with: `--root`s (each must be a
+/// directory), else the working directory.
+fn start_roots(options: &Options) -> Result<Vec<PathBuf>, ServerError> {
+    if options.roots.is_empty() {
+        let here = std::env::current_dir()
+            .map_err(|e| ServerError::Config(format!("cannot read the working directory: {e}")))?;
+        return Ok(vec![here]);
+    }
+    for root in &options.roots {
+        if !root.is_dir() {
+            return Err(ServerError::Config(format!(
+                "--root {}: not a directory",
+                root.display()
+            )));
+        }
+    }
+    Ok(options.roots.clone())
+}
+
+/// The tool sources `options` describe, in routing order: the local tools,
+/// then the door (unless it is off), each gated by the allowlist before
+/// the merge (docs/ARCHITECTURE.md, "Sources and composition"). Starts the
+/// door's background fetch (call inside a Tokio runtime).
+///
+/// # Errors
+/// [`ServerError::Config`] for a root that is not a directory or a local
+/// toolbox that cannot be built.
+pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
+    let allowed = Arc::new(options.allowed.clone());
+    let roots = start_roots(options)?;
+    let mut sources: Vec<Arc<dyn ToolSource>> = Vec::new();
+    let mut gated = Vec::new();
+    #[cfg(feature = "test-tools")]
+    if options.test_tools {
+        sources.push(Arc::new(crate::test_tools::TestTools));
+    }
+    // Without --root the local tools follow the client's MCP roots when it
+    // offers them, starting from the working directory.
+    let follow_client = options.roots.is_empty().then(|| roots.clone());
+    let local = local_source(roots, options)?;
+    let surroundings = local.toolbox().surroundings();
+    let modes = local.toolbox().modes();
+    // The definitions are built only when an allowlist needs them now;
+    // otherwise on the first `tools/list`.
+    let local_tools = match allowed.server("local") {
+        Some(_) => local.definitions().to_vec(),
+        None => Vec::new(),
+    };
+    let (local, client_roots): (Arc<dyn ToolSource>, Option<Arc<ClientRootsSource>>) =
+        match follow_client {
+            Some(dirs) => {
+                let start = mcp_local_tools::Roots::new(dirs)
+                    .map_err(|e| ServerError::Config(e.to_string()))?;
+                let source = Arc::new(ClientRootsSource::new(local.toolbox().clone(), start));
+                (source.clone(), Some(source))
+            }
+            None => (Arc::new(local), None),
+        };
+    let gate = |source: Arc<dyn ToolSource>, known: &[mcp_proto::Tool], rules: SurfaceRules| {
+        if allowed.server(source.name()).is_none() {
+            return (source, None);
+        }
+        let view = Arc::new(GatedSource::new(
+            source,
+            known,
+            allowed.clone(),
+            Policy::FailOpen,
+            rules,
+        ));
+        (view.clone() as Arc<dyn ToolSource>, Some(view))
+    };
+    let (local, view) = gate(local, &local_tools, SurfaceRules::local());
+    sources.push(local);
+    gated.extend(view);
+    if options.door {
+        let door = door_source(options.door_wait, surroundings);
+        let (door, view) = gate(door, &[], SurfaceRules::door());
+        sources.push(door);
+        gated.extend(view);
+    }
+    Ok(Assembly {
+        composition: Composition::new(sources),
+        list_changed: options.door,
+        gated,
+        client_roots,
+        modes,
+    })
+}
+
+/// The door as a source, built off the async thread ([`DeferredDoor`]).
+fn door_source(wait: Duration, surroundings: Surroundings) -> Arc<dyn ToolSource> {
+    let mut config = DoorConfig::from_env();
+    config.client_info = ClientInfo {
+        name: "hanzo-mcp".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    };
+    Arc::new(DeferredDoor::start(config, wait, surroundings))
+}
+
+/// Where the door's handle is while it is built.
+#[derive(Clone)]
+enum DoorSlot {
+    /// Being built on the blocking pool.
+    Building,
+    /// Built and fetching.
+    Ready(DoorSource),
+    /// Its configuration was refused (logged): local tools only.
+    Off,
+}
+
+/// The `door` source, built off the async thread. Building the door's HTTP
+/// client loads the system's TLS roots (about 19 million instructions,
+/// several milliseconds), which must not delay `initialize`: the stdio loop
+/// starts at once and a door request waits for the handle instead.
+struct DeferredDoor {
+    slot: watch::Receiver<DoorSlot>,
+    /// The door's list generations, relayed once it is built.
+    generations: watch::Receiver<u64>,
+}
+
+impl DeferredDoor {
+    /// Starts building the door for `config` (call inside a Tokio runtime);
+    /// once built it fetches its list (`wait`: the `tools/list` budget) and
+    /// reports its state to `surroundings`.
+    fn start(config: DoorConfig, wait: Duration, surroundings: Surroundings) -> Self {
+        let (slot_tx, slot) = watch::channel(DoorSlot::Building);
+        let (generations_tx, generations) = watch::channel(0);
+        tokio::spawn(async move {
+            let built = tokio::task::spawn_blocking(move || Door::new(config)).await;
+            let door = match built {
+                Ok(Ok(door)) => door,
+                Ok(Err(error)) => {
+                    tracing::warn!(%error, "the door is off: local tools only");
+                    let _ = slot_tx.send(DoorSlot::Off);
+                    return;
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the door is off: building it failed");
+                    let _ = slot_tx.send(DoorSlot::Off);
+                    return;
+                }
+            };
+            report_door(&door, surroundings);
+            let source = DoorSource::start(door, wait);
+            let mut changes = source.list_changes();
+            let _ = slot_tx.send(DoorSlot::Ready(source));
+            if let Some(changes) = changes.as_mut() {
+                // The door counts from 0; a fetch that finished before this
+                // subscription is a change too.
+                let first = *changes.borrow_and_update();
+                if first != 0 {
+                    let _ = generations_tx.send(first);
+                }
+                while changes.changed().await.is_ok() {
+                    if generations_tx.send(*changes.borrow_and_update()).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        Self { slot, generations }
+    }
+
+    /// The door once built; `None` when it is off.
+    async fn ready(&self) -> Option<DoorSource> {
+        let mut slot = self.slot.clone();
+        let done = slot
+            .wait_for(|slot| !matches!(slot, DoorSlot::Building))
+            .await;
+        match done.as_deref() {
+            Ok(DoorSlot::Ready(source)) => Some(source.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for DeferredDoor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &*self.slot.borrow() {
+            DoorSlot::Building => "building",
+            DoorSlot::Ready(_) => "ready",
+            DoorSlot::Off => "off",
+        };
+        f.debug_struct("DeferredDoor")
+            .field("state", &state)
+            .finish()
+    }
+}
+
+impl ToolSource for DeferredDoor {
+    fn name(&self) -> &str {
+        "door"
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
+        Box::pin(async move {
+            match self.ready().await {
+                Some(source) => source.list_tools().await,
+                None => SourceList::default(),
+            }
+        })
+    }
+
+    /// While the door is being built, every name is taken; the call then
+    /// checks with the built door (an unknown name gets -32602, as when no
+    /// source owns it).
+    fn owns(&self, tool: &str) -> bool {
+        match &*self.slot.borrow() {
+            DoorSlot::Building => true,
+            DoorSlot::Ready(source) => source.owns(tool),
+            DoorSlot::Off => false,
+        }
+    }
+
+    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
+        Box::pin(async move {
+            match self.ready().await {
+                Some(source) if source.owns(call.name()) => source.call_tool(call, cx).await,
+                _ => Err(unknown_tool(call.name())),
+            }
+        })
+    }
+
+    fn list_changes(&self) -> Option<watch::Receiver<u64>> {
+        Some(self.generations.clone())
+    }
+
+    fn list_stamp(&self) -> Option<u64> {
+        match &*self.slot.borrow() {
+            DoorSlot::Ready(source) => source.list_stamp(),
+            // Refused: it lists nothing, for good, so the merged list can
+            // be kept.
+            DoorSlot::Off => Some(0),
+            DoorSlot::Building => None,
+        }
+    }
+}
+
+/// Keeps the local tools' view of the door (`workspace` `capabilities`)
+/// current: its address, and whether its last list fetch answered.
+fn report_door(door: &Door, surroundings: Surroundings) {
+    let address = door.address().to_owned();
+    surroundings.set_door(Some(DoorReport {
+        address: address.clone(),
+        answered: None,
+        note: None,
+    }));
+    let mut snapshots = door.subscribe();
+    tokio::spawn(async move {
+        while snapshots.changed().await.is_ok() {
+            let status = snapshots.borrow_and_update().status.clone();
+            let (answered, note) = match status {
+                DoorStatus::Ready => (Some(true), None),
+                DoorStatus::Unavailable { reason } => (Some(false), Some(reason)),
+                DoorStatus::SignInRequired { resource_metadata } => (
+                    Some(true),
+                    Some(format!("sign-in required; see {resource_metadata}")),
+                ),
+                _ => (None, None),
+            };
+            surroundings.set_door(Some(DoorReport {
+                address: address.clone(),
+                answered,
+                note,
+            }));
+        }
+    });
+}
+
+/// The server's `serverInfo`.
+pub fn server_info() -> Implementation {
+    let info = serde_json::json!({
+        "name": "hanzo-mcp",
+        "title": "Hanzo MCP (local)",
+        "version": env!("CARGO_PKG_VERSION"),
+    });
+    match serde_json::from_value(info) {
+        Ok(info) => info,
+        Err(error) => unreachable!("the serverInfo literal is a valid Implementation: {error}"),
+    }
+}

@@ -1,0 +1,76 @@
+//! The session's `mode`: the preset the `mode` tool chose for this session
+//! narrows its tools through the gating layer, after and never wider than
+//! the server's own allowlist (which shaped the merged list already). A
+//! tool or action the mode leaves out is neither listed nor routable: a
+//! call to it is refused exactly as a gated-out one. `mode` itself is
+//! always kept. Each session has its own number, so one session's mode
+//! never changes another's tools; a change is announced with
+//! `notifications/tools/list_changed`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mcp_gating::{AllowedTools, CallDecision, GatedSurface, Policy, SurfaceRules};
+use mcp_proto::{ErrorObject, Tool};
+
+use super::Session;
+use crate::gated::refused_call;
+use crate::source::{CallRequest, unknown_tool};
+
+/// The gating key the mode's entries are read under.
+const MODE_SOURCE: &str = "mode";
+
+/// Numbers sessions: 0 is never given out (it is the default of a
+/// [`crate::CallContext`] made outside a session).
+static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh session number.
+pub(super) fn next_session() -> u64 {
+    NEXT_SESSION.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The allowlist entries of a session's mode (`None`: it narrows nothing).
+pub(super) type Narrowing = Option<Vec<String>>;
+
+impl Session {
+    /// The entries this session's mode allows, when it narrows anything.
+    pub(super) fn narrowing(&self) -> Narrowing {
+        self.server.modes()?.allowed_for(self.number)
+    }
+}
+
+/// `tools` as the mode's `entries` leave them (tools in their order, the
+/// `action` enums narrowed). Entries that cannot be read leave only `mode`
+/// (closed, not open: a broken preset never widens anything).
+pub(super) fn surface(entries: &[String], tools: &[Tool]) -> GatedSurface<Tool> {
+    let allowed = AllowedTools::from_servers([(MODE_SOURCE, entries)]).unwrap_or_else(|error| {
+        tracing::warn!(%error, "a mode preset cannot be read; only `mode` stays");
+        AllowedTools::from_servers([(MODE_SOURCE, ["mode"])])
+            .expect("`mode` is a valid allowlist entry")
+    });
+    GatedSurface::new(
+        MODE_SOURCE,
+        tools,
+        &allowed,
+        Policy::FailOpen,
+        SurfaceRules::local(),
+    )
+}
+
+/// Refuses `call` when the mode's `entries` leave its tool or action out:
+/// -32602 as for a gated-out call (unknown tool, or the allowed actions).
+pub(super) fn check_call(
+    entries: &[String],
+    tools: &[Tool],
+    call: &CallRequest,
+) -> Result<(), ErrorObject> {
+    let surface = surface(entries, tools);
+    let params = call.params()?;
+    match surface.check_call_arguments(call.name(), params.arguments.as_ref()) {
+        CallDecision::Permitted => Ok(()),
+        CallDecision::Refused(why) => {
+            let allowed = surface.allowed_values(call.name()).unwrap_or_default();
+            Err(refused_call(call.name(), &why, allowed))
+        }
+        CallDecision::NotOwned => Err(unknown_tool(call.name())),
+    }
+}
