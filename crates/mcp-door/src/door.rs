@@ -111,6 +111,13 @@ impl Current {
     }
 }
 
+/// The `instructions` of `initialize` and `server/discover`: how the
+/// grouped tools are called.
+const INSTRUCTIONS: &str = concat!(
+    "One tool per subsystem: call describe with {\"op\"} for an op's input schema, ",
+    "then the subsystem's tool with {\"op\", \"input\"}."
+);
+
 /// The JSON-RPC error code of the answer to a call without a credential
 /// (the HTTP status, 401, is what clients act on).
 pub const UNAUTHORIZED: i64 = -32001;
@@ -235,12 +242,6 @@ impl Door {
         }
     }
 
-    fn instructions() -> String {
-        "One tool per subsystem: call describe with {\"op\"} for an op's input schema, then the \
-         subsystem's tool with {\"op\", \"input\"}."
-            .into()
-    }
-
     fn initialize(&self, request: &Request) -> Result<Value, ErrorObject> {
         let params: InitializeRequestParams = request.parse_params()?;
         let result = InitializeResult {
@@ -249,7 +250,7 @@ impl Door {
                 .to_owned(),
             capabilities: Self::capabilities(),
             server_info: server_info(),
-            instructions: Some(Self::instructions()),
+            instructions: Some(INSTRUCTIONS.to_owned()),
             ..InitializeResult::default()
         };
         to_value(&result)
@@ -268,7 +269,7 @@ impl Door {
                 .map(|r| r.as_str().to_owned())
                 .collect(),
             capabilities: Self::capabilities(),
-            instructions: Some(Self::instructions()),
+            instructions: Some(INSTRUCTIONS.to_owned()),
             ttl_ms: Some(self.config.list_ttl_ms),
             cache_scope: Some(CacheScope::Public),
             result_type: Some("complete".into()),
