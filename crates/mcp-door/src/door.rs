@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 use crate::credentials::Credentials;
 use crate::error::DoorError;
 use crate::forward::{self, Limits};
-use crate::projection::{DESCRIBE, OpenApiSource, Projection, ProjectionConfig};
+use crate::projection::{DESCRIBE, Projection, ProjectionConfig};
+use crate::source::OpenApiSource;
 
 /// How a door is configured. Every bound has a default; see each field.
 #[derive(Debug, Clone)]
