@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 use crate::credentials::Credentials;
 use crate::error::DoorError;
 use crate::forward::{self, Limits};
-use crate::projection::{DESCRIBE, OpenApiSource, Projection, ProjectionConfig};
+use crate::projection::{DESCRIBE, Projection, ProjectionConfig};
+use crate::source::OpenApiSource;
 
 /// How a door is configured. Every bound has a default; see each field.
 #[derive(Debug, Clone)]
@@ -110,6 +111,13 @@ impl Current {
         }
     }
 }
+
+/// The `instructions` of `initialize` and `server/discover`: how the
+/// grouped tools are called.
+const INSTRUCTIONS: &str = concat!(
+    "One tool per subsystem: call describe with {\"op\"} for an op's input schema, ",
+    "then the subsystem's tool with {\"op\", \"input\"}."
+);
 
 /// The JSON-RPC error code of the answer to a call without a credential
 /// (the HTTP status, 401, is what clients act on).
@@ -238,12 +246,6 @@ impl Door {
         }
     }
 
-    fn instructions() -> String {
-        "One tool per subsystem: call describe with {\"op\"} for an op's input schema, then the \
-         subsystem's tool with {\"op\", \"input\"}."
-            .into()
-    }
-
     fn initialize(&self, request: &Request) -> Result<Value, ErrorObject> {
         let params: InitializeRequestParams = request.parse_params()?;
         let result = InitializeResult {
@@ -252,7 +254,7 @@ impl Door {
                 .to_owned(),
             capabilities: Self::capabilities(),
             server_info: server_info(),
-            instructions: Some(Self::instructions()),
+            instructions: Some(INSTRUCTIONS.to_owned()),
             ..InitializeResult::default()
         };
         to_value(&result)
@@ -271,7 +273,7 @@ impl Door {
                 .map(|r| r.as_str().to_owned())
                 .collect(),
             capabilities: Self::capabilities(),
-            instructions: Some(Self::instructions()),
+            instructions: Some(INSTRUCTIONS.to_owned()),
             ttl_ms: Some(self.config.list_ttl_ms),
             cache_scope: Some(CacheScope::Public),
             result_type: Some("complete".into()),

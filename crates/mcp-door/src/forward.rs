@@ -10,7 +10,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use crate::credentials::Credentials;
-use crate::openapi::Location;
+use crate::openapi::{Body, Location};
 use crate::projection::OpEntry;
 
 /// Everything but RFC 3986 unreserved characters is escaped in a path
@@ -72,16 +72,31 @@ fn build(
     };
     let mut url = base.clone();
     url.push_str(&fill_path(&entry.path, input).map_err(|e| format!("op {op}: {e}"))?);
-
-    let mut query = String::new();
-    let mut push = |name: &str, value: &str| {
-        query.push(if query.is_empty() { '?' } else { '&' });
-        query.extend(utf8_percent_encode(name, COMPONENT));
-        query.push('=');
-        query.extend(utf8_percent_encode(value, COMPONENT));
-    };
     let mut headers = HeaderMap::new();
     headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+    url.push_str(&params_into(entry, input, &mut headers)?);
+    credentials.apply(&mut headers);
+
+    let method = reqwest::Method::from_bytes(entry.method.to_ascii_uppercase().as_bytes())
+        .map_err(|_| format!("op {op}: bad method"))?;
+    let mut request = client.request(method, &url);
+    if let Some(body) = &entry.body {
+        request = with_body(request, &mut headers, entry, body, input)?;
+    }
+    Ok(request.headers(headers))
+}
+
+/// Sends the query and header parameters of `entry` found in `input`: the
+/// header ones go into `headers`, the query string (`?a=1&b=2`, empty when
+/// there is none) is returned. A required one missing is an error; path
+/// parameters are [`fill_path`]'s.
+fn params_into(
+    entry: &OpEntry,
+    input: &JsonObject,
+    headers: &mut HeaderMap,
+) -> Result<String, String> {
+    let op = &entry.name;
+    let mut query = Query::default();
     for p in &entry.params {
         let value = input.get(&p.name).filter(|v| !v.is_null());
         let Some(value) = value else {
@@ -92,73 +107,117 @@ fn build(
         };
         match p.location {
             Location::Path => {}
-            Location::Query => match value {
-                Value::Array(items) => {
-                    for item in items {
-                        let text = scalar(item).unwrap_or_else(|| item.to_string());
-                        push(&p.name, &text);
-                    }
-                }
-                Value::Object(_) => push(&p.name, &value.to_string()),
-                other => push(&p.name, &scalar(other).unwrap_or_default()),
-            },
+            Location::Query => query.push_value(&p.name, value),
             Location::Header => {
-                let lower = p.name.to_ascii_lowercase();
-                if RESERVED_HEADERS.contains(&lower.as_str()) {
-                    continue;
+                if let Some((name, value)) = header(op, &p.name, value)? {
+                    headers.insert(name, value);
                 }
-                let text = scalar(value).unwrap_or_else(|| value.to_string());
-                let name = HeaderName::from_bytes(lower.as_bytes())
-                    .map_err(|_| format!("op {op}: {:?} is not a header name", p.name))?;
-                let value = HeaderValue::from_str(&text)
-                    .map_err(|_| format!("op {op}: input {:?} is not a header value", p.name))?;
-                headers.insert(name, value);
             }
         }
     }
-    url.push_str(&query);
-    credentials.apply(&mut headers);
+    Ok(query.0)
+}
 
-    let method = reqwest::Method::from_bytes(entry.method.to_ascii_uppercase().as_bytes())
-        .map_err(|_| format!("op {op}: bad method"))?;
-    let mut request = client.request(method, &url);
-    if let Some(body) = &entry.body {
-        let value = match &entry.body_field {
-            Some(field) => input.get(field).cloned(),
-            None => {
-                let rest: JsonObject = input
-                    .iter()
-                    .filter(|(k, _)| !entry.params.iter().any(|p| &p.name == *k))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                (!rest.is_empty() || body.required).then_some(Value::Object(rest))
-            }
-        };
+/// A query string being built: `?` before the first pair, `&` between,
+/// names and values escaped.
+#[derive(Default)]
+struct Query(String);
+
+impl Query {
+    fn push(&mut self, name: &str, value: &str) {
+        self.0.push(if self.0.is_empty() { '?' } else { '&' });
+        self.0.extend(utf8_percent_encode(name, COMPONENT));
+        self.0.push('=');
+        self.0.extend(utf8_percent_encode(value, COMPONENT));
+    }
+
+    /// One pair per item of an array (the form OpenAPI's default `explode`
+    /// gives), an object as its JSON text, a scalar as itself.
+    fn push_value(&mut self, name: &str, value: &Value) {
         match value {
-            Some(Value::String(text)) if !body.content_type.contains("json") => {
-                let ct = HeaderValue::from_str(&body.content_type)
-                    .unwrap_or(HeaderValue::from_static("text/plain"));
-                headers.insert(CONTENT_TYPE, ct);
-                request = request.body(text);
+            Value::Array(items) => {
+                for item in items {
+                    let text = scalar(item).unwrap_or_else(|| item.to_string());
+                    self.push(name, &text);
+                }
             }
-            Some(v) => {
-                let ct = if body.content_type.contains("json") {
-                    HeaderValue::from_str(&body.content_type)
-                        .unwrap_or(HeaderValue::from_static("application/json"))
-                } else {
-                    HeaderValue::from_static("application/json")
-                };
-                headers.insert(CONTENT_TYPE, ct);
-                request = request.body(v.to_string());
-            }
-            None if body.required => {
-                let what = entry.body_field.as_deref().unwrap_or("request body");
-                return Err(format!("op {op}: missing required input {what:?}"));
-            }
-            None => {}
+            Value::Object(_) => self.push(name, &value.to_string()),
+            other => self.push(name, &scalar(other).unwrap_or_default()),
         }
     }
-    Ok(request.headers(headers))
+}
+
+/// The header a header parameter named `name` sends for `value`; `None`
+/// for a [reserved](RESERVED_HEADERS) name.
+fn header(
+    op: &str,
+    name: &str,
+    value: &Value,
+) -> Result<Option<(HeaderName, HeaderValue)>, String> {
+    let lower = name.to_ascii_lowercase();
+    if RESERVED_HEADERS.contains(&lower.as_str()) {
+        return Ok(None);
+    }
+    let text = scalar(value).unwrap_or_else(|| value.to_string());
+    let header_name = HeaderName::from_bytes(lower.as_bytes())
+        .map_err(|_| format!("op {op}: {name:?} is not a header name"))?;
+    let header_value = HeaderValue::from_str(&text)
+        .map_err(|_| format!("op {op}: input {name:?} is not a header value"))?;
+    Ok(Some((header_name, header_value)))
+}
+
+/// The body `input` holds for `entry`: its body member, or (for a body
+/// merged into the input) the members no parameter takes, `None` when
+/// there are none and the body is optional.
+fn body_value(entry: &OpEntry, body: &Body, input: &JsonObject) -> Option<Value> {
+    match &entry.body_field {
+        Some(field) => input.get(field).cloned(),
+        None => {
+            let rest: JsonObject = input
+                .iter()
+                .filter(|(k, _)| !entry.params.iter().any(|p| &p.name == *k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            (!rest.is_empty() || body.required).then_some(Value::Object(rest))
+        }
+    }
+}
+
+/// `request` with the body `input` holds and its content type set in
+/// `headers`: a string as is for a non-JSON body, anything else as JSON.
+fn with_body(
+    request: reqwest::RequestBuilder,
+    headers: &mut HeaderMap,
+    entry: &OpEntry,
+    body: &Body,
+    input: &JsonObject,
+) -> Result<reqwest::RequestBuilder, String> {
+    match body_value(entry, body, input) {
+        Some(Value::String(text)) if !body.content_type.contains("json") => {
+            let ct = HeaderValue::from_str(&body.content_type)
+                .unwrap_or(HeaderValue::from_static("text/plain"));
+            headers.insert(CONTENT_TYPE, ct);
+            Ok(request.body(text))
+        }
+        Some(v) => {
+            let ct = if body.content_type.contains("json") {
+                HeaderValue::from_str(&body.content_type)
+                    .unwrap_or(HeaderValue::from_static("application/json"))
+            } else {
+                HeaderValue::from_static("application/json")
+            };
+            headers.insert(CONTENT_TYPE, ct);
+            Ok(request.body(v.to_string()))
+        }
+        None if body.required => {
+            let what = entry.body_field.as_deref().unwrap_or("request body");
+            Err(format!(
+                "op {}: missing required input {what:?}",
+                entry.name
+            ))
+        }
+        None => Ok(request),
+    }
 }
 
 /// The path template with each `{name}` replaced by the escaped input
@@ -205,84 +264,131 @@ pub(crate) async fn call(
     };
     let what = format!("{} {}", entry.method.to_ascii_uppercase(), entry.path);
     let sent = tokio::time::timeout(limits.timeout, async {
-        let mut response = request.send().await?;
-        let status = response.status();
-        let content_type = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
-        let location = response
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let mut body = Vec::new();
-        let mut cut = false;
-        while let Some(chunk) = response.chunk().await? {
-            let room = limits.max_body_bytes - body.len();
-            if chunk.len() > room {
-                body.extend_from_slice(&chunk[..room]);
-                cut = true;
-                break;
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok::<_, reqwest::Error>((status, content_type, location, body, cut))
+        let response = request.send().await?;
+        Received::read(response, limits.max_body_bytes).await
     })
     .await;
-    let (status, content_type, location, body, cut) = match sent {
-        Err(_) => {
-            return failure(format!(
-                "{what}: the upstream did not answer within {} ms",
-                limits.timeout.as_millis()
-            ));
-        }
-        Ok(Err(e)) if e.is_timeout() => {
-            return failure(format!(
-                "{what}: the upstream did not answer within {} ms",
-                limits.timeout.as_millis()
-            ));
-        }
+    let received = match sent {
+        Ok(Ok(received)) => received,
+        Err(_) => return failure(no_answer(&what, limits)),
+        Ok(Err(e)) if e.is_timeout() => return failure(no_answer(&what, limits)),
         Ok(Err(e)) if e.is_connect() => {
             return failure(format!("{what}: cannot connect to the upstream"));
         }
         Ok(Err(e)) => return failure(format!("{what}: the upstream request failed: {e}")),
-        Ok(Ok(answer)) => answer,
     };
-    let code = status.as_u16();
-    let reason = status.canonical_reason().unwrap_or("");
-    let parsed: Option<Value> = if cut {
-        None
-    } else {
-        serde_json::from_slice(&body).ok()
-    };
-    if status.is_client_error() || status.is_server_error() {
-        let shown = String::from_utf8_lossy(&body[..body.len().min(limits.max_error_body_bytes)]);
-        let more = if cut || body.len() > limits.max_error_body_bytes {
-            " [body cut]"
-        } else {
-            ""
-        };
-        let mut result = failure(format!("{what}: HTTP {code} {reason}: {shown}{more}"));
-        let body_value = match &parsed {
-            Some(v) if body.len() <= limits.max_error_body_bytes => v.clone(),
-            _ => Value::String(format!("{shown}{more}")),
-        };
-        result.structured_content = Some(json!({"status": code, "body": body_value}));
-        return result;
+    if received.status.is_client_error() || received.status.is_server_error() {
+        return http_error(&what, &received, limits);
     }
-    if body.is_empty() {
-        let mut text = format!("{what}: HTTP {code} {reason} (no body)");
-        if let Some(l) = location {
+    answer(&what, received, limits)
+}
+
+fn no_answer(what: &str, limits: Limits) -> String {
+    format!(
+        "{what}: the upstream did not answer within {} ms",
+        limits.timeout.as_millis()
+    )
+}
+
+/// An upstream answer, its body read up to the cap.
+struct Received {
+    status: reqwest::StatusCode,
+    content_type: String,
+    location: Option<String>,
+    body: Vec<u8>,
+    /// The body was longer than the cap and is cut there.
+    cut: bool,
+}
+
+impl Received {
+    /// Reads `response`, keeping at most `max_body_bytes` of its body.
+    async fn read(
+        mut response: reqwest::Response,
+        max_body_bytes: usize,
+    ) -> Result<Received, reqwest::Error> {
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let content_type = header(CONTENT_TYPE).unwrap_or_default();
+        let location = header(reqwest::header::LOCATION);
+        let mut received = Received {
+            status: response.status(),
+            content_type,
+            location,
+            body: Vec::new(),
+            cut: false,
+        };
+        while let Some(chunk) = response.chunk().await? {
+            let room = max_body_bytes - received.body.len();
+            if chunk.len() > room {
+                received.body.extend_from_slice(&chunk[..room]);
+                received.cut = true;
+                break;
+            }
+            received.body.extend_from_slice(&chunk);
+        }
+        Ok(received)
+    }
+
+    /// The body as JSON; `None` when it is cut or is not JSON.
+    fn json(&self) -> Option<Value> {
+        if self.cut {
+            None
+        } else {
+            serde_json::from_slice(&self.body).ok()
+        }
+    }
+
+    /// `404 Not Found`.
+    fn status_line(&self) -> String {
+        let reason = self.status.canonical_reason().unwrap_or("");
+        format!("{} {reason}", self.status.as_u16())
+    }
+}
+
+/// An HTTP error status as `isError`: the status and the body cut at
+/// `max_error_body_bytes`, and `{status, body}` as structured content (the
+/// body as JSON when it is JSON and shown whole).
+fn http_error(what: &str, received: &Received, limits: Limits) -> CallToolResult {
+    let body = &received.body;
+    let max = limits.max_error_body_bytes;
+    let shown = String::from_utf8_lossy(&body[..body.len().min(max)]);
+    let more = if received.cut || body.len() > max {
+        " [body cut]"
+    } else {
+        ""
+    };
+    let mut result = failure(format!(
+        "{what}: HTTP {}: {shown}{more}",
+        received.status_line()
+    ));
+    let body_value = match received.json() {
+        Some(v) if body.len() <= max => v,
+        _ => Value::String(format!("{shown}{more}")),
+    };
+    result.structured_content =
+        Some(json!({"status": received.status.as_u16(), "body": body_value}));
+    result
+}
+
+/// A successful answer as a tool result: no body as a line naming the
+/// status (and `Location`), JSON as its text and `structuredContent` (a
+/// non-object under `value`), anything else as text, marked when cut.
+fn answer(what: &str, received: Received, limits: Limits) -> CallToolResult {
+    if received.body.is_empty() {
+        let mut text = format!("{what}: HTTP {} (no body)", received.status_line());
+        if let Some(l) = &received.location {
             text.push_str(&format!("; Location: {l}"));
         }
         return CallToolResult::text(text);
     }
-    match parsed {
+    let mut text = String::from_utf8_lossy(&received.body).into_owned();
+    match received.json() {
         Some(value) => {
-            let text = String::from_utf8_lossy(&body).into_owned();
             let structured = match value {
                 Value::Object(_) => value,
                 other => json!({ "value": other }),
@@ -294,15 +400,14 @@ pub(crate) async fn call(
             }
         }
         None => {
-            let mut text = String::from_utf8_lossy(&body).into_owned();
-            if cut {
+            if received.cut {
                 text.push_str(&format!(
                     "\n[answer cut at {} bytes{}]",
                     limits.max_body_bytes,
-                    if content_type.is_empty() {
+                    if received.content_type.is_empty() {
                         String::new()
                     } else {
-                        format!("; {content_type}")
+                        format!("; {}", received.content_type)
                     }
                 ));
             }

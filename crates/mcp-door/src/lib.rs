@@ -79,10 +79,13 @@ mod door;
 mod error;
 mod forward;
 mod http;
+mod input_schema;
 mod naming;
 mod openapi;
 mod projection;
 mod refusal;
+mod source;
+mod tools;
 
 pub use credentials::{CREDENTIAL_HEADERS, Credentials};
 pub use door::{Answer, Door, DoorConfig, UNAUTHORIZED, server_info};
@@ -90,7 +93,7 @@ pub use error::DoorError;
 pub use http::{DOOR_PATH, LEGACY_PATH, METADATA_PATH, router, serve};
 pub use naming::VERBS;
 pub use projection::{
-    DESCRIBE, META_REFUSED, META_SHORTENED, META_UNAVAILABLE, OpInfo, OpenApiSource, Projection,
-    ProjectionConfig,
+    DESCRIBE, META_REFUSED, META_SHORTENED, META_UNAVAILABLE, OpInfo, Projection, ProjectionConfig,
 };
 pub use refusal::{Refusal, RefusalRule};
+pub use source::OpenApiSource;

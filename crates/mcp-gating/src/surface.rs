@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::resolve::distinct_entries;
-use crate::{AllowedTools, Entry, Grant, OpTool, Policy, ToolGrant};
+use crate::{AllowedTools, Entry, Grant, OpTool, Policy, ServerAllowlist, ToolGrant};
 
 /// How a kind of tool source treats names and discriminators.
 ///
@@ -247,115 +247,20 @@ impl<T: OpTool> GatedSurface<T> {
             Grant::Only(list) => Some(list),
             Grant::Nothing => None,
         };
-        let discriminator = rules.discriminator.as_str();
-        let describe = rules.describe_tool.as_deref();
-
-        // Pass 1: which tools are kept, with what access, and which ops the
-        // grouped tools allow (describe's own enum is not a grant of ops).
-        let mut kept: Vec<(usize, Access)> = Vec::new();
-        let mut seen: HashSet<&str> = HashSet::new();
-        let mut declared_by_tool: HashMap<&str, Option<Vec<String>>> = HashMap::new();
-        let mut allowed_ops: HashSet<String> = HashSet::new();
-        for (index, tool) in tools.iter().enumerate() {
-            let name = tool.tool_name();
-            seen.insert(name);
-            let Some(grant) = list.and_then(|list| list.grant(name)) else {
-                continue;
-            };
-            let declared = tool.op_values(discriminator);
-            let access = match grant {
-                ToolGrant::Whole => Access::Any,
-                ToolGrant::Ops(ops) => Access::Ops(match &declared {
-                    Some(values) => ops
-                        .iter()
-                        .filter(|op| values.contains(op))
-                        .cloned()
-                        .collect(),
-                    None => ops.clone(),
-                }),
-            };
-            declared_by_tool
-                .entry(name)
-                .or_insert_with(|| declared.clone());
-            if matches!(&access, Access::Ops(ops) if ops.is_empty()) {
-                continue;
-            }
-            if Some(name) != describe {
-                match &access {
-                    Access::Any => allowed_ops.extend(declared.unwrap_or_default()),
-                    Access::Ops(ops) => allowed_ops.extend(ops.iter().cloned()),
-                }
-            }
-            kept.push((index, access));
-        }
-
-        let mut owned: HashMap<String, Access> = HashMap::new();
+        let mut selection = Selection::of(tools, list, &rules);
+        let mut owned = HashMap::new();
         if rules.owns_unlisted {
-            for entry in list.map(|list| list.entries()).unwrap_or_default() {
-                let name = entry.tool();
-                if seen.contains(name) || owned.contains_key(name) {
-                    continue;
-                }
-                let access = match list.and_then(|list| list.grant(name)) {
-                    Some(ToolGrant::Ops(ops)) => Access::Ops(ops.clone()),
-                    _ => Access::Any,
-                };
-                if let (Access::Ops(ops), false) = (&access, Some(name) == describe) {
-                    allowed_ops.extend(ops.iter().cloned());
-                }
-                owned.insert(name.to_owned(), access);
-            }
+            selection.own_unlisted(list, &mut owned);
         }
-
-        // Pass 2: the listed tools, narrowed where the access is limited.
-        let mut listed = Vec::with_capacity(kept.len());
-        for (index, access) in kept {
-            let Some(tool) = tools.get(index) else {
-                continue;
-            };
-            let name = tool.tool_name();
-            let gated_tool = if Some(name) == describe {
-                tool.with_ops_narrowed(discriminator, &|value| {
-                    access.allows(value) && allowed_ops.contains(value)
-                })
-            } else {
-                match &access {
-                    Access::Any => tool.clone(),
-                    Access::Ops(ops) => tool.with_ops_narrowed(discriminator, &|value| {
-                        ops.iter().any(|op| op == value)
-                    }),
-                }
-            };
-            owned.entry(name.to_owned()).or_insert(access);
-            listed.push(gated_tool);
-        }
-
-        let gated_out = seen
-            .into_iter()
-            .filter(|name| !owned.contains_key(*name))
-            .map(str::to_owned)
+        let listed = selection.listed_tools(tools, &mut owned);
+        let gated_out = selection
+            .seen
+            .iter()
+            .filter(|name| !owned.contains_key(**name))
+            .map(|name| (*name).to_owned())
             .collect();
-
-        let unmatched = list
-            .map(|list| distinct_entries(list.entries()))
-            .into_iter()
-            .flatten()
-            .filter_map(|entry| {
-                let mismatch = match declared_by_tool.get(entry.tool()) {
-                    None => Mismatch::NoSuchTool,
-                    Some(Some(values)) => match entry.op() {
-                        Some(op) if !values.iter().any(|value| value == op) => Mismatch::NoSuchOp,
-                        _ => return None,
-                    },
-                    Some(None) => return None,
-                };
-                Some(UnmatchedEntry {
-                    entry: entry.clone(),
-                    mismatch,
-                })
-            })
-            .collect();
-
+        let unmatched = unmatched_entries(list, &selection.declared_by_tool);
+        let allowed_ops = selection.allowed_ops;
         Self {
             source,
             rules,
@@ -508,6 +413,170 @@ impl<T> GatedSurface<T> {
             }),
         }
     }
+}
+
+/// The access a list entry grants a tool: an op grant keeps only the ops the
+/// tool declares, when it declares any.
+fn access_of(grant: &ToolGrant, declared: Option<&Vec<String>>) -> Access {
+    match grant {
+        ToolGrant::Whole => Access::Any,
+        ToolGrant::Ops(ops) => Access::Ops(match declared {
+            Some(values) => ops
+                .iter()
+                .filter(|op| values.contains(op))
+                .cloned()
+                .collect(),
+            None => ops.clone(),
+        }),
+    }
+}
+
+/// The first pass of gating a source's list: which tools are kept, with
+/// what access, and which ops the grouped tools allow.
+struct Selection<'t> {
+    discriminator: &'t str,
+    describe: Option<&'t str>,
+    /// Indexes of the kept tools in the input, with their access.
+    kept: Vec<(usize, Access)>,
+    /// Every name the source lists.
+    seen: HashSet<&'t str>,
+    /// The discriminator values each granted tool declares (first tool of
+    /// a name wins), to tell which entries match nothing.
+    declared_by_tool: HashMap<&'t str, Option<Vec<String>>>,
+    /// Ops allowed in some grouped tool; describe's own enum is not a grant
+    /// of ops.
+    allowed_ops: HashSet<String>,
+}
+
+impl<'t> Selection<'t> {
+    /// Walks `tools` in order and keeps those `list` grants; a tool whose
+    /// declared values the op entries all miss is dropped.
+    fn of<T: OpTool>(
+        tools: &'t [T],
+        list: Option<&ServerAllowlist>,
+        rules: &'t SurfaceRules,
+    ) -> Self {
+        let mut selection = Selection {
+            discriminator: rules.discriminator.as_str(),
+            describe: rules.describe_tool.as_deref(),
+            kept: Vec::new(),
+            seen: HashSet::new(),
+            declared_by_tool: HashMap::new(),
+            allowed_ops: HashSet::new(),
+        };
+        for (index, tool) in tools.iter().enumerate() {
+            let name = tool.tool_name();
+            selection.seen.insert(name);
+            let Some(grant) = list.and_then(|list| list.grant(name)) else {
+                continue;
+            };
+            let declared = tool.op_values(selection.discriminator);
+            let access = access_of(grant, declared.as_ref());
+            selection
+                .declared_by_tool
+                .entry(name)
+                .or_insert_with(|| declared.clone());
+            if matches!(&access, Access::Ops(ops) if ops.is_empty()) {
+                continue;
+            }
+            if Some(name) != selection.describe {
+                match &access {
+                    Access::Any => selection.allowed_ops.extend(declared.unwrap_or_default()),
+                    Access::Ops(ops) => selection.allowed_ops.extend(ops.iter().cloned()),
+                }
+            }
+            selection.kept.push((index, access));
+        }
+        selection
+    }
+
+    /// For a source that accepts names it did not list: owns every name the
+    /// list allows that the source does not list (yet), and counts the ops
+    /// granted with them as allowed.
+    fn own_unlisted(
+        &mut self,
+        list: Option<&ServerAllowlist>,
+        owned: &mut HashMap<String, Access>,
+    ) {
+        let Some(list) = list else {
+            return;
+        };
+        for entry in list.entries() {
+            let name = entry.tool();
+            if self.seen.contains(name) || owned.contains_key(name) {
+                continue;
+            }
+            let access = match list.grant(name) {
+                Some(ToolGrant::Ops(ops)) => Access::Ops(ops.clone()),
+                _ => Access::Any,
+            };
+            if let (Access::Ops(ops), false) = (&access, Some(name) == self.describe) {
+                self.allowed_ops.extend(ops.iter().cloned());
+            }
+            owned.insert(name.to_owned(), access);
+        }
+    }
+
+    /// The second pass: the kept tools, narrowed where the access is
+    /// limited, each name recorded in `owned` with its access.
+    fn listed_tools<T: OpTool>(
+        &mut self,
+        tools: &[T],
+        owned: &mut HashMap<String, Access>,
+    ) -> Vec<T> {
+        let kept = std::mem::take(&mut self.kept);
+        let mut listed = Vec::with_capacity(kept.len());
+        for (index, access) in kept {
+            let Some(tool) = tools.get(index) else {
+                continue;
+            };
+            listed.push(self.narrowed(tool, &access));
+            owned.entry(tool.tool_name().to_owned()).or_insert(access);
+        }
+        listed
+    }
+
+    /// `tool` as listed under `access`: describe's enum keeps the ops some
+    /// allowed tool allows; a grouped tool's keeps its granted ops.
+    fn narrowed<T: OpTool>(&self, tool: &T, access: &Access) -> T {
+        if Some(tool.tool_name()) == self.describe {
+            return tool.with_ops_narrowed(self.discriminator, &|value| {
+                access.allows(value) && self.allowed_ops.contains(value)
+            });
+        }
+        match access {
+            Access::Any => tool.clone(),
+            Access::Ops(ops) => tool.with_ops_narrowed(self.discriminator, &|value| {
+                ops.iter().any(|op| op == value)
+            }),
+        }
+    }
+}
+
+/// The entries of `list` that match nothing the source lists, each once, in
+/// the order written.
+fn unmatched_entries(
+    list: Option<&ServerAllowlist>,
+    declared_by_tool: &HashMap<&str, Option<Vec<String>>>,
+) -> Vec<UnmatchedEntry> {
+    list.map(|list| distinct_entries(list.entries()))
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let mismatch = match declared_by_tool.get(entry.tool()) {
+                None => Mismatch::NoSuchTool,
+                Some(Some(values)) => match entry.op() {
+                    Some(op) if !values.iter().any(|value| value == op) => Mismatch::NoSuchOp,
+                    _ => return None,
+                },
+                Some(None) => return None,
+            };
+            Some(UnmatchedEntry {
+                entry: entry.clone(),
+                mismatch,
+            })
+        })
+        .collect()
 }
 
 /// The first of `surfaces` (in routing order: `local`, then `door`) that

@@ -132,79 +132,10 @@ impl ActionTool for PlanTool {
     fn run_blocking(&self, args: PlanArgs, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);
         match args.action {
-            PlanAction::Set => {
-                let steps = args.steps.ok_or("set: missing field 'steps'")?;
-                if steps.len() > MAX_STEPS {
-                    return Err(format!(
-                        "set: {} steps; a plan holds at most {MAX_STEPS}",
-                        steps.len()
-                    ));
-                }
-                check_one_in_progress(&steps)?;
-                let plan = Plan {
-                    explanation: args.explanation,
-                    steps,
-                };
-                self.save(&scope, &plan)?;
-                Ok(shown(&plan))
-            }
-            PlanAction::Update => {
-                let index = args.index.ok_or("update: missing field 'index'")?;
-                if args.status.is_none() && args.note.is_none() {
-                    return Err("update: give 'status' or 'note'".to_owned());
-                }
-                let plan = self.store.write(|tx| {
-                    let mut plan = load(tx, &scope)?;
-                    let count = plan.steps.len();
-                    let step = index
-                        .checked_sub(1)
-                        .and_then(|i| plan.steps.get_mut(i))
-                        .ok_or_else(|| {
-                            WriteError::Refused(format!(
-                                "update: no step {index} (the plan has {count})"
-                            ))
-                        })?;
-                    if let Some(status) = args.status {
-                        step.status = status;
-                    }
-                    if let Some(note) = &args.note {
-                        step.note = Some(note.clone());
-                    }
-                    check_one_in_progress(&plan.steps).map_err(WriteError::Refused)?;
-                    store_plan(tx, &scope, &plan)?;
-                    Ok(plan)
-                })?;
-                Ok(shown(&plan))
-            }
+            PlanAction::Set => self.set(&scope, args),
+            PlanAction::Update => self.update(&scope, &args),
             PlanAction::Get => Ok(shown(&self.load(&scope)?)),
-            PlanAction::Next => {
-                let plan = self.load(&scope)?;
-                let next = plan
-                    .steps
-                    .iter()
-                    .enumerate()
-                    .find(|(_, s)| s.status == StepStatus::InProgress)
-                    .or_else(|| {
-                        plan.steps
-                            .iter()
-                            .enumerate()
-                            .find(|(_, s)| s.status == StepStatus::Pending)
-                    });
-                Ok(match next {
-                    Some((i, step)) => {
-                        let mut result = CallToolResult::text(format!(
-                            "{}. {} {}\n",
-                            i + 1,
-                            step.status.mark(),
-                            step.content
-                        ));
-                        result.structured_content = Some(json!({"index": i + 1, "step": step}));
-                        result
-                    }
-                    None if plan.steps.is_empty() => CallToolResult::text("[no plan]\n"),
-                    None => CallToolResult::text("[every step is completed]\n"),
-                })
-            }
+            PlanAction::Next => Ok(next_step(&self.load(&scope)?)),
             PlanAction::Clear => {
                 self.store.write(|tx| {
                     tx.execute("DELETE FROM plans WHERE scope = ?1", [&scope])?;
@@ -220,6 +151,53 @@ impl ActionTool for PlanTool {
 local_tool!(PlanTool);
 
 impl PlanTool {
+    /// Replaces the plan with `args.steps` (and its explanation).
+    fn set(&self, scope: &str, args: PlanArgs) -> ToolResult {
+        let steps = args.steps.ok_or("set: missing field 'steps'")?;
+        if steps.len() > MAX_STEPS {
+            return Err(format!(
+                "set: {} steps; a plan holds at most {MAX_STEPS}",
+                steps.len()
+            ));
+        }
+        check_one_in_progress(&steps)?;
+        let plan = Plan {
+            explanation: args.explanation,
+            steps,
+        };
+        self.save(scope, &plan)?;
+        Ok(shown(&plan))
+    }
+
+    /// Sets the status or note of step `args.index` (from 1), in one
+    /// transaction with reading the plan.
+    fn update(&self, scope: &str, args: &PlanArgs) -> ToolResult {
+        let index = args.index.ok_or("update: missing field 'index'")?;
+        if args.status.is_none() && args.note.is_none() {
+            return Err("update: give 'status' or 'note'".to_owned());
+        }
+        let plan = self.store.write(|tx| {
+            let mut plan = load(tx, scope)?;
+            let count = plan.steps.len();
+            let step = index
+                .checked_sub(1)
+                .and_then(|i| plan.steps.get_mut(i))
+                .ok_or_else(|| {
+                    WriteError::Refused(format!("update: no step {index} (the plan has {count})"))
+                })?;
+            if let Some(status) = args.status {
+                step.status = status;
+            }
+            if let Some(note) = &args.note {
+                step.note = Some(note.clone());
+            }
+            check_one_in_progress(&plan.steps).map_err(WriteError::Refused)?;
+            store_plan(tx, scope, &plan)?;
+            Ok(plan)
+        })?;
+        Ok(shown(&plan))
+    }
+
     fn save(&self, scope: &str, plan: &Plan) -> Result<(), String> {
         self.store.write(|tx| Ok(store_plan(tx, scope, plan)?))
     }
@@ -267,6 +245,36 @@ fn store_plan(tx: &rusqlite::Transaction<'_>, scope: &str, plan: &Plan) -> rusql
         (scope, &plan.explanation, steps, now()),
     )?;
     Ok(())
+}
+
+/// The step in progress, else the first pending one, as `n. [~] text`
+/// with its mark; a note when there is none.
+fn next_step(plan: &Plan) -> CallToolResult {
+    let next = plan
+        .steps
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.status == StepStatus::InProgress)
+        .or_else(|| {
+            plan.steps
+                .iter()
+                .enumerate()
+                .find(|(_, s)| s.status == StepStatus::Pending)
+        });
+    match next {
+        Some((i, step)) => {
+            let mut result = CallToolResult::text(format!(
+                "{}. {} {}\n",
+                i + 1,
+                step.status.mark(),
+                step.content
+            ));
+            result.structured_content = Some(json!({"index": i + 1, "step": step}));
+            result
+        }
+        None if plan.steps.is_empty() => CallToolResult::text("[no plan]\n"),
+        None => CallToolResult::text("[every step is completed]\n"),
+    }
 }
 
 fn shown(plan: &Plan) -> CallToolResult {

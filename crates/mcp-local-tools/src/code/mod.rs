@@ -21,9 +21,10 @@
 //! skipped; at most [`MAX_FILES`] files are looked at per call.
 
 mod lang;
+mod replace;
 mod summarize;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
@@ -31,7 +32,7 @@ use serde::Deserialize;
 
 use crate::action::{ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
-use crate::files::{open_regular, unified_diff, write_atomic};
+use crate::files::open_regular;
 use crate::roots::Resolved;
 use crate::safe::RootHandle;
 use crate::util::{Bounded, Hints, MAX_RESULT_BYTES, ToolResult};
@@ -127,7 +128,7 @@ impl ActionTool for CodeTool {
             CodeAction::Symbols => symbols(&args, ctx),
             CodeAction::Definition => definition(&args, ctx),
             CodeAction::References => references(&args, ctx),
-            CodeAction::GrepReplace => grep_replace(&args, ctx),
+            CodeAction::GrepReplace => replace::grep_replace(&args, ctx),
             CodeAction::Summarize => summarize(&args, ctx),
             CodeAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
         }
@@ -431,197 +432,4 @@ fn references(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
-}
-
-/// Most bytes one `grep_replace` holds: the old and new text of every
-/// changed file, summed (32 MiB; twice the `fs` edit limit).
-const MAX_REPLACE_BYTES: usize = 32 * 1024 * 1024;
-
-/// `re` replaced in `text` (expanding `$1` unless `literal`), or `None` as
-/// soon as the result passes `budget` bytes.
-fn replace_bounded(
-    re: &regex::Regex,
-    text: &str,
-    replacement: &str,
-    literal: bool,
-    budget: usize,
-) -> Option<String> {
-    let mut out = String::new();
-    let mut last = 0;
-    for caps in re.captures_iter(text) {
-        let Some(m) = caps.get(0) else { continue };
-        out.push_str(&text[last..m.start()]);
-        if literal {
-            out.push_str(replacement);
-        } else {
-            caps.expand(replacement, &mut out);
-        }
-        last = m.end();
-        if out.len() > budget {
-            return None;
-        }
-    }
-    out.push_str(&text[last..]);
-    (out.len() <= budget).then_some(out)
-}
-
-/// Writes every change (each file atomically). When one write fails, the
-/// files already written get their old text back, so a failed
-/// `grep_replace` leaves the tree as it found it; the error names the file
-/// that failed and, if a restore failed too, the files left changed.
-fn write_all_or_restore(
-    changes: &[(PathBuf, String, String, usize)],
-    ctx: &ToolContext,
-) -> Result<(), String> {
-    let target = |path: &Path| -> Result<Resolved, String> {
-        let root = ctx
-            .roots
-            .root_of(path)
-            .ok_or_else(|| format!("{}: outside the roots", ctx.roots.display(path)))?;
-        Ok(Resolved {
-            path: path.to_path_buf(),
-            root: root.to_path_buf(),
-            exists: true,
-        })
-    };
-    for (done, (path, _, after, _)) in changes.iter().enumerate() {
-        let written = target(path)
-            .and_then(|t| write_atomic(&t, after.as_bytes()).map_err(|e| e.to_string()));
-        let Err(error) = written else { continue };
-        let mut left_changed = Vec::new();
-        for (old_path, before, _, _) in changes[..done].iter().rev() {
-            let restored = target(old_path)
-                .and_then(|t| write_atomic(&t, before.as_bytes()).map_err(|e| e.to_string()));
-            if restored.is_err() {
-                left_changed.push(ctx.roots.display(old_path));
-            }
-        }
-        let outcome = if left_changed.is_empty() {
-            format!("the {done} file(s) already written were restored; nothing changed")
-        } else {
-            format!(
-                "these files could not be restored and keep the replacement: {}",
-                left_changed.join(", ")
-            )
-        };
-        return Err(format!(
-            "grep_replace: writing {} failed: {error}; {outcome}",
-            ctx.roots.display(path)
-        ));
-    }
-    Ok(())
-}
-
-fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
-    let pattern = args
-        .pattern
-        .as_deref()
-        .ok_or("grep_replace: missing field 'pattern'")?;
-    let replacement = args
-        .replacement
-        .as_deref()
-        .ok_or("grep_replace: missing field 'replacement'")?;
-    let literal = args.literal.unwrap_or(false);
-    let source = if literal {
-        regex::escape(pattern)
-    } else {
-        pattern.to_owned()
-    };
-    let re = regex::RegexBuilder::new(&source)
-        .case_insensitive(args.ignore_case.unwrap_or(false))
-        .multi_line(true)
-        .build()
-        .map_err(|e| {
-            format!(
-                "grep_replace: bad pattern: {}",
-                e.to_string().replace('\n', " ")
-            )
-        })?;
-    let glob = match args.glob.as_deref() {
-        Some(g) => Some(
-            globset::Glob::new(g)
-                .map_err(|e| format!("grep_replace: bad glob: {e}"))?
-                .compile_matcher(),
-        ),
-        None => None,
-    };
-    let dirs = walk_dirs(args.path.as_deref(), ctx)?;
-    let dry_run = args.dry_run.unwrap_or(false);
-    // Writers of the roots wait from the first read to the last write, as
-    // for `fs` edits.
-    let _lock = if dry_run {
-        None
-    } else {
-        let roots: Vec<&Path> = ctx.roots.dirs().iter().map(|d| d.as_path()).collect();
-        Some(crate::files::lock_roots(&roots)?)
-    };
-    let want = |path: &Path| match &glob {
-        Some(g) => g.is_match(path.file_name().unwrap_or_default()) || g.is_match(path),
-        None => true,
-    };
-    let mut changes: Vec<(PathBuf, String, String, usize)> = Vec::new();
-    let mut held = 0usize;
-    let mut too_big: Option<PathBuf> = None;
-    let capped = for_each_file(&dirs, ctx, &want, &mut |path, bytes| {
-        if bytes.contains(&0) {
-            return true;
-        }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return true;
-        };
-        let count = re.find_iter(text).count();
-        if count == 0 {
-            return true;
-        }
-        let budget = MAX_REPLACE_BYTES.saturating_sub(held + text.len());
-        let Some(after) = replace_bounded(&re, text, replacement, literal, budget) else {
-            too_big = Some(path.to_path_buf());
-            return false;
-        };
-        if after != text {
-            held += after.len() + text.len();
-            changes.push((path.to_path_buf(), text.to_owned(), after, count));
-        }
-        true
-    })?;
-    if let Some(path) = too_big {
-        return Err(format!(
-            "grep_replace: the old and new text of the changed files would pass {MAX_REPLACE_BYTES} bytes (at {}); pass a narrower path or glob (nothing written)",
-            ctx.roots.display(&path)
-        ));
-    }
-    if capped {
-        return Err(format!(
-            "grep_replace: more than {MAX_FILES} files under the path; pass a narrower path or glob (nothing written)"
-        ));
-    }
-    if changes.is_empty() {
-        return Ok(CallToolResult::text(format!("[no match for {pattern}]\n")));
-    }
-    if !dry_run {
-        write_all_or_restore(&changes, ctx)?;
-    }
-    let total: usize = changes.iter().map(|c| c.3).sum();
-    let files = changes.len();
-    let mut out = Bounded::new(MAX_RESULT_BYTES);
-    out.push_line(&format!(
-        "{total} replacement{} in {files} file{}{}",
-        if total == 1 { "" } else { "s" },
-        if files == 1 { "" } else { "s" },
-        if dry_run {
-            " (dry run: nothing written)"
-        } else {
-            ""
-        }
-    ));
-    for (path, before, after, _) in &changes {
-        let diff = unified_diff(before, after, &ctx.roots.display(path));
-        if !out.push_line(diff.trim_end_matches('\n')) {
-            break;
-        }
-    }
-    let marker = out
-        .is_full()
-        .then(|| "[diffs cut at 64 KiB; pass a narrower path or glob to see the rest]".to_owned());
-    Ok(CallToolResult::text(out.finish(marker)))
 }

@@ -35,107 +35,158 @@ pub(crate) struct DiffSummary {
 /// Hunk bodies are counted by their header's line counts, so a removed
 /// line that reads `--- x` is never taken for a file header.
 pub(crate) fn summarize(text: &str) -> Result<DiffSummary, String> {
-    let mut files: Vec<FileSummary> = Vec::new();
-    // Lines still expected in the current hunk (old side, new side).
-    let (mut old_left, mut new_left) = (0u64, 0u64);
-    // A `diff --git` header opened the current file and no `---` was seen.
-    let mut git_header = false;
+    let mut reader = DiffReader::default();
     for line in text.lines() {
-        if old_left > 0 || new_left > 0 {
-            let file = files
-                .last_mut()
-                .ok_or("summarize: a hunk before any file header")?;
-            match line.as_bytes().first() {
-                Some(b'+') => {
-                    file.added += 1;
-                    new_left = new_left.saturating_sub(1);
-                }
-                Some(b'-') => {
-                    file.removed += 1;
-                    old_left = old_left.saturating_sub(1);
-                }
-                Some(b'\\') => {}
-                // A context line (an empty line is a context line whose
-                // leading space was lost).
-                _ => {
-                    old_left = old_left.saturating_sub(1);
-                    new_left = new_left.saturating_sub(1);
-                }
-            }
-            continue;
+        if reader.in_hunk() {
+            reader.hunk_line(line)?;
+        } else {
+            reader.header_line(line)?;
         }
+    }
+    reader.finish()
+}
+
+/// A unified diff being read line by line.
+#[derive(Default)]
+struct DiffReader {
+    files: Vec<FileSummary>,
+    /// Lines still expected in the current hunk (old side, new side).
+    old_left: u64,
+    new_left: u64,
+    /// A `diff --git` header opened the current file and no `---` was seen.
+    git_header: bool,
+}
+
+impl DiffReader {
+    fn in_hunk(&self) -> bool {
+        self.old_left > 0 || self.new_left > 0
+    }
+
+    /// Counts one line of the current hunk.
+    fn hunk_line(&mut self, line: &str) -> Result<(), String> {
+        let file = self
+            .files
+            .last_mut()
+            .ok_or("summarize: a hunk before any file header")?;
+        match line.as_bytes().first() {
+            Some(b'+') => {
+                file.added += 1;
+                self.new_left = self.new_left.saturating_sub(1);
+            }
+            Some(b'-') => {
+                file.removed += 1;
+                self.old_left = self.old_left.saturating_sub(1);
+            }
+            Some(b'\\') => {}
+            // A context line (an empty line is a context line whose
+            // leading space was lost).
+            _ => {
+                self.old_left = self.old_left.saturating_sub(1);
+                self.new_left = self.new_left.saturating_sub(1);
+            }
+        }
+        Ok(())
+    }
+
+    /// One line between hunks: a file header, a line saying what became of
+    /// the file, or a hunk header; anything else is ignored.
+    fn header_line(&mut self, line: &str) -> Result<(), String> {
         if let Some(rest) = line.strip_prefix("diff --git ") {
-            let (from, to) = git_paths(rest);
-            let renamed = from != to;
-            files.push(FileSummary {
-                path: to,
-                from: renamed.then_some(from),
-                status: if renamed { "renamed" } else { "modified" },
-                ..FileSummary::default()
-            });
-            git_header = true;
+            self.git_file(rest);
         } else if let Some(rest) = line.strip_prefix("--- ") {
-            if !git_header {
-                files.push(FileSummary {
-                    status: "modified",
-                    ..FileSummary::default()
-                });
-            }
-            git_header = false;
-            let file = files.last_mut().ok_or("summarize: no file")?;
-            let old = header_path(rest);
-            if old == "/dev/null" {
-                file.status = "added";
-            } else if file.path.is_empty() {
-                file.path = old;
-            }
+            self.old_header(rest)?;
         } else if let Some(rest) = line.strip_prefix("+++ ") {
-            let Some(file) = files.last_mut() else {
-                continue;
-            };
-            let new = header_path(rest);
-            if new == "/dev/null" {
-                file.status = "deleted";
-            } else {
-                file.path = new;
-            }
+            self.new_header(rest);
         } else if line.starts_with("new file mode") {
-            if let Some(file) = files.last_mut() {
-                file.status = "added";
-            }
+            self.mark("added");
         } else if line.starts_with("deleted file mode") {
-            if let Some(file) = files.last_mut() {
-                file.status = "deleted";
-            }
+            self.mark("deleted");
         } else if line.starts_with("Binary files ") || line == "GIT binary patch" {
-            if let Some(file) = files.last_mut() {
-                file.status = "binary";
-            }
+            self.mark("binary");
         } else if let Some(rest) = line.strip_prefix("@@ ") {
-            let file = files
+            let file = self
+                .files
                 .last_mut()
                 .ok_or("summarize: a hunk (@@) before any file header")?;
             let (old, new) =
                 hunk_counts(rest).ok_or_else(|| format!("summarize: bad hunk header '{line}'"))?;
             file.hunks += 1;
-            old_left = old;
-            new_left = new;
+            self.old_left = old;
+            self.new_left = new;
+        }
+        Ok(())
+    }
+
+    /// `diff --git a/x b/y` opens a file, renamed when the paths differ.
+    fn git_file(&mut self, rest: &str) {
+        let (from, to) = git_paths(rest);
+        let renamed = from != to;
+        self.files.push(FileSummary {
+            path: to,
+            from: renamed.then_some(from),
+            status: if renamed { "renamed" } else { "modified" },
+            ..FileSummary::default()
+        });
+        self.git_header = true;
+    }
+
+    /// `--- old`: opens a file unless a `diff --git` line just did;
+    /// `/dev/null` means the file is added.
+    fn old_header(&mut self, rest: &str) -> Result<(), String> {
+        if !self.git_header {
+            self.files.push(FileSummary {
+                status: "modified",
+                ..FileSummary::default()
+            });
+        }
+        self.git_header = false;
+        let file = self.files.last_mut().ok_or("summarize: no file")?;
+        let old = header_path(rest);
+        if old == "/dev/null" {
+            file.status = "added";
+        } else if file.path.is_empty() {
+            file.path = old;
+        }
+        Ok(())
+    }
+
+    /// `+++ new`: the file's path; `/dev/null` means it is deleted.
+    fn new_header(&mut self, rest: &str) {
+        let Some(file) = self.files.last_mut() else {
+            return;
+        };
+        let new = header_path(rest);
+        if new == "/dev/null" {
+            file.status = "deleted";
+        } else {
+            file.path = new;
         }
     }
-    if files.is_empty() {
-        return Err(
-            "summarize: no file headers found in text (expected a unified diff: diff --git, or --- and +++ lines)"
-                .to_owned(),
-        );
+
+    /// Sets the current file's status, if there is a file.
+    fn mark(&mut self, status: &'static str) {
+        if let Some(file) = self.files.last_mut() {
+            file.status = status;
+        }
     }
-    let mut summary = DiffSummary::default();
-    for file in &files {
-        summary.hunks += file.hunks;
-        summary.added += file.added;
-        summary.removed += file.removed;
+
+    /// The summary with its totals; a text with no file header is refused.
+    fn finish(self) -> Result<DiffSummary, String> {
+        if self.files.is_empty() {
+            return Err(
+                "summarize: no file headers found in text (expected a unified diff: diff --git, or --- and +++ lines)"
+                    .to_owned(),
+            );
+        }
+        let mut summary = DiffSummary::default();
+        for file in &self.files {
+            summary.hunks += file.hunks;
+            summary.added += file.added;
+            summary.removed += file.removed;
+        }
+        summary.files = self.files;
+        Ok(summary)
     }
-    summary.files = files;
-    Ok(summary)
 }
 
 /// The text of a summary: totals, then one line per file.

@@ -29,7 +29,9 @@
 //! U+FFFD; other charsets are not converted).
 
 mod convert;
+mod download;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -38,11 +40,10 @@ use reqwest::Method;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use tokio::io::AsyncWriteExt as _;
 
 use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
-use crate::error::PathErrorKind;
+
 use crate::net::{self, Http, NetPolicy, Outgoing};
 use crate::util::{Hints, ToolResult};
 
@@ -289,60 +290,21 @@ impl FetchTool {
         let media = net::media_type(arrived.response.headers());
         let body = net::read_body(&mut arrived.response, self.config.max_bytes).await?;
         let url = arrived.url.to_string();
-        if convert::is_binary(&media, &body.bytes) {
-            return Err(format!(
-                "{url} answered binary content ({}, {} bytes read); use download to save it",
-                if media.is_empty() { "no type" } else { &media },
-                body.bytes.len()
-            ));
-        }
-        let raw = String::from_utf8_lossy(&body.bytes);
-        if !status.is_success() {
-            let mut snippet: String = raw.chars().take(500).collect();
-            if snippet.len() < raw.len() {
-                snippet.push('…');
-            }
-            return Err(format!("HTTP {status} from {url}\n{snippet}"));
-        }
+        let raw = page_text(&url, status, &media, &body)?;
         let html = media == "text/html"
             || media == "application/xhtml+xml"
             || (media.is_empty() && looks_like_html(&raw));
         let format = args
             .format
             .unwrap_or(if html { Format::Markdown } else { Format::Raw });
-        let text = match format {
-            // Parsing a page of up to the body cap is CPU work: off the
-            // connection's task.
-            Format::Markdown | Format::Text if html => {
-                let (html_text, page_url) = (raw.into_owned(), url.clone());
-                let markdown = format == Format::Markdown;
-                tokio::task::spawn_blocking(move || {
-                    convert::html_to_text(&html_text, &page_url, markdown)
-                })
-                .await
-                .map_err(|e| format!("internal error: the conversion failed ({e})"))??
-            }
-            Format::Json => {
-                if !body.complete {
-                    return Err(format!(
-                        "the JSON body of {url} is larger than {} bytes (read no further); use format: raw to page what was read",
-                        self.config.max_bytes
-                    ));
-                }
-                convert::pretty_json(&body.bytes)?
-            }
-            _ => raw.into_owned(),
-        };
+        let text = self.formatted(format, html, raw, &url, &body).await?;
         let page = convert::page(&text, start, max)?;
         let mut out = page.text.to_owned();
         if !out.ends_with('\n') {
             out.push('\n');
         }
         if !body.complete {
-            out.push_str(&format!(
-                "[the body is larger than {} bytes; only the first {} bytes were read]\n",
-                self.config.max_bytes, self.config.max_bytes
-            ));
+            out.push_str(&self.cut_note());
         }
         if let Some(next) = page.next {
             out.push_str(&format!(
@@ -366,6 +328,49 @@ impl FetchTool {
             "bodyComplete": body.complete,
         }));
         Ok(result)
+    }
+
+    /// `raw`, the text of the page at `url`, in `format`: HTML converted,
+    /// JSON pretty-printed (a whole body only), anything else as it came.
+    async fn formatted(
+        &self,
+        format: Format,
+        html: bool,
+        raw: Cow<'_, str>,
+        url: &str,
+        body: &net::Body,
+    ) -> Result<String, String> {
+        match format {
+            // Parsing a page of up to the body cap is CPU work: off the
+            // connection's task.
+            Format::Markdown | Format::Text if html => {
+                let (html_text, page_url) = (raw.into_owned(), url.to_owned());
+                let markdown = format == Format::Markdown;
+                tokio::task::spawn_blocking(move || {
+                    convert::html_to_text(&html_text, &page_url, markdown)
+                })
+                .await
+                .map_err(|e| format!("internal error: the conversion failed ({e})"))?
+            }
+            Format::Json => {
+                if !body.complete {
+                    return Err(format!(
+                        "the JSON body of {url} is larger than {} bytes (read no further); use format: raw to page what was read",
+                        self.config.max_bytes
+                    ));
+                }
+                convert::pretty_json(&body.bytes)
+            }
+            _ => Ok(raw.into_owned()),
+        }
+    }
+
+    /// The note on a body read only up to the byte cap.
+    fn cut_note(&self) -> String {
+        format!(
+            "[the body is larger than {} bytes; only the first {} bytes were read]\n",
+            self.config.max_bytes, self.config.max_bytes
+        )
     }
 
     async fn head(&self, args: &FetchArgs) -> ToolResult {
@@ -422,10 +427,7 @@ impl FetchTool {
                 text.push('\n');
             }
             if !body.complete {
-                text.push_str(&format!(
-                    "[the body is larger than {} bytes; only the first {} bytes were read]\n",
-                    self.config.max_bytes, self.config.max_bytes
-                ));
+                text.push_str(&self.cut_note());
             }
             if let Some(n) = page.next {
                 text.push_str(&format!(
@@ -447,116 +449,6 @@ impl FetchTool {
             "bodyComplete": body.complete,
         }));
         Ok(result)
-    }
-
-    async fn download(&self, args: &FetchArgs, ctx: &ToolContext) -> ToolResult {
-        let path = args
-            .path
-            .as_deref()
-            .ok_or("download: missing field 'path'")?;
-        let cap = args.max_bytes.unwrap_or(DEFAULT_DOWNLOAD_BYTES);
-        if cap == 0 || cap > self.config.max_download_bytes {
-            return Err(format!(
-                "max_bytes must be 1..={} (got {cap})",
-                self.config.max_download_bytes
-            ));
-        }
-        let overwrite = args.overwrite == Some(true);
-        let target = ctx.roots.resolve(path).map_err(|e| e.to_string())?;
-        if target.path.is_dir() {
-            return Err(format!("path '{path}': is a directory"));
-        }
-        if target.exists && !overwrite {
-            return Err(format!(
-                "path '{path}': already exists (pass overwrite: true to replace it)"
-            ));
-        }
-        let mut arrived = self.http.send(Self::outgoing(args, Method::GET)?).await?;
-        let status = arrived.response.status();
-        let url = arrived.url.to_string();
-        if !status.is_success() {
-            return Err(format!("HTTP {status} from {url}; nothing was saved"));
-        }
-        if let Some(length) = arrived.response.content_length()
-            && length > cap
-        {
-            return Err(format!(
-                "{url} is {length} bytes, more than max_bytes ({cap}); nothing was saved"
-            ));
-        }
-        let temp = crate::files::temp_sibling(&target).map_err(|e| e.to_string())?;
-        let file = crate::safe::open_at(&target.root, &temp, crate::safe::OpenMode::WriteTruncate)
-            .map_err(|e| e.to_string())?;
-        // Removes the temporary file on every way out but success, a
-        // timeout or cancellation (this future dropped) included.
-        let mut leftover = Leftover {
-            root: &target.root,
-            path: Some(&temp),
-        };
-        let mut file = tokio::fs::File::from_std(file);
-        let written = async {
-            let mut written: u64 = 0;
-            while let Some(chunk) = arrived
-                .response
-                .chunk()
-                .await
-                .map_err(|e| format!("reading the body of {url}: {e}"))?
-            {
-                written += chunk.len() as u64;
-                if written > cap {
-                    return Err(format!(
-                        "{url} sent more than max_bytes ({cap}); nothing was saved"
-                    ));
-                }
-                file.write_all(&chunk)
-                    .await
-                    .map_err(|e| format!("writing '{path}': {e}"))?;
-            }
-            file.sync_all()
-                .await
-                .map_err(|e| format!("writing '{path}': {e}"))?;
-            crate::safe::rename(&target.root, &temp, &target.root, &target.path, overwrite)
-                .map_err(|e| match e.kind {
-                    PathErrorKind::AlreadyExists => format!(
-                        "path '{path}': already exists (pass overwrite: true to replace it)"
-                    ),
-                    _ => e.to_string(),
-                })?;
-            Ok(written)
-        }
-        .await?;
-        leftover.path = None;
-        let shown = ctx.roots.display(&target.path);
-        let media = net::media_type(arrived.response.headers());
-        let mut result = CallToolResult::text(format!(
-            "saved {written} bytes from {url} to {shown}{}\n",
-            if media.is_empty() {
-                String::new()
-            } else {
-                format!(" ({media})")
-            }
-        ));
-        result.structured_content = Some(json!({
-            "url": url,
-            "path": shown,
-            "bytes": written,
-            "contentType": media,
-        }));
-        Ok(result)
-    }
-}
-
-/// A temporary file to remove when dropped, unless `path` was cleared.
-struct Leftover<'a> {
-    root: &'a std::path::Path,
-    path: Option<&'a std::path::Path>,
-}
-
-impl Drop for Leftover<'_> {
-    fn drop(&mut self) {
-        if let Some(path) = self.path {
-            let _ = crate::safe::remove_file(self.root, path);
-        }
     }
 }
 
@@ -580,6 +472,32 @@ fn status_and_headers(arrived: &net::Arrived) -> (String, serde_json::Value) {
         }
     }
     (text, serde_json::Value::Object(map))
+}
+
+/// The body of a page as text: refused when it is binary, or (with its
+/// start) when the status is not a success.
+fn page_text<'b>(
+    url: &str,
+    status: reqwest::StatusCode,
+    media: &str,
+    body: &'b net::Body,
+) -> Result<Cow<'b, str>, String> {
+    if convert::is_binary(media, &body.bytes) {
+        return Err(format!(
+            "{url} answered binary content ({}, {} bytes read); use download to save it",
+            if media.is_empty() { "no type" } else { media },
+            body.bytes.len()
+        ));
+    }
+    let raw = String::from_utf8_lossy(&body.bytes);
+    if !status.is_success() {
+        let mut snippet: String = raw.chars().take(500).collect();
+        if snippet.len() < raw.len() {
+            snippet.push('…');
+        }
+        return Err(format!("HTTP {status} from {url}\n{snippet}"));
+    }
+    Ok(raw)
 }
 
 fn looks_like_html(text: &str) -> bool {

@@ -183,12 +183,36 @@ pub(super) fn patch(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     // Every root is held from the first read to the last write.
     let roots: Vec<&std::path::Path> = ctx.roots.dirs().iter().map(|d| d.as_path()).collect();
     let _lock = lock_roots(&roots)?;
-    // Sections naming the same file apply in order, each to the result of
-    // the one before.
-    let mut planned: Vec<Planned> = Vec::new();
-    let mut report = String::new();
+    let mut plan = PatchPlan::default();
     for file in &files {
         let input = args.path.as_deref().unwrap_or(&file.target);
+        plan.add_section(file, input, ctx)?;
+    }
+    if ctx.cancel.is_cancelled() {
+        return Err("cancelled".to_owned());
+    }
+    plan.write()?;
+    Ok(CallToolResult::text(plan.report))
+}
+
+/// What a whole diff does, computed before anything is written: sections
+/// naming the same file apply in order, each to the result of the one
+/// before.
+#[derive(Default)]
+struct PatchPlan {
+    planned: Vec<Planned>,
+    /// One line per section: `patched x (+a -r)` or `deleted x (-r)`.
+    report: String,
+}
+
+impl PatchPlan {
+    /// Applies one file's section of the diff to the file as planned so far.
+    fn add_section(
+        &mut self,
+        file: &FilePatch,
+        input: &str,
+        ctx: &ToolContext,
+    ) -> Result<(), String> {
         let resolved = ctx.roots.resolve(input).map_err(|e| e.to_string())?;
         let parsed = diffy::Patch::from_str(&file.text)
             .map_err(|e| format!("patch: {input}: not a valid unified diff: {e}"))?;
@@ -197,11 +221,41 @@ pub(super) fn patch(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
                 "patch: {input}: the diff has file headers but no hunk ('@@ ... @@'); no file changed"
             ));
         }
-        let slot = planned
+        let slot = self
+            .planned
             .iter()
             .position(|p| p.resolved.path == resolved.path);
+        let before = self.text_before(slot, file, &resolved, input)?;
+        let after = apply_hunks(&before, &parsed, &ctx.cancel)
+            .map_err(|e| format!("patch: {input}: {e}; no file changed"))?;
+        if after.len() as u64 > MAX_EDIT_BYTES {
+            return Err(format!(
+                "patch: {input}: the result would be {} bytes, more than the {MAX_EDIT_BYTES}-byte limit; no file changed",
+                after.len()
+            ));
+        }
+        let shown = ctx.roots.display(&resolved.path);
+        let after = self.outcome(file, input, &shown, after)?;
+        match slot {
+            Some(i) => self.planned[i].after = after,
+            None => self.planned.push(Planned { resolved, after }),
+        }
+        Ok(())
+    }
+
+    /// The text a section applies to: none for a file it creates, else the
+    /// file as an earlier section (`slot`) left it or as it is on disk. A
+    /// section that creates a file that exists, or changes one that does
+    /// not, is refused.
+    fn text_before(
+        &self,
+        slot: Option<usize>,
+        file: &FilePatch,
+        resolved: &Resolved,
+        input: &str,
+    ) -> Result<String, String> {
         let exists_now = match slot {
-            Some(i) => planned[i].after.is_some(),
+            Some(i) => self.planned[i].after.is_some(),
             None => resolved.exists,
         };
         if file.creates && exists_now {
@@ -214,55 +268,55 @@ pub(super) fn patch(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
                 "patch: {input}: no such file (or removed earlier in this diff); no file changed"
             ));
         }
-        let before = match (slot, file.creates) {
-            (_, true) => String::new(),
-            (Some(i), false) => planned[i].after.clone().unwrap_or_default(),
-            (None, false) => read_text(&resolved, input)?,
-        };
-        let after = apply_hunks(&before, &parsed, &ctx.cancel)
-            .map_err(|e| format!("patch: {input}: {e}; no file changed"))?;
-        if after.len() as u64 > MAX_EDIT_BYTES {
-            return Err(format!(
-                "patch: {input}: the result would be {} bytes, more than the {MAX_EDIT_BYTES}-byte limit; no file changed",
-                after.len()
-            ));
+        match (slot, file.creates) {
+            (_, true) => Ok(String::new()),
+            (Some(i), false) => Ok(self.planned[i].after.clone().unwrap_or_default()),
+            (None, false) => read_text(resolved, input),
         }
-        let shown = ctx.roots.display(&resolved.path);
-        let after = if file.deletes {
-            if !after.is_empty() {
-                return Err(format!(
-                    "patch: {input}: the deletion diff leaves {} bytes in the file; no file changed",
-                    after.len()
-                ));
-            }
-            report.push_str(&format!("deleted {shown} (-{})\n", file.removed));
-            None
-        } else {
-            report.push_str(&format!(
+    }
+
+    /// The file's content after the section, `None` when a deletion
+    /// section removes it (it must leave the file empty), and the report
+    /// line saying so.
+    fn outcome(
+        &mut self,
+        file: &FilePatch,
+        input: &str,
+        shown: &str,
+        after: String,
+    ) -> Result<Option<String>, String> {
+        if !file.deletes {
+            self.report.push_str(&format!(
                 "patched {shown} (+{} -{})\n",
                 file.added, file.removed
             ));
-            Some(after)
-        };
-        match slot {
-            Some(i) => planned[i].after = after,
-            None => planned.push(Planned { resolved, after }),
+            return Ok(Some(after));
         }
+        if !after.is_empty() {
+            return Err(format!(
+                "patch: {input}: the deletion diff leaves {} bytes in the file; no file changed",
+                after.len()
+            ));
+        }
+        self.report
+            .push_str(&format!("deleted {shown} (-{})\n", file.removed));
+        Ok(None)
     }
-    if ctx.cancel.is_cancelled() {
-        return Err("cancelled".to_owned());
-    }
-    for plan in &planned {
-        match &plan.after {
-            Some(after) => write_atomic(&plan.resolved, after.as_bytes()),
-            None if plan.resolved.exists => {
-                safe::remove_file(&plan.resolved.root, &plan.resolved.path)
+
+    /// Writes each planned file atomically, or removes it.
+    fn write(&self) -> Result<(), String> {
+        for plan in &self.planned {
+            match &plan.after {
+                Some(after) => write_atomic(&plan.resolved, after.as_bytes()),
+                None if plan.resolved.exists => {
+                    safe::remove_file(&plan.resolved.root, &plan.resolved.path)
+                }
+                None => Ok(()),
             }
-            None => Ok(()),
+            .map_err(|e| e.to_string())?;
         }
-        .map_err(|e| e.to_string())?;
+        Ok(())
     }
-    Ok(CallToolResult::text(report))
 }
 
 /// Applies the hunks of `patch` to `before`, in order and without overlap.

@@ -39,26 +39,7 @@ pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         .map_err(|e| format!("path '{input}': {e}"))?;
     let sniff = &head[..head.len().min(SNIFF_BYTES)];
     if let Some(mime) = image_mime(sniff) {
-        if file_len > MAX_IMAGE_BYTES {
-            return Err(format!(
-                "path '{input}': image of {} bytes is larger than {MAX_IMAGE_BYTES}",
-                file_len
-            ));
-        }
-        let mut bytes = Vec::with_capacity(file_len as usize);
-        reader
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("path '{input}': {e}"))?;
-        use base64::Engine as _;
-        let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
-        return Ok(CallToolResult {
-            content: vec![ContentBlock::Image(ImageContent {
-                data,
-                mime_type: mime.to_owned(),
-                ..ImageContent::default()
-            })],
-            ..CallToolResult::default()
-        });
+        return image(reader, file_len, mime, input);
     }
     if sniff.contains(&0) {
         return Err(format!(
@@ -66,61 +47,116 @@ pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
             file_len
         ));
     }
+    let page = LinePage {
+        offset: args.offset.unwrap_or(0),
+        limit: args.limit.unwrap_or(DEFAULT_LINES).clamp(1, DEFAULT_LINES),
+        numbers: args.line_numbers.unwrap_or(false),
+    };
+    let text = page.read(&mut reader, ctx, input)?;
+    Ok(CallToolResult::text(text))
+}
 
-    let offset = args.offset.unwrap_or(0);
-    let limit = args.limit.unwrap_or(DEFAULT_LINES).clamp(1, DEFAULT_LINES);
-    let numbers = args.line_numbers.unwrap_or(false);
-    let mut out = Bounded::new(MAX_RESULT_BYTES);
-    let mut line = Vec::with_capacity(256);
-    let mut index: u64 = 0;
-    let mut last_shown = offset;
-    let mut consumed: u64 = 0;
-    let mut counted_all = true;
-    loop {
-        if index.is_multiple_of(4096) && ctx.cancel.is_cancelled() {
-            return Err("cancelled".to_owned());
-        }
-        let page_done = index >= offset + limit || out.is_full();
-        if page_done && consumed > MAX_COUNT_BYTES {
-            // Past the page in a huge file: stop counting lines.
-            counted_all = false;
-            break;
-        }
-        let (n, full_len) = read_line_bounded(&mut reader, &mut line, MAX_LINE_BYTES)
-            .map_err(|e| format!("path '{input}': {e}"))?;
-        if n == 0 {
-            break;
-        }
-        consumed += n as u64;
-        if index >= offset && !page_done {
-            let mut text = String::from_utf8_lossy(&line).into_owned();
-            if full_len > line.len() {
-                text.push_str(&format!(" [line cut: {full_len} bytes in all]"));
+/// The whole file as image content, when it is not over [`MAX_IMAGE_BYTES`].
+fn image(mut reader: impl Read, file_len: u64, mime: &str, input: &str) -> ToolResult {
+    if file_len > MAX_IMAGE_BYTES {
+        return Err(format!(
+            "path '{input}': image of {} bytes is larger than {MAX_IMAGE_BYTES}",
+            file_len
+        ));
+    }
+    let mut bytes = Vec::with_capacity(file_len as usize);
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("path '{input}': {e}"))?;
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    Ok(CallToolResult {
+        content: vec![ContentBlock::Image(ImageContent {
+            data,
+            mime_type: mime.to_owned(),
+            ..ImageContent::default()
+        })],
+        ..CallToolResult::default()
+    })
+}
+
+/// The lines `read` shows: `limit` from `offset` (from 0), numbered or not.
+struct LinePage {
+    offset: u64,
+    limit: u64,
+    numbers: bool,
+}
+
+impl LinePage {
+    /// The page's lines of `reader`, each cut at [`MAX_LINE_BYTES`], and a
+    /// marker saying where the page lies in the file. Past the page, lines
+    /// are only counted, and only in the first [`MAX_COUNT_BYTES`].
+    fn read(
+        &self,
+        reader: &mut impl BufRead,
+        ctx: &ToolContext,
+        input: &str,
+    ) -> Result<String, String> {
+        let (offset, limit) = (self.offset, self.limit);
+        let mut out = Bounded::new(MAX_RESULT_BYTES);
+        let mut line = Vec::with_capacity(256);
+        let mut index: u64 = 0;
+        let mut last_shown = offset;
+        let mut consumed: u64 = 0;
+        let mut counted_all = true;
+        loop {
+            if index.is_multiple_of(4096) && ctx.cancel.is_cancelled() {
+                return Err("cancelled".to_owned());
             }
-            let pushed = if numbers {
-                out.push_line(&format!("{:>6}\t{text}", index + 1))
-            } else {
-                out.push_line(&text)
-            };
-            if pushed {
+            let page_done = index >= offset + limit || out.is_full();
+            if page_done && consumed > MAX_COUNT_BYTES {
+                // Past the page in a huge file: stop counting lines.
+                counted_all = false;
+                break;
+            }
+            let (n, full_len) = read_line_bounded(reader, &mut line, MAX_LINE_BYTES)
+                .map_err(|e| format!("path '{input}': {e}"))?;
+            if n == 0 {
+                break;
+            }
+            consumed += n as u64;
+            if index >= offset && !page_done && self.push(&mut out, index, &line, full_len) {
                 last_shown = index + 1;
             }
+            index += 1;
         }
-        index += 1;
+        let total = counted_all.then_some(index);
+        Ok(out.finish(self.marker(last_shown, total)))
     }
-    let total = index;
-    let marker = if !counted_all {
-        Some(page_marker("lines", offset, last_shown, None))
-    } else if total > 0 && offset >= total {
-        Some(format!(
-            "[offset {offset} is past the end: the file has {total} lines]"
-        ))
-    } else if last_shown < total {
-        Some(page_marker("lines", offset, last_shown, Some(total)))
-    } else {
-        None
-    };
-    Ok(CallToolResult::text(out.finish(marker)))
+
+    /// Adds line number `index` (from 0) to `out`; whether it fitted.
+    fn push(&self, out: &mut Bounded, index: u64, line: &[u8], full_len: usize) -> bool {
+        let mut text = String::from_utf8_lossy(line).into_owned();
+        if full_len > line.len() {
+            text.push_str(&format!(" [line cut: {full_len} bytes in all]"));
+        }
+        if self.numbers {
+            out.push_line(&format!("{:>6}\t{text}", index + 1))
+        } else {
+            out.push_line(&text)
+        }
+    }
+
+    /// The marker after the lines shown up to `last_shown`, of `total`
+    /// lines when they were all counted.
+    fn marker(&self, last_shown: u64, total: Option<u64>) -> Option<String> {
+        let offset = self.offset;
+        match total {
+            None => Some(page_marker("lines", offset, last_shown, None)),
+            Some(total) if total > 0 && offset >= total => Some(format!(
+                "[offset {offset} is past the end: the file has {total} lines]"
+            )),
+            Some(total) if last_shown < total => {
+                Some(page_marker("lines", offset, last_shown, Some(total)))
+            }
+            Some(_) => None,
+        }
+    }
 }
 
 /// Reads one line into `line` (without its `\n`), keeping at most `max`

@@ -4,8 +4,8 @@
 //! never follow symlinks (a link is listed, not entered).
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use grep::regex::RegexMatcherBuilder;
 use grep::searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -305,8 +305,8 @@ pub(crate) const SEARCH_HEAP_LIMIT: usize = 4 * 1024 * 1024;
 /// Most skipped files named in a result.
 const MAX_SKIPPED_SHOWN: usize = 10;
 
-/// Walks `dir` in parallel and searches every file; the hits and whether
-/// the collection cap stopped it.
+/// Walks `dir` in parallel and searches every file; the hits, whether the
+/// collection cap stopped it, and the files skipped for a line too long.
 fn collect_hits(
     ctx: &ToolContext,
     dir: &Resolved,
@@ -316,17 +316,22 @@ fn collect_hits(
     file_glob: Option<&globset::GlobMatcher>,
     hidden: bool,
 ) -> Result<(Vec<FileHits>, bool, Vec<PathBuf>), String> {
-    let results: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
-    let skipped: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-    let total = AtomicU64::new(0);
-    let files_seen = AtomicU64::new(0);
-    let cancelled = AtomicBool::new(false);
+    let shared = SearchShared {
+        dir,
+        handle,
+        file_glob,
+        cancel: &ctx.cancel,
+        progress: &ctx.progress,
+        results: Mutex::new(Vec::new()),
+        skipped: Mutex::new(Vec::new()),
+        total: AtomicU64::new(0),
+        files_seen: AtomicU64::new(0),
+        cancelled: AtomicBool::new(false),
+    };
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(12);
     let walk = walker(&dir.path, hidden).threads(threads).build_parallel();
-    let cancel = ctx.cancel.clone();
-    let progress = Arc::new(ctx.progress.clone());
     walk.run(|| {
         let mut searcher = SearcherBuilder::new()
             .line_number(true)
@@ -336,77 +341,111 @@ fn collect_hits(
             .heap_limit(Some(SEARCH_HEAP_LIMIT))
             .build();
         let matcher = matcher.clone();
-        let (results, skipped, total, files_seen, cancelled, cancel, progress) = (
-            &results,
-            &skipped,
-            &total,
-            &files_seen,
-            &cancelled,
-            cancel.clone(),
-            progress.clone(),
-        );
-        Box::new(move |entry| {
-            if cancel.is_cancelled() {
-                cancelled.store(true, Ordering::Relaxed);
-                return WalkState::Quit;
-            }
-            if total.load(Ordering::Relaxed) >= MAX_COLLECTED_MATCHES {
-                return WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            if let Some(glob) = file_glob
-                && !glob.is_match(entry.file_name())
-                && !glob.is_match(entry.path().strip_prefix(&dir.path).unwrap_or(entry.path()))
-            {
-                return WalkState::Continue;
-            }
-            let seen = files_seen.fetch_add(1, Ordering::Relaxed) + 1;
-            if seen.is_multiple_of(1000) {
-                progress.report(seen as f64, None, Some(format!("{seen} files searched")));
-            }
-            // The no-follow opener: a file swapped for a symlink after the
-            // walk saw it is refused, not read.
-            let Ok(file) = handle.open_read(entry.path()) else {
-                return WalkState::Continue;
-            };
-            let mut sink = Collect {
-                lines: Vec::new(),
-                matches: 0,
-                total,
-            };
-            let searched = searcher.search_file(&matcher, &file, &mut sink);
-            if searched.is_err() {
-                // The only error a file yields here is the heap limit (a
-                // line too long to buffer) or a read error: name it.
-                if let Ok(mut all) = skipped.lock() {
-                    all.push(entry.into_path());
-                }
-                return WalkState::Continue;
-            }
-            if sink.matches > 0
-                && let Ok(mut all) = results.lock()
-            {
-                all.push(FileHits {
-                    path: entry.into_path(),
-                    lines: sink.lines,
-                    matches: sink.matches,
-                });
-            }
-            WalkState::Continue
-        })
+        let shared = &shared;
+        Box::new(move |entry| shared.visit(&mut searcher, &matcher, entry))
     });
-    if cancelled.load(Ordering::Relaxed) {
+    if shared.cancelled.load(Ordering::Relaxed) {
         return Err("cancelled".to_owned());
     }
-    let stopped = total.load(Ordering::Relaxed) >= MAX_COLLECTED_MATCHES;
-    let files = results.into_inner().unwrap_or_default();
-    let skipped = skipped.into_inner().unwrap_or_default();
+    let stopped = shared.total.load(Ordering::Relaxed) >= MAX_COLLECTED_MATCHES;
+    let files = shared.results.into_inner().unwrap_or_default();
+    let skipped = shared.skipped.into_inner().unwrap_or_default();
     Ok((files, stopped, skipped))
+}
+
+/// What the search threads share: where and what they search, and what
+/// they found.
+struct SearchShared<'a> {
+    dir: &'a Resolved,
+    handle: &'a RootHandle,
+    file_glob: Option<&'a globset::GlobMatcher>,
+    cancel: &'a tokio_util::sync::CancellationToken,
+    progress: &'a crate::context::Progress,
+    results: Mutex<Vec<FileHits>>,
+    /// Files whose search failed (a line past the heap limit, or a read
+    /// error).
+    skipped: Mutex<Vec<PathBuf>>,
+    /// Matching lines collected, across threads.
+    total: AtomicU64,
+    files_seen: AtomicU64,
+    cancelled: AtomicBool,
+}
+
+impl SearchShared<'_> {
+    /// Searches one walked entry with the calling thread's `searcher`.
+    fn visit(
+        &self,
+        searcher: &mut Searcher,
+        matcher: &grep::regex::RegexMatcher,
+        entry: Result<ignore::DirEntry, ignore::Error>,
+    ) -> WalkState {
+        if self.cancel.is_cancelled() {
+            self.cancelled.store(true, Ordering::Relaxed);
+            return WalkState::Quit;
+        }
+        if self.total.load(Ordering::Relaxed) >= MAX_COLLECTED_MATCHES {
+            return WalkState::Quit;
+        }
+        let Ok(entry) = entry else {
+            return WalkState::Continue;
+        };
+        if !self.wanted(&entry) {
+            return WalkState::Continue;
+        }
+        let seen = self.files_seen.fetch_add(1, Ordering::Relaxed) + 1;
+        if seen.is_multiple_of(1000) {
+            self.progress
+                .report(seen as f64, None, Some(format!("{seen} files searched")));
+        }
+        // The no-follow opener: a file swapped for a symlink after the
+        // walk saw it is refused, not read.
+        let Ok(file) = self.handle.open_read(entry.path()) else {
+            return WalkState::Continue;
+        };
+        let mut sink = Collect {
+            lines: Vec::new(),
+            matches: 0,
+            total: &self.total,
+        };
+        if searcher.search_file(matcher, &file, &mut sink).is_err() {
+            // The only error a file yields here is the heap limit (a
+            // line too long to buffer) or a read error: name it.
+            if let Ok(mut all) = self.skipped.lock() {
+                all.push(entry.into_path());
+            }
+            return WalkState::Continue;
+        }
+        if sink.matches > 0
+            && let Ok(mut all) = self.results.lock()
+        {
+            all.push(FileHits {
+                path: entry.into_path(),
+                lines: sink.lines,
+                matches: sink.matches,
+            });
+        }
+        WalkState::Continue
+    }
+
+    /// Whether `entry` is a file to search: the glob, when there is one,
+    /// matches its name or its path under the walked directory.
+    fn wanted(&self, entry: &ignore::DirEntry) -> bool {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return false;
+        }
+        match self.file_glob {
+            Some(glob) => {
+                glob.is_match(entry.file_name())
+                    || glob.is_match(
+                        entry
+                            .path()
+                            .strip_prefix(&self.dir.path)
+                            .unwrap_or(entry.path()),
+                    )
+            }
+            None => true,
+        }
+    }
 }
 
 /// `path:line:text` for matches, `path-line-text` for context, `--` between
@@ -436,32 +475,12 @@ fn render_hits(
         let shown = ctx.roots.display(&file.path);
         for group in file.lines.split(Option::is_none) {
             let lines: Vec<&(u64, bool, String)> = group.iter().flatten().collect();
-            // Positions of this group's matches whose ordinal is in the page.
-            let mut first = None;
-            let mut final_ = None;
-            for (pos, (_, matched, _)) in lines.iter().enumerate() {
-                if *matched {
-                    if (offset..end).contains(&index) {
-                        first.get_or_insert(pos);
-                        final_ = Some(pos);
-                    }
-                    index += 1;
-                }
-            }
-            let (Some(mut from), Some(mut to)) = (first, final_) else {
+            let Some((from, to)) = page_window(&lines, &mut index, offset..end, context) else {
                 if index >= end {
                     break 'files;
                 }
                 continue;
             };
-            // Widen to the context lines right before and after.
-            let (lower, upper) = (from.saturating_sub(context), to + context);
-            while from > lower && !lines[from - 1].1 {
-                from -= 1;
-            }
-            while to < upper && to + 1 < lines.len() && !lines[to + 1].1 {
-                to += 1;
-            }
             if with_context && groups_shown > 0 && !out.push_line("--") {
                 break 'files;
             }
@@ -477,7 +496,47 @@ fn render_hits(
             }
         }
     }
-    let marker = if total == 0 {
+    out.finish(hits_marker(total, offset, last, stopped, pattern))
+}
+
+/// The lines of one group to show, as a range of positions: from the first
+/// to the last match whose ordinal is in `page` (ordinals counted on from
+/// `index`, which moves past the group's matches), widened by up to
+/// `context` non-matching lines each side. `None` when no match of the group
+/// is in the page.
+fn page_window(
+    lines: &[&(u64, bool, String)],
+    index: &mut u64,
+    page: std::ops::Range<u64>,
+    context: usize,
+) -> Option<(usize, usize)> {
+    let mut first = None;
+    let mut final_ = None;
+    for (pos, (_, matched, _)) in lines.iter().enumerate() {
+        if *matched {
+            if page.contains(index) {
+                first.get_or_insert(pos);
+                final_ = Some(pos);
+            }
+            *index += 1;
+        }
+    }
+    let (mut from, mut to) = (first?, final_?);
+    let (lower, upper) = (from.saturating_sub(context), to + context);
+    while from > lower && !lines[from - 1].1 {
+        from -= 1;
+    }
+    while to < upper && to + 1 < lines.len() && !lines[to + 1].1 {
+        to += 1;
+    }
+    Some((from, to))
+}
+
+/// The note after the hits: no match at all, or where the page lies (and
+/// that the search stopped at [`MAX_COLLECTED_MATCHES`]) when matches are
+/// left to show.
+fn hits_marker(total: u64, offset: u64, last: u64, stopped: bool, pattern: &str) -> Option<String> {
+    if total == 0 {
         Some(format!("[no match for {pattern}]"))
     } else if last < total {
         let mut m = page_marker("matches", offset, last, (!stopped).then_some(total));
@@ -489,6 +548,5 @@ fn render_hits(
         Some(m)
     } else {
         None
-    };
-    out.finish(marker)
+    }
 }

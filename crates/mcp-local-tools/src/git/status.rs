@@ -161,7 +161,65 @@ fn word(letter: &str) -> &'static str {
 /// The text of a status: the branch line, then one section per kind of
 /// change, or `nothing to commit, working tree clean`.
 pub(crate) fn render(status: &Status) -> String {
-    let b = &status.branch;
+    let mut text = branch_lines(&status.branch);
+    let tracked = || {
+        status
+            .entries
+            .iter()
+            .filter(|e| matches!(e.kind, "changed" | "renamed"))
+    };
+    let of_kind = |kind: &'static str| status.entries.iter().filter(move |e| e.kind == kind);
+    let sections = [
+        (
+            "Staged:",
+            tracked()
+                .filter(|e| e.index != ".")
+                .map(|e| change_line(e, &e.index))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "Not staged:",
+            tracked()
+                .filter(|e| e.worktree != ".")
+                .map(|e| {
+                    // The work tree side of a rename is the renamed file.
+                    let plain = Entry {
+                        orig_path: None,
+                        ..e.clone()
+                    };
+                    change_line(&plain, &e.worktree)
+                })
+                .collect(),
+        ),
+        (
+            "Unmerged:",
+            of_kind("unmerged")
+                .map(|e| format!("  {}{}: {}\n", e.index, e.worktree, quoted_path(&e.path)))
+                .collect(),
+        ),
+        (
+            "Untracked:",
+            of_kind("untracked")
+                .map(|e| format!("  {}\n", quoted_path(&e.path)))
+                .collect(),
+        ),
+    ];
+    for (title, lines) in sections {
+        if !lines.is_empty() {
+            text.push_str(title);
+            text.push('\n');
+            lines.iter().for_each(|l| text.push_str(l));
+        }
+    }
+    if status.clean {
+        text.push_str("nothing to commit, working tree clean\n");
+    }
+    text
+}
+
+/// Where HEAD is (`On branch main`, or detached at a commit), and how the
+/// branch stands against its upstream when it has one.
+fn branch_lines(b: &Branch) -> String {
     let mut text = match (&b.head, &b.oid) {
         (Some(head), Some(_)) => format!("On branch {head}\n"),
         (Some(head), None) => format!("On branch {head} (no commits yet)\n"),
@@ -176,7 +234,13 @@ pub(crate) fn render(status: &Status) -> String {
             _ => text.push_str(&format!("Upstream {upstream} (gone)\n")),
         }
     }
-    let shown = |e: &Entry, letter: &str| match &e.orig_path {
+    text
+}
+
+/// One changed file under its status letter's word: `  modified: x`, or
+/// `  renamed: old -> new`.
+fn change_line(e: &Entry, letter: &str) -> String {
+    match &e.orig_path {
         Some(orig) => format!(
             "  {}: {} -> {}\n",
             word(letter),
@@ -184,63 +248,7 @@ pub(crate) fn render(status: &Status) -> String {
             quoted_path(&e.path)
         ),
         None => format!("  {}: {}\n", word(letter), quoted_path(&e.path)),
-    };
-    let mut section = |title: &str, lines: Vec<String>| {
-        if !lines.is_empty() {
-            text.push_str(title);
-            text.push('\n');
-            lines.iter().for_each(|l| text.push_str(l));
-        }
-    };
-    let tracked = || {
-        status
-            .entries
-            .iter()
-            .filter(|e| matches!(e.kind, "changed" | "renamed"))
-    };
-    section(
-        "Staged:",
-        tracked()
-            .filter(|e| e.index != ".")
-            .map(|e| shown(e, &e.index))
-            .collect(),
-    );
-    section(
-        "Not staged:",
-        tracked()
-            .filter(|e| e.worktree != ".")
-            .map(|e| {
-                // The work tree side of a rename is the renamed file.
-                let plain = Entry {
-                    orig_path: None,
-                    ..e.clone()
-                };
-                shown(&plain, &e.worktree)
-            })
-            .collect(),
-    );
-    section(
-        "Unmerged:",
-        status
-            .entries
-            .iter()
-            .filter(|e| e.kind == "unmerged")
-            .map(|e| format!("  {}{}: {}\n", e.index, e.worktree, quoted_path(&e.path)))
-            .collect(),
-    );
-    section(
-        "Untracked:",
-        status
-            .entries
-            .iter()
-            .filter(|e| e.kind == "untracked")
-            .map(|e| format!("  {}\n", quoted_path(&e.path)))
-            .collect(),
-    );
-    if status.clean {
-        text.push_str("nothing to commit, working tree clean\n");
     }
-    text
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::io::Read as _;
 use mcp_proto::CallToolResult;
 use serde_json::{Value, json};
 
-use super::{Entity, MemoryAction, MemoryArgs, Relation, need};
+use super::{Entity, MemoryAction, MemoryArgs, ObservationsIn, ObservationsOut, Relation, need};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError};
 use crate::util::ToolResult;
@@ -39,78 +39,26 @@ pub(super) fn run(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolConte
         }
         MemoryAction::AddObservations => {
             let observations = need(&args.observations, "add_observations", "observations")?;
-            let added = store.write(|tx| {
-                let mut added = Vec::new();
-                for item in observations {
-                    if !entity_exists(tx, scope, &item.entity_name)? {
-                        return Err(WriteError::Refused(format!(
-                            "add_observations: no entity '{}'",
-                            item.entity_name
-                        )));
-                    }
-                    let mut new = Vec::new();
-                    for text in &item.contents {
-                        check_observation(text).map_err(WriteError::Refused)?;
-                        if insert_observation(tx, scope, &item.entity_name, text)? {
-                            new.push(text.clone());
-                        }
-                    }
-                    added.push(json!({"entityName": item.entity_name, "addedObservations": new}));
-                }
-                Ok(added)
-            })?;
+            let added = store.write(|tx| add_observations(tx, scope, observations))?;
             Ok(json_result(&Value::Array(added)))
         }
         MemoryAction::DeleteEntities => {
             let names = need(&args.entity_names, "delete_entities", "entityNames")?;
-            let removed = store.write(|tx| {
-                let mut removed = 0;
-                for name in names {
-                    removed += tx.execute(
-                        "DELETE FROM entities WHERE scope = ?1 AND name = ?2",
-                        (scope, name),
-                    )?;
-                    tx.execute(
-                        "DELETE FROM relations WHERE scope = ?1 AND (from_entity = ?2 OR to_entity = ?2)",
-                        (scope, name),
-                    )?;
-                }
-                Ok(removed)
-            })?;
+            let removed = store.write(|tx| delete_entities(tx, scope, names))?;
             Ok(CallToolResult::text(format!(
                 "deleted {removed} entities\n"
             )))
         }
         MemoryAction::DeleteObservations => {
             let deletions = need(&args.deletions, "delete_observations", "deletions")?;
-            let removed = store.write(|tx| {
-                let mut removed = 0;
-                for item in deletions {
-                    for text in &item.observations {
-                        removed += tx.execute(
-                            "DELETE FROM observations WHERE scope = ?1 AND entity = ?2 AND text = ?3",
-                            (scope, &item.entity_name, text),
-                        )?;
-                    }
-                }
-                Ok(removed)
-            })?;
+            let removed = store.write(|tx| delete_observations(tx, scope, deletions))?;
             Ok(CallToolResult::text(format!(
                 "deleted {removed} observations\n"
             )))
         }
         MemoryAction::DeleteRelations => {
             let relations = need(&args.relations, "delete_relations", "relations")?;
-            let removed = store.write(|tx| {
-                let mut removed = 0;
-                for r in relations {
-                    removed += tx.execute(
-                        "DELETE FROM relations WHERE scope = ?1 AND from_entity = ?2 AND to_entity = ?3 AND relation_type = ?4",
-                        (scope, &r.from, &r.to, &r.relation_type),
-                    )?;
-                }
-                Ok(removed)
-            })?;
+            let removed = store.write(|tx| delete_relations(tx, scope, relations))?;
             Ok(CallToolResult::text(format!(
                 "deleted {removed} relations\n"
             )))
@@ -119,18 +67,7 @@ pub(super) fn run(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolConte
         MemoryAction::SearchNodes => {
             let query = need(&args.query, "search_nodes", "query")?.to_lowercase();
             let graph = read(store, scope, None)?;
-            let names: Vec<String> = graph
-                .entities
-                .iter()
-                .filter(|e| {
-                    e.name.to_lowercase().contains(&query)
-                        || e.entity_type.to_lowercase().contains(&query)
-                        || e.observations
-                            .iter()
-                            .any(|o| o.to_lowercase().contains(&query))
-                })
-                .map(|e| e.name.clone())
-                .collect();
+            let names = matching_names(&graph, &query);
             Ok(graph_result(&graph.only(&names)))
         }
         MemoryAction::OpenNodes => {
@@ -141,6 +78,105 @@ pub(super) fn run(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolConte
         MemoryAction::Export => export(store, scope, args, ctx),
         _ => Err("internal error: not a graph action".to_owned()),
     }
+}
+
+/// Adds each item's new observations to its entity, which must exist;
+/// `{entityName, addedObservations}` per item.
+fn add_observations(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &str,
+    observations: &[ObservationsIn],
+) -> Result<Vec<Value>, WriteError> {
+    let mut added = Vec::new();
+    for item in observations {
+        if !entity_exists(tx, scope, &item.entity_name)? {
+            return Err(WriteError::Refused(format!(
+                "add_observations: no entity '{}'",
+                item.entity_name
+            )));
+        }
+        let mut new = Vec::new();
+        for text in &item.contents {
+            check_observation(text).map_err(WriteError::Refused)?;
+            if insert_observation(tx, scope, &item.entity_name, text)? {
+                new.push(text.clone());
+            }
+        }
+        added.push(json!({"entityName": item.entity_name, "addedObservations": new}));
+    }
+    Ok(added)
+}
+
+/// Deletes the entities named and every relation to or from them; the
+/// count of entities deleted.
+fn delete_entities(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &str,
+    names: &[String],
+) -> Result<usize, WriteError> {
+    let mut removed = 0;
+    for name in names {
+        removed += tx.execute(
+            "DELETE FROM entities WHERE scope = ?1 AND name = ?2",
+            (scope, name),
+        )?;
+        tx.execute(
+            "DELETE FROM relations WHERE scope = ?1 AND (from_entity = ?2 OR to_entity = ?2)",
+            (scope, name),
+        )?;
+    }
+    Ok(removed)
+}
+
+/// Deletes the observations given per entity; the count deleted.
+fn delete_observations(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &str,
+    deletions: &[ObservationsOut],
+) -> Result<usize, WriteError> {
+    let mut removed = 0;
+    for item in deletions {
+        for text in &item.observations {
+            removed += tx.execute(
+                "DELETE FROM observations WHERE scope = ?1 AND entity = ?2 AND text = ?3",
+                (scope, &item.entity_name, text),
+            )?;
+        }
+    }
+    Ok(removed)
+}
+
+/// Deletes the relations given; the count deleted.
+fn delete_relations(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &str,
+    relations: &[Relation],
+) -> Result<usize, WriteError> {
+    let mut removed = 0;
+    for r in relations {
+        removed += tx.execute(
+            "DELETE FROM relations WHERE scope = ?1 AND from_entity = ?2 AND to_entity = ?3 AND relation_type = ?4",
+            (scope, &r.from, &r.to, &r.relation_type),
+        )?;
+    }
+    Ok(removed)
+}
+
+/// The names of the entities whose name, type or an observation contains
+/// `query` (already lower case), in any case.
+fn matching_names(graph: &Graph, query: &str) -> Vec<String> {
+    graph
+        .entities
+        .iter()
+        .filter(|e| {
+            e.name.to_lowercase().contains(query)
+                || e.entity_type.to_lowercase().contains(query)
+                || e.observations
+                    .iter()
+                    .any(|o| o.to_lowercase().contains(query))
+        })
+        .map(|e| e.name.clone())
+        .collect()
 }
 
 /// Entities and relations.

@@ -1,0 +1,137 @@
+//! The sources of a door: an OpenAPI document each, and the upstream its
+//! operations are forwarded to.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::error::DoorError;
+use crate::openapi;
+
+/// One OpenAPI document and the upstream its operations are forwarded to.
+///
+/// The document is parsed when the source is made; a document that fails
+/// to load is kept as its error and reported under `hanzo.ai/unavailable`.
+#[derive(Debug, Clone)]
+pub struct OpenApiSource {
+    label: String,
+    document: Result<Arc<Value>, String>,
+    upstream: Option<String>,
+    available: bool,
+}
+
+impl OpenApiSource {
+    /// A source from the bytes of a JSON or YAML document. `upstream` is
+    /// the base URL operations are sent to (`https://api.example.com`);
+    /// without it, the document's first absolute `servers[].url` is used.
+    pub fn from_bytes(label: impl Into<String>, bytes: &[u8], upstream: Option<&str>) -> Self {
+        let label = label.into();
+        let document = openapi::parse_document(&label, bytes)
+            .map(Arc::new)
+            .map_err(|e| e.to_string());
+        Self::with(label, document, upstream)
+    }
+
+    /// A source from a document file; a file that cannot be read becomes a
+    /// source that failed to load, labelled with the path.
+    pub fn from_file(path: impl AsRef<Path>, upstream: Option<&str>) -> Self {
+        let path = path.as_ref();
+        let label = path.display().to_string();
+        match std::fs::read(path) {
+            Ok(bytes) => Self::from_bytes(label, &bytes, upstream),
+            Err(e) => {
+                let reason = DoorError::Read {
+                    path: label.clone(),
+                    reason: e.to_string(),
+                }
+                .to_string();
+                Self::with(label, Err(reason), upstream)
+            }
+        }
+    }
+
+    /// A source from the command-line form `FILE[=UPSTREAM]`.
+    ///
+    /// # Errors
+    /// [`DoorError::Config`] for an empty file name.
+    pub fn from_arg(arg: &str) -> Result<Self, DoorError> {
+        let (file, upstream) = match arg.split_once('=') {
+            Some((f, u)) => (f, Some(u)),
+            None => (arg, None),
+        };
+        if file.is_empty() {
+            return Err(DoorError::Config(format!(
+                "{arg:?}: expected FILE or FILE=UPSTREAM"
+            )));
+        }
+        Ok(Self::from_file(file, upstream))
+    }
+
+    /// A source from a document already parsed (or the reason it failed).
+    pub(crate) fn with(
+        label: String,
+        document: Result<Arc<Value>, String>,
+        upstream: Option<&str>,
+    ) -> Self {
+        Self {
+            label,
+            document,
+            upstream: upstream.map(str::to_owned),
+            available: true,
+        }
+    }
+
+    /// The parsed document, or why it could not be loaded.
+    pub(crate) fn document(&self) -> Result<&Arc<Value>, &str> {
+        self.document.as_ref().map_err(String::as_str)
+    }
+
+    /// Whether the source's upstream is available (see
+    /// [`set_available`](Self::set_available)).
+    pub(crate) fn is_available(&self) -> bool {
+        self.available
+    }
+
+    /// The source's label: the file path or the name it was given.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Marks the source's upstream as unavailable (or available again): an
+    /// unavailable source's operations are not offered and it is listed
+    /// under `hanzo.ai/unavailable`.
+    pub fn set_available(&mut self, available: bool) {
+        self.available = available;
+    }
+
+    /// The base URL calls go to: the given upstream, else the document's
+    /// first absolute `servers[].url`.
+    pub(crate) fn upstream_url(&self, doc: &Value) -> Result<Option<String>, DoorError> {
+        if let Some(u) = &self.upstream {
+            return if is_http_url(u) {
+                Ok(Some(u.trim_end_matches('/').to_owned()))
+            } else {
+                Err(DoorError::Upstream {
+                    source_label: self.label.clone(),
+                    url: u.clone(),
+                })
+            };
+        }
+        Ok(doc
+            .get("servers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.get("url").and_then(Value::as_str))
+            .find(|u| is_http_url(u))
+            .map(|u| u.trim_end_matches('/').to_owned()))
+    }
+}
+
+fn is_http_url(u: &str) -> bool {
+    let rest = u
+        .strip_prefix("http://")
+        .or_else(|| u.strip_prefix("https://"));
+    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/'))
+}
