@@ -123,6 +123,14 @@ pub(super) async fn on_post(
     }
 }
 
+/// The id of `message` when it is a request.
+fn request_id(message: &Message) -> Option<RequestId> {
+    match message {
+        Message::Request(request) => Some(request.id.clone()),
+        _ => None,
+    }
+}
+
 /// The revision `MCP-Protocol-Version` names (`None` when absent), which
 /// must be the one the body's `_meta` names when it names one: 400 with
 /// -32022 for an unknown revision, -32020 for a mismatch.
@@ -131,10 +139,7 @@ fn revision_of(
     message: &Message,
     params: Option<&Value>,
 ) -> Result<Option<Revision>, Box<Response>> {
-    let id = match message {
-        Message::Request(request) => Some(request.id.clone()),
-        _ => None,
-    };
+    let id = request_id(message);
     let revision = header_revision(headers, id.clone())?;
     if let (Some(header), Some(body)) = (revision, check::body_revision(params))
         && header.as_str() != body
@@ -191,10 +196,7 @@ pub(super) async fn post_stateless(
     message: Message,
     params: Option<&Value>,
 ) -> Response {
-    let id = match &message {
-        Message::Request(request) => Some(request.id.clone()),
-        _ => None,
-    };
+    let id = request_id(&message);
     let version = text(headers, PROTOCOL_VERSION).unwrap_or("");
     let checked = if version.is_empty() {
         Err(check::mismatch(format!(
@@ -269,10 +271,7 @@ pub(super) async fn post_session(
     message: Message,
     params: Option<&Value>,
 ) -> Response {
-    let id = match &message {
-        Message::Request(request) => Some(request.id.clone()),
-        _ => None,
-    };
+    let id = request_id(&message);
     let live = text(headers, SESSION_ID).and_then(|id| transport.session(id));
     let message = match message {
         Message::Request(request) if request.method == "initialize" && live.is_none() => {

@@ -185,15 +185,24 @@ pub(super) async fn open_session(transport: &Transport, request: mcp_proto::Requ
     response
 }
 
+/// The refusal of a GET or DELETE, if any: bearer, `Origin` and `Host`,
+/// then 405 for a 2026-07-28 request (those revisions only POST).
+fn session_method(transport: &Transport, headers: &HeaderMap) -> Option<Response> {
+    if let Some(refused) = guard(transport, headers) {
+        return Some(refused);
+    }
+    match header_revision(headers, None) {
+        Ok(revision) if revision.is_some_and(Revision::is_stateless) => Some(method_not_allowed()),
+        Ok(_) => None,
+        Err(refused) => Some(*refused),
+    }
+}
+
 pub(super) async fn on_get(State(transport): State<Transport>, headers: HeaderMap) -> Response {
-    if let Some(refused) = guard(&transport, &headers) {
+    if let Some(refused) = session_method(&transport, &headers) {
         return refused;
     }
-    let revision = match header_revision(&headers, None) {
-        Ok(revision) => revision,
-        Err(refused) => return *refused,
-    };
-    if revision.is_some_and(Revision::is_stateless) || headers.get(SESSION_ID).is_none() {
+    if headers.get(SESSION_ID).is_none() {
         return method_not_allowed();
     }
     if !accepts_sse(&headers) {
@@ -214,15 +223,8 @@ pub(super) async fn on_get(State(transport): State<Transport>, headers: HeaderMa
 }
 
 pub(super) async fn on_delete(State(transport): State<Transport>, headers: HeaderMap) -> Response {
-    if let Some(refused) = guard(&transport, &headers) {
+    if let Some(refused) = session_method(&transport, &headers) {
         return refused;
-    }
-    let revision = match header_revision(&headers, None) {
-        Ok(revision) => revision,
-        Err(refused) => return *refused,
-    };
-    if revision.is_some_and(Revision::is_stateless) {
-        return method_not_allowed();
     }
     if let Err(refused) = session_of(&transport, &headers) {
         return *refused;

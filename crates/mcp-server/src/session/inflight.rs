@@ -128,19 +128,14 @@ impl InFlight {
     /// Stops request `id`: its token fires, its task is aborted and no
     /// response is sent for it.
     pub(crate) fn cancel(&mut self, id: &RequestId) {
-        let running = self
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
-        match running {
-            Some(running) => {
-                running.cancel.cancel();
-                running.task.abort();
-                tracing::debug!(?id, "cancelled");
-            }
-            None => tracing::debug!(?id, "cancel for a request not in flight"),
-        }
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(stopped) = running.remove(id) else {
+            tracing::debug!(?id, "cancel for a request not in flight");
+            return;
+        };
+        stopped.cancel.cancel();
+        stopped.task.abort();
+        tracing::debug!(?id, "cancelled");
     }
 
     /// Waits for the requests in flight, at most `grace`; answers the rest

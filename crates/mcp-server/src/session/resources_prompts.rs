@@ -31,90 +31,63 @@ impl Session {
             .ok_or_else(|| ErrorObject::method_not_found(M::METHOD))
     }
 
-    pub(super) fn list_resources(
+    /// The work of a resources, prompts or completion request (`method`),
+    /// or `None` for another method. Lists are cacheable for a minute in
+    /// 2026-07-28; a read is not cached unless the source says for how
+    /// long (`ttlMs` 0); a prompt or a completion carries no cache fields.
+    pub(super) fn feature_work(
         &self,
+        method: &str,
         era: Era,
         params: Option<Value>,
         cx: CallContext,
-    ) -> Result<Work, ErrorObject> {
-        let source = self.resources::<ListResources>()?;
-        let cursor = cursor_of(ListResources::METHOD, params.as_ref())?;
-        Ok(typed_work(era, Some(LIST_TTL_MS), async move {
-            source.list_resources(cursor, cx).await
-        }))
-    }
-
-    pub(super) fn list_resource_templates(
-        &self,
-        era: Era,
-        params: Option<Value>,
-        cx: CallContext,
-    ) -> Result<Work, ErrorObject> {
-        let source = self.resources::<ListResourceTemplates>()?;
-        let cursor = cursor_of(ListResourceTemplates::METHOD, params.as_ref())?;
-        Ok(typed_work(era, Some(LIST_TTL_MS), async move {
-            source.list_resource_templates(cursor, cx).await
-        }))
-    }
-
-    /// `resources/read`; a read is not cached unless the source says for
-    /// how long (`ttlMs` 0 otherwise in 2026-07-28).
-    pub(super) fn read_resource(
-        &self,
-        era: Era,
-        params: Option<Value>,
-        cx: CallContext,
-    ) -> Result<Work, ErrorObject> {
-        let source = self.resources::<ReadResource>()?;
-        let params = decode::<ReadResource>(params)?;
-        Ok(typed_work(era, Some(0), async move {
-            source
-                .read_resource(params, cx)
-                .await
-                .map_err(|error| not_found_for(era, error))
-        }))
-    }
-
-    pub(super) fn list_prompts(
-        &self,
-        era: Era,
-        params: Option<Value>,
-        cx: CallContext,
-    ) -> Result<Work, ErrorObject> {
-        let source = self.prompts::<ListPrompts>()?;
-        let cursor = cursor_of(ListPrompts::METHOD, params.as_ref())?;
-        Ok(typed_work(era, Some(LIST_TTL_MS), async move {
-            source.list_prompts(cursor, cx).await
-        }))
-    }
-
-    pub(super) fn get_prompt(
-        &self,
-        era: Era,
-        params: Option<Value>,
-        cx: CallContext,
-    ) -> Result<Work, ErrorObject> {
-        let source = self.prompts::<GetPrompt>()?;
-        let params = decode::<GetPrompt>(params)?;
-        Ok(typed_work(era, None, async move {
-            source.get_prompt(params, cx).await
-        }))
-    }
-
-    pub(super) fn complete(
-        &self,
-        era: Era,
-        params: Option<Value>,
-        cx: CallContext,
-    ) -> Result<Work, ErrorObject> {
-        let source = self
-            .server
-            .completion_source()
-            .ok_or_else(|| ErrorObject::method_not_found(Complete::METHOD))?;
-        let params = decode::<Complete>(params)?;
-        Ok(typed_work(era, None, async move {
-            source.complete(params, cx).await
-        }))
+    ) -> Option<Result<Work, ErrorObject>> {
+        let list = Some(LIST_TTL_MS);
+        let cursor = |method: &str| cursor_of(method, params.as_ref());
+        Some(match method {
+            ListResources::METHOD => self.resources::<ListResources>().and_then(|source| {
+                let cursor = cursor(method)?;
+                Ok(typed_work(era, list, async move {
+                    source.list_resources(cursor, cx).await
+                }))
+            }),
+            ListResourceTemplates::METHOD => {
+                self.resources::<ListResourceTemplates>()
+                    .and_then(|source| {
+                        let cursor = cursor(method)?;
+                        let listing =
+                            async move { source.list_resource_templates(cursor, cx).await };
+                        Ok(typed_work(era, list, listing))
+                    })
+            }
+            ReadResource::METHOD => self.resources::<ReadResource>().and_then(|source| {
+                let params = decode::<ReadResource>(params)?;
+                let read = async move {
+                    let read = source.read_resource(params, cx).await;
+                    read.map_err(|error| not_found_for(era, error))
+                };
+                Ok(typed_work(era, Some(0), read))
+            }),
+            ListPrompts::METHOD => self.prompts::<ListPrompts>().and_then(|source| {
+                let cursor = cursor(method)?;
+                Ok(typed_work(era, list, async move {
+                    source.list_prompts(cursor, cx).await
+                }))
+            }),
+            GetPrompt::METHOD => self.prompts::<GetPrompt>().and_then(|source| {
+                let params = decode::<GetPrompt>(params)?;
+                Ok(typed_work(era, None, async move {
+                    source.get_prompt(params, cx).await
+                }))
+            }),
+            Complete::METHOD => match self.server.completion_source() {
+                Some(source) => decode::<Complete>(params).map(|params| {
+                    typed_work(era, None, async move { source.complete(params, cx).await })
+                }),
+                None => Err(ErrorObject::method_not_found(method)),
+            },
+            _ => return None,
+        })
     }
 }
 

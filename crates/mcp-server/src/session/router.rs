@@ -8,8 +8,7 @@
 use std::future::Future;
 
 use mcp_proto::methods::{
-    CallTool, Complete, GetPrompt, Initialize, ListPrompts, ListResourceTemplates, ListResources,
-    ListTools, Method, Ping, ReadResource, ServerDiscover, SetLevel, Subscribe, Unsubscribe,
+    CallTool, Initialize, ListTools, Method, Ping, ServerDiscover, SetLevel, Subscribe, Unsubscribe,
 };
 use mcp_proto::{
     EmptyResult, ErrorObject, FromValue, LoggingLevel, Message, ProgressToken, Request, RequestId,
@@ -81,14 +80,10 @@ impl Session {
         let cx = self.context(&id, era, params.as_ref(), &cancel);
         let work = match method {
             ListTools::METHOD => self.list_tools(era, params.as_ref()),
-            ListResources::METHOD => self.list_resources(era, params, cx),
-            ListResourceTemplates::METHOD => self.list_resource_templates(era, params, cx),
-            ReadResource::METHOD => self.read_resource(era, params, cx),
-            ListPrompts::METHOD => self.list_prompts(era, params, cx),
-            GetPrompt::METHOD => self.get_prompt(era, params, cx),
-            Complete::METHOD => self.complete(era, params, cx),
             Subscribe::METHOD => self.subscribe(era, params, cx),
-            other => Err(ErrorObject::method_not_found(other)),
+            other => self
+                .feature_work(other, era, params, cx)
+                .unwrap_or_else(|| Err(ErrorObject::method_not_found(other))),
         };
         match work {
             Ok(work) => self.inflight.spawn(id, work, cancel, &self.outbox),
