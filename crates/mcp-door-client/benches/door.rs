@@ -6,8 +6,9 @@
 //!   fake door, against the same request POSTed straight to it;
 //! - `call_1mib/*`: a `tools/call` whose door result holds 1 MiB of text
 //!   content (1,114,167 bytes of JSON), forwarded by `Door::call_tool`
-//!   (params and result through `serde_json::Value`), against the same
-//!   request POSTed straight to the door and its body read as bytes.
+//!   (params and result through `serde_json::Value`) and by
+//!   `Door::call_tool_raw` (params and result as JSON text), against the
+//!   same request POSTed straight to the door and its body read as bytes.
 //!
 //! Run: `cargo bench -p mcp-door-client --bench door`.
 
@@ -189,9 +190,7 @@ fn call_1mib(c: &mut Criterion) {
     let fake = FakeDoor::start(Behaviour::RawCallResult(result.clone())).expect("fake door");
     let door = rt.block_on(async { door_for(&fake) });
     let client = reqwest::Client::new();
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"agents","arguments":{{"op":"list_agents","input":{{"limit":10}}}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"bench","version":"0"}}}}}}}}"#
-    );
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"agents","arguments":{"op":"list_agents","input":{"limit":10}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#.to_owned();
     let url = fake.url();
     let direct = || async {
         let response = client
@@ -213,6 +212,11 @@ fn call_1mib(c: &mut Criterion) {
         .block_on(door.call_tool(call_params(), None))
         .expect("result");
     assert_eq!(forwarded, expected);
+    let raw_params = serde_json::value::to_raw_value(&call_params()).expect("params");
+    let forwarded_raw = rt
+        .block_on(door.call_tool_raw(&raw_params, None))
+        .expect("result");
+    assert_eq!(forwarded_raw.get(), result);
     let answer = rt.block_on(direct());
     assert_eq!(answer.len(), result.len() + 34);
 
@@ -220,6 +224,9 @@ fn call_1mib(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(result.len() as u64));
     group.bench_function("call_tool_value", |b| {
         b.iter(|| black_box(rt.block_on(door.call_tool(call_params(), None))))
+    });
+    group.bench_function("call_tool_raw", |b| {
+        b.iter(|| black_box(rt.block_on(door.call_tool_raw(black_box(&raw_params), None))))
     });
     group.bench_function("direct_post_bytes", |b| {
         b.iter(|| black_box(rt.block_on(direct())))
