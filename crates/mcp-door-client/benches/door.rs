@@ -3,13 +3,18 @@
 //!   answered from the cache (snapshot + merge, and + JSON serialization;
 //!   then the same through the `MergedTools` memo);
 //! - `call/*`: a `tools/call` forwarded by `Door::call_tool` to a loopback
-//!   fake door, against the same request POSTed straight to it.
+//!   fake door, against the same request POSTed straight to it;
+//! - `call_1mib/*`: a `tools/call` whose door result holds 1 MiB of text
+//!   content (1,114,167 bytes of JSON), forwarded by `Door::call_tool`
+//!   (params and result through `serde_json::Value`) and by
+//!   `Door::call_tool_raw` (params and result as JSON text), against the
+//!   same request POSTed straight to the door and its body read as bytes.
 //!
 //! Run: `cargo bench -p mcp-door-client --bench door`.
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_door_client::{Door, MergedTools, merge};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use mcp_proto::Tool;
@@ -163,5 +168,71 @@ fn call(c: &mut Criterion) {
     fake.clear_log();
 }
 
-criterion_group!(benches, tools_list_cached, call);
+/// Lines of text in the 1 MiB result: 16,384 lines of 64 bytes.
+const BIG_LINES: usize = 16_384;
+
+/// A door result whose one text block is 1 MiB (1,048,576 bytes) of
+/// 64-byte lines, as the door would write it.
+fn big_result() -> String {
+    let text: String = (0..BIG_LINES)
+        .map(|i| format!("{i:05} a line of tool output, \"quoted\" and \ttabbed, pad to 64 by\n"))
+        .collect();
+    assert_eq!(text.len(), 1_048_576);
+    let text = serde_json::to_string(&text).expect("json");
+    format!(r#"{{"content":[{{"type":"text","text":{text}}}],"isError":false}}"#)
+}
+
+fn call_1mib(c: &mut Criterion) {
+    let rt = runtime();
+    let result = big_result();
+    assert_eq!(result.len(), 1_114_167);
+    let fake = FakeDoor::start(Behaviour::RawCallResult(result.clone())).expect("fake door");
+    let door = rt.block_on(async { door_for(&fake) });
+    let client = reqwest::Client::new();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"agents","arguments":{"op":"list_agents","input":{"limit":10}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#.to_owned();
+    let url = fake.url();
+    let direct = || async {
+        let response = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "agents")
+            .header("authorization", "Bearer bench-token")
+            .body(body.clone())
+            .send()
+            .await
+            .expect("send");
+        response.bytes().await.expect("body")
+    };
+    let expected: Value = serde_json::from_str(&result).expect("json");
+    let forwarded = rt
+        .block_on(door.call_tool(call_params(), None))
+        .expect("result");
+    assert_eq!(forwarded, expected);
+    let raw_params = serde_json::value::to_raw_value(&call_params()).expect("params");
+    let forwarded_raw = rt
+        .block_on(door.call_tool_raw(&raw_params, None))
+        .expect("result");
+    assert_eq!(forwarded_raw.get(), result);
+    let answer = rt.block_on(direct());
+    assert_eq!(answer.len(), result.len() + 34);
+
+    let mut group = c.benchmark_group("call_1mib");
+    group.throughput(Throughput::Bytes(result.len() as u64));
+    group.bench_function("call_tool_value", |b| {
+        b.iter(|| black_box(rt.block_on(door.call_tool(call_params(), None))))
+    });
+    group.bench_function("call_tool_raw", |b| {
+        b.iter(|| black_box(rt.block_on(door.call_tool_raw(black_box(&raw_params), None))))
+    });
+    group.bench_function("direct_post_bytes", |b| {
+        b.iter(|| black_box(rt.block_on(direct())))
+    });
+    group.finish();
+    fake.clear_log();
+}
+
+criterion_group!(benches, tools_list_cached, call, call_1mib);
 criterion_main!(benches);

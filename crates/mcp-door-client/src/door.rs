@@ -6,13 +6,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_proto::{ErrorObject, validate_tool_name};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
 
 use crate::config::DoorConfig;
 use crate::error::DoorError;
 use crate::list::{DoorList, fetch_list, shorten};
-use crate::transport::Transport;
+use crate::raw::{Object, Parsed};
+use crate::transport::{CallParams, Transport};
 
 /// Where the door's list stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +81,8 @@ struct Inner {
 /// 3. [`Door::generations`] (or [`Door::subscribe`] for whole snapshots)
 ///    and send `notifications/tools/list_changed` when it changes;
 /// 4. for `tools/call` of a name no local tool has and [`Door::owns`]:
-///    [`Door::call_tool`].
+///    [`Door::call_tool_raw`] with the caller's params text, whose result
+///    text goes back to the caller as it is (HIP-0300 §2.2: verbatim).
 #[derive(Clone)]
 pub struct Door {
     inner: Arc<Inner>,
@@ -233,79 +236,143 @@ impl Door {
         validate_tool_name(name).is_ok()
     }
 
-    /// Forwards a `tools/call` (HIP-0300 §2.2). `params` are the caller's
-    /// params, sent unchanged except that the `_meta` keys revision
-    /// 2026-07-28 requires are added when missing. Progress notifications
-    /// the door streams (SSE) go to `progress` as their `params`, when given.
+    /// Forwards a `tools/call` (HIP-0300 §2.2): [`Door::call_tool_raw`]
+    /// with `params` written as JSON text, and the answer decoded.
     ///
-    /// Returns `Ok(result)`: the door's `result` member unchanged (its
-    /// `isError` and unknown members included) when it is a JSON object whose
-    /// `content`, if present, is an array; a result that is not an object, or
-    /// whose `content` is not an array, becomes an `isError` result
-    /// `hanzo door <address>: answered a tools/call result that is not an
-    /// object` (or `… whose content is not an array`); or, when the door could not be used, a result
-    /// `{"content":[{"type":"text","text":…}],"isError":true}` whose one line
-    /// names the door and what went wrong: `hanzo door <address>: <reason>`
-    /// for a tool of the door's cached list; for any other name (call only
-    /// after the local tools said no) `tool '<name>' is not a local tool, and
-    /// the door (<address>) could not be reached: <reason>` (`failed: <reason>`
-    /// when the door did answer, e.g. `answered HTTP 502`); 401: says to run
-    /// `hanzo auth login` or set `HANZO_API_KEY` and names the resource
-    /// metadata URL). Returns `Err(error)` when the door answered a
-    /// JSON-RPC error: that error, unchanged.
+    /// Returns what [`Door::call_tool_raw`] returns, as a [`Value`]. The
+    /// decoding loses what a `Value` cannot hold (number spellings, member
+    /// order, lone surrogate escapes): a server that forwards a caller's
+    /// call uses [`Door::call_tool_raw`]. A door result that is valid JSON
+    /// but cannot be decoded (a lone surrogate escape, a number beyond
+    /// `f64`) is a failure like an answer that is not JSON:
+    /// `hanzo door <address>: answered a body that is not a JSON-RPC
+    /// response: not JSON`.
     pub async fn call_tool(
         &self,
-        mut params: Map<String, Value>,
+        params: Map<String, Value>,
         progress: Option<mpsc::UnboundedSender<Value>>,
     ) -> Result<Value, ErrorObject> {
-        let transport = &self.inner.transport;
+        let written = serde_json::value::to_raw_value(&params)
+            .map_err(|e| ErrorObject::invalid_params(format!("tools/call params: {e}")))?;
+        let Some(call) = self.inner.transport.read_call(&written) else {
+            return Err(not_an_object());
+        };
+        match self.forward(&call, progress).await {
+            Forwarded::Door(result) => match serde_json::from_str(result.get()) {
+                Ok(result) => Ok(result),
+                Err(_) => {
+                    let error = DoorError::Garbage("not JSON".into());
+                    self.door_failed(&error);
+                    Ok(error_result(
+                        &self.failed_call_text(call.name.as_deref(), &error),
+                    ))
+                }
+            },
+            Forwarded::Local(result) => Ok(result),
+            Forwarded::Rpc(error) => Err(error),
+        }
+    }
+
+    /// Forwards a caller's `tools/call` verbatim (HIP-0300 §2.2).
+    ///
+    /// `params` is the caller's params object as the caller wrote it (JSON
+    /// text, which may hold anything JSON allows, lone surrogate escapes
+    /// such as `"\ud800"` included). The door receives the body
+    /// `{"jsonrpc":"2.0","id":<n>,"method":"tools/call","params":<params>}`
+    /// where `<params>` is that text byte for byte, except that the `_meta`
+    /// keys revision 2026-07-28 requires
+    /// (`io.modelcontextprotocol/protocolVersion` `"2026-07-28"`,
+    /// `io.modelcontextprotocol/clientCapabilities` `{}`,
+    /// `io.modelcontextprotocol/clientInfo` from
+    /// [`DoorConfig::client_info`]) are added when missing: appended to the
+    /// caller's `_meta` object after its last member, or as a `_meta`
+    /// member after the params' last member when there is none, or, when
+    /// `_meta` is not an object, in an object that replaces it. The
+    /// headers are those of every request plus `Mcp-Name` (`name`) and the
+    /// `Mcp-Param-*` headers of the tool's `x-mcp-header` annotations;
+    /// only `name`, `_meta` and the annotated arguments are read. A -32022
+    /// answer that offers 2026-07-28 is retried once with only the
+    /// protocol version's value changed. Progress notifications the door
+    /// streams (SSE) go to `progress` as their `params`, when given.
+    ///
+    /// Returns `Ok(result)`: the door's `result` member as the exact JSON
+    /// text the door sent (an `application/json` body or the SSE event
+    /// answering the request), when it is an object whose `content`, if
+    /// present, is an array (`isError`, any `resultType` and unknown
+    /// members included); otherwise a result the client writes itself,
+    /// `{"content":[{"type":"text","text":…}],"isError":true}` with one
+    /// line: `hanzo door <address>: answered a tools/call result that is
+    /// not an object` (or `… whose content is not an array`); when the
+    /// door could not be used, `hanzo door <address>: <reason>` for a tool
+    /// of the door's cached list, and for any other name (call only after
+    /// the local tools said no) `tool '<name>' is not a local tool, and the
+    /// door (<address>) could not be reached: <reason>` (`failed:
+    /// <reason>` when the door did answer, e.g. `answered HTTP 502`); on a
+    /// 401, a line that says to run `hanzo auth login` or set
+    /// `HANZO_API_KEY` and names the resource metadata URL.
+    ///
+    /// Errors: the door's JSON-RPC error, unchanged; -32602 (invalid
+    /// params) without contacting the door when `params` is not a JSON
+    /// object.
+    pub async fn call_tool_raw(
+        &self,
+        params: &RawValue,
+        progress: Option<mpsc::UnboundedSender<Value>>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let Some(call) = self.inner.transport.read_call(params) else {
+            return Err(not_an_object());
+        };
+        match self.forward(&call, progress).await {
+            Forwarded::Door(result) => Ok(result),
+            Forwarded::Local(result) => serde_json::value::to_raw_value(&result)
+                .map_err(|e| ErrorObject::internal_error(format!("tools/call result: {e}"))),
+            Forwarded::Rpc(error) => Err(error),
+        }
+    }
+
+    /// Sends one call within the call time limit and sorts out the answer:
+    /// the door's result when it has the shape of a `CallToolResult`, the
+    /// door's JSON-RPC error, or an `isError` result naming the door and
+    /// what went wrong (see [`Door::call_tool_raw`]). Notes the door
+    /// answering or failing for the outage log.
+    async fn forward(
+        &self,
+        call: &CallParams<'_>,
+        progress: Option<mpsc::UnboundedSender<Value>>,
+    ) -> Forwarded {
         let limit = self.inner.config.timeouts.call;
-        let tool = params
-            .get("name")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let revision = transport.add_required_meta(&mut params);
-        let sent = tokio::time::timeout(
-            limit,
-            transport.request("tools/call", params, &revision, progress.as_ref()),
-        )
-        .await
-        .unwrap_or(Err(DoorError::Timeout(limit)));
+        let sent = tokio::time::timeout(limit, self.inner.transport.call(call, progress.as_ref()))
+            .await
+            .unwrap_or(Err(DoorError::Timeout(limit)));
         match sent {
-            Ok(outcome) => {
+            Ok(Ok(result)) => {
                 self.door_answered();
-                outcome.map(|result| self.checked_call_result(result))
+                match call_result_problem(&result) {
+                    None => Forwarded::Door(result),
+                    Some(problem) => Forwarded::Local(error_result(&format!(
+                        "hanzo door {}: {problem}",
+                        self.inner.address
+                    ))),
+                }
+            }
+            Ok(Err(error)) => {
+                self.door_answered();
+                Forwarded::Rpc(error)
             }
             Err(DoorError::Unauthorized { resource_metadata }) => {
                 self.door_answered();
-                Ok(error_result(&sign_in_text(
+                Forwarded::Local(error_result(&sign_in_text(
                     &self.inner.address,
                     &resource_metadata,
                 )))
             }
             Err(error) => {
                 self.door_failed(&error);
-                Ok(error_result(
-                    &self.failed_call_text(tool.as_deref(), &error),
+                Forwarded::Local(error_result(
+                    &self.failed_call_text(call.name.as_deref(), &error),
                 ))
             }
         }
-    }
-
-    /// The door's `tools/call` result, unchanged when it is a JSON object
-    /// (any `resultType`, e.g. `input_required`, MCP 2026-07-28 SEP-2322;
-    /// `isError` and unknown members kept) whose `content`, when present, is
-    /// an array; otherwise an `isError` result naming the door and what was
-    /// wrong, since the MCP client expects a CallToolResult.
-    fn checked_call_result(&self, result: Value) -> Value {
-        let problem = match &result {
-            Value::Object(members) => match members.get("content") {
-                None | Some(Value::Array(_)) => return result,
-                Some(_) => "answered a tools/call result whose content is not an array",
-            },
-            _ => "answered a tools/call result that is not an object",
-        };
-        error_result(&format!("hanzo door {}: {problem}", self.inner.address))
     }
 
     /// The one line of a forwarded call the door could not answer. A name
@@ -449,6 +516,38 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What a forwarded call came to.
+enum Forwarded {
+    /// The door's result, as the door wrote it.
+    Door(Box<RawValue>),
+    /// A result the client wrote (`isError`: the door failed, needs a
+    /// sign-in, or answered a result of the wrong shape).
+    Local(Value),
+    /// The door's JSON-RPC error.
+    Rpc(ErrorObject),
+}
+
+/// What is wrong with a door's `tools/call` result, `None` when it is a
+/// JSON object (any `resultType`, e.g. `input_required`, MCP 2026-07-28
+/// SEP-2322) whose `content`, when present, is an array: the MCP client
+/// expects a `CallToolResult`. Only the top level is read.
+fn call_result_problem(result: &RawValue) -> Option<&'static str> {
+    match Object::parse(result.get()) {
+        Ok(Parsed::Object(members)) => match members.get("content") {
+            Some(content) if !content.get().starts_with('[') => {
+                Some("answered a tools/call result whose content is not an array")
+            }
+            _ => None,
+        },
+        _ => Some("answered a tools/call result that is not an object"),
+    }
+}
+
+/// The error for `tools/call` params that are not a JSON object.
+fn not_an_object() -> ErrorObject {
+    ErrorObject::invalid_params("tools/call params must be a JSON object")
 }
 
 /// The text of the 401 result (HIP-0300 §2.2).

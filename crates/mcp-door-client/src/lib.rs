@@ -28,7 +28,10 @@
 //!   plain https URL that does not hold the bearer.
 //! - [`Door`]: the cached list ([`DoorSnapshot`], [`DoorList`]), a watch
 //!   channel of changes, [`Door::wait_first`] with a budget,
-//!   [`Door::call_tool`], [`Door::owns`].
+//!   [`Door::call_tool_raw`] (the caller's params text in, the door's
+//!   result text out, byte for byte but for the required `_meta` keys),
+//!   [`Door::call_tool`] (the same through `serde_json::Value`),
+//!   [`Door::owns`].
 //! - [`merge`]: local first, a local name wins, the door's `_meta` kept;
 //!   [`MergedTools`] remembers the merge until the door's list changes.
 //!
@@ -48,12 +51,13 @@
 //! let result = merge(&local, snapshot.list.as_deref());
 //! println!("{} tools", result.tools.len());
 //!
-//! // tools/call of a name that is not local:
-//! let mut params = serde_json::Map::new();
-//! params.insert("name".into(), "agents".into());
-//! params.insert("arguments".into(), serde_json::json!({"op": "list_agents"}));
-//! match door.call_tool(params, None).await {
-//!     Ok(result) => println!("{result}"),  // the door's result, or an isError result
+//! // tools/call of a name that is not local: the caller's params as the
+//! // caller wrote them, forwarded verbatim.
+//! let params: Box<serde_json::value::RawValue> = serde_json::from_str(
+//!     r#"{"name":"agents","arguments":{"op":"list_agents","input":{"limit":10}}}"#,
+//! ).expect("a JSON object");
+//! match door.call_tool_raw(&params, None).await {
+//!     Ok(result) => println!("{}", result.get()), // the door's result text, or an isError result
 //!     Err(error) => println!("JSON-RPC error {}", error.code),
 //! }
 //! # Ok(())
@@ -72,6 +76,7 @@ mod door;
 mod error;
 mod list;
 mod merge;
+mod raw;
 mod transport;
 
 pub use bearer::{Bearer, BearerDiscovery, DEFAULT_CLI_TIMEOUT};

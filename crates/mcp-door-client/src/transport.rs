@@ -1,6 +1,7 @@
 //! One JSON-RPC request to the door over streamable HTTP (MCP 2026-07-28
 //! transports; HIP-0300 §2.2): headers, redirects, 401, JSON or SSE answers.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -9,15 +10,64 @@ use mcp_proto::param_header::{self, ParamHeader};
 use mcp_proto::{ErrorObject, error_code, meta};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::{StatusCode, Url};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::{OnceCell, mpsc};
 
 use crate::bearer::Bearer;
 use crate::config::{BearerSource, ClientInfo, DOOR_REVISION, DoorConfig};
 use crate::error::DoorError;
+use crate::raw::{Edit, Object, Parsed, lossy_string, offset_in, splice};
 
 /// What a request answered: the `result` member, or the `error` member.
 pub(crate) type RpcOutcome = Result<Value, ErrorObject>;
+
+/// What a forwarded call answered: the `result` member as the exact text
+/// the door sent, or the `error` member.
+pub(crate) type RawOutcome = Result<Box<RawValue>, ErrorObject>;
+
+/// A caller's `tools/call` params (a JSON object text), read for what the
+/// request needs without decoding the rest: the tool name, the arguments
+/// (for `Mcp-Param-*` headers), and how to add the required `_meta`.
+pub(crate) struct CallParams<'a> {
+    /// The params exactly as the caller wrote them.
+    text: &'a str,
+    /// `name` when it is a string (lossy only for a lone surrogate escape).
+    pub(crate) name: Option<String>,
+    /// The `arguments` member, as written.
+    arguments: Option<&'a RawValue>,
+    /// The edit that adds the missing required `_meta` keys, if any.
+    add_meta: Option<Edit>,
+    /// Where the value of the caller's own `_meta` protocol version is.
+    version_at: Option<(usize, usize)>,
+}
+
+impl<'a> CallParams<'a> {
+    /// The params text sent to the door and the revision it states: the
+    /// caller's text with [`CallParams::add_meta`] applied, and with
+    /// `force_revision` the protocol version's value replaced by
+    /// `"2026-07-28"` ([`DOOR_REVISION`]). `None` only if an edit does not
+    /// fit the text, which reading it rules out.
+    fn body_params(&self, force_revision: bool) -> Option<(Cow<'a, str>, String)> {
+        let mut edits: Vec<Edit> = self.add_meta.iter().cloned().collect();
+        let mut revision = DOOR_REVISION.to_owned();
+        if let Some((start, end)) = self.version_at {
+            let written = self.text.get(start..end)?;
+            let door = format!("\"{DOOR_REVISION}\"");
+            if force_revision && written != door {
+                edits.push(Edit {
+                    start,
+                    end,
+                    text: door,
+                });
+            } else if !force_revision {
+                revision = serde_json::from_str::<String>(written)
+                    .unwrap_or_else(|_| DOOR_REVISION.to_owned());
+            }
+        }
+        Some((splice(self.text, &edits)?, revision))
+    }
+}
 
 pub(crate) struct Transport {
     client: reqwest::Client,
@@ -99,6 +149,98 @@ impl Transport {
             .clone()
     }
 
+    /// The `_meta` members revision 2026-07-28 requires, as JSON text
+    /// (`"name":value` pairs joined by `,`), in the order
+    /// [`Transport::add_required_meta`] adds them, but only those `has`
+    /// says are missing.
+    fn required_meta_members(&self, has: impl Fn(&str) -> bool) -> String {
+        let info = json!({"name": self.client_info.name, "version": self.client_info.version});
+        let members = [
+            (meta::PROTOCOL_VERSION, json!(DOOR_REVISION)),
+            (meta::CLIENT_CAPABILITIES, json!({})),
+            (meta::CLIENT_INFO, info),
+        ];
+        members
+            .iter()
+            .filter(|(name, _)| !has(name))
+            .map(|(name, value)| format!("{}:{value}", json!(name)))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Reads a caller's `tools/call` params for forwarding (HIP-0300 §2.2):
+    /// `name`, `arguments`, and the text edit that adds the `_meta` keys
+    /// revision 2026-07-28 requires where they are missing — members
+    /// appended to the caller's `_meta` object (after its last member), a
+    /// `_meta` member appended to the params when there is none, or, when
+    /// `_meta` is not an object, that value replaced by an object of the
+    /// three (as [`Transport::add_required_meta`] does). With repeated
+    /// names, the last one counts. Nothing else of the text changes.
+    ///
+    /// `None` when `params` is not a JSON object.
+    pub(crate) fn read_call<'a>(&self, params: &'a RawValue) -> Option<CallParams<'a>> {
+        let text = params.get();
+        let Ok(Parsed::Object(object)) = Object::parse(text) else {
+            return None;
+        };
+        let span = |value: &RawValue| {
+            offset_in(text, value).map(|start| (start, start + value.get().len()))
+        };
+        // Where a member goes at the end of an object text starting at
+        // `start`: after its last value, or just after its `{`.
+        let append_at = |start: usize, members: &Object<'_>, member: String| {
+            Some(match members.last_value() {
+                Some(last) => (span(last)?.1, format!(",{member}")),
+                None => (start + 1, member),
+            })
+        };
+        let mut version_at = None;
+        let add_meta = match object.get("_meta") {
+            None => {
+                let member = format!("\"_meta\":{{{}}}", self.required_meta_members(|_| false));
+                let (at, text) = append_at(0, &object, member)?;
+                Some(Edit {
+                    start: at,
+                    end: at,
+                    text,
+                })
+            }
+            Some(meta_value) => {
+                let (start, end) = span(meta_value)?;
+                match Object::parse(meta_value.get()) {
+                    Ok(Parsed::Object(meta_members)) => {
+                        if let Some(version) = meta_members.get(meta::PROTOCOL_VERSION) {
+                            version_at = Some(span(version)?);
+                        }
+                        let missing = self.required_meta_members(|name| meta_members.has(name));
+                        if missing.is_empty() {
+                            None
+                        } else {
+                            let (at, text) = append_at(start, &meta_members, missing)?;
+                            Some(Edit {
+                                start: at,
+                                end: at,
+                                text,
+                            })
+                        }
+                    }
+                    _ => Some(Edit {
+                        start,
+                        end,
+                        text: format!("{{{}}}", self.required_meta_members(|_| false)),
+                    }),
+                }
+            }
+        };
+        Some(CallParams {
+            text,
+            name: object.get("name").and_then(lossy_string),
+            arguments: object.get("arguments"),
+            add_meta,
+            version_at,
+        })
+    }
+
     /// Adds the `_meta` keys revision 2026-07-28 requires to `params`, where
     /// they are missing; returns the revision the body now states.
     pub(crate) fn add_required_meta(&self, params: &mut Map<String, Value>) -> String {
@@ -140,44 +282,77 @@ impl Transport {
         revision: &str,
         progress: Option<&mpsc::UnboundedSender<Value>>,
     ) -> Result<RpcOutcome, DoorError> {
-        let outcome = self.send_once(method, &params, revision, progress).await?;
-        let Err(error) = &outcome else {
-            return Ok(outcome);
+        let text = |params: &Map<String, Value>| {
+            serde_json::to_string(params).map_err(|e| DoorError::Http(e.to_string()))
         };
-        if !offers_door_revision(error) {
-            return Ok(outcome);
+        let outcome = self
+            .send_once(method, &text(&params)?, revision, None, progress)
+            .await?;
+        let outcome = match outcome {
+            Err(error) if offers_door_revision(&error) => {
+                if let Some(Value::Object(meta)) = params.get_mut("_meta") {
+                    meta.insert(meta::PROTOCOL_VERSION.into(), json!(DOOR_REVISION));
+                }
+                self.send_once(method, &text(&params)?, DOOR_REVISION, None, progress)
+                    .await?
+            }
+            other => other,
+        };
+        match outcome {
+            Ok(result) => serde_json::from_str(result.get())
+                .map(Ok)
+                .map_err(|_| DoorError::Garbage("not JSON".into())),
+            Err(error) => Ok(Err(error)),
         }
-        if let Some(Value::Object(meta)) = params.get_mut("_meta") {
-            meta.insert(meta::PROTOCOL_VERSION.into(), json!(DOOR_REVISION));
-        }
-        self.send_once(method, &params, DOOR_REVISION, progress)
-            .await
     }
 
-    /// One POST (and its 307/308 hops) under a fresh request id.
+    /// Forwards a `tools/call` (HIP-0300 §2.2): the body is
+    /// `{"jsonrpc":"2.0","id":<n>,"method":"tools/call","params":<text>}`
+    /// where the text is the caller's, byte for byte, with only the missing
+    /// required `_meta` keys spliced in ([`Transport::read_call`]); headers
+    /// as for every request, plus `Mcp-Name` and the `Mcp-Param-*` headers
+    /// of the tool's `x-mcp-header` annotations. The answer's `result` comes
+    /// back as the exact text the door sent.
+    ///
+    /// A -32022 answer offering [`DOOR_REVISION`] is retried once, as
+    /// [`Transport::request`] does, with the `_meta` protocol version's
+    /// value replaced by `"2026-07-28"` and nothing else changed.
+    pub(crate) async fn call(
+        &self,
+        params: &CallParams<'_>,
+        progress: Option<&mpsc::UnboundedSender<Value>>,
+    ) -> Result<RawOutcome, DoorError> {
+        let unfit = || DoorError::Http("the params could not be edited".into());
+        let tool = Some((params.name.as_deref(), params.arguments));
+        let (text, revision) = params.body_params(false).ok_or_else(unfit)?;
+        let outcome = self
+            .send_once("tools/call", &text, &revision, tool, progress)
+            .await?;
+        match outcome {
+            Err(error) if offers_door_revision(&error) => {
+                let (text, revision) = params.body_params(true).ok_or_else(unfit)?;
+                self.send_once("tools/call", &text, &revision, tool, progress)
+                    .await
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// One POST (and its 307/308 hops) under a fresh request id. `params`
+    /// is the params' JSON text, sent as it is; `tool` is, for a
+    /// `tools/call`, the tool's name (for `Mcp-Name`) and its arguments
+    /// (for `Mcp-Param-*`).
     async fn send_once(
         &self,
         method: &str,
-        params: &Map<String, Value>,
+        params: &str,
         revision: &str,
+        tool: Option<(Option<&str>, Option<&RawValue>)>,
         progress: Option<&mpsc::UnboundedSender<Value>>,
-    ) -> Result<RpcOutcome, DoorError> {
+    ) -> Result<RawOutcome, DoorError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let tool_name = if method == "tools/call" {
-            params
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        } else {
-            None
-        };
-        let body = serde_json::to_vec(&json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "method": method,
-            "params": params,
-        }))
-        .map_err(|e| DoorError::Http(e.to_string()))?;
+        let (tool_name, arguments) = tool.unwrap_or_default();
+        let body = request_body(id, method, params)?;
         let mut headers = HeaderMap::new();
         headers.insert(
             header::CONTENT_TYPE,
@@ -193,9 +368,9 @@ impl Transport {
         };
         headers.insert("mcp-protocol-version", text_header(revision)?);
         headers.insert("mcp-method", text_header(method)?);
-        if let Some(name) = &tool_name {
+        if let Some(name) = tool_name {
             headers.insert("mcp-name", text_header(name)?);
-            self.insert_param_headers(&mut headers, name, params.get("arguments"));
+            self.insert_param_headers(&mut headers, name, arguments);
         }
         let bearer = self.bearer().await;
 
@@ -247,7 +422,13 @@ impl Transport {
     /// Adds `Mcp-Param-{name}` for each `x-mcp-header` annotation of
     /// `tool` whose argument is present and not `null` (MCP 2026-07-28
     /// streamable-http "Client Behavior"); values encoded by [`param_value`].
-    fn insert_param_headers(&self, headers: &mut HeaderMap, tool: &str, arguments: Option<&Value>) {
+    /// Only the members on each annotation's path are read.
+    fn insert_param_headers(
+        &self,
+        headers: &mut HeaderMap,
+        tool: &str,
+        arguments: Option<&RawValue>,
+    ) {
         let known = self
             .param_headers
             .read()
@@ -255,8 +436,11 @@ impl Transport {
         let (Some(annotations), Some(arguments)) = (known.get(tool), arguments) else {
             return;
         };
+        let Ok(Parsed::Object(top)) = Object::parse(arguments.get()) else {
+            return;
+        };
         for annotation in annotations {
-            let Some(text) = annotation.argument(arguments).and_then(param_value) else {
+            let Some(text) = argument_at(&top, &annotation.path).and_then(param_value) else {
                 continue;
             };
             let name = annotation.header_name();
@@ -276,7 +460,7 @@ impl Transport {
         id: i64,
         bearer: Option<&Bearer>,
         progress: Option<&mpsc::UnboundedSender<Value>>,
-    ) -> Result<RpcOutcome, DoorError> {
+    ) -> Result<RawOutcome, DoorError> {
         let status = response.status();
         if status == StatusCode::UNAUTHORIZED {
             return Err(DoorError::Unauthorized {
@@ -309,8 +493,8 @@ impl Transport {
                 status: status.as_u16(),
             });
         }
-        match serde_json::from_slice::<Value>(&body) {
-            Ok(message) => match outcome_for(message, id) {
+        match Object::parse_slice(&body) {
+            Ok(message) => match outcome_for(&message, id) {
                 Some(outcome) => Ok(outcome),
                 // A JSON body that is not our answer: on success that is
                 // garbage; on an error status the status says more.
@@ -350,7 +534,7 @@ impl Transport {
         response: &mut reqwest::Response,
         id: i64,
         progress: Option<&mpsc::UnboundedSender<Value>>,
-    ) -> Result<RpcOutcome, DoorError> {
+    ) -> Result<RawOutcome, DoorError> {
         let mut parser = mcp_proto::sse::SseParser::new();
         let mut read = 0usize;
         while let Some(chunk) = response.chunk().await.map_err(|e| send_error(&e))? {
@@ -359,18 +543,19 @@ impl Transport {
                 return Err(DoorError::TooLarge(self.max_body_bytes));
             }
             for event in parser.feed(&chunk).into_iter().flatten() {
-                let Ok(message) = serde_json::from_str::<Value>(&event.data) else {
+                let Ok(Parsed::Object(message)) = Object::parse(&event.data) else {
                     continue;
                 };
-                if let Some(outcome) = outcome_for(message.clone(), id) {
+                if let Some(outcome) = outcome_of(&message, id) {
                     return Ok(outcome);
                 }
                 if let Some(progress) = progress
-                    && message.get("method").and_then(Value::as_str)
+                    && message.get("method").and_then(lossy_string).as_deref()
                         == Some("notifications/progress")
                     && let Some(params) = message.get("params")
+                    && let Ok(params) = serde_json::from_str::<Value>(params.get())
                 {
-                    let _ = progress.send(params.clone());
+                    let _ = progress.send(params);
                 }
             }
         }
@@ -380,18 +565,56 @@ impl Transport {
     }
 }
 
-/// The outcome in `message` when it is a JSON-RPC response to `id`.
-fn outcome_for(message: Value, id: i64) -> Option<RpcOutcome> {
-    let Value::Object(mut message) = message else {
-        return None;
-    };
-    if message.get("id") != Some(&json!(id)) {
+/// The request body: `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":<params>}`,
+/// with `params` (JSON text) inserted as it is.
+fn request_body(id: i64, method: &str, params: &str) -> Result<Vec<u8>, DoorError> {
+    let method = serde_json::to_string(method).map_err(|e| DoorError::Http(e.to_string()))?;
+    let mut body = Vec::with_capacity(params.len() + method.len() + 48);
+    body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    body.extend_from_slice(id.to_string().as_bytes());
+    body.extend_from_slice(br#","method":"#);
+    body.extend_from_slice(method.as_bytes());
+    body.extend_from_slice(br#","params":"#);
+    body.extend_from_slice(params.as_bytes());
+    body.push(b'}');
+    Ok(body)
+}
+
+/// The member of `top` (a `tools/call`'s arguments) at `path`, a list of
+/// member names from the arguments object down; `None` when a step is
+/// missing or not an object.
+fn argument_at<'a>(top: &Object<'a>, path: &[String]) -> Option<&'a RawValue> {
+    let (first, rest) = path.split_first()?;
+    let mut value = top.get(first)?;
+    for name in rest {
+        let Ok(Parsed::Object(members)) = Object::parse(value.get()) else {
+            return None;
+        };
+        value = members.get(name)?;
+    }
+    Some(value)
+}
+
+/// The outcome in `message` when it is a JSON-RPC response to `id`: an
+/// object whose `id` is the number `id` (written as an integer), with a
+/// `result` member (its exact text, whatever its value, `null` included)
+/// or else an `error` member with an integer `code`.
+fn outcome_for(message: &Parsed<'_>, id: i64) -> Option<RawOutcome> {
+    match message {
+        Parsed::Object(members) => outcome_of(members, id),
+        Parsed::Other => None,
+    }
+}
+
+/// [`outcome_for`] of an object's members.
+fn outcome_of(message: &Object<'_>, id: i64) -> Option<RawOutcome> {
+    if message.get("id")?.get() != id.to_string() {
         return None;
     }
-    if let Some(result) = message.remove("result") {
-        return Some(Ok(result));
+    if let Some(result) = message.get("result") {
+        return Some(Ok(result.to_owned()));
     }
-    let error = message.remove("error")?;
+    let error = serde_json::from_str::<Value>(message.get("error")?.get()).ok()?;
     let code = error.get("code").and_then(Value::as_i64)?;
     let text = error
         .get("message")
@@ -414,14 +637,20 @@ fn offers_door_revision(error: &ErrorObject) -> bool {
             .is_some_and(|supported| supported.iter().any(|v| v == DOOR_REVISION))
 }
 
-/// An argument as an `Mcp-Param-*` header value (MCP 2026-07-28
-/// streamable-http "Value Encoding"): a string as is, an integer in
-/// decimal, a boolean as `true`/`false`; `=?base64?…?=` (standard Base64
-/// of the UTF-8 text) when the text has a character outside 0x20..=0x7E,
-/// leading or trailing whitespace, or looks like that sentinel. `None`
-/// for `null`, objects and arrays (never mirrored).
-pub(crate) fn param_value(value: &Value) -> Option<String> {
-    let text = param_header::plain_text(value)?;
+/// An argument (its JSON text) as an `Mcp-Param-*` header value (MCP
+/// 2026-07-28 streamable-http "Value Encoding"): a string as is (a lone
+/// surrogate escape as U+FFFD), a number as the caller spelled it (so an
+/// integer in decimal), a boolean as `true`/`false`; `=?base64?…?=`
+/// (standard Base64 of the UTF-8 text) when the text has a character
+/// outside 0x20..=0x7E, leading or trailing whitespace, or looks like that
+/// sentinel. `None` for `null`, objects and arrays (never mirrored).
+pub(crate) fn param_value(value: &RawValue) -> Option<String> {
+    let written = value.get();
+    let text = match written.as_bytes().first()? {
+        b'"' => lossy_string(value)?,
+        b'-' | b'0'..=b'9' | b't' | b'f' => written.to_owned(),
+        _ => return None,
+    };
     if param_header::needs_base64(&text) {
         Some(format!(
             "{}{}{}",
@@ -668,49 +897,135 @@ mod tests {
         );
     }
 
+    /// [`outcome_for`] of a message text, the result as its text.
+    fn outcome(message: &str, id: i64) -> Option<Result<String, ErrorObject>> {
+        let parsed = Object::parse(message).expect("JSON");
+        outcome_for(&parsed, id).map(|outcome| outcome.map(|raw| raw.get().to_owned()))
+    }
+
     #[test]
     fn outcome_matches_only_our_id() {
-        let ok = json!({"jsonrpc":"2.0","id":7,"result":{"tools":[]}});
-        assert_eq!(outcome_for(ok, 7), Some(Ok(json!({"tools":[]}))));
-        let other = json!({"jsonrpc":"2.0","id":"7","result":{}});
-        assert_eq!(outcome_for(other, 7), None);
+        let ok = r#"{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}"#;
+        assert_eq!(outcome(ok, 7), Some(Ok(r#"{"tools":[]}"#.to_owned())));
+        for other in [r#""7""#, "7.0", "7e0", "8", "null"] {
+            let message = format!(r#"{{"jsonrpc":"2.0","id":{other},"result":{{}}}}"#);
+            assert_eq!(outcome(&message, 7), None, "{other}");
+        }
+        assert_eq!(outcome(r#"{"jsonrpc":"2.0","result":{}}"#, 7), None);
+        assert_eq!(outcome("[7]", 7), None);
         let error =
-            json!({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad","data":[1]}});
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad","data":[1]}}"#;
         let mut expected = ErrorObject::new(-32602, "bad");
         expected.data = Some(json!([1]));
-        assert_eq!(outcome_for(error, 7), Some(Err(expected)));
+        assert_eq!(outcome(error, 7), Some(Err(expected)));
+        let no_code = r#"{"jsonrpc":"2.0","id":7,"error":{"message":"bad"}}"#;
+        assert_eq!(outcome(no_code, 7), None);
+    }
+
+    #[test]
+    fn a_result_comes_back_as_written_null_and_repeats_included() {
+        let exact = r#"{"id":3,"result": {"n":12345678901234567890123,"z":-0,"e":1E2,"s":"\u00e9\ud800"} }"#;
+        assert_eq!(
+            outcome(exact, 3),
+            Some(Ok(
+                r#"{"n":12345678901234567890123,"z":-0,"e":1E2,"s":"\u00e9\ud800"}"#.to_owned()
+            ))
+        );
+        assert_eq!(
+            outcome(r#"{"id":3,"result":null}"#, 3),
+            Some(Ok("null".to_owned()))
+        );
+        assert_eq!(
+            outcome(r#"{"id":3,"result":1,"result":[2]}"#, 3),
+            Some(Ok("[2]".to_owned()))
+        );
+    }
+
+    #[test]
+    fn request_bodies_hold_the_params_text_unchanged() {
+        let body = request_body(12, "tools/call", r#"{"b":1, "a":-0}"#).expect("body");
+        assert_eq!(
+            String::from_utf8(body).expect("UTF-8"),
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"b":1, "a":-0}}"#
+        );
+    }
+
+    #[test]
+    fn arguments_are_found_along_their_path() {
+        let text = r#"{"region":"eu","target":{"tenant":" acme ","n":{"k":1E2}},"flat":3}"#;
+        let Ok(Parsed::Object(top)) = Object::parse(text) else {
+            panic!("an object");
+        };
+        let at = |path: &[&str]| {
+            let path: Vec<String> = path.iter().map(|s| (*s).to_owned()).collect();
+            argument_at(&top, &path).map(|raw| raw.get().to_owned())
+        };
+        assert_eq!(at(&["region"]).as_deref(), Some(r#""eu""#));
+        assert_eq!(at(&["target", "tenant"]).as_deref(), Some(r#"" acme ""#));
+        assert_eq!(at(&["target", "n", "k"]).as_deref(), Some("1E2"));
+        assert_eq!(at(&["flat", "x"]), None);
+        assert_eq!(at(&["missing"]), None);
+        assert_eq!(at(&[]), None);
+    }
+
+    fn param_value(value: Value) -> Option<String> {
+        let raw = RawValue::from_string(value.to_string()).expect("raw");
+        super::param_value(&raw)
+    }
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).expect("raw")
+    }
+
+    #[test]
+    fn param_values_keep_number_spellings_and_read_lone_surrogates_lossily() {
+        assert_eq!(super::param_value(&raw("1E2")).as_deref(), Some("1E2"));
+        assert_eq!(super::param_value(&raw("-0")).as_deref(), Some("-0"));
+        assert_eq!(
+            super::param_value(&raw("12345678901234567890123")).as_deref(),
+            Some("12345678901234567890123")
+        );
+        assert_eq!(
+            super::param_value(&raw(r#""a\ud800""#)).as_deref(),
+            Some("=?base64?Ye+/vQ==?=")
+        );
+        assert_eq!(
+            super::param_value(&raw(r#""\u0041""#)).as_deref(),
+            Some("A")
+        );
+        assert_eq!(super::param_value(&raw("[1]")), None);
     }
 
     #[test]
     fn param_values_follow_the_spec_encoding_table() {
         // MCP 2026-07-28 streamable-http "Value Encoding" examples.
-        assert_eq!(param_value(&json!("us-west1")).as_deref(), Some("us-west1"));
+        assert_eq!(param_value(json!("us-west1")).as_deref(), Some("us-west1"));
         assert_eq!(
-            param_value(&json!("Hello, 世界")).as_deref(),
+            param_value(json!("Hello, 世界")).as_deref(),
             Some("=?base64?SGVsbG8sIOS4lueVjA==?=")
         );
         assert_eq!(
-            param_value(&json!(" padded ")).as_deref(),
+            param_value(json!(" padded ")).as_deref(),
             Some("=?base64?IHBhZGRlZCA=?=")
         );
         assert_eq!(
-            param_value(&json!("line1\nline2")).as_deref(),
+            param_value(json!("line1\nline2")).as_deref(),
             Some("=?base64?bGluZTEKbGluZTI=?=")
         );
         assert_eq!(
-            param_value(&json!("=?base64?literal?=")).as_deref(),
+            param_value(json!("=?base64?literal?=")).as_deref(),
             Some("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=")
         );
-        assert_eq!(param_value(&json!(42)).as_deref(), Some("42"));
-        assert_eq!(param_value(&json!(-7)).as_deref(), Some("-7"));
-        assert_eq!(param_value(&json!(false)).as_deref(), Some("false"));
-        assert_eq!(param_value(&json!("")).as_deref(), Some(""));
+        assert_eq!(param_value(json!(42)).as_deref(), Some("42"));
+        assert_eq!(param_value(json!(-7)).as_deref(), Some("-7"));
+        assert_eq!(param_value(json!(false)).as_deref(), Some("false"));
+        assert_eq!(param_value(json!("")).as_deref(), Some(""));
         assert_eq!(
-            param_value(&json!("us west 1")).as_deref(),
+            param_value(json!("us west 1")).as_deref(),
             Some("us west 1")
         );
-        assert_eq!(param_value(&json!(null)), None);
-        assert_eq!(param_value(&json!({"a": 1})), None);
+        assert_eq!(param_value(json!(null)), None);
+        assert_eq!(param_value(json!({"a": 1})), None);
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! challenge, as `text/event-stream`, with an HTML 502, with garbage, never,
 //! slowly, only once the test releases it, with redirects, in pages, with a
 //! cursor that never advances, with invalid tool names, with a tool without
-//! `inputSchema`, with a fixed `tools/call` result, with 1,200 tools, or
-//! with a list that changes on each request. The behaviour can be changed while the door runs.
+//! `inputSchema`, with a fixed `tools/call` result (a JSON value, or a raw
+//! JSON text sent byte for byte as JSON or as an event stream), with 1,200
+//! tools, or with a list that changes on each request. The behaviour can be
+//! changed while the door runs.
 //!
 //! The door runs on its own thread and runtime, so it works the same from a
 //! plain `#[test]`, from `#[tokio::test]`, and for tests that point a real
@@ -32,7 +34,13 @@
 //! - `POST /mcp` answers `308` with `Location: /v1/mcp` (HIP-0300 §1.1).
 //! - `GET /.well-known/oauth-protected-resource` (and the `/v1/mcp` suffixed
 //!   form) answers the protected-resource metadata (HIP-0300 §1.7).
-//! - Every request to any path is logged before it is answered.
+//! - Every request to any path is logged before it is answered, its body
+//!   bytes exactly as received ([`LoggedRequest::body`],
+//!   [`LoggedRequest::body_text`]).
+//! - A JSON-RPC body is read with each `\u` escape of a lone UTF-16
+//!   surrogate (e.g. `"\ud800"`, which no JSON parser can turn into a
+//!   string) taken as `\ufffd`, so such a request is still routed and
+//!   echoed; the log keeps the bytes as sent.
 //! - A POST whose `MCP-Protocol-Version`, `Mcp-Method` or (for `tools/call`)
 //!   `Mcp-Name` header is missing or disagrees with the body is answered
 //!   `400` with JSON-RPC error -32020 (MCP 2026-07-28, HeaderMismatchError),
@@ -129,6 +137,25 @@ pub enum Behaviour {
     /// is answered `{"jsonrpc":"2.0","id":<id>,"result":<this value>}`,
     /// whatever its shape (a string, an object with a bad `content`, …).
     CallResult(Value),
+    /// `tools/list` as [`Behaviour::Normal`]; every authorized `tools/call`
+    /// is answered `application/json` with the body
+    /// `{"jsonrpc":"2.0","id":<id>,"result":<this text>}`, the text
+    /// inserted byte for byte (never parsed, so number spellings, key
+    /// order, whitespace and escapes arrive as given; nor checked, so it can
+    /// also be broken JSON).
+    RawCallResult(String),
+    /// As [`Behaviour::RawCallResult`], each POST first held as
+    /// [`Behaviour::Held`] holds it, until [`FakeDoor::release`]: a door
+    /// that is slow to answer large results.
+    HeldRawCallResult(String),
+    /// As [`Behaviour::RawCallResult`], but the answer is
+    /// `text/event-stream`: a `notifications/message` event, a
+    /// `notifications/progress` event when the call's `_meta.progressToken`
+    /// is set, a response with the unrelated id `"not-yours"`, then the
+    /// response `{"jsonrpc":"2.0","id":<id>,"result":<this text>}` with one
+    /// `data:` line per line of it (split at LF, so the client's joined
+    /// data is the text again; a CR cannot travel in an event's data).
+    RawCallResultSse(String),
     /// `tools/list` answers [`huge_tools`]: 1,200 tools, about 1 MB.
     Huge,
     /// `tools/list` answers [`grouped_tools`] of this many tools.
@@ -166,9 +193,17 @@ impl LoggedRequest {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The body parsed as JSON, or `None` when it is not JSON.
+    /// The body bytes as UTF-8 text, exactly as received, or `None` when
+    /// they are not UTF-8.
+    pub fn body_text(&self) -> Option<&str> {
+        std::str::from_utf8(&self.body).ok()
+    }
+
+    /// The body parsed as JSON, or `None` when it is not JSON. A `\u`
+    /// escape of a lone UTF-16 surrogate is read as `\ufffd` (see the
+    /// crate docs); [`LoggedRequest::body`] has the bytes as sent.
     pub fn json(&self) -> Option<Value> {
-        serde_json::from_slice(&self.body).ok()
+        parse_lenient(&self.body)
     }
 
     /// The JSON-RPC `method` of the body, when the body is a JSON-RPC message.
@@ -548,7 +583,7 @@ async fn handle(
             std::future::pending::<()>().await;
         }
         Behaviour::Slow(delay) => tokio::time::sleep(delay).await,
-        Behaviour::Held => {
+        Behaviour::Held | Behaviour::HeldRawCallResult(_) => {
             let mut released = shared.released.subscribe();
             // The sender lives in `shared`, so waiting can only end by release.
             let _ = released.wait_for(|released| *released).await;
@@ -560,7 +595,7 @@ async fn handle(
         _ => {}
     }
 
-    let Ok(message) = serde_json::from_slice::<Value>(&body) else {
+    let Some(message) = parse_lenient(&body) else {
         let error = rpc_error(Value::Null, -32700, "Parse error", None);
         return json_response(StatusCode::BAD_REQUEST, &error);
     };
@@ -592,6 +627,16 @@ async fn handle(
             }
             match &behaviour {
                 Behaviour::CallResult(result) => rpc_result(id.clone(), result.clone()),
+                Behaviour::RawCallResult(result) | Behaviour::HeldRawCallResult(result) => {
+                    return plain(
+                        StatusCode::OK,
+                        "application/json",
+                        &raw_response(&id, result),
+                    );
+                }
+                Behaviour::RawCallResultSse(result) => {
+                    return sse_answer(&rpc_method, &params, &raw_response(&id, result));
+                }
                 _ => call_answer(id.clone(), &params),
             }
         }
@@ -613,7 +658,8 @@ async fn handle(
     };
 
     if behaviour == Behaviour::Sse {
-        return sse_answer(&rpc_method, &params, &answer);
+        let pretty = serde_json::to_string_pretty(&answer).unwrap_or_default();
+        return sse_answer(&rpc_method, &params, &pretty);
     }
     json_response(StatusCode::OK, &answer)
 }
@@ -757,11 +803,18 @@ fn call_answer(id: Value, params: &Value) -> Value {
     }
 }
 
-fn sse_answer(rpc_method: &str, params: &Value, answer: &Value) -> Response {
+/// The text of a response to `id` whose `result` is `result`, byte for byte.
+fn raw_response(id: &Value, result: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+}
+
+/// An event stream ending in the response `answer` (JSON text), one
+/// `data:` line per line of it.
+fn sse_answer(rpc_method: &str, params: &Value, answer: &str) -> Response {
     let mut body = String::new();
     let mut event = |data: &str| {
         body.push_str("event: message\n");
-        for line in data.lines() {
+        for line in data.split('\n') {
             body.push_str("data: ");
             body.push_str(line);
             body.push('\n');
@@ -783,7 +836,7 @@ fn sse_answer(rpc_method: &str, params: &Value, answer: &Value) -> Response {
         );
     }
     event(&json!({"jsonrpc": "2.0", "id": "not-yours", "result": {}}).to_string());
-    event(&serde_json::to_string_pretty(answer).unwrap_or_default());
+    event(answer);
     plain(StatusCode::OK, "text/event-stream", &body)
 }
 
@@ -842,4 +895,95 @@ fn plain(status: StatusCode, content_type: &'static str, body: &str) -> Response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
+}
+
+/// `body` as JSON, reading a `\u` escape of a lone UTF-16 surrogate as
+/// `\ufffd`; `None` when it is not JSON (or not UTF-8).
+fn parse_lenient(body: &[u8]) -> Option<Value> {
+    if let Ok(value) = serde_json::from_slice(body) {
+        return Some(value);
+    }
+    let text = std::str::from_utf8(body).ok()?;
+    serde_json::from_str(&without_lone_surrogates(text)).ok()
+}
+
+/// `text` with each `\uXXXX` escape inside a string that is a UTF-16
+/// surrogate not part of a high-low pair replaced by `\ufffd`.
+fn without_lone_surrogates(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let unit_at = |at: usize| {
+        let digits = bytes.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let escape_at = |at: usize| {
+        if bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u') {
+            unit_at(at + 2)
+        } else {
+            None
+        }
+    };
+    let (mut out, mut copied, mut at, mut in_string) = (String::new(), 0, 0, false);
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                in_string = !in_string;
+                at += 1;
+            }
+            b'\\' if in_string => match escape_at(at) {
+                Some(0xD800..=0xDBFF) if matches!(escape_at(at + 6), Some(0xDC00..=0xDFFF)) => {
+                    at += 12;
+                }
+                Some(0xD800..=0xDFFF) => {
+                    out.push_str(&text[copied..at]);
+                    out.push_str("\\ufffd");
+                    at += 6;
+                    copied = at;
+                }
+                Some(_) => at += 6,
+                None => at += 2,
+            },
+            _ => at += 1,
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        assert_eq!(
+            without_lone_surrogates(r#"{"v":"\ud800","w":"a\udc00b"}"#),
+            r#"{"v":"\ufffd","w":"a\ufffdb"}"#
+        );
+        assert_eq!(
+            without_lone_surrogates(r#"["\ud83d\ude00","\ud83d\u0041","\\ud800"]"#),
+            r#"["\ud83d\ude00","\ufffd\u0041","\\ud800"]"#
+        );
+        assert_eq!(
+            without_lone_surrogates(r#"{"\"\ud800":"\u00e9\ud800"}"#),
+            r#"{"\"\ufffd":"\u00e9\ufffd"}"#
+        );
+    }
+
+    #[test]
+    fn a_body_with_a_lone_surrogate_is_read_leniently() {
+        let body = br#"{"name":"billing","arguments":{"v":"\ud800"}}"#;
+        assert_eq!(
+            parse_lenient(body),
+            Some(json!({"name": "billing", "arguments": {"v": "\u{fffd}"}}))
+        );
+        assert_eq!(parse_lenient(b"{]"), None);
+    }
+
+    #[test]
+    fn raw_responses_insert_the_text_unchanged() {
+        assert_eq!(
+            raw_response(&json!(7), r#"{"n":1E2, "b":-0}"#),
+            r#"{"jsonrpc":"2.0","id":7,"result":{"n":1E2, "b":-0}}"#
+        );
+    }
 }

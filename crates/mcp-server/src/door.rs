@@ -9,13 +9,10 @@
 use std::time::Duration;
 
 use mcp_door_client::{Door, DoorStatus};
-use mcp_proto::ErrorObject;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
-use crate::source::{
-    BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource, result_text,
-};
+use crate::source::{BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource};
 
 /// The door as a tool source.
 #[derive(Debug, Clone)]
@@ -61,18 +58,14 @@ impl ToolSource for DoorSource {
         self.door.owns(tool)
     }
 
+    /// Forwards the call verbatim (HIP-0300 §2.2): the caller's params
+    /// text goes to the door as written (only missing required `_meta`
+    /// keys are spliced in) and the door's result text comes back as
+    /// written.
     fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
-            let params = match mcp_proto::recover::from_str_lossy::<Value>(call.raw().get()) {
-                Ok((Value::Object(map), _)) => map,
-                _ => {
-                    return Err(ErrorObject::invalid_params(
-                        "tools/call: params must be an object",
-                    ));
-                }
-            };
             let Some(reporter) = cx.progress else {
-                return result_text(&self.door.call_tool(params, None).await?);
+                return self.door.call_tool_raw(call.raw(), None).await;
             };
             // The door's progress notifications name the caller's own token
             // (the params go through unchanged); relay them as they come.
@@ -82,9 +75,9 @@ impl ToolSource for DoorSource {
                     reporter.forward(progress);
                 }
             });
-            let result = self.door.call_tool(params, Some(tx)).await;
+            let result = self.door.call_tool_raw(call.raw(), Some(tx)).await;
             let _ = relay.await;
-            result_text(&result?)
+            result
         })
     }
 

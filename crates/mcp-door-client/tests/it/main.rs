@@ -9,4 +9,5 @@ mod bearer_canary;
 mod bearer_cli;
 mod door_behaviours;
 mod hostile_metadata;
+mod raw_forwarding;
 mod spec_client_rules;

@@ -13,6 +13,7 @@ mod concurrency;
 mod door;
 mod door_e2e;
 mod features;
+mod forwarding;
 mod gating;
 mod http_qa;
 mod http_transport;
