@@ -123,6 +123,7 @@
 pub use mcp_proto;
 
 pub mod assembly;
+#[doc(hidden)]
 pub mod cli;
 pub mod client_roots;
 pub mod door;
@@ -134,7 +135,7 @@ pub mod http;
 pub mod lifecycle;
 pub mod local;
 pub mod logging;
-pub mod outbox;
+mod outbox;
 pub mod peer;
 pub mod progress;
 pub mod server;

@@ -12,7 +12,7 @@
 //!   basic/versioning).
 //! - A stateless request must also carry
 //!   `_meta["io.modelcontextprotocol/clientCapabilities"]` (an object),
-//!   else -32602 (SEP-2575; [`check_stateless_meta`]).
+//!   else -32602 (SEP-2575).
 //! - `server/discover` needs no handshake, but must name its revision in
 //!   `_meta` (2026-07-28 `DiscoverRequest`: `params._meta` and its
 //!   `protocolVersion` are required), else -32602.
@@ -52,7 +52,7 @@ impl Era {
 
 /// Where the handshake stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// No `initialize` answered yet.
     AwaitingInitialize,
     /// `initialize` answered with `revision`; `confirmed` once
@@ -68,7 +68,7 @@ pub enum Phase {
 /// The lifecycle state machine of one connection. Driven by the connection's
 /// reader, one message at a time, so it needs no lock.
 #[derive(Debug, Clone)]
-pub struct Lifecycle {
+pub(crate) struct Lifecycle {
     phase: Phase,
 }
 
@@ -79,7 +79,7 @@ impl Default for Lifecycle {
 }
 
 /// The message for a request that needs the handshake and came before it.
-pub const HANDSHAKE_FIRST: &str = "send `initialize` first (revisions 2024-11-05 to 2025-11-25), \
+pub(crate) const HANDSHAKE_FIRST: &str = "send `initialize` first (revisions 2024-11-05 to 2025-11-25), \
 or name a revision in params._meta[\"io.modelcontextprotocol/protocolVersion\"] (2026-07-28)";
 
 /// Refuses a request whose `_meta` log level is no `LoggingLevel`
@@ -109,7 +109,7 @@ fn check_log_level(params: Option<&Value>) -> Result<(), ErrorObject> {
 /// capabilities, an object (possibly empty), and, when given, a valid log
 /// level. -32602 naming the key otherwise; the HTTP transport answers it
 /// with 400.
-pub fn check_stateless_meta(params: Option<&Value>) -> Result<(), ErrorObject> {
+pub(crate) fn check_stateless_meta(params: Option<&Value>) -> Result<(), ErrorObject> {
     let capabilities = params
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(meta::CLIENT_CAPABILITIES));

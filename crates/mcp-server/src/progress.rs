@@ -15,7 +15,7 @@ pub struct ProgressReporter {
 
 impl ProgressReporter {
     /// A reporter for `token` writing through `outbox`.
-    pub fn new(token: ProgressToken, outbox: Outbox) -> Self {
+    pub(crate) fn new(token: ProgressToken, outbox: Outbox) -> Self {
         Self { token, outbox }
     }
 

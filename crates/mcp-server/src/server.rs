@@ -1,7 +1,7 @@
 //! The MCP server: its settings, its tool sources and optional features,
 //! and [`Server::serve`] for one stdio-style connection (newline-delimited
 //! JSON-RPC over any byte stream). Each connection is a
-//! [`session`](crate::session) that works on parsed messages; this module
+//! session (`src/session/`) that works on parsed messages; this module
 //! only frames them.
 //!
 //! - Requests are answered concurrently, each to its own id; at most
@@ -166,8 +166,8 @@ impl Server {
     }
 
     /// Advertises `logging`, answers `logging/setLevel` (revisions up to
-    /// 2025-11-25), and gives every call a [`Logger`]
-    /// ([`CallContext::log`]).
+    /// 2025-11-25), and gives every call a [`Logger`](crate::Logger)
+    /// ([`CallContext::log`](crate::CallContext::log)).
     pub fn with_logging(mut self) -> Self {
         self.logging = true;
         self
@@ -298,13 +298,9 @@ impl Server {
         }
     }
 
-    /// Serves one connection whose messages go to `outbox` (each tagged with
-    /// the client request it belongs to, which the HTTP transport routes
-    /// by). Returns when input ends or `shutdown` completes, after calls in
-    /// flight finished (bounded by [`ServerConfig::shutdown_grace`]); the
-    /// outbox's receiver then sees every message. Errs only when reading
-    /// fails.
-    pub async fn serve_outbox<R, S>(
+    /// [`Server::serve`] with the messages going to `outbox`, whose
+    /// receiver the caller drains.
+    async fn serve_outbox<R, S>(
         self: Arc<Self>,
         input: R,
         outbox: Outbox,

@@ -3,7 +3,7 @@
 //! [`serve_http`] for `hanzo-mcp serve --http ADDR`.
 //!
 //! Every message reaches the same session code as stdio does
-//! ([`crate::session`]), parsed once and never turned back into bytes: a
+//! (`src/session/`), parsed once and never turned back into bytes: a
 //! 2025-11-25 session is one long-lived session, a 2026-07-28 request a
 //! session of its own that ends with its answer. The transport adds only
 //! what HTTP needs:
