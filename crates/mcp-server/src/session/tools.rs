@@ -10,9 +10,9 @@
 use std::sync::Arc;
 
 use mcp_proto::methods::{CallTool, ListTools, Method};
-use mcp_proto::{ErrorObject, RequestId};
+use mcp_proto::{CacheScope, ErrorObject, ListToolsResult, RequestId};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::inflight::{Reply, Work};
@@ -48,17 +48,16 @@ impl Session {
         let narrowing = self.narrowing();
         Ok(Box::pin(async move {
             let merged = server.composition().merged().await;
+            let stateless = era.is_stateless();
             let render = |tools: &[mcp_proto::Tool], meta: Option<&mcp_proto::Meta>| {
-                let mut result = Map::new();
-                result.insert("tools".into(), json!(tools));
-                if let Some(meta) = meta {
-                    result.insert("_meta".into(), Value::Object(meta.clone()));
-                }
-                if era.is_stateless() {
-                    result.insert("ttlMs".into(), json!(LIST_TTL_MS));
-                    result.insert("cacheScope".into(), json!("private"));
-                }
-                shaped(era, &Value::Object(result)).unwrap_or_default()
+                let result = ListToolsResult {
+                    tools: tools.to_vec(),
+                    meta: meta.cloned(),
+                    ttl_ms: stateless.then_some(LIST_TTL_MS),
+                    cache_scope: stateless.then_some(CacheScope::Private),
+                    ..ListToolsResult::default()
+                };
+                shaped(era, &result).unwrap_or_default()
             };
             let json = match narrowing {
                 // A session's mode: rendered for this request.
@@ -71,7 +70,7 @@ impl Session {
                 // Otherwise rendered once per list and form, then copied;
                 // the result depends on the era only through `is_stateless`.
                 None => {
-                    let form = if era.is_stateless() {
+                    let form = if stateless {
                         "tools/list stateless"
                     } else {
                         "tools/list handshake"
