@@ -215,12 +215,35 @@ impl Outbox {
 
     /// Queues the success response to `id` whose result is the JSON text
     /// `result`, copied as it is. Returns `false` when the writer is gone.
+    ///
+    /// A line end in the text can only be whitespace between tokens (JSON
+    /// strings escape theirs), but it would split the message on a
+    /// newline-delimited stream (MCP 2025-11-25 basic/transports, stdio:
+    /// messages contain no embedded newline), so each becomes a space; the
+    /// rest of the text is kept byte for byte.
     pub fn send_result_text(&self, id: &RequestId, result: &RawValue) -> bool {
         let kind = Kind::Response {
             id: Some(id.clone()),
             error: None,
         };
-        self.queue(&RawResponse { id, result }, kind)
+        let text = result.get();
+        if !text.contains(['\n', '\r']) {
+            return self.queue(&RawResponse { id, result }, kind);
+        }
+        let one_line = text.replace(['\n', '\r'], " ");
+        match RawValue::from_string(one_line) {
+            Ok(result) => self.queue(
+                &RawResponse {
+                    id,
+                    result: &result,
+                },
+                kind,
+            ),
+            Err(error) => {
+                tracing::error!(%error, "a result text is not JSON once on one line");
+                false
+            }
+        }
     }
 
     fn queue<T: Serialize>(&self, message: &T, kind: Kind) -> bool {

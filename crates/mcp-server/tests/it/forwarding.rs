@@ -173,3 +173,22 @@ fn a_slow_door_meets_the_in_flight_bound_and_every_call_is_answered() {
     assert_eq!(answered, (100..140).collect::<Vec<u64>>());
     assert_eq!(door.requests_for("tools/call").len(), 40);
 }
+
+#[test]
+fn over_stdio_line_ends_in_a_door_result_become_spaces() {
+    // Pretty-printed JSON: its line ends lie between tokens only.
+    let pretty = "{\n  \"content\": [\r\n    {\"type\": \"text\", \"text\": \"a\\nb\"}\n  ]\n}";
+    let door = FakeDoor::start(Behaviour::RawCallResult(pretty.into())).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), &[]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    server.send_line(
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"billing","arguments":{}}}"#,
+    );
+    let line = server.response(9).to_owned();
+    let one_line = "{   \"content\": [      {\"type\": \"text\", \"text\": \"a\\nb\"}   ] }";
+    assert_eq!(
+        line,
+        format!(r#"{{"jsonrpc":"2.0","id":9,"result":{one_line}}}"#)
+    );
+}
