@@ -79,13 +79,11 @@ mod door;
 mod error;
 mod forward;
 mod http;
-mod input_schema;
 mod naming;
 mod openapi;
 mod projection;
 mod refusal;
 mod source;
-mod tools;
 
 pub use credentials::{CREDENTIAL_HEADERS, Credentials};
 pub use door::{Answer, Door, DoorConfig, UNAUTHORIZED, server_info};

@@ -81,6 +81,7 @@ pub mod all_errors;
 pub mod decode;
 pub mod error;
 pub mod framing;
+mod id;
 pub mod message;
 pub mod meta;
 pub mod methods;

@@ -15,7 +15,7 @@
 
 use std::borrow::Cow;
 
-use crate::message::RequestId;
+use crate::id::RequestId;
 
 /// `text` with every escaped lone surrogate (`\uD800` to `\uDFFF` not part
 /// of a high-low pair) replaced by `\uFFFD`; borrowed when there is none.

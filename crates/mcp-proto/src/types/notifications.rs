@@ -7,7 +7,7 @@ use crate::decode::{
     DecodeError, FromValue, JsonObject, serialize_number, serialize_opt_number, wire_deserialize,
     wire_struct_decode,
 };
-use crate::message::RequestId;
+use crate::id::RequestId;
 use crate::types::Meta;
 
 /// A progress token: a string or an integer, chosen by the requester and

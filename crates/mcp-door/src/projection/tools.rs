@@ -4,8 +4,8 @@
 use mcp_proto::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use super::{DESCRIBE, OpEntry};
 use crate::naming::words;
-use crate::projection::{DESCRIBE, OpEntry};
 
 /// The members of `v`, an object literal (empty for anything else).
 fn object(v: Value) -> JsonObject {

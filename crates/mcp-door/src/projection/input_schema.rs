@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::OpEntry;
 use crate::openapi::{self, Body, Inliner, Location, Param};
-use crate::projection::OpEntry;
 
 /// How many JSON nodes one op's inlined input schema may hold; past it a
 /// schema is cut to `{}` with a description saying so.

@@ -1,6 +1,9 @@
 //! The projection (HIP-0300 §1.3–§1.5): OpenAPI operations become one tool
 //! per subsystem plus `describe`, with the refusal rule applied.
 
+mod input_schema;
+mod tools;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -8,12 +11,12 @@ use mcp_proto::{JsonObject, Meta, Tool};
 use serde_json::{Value, json};
 
 use crate::error::DoorError;
-use crate::input_schema::{body_field, input_schema};
 use crate::naming::{op_name, raw_subsystem, subsystem_name};
 use crate::openapi::{self, Body, Param, RawOperation};
 use crate::refusal::RefusalRule;
 use crate::source::OpenApiSource;
-use crate::tools::{describe_tool, first_sentence, subsystem_tool};
+use input_schema::{body_field, input_schema};
+use tools::{describe_tool, first_sentence, subsystem_tool};
 
 /// The name of the door's own tool that returns an op's input schema
 /// (HIP-0300 §1.3). It is always listed first.
