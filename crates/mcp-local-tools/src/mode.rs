@@ -31,6 +31,10 @@ use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
 use crate::context::ToolContext;
 use crate::util::Hints;
 
+/// How many changes a slow receiver of [`Modes::subscribe`] may miss
+/// before it is told it lagged.
+const CHANGES_BACKLOG: usize = 256;
+
 /// The variable naming a file of user presets.
 pub const MODES_VAR: &str = "HANZO_MCP_MODES";
 
@@ -53,7 +57,8 @@ pub struct Modes {
     /// A file of presets that could not be read, and why.
     file_error: Option<String>,
     current: Mutex<HashMap<u64, String>>,
-    changed: tokio::sync::watch::Sender<Option<u64>>,
+    /// Each change, as the number of the connection whose mode changed.
+    changed: tokio::sync::broadcast::Sender<u64>,
 }
 
 impl Modes {
@@ -89,7 +94,7 @@ impl Modes {
             ],
             file_error: None,
             current: Mutex::new(HashMap::new()),
-            changed: tokio::sync::watch::channel(None).0,
+            changed: tokio::sync::broadcast::channel(CHANGES_BACKLOG).0,
         }
     }
 
@@ -128,8 +133,10 @@ impl Modes {
     }
 
     /// A receiver that sees the number of each connection whose mode
-    /// changed (the last one).
-    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<Option<u64>> {
+    /// changed, one message per change, so changes of several connections
+    /// at once are all seen. A receiver that falls more than 256 changes
+    /// behind gets `Lagged` and should treat its own list as changed.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<u64> {
         self.changed.subscribe()
     }
 
@@ -168,7 +175,8 @@ impl Modes {
         let before = current.insert(session, preset.name.clone());
         drop(current);
         if before.as_deref().unwrap_or("full") != preset.name {
-            self.changed.send_replace(Some(session));
+            // No receiver (no server applies modes) is not an error.
+            let _ = self.changed.send(session);
         }
         Ok(preset)
     }

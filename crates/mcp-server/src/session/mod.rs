@@ -217,17 +217,22 @@ fn watch_list_changes(server: &Server) -> (mpsc::UnboundedReceiver<()>, Vec<Join
     (changed, watchers)
 }
 
-/// The session whose mode changed last, when a mode changes; pending
-/// forever without modes.
+/// Whether the next mode change is session `number`'s (`Some(true)`), or
+/// another's; one that cannot tell (it fell behind) counts as this
+/// session's, since a needless `list_changed` costs only a re-list.
+/// Pending forever without modes.
 async fn mode_changed(
-    modes: &mut Option<tokio::sync::watch::Receiver<Option<u64>>>,
-) -> Option<Option<u64>> {
+    modes: &mut Option<tokio::sync::broadcast::Receiver<u64>>,
+    number: u64,
+) -> Option<bool> {
+    use tokio::sync::broadcast::error::RecvError;
     let Some(receiver) = modes else {
         return std::future::pending().await;
     };
-    match receiver.changed().await {
-        Ok(()) => Some(*receiver.borrow_and_update()),
-        Err(_) => {
+    match receiver.recv().await {
+        Ok(changed) => Some(changed == number),
+        Err(RecvError::Lagged(_)) => Some(true),
+        Err(RecvError::Closed) => {
             *modes = None;
             None
         }
@@ -283,8 +288,8 @@ where
                 break;
             }
             Some(()) = changed.recv() => session.send_list_changed(),
-            Some(changed) = mode_changed(&mut modes) => {
-                if changed == Some(session.number) {
+            Some(mine) = mode_changed(&mut modes, session.number) => {
+                if mine {
                     session.send_list_changed();
                 }
             }

@@ -84,12 +84,11 @@ fn door_server(url: &str) -> Arc<Server> {
     ))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn over_http_arguments_and_result_travel_byte_for_byte() {
-    let door = FakeDoor::start(Behaviour::RawCallResult(RESULT.into())).expect("fake door");
-    let listening = listen(door_server(&door.url()), HttpConfig::default()).await;
+/// POSTs a stateless `tools/call` of `billing` with id 7 and `arguments`
+/// (JSON text) to `listening`; the answer's status and body.
+async fn post_call(listening: &crate::common::http::Listening, arguments: &str) -> (u16, String) {
     let body = format!(
-        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"billing","arguments":{ARGUMENTS},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{STATELESS}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"billing","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{STATELESS}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
     );
     let headers = [
         ("content-type", "application/json"),
@@ -102,8 +101,16 @@ async fn over_http_arguments_and_result_travel_byte_for_byte() {
         .client()
         .send(Method::POST, &headers, Some(body.into_bytes()))
         .await;
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.expect("body");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("body"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_arguments_and_result_travel_byte_for_byte() {
+    let door = FakeDoor::start(Behaviour::RawCallResult(RESULT.into())).expect("fake door");
+    let listening = listen(door_server(&door.url()), HttpConfig::default()).await;
+    let (status, text) = post_call(&listening, ARGUMENTS).await;
+    assert_eq!(status, 200);
     assert_eq!(
         text,
         format!(r#"{{"jsonrpc":"2.0","id":7,"result":{RESULT}}}"#)
@@ -113,6 +120,20 @@ async fn over_http_arguments_and_result_travel_byte_for_byte() {
         body.contains(&format!(r#""arguments":{ARGUMENTS}"#)),
         "{body}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_a_lone_surrogate_is_forwarded_as_written_and_answered() {
+    let door = FakeDoor::start(Behaviour::RawCallResult(RESULT.into())).expect("fake door");
+    let listening = listen(door_server(&door.url()), HttpConfig::default()).await;
+    let (status, text) = post_call(&listening, r#"{"v":"\ud800"}"#).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(
+        text,
+        format!(r#"{{"jsonrpc":"2.0","id":7,"result":{RESULT}}}"#)
+    );
+    let body = door_call_body(&door);
+    assert!(body.contains(r#""arguments":{"v":"\ud800"}"#), "{body}");
 }
 
 /// `count` pipelined `tools/call`s of the door tool `billing`, ids 100 on.
