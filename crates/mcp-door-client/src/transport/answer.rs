@@ -42,8 +42,11 @@ impl Transport {
         body_outcome(status, &body, id)
     }
 
+    /// The whole body, at most `max_body_bytes`, read into a buffer sized
+    /// from `Content-Length` when the door sends one within the limit.
     async fn read_body(&self, response: &mut reqwest::Response) -> Result<Vec<u8>, DoorError> {
-        let mut body = Vec::new();
+        let capacity = body_capacity(response.content_length(), self.max_body_bytes);
+        let mut body = Vec::with_capacity(capacity);
         while let Some(chunk) = response.chunk().await.map_err(|e| send_error(&e))? {
             if body.len() + chunk.len() > self.max_body_bytes {
                 return Err(DoorError::TooLarge(self.max_body_bytes));
@@ -98,6 +101,15 @@ fn content_type(headers: &HeaderMap) -> String {
         .and_then(|v| v.to_str().ok())
         .map(|v| v.to_ascii_lowercase())
         .unwrap_or_default()
+}
+
+/// How many bytes to reserve for a body: its `Content-Length` when that
+/// is at most `limit`, else nothing (the buffer grows as chunks come).
+fn body_capacity(content_length: Option<u64>, limit: usize) -> usize {
+    content_length
+        .and_then(|length| usize::try_from(length).ok())
+        .filter(|length| *length <= limit)
+        .unwrap_or(0)
 }
 
 /// The outcome a body (not an event stream) holds: an HTML page or a body
@@ -213,5 +225,14 @@ mod tests {
             outcome(r#"{"id":3,"result":1,"result":[2]}"#, 3),
             Some(Ok("[2]".to_owned()))
         );
+    }
+
+    #[test]
+    fn a_body_buffer_is_sized_from_its_length_only_within_the_limit() {
+        assert_eq!(body_capacity(Some(1 << 20), 32 << 20), 1 << 20);
+        assert_eq!(body_capacity(Some(32 << 20), 32 << 20), 32 << 20);
+        assert_eq!(body_capacity(Some((32 << 20) + 1), 32 << 20), 0);
+        assert_eq!(body_capacity(Some(u64::MAX), 32 << 20), 0);
+        assert_eq!(body_capacity(None, 32 << 20), 0);
     }
 }
