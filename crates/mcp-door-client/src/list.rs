@@ -1,9 +1,9 @@
 //! Reading the door's whole tool list: every page, bounded, names checked.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-use mcp_proto::param_header::param_headers;
+use mcp_proto::param_header::{ParamHeader, param_headers};
 use mcp_proto::{Meta, Tool, validate_tool_name};
 use serde_json::{Map, Value, json};
 
@@ -82,93 +82,18 @@ pub(crate) async fn fetch_list(
     max_pages: usize,
     policy: &CachePolicy,
 ) -> Result<DoorList, DoorError> {
-    let mut tools = Vec::new();
-    let mut names = HashSet::new();
-    let mut dropped = Vec::new();
-    let mut annotated = std::collections::HashMap::new();
-    let mut meta: Option<Meta> = None;
-    let mut ttl_ms: Option<u64> = None;
+    let max_pages = max_pages.max(1);
+    let mut read = ListRead::default();
     let mut cursors = HashSet::new();
     let mut cursor: Option<String> = None;
     let mut pages = 0;
-    while pages < max_pages.max(1) {
-        let mut params = Map::new();
-        if let Some(cursor) = &cursor {
-            params.insert("cursor".into(), json!(cursor));
-        }
-        let revision = transport.add_required_meta(&mut params);
-        let result = transport
-            .request("tools/list", params, &revision, None)
-            .await?
-            .map_err(DoorError::Rpc)?;
+    while pages < max_pages {
+        let (page, mut result) = read_page(transport, cursor.as_deref()).await?;
         pages += 1;
-        let Value::Object(mut result) = result else {
-            return Err(DoorError::Garbage(
-                "tools/list result is not an object".into(),
-            ));
-        };
-        let Some(Value::Array(page)) = result.remove("tools") else {
-            return Err(DoorError::Garbage(
-                "tools/list result has no tools array".into(),
-            ));
-        };
         for raw in page {
-            let name = raw.get("name").and_then(Value::as_str).unwrap_or_default();
-            let problem = if !raw.is_object() {
-                Some(DropReason::NotAnObject)
-            } else if validate_tool_name(name).is_err() {
-                Some(DropReason::InvalidName)
-            } else if !matches!(raw.get("inputSchema"), Some(Value::Object(_))) {
-                Some(DropReason::NoInputSchema)
-            } else {
-                None
-            };
-            if let Some(reason) = problem {
-                dropped.push(DroppedTool {
-                    name: name.to_owned(),
-                    reason,
-                });
-                continue;
-            }
-            if names.contains(name) {
-                continue;
-            }
-            let name = name.to_owned();
-            match serde_json::from_value::<Tool>(raw) {
-                // A tool with a broken `x-mcp-header` is left out (MCP
-                // 2026-07-28 streamable-http "Schema Extension").
-                Ok(tool) => match param_headers(&tool.input_schema) {
-                    Ok(headers) => {
-                        if !headers.is_empty() {
-                            annotated.insert(name.clone(), headers);
-                        }
-                        names.insert(name);
-                        tools.push(tool);
-                    }
-                    Err(reason) => tracing::warn!(
-                        "the door's tool {} is left out of tools/list: {reason}",
-                        shorten(&name)
-                    ),
-                },
-                Err(error) => {
-                    let why: String = error.to_string().replace(['\n', '\r'], " ");
-                    let why: String = why.chars().take(80).collect();
-                    dropped.push(DroppedTool {
-                        name,
-                        reason: DropReason::Malformed(why),
-                    });
-                }
-            }
+            read.add_tool(raw);
         }
-        if let Some(Value::Object(page_meta)) = result.remove("_meta") {
-            let meta = meta.get_or_insert_with(Map::new);
-            for (key, value) in page_meta {
-                meta.entry(key).or_insert(value);
-            }
-        }
-        if let Some(page_ttl) = result.get("ttlMs").and_then(Value::as_u64) {
-            ttl_ms = Some(ttl_ms.map_or(page_ttl, |t| t.min(page_ttl)));
-        }
+        read.add_page_meta(&mut result);
         match result.remove("nextCursor") {
             Some(Value::String(next)) if !cursors.contains(&next) => {
                 cursors.insert(next.clone());
@@ -183,20 +108,134 @@ pub(crate) async fn fetch_list(
             }
             _ => break,
         }
-        if pages == max_pages.max(1) {
+        if pages == max_pages {
             tracing::warn!(
                 "the door's tools/list has more than {pages} pages; keeping the first {pages}"
             );
         }
     }
-    transport.learn_param_headers(annotated);
+    transport.learn_param_headers(read.annotated);
     Ok(DoorList {
-        tools,
-        meta,
-        ttl: policy.ttl_for(ttl_ms),
+        tools: read.tools,
+        meta: read.meta,
+        ttl: policy.ttl_for(read.ttl_ms),
         pages,
-        dropped,
+        dropped: read.dropped,
     })
+}
+
+/// One `tools/list` request, from `cursor` when there is one: the page's
+/// `tools` array, and the rest of the result.
+async fn read_page(
+    transport: &Transport,
+    cursor: Option<&str>,
+) -> Result<(Vec<Value>, Map<String, Value>), DoorError> {
+    let mut params = Map::new();
+    if let Some(cursor) = cursor {
+        params.insert("cursor".into(), json!(cursor));
+    }
+    let revision = transport.add_required_meta(&mut params);
+    let result = transport
+        .request("tools/list", params, &revision, None)
+        .await?
+        .map_err(DoorError::Rpc)?;
+    let Value::Object(mut result) = result else {
+        return Err(DoorError::Garbage(
+            "tools/list result is not an object".into(),
+        ));
+    };
+    let Some(Value::Array(page)) = result.remove("tools") else {
+        return Err(DoorError::Garbage(
+            "tools/list result has no tools array".into(),
+        ));
+    };
+    Ok((page, result))
+}
+
+/// What the pages read so far add up to.
+#[derive(Default)]
+struct ListRead {
+    tools: Vec<Tool>,
+    /// The names in `tools`.
+    names: HashSet<String>,
+    dropped: Vec<DroppedTool>,
+    /// The `x-mcp-header` annotations of the kept tools that have any.
+    annotated: HashMap<String, Vec<ParamHeader>>,
+    meta: Option<Meta>,
+    /// The smallest `ttlMs` of any page.
+    ttl_ms: Option<u64>,
+}
+
+impl ListRead {
+    /// Keeps one listed tool, or drops it with its reason; a name already
+    /// kept is skipped, and a tool with a broken `x-mcp-header` is left
+    /// out with a warning (MCP 2026-07-28 streamable-http "Schema
+    /// Extension").
+    fn add_tool(&mut self, raw: Value) {
+        let name = raw.get("name").and_then(Value::as_str).unwrap_or_default();
+        if let Some(reason) = drop_reason(&raw, name) {
+            self.dropped.push(DroppedTool {
+                name: name.to_owned(),
+                reason,
+            });
+            return;
+        }
+        if self.names.contains(name) {
+            return;
+        }
+        let name = name.to_owned();
+        match serde_json::from_value::<Tool>(raw) {
+            Ok(tool) => match param_headers(&tool.input_schema) {
+                Ok(headers) => {
+                    if !headers.is_empty() {
+                        self.annotated.insert(name.clone(), headers);
+                    }
+                    self.names.insert(name);
+                    self.tools.push(tool);
+                }
+                Err(reason) => tracing::warn!(
+                    "the door's tool {} is left out of tools/list: {reason}",
+                    shorten(&name)
+                ),
+            },
+            Err(error) => {
+                let why: String = error.to_string().replace(['\n', '\r'], " ");
+                let why: String = why.chars().take(80).collect();
+                self.dropped.push(DroppedTool {
+                    name,
+                    reason: DropReason::Malformed(why),
+                });
+            }
+        }
+    }
+
+    /// Joins a page's `_meta` (a key already read keeps its value) and
+    /// keeps the smallest `ttlMs`.
+    fn add_page_meta(&mut self, result: &mut Map<String, Value>) {
+        if let Some(Value::Object(page_meta)) = result.remove("_meta") {
+            let meta = self.meta.get_or_insert_with(Map::new);
+            for (key, value) in page_meta {
+                meta.entry(key).or_insert(value);
+            }
+        }
+        if let Some(page_ttl) = result.get("ttlMs").and_then(Value::as_u64) {
+            self.ttl_ms = Some(self.ttl_ms.map_or(page_ttl, |t| t.min(page_ttl)));
+        }
+    }
+}
+
+/// Why a listed tool breaks the MCP tool rules, if it does: not an object,
+/// an invalid `name` (given as `name`), or no `inputSchema` object.
+fn drop_reason(raw: &Value, name: &str) -> Option<DropReason> {
+    if !raw.is_object() {
+        Some(DropReason::NotAnObject)
+    } else if validate_tool_name(name).is_err() {
+        Some(DropReason::InvalidName)
+    } else if !matches!(raw.get("inputSchema"), Some(Value::Object(_))) {
+        Some(DropReason::NoInputSchema)
+    } else {
+        None
+    }
 }
 
 /// A name as it goes into a log line: at most 40 characters, escaped.
