@@ -12,12 +12,26 @@
 //! The ratio rows divide each hanzo-mcp row by the rmcp row. The goal of
 //! goal (every ratio at most 1.0) is about the trivial call.
 //!
+//! A second part, `surface`, measures what the twelve local tools cost
+//! against seven, with no rmcp server: spawn → `initialize` answered and
+//! the first `tools/list` after it (median of 30 spawns each, alternating),
+//! of `hanzo-mcp serve` with every tool and with `--allowed-tools` keeping
+//! only `fs`, `code`, `workspace`, `exec`, `git`, `fetch` and `ui` (the
+//! state tools `think`, `memory`, `plan`, `tasks` and `mode` gated out:
+//! still built, and `mode` still applied, but never listed); then warm
+//! round trips (median, p99 of 2,000) of `tools/list` and of `fs` `help` in
+//! mode `full` (the list rendered once, then copied; calls not checked)
+//! and in mode `review` (the list narrowed, and each call checked, per
+//! request).
+//!
 //! Run (release; builds the rmcp server first):
 //!
 //! ```sh
 //! cargo build --release -p mcp-examples --example rmcp_echo_server
 //! cargo bench -p mcp-local-server --bench stdio
 //! ```
+//!
+//! `STDIO_BENCH=calls` or `STDIO_BENCH=surface` runs one part.
 //!
 //! The rmcp server is looked up at `$RMCP_ECHO_SERVER`, else next to this
 //! bench in `<target>/release/examples/rmcp_echo_server`; `$HANZO_MCP_BIN`
@@ -35,6 +49,10 @@ use stdio::{Proc, hermetic};
 
 const SPAWNS: usize = 30;
 const CALLS: usize = 10_000;
+const WARM: usize = 2_000;
+
+/// The local tools other than the state tools and `mode`.
+const SEVEN: &str = r#"{"local":["fs","code","workspace","exec","git","fetch","ui"]}"#;
 
 struct Subject {
     name: &'static str,
@@ -59,10 +77,27 @@ fn percentile(samples: &mut [Duration], p: f64) -> Duration {
 
 /// `program args`, logging errors only, with none of our `HANZO_*`.
 fn spawn(program: &Path, args: &[String]) -> Proc {
+    spawn_with(program, args, &[])
+}
+
+/// [`spawn`] with these variables set.
+fn spawn_with(program: &Path, args: &[String], env: &[(&str, &Path)]) -> Proc {
     let mut command = Command::new(program);
     hermetic(&mut command);
     command.args(args).env("RUST_LOG", "error");
+    for (key, value) in env {
+        command.env(key, value);
+    }
     Proc::start(command)
+}
+
+/// Whether `STDIO_BENCH` (a comma-separated list) picks `part`; without
+/// it, every part runs.
+fn picked(part: &str) -> bool {
+    match std::env::var("STDIO_BENCH") {
+        Ok(parts) => parts.split(',').any(|p| p.trim() == part),
+        Err(_) => true,
+    }
 }
 
 fn startup_once(subject: &Subject) -> Duration {
@@ -127,6 +162,163 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
+    if picked("calls") {
+        calls_part();
+    }
+    if picked("surface") {
+        surface_part();
+    }
+}
+
+/// One server configuration of the `surface` part.
+struct Surface {
+    name: &'static str,
+    args: Vec<String>,
+    tools: usize,
+}
+
+#[derive(Default)]
+struct SurfaceFigures {
+    startup: Vec<Duration>,
+    first_list: Vec<Duration>,
+    list_bytes: usize,
+}
+
+fn surface_once(program: &Path, state: &Path, surface: &Surface, figures: &mut SurfaceFigures) {
+    let start = Instant::now();
+    let mut proc = spawn_with(program, &surface.args, &[("HANZO_MCP_STATE", state)]);
+    let answer = proc.initialize_only("2025-11-25", json!({}));
+    figures.startup.push(start.elapsed());
+    assert!(answer["result"]["protocolVersion"].is_string(), "{answer}");
+    proc.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let listing = Instant::now();
+    proc.send_line(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let line = proc.response(1).to_owned();
+    figures.first_list.push(listing.elapsed());
+    let list: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+    let tools = list["result"]["tools"].as_array().map_or(0, Vec::len);
+    assert_eq!(tools, surface.tools, "{}", surface.name);
+    figures.list_bytes = line.len();
+    proc.finish();
+}
+
+/// Median and p99 of `WARM` warm round trips of `request` (with `"ID"`
+/// for its id) in mode `mode`, and the size of one answer.
+fn warm(
+    program: &Path,
+    state: &Path,
+    args: &[String],
+    mode: &str,
+    request: &str,
+) -> (Duration, Duration, usize) {
+    let mut proc = spawn_with(program, args, &[("HANZO_MCP_STATE", state)]);
+    proc.handshake("2025-11-25", json!({}));
+    let set = proc.call(
+        0,
+        "tools/call",
+        json!({ "name": "mode", "arguments": { "action": "set", "name": mode } }),
+    );
+    assert!(set["result"]["isError"].is_null(), "{set}");
+    let mut samples = Vec::with_capacity(WARM);
+    let mut bytes = 0;
+    for id in 1..=WARM {
+        let line = request.replace("\"ID\"", &id.to_string());
+        let start = Instant::now();
+        proc.send_line(&line);
+        let answer = proc.response(id as u64);
+        samples.push(start.elapsed());
+        assert!(!answer.contains("\"error\""), "{answer}");
+        bytes = answer.len();
+    }
+    proc.finish();
+    (
+        percentile(&mut samples, 0.5),
+        percentile(&mut samples, 0.99),
+        bytes,
+    )
+}
+
+/// Twelve local tools against seven: start-up, first `tools/list`, and a
+/// warm `tools/list` in modes `full` and `review`.
+fn surface_part() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("state");
+    let program = std::env::var_os("HANZO_MCP_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_hanzo-mcp")));
+    let base: Vec<String> = vec![
+        "serve".into(),
+        "--no-door".into(),
+        "--log-level".into(),
+        "error".into(),
+        "--root".into(),
+        root.path().display().to_string(),
+    ];
+    let mut seven = base.clone();
+    seven.extend(["--allowed-tools".into(), SEVEN.into()]);
+    let surfaces = [
+        Surface {
+            name: "12 tools",
+            args: base.clone(),
+            tools: 12,
+        },
+        Surface {
+            name: "7 tools",
+            args: seven,
+            tools: 7,
+        },
+    ];
+    let load_before = load_average();
+    let mut figures: Vec<SurfaceFigures> =
+        surfaces.iter().map(|_| SurfaceFigures::default()).collect();
+    for _ in 0..SPAWNS {
+        for (surface, figures) in surfaces.iter().zip(figures.iter_mut()) {
+            surface_once(&program, state.path(), surface, figures);
+        }
+    }
+    let list = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/list"}"#;
+    let help = r#"{"jsonrpc":"2.0","id":"ID","method":"tools/call","params":{"name":"fs","arguments":{"action":"help"}}}"#;
+    let mut warm_rows = Vec::new();
+    for (request, what) in [(list, "tools/list"), (help, "fs help")] {
+        for mode in ["full", "review"] {
+            let figures = warm(&program, state.path(), &base, mode, request);
+            warm_rows.push((what, mode, figures));
+        }
+    }
+    println!(
+        "load average (1, 5, 15 min) before: {load_before}; after: {}",
+        load_average()
+    );
+    println!(
+        "{:<10} {:>16} {:>20} {:>12}",
+        "server", "init median", "first list median", "list bytes"
+    );
+    for (surface, figures) in surfaces.iter().zip(figures.iter_mut()) {
+        println!(
+            "{:<10} {:>13.2} ms {:>17.2} ms {:>12}",
+            surface.name,
+            percentile(&mut figures.startup, 0.5).as_secs_f64() * 1e3,
+            percentile(&mut figures.first_list, 0.5).as_secs_f64() * 1e3,
+            figures.list_bytes
+        );
+    }
+    println!(
+        "{:<18} {:>16} {:>16} {:>12}",
+        "request, mode", "median", "p99", "answer bytes"
+    );
+    for (what, mode, (median, p99, bytes)) in warm_rows {
+        println!(
+            "{:<18} {:>13.1} us {:>13.1} us {:>12}",
+            format!("{what}, {mode}"),
+            median.as_secs_f64() * 1e6,
+            p99.as_secs_f64() * 1e6,
+            bytes
+        );
+    }
+}
+
+/// hanzo-mcp's start-up and trivial calls, next to rmcp's.
+fn calls_part() {
     let root = tempfile::tempdir().expect("tempdir");
     let file = root.path().join("one.txt");
     std::fs::write(&file, "hello\n").expect("write");

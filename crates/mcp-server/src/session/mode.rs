@@ -56,6 +56,45 @@ pub(super) fn surface(entries: &[String], tools: &[Tool]) -> GatedSurface<Tool> 
     )
 }
 
+/// `tools` as this session lists them under the mode's `entries`: the
+/// [`surface`]'s tools, each with at most one "Allowed here" sentence. A
+/// tool the allowlist narrowed already ends with one; narrowing it again
+/// appends another, so the earlier one is dropped (the later names what is
+/// left after both).
+pub(super) fn listed(entries: &[String], tools: &[Tool]) -> Vec<Tool> {
+    let mut listed = surface(entries, tools).into_tools();
+    // The surface keeps tools in their order: walk both lists once.
+    let mut originals = tools.iter();
+    for tool in &mut listed {
+        let Some(before) = originals.find(|t| t.name == tool.name) else {
+            break;
+        };
+        if let (Some(old), Some(new)) = (&before.description, &mut tool.description)
+            && let Some(kept) = without_earlier_sentence(old, new)
+        {
+            *new = kept;
+        }
+    }
+    listed
+}
+
+/// How the gating layer's sentence naming the kept values starts.
+const ALLOWED_HERE: &str = "\n\nAllowed here: `";
+
+/// `new`, which is `old` and the sentence this narrowing appended, without
+/// the sentence `old` ended with; `None` when either is missing.
+fn without_earlier_sentence(old: &str, new: &str) -> Option<String> {
+    let added = new.strip_prefix(old)?;
+    if !added.starts_with(ALLOWED_HERE) {
+        return None;
+    }
+    let at = old.rfind(ALLOWED_HERE)?;
+    if old[at + ALLOWED_HERE.len()..].contains('\n') {
+        return None;
+    }
+    Some(format!("{}{added}", &old[..at]))
+}
+
 /// Refuses `call` when the mode's `entries` leave its tool or action out:
 /// -32602 as for a gated-out call (unknown tool, or the allowed actions).
 pub(super) fn check_call(

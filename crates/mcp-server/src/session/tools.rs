@@ -63,8 +63,8 @@ impl Session {
                 // A session's mode: rendered for this request.
                 Some(entries) => {
                     let list = merged.list();
-                    let narrowed = mode::surface(&entries, &list.tools);
-                    serde_json::value::to_raw_value(&render(narrowed.tools(), list.meta.as_ref()))
+                    let narrowed = mode::listed(&entries, &list.tools);
+                    serde_json::value::to_raw_value(&render(&narrowed, list.meta.as_ref()))
                         .map(Arc::from)
                 }
                 // Otherwise rendered once per list and form, then copied;

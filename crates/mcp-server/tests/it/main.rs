@@ -19,6 +19,7 @@ mod http_qa;
 mod http_transport;
 mod lifecycle;
 mod list_memo;
+mod mode;
 mod rmcp_client;
 mod roots;
 mod stdio;
