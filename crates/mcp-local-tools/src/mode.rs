@@ -100,8 +100,8 @@ impl Modes {
 
     /// Adds the presets of the JSON file at `path` (a preset of the same
     /// name replaces a built-in one). A file that cannot be read or parsed
-    /// is kept as an error every `mode` call reports; the built-in presets
-    /// still work.
+    /// is kept as an error ([`Modes::file_error`]) that `list` and a `set`
+    /// of an unknown name report; the built-in presets still work.
     pub fn with_file(mut self, path: &Path) -> Modes {
         match read_presets(path) {
             Ok(presets) => {
@@ -113,6 +113,12 @@ impl Modes {
             Err(e) => self.file_error = Some(e),
         }
         self
+    }
+
+    /// Why the presets file could not be read, when it could not (its
+    /// presets are then missing; the built-in ones work).
+    pub fn file_error(&self) -> Option<&str> {
+        self.file_error.as_deref()
     }
 
     /// The presets, built-in first.
@@ -162,11 +168,15 @@ impl Modes {
             .find(|p| p.name == name)
             .ok_or_else(|| {
                 let names: Vec<&str> = self.presets.iter().map(|p| p.name.as_str()).collect();
-                format!(
+                let mut text = format!(
                     "no mode '{}' (modes: {})",
                     name.escape_debug(),
                     names.join(", ")
-                )
+                );
+                if let Some(error) = &self.file_error {
+                    text.push_str(&format!("; the presets file was not read: {error}"));
+                }
+                text
             })?;
         let mut current = self
             .current
@@ -286,11 +296,6 @@ impl ActionTool for ModeTool {
 
     fn run_async<'a>(&'a self, args: ModeArgs, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move {
-            if let Some(error) = &self.modes.file_error
-                && !matches!(args.action, ModeAction::Help)
-            {
-                return Err(format!("{error}; the built-in modes full and review work"));
-            }
             let modes = &self.modes;
             match args.action {
                 ModeAction::List => Ok(list(modes, ctx.session)),
@@ -340,6 +345,11 @@ fn list(modes: &Modes, session: u64) -> CallToolResult {
             "allowed": preset.allowed,
             "current": preset.name == current,
         }));
+    }
+    if let Some(error) = modes.file_error() {
+        text.push_str(&format!(
+            "(the presets file was not read: {error}; the built-in modes work)\n"
+        ));
     }
     let mut result = CallToolResult::text(text);
     result.structured_content = Some(json!({ "modes": rows }));

@@ -55,6 +55,14 @@ fn local_source(roots: Vec<PathBuf>, options: &Options) -> Result<LocalSource, S
         Some(file) => toolbox.with_mode_file(Some(file)),
         None => toolbox.with_mode(),
     };
+    if let Some(error) = toolbox.modes().as_deref().and_then(|m| m.file_error()) {
+        // Named on the command line: a mistake to stop at. From the
+        // environment: one warning, and the built-in modes.
+        if options.modes_file.is_some() {
+            return Err(ServerError::Config(format!("--modes: {error}")));
+        }
+        tracing::warn!(%error, "the mode presets file was not read; the built-in modes work");
+    }
     Ok(LocalSource::with_toolbox(toolbox, roots))
 }
 

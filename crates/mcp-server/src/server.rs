@@ -103,6 +103,8 @@ pub struct Server {
     roots: Option<Arc<dyn RootsListener>>,
     logging: bool,
     modes: Option<Arc<Modes>>,
+    /// The sessions' narrowed views of the tool list.
+    mode_views: crate::session::ModeViews,
 }
 
 impl std::fmt::Debug for Server {
@@ -131,6 +133,7 @@ impl Server {
             roots: None,
             logging: false,
             modes: None,
+            mode_views: Default::default(),
         }
     }
 
@@ -186,6 +189,12 @@ impl Server {
     /// The `mode` presets and choices, when the server applies them.
     pub fn modes(&self) -> Option<&Arc<Modes>> {
         self.modes.as_ref()
+    }
+
+    /// The sessions' narrowed views of the tool list (kept here so that
+    /// sessions in the same mode share them).
+    pub(crate) fn mode_views(&self) -> &crate::session::ModeViews {
+        &self.mode_views
     }
 
     /// Whether a session's tool list can change while it lasts: a source's

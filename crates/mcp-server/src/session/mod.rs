@@ -40,6 +40,7 @@ use crate::outbox::Outbox;
 use crate::peer::PeerShared;
 use crate::server::Server;
 use inflight::InFlight;
+pub(crate) use mode::ModeViews;
 use roots::RootsState;
 use subscriptions::Subscriptions;
 

@@ -8,13 +8,16 @@
 //! `notifications/tools/list_changed`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use serde_json::value::RawValue;
 
 use mcp_gating::{AllowedTools, CallDecision, GatedSurface, Policy, SurfaceRules};
 use mcp_proto::{ErrorObject, Tool};
 
 use super::Session;
 use crate::gated::refused_call;
-use crate::source::{CallRequest, unknown_tool};
+use crate::source::{CallRequest, MergedList, unknown_tool};
 
 /// The gating key the mode's entries are read under.
 const MODE_SOURCE: &str = "mode";
@@ -95,14 +98,10 @@ fn without_earlier_sentence(old: &str, new: &str) -> Option<String> {
     Some(format!("{}{added}", &old[..at]))
 }
 
-/// Refuses `call` when the mode's `entries` leave its tool or action out:
+/// Refuses `call` when the view's mode leaves its tool or action out:
 /// -32602 as for a gated-out call (unknown tool, or the allowed actions).
-pub(super) fn check_call(
-    entries: &[String],
-    tools: &[Tool],
-    call: &CallRequest,
-) -> Result<(), ErrorObject> {
-    let surface = surface(entries, tools);
+pub(super) fn check_call(view: &ModeView, call: &CallRequest) -> Result<(), ErrorObject> {
+    let surface = &view.surface;
     let params = call.params()?;
     match surface.check_call_arguments(call.name(), params.arguments.as_ref()) {
         CallDecision::Permitted => Ok(()),
@@ -111,5 +110,52 @@ pub(super) fn check_call(
             Err(refused_call(call.name(), &why, allowed))
         }
         CallDecision::NotOwned => Err(unknown_tool(call.name())),
+    }
+}
+
+/// One merged list as one preset leaves it: the routing surface, the
+/// listed tools, and their rendered `tools/list` results (one per form).
+pub(crate) struct ModeView {
+    merged: Arc<MergedList>,
+    entries: Vec<String>,
+    surface: GatedSurface<Tool>,
+    /// The tools as listed ([`listed`]).
+    pub(super) tools: Vec<Tool>,
+    /// The rendered results: the handshake form, then the stateless one.
+    pub(super) rendered: [OnceLock<Arc<RawValue>>; 2],
+}
+
+/// The views of the most recent (merged list, preset) pairs, shared by a
+/// server's sessions, so that a narrowing mode costs a lookup per
+/// `tools/list` and `tools/call`, not a rebuild of every tool's schema.
+#[derive(Default)]
+pub(crate) struct ModeViews(Mutex<Vec<Arc<ModeView>>>);
+
+/// How many views are kept (most recent first).
+const VIEWS_KEPT: usize = 8;
+
+impl ModeViews {
+    /// The view of `merged` under `entries`, built on the first request.
+    pub(super) fn get(&self, merged: &Arc<MergedList>, entries: &[String]) -> Arc<ModeView> {
+        let mut views = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(at) = views
+            .iter()
+            .position(|v| Arc::ptr_eq(&v.merged, merged) && v.entries == entries)
+        {
+            let view = views.remove(at);
+            views.insert(0, view.clone());
+            return view;
+        }
+        let tools = &merged.list().tools;
+        let view = Arc::new(ModeView {
+            merged: merged.clone(),
+            entries: entries.to_vec(),
+            surface: surface(entries, tools),
+            tools: listed(entries, tools),
+            rendered: Default::default(),
+        });
+        views.insert(0, view.clone());
+        views.truncate(VIEWS_KEPT);
+        view
     }
 }

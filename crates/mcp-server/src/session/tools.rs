@@ -60,12 +60,19 @@ impl Session {
                 shaped(era, &result).unwrap_or_default()
             };
             let json = match narrowing {
-                // A session's mode: rendered for this request.
+                // A session's mode: its view of this list, rendered once
+                // per form.
                 Some(entries) => {
-                    let list = merged.list();
-                    let narrowed = mode::listed(&entries, &list.tools);
-                    serde_json::value::to_raw_value(&render(&narrowed, list.meta.as_ref()))
-                        .map(Arc::from)
+                    let view = server.mode_views().get(&merged, &entries);
+                    let slot = &view.rendered[usize::from(stateless)];
+                    match slot.get() {
+                        Some(json) => Ok(json.clone()),
+                        None => serde_json::value::to_raw_value(&render(
+                            &view.tools,
+                            merged.list().meta.as_ref(),
+                        ))
+                        .map(|json| slot.get_or_init(|| Arc::from(json)).clone()),
+                    }
                 }
                 // Otherwise rendered once per list and form, then copied;
                 // the result depends on the era only through `is_stateless`.
@@ -110,7 +117,7 @@ impl Session {
         let work: Work = Box::pin(async move {
             if let Some(entries) = narrowing {
                 let merged = server.composition().merged().await;
-                mode::check_call(&entries, &merged.list().tools, &call)?;
+                mode::check_call(&server.mode_views().get(&merged, &entries), &call)?;
             }
             let result = server.composition().call_tool(call, cx).await?;
             Ok(Reply::Text(Arc::from(with_result_type(era, result))))

@@ -904,8 +904,6 @@ async fn until_answer(connection: &mut Connection, id: u64) -> Vec<Value> {
 /// second before the first session's loop looked): each is told its own
 /// list changed, and only once.
 #[tokio::test]
-#[ignore = "fails: the session loop reads only the last session whose mode changed, \
-            so the first session's list_changed is dropped"]
 async fn two_sessions_switching_at_once_are_each_told() {
     let root = tempfile::tempdir().expect("root");
     let mut options = Options::new();
@@ -941,4 +939,25 @@ async fn two_sessions_switching_at_once_are_each_told() {
         assert_eq!(answers, [set.clone(), pong.clone()], "{name}");
         assert_eq!(notifications, std::slice::from_ref(&changed), "{name}");
     }
+}
+
+#[test]
+fn a_modes_file_that_cannot_be_read_stops_the_start() {
+    let root = tempfile::tempdir().expect("root");
+    let missing = root.path().join("no-such-modes.json");
+    let output = crate::common::stdio::hanzo_mcp()
+        .args(["serve", "--no-door", "--modes"])
+        .arg(&missing)
+        .arg("--root")
+        .arg(root.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run hanzo-mcp");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--modes: modes file") && stderr.contains("no-such-modes.json"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
 }
