@@ -227,7 +227,7 @@ impl Outbox {
             error: None,
         };
         let text = result.get();
-        if !text.contains(['\n', '\r']) {
+        if memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none() {
             return self.queue(&RawResponse { id, result }, kind);
         }
         let one_line = text.replace(['\n', '\r'], " ");
@@ -247,7 +247,7 @@ impl Outbox {
     }
 
     fn queue<T: Serialize>(&self, message: &T, kind: Kind) -> bool {
-        match serde_json::to_vec(message) {
+        match encode(message) {
             Ok(bytes) => {
                 // Counted before it is queued, so the writer never
                 // subtracts what was not added yet.
@@ -276,6 +276,14 @@ impl Outbox {
     }
 }
 
+/// How many bytes of queued messages one write gathers.
+const BATCH_BYTES: usize = 64 * 1024;
+
+/// `message` as JSON text.
+fn encode<T: Serialize>(message: &T) -> serde_json::Result<Vec<u8>> {
+    serde_json::to_vec(message)
+}
+
 /// Writes every queued message to `out`, one per line, flushing whenever the
 /// queue runs empty. Ends when every [`Outbox`] is dropped and the queue is
 /// drained, or on the first write error (the queue is then closed, so every
@@ -287,10 +295,21 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
     backlog: Option<Arc<Backlog>>,
 ) -> std::io::Result<()> {
     while let Some(first) = rx.recv().await {
+        if first.bytes.len() >= BATCH_BYTES {
+            // A large message goes out as it is, its line end after it,
+            // rather than being copied to add one byte.
+            out.write_all(&first.bytes).await?;
+            out.write_all(b"\n").await?;
+            out.flush().await?;
+            if let Some(backlog) = &backlog {
+                backlog.written(first.bytes.len() + 1);
+            }
+            continue;
+        }
         let mut buf = first.bytes;
         buf.push(b'\n');
         // Gather what is already queued so a burst costs one flush.
-        while buf.len() < 64 * 1024 {
+        while buf.len() < BATCH_BYTES {
             match rx.try_recv() {
                 Ok(next) => {
                     buf.extend_from_slice(&next.bytes);
