@@ -49,15 +49,37 @@ impl CallRequest {
     /// -32602 `tools/call: params.name is required` (or `must be a string`),
     /// or `tools/call: params.arguments must be an object, found …`.
     pub fn new(params: Box<RawValue>) -> Result<Self, ErrorObject> {
+        Self::with_meta(params).map(|(call, _)| call)
+    }
+
+    /// [`CallRequest::new`], also giving the params' `_meta` (`None`
+    /// without one), read in the same pass.
+    ///
+    /// # Errors
+    /// As [`CallRequest::new`].
+    pub fn with_meta(params: Box<RawValue>) -> Result<(Self, Option<Value>), ErrorObject> {
         #[derive(serde::Deserialize)]
         struct Head<'a> {
             name: Option<Value>,
             #[serde(borrow)]
             arguments: Option<&'a RawValue>,
+            #[serde(rename = "_meta")]
+            meta: Option<Value>,
         }
-        let text = mcp_proto::recover::replace_lone_surrogates(params.get());
-        let head: Head<'_> = serde_json::from_str(&text)
-            .map_err(|e| ErrorObject::invalid_params(format!("tools/call: {e}")))?;
+        let bad = |e: serde_json::Error| ErrorObject::invalid_params(format!("tools/call: {e}"));
+        // Strict first; only text with an escaped lone surrogate is read
+        // again with U+FFFD in its place.
+        let replaced;
+        let head: Head<'_> = match serde_json::from_str(params.get()) {
+            Ok(head) => head,
+            Err(error) => match mcp_proto::recover::replace_lone_surrogates(params.get()) {
+                std::borrow::Cow::Owned(text) => {
+                    replaced = text;
+                    serde_json::from_str(&replaced).map_err(bad)?
+                }
+                std::borrow::Cow::Borrowed(_) => return Err(bad(error)),
+            },
+        };
         if let Some(arguments) = head.arguments
             && !matches!(arguments.get().as_bytes()[0], b'{' | b'n')
         {
@@ -67,8 +89,9 @@ impl CallRequest {
                 mcp_proto::decode::json_type_name(&value)
             )));
         }
+        let meta = head.meta;
         match head.name {
-            Some(Value::String(name)) => Ok(Self { name, params }),
+            Some(Value::String(name)) => Ok((Self { name, params }, meta)),
             Some(other) => Err(ErrorObject::invalid_params(format!(
                 "tools/call: params.name must be a string, found {}",
                 mcp_proto::decode::json_type_name(&other)

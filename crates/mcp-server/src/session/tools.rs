@@ -100,11 +100,12 @@ impl Session {
                 ErrorObject::invalid_params(format!("{}: params are required", CallTool::METHOD))
             })
             .and_then(|params| {
-                let request_meta = meta_of(&params)?;
+                let (call, meta) = CallRequest::with_meta(params)?;
+                let request_meta = meta.map(|meta| json!({ "_meta": meta }));
                 let era = self
                     .lifecycle
                     .era_for(CallTool::METHOD, request_meta.as_ref())?;
-                Ok((CallRequest::new(params)?, era, request_meta))
+                Ok((call, era, request_meta))
             });
         let (call, era, request_meta) = match prepared {
             Ok(prepared) => prepared,
@@ -124,19 +125,6 @@ impl Session {
         });
         self.inflight.spawn(id, work, cancel, &self.outbox);
     }
-}
-
-/// `{"_meta": …}` of a call's params (`None` without one), for the era and
-/// the call's context; nothing else of the params is decoded.
-fn meta_of(params: &RawValue) -> Result<Option<Value>, ErrorObject> {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(rename = "_meta")]
-        meta: Option<Value>,
-    }
-    let (head, _) = mcp_proto::recover::from_str_lossy::<Head>(params.get())
-        .map_err(|e| ErrorObject::invalid_params(format!("{}: {e}", CallTool::METHOD)))?;
-    Ok(head.meta.map(|meta| json!({ "_meta": meta })))
 }
 
 /// `result` as `era` requires it: a 2026-07-28 result without `resultType`
