@@ -125,6 +125,7 @@ pub use mcp_proto;
 pub mod assembly;
 pub mod cli;
 pub mod client_roots;
+mod deferred_door;
 pub mod door;
 pub mod error;
 pub mod features;
