@@ -12,11 +12,11 @@ use std::sync::Arc;
 use mcp_proto::methods::{CallTool, ListTools, Method};
 use mcp_proto::{ErrorObject, RequestId};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::inflight::{Reply, Work};
-use super::router::{LIST_TTL_MS, shaped};
+use super::router::LIST_TTL_MS;
 use super::{Session, mode};
 use crate::lifecycle::Era;
 use crate::source::CallRequest;
@@ -46,37 +46,27 @@ impl Session {
         }
         let server = self.server.clone();
         let narrowing = self.narrowing();
+        let stateless = era.is_stateless();
         Ok(Box::pin(async move {
             let merged = server.composition().merged().await;
-            let render = |tools: &[mcp_proto::Tool], meta: Option<&mcp_proto::Meta>| {
-                let mut result = Map::new();
-                result.insert("tools".into(), json!(tools));
-                if let Some(meta) = meta {
-                    result.insert("_meta".into(), Value::Object(meta.clone()));
-                }
-                if era.is_stateless() {
-                    result.insert("ttlMs".into(), json!(LIST_TTL_MS));
-                    result.insert("cacheScope".into(), json!("private"));
-                }
-                shaped(era, &Value::Object(result)).unwrap_or_default()
-            };
             let json = match narrowing {
                 // A session's mode: rendered for this request.
                 Some(entries) => {
                     let list = merged.list();
                     let narrowed = mode::surface(&entries, &list.tools);
-                    serde_json::value::to_raw_value(&render(narrowed.tools(), list.meta.as_ref()))
-                        .map(Arc::from)
+                    render_list(narrowed.tools(), list.meta.as_ref(), stateless).map(Arc::from)
                 }
                 // Otherwise rendered once per list and form, then copied;
                 // the result depends on the era only through `is_stateless`.
                 None => {
-                    let form = if era.is_stateless() {
+                    let form = if stateless {
                         "tools/list stateless"
                     } else {
                         "tools/list handshake"
                     };
-                    merged.rendered(form, |list| render(&list.tools, list.meta.as_ref()))
+                    merged.rendered(form, |list| {
+                        render_list(&list.tools, list.meta.as_ref(), stateless)
+                    })
                 }
             }
             .map_err(|e| {
@@ -113,8 +103,9 @@ impl Session {
                 let merged = server.composition().merged().await;
                 mode::check_call(&entries, &merged.list().tools, &call)?;
             }
-            let result = server.composition().call_tool(call, cx).await?;
-            Ok(Reply::Text(Arc::from(with_result_type(era, result))))
+            let text = server.composition().call_tool(call, cx).await?;
+            let result_type = lacks_result_type(era, &text);
+            Ok(Reply::Call { text, result_type })
         });
         self.inflight.spawn(id, work, cancel, &self.outbox);
     }
@@ -133,36 +124,59 @@ fn meta_of(params: &RawValue) -> Result<Option<Value>, ErrorObject> {
     Ok(head.meta.map(|meta| json!({ "_meta": meta })))
 }
 
-/// `result` as `era` requires it: a 2026-07-28 result without `resultType`
-/// gets `"resultType":"complete"` as its first member; everything else of
-/// the text is kept as it is.
-fn with_result_type(era: Era, result: Box<RawValue>) -> Box<RawValue> {
+/// Whether `era` requires `result` to get `"resultType":"complete"`: a
+/// 2026-07-28 object result without a `resultType` member.
+fn lacks_result_type(era: Era, result: &RawValue) -> bool {
     #[derive(serde::Deserialize)]
     struct Probe {
         #[serde(rename = "resultType")]
         result_type: Option<serde::de::IgnoredAny>,
     }
-    if !era.is_stateless() {
-        return result;
+    era.is_stateless()
+        && result.get().starts_with('{')
+        && matches!(
+            serde_json::from_str::<Probe>(result.get()),
+            Ok(Probe { result_type: None })
+        )
+}
+
+/// The `tools/list` result of `tools` as JSON text, written straight from
+/// the tools (no `Value` tree built and copied on the way): `_meta` when
+/// the list has one, and in 2026-07-28 the cache members (`ttlMs`,
+/// `cacheScope: "private"`) and `resultType: "complete"`.
+fn render_list(
+    tools: &[mcp_proto::Tool],
+    meta: Option<&mcp_proto::Meta>,
+    stateless: bool,
+) -> Result<Box<RawValue>, serde_json::Error> {
+    struct ListResult<'a> {
+        tools: &'a [mcp_proto::Tool],
+        meta: Option<&'a mcp_proto::Meta>,
+        stateless: bool,
     }
-    let text = result.get();
-    let Some(members) = text.strip_prefix('{') else {
-        return result;
-    };
-    match serde_json::from_str::<Probe>(text) {
-        Ok(Probe {
-            result_type: Some(_),
-        })
-        | Err(_) => return result,
-        Ok(Probe { result_type: None }) => {}
+    impl serde::Serialize for ListResult<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let mut map = s.serialize_map(None)?;
+            if let Some(meta) = self.meta {
+                map.serialize_entry("_meta", meta)?;
+            }
+            if self.stateless {
+                map.serialize_entry("cacheScope", "private")?;
+                map.serialize_entry("resultType", "complete")?;
+            }
+            map.serialize_entry("tools", self.tools)?;
+            if self.stateless {
+                map.serialize_entry("ttlMs", &LIST_TTL_MS)?;
+            }
+            map.end()
+        }
     }
-    let separator = if members.trim_start().starts_with('}') {
-        ""
-    } else {
-        ","
-    };
-    RawValue::from_string(format!(r#"{{"resultType":"complete"{separator}{members}"#))
-        .unwrap_or(result)
+    serde_json::value::to_raw_value(&ListResult {
+        tools,
+        meta,
+        stateless,
+    })
 }
 
 #[cfg(test)]
@@ -174,23 +188,17 @@ mod tests {
     }
 
     #[test]
-    fn result_type_is_spliced_only_where_missing() {
+    fn result_type_is_added_only_where_missing() {
         let stateless = Era::Stateless(mcp_proto::Revision::V2026_07_28);
-        let cases = [
-            (
-                r#"{"content":[],"n":1E2}"#,
-                r#"{"resultType":"complete","content":[],"n":1E2}"#,
-            ),
-            ("{ }", r#"{"resultType":"complete" }"#),
-            (
-                r#"{"resultType":"input_required"}"#,
-                r#"{"resultType":"input_required"}"#,
-            ),
-        ];
-        for (text, want) in cases {
-            assert_eq!(with_result_type(stateless, raw(text)).get(), want);
+        for (text, lacks) in [
+            (r#"{"content":[],"n":1E2}"#, true),
+            ("{ }", true),
+            (r#"{"resultType":"input_required"}"#, false),
+            ("[]", false),
+        ] {
+            assert_eq!(lacks_result_type(stateless, &raw(text)), lacks, "{text}");
         }
         let handshake = Era::Handshake(mcp_proto::Revision::V2025_11_25);
-        assert_eq!(with_result_type(handshake, raw("{}")).get(), "{}");
+        assert!(!lacks_result_type(handshake, &raw("{}")));
     }
 }
