@@ -1,28 +1,25 @@
 //! Building the composition `hanzo-mcp` serves (docs/ARCHITECTURE.md,
 //! "Sources and composition"): the local toolbox (with `mode`), the door
-//! (HIP-0300 §2.2), built off the async thread so it never delays
-//! `initialize`, and an `allowedTools` view of either. The command line
+//! (HIP-0300 §2.2), built only once it may be needed
+//! ([`crate::deferred_door`]) so it never delays `initialize`, and an
+//! `allowedTools` view of either. The command line
 //! ([`crate::cli`]) only turns its arguments into [`Options`].
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_door_client::{ClientInfo, Door, DoorConfig, DoorStatus};
+use mcp_door_client::{ClientInfo, DoorConfig};
 use mcp_gating::{AllowedTools, Policy, SurfaceRules};
-use mcp_local_tools::{DoorReport, Surroundings};
+use mcp_local_tools::Surroundings;
 use mcp_proto::Implementation;
-use tokio::sync::watch;
 
 use crate::client_roots::ClientRootsSource;
-use crate::door::DoorSource;
+use crate::deferred_door::DeferredDoor;
 use crate::error::ServerError;
 use crate::gated::GatedSource;
 use crate::local::LocalSource;
-use crate::source::{
-    BoxFuture, CallContext, CallRequest, Composition, SourceList, ToolCall, ToolSource,
-    unknown_tool,
-};
+use crate::source::{Composition, ToolSource};
 
 /// The local toolbox over `roots`: every tool compiled in, then `mode`
 /// (its presets from `options.modes_file`, else `HANZO_MCP_MODES`); with
@@ -150,7 +147,7 @@ fn start_roots(options: &Options) -> Result<Vec<PathBuf>, ServerError> {
 /// The tool sources `options` describe, in routing order: the local tools,
 /// then the door (unless it is off), each gated by the allowlist before
 /// the merge (docs/ARCHITECTURE.md, "Sources and composition"). Starts the
-/// door's background fetch (call inside a Tokio runtime).
+/// door's probe (call inside a Tokio runtime; see [`crate::deferred_door`]).
 ///
 /// # Errors
 /// [`ServerError::Config`] for a root that is not a directory or a local
@@ -217,7 +214,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     })
 }
 
-/// The door as a source, built off the async thread ([`DeferredDoor`]).
+/// The door as a source, built once it may be needed ([`DeferredDoor`]).
 fn door_source(wait: Duration, surroundings: Surroundings) -> Arc<dyn ToolSource> {
     let mut config = DoorConfig::from_env();
     config.client_info = ClientInfo {
@@ -225,176 +222,6 @@ fn door_source(wait: Duration, surroundings: Surroundings) -> Arc<dyn ToolSource
         version: env!("CARGO_PKG_VERSION").into(),
     };
     Arc::new(DeferredDoor::start(config, wait, surroundings))
-}
-
-/// Where the door's handle is while it is built.
-#[derive(Clone)]
-enum DoorSlot {
-    /// Being built on the blocking pool.
-    Building,
-    /// Built and fetching.
-    Ready(DoorSource),
-    /// Its configuration was refused (logged): local tools only.
-    Off,
-}
-
-/// The `door` source, built off the async thread. Building the door's HTTP
-/// client loads the system's TLS roots (about 19 million instructions,
-/// several milliseconds), which must not delay `initialize`: the stdio loop
-/// starts at once and a door request waits for the handle instead.
-struct DeferredDoor {
-    slot: watch::Receiver<DoorSlot>,
-    /// The door's list generations, relayed once it is built.
-    generations: watch::Receiver<u64>,
-}
-
-impl DeferredDoor {
-    /// Starts building the door for `config` (call inside a Tokio runtime);
-    /// once built it fetches its list (`wait`: the `tools/list` budget) and
-    /// reports its state to `surroundings`.
-    fn start(config: DoorConfig, wait: Duration, surroundings: Surroundings) -> Self {
-        let (slot_tx, slot) = watch::channel(DoorSlot::Building);
-        let (generations_tx, generations) = watch::channel(0);
-        tokio::spawn(async move {
-            let built = tokio::task::spawn_blocking(move || Door::new(config)).await;
-            let door = match built {
-                Ok(Ok(door)) => door,
-                Ok(Err(error)) => {
-                    tracing::warn!(%error, "the door is off: local tools only");
-                    let _ = slot_tx.send(DoorSlot::Off);
-                    return;
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "the door is off: building it failed");
-                    let _ = slot_tx.send(DoorSlot::Off);
-                    return;
-                }
-            };
-            report_door(&door, surroundings);
-            let source = DoorSource::start(door, wait);
-            let mut changes = source.list_changes();
-            let _ = slot_tx.send(DoorSlot::Ready(source));
-            if let Some(changes) = changes.as_mut() {
-                // The door counts from 0; a fetch that finished before this
-                // subscription is a change too.
-                let first = *changes.borrow_and_update();
-                if first != 0 {
-                    let _ = generations_tx.send(first);
-                }
-                while changes.changed().await.is_ok() {
-                    if generations_tx.send(*changes.borrow_and_update()).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
-        Self { slot, generations }
-    }
-
-    /// The door once built; `None` when it is off.
-    async fn ready(&self) -> Option<DoorSource> {
-        let mut slot = self.slot.clone();
-        let done = slot
-            .wait_for(|slot| !matches!(slot, DoorSlot::Building))
-            .await;
-        match done.as_deref() {
-            Ok(DoorSlot::Ready(source)) => Some(source.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Debug for DeferredDoor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = match &*self.slot.borrow() {
-            DoorSlot::Building => "building",
-            DoorSlot::Ready(_) => "ready",
-            DoorSlot::Off => "off",
-        };
-        f.debug_struct("DeferredDoor")
-            .field("state", &state)
-            .finish()
-    }
-}
-
-impl ToolSource for DeferredDoor {
-    fn name(&self) -> &str {
-        "door"
-    }
-
-    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
-        Box::pin(async move {
-            match self.ready().await {
-                Some(source) => source.list_tools().await,
-                None => SourceList::default(),
-            }
-        })
-    }
-
-    /// While the door is being built, every name is taken; the call then
-    /// checks with the built door (an unknown name gets -32602, as when no
-    /// source owns it).
-    fn owns(&self, tool: &str) -> bool {
-        match &*self.slot.borrow() {
-            DoorSlot::Building => true,
-            DoorSlot::Ready(source) => source.owns(tool),
-            DoorSlot::Off => false,
-        }
-    }
-
-    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
-        Box::pin(async move {
-            match self.ready().await {
-                Some(source) if source.owns(call.name()) => source.call_tool(call, cx).await,
-                _ => Err(unknown_tool(call.name())),
-            }
-        })
-    }
-
-    fn list_changes(&self) -> Option<watch::Receiver<u64>> {
-        Some(self.generations.clone())
-    }
-
-    fn list_stamp(&self) -> Option<u64> {
-        match &*self.slot.borrow() {
-            DoorSlot::Ready(source) => source.list_stamp(),
-            // Refused: it lists nothing, for good, so the merged list can
-            // be kept.
-            DoorSlot::Off => Some(0),
-            DoorSlot::Building => None,
-        }
-    }
-}
-
-/// Keeps the local tools' view of the door (`workspace` `capabilities`)
-/// current: its address, and whether its last list fetch answered.
-fn report_door(door: &Door, surroundings: Surroundings) {
-    let address = door.address().to_owned();
-    surroundings.set_door(Some(DoorReport {
-        address: address.clone(),
-        answered: None,
-        note: None,
-    }));
-    let mut snapshots = door.subscribe();
-    tokio::spawn(async move {
-        while snapshots.changed().await.is_ok() {
-            let status = snapshots.borrow_and_update().status.clone();
-            let (answered, note) = match status {
-                DoorStatus::Ready => (Some(true), None),
-                DoorStatus::Unavailable { reason } => (Some(false), Some(reason)),
-                DoorStatus::SignInRequired { resource_metadata } => (
-                    Some(true),
-                    Some(format!("sign-in required; see {resource_metadata}")),
-                ),
-                _ => (None, None),
-            };
-            surroundings.set_door(Some(DoorReport {
-                address: address.clone(),
-                answered,
-                note,
-            }));
-        }
-    });
 }
 
 /// The server's `serverInfo`.

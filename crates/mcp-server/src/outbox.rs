@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use mcp_proto::{Message, RequestId, ResponsePayload, meta};
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::ser::Serialize;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc};
@@ -79,22 +79,37 @@ impl Kind {
     }
 }
 
-/// A success response whose result is JSON text already (a forwarded
-/// result, a memoised tool list): the same bytes as `Message::Response`
-/// of the parsed result (`jsonrpc`, `id`, `result`, in that order).
-struct RawResponse<'a> {
-    id: &'a RequestId,
-    result: &'a RawValue,
-}
-
-impl Serialize for RawResponse<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(3))?;
-        map.serialize_entry("jsonrpc", "2.0")?;
-        map.serialize_entry("id", self.id)?;
-        map.serialize_entry("result", self.result)?;
-        map.end()
+/// The bytes of a success response to `id` whose result is the JSON text
+/// `result`: the same bytes as `Message::Response` of the parsed result
+/// (`jsonrpc`, `id`, `result`, in that order). With `result_type`, an
+/// object result gets `"resultType":"complete"` as its first member (the
+/// 2026-07-28 shape of a result that lacks it); line ends between tokens
+/// become spaces; everything else of the text is kept as it is.
+fn result_response(id: &RequestId, result: &str, result_type: bool) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(result.len() + 64);
+    bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut bytes, id)?;
+    bytes.extend_from_slice(br#","result":"#);
+    match result.strip_prefix('{') {
+        Some(members) if result_type => {
+            bytes.extend_from_slice(br#"{"resultType":"complete""#);
+            if !members.trim_start().starts_with('}') {
+                bytes.push(b',');
+            }
+            bytes.extend_from_slice(members.as_bytes());
+        }
+        _ => bytes.extend_from_slice(result.as_bytes()),
     }
+    bytes.push(b'}');
+    // A line end in the text can only be whitespace between tokens (JSON
+    // strings escape theirs), but it would split the message on a
+    // newline-delimited stream (MCP 2025-11-25 basic/transports, stdio:
+    // messages contain no embedded newline): each becomes a space.
+    let at: Vec<usize> = memchr::memchr2_iter(b'\n', b'\r', &bytes).collect();
+    for at in at {
+        bytes[at] = b' ';
+    }
+    Ok(bytes)
 }
 
 /// A handle that queues protocol messages for the connection's writer.
@@ -207,6 +222,11 @@ impl Outbox {
         self.send(message)
     }
 
+    /// The client request this handle's messages belong to.
+    pub fn related(&self) -> Option<&RequestId> {
+        self.related.as_ref()
+    }
+
     /// Queues `message`. Returns `false` when the writer is gone (output
     /// closed) or the message cannot be serialized (logged, never sent).
     pub fn send(&self, message: &Message) -> bool {
@@ -214,40 +234,24 @@ impl Outbox {
     }
 
     /// Queues the success response to `id` whose result is the JSON text
-    /// `result`, copied as it is. Returns `false` when the writer is gone.
-    ///
-    /// A line end in the text can only be whitespace between tokens (JSON
-    /// strings escape theirs), but it would split the message on a
-    /// newline-delimited stream (MCP 2025-11-25 basic/transports, stdio:
-    /// messages contain no embedded newline), so each becomes a space; the
-    /// rest of the text is kept byte for byte.
-    pub fn send_result_text(&self, id: &RequestId, result: &RawValue) -> bool {
+    /// `result`, copied as it is; with `result_type`, an object result gets
+    /// `"resultType":"complete"` as its first member on the way (a
+    /// 2026-07-28 result that lacks it). Returns `false` when the writer is
+    /// gone.
+    pub fn send_result_text(&self, id: &RequestId, result: &RawValue, result_type: bool) -> bool {
         let kind = Kind::Response {
             id: Some(id.clone()),
             error: None,
         };
-        let text = result.get();
-        if memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none() {
-            return self.queue(&RawResponse { id, result }, kind);
-        }
-        let one_line = text.replace(['\n', '\r'], " ");
-        match RawValue::from_string(one_line) {
-            Ok(result) => self.queue(
-                &RawResponse {
-                    id,
-                    result: &result,
-                },
-                kind,
-            ),
-            Err(error) => {
-                tracing::error!(%error, "a result text is not JSON once on one line");
-                false
-            }
-        }
+        self.queue_bytes(result_response(id, result.get(), result_type), kind)
     }
 
     fn queue<T: Serialize>(&self, message: &T, kind: Kind) -> bool {
-        match encode(message) {
+        self.queue_bytes(serde_json::to_vec(message), kind)
+    }
+
+    fn queue_bytes(&self, bytes: serde_json::Result<Vec<u8>>, kind: Kind) -> bool {
+        match bytes {
             Ok(bytes) => {
                 // Counted before it is queued, so the writer never
                 // subtracts what was not added yet.
@@ -278,11 +282,6 @@ impl Outbox {
 
 /// How many bytes of queued messages one write gathers.
 const BATCH_BYTES: usize = 64 * 1024;
-
-/// `message` as JSON text.
-fn encode<T: Serialize>(message: &T) -> serde_json::Result<Vec<u8>> {
-    serde_json::to_vec(message)
-}
 
 /// Writes every queued message to `out`, one per line, flushing whenever the
 /// queue runs empty. Ends when every [`Outbox`] is dropped and the queue is
@@ -325,4 +324,43 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
         }
     }
     out.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(result: &str, result_type: bool) -> String {
+        let bytes = result_response(&RequestId::Number(7), result, result_type).unwrap();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn result_text_is_copied_and_result_type_spliced_first() {
+        // The bytes `Message::Response` of the parsed result has.
+        let compact = r#"{"content":[{"text":"a","type":"text"}],"isError":false}"#;
+        let value: serde_json::Value = serde_json::from_str(compact).unwrap();
+        let message = Message::Response(mcp_proto::Response::success(RequestId::Number(7), value));
+        assert_eq!(
+            response(compact, false),
+            serde_json::to_string(&message).unwrap()
+        );
+        let plain = r#"{"content":[],"n":1E2}"#;
+        assert_eq!(
+            response(plain, false),
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[],"n":1E2}}"#
+        );
+        assert_eq!(
+            response(plain, true),
+            r#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[],"n":1E2}}"#
+        );
+        assert_eq!(
+            response("{ }", true),
+            r#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete" }}"#
+        );
+        assert_eq!(
+            response("[1]", true),
+            r#"{"jsonrpc":"2.0","id":7,"result":[1]}"#
+        );
+    }
 }

@@ -6,11 +6,12 @@
 //! per source before the merge (a gated view is itself a source), so a tool
 //! gated out of a source is routed as if that source never had it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use mcp_proto::param_header::ParamHeader;
 use mcp_proto::{CallToolRequestParams, ErrorObject, FromValue, LoggingLevel, Meta, Tool};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -244,6 +245,9 @@ pub trait ToolSource: Send + Sync {
 pub struct MergedList {
     list: SourceList,
     rendered: std::sync::Mutex<Vec<(&'static str, JsonText)>>,
+    /// Tool name → its `x-mcp-header` annotations, for the tools that have
+    /// any; read from the schemas on first use.
+    param_headers: std::sync::OnceLock<HashMap<String, Vec<ParamHeader>>>,
 }
 
 impl MergedList {
@@ -251,7 +255,29 @@ impl MergedList {
         Self {
             list,
             rendered: std::sync::Mutex::new(Vec::new()),
+            param_headers: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The `x-mcp-header` annotations of the input schema of tool `name`
+    /// (MCP 2026-07-28 streamable-http, SEP-2243); `None` when the list has
+    /// no such tool, the tool has none, or its annotations are broken
+    /// (clients drop such tools). Every schema is read once per list.
+    pub fn param_headers(&self, name: &str) -> Option<&[ParamHeader]> {
+        self.param_headers
+            .get_or_init(|| {
+                self.list
+                    .tools
+                    .iter()
+                    .filter_map(|tool| {
+                        let annotations =
+                            mcp_proto::param_header::param_headers(&tool.input_schema).ok()?;
+                        (!annotations.is_empty()).then(|| (tool.name.clone(), annotations))
+                    })
+                    .collect()
+            })
+            .get(name)
+            .map(Vec::as_slice)
     }
 
     /// The merged tools and `_meta`.
@@ -259,17 +285,16 @@ impl MergedList {
         &self.list
     }
 
-    /// The JSON text of `render(list)`, made on the first call for `form`
-    /// (a name the caller chooses, e.g. `"tools/list handshake"`) and kept
-    /// with this list, so it is dropped exactly when the list changes.
+    /// The JSON text `render(list)` writes, made on the first call for
+    /// `form` (a name the caller chooses, e.g. `"tools/list handshake"`) and
+    /// kept with this list, so it is dropped exactly when the list changes.
     /// Concurrent first calls for one form render it once.
     ///
-    /// Errors: what `serde_json` reports when the rendered value cannot be
-    /// written (not possible for a `Value`).
+    /// Errors: what `render` reports.
     pub fn rendered(
         &self,
         form: &'static str,
-        render: impl FnOnce(&SourceList) -> Value,
+        render: impl FnOnce(&SourceList) -> Result<Box<RawValue>, serde_json::Error>,
     ) -> Result<JsonText, serde_json::Error> {
         let mut rendered = self
             .rendered
@@ -278,7 +303,7 @@ impl MergedList {
         if let Some((_, json)) = rendered.iter().find(|(name, _)| *name == form) {
             return Ok(Arc::clone(json));
         }
-        let json: JsonText = serde_json::value::to_raw_value(&render(&self.list))?.into();
+        let json: JsonText = render(&self.list)?.into();
         rendered.push((form, Arc::clone(&json)));
         Ok(json)
     }

@@ -4,7 +4,7 @@
 
 use axum::http::HeaderMap;
 use mcp_proto::param_header::{self, ParamHeader};
-use mcp_proto::{ErrorObject, Tool, error_code, meta};
+use mcp_proto::{ErrorObject, error_code, meta};
 use serde_json::Value;
 
 /// `MCP-Protocol-Version` (MCP 2025-11-25 and 2026-07-28 basic/transports).
@@ -218,20 +218,23 @@ pub fn stateless_headers(
     }
 }
 
-/// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` of `tool`
-/// against its arguments (MCP 2026-07-28 streamable-http, "Custom Headers
-/// from Tool Parameters"; SEP-2243): for each `x-mcp-header` annotation of
-/// the tool's `inputSchema`, the header is present exactly when the
-/// argument is (not `null`), and its value, read literally or decoded from
-/// `=?base64?…?=` (standard Base64 with padding, UTF-8), equals the
-/// argument's text. -32020 naming the header otherwise. A tool whose
-/// annotations are broken has none checked (clients drop such tools).
-pub fn param_headers(headers: &HeaderMap, tool: &Tool, params: &Value) -> Result<(), ErrorObject> {
-    let Ok(annotations) = param_header::param_headers(&tool.input_schema) else {
-        return Ok(());
-    };
+/// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against
+/// its arguments (MCP 2026-07-28 streamable-http, "Custom Headers from Tool
+/// Parameters"; SEP-2243): for each `x-mcp-header` annotation of the
+/// tool's `inputSchema` (`annotations`, from
+/// [`MergedList::param_headers`](crate::source::MergedList::param_headers),
+/// which leaves out a tool whose annotations are broken, as clients drop
+/// such tools), the header is present exactly when the argument is (not
+/// `null`), and its value, read literally or decoded from `=?base64?…?=`
+/// (standard Base64 with padding, UTF-8), equals the argument's text.
+/// -32020 naming the header otherwise.
+pub fn param_headers(
+    headers: &HeaderMap,
+    annotations: &[ParamHeader],
+    params: &Value,
+) -> Result<(), ErrorObject> {
     let arguments = params.get("arguments").unwrap_or(&Value::Null);
-    for annotation in &annotations {
+    for annotation in annotations {
         let body = annotation
             .argument(arguments)
             .and_then(param_header::plain_text);

@@ -243,7 +243,8 @@ pub(super) async fn post_stateless(
 }
 
 /// [`check::param_headers`] for a `tools/call` whose tool is in the
-/// merged list; a call of a tool not listed has no annotations to check.
+/// merged list with annotations; a call of a tool not listed, or without
+/// them, has nothing to check.
 pub(super) async fn check_param_headers(
     transport: &Transport,
     headers: &HeaderMap,
@@ -256,8 +257,8 @@ pub(super) async fn check_param_headers(
         return Ok(());
     };
     let merged = transport.server.composition().merged().await;
-    match merged.list().tools.iter().find(|tool| tool.name == name) {
-        Some(tool) => check::param_headers(headers, tool, params),
+    match merged.param_headers(name) {
+        Some(annotations) => check::param_headers(headers, annotations, params),
         None => Ok(()),
     }
 }

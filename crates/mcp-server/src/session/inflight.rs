@@ -24,9 +24,16 @@ pub(crate) type Work = crate::source::BoxFuture<'static, Result<Reply, ErrorObje
 pub(crate) enum Reply {
     /// A result, serialized when the response is sent.
     Value(Value),
-    /// A result that is JSON text already (a forwarded call's result, the
-    /// merged tool list's memo), copied into the response as it is.
+    /// A result that is JSON text already (the merged tool list's memo),
+    /// copied into the response as it is.
     Text(Arc<RawValue>),
+    /// A `tools/call` result as its source answered it, copied into the
+    /// response as it is; with `result_type`, `"resultType":"complete"` is
+    /// added as its first member (a 2026-07-28 result that lacks it).
+    Call {
+        text: Box<RawValue>,
+        result_type: bool,
+    },
 }
 
 /// A request in flight: how to stop its task, and the token its work
@@ -115,7 +122,10 @@ impl InFlight {
                     Ok(Reply::Value(result)) => {
                         outbox.send(&Message::Response(Response::success(task_id, result)))
                     }
-                    Ok(Reply::Text(result)) => outbox.send_result_text(&task_id, &result),
+                    Ok(Reply::Text(result)) => outbox.send_result_text(&task_id, &result, false),
+                    Ok(Reply::Call { text, result_type }) => {
+                        outbox.send_result_text(&task_id, &text, result_type)
+                    }
                     Err(error) => {
                         outbox.send(&Message::Response(Response::error(Some(task_id), error)))
                     }

@@ -49,15 +49,16 @@ impl Session {
         Ok(Box::pin(async move {
             let merged = server.composition().merged().await;
             let stateless = era.is_stateless();
+            // Written straight from the typed result (no `Value` tree).
             let render = |tools: &[mcp_proto::Tool], meta: Option<&mcp_proto::Meta>| {
-                let result = ListToolsResult {
+                serde_json::value::to_raw_value(&ListToolsResult {
                     tools: tools.to_vec(),
                     meta: meta.cloned(),
                     ttl_ms: stateless.then_some(LIST_TTL_MS),
                     cache_scope: stateless.then_some(CacheScope::Private),
+                    result_type: stateless.then(|| "complete".to_owned()),
                     ..ListToolsResult::default()
-                };
-                shaped(era, &result).unwrap_or_default()
+                })
             };
             let json = match narrowing {
                 // A session's mode: its view of this list, rendered once
@@ -67,11 +68,8 @@ impl Session {
                     let slot = &view.rendered[usize::from(stateless)];
                     match slot.get() {
                         Some(json) => Ok(json.clone()),
-                        None => serde_json::value::to_raw_value(&render(
-                            &view.tools,
-                            merged.list().meta.as_ref(),
-                        ))
-                        .map(|json| slot.get_or_init(|| Arc::from(json)).clone()),
+                        None => render(&view.tools, merged.list().meta.as_ref())
+                            .map(|json| slot.get_or_init(|| Arc::from(json)).clone()),
                     }
                 }
                 // Otherwise rendered once per list and form, then copied;
@@ -120,43 +118,30 @@ impl Session {
                 let merged = server.composition().merged().await;
                 mode::check_call(&server.mode_views().get(&merged, &entries), &call)?;
             }
-            let result = server.composition().call_tool(call, cx).await?;
-            Ok(Reply::Text(Arc::from(with_result_type(era, result))))
+            let text = server.composition().call_tool(call, cx).await?;
+            let result_type = lacks_result_type(era, &text);
+            Ok(Reply::Call { text, result_type })
         });
         self.inflight.spawn(id, work, cancel, &self.outbox);
     }
 }
 
-/// `result` as `era` requires it: a 2026-07-28 result without `resultType`
-/// gets `"resultType":"complete"` as its first member; everything else of
-/// the text is kept as it is.
-fn with_result_type(era: Era, result: Box<RawValue>) -> Box<RawValue> {
+/// Whether `result` needs `"resultType":"complete"` added as `era`
+/// requires: a 2026-07-28 result (an object) without one (MCP 2026-07-28
+/// schema, `Result`). The outbox adds it while writing the response, so
+/// the text is neither parsed into a tree nor copied for it.
+fn lacks_result_type(era: Era, result: &RawValue) -> bool {
     #[derive(serde::Deserialize)]
     struct Probe {
         #[serde(rename = "resultType")]
         result_type: Option<serde::de::IgnoredAny>,
     }
-    if !era.is_stateless() {
-        return result;
-    }
-    let text = result.get();
-    let Some(members) = text.strip_prefix('{') else {
-        return result;
-    };
-    match serde_json::from_str::<Probe>(text) {
-        Ok(Probe {
-            result_type: Some(_),
-        })
-        | Err(_) => return result,
-        Ok(Probe { result_type: None }) => {}
-    }
-    let separator = if members.trim_start().starts_with('}') {
-        ""
-    } else {
-        ","
-    };
-    RawValue::from_string(format!(r#"{{"resultType":"complete"{separator}{members}"#))
-        .unwrap_or(result)
+    era.is_stateless()
+        && result.get().starts_with('{')
+        && matches!(
+            serde_json::from_str::<Probe>(result.get()),
+            Ok(Probe { result_type: None })
+        )
 }
 
 #[cfg(test)]
@@ -168,23 +153,12 @@ mod tests {
     }
 
     #[test]
-    fn result_type_is_spliced_only_where_missing() {
+    fn result_type_is_added_only_where_missing() {
         let stateless = Era::Stateless(mcp_proto::Revision::V2026_07_28);
-        let cases = [
-            (
-                r#"{"content":[],"n":1E2}"#,
-                r#"{"resultType":"complete","content":[],"n":1E2}"#,
-            ),
-            ("{ }", r#"{"resultType":"complete" }"#),
-            (
-                r#"{"resultType":"input_required"}"#,
-                r#"{"resultType":"input_required"}"#,
-            ),
-        ];
-        for (text, want) in cases {
-            assert_eq!(with_result_type(stateless, raw(text)).get(), want);
-        }
+        assert!(lacks_result_type(stateless, &raw(r#"{"content":[],"n":1E2}"#)));
+        assert!(lacks_result_type(stateless, &raw("{ }")));
+        assert!(!lacks_result_type(stateless, &raw(r#"{"resultType":"input_required"}"#)));
         let handshake = Era::Handshake(mcp_proto::Revision::V2025_11_25);
-        assert_eq!(with_result_type(handshake, raw("{}")).get(), "{}");
+        assert!(!lacks_result_type(handshake, &raw("{}")));
     }
 }

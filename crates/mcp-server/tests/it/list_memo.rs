@@ -1,8 +1,9 @@
-//! `tools/list` answered from the composition's memo: the bytes on
-//! the wire are exactly those of the result built as a `serde_json::Value`
-//! and serialized in a `Message::Response` (handshake and 2026-07-28 eras),
-//! a repeated request gets the same bytes, and the memo is dropped exactly
-//! when the door's list changes.
+//! `tools/list` answered from the composition's memo: what goes on the
+//! wire is the JSON of the result built as a `serde_json::Value` and
+//! serialized in a `Message::Response` (handshake and 2026-07-28 eras; the
+//! memo writes it straight from the tools, so members may come in another
+//! order), a repeated request gets the same result bytes, and the memo is
+//! dropped exactly when the door's list changes.
 
 use std::time::Duration;
 
@@ -50,6 +51,18 @@ fn expected_line(
     serde_json::to_string(&Message::Response(response)).expect("serialize")
 }
 
+/// Asserts that `line` is the JSON message `expected` is.
+fn assert_same_json(line: &str, expected: &str) {
+    let got: Value = serde_json::from_str(line).expect("json");
+    let want: Value = serde_json::from_str(expected).expect("json");
+    assert_eq!(got, want);
+}
+
+/// The text of a response line from its `result` member on.
+fn result_text(line: &str) -> &str {
+    &line[line.find("\"result\":").expect("a result")..]
+}
+
 fn names(line: &str) -> Vec<String> {
     let message: Value = serde_json::from_str(line).expect("json");
     message["result"]["tools"]
@@ -61,7 +74,7 @@ fn names(line: &str) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn handshake_list_bytes_match_the_value_path_and_repeat() {
+async fn handshake_list_matches_the_value_path_and_repeats() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
     let root = tempfile::tempdir().expect("root");
     let (mut conn, door, composition) = connect(&fake, root.path()).await;
@@ -78,32 +91,36 @@ async fn handshake_list_bytes_match_the_value_path_and_repeat() {
         .await;
     let first = conn.answer(2).await;
     let list = composition.list_tools().await;
-    assert_eq!(first, expected_line(2, &list, false));
+    assert_same_json(&first, &expected_line(2, &list, false));
     assert!(names(&first).contains(&"agents".to_owned()), "{first}");
 
     conn.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}))
         .await;
     let again = conn.answer(3).await;
-    assert_eq!(again, expected_line(3, &list, false));
+    assert_same_json(&again, &expected_line(3, &list, false));
+    assert_eq!(result_text(&again), result_text(&first));
     assert_eq!(fake.lists_answered(), 1, "the repeat came from the cache");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn stateless_list_bytes_carry_ttl_cache_scope_and_result_type() {
+async fn stateless_list_carries_ttl_cache_scope_and_result_type() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
     let root = tempfile::tempdir().expect("root");
     let (mut conn, door, composition) = connect(&fake, root.path()).await;
     first_list(&door).await;
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut lines = Vec::new();
     for id in [1, 2] {
         conn.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
             "params": {"_meta": meta}}))
             .await;
         let line = conn.answer(id).await;
         let list = composition.list_tools().await;
-        assert_eq!(line, expected_line(id, &list, true));
+        assert_same_json(&line, &expected_line(id, &list, true));
+        lines.push(line);
     }
+    assert_eq!(result_text(&lines[0]), result_text(&lines[1]));
     // Both eras on one connection: each gets its own form of the same list.
     conn.send(json!({"jsonrpc": "2.0", "id": 3, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -115,9 +132,9 @@ async fn stateless_list_bytes_carry_ttl_cache_scope_and_result_type() {
     conn.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}))
         .await;
     let line = conn.answer(4).await;
-    assert_eq!(
-        line,
-        expected_line(4, &composition.list_tools().await, false)
+    assert_same_json(
+        &line,
+        &expected_line(4, &composition.list_tools().await, false),
     );
 }
 
