@@ -222,11 +222,6 @@ impl Outbox {
         self.send(message)
     }
 
-    /// The client request this handle's messages belong to.
-    pub fn related(&self) -> Option<&RequestId> {
-        self.related.as_ref()
-    }
-
     /// Queues `message`. Returns `false` when the writer is gone (output
     /// closed) or the message cannot be serialized (logged, never sent).
     pub fn send(&self, message: &Message) -> bool {

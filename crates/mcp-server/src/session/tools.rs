@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::inflight::{Reply, Work};
-use super::router::{LIST_TTL_MS, shaped};
+use super::router::LIST_TTL_MS;
 use super::{Session, mode};
 use crate::lifecycle::Era;
 use crate::source::CallRequest;
@@ -155,9 +155,15 @@ mod tests {
     #[test]
     fn result_type_is_added_only_where_missing() {
         let stateless = Era::Stateless(mcp_proto::Revision::V2026_07_28);
-        assert!(lacks_result_type(stateless, &raw(r#"{"content":[],"n":1E2}"#)));
+        assert!(lacks_result_type(
+            stateless,
+            &raw(r#"{"content":[],"n":1E2}"#)
+        ));
         assert!(lacks_result_type(stateless, &raw("{ }")));
-        assert!(!lacks_result_type(stateless, &raw(r#"{"resultType":"input_required"}"#)));
+        assert!(!lacks_result_type(
+            stateless,
+            &raw(r#"{"resultType":"input_required"}"#)
+        ));
         let handshake = Era::Handshake(mcp_proto::Revision::V2025_11_25);
         assert!(!lacks_result_type(handshake, &raw("{}")));
     }
