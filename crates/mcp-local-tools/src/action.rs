@@ -14,8 +14,11 @@
 //! - the tool definition for `tools/list` (schema from the Rust argument
 //!   type through schemars, honest annotations).
 
+use std::any::TypeId;
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use mcp_proto::{CallToolResult, ContentBlock, Tool};
 use schemars::JsonSchema;
@@ -169,9 +172,22 @@ pub(crate) fn parse_args<T: DeserializeOwned>(arguments: Map<String, Value>) -> 
     })
 }
 
+/// The `help` text of `T`, built once per tool type and copied out (it
+/// depends on the type alone).
+pub(crate) fn help<T: ActionTool>() -> String {
+    static TEXTS: OnceLock<Mutex<HashMap<TypeId, String>>> = OnceLock::new();
+    TEXTS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(TypeId::of::<T>())
+        .or_insert_with(help_text::<T>)
+        .clone()
+}
+
 /// The `help` text of `T`: one line per action with its fields, aliases
 /// and what it does, then the tool's notes and the actions that only read.
-pub(crate) fn help<T: ActionTool>() -> String {
+fn help_text<T: ActionTool>() -> String {
     let mut text = format!("{} actions (fields in brackets are optional):\n", T::NAME);
     let actions = <<T::Args as ActionArgs>::Action as Action>::ALL;
     for spec in actions.iter().map(|a| a.spec()) {
