@@ -27,7 +27,9 @@
 //!   (the process lists the tools first, as a client does);
 //! - `http 1` and `http 16`: stateless (2026-07-28) `tools/call` requests
 //!   per second over 1 and 16 kept-alive connections, [`HTTP_SECONDS`] a
-//!   round, from a small HTTP/1.1 client in this process (one thread).
+//!   round, from a small HTTP/1.1 client in this process (one thread), to
+//!   servers started once for the whole bench; `http MiB` is their peak
+//!   RSS at the end.
 //!
 //! Ratios divide each hanzo-mcp figure by rmcp's (for requests per second,
 //! rmcp's by hanzo-mcp's, so below 1.0 is better everywhere).
@@ -65,7 +67,7 @@ use serde_json::json;
 use stdio::{Proc, hermetic};
 
 /// Rounds; every figure is the median of its per-round values.
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 7;
 /// Spawns per server and round (`init`, `list`).
 const SPAWNS: usize = 10;
 /// Sequential calls per server and round.
@@ -73,7 +75,7 @@ const CALLS: usize = 3_000;
 /// Calls dropped at the start of each round's process.
 const WARM_UP: usize = 300;
 /// Seconds of requests per server, concurrency and round over HTTP.
-const HTTP_SECONDS: f64 = 2.0;
+const HTTP_SECONDS: f64 = 1.0;
 /// The share of the symbol ordering file's names the measured binary must
 /// define.
 const ORDER_COVERAGE: f64 = 0.9;
@@ -554,6 +556,17 @@ fn main() {
         None => println!("symbol ordering file: none (or nm missing)"),
     }
     println!("load average before: {}", load_average());
+    // The HTTP servers run for the whole bench; each round gives every one
+    // a slice of requests in turn, so a change in the machine's load
+    // reaches them all alike.
+    let servers: Vec<HttpServer> = if selected("http") {
+        subjects
+            .iter()
+            .map(|subject| HttpServer::start(subject, root.path()))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut rounds: Vec<Vec<Round>> = vec![Vec::new(); subjects.len()];
     for round in 0..ROUNDS {
         let mut figures = vec![Round::default(); subjects.len()];
@@ -576,13 +589,10 @@ fn main() {
                 figures[i].rss_kib = rss;
             }
         }
-        if selected("http") {
-            for (c, connections) in [1usize, 16].into_iter().enumerate() {
-                for (i, subject) in subjects.iter().enumerate() {
-                    let server = HttpServer::start(subject, root.path());
-                    figures[i].http[c] = http_rate(subject, server.addr, connections);
-                    figures[i].http_rss_kib = figures[i].http_rss_kib.max(server.peak_rss_kib());
-                }
+        for (c, connections) in [1usize, 16].into_iter().enumerate() {
+            for (i, (subject, server)) in subjects.iter().zip(&servers).enumerate() {
+                figures[i].http[c] = http_rate(subject, server.addr, connections);
+                figures[i].http_rss_kib = server.peak_rss_kib();
             }
         }
         println!("round {} done, load average {}", round + 1, load_average());
