@@ -73,9 +73,28 @@
 //! - `think` (default): the [`think`] tool (per connection, in memory).
 //! - `memory`, `plan`, `tasks` (default): the [`memory`], [`plan`] and
 //!   [`tasks`] tools, on the state database ([`store`], SQLite).
-//! - `mode` (default): the [`mode`] tool (presets of what a connection may
-//!   use), added with [`Toolbox::with_mode`] by a server that applies them.
+//! - `mode` (default): the `mode` tool (presets of what a connection may
+//!   use), added with `Toolbox::with_mode` by a server that applies them.
+//!   The presets themselves ([`mode::Modes`]) are there without it.
 #![deny(missing_docs)]
+// A build with no tool at all leaves the action framework's macros unused.
+#![cfg_attr(
+    not(any(
+        feature = "fs",
+        feature = "code",
+        feature = "workspace",
+        feature = "exec",
+        feature = "git",
+        feature = "fetch",
+        feature = "ui",
+        feature = "think",
+        feature = "memory",
+        feature = "plan",
+        feature = "tasks",
+        feature = "mode"
+    )),
+    allow(unused_macros, unused_imports, dead_code)
+)]
 
 mod action;
 mod context;
@@ -111,7 +130,6 @@ pub mod fs;
 pub mod git;
 #[cfg(feature = "memory")]
 pub mod memory;
-#[cfg(feature = "mode")]
 pub mod mode;
 #[cfg(any(feature = "fetch", feature = "ui"))]
 pub mod net;

@@ -15,7 +15,6 @@ pub struct Toolbox {
     tools: Vec<Arc<dyn LocalTool>>,
     surroundings: Surroundings,
     call_timeout: Option<Duration>,
-    #[cfg(feature = "mode")]
     modes: Option<Arc<crate::mode::Modes>>,
 }
 
@@ -29,7 +28,6 @@ impl Default for Toolbox {
             tools: Vec::new(),
             surroundings: Surroundings::default(),
             call_timeout: Some(DEFAULT_CALL_TIMEOUT),
-            #[cfg(feature = "mode")]
             modes: None,
         }
     }
@@ -119,8 +117,8 @@ impl Toolbox {
     /// The presets and per-connection choices of the `mode` tool, when the
     /// toolbox has one ([`Toolbox::with_mode`]): the server narrows each
     /// connection's tools with [`crate::mode::Modes::allowed_for`] and
-    /// watches [`crate::mode::Modes::subscribe`].
-    #[cfg(feature = "mode")]
+    /// watches [`crate::mode::Modes::subscribe`]. `None` without the `mode`
+    /// feature.
     pub fn modes(&self) -> Option<Arc<crate::mode::Modes>> {
         self.modes.clone()
     }

@@ -12,6 +12,10 @@
 //! `{"<name>": {"description": "...", "allowed": [...]}}`), named by
 //! `HANZO_MCP_MODES` or given to [`Modes::with_file`].
 //!
+//! The presets and choices ([`Modes`]) are always compiled; the tool itself
+//! (`ModeTool`) is behind the `mode` feature. Without it no connection can
+//! choose a mode, so a server that applies [`Modes`] lists every tool.
+//!
 //! This tool only records the connection's choice ([`Modes::allowed_for`])
 //! and announces it ([`Modes::subscribe`]); the server applies it through
 //! its gating layer, after and never wider than its own allowlist, and
@@ -20,16 +24,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use mcp_proto::CallToolResult;
-use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
-use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
-use crate::context::ToolContext;
-use crate::util::Hints;
+#[cfg(feature = "mode")]
+mod tool;
+#[cfg(feature = "mode")]
+pub use tool::ModeTool;
 
 /// How many changes a slow receiver of [`Modes::subscribe`] may miss
 /// before it is told it lagged.
@@ -153,7 +155,8 @@ impl Modes {
         }
     }
 
-    fn current_name(&self, session: u64) -> String {
+    #[cfg_attr(not(feature = "mode"), allow(dead_code))]
+    pub(super) fn current_name(&self, session: u64) -> String {
         self.current
             .lock()
             .ok()
@@ -161,7 +164,8 @@ impl Modes {
             .unwrap_or_else(|| "full".to_owned())
     }
 
-    fn set(&self, session: u64, name: &str) -> Result<&Preset, String> {
+    #[cfg_attr(not(feature = "mode"), allow(dead_code))]
+    pub(super) fn set(&self, session: u64, name: &str) -> Result<&Preset, String> {
         let preset = self
             .presets
             .iter()
@@ -237,121 +241,4 @@ fn read_presets(path: &Path) -> Result<Vec<Preset>, String> {
             })
         })
         .collect()
-}
-
-/// The `mode` local tool. Cheap to clone; clones share the [`Modes`].
-#[derive(Debug, Clone)]
-pub struct ModeTool {
-    modes: Arc<Modes>,
-}
-
-impl ModeTool {
-    /// The tool over `modes` (which the server also holds, to apply them).
-    pub fn new(modes: Arc<Modes>) -> ModeTool {
-        ModeTool { modes }
-    }
-
-    /// The presets and choices this tool records.
-    pub fn modes(&self) -> Arc<Modes> {
-        self.modes.clone()
-    }
-}
-
-actions! {
-    /// Which `mode` action to run.
-    pub(crate) enum ModeAction {
-        List = "list" { reads: true, pool: false, usage: ": the modes, what each allows, and which is this connection's." },
-        Current = "current" { reads: true, pool: false, usage: ": this connection's mode." },
-        Set = "set" ["activate"] { reads: false, pool: false, usage: "{name}: switch this connection to mode name; the tool list narrows (never past the server's own allowlist) and the client is told it changed." },
-        Reset = "reset" { reads: false, pool: false, usage: ": back to full." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
-    }
-}
-
-/// Arguments of the `mode` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ModeArgs {
-    /// list | current | set | reset | help (also accepted: activate = set).
-    action: ModeAction,
-    /// set: the mode's name (list shows them).
-    name: Option<String>,
-}
-
-action_args!(ModeArgs => ModeAction);
-
-const DESCRIPTION: &str = "Switch what this connection may use among named modes: full (everything configured), review (only actions that read), and any the user defined. The server narrows the tool list to match and tells the client it changed. Call with {\"action\":\"help\"} for the fields.";
-
-impl ActionTool for ModeTool {
-    type Args = ModeArgs;
-    const NAME: &'static str = "mode";
-    const TITLE: &'static str = "Mode";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-    };
-
-    fn run_async<'a>(&'a self, args: ModeArgs, ctx: ToolContext) -> ActionFuture<'a> {
-        Box::pin(async move {
-            let modes = &self.modes;
-            match args.action {
-                ModeAction::List => Ok(list(modes, ctx.session)),
-                ModeAction::Current => {
-                    let name = modes.current_name(ctx.session);
-                    let mut result = CallToolResult::text(format!("mode: {name}\n"));
-                    result.structured_content = Some(json!({"mode": name}));
-                    Ok(result)
-                }
-                ModeAction::Set => {
-                    let name = args.name.as_deref().ok_or("set: missing field 'name'")?;
-                    let preset = modes.set(ctx.session, name)?;
-                    Ok(CallToolResult::text(format!(
-                        "mode: {} ({})\n",
-                        preset.name, preset.description
-                    )))
-                }
-                ModeAction::Reset => {
-                    modes.set(ctx.session, "full")?;
-                    Ok(CallToolResult::text("mode: full\n"))
-                }
-                ModeAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
-            }
-        })
-    }
-}
-
-local_tool!(ModeTool);
-
-fn list(modes: &Modes, session: u64) -> CallToolResult {
-    let current = modes.current_name(session);
-    let mut text = String::new();
-    let mut rows = Vec::new();
-    for preset in modes.presets() {
-        let mark = if preset.name == current { "*" } else { " " };
-        let allowed = match &preset.allowed {
-            None => "everything".to_owned(),
-            Some(entries) => entries.join(", "),
-        };
-        text.push_str(&format!(
-            "{mark} {}: {}\n    allows: {allowed}\n",
-            preset.name, preset.description
-        ));
-        rows.push(json!({
-            "name": preset.name,
-            "description": preset.description,
-            "allowed": preset.allowed,
-            "current": preset.name == current,
-        }));
-    }
-    if let Some(error) = modes.file_error() {
-        text.push_str(&format!(
-            "(the presets file was not read: {error}; the built-in modes work)\n"
-        ));
-    }
-    let mut result = CallToolResult::text(text);
-    result.structured_content = Some(json!({ "modes": rows }));
-    result
 }
