@@ -28,19 +28,23 @@ use crate::source::{Composition, ToolSource};
 fn local_source(roots: Vec<PathBuf>, options: &Options) -> Result<LocalSource, ServerError> {
     let roots =
         mcp_local_tools::Roots::new(roots).map_err(|e| ServerError::Config(e.to_string()))?;
+    #[allow(unused_mut)]
     let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
+    #[cfg(any(feature = "fetch", feature = "ui"))]
     if options.fetch_allow_private {
         let policy = mcp_local_tools::net::NetPolicy {
             allow_private: true,
             ..mcp_local_tools::net::NetPolicy::from_env()
         };
         // `add` replaces a tool of the same name in its place.
+        #[cfg(feature = "fetch")]
         toolbox.add(mcp_local_tools::fetch::FetchTool::with_config(
             mcp_local_tools::fetch::FetchConfig {
                 policy: policy.clone(),
                 ..mcp_local_tools::fetch::FetchConfig::from_env()
             },
         ));
+        #[cfg(feature = "ui")]
         toolbox.add(mcp_local_tools::ui::UiTool::with_config(
             mcp_local_tools::ui::UiConfig {
                 policy,
@@ -48,6 +52,13 @@ fn local_source(roots: Vec<PathBuf>, options: &Options) -> Result<LocalSource, S
             },
         ));
     }
+    #[cfg(not(feature = "mode"))]
+    if options.modes_file.is_some() {
+        return Err(ServerError::Config(
+            "--modes: this hanzo-mcp was built without the `mode` tool".to_owned(),
+        ));
+    }
+    #[cfg(feature = "mode")]
     match &options.modes_file {
         Some(file) => toolbox.with_mode_file(Some(file)),
         None => toolbox.with_mode(),
