@@ -41,33 +41,42 @@ pub(crate) fn input_schema<T: JsonSchema>() -> Map<String, Value> {
     }
 }
 
-/// Replaces `"type": [X, "null"]` by `"type": X`, everywhere.
+/// Replaces `"type": [X, "null"]` by `"type": X`, everywhere (in place:
+/// nothing of the schema is copied).
 fn strip_null(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            if let Some(Value::Array(types)) = map.get("type") {
-                let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
-                if kept.len() == 1 {
-                    map.insert("type".to_owned(), kept[0].clone());
+            let only = match map.get_mut("type") {
+                Some(Value::Array(types)) if types.iter().filter(|t| *t != "null").count() == 1 => {
+                    types.retain(|t| t != "null");
+                    types.pop()
                 }
+                _ => None,
+            };
+            if let Some(only) = only {
+                map.insert("type".to_owned(), only);
             }
             // `Option<Enum>` comes as `anyOf: [<enum schema>, {type: null}]`:
             // the schema of the enum, with the field's own description.
-            if let Some(Value::Array(options)) = map.get("anyOf") {
-                let kept: Vec<&Value> = options.iter().filter(|o| o["type"] != "null").collect();
-                if kept.len() == 1
-                    && kept.len() < options.len()
-                    && let Value::Object(inner) = kept[0].clone()
-                {
-                    map.remove("anyOf");
-                    for (key, value) in inner {
-                        map.entry(key).or_insert(value);
-                    }
+            let lone = match map.get("anyOf") {
+                Some(Value::Array(options)) => {
+                    let mut kept = options.iter().filter(|o| o["type"] != "null");
+                    matches!((kept.next(), kept.next()), (Some(Value::Object(_)), None))
+                        && options.len() > 1
+                }
+                _ => false,
+            };
+            if lone
+                && let Some(Value::Array(options)) = map.remove("anyOf")
+                && let Some(Value::Object(inner)) =
+                    options.into_iter().find(|o| o["type"] != "null")
+            {
+                for (key, value) in inner {
+                    map.entry(key).or_insert(value);
                 }
             }
-            if let Some(Value::Array(variants)) = map.get("enum") {
-                let kept: Vec<Value> = variants.iter().filter(|v| !v.is_null()).cloned().collect();
-                map.insert("enum".to_owned(), Value::Array(kept));
+            if let Some(Value::Array(variants)) = map.get_mut("enum") {
+                variants.retain(|v| !v.is_null());
             }
             map.values_mut().for_each(strip_null);
         }

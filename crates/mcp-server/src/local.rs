@@ -1,6 +1,7 @@
 //! The local toolbox (mcp-local-tools) as the tool source named `local`.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use mcp_local_tools::{Progress, Roots, ToolContext, Toolbox};
@@ -19,10 +20,15 @@ pub struct LocalSource {
     roots: Roots,
     /// The tools' names, for [`ToolSource::owns`].
     names: Vec<&'static str>,
-    /// The definitions, built on the first `tools/list` (deriving the input
-    /// schemas is the costliest part of start-up, and `initialize` does not
-    /// need them).
+    /// The definitions, built on first use (deriving the input schemas is
+    /// the costliest part of start-up, and `initialize` does not need
+    /// them).
     definitions: Arc<OnceLock<Vec<Tool>>>,
+    /// Whether `list_tools` has answered once: the first answer takes the
+    /// definitions as they are built, without keeping a copy (the server
+    /// keeps the merged list, and asks again only when another source's
+    /// list changes).
+    listed: Arc<AtomicBool>,
 }
 
 impl LocalSource {
@@ -41,6 +47,7 @@ impl LocalSource {
             toolbox,
             roots,
             definitions: Arc::default(),
+            listed: Arc::default(),
         }
     }
 
@@ -62,10 +69,13 @@ impl ToolSource for LocalSource {
 
     fn list_tools(&self) -> BoxFuture<'_, SourceList> {
         Box::pin(async {
-            SourceList {
-                tools: self.definitions().to_vec(),
-                meta: None,
-            }
+            let first = !self.listed.swap(true, Ordering::Relaxed);
+            let tools = match self.definitions.get() {
+                Some(tools) => tools.clone(),
+                None if first => self.toolbox.tools(),
+                None => self.definitions().to_vec(),
+            };
+            SourceList { tools, meta: None }
         })
     }
 

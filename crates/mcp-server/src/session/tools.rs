@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use mcp_proto::methods::{CallTool, ListTools, Method};
-use mcp_proto::{CacheScope, ErrorObject, ListToolsResult, RequestId};
+use mcp_proto::{CacheScope, ErrorObject, RequestId};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -49,15 +49,11 @@ impl Session {
         Ok(Box::pin(async move {
             let merged = server.composition().merged().await;
             let stateless = era.is_stateless();
-            // Written straight from the typed result (no `Value` tree).
             let render = |tools: &[mcp_proto::Tool], meta: Option<&mcp_proto::Meta>| {
-                serde_json::value::to_raw_value(&ListToolsResult {
-                    tools: tools.to_vec(),
-                    meta: meta.cloned(),
-                    ttl_ms: stateless.then_some(LIST_TTL_MS),
-                    cache_scope: stateless.then_some(CacheScope::Private),
-                    result_type: stateless.then(|| "complete".to_owned()),
-                    ..ListToolsResult::default()
+                serde_json::value::to_raw_value(&ListResult {
+                    tools,
+                    meta,
+                    stateless,
                 })
             };
             let json = match narrowing {
@@ -126,6 +122,33 @@ impl Session {
     }
 }
 
+/// A `tools/list` result written straight from the tools, without a copy
+/// of them: the members of [`mcp_proto::ListToolsResult`], in its order
+/// (`tools`; in 2026-07-28 `ttlMs`, `cacheScope: "private"` and
+/// `resultType: "complete"`; `_meta` when the list has one).
+struct ListResult<'a> {
+    tools: &'a [mcp_proto::Tool],
+    meta: Option<&'a mcp_proto::Meta>,
+    stateless: bool,
+}
+
+impl serde::Serialize for ListResult<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("tools", self.tools)?;
+        if self.stateless {
+            map.serialize_entry("ttlMs", &LIST_TTL_MS)?;
+            map.serialize_entry("cacheScope", &CacheScope::Private)?;
+            map.serialize_entry("resultType", "complete")?;
+        }
+        if let Some(meta) = self.meta {
+            map.serialize_entry("_meta", meta)?;
+        }
+        map.end()
+    }
+}
+
 /// Whether `result` needs `"resultType":"complete"` added as `era`
 /// requires: a 2026-07-28 result (an object) without one (MCP 2026-07-28
 /// schema, `Result`). The outbox adds it while writing the response, so
@@ -166,5 +189,42 @@ mod tests {
         ));
         let handshake = Era::Handshake(mcp_proto::Revision::V2025_11_25);
         assert!(!lacks_result_type(handshake, &raw("{}")));
+    }
+}
+
+#[cfg(test)]
+mod list_tests {
+    use super::*;
+
+    /// The borrowed form writes the bytes the typed result does.
+    #[test]
+    fn list_result_matches_the_typed_result() {
+        let tool: mcp_proto::Tool = serde_json::from_value(json!({
+            "name": "t", "description": "d", "inputSchema": {"type": "object"}
+        }))
+        .unwrap();
+        let mut meta = mcp_proto::Meta::new();
+        meta.insert("k".into(), json!(1));
+        for stateless in [false, true] {
+            for meta in [None, Some(&meta)] {
+                let typed = mcp_proto::ListToolsResult {
+                    tools: vec![tool.clone()],
+                    meta: meta.cloned(),
+                    ttl_ms: stateless.then_some(LIST_TTL_MS),
+                    cache_scope: stateless.then_some(CacheScope::Private),
+                    result_type: stateless.then(|| "complete".to_owned()),
+                    ..mcp_proto::ListToolsResult::default()
+                };
+                let borrowed = ListResult {
+                    tools: std::slice::from_ref(&tool),
+                    meta,
+                    stateless,
+                };
+                assert_eq!(
+                    serde_json::to_string(&borrowed).unwrap(),
+                    serde_json::to_string(&typed).unwrap()
+                );
+            }
+        }
     }
 }
