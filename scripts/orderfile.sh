@@ -1,71 +1,90 @@
 #!/usr/bin/env bash
-# Regenerates crates/mcp-server/link/hanzo-mcp.order, the symbol ordering
-# file the release link of `hanzo-mcp` hands to the linker (rust-lld,
-# `--symbol-ordering-file`; see crates/mcp-server/build.rs).
+# Regenerates, or checks, crates/mcp-server/link/hanzo-mcp.order: the symbol
+# ordering file the release link of `hanzo-mcp` hands to the linker
+# (rust-lld, `--symbol-ordering-file`; see crates/mcp-server/build.rs).
 #
-# Why: the binary carries ~8.6 MB of machine code (tree-sitter, TLS, regex,
+#   scripts/orderfile.sh           # profile the release binary, write the file
+#   scripts/orderfile.sh --check   # fail when the file is stale
+#
+# Why: the binary carries ~13 MB of machine code (tree-sitter, TLS, regex,
 # clap, tokio, ...), and the kernel maps executable pages 64 KiB at a time
-# around each one touched. The few hundred functions a session runs are
-# scattered over that code in the default layout, so serving touches
-# ~3.5 MB of it. Listed here, the linker puts them next to each other, and
-# serving touches ~1.4 MB (BENCHMARKS.md, mcp-local-server stdio).
+# around each one touched. The functions a session runs are scattered over
+# that code in the default layout, so serving keeps several MB of it
+# resident and faults it in piece by piece at start. Listed here, the
+# linker puts them side by side (BENCHMARKS.md, "hanzo-mcp against rmcp's
+# strongest configurations", has the figures with and without).
 #
-# How: the release binary runs under valgrind's callgrind through four
-# sessions over pipes (the shortest useful 2025-11-25 session, a longer one
-# with tools/list and more fs actions, a 2026-07-28 stateless one, and one
-# whose door refuses connections), and every function of the binary that
-# ran is listed, in the order callgrind first met it, each session adding
-# only what the ones before did not run. Each page of code a session
-# touches stays resident, so what nearly every session runs comes first. Names are mangled symbol
-# names: they hold crate hashes, so the file fits one toolchain, lockfile
-# and set of features. Where it does not fit, the linker finds no names
-# and the layout is the default one: slower to start, never wrong. Rerun
-# this after a toolchain or dependency update.
+# How: the `cargo build --release` binary (the one `cargo install` makes)
+# runs under valgrind's callgrind through five sessions: the shortest
+# useful stdio one, a longer one with more fs actions and errors, the
+# stateless 2026-07-28 style, the same over streamable HTTP, and one whose
+# door refuses connections with a call that needs the door. Every function
+# of the binary that ran is listed, in the order callgrind first met it,
+# each session adding what the ones before did not run: what nearly every
+# session runs comes first. Names are mangled symbol names: they hold crate
+# hashes, so the file fits one toolchain, lockfile and set of features;
+# where it does not fit, the linker finds no names and the layout is the
+# default one (slower to start, more memory, never wrong).
 #
-# Two builds are profiled, and the file lists the names of both: the one
-# `cargo build --release` / `cargo install` makes, and the one
-# `cargo bench -p mcp-local-server` makes. The second differs because the
-# crate's dev-dependencies add features to shared dependencies (tokio's
-# `process`, ...), which changes their hashes; each link finds its own
-# names and skips the other's.
+# --check builds the same binary and fails (exit 1) when it defines fewer
+# than 90% of the file's names: a toolchain or dependency update, or
+# renamed code. The bench `cargo bench -p mcp-local-server --bench rmcp`
+# makes the same check before it measures. New code a session runs is not
+# caught that way; rerun this script after changing what a session runs.
 #
-#   scripts/orderfile.sh
-#
-# Needs: valgrind, nm (binutils), a Linux x86_64 machine.
+# Needs: valgrind, nm (binutils), comm (coreutils), curl, Linux x86_64.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$ROOT/crates/mcp-server/link/hanzo-mcp.order"
-for tool in valgrind nm cargo; do
-  command -v "$tool" >/dev/null || { echo "orderfile.sh: needs $tool" >&2; exit 2; }
-done
+BIN="$TARGET/release/hanzo-mcp"
+MIN_SHARE=90
 
 cd "$ROOT"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
+
+if [ "${1:-}" = "--check" ]; then
+  command -v nm >/dev/null || { echo "orderfile.sh: needs nm" >&2; exit 2; }
+  cargo build --release -p mcp-local-server --bin hanzo-mcp
+  nm --defined-only "$BIN" | awk '{ print $3 }' | sort -u > "$WORK/defined"
+  grep -v '^#' "$OUT" | sort -u > "$WORK/listed"
+  total=$(wc -l < "$WORK/listed")
+  found=$(comm -12 "$WORK/listed" "$WORK/defined" | wc -l)
+  echo "orderfile.sh: $found of $total names defined by the release binary"
+  if [ "$total" -eq 0 ] || [ $((found * 100)) -lt $((total * MIN_SHARE)) ]; then
+    echo "orderfile.sh: ${OUT#"$ROOT"/} is stale (below $MIN_SHARE%): run scripts/orderfile.sh" >&2
+    exit 1
+  fi
+  exit 0
+fi
+
+for tool in valgrind nm cargo curl; do
+  command -v "$tool" >/dev/null || { echo "orderfile.sh: needs $tool" >&2; exit 2; }
+done
 cargo build --release -p mcp-local-server --bin hanzo-mcp
-cp "$TARGET/release/hanzo-mcp" "$WORK/hanzo-mcp-shipped"
-cargo bench -p mcp-local-server --no-run
-cp "$TARGET/release/hanzo-mcp" "$WORK/hanzo-mcp-bench"
+cp "$BIN" "$WORK/hanzo-mcp"
+BIN="$WORK/hanzo-mcp"
 mkdir "$WORK/root"
 printf 'hello\n' > "$WORK/root/one.txt"
 mkdir "$WORK/root/sub"
 FILE="$WORK/root/one.txt"
 
-# Session 1: the shortest useful one: handshake, fs help and read, ping;
-# the calls also as clients that put spaces in their JSON send them (the
-# parser takes other paths for those).
+# Session 1: the shortest useful one: handshake, tools/list, fs help and
+# read, ping; the calls also as clients that put spaces in their JSON send
+# them (the parser takes other paths for those).
 cat > "$WORK/core.jsonl" <<EOF
 {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"orderfile","version":"0"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs","arguments":{"action":"help"}}}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fs","arguments":{"action":"read","path":"$FILE"}}}
-{"jsonrpc":"2.0","id":3,"method":"ping"}
-{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "fs", "arguments": {"action": "help"}}}
-{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "fs", "arguments": {"action": "read", "path": "$FILE"}}}
+{"jsonrpc":"2.0","id":1,"method":"tools/list"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fs","arguments":{"action":"help"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fs","arguments":{"action":"read","path":"$FILE"}}}
+{"jsonrpc":"2.0","id":4,"method":"ping"}
+{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "fs", "arguments": {"action": "help"}}}
+{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "fs", "arguments": {"action": "read", "path": "$FILE"}}}
 EOF
-# Session 2: 2025-11-25 handshake, list, the fs actions a client uses most.
+# Session 2: a client with roots, more fs actions, errors.
 cat > "$WORK/legacy.jsonl" <<EOF
 {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"orderfile","version":"0"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
@@ -88,44 +107,69 @@ cat > "$WORK/stateless.jsonl" <<EOF
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fs","arguments":{"action":"read","path":"$FILE"},$META}}
 {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fs","arguments":{"action":"help"},$META}}
 EOF
+# Session 5: the door refuses connections; a call of a name no local tool
+# has builds it.
+cp "$WORK/core.jsonl" "$WORK/door.jsonl"
+echo '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"agents","arguments":{}}}' >> "$WORK/door.jsonl"
 
-# Runs one session of the binary $BIN under callgrind; stdin and stdout are
-# pipes, as with a real client. Prints the function names it met, in
-# first-met order.
-profile() {
-  local name="$1" requests="$2" extra="$3"
-  shift 3
-  # shellcheck disable=SC2086 # $extra is a list of flags
-  cat "$requests" | env RUST_LOG=error "$@" valgrind --tool=callgrind --demangle=no \
-    --dump-instr=no --callgrind-out-file="$WORK/$name.cg" \
-    "$BIN" serve --log-level error --root "$WORK/root" $extra 2>"$WORK/$name.log" | cat >/dev/null
-  grep -oE '^c?fn=\([0-9]+\) .+' "$WORK/$name.cg" | sed -E 's/^c?fn=\([0-9]+\) //'
-}
+# The text symbols the binary defines (callgrind also names libc's).
+nm --defined-only "$BIN" | awk '$2 ~ /^[tTwW]$/ { print $3 }' | sort -u > "$WORK/defined"
 
-# The function names one binary's session met, keeping only the text
-# symbols that binary defines (callgrind also names libc's functions).
+# The binary's functions met in one callgrind output, in first-met order.
 names() {
-  local bin="$1"
-  shift
-  nm --defined-only "$bin" | awk '$2 ~ /^[tTwW]$/ { print $3 }' | sort -u > "$WORK/defined"
-  BIN="$bin" profile "$@" | awk 'NR == FNR { defined[$0] = 1; next } $0 in defined' "$WORK/defined" -
+  grep -oE '^c?fn=\([0-9]+\) .+' "$1" | sed -E 's/^c?fn=\([0-9]+\) //' |
+    awk 'NR == FNR { defined[$0] = 1; next } $0 in defined' "$WORK/defined" -
 }
 
-# Session by session, each in both builds: what a door-less session runs
-# comes first, then what only the door adds.
-{
-  for session in core legacy stateless; do
-    for bin in "$WORK/hanzo-mcp-shipped" "$WORK/hanzo-mcp-bench"; do
-      names "$bin" "$session" "$WORK/$session.jsonl" --no-door
-    done
+# One stdio session under callgrind: NAME, then `serve` flags, then
+# VAR=VALUE settings. stdin and stdout are pipes, as with a real client.
+stdio() {
+  local name="$1" flags="$2"
+  shift 2
+  # shellcheck disable=SC2086 # $flags is a list of flags
+  env RUST_LOG=error "$@" valgrind --tool=callgrind --demangle=no --dump-instr=no \
+    --callgrind-out-file="$WORK/$name.cg" \
+    "$BIN" serve --log-level error --root "$WORK/root" $flags \
+    < "$WORK/$name.jsonl" 2>"$WORK/$name.log" | cat >/dev/null
+}
+
+# Session 4: `serve --http` under callgrind, stateless POSTs with curl, then
+# SIGTERM (the server shuts down, and callgrind writes its output).
+http() {
+  local port=$((20000 + RANDOM % 20000))
+  env RUST_LOG=error HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp valgrind --tool=callgrind \
+    --demangle=no --dump-instr=no --callgrind-out-file="$WORK/http.cg" \
+    "$BIN" serve --log-level error --root "$WORK/root" --http "127.0.0.1:$port" \
+    2>"$WORK/http.log" &
+  local server=$!
+  for _ in $(seq 150); do
+    curl -s -o /dev/null "http://127.0.0.1:$port/mcp" && break
+    sleep 0.2
   done
-  # A door on a port nothing listens on: the door client's start-up and
-  # failure paths (TLS roots, the refused connection, the local-only list).
-  for bin in "$WORK/hanzo-mcp-shipped" "$WORK/hanzo-mcp-bench"; do
-    names "$bin" door "$WORK/legacy.jsonl" "--door-wait 0.5" \
-      HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_API_KEY=orderfile-not-a-key
-  done
-} | awk '!seen[$0]++' > "$WORK/order"
+  local list call_help call_read
+  list="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{$META}}"
+  call_help="{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"fs\",\"arguments\":{\"action\":\"help\"},$META}}"
+  call_read="{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"fs\",\"arguments\":{\"action\":\"read\",\"path\":\"$FILE\"},$META}}"
+  post() {
+    curl -s -o /dev/null -X POST "http://127.0.0.1:$port/mcp" \
+      -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+      -H 'MCP-Protocol-Version: 2026-07-28' "$@"
+  }
+  post -H 'Mcp-Method: tools/list' --data "$list"
+  post -H 'Mcp-Method: tools/call' -H 'Mcp-Name: fs' --data "$call_help"
+  post -H 'Mcp-Method: tools/call' -H 'Mcp-Name: fs' --data "$call_read"
+  kill -TERM "$server"
+  wait "$server" || true
+}
+
+stdio core --no-door
+stdio legacy --no-door
+stdio stateless --no-door
+http
+stdio door "" HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_API_KEY=orderfile-not-a-key
+for session in core legacy stateless http door; do
+  names "$WORK/$session.cg"
+done | awk '!seen[$0]++' > "$WORK/order"
 
 {
   echo "# Symbol ordering file for the release link of hanzo-mcp (rust-lld"
