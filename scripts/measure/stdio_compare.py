@@ -1,9 +1,10 @@
 # Round-robin comparison of hanzo-mcp binaries over stdio: spawn -> initialize
 # answered, first tools/list, sequential tools/call (fs help) round trip
 # median and p99, peak RSS. Door configured and refusing connections.
+# ROUNDS=N sets the rounds (default 5); each round spawns every binary once.
 import json, os, statistics, subprocess, sys, time
 bins = sys.argv[1:]
-ROUNDS, CALLS = 5, 2000
+ROUNDS, CALLS = int(os.environ.get("ROUNDS", "5")), 2000
 env = dict(os.environ, HANZO_MCP_DOOR="http://127.0.0.1:1/v1/mcp", HANZO_API_KEY="k", HOME="/tmp/cmp-home", HANZO_MCP_STATE="/tmp/cmp-state")
 os.makedirs("/tmp/cmp-home", exist_ok=True)
 def run(b):
