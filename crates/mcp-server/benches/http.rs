@@ -1,10 +1,16 @@
 //! tools/call requests per second over streamable HTTP on loopback, with 1
 //! and 16 concurrent clients, for a trivial tool. Both wire styles:
-//! 2026-07-28 (stateless: each POST is its own server connection) and
+//! 2026-07-28 (stateless: each POST is its own request, no session) and
 //! 2025-11-25 (one session shared by the clients, opened with `initialize`
 //! and `notifications/initialized`).
 //!
-//! `CARGO_TARGET_DIR=/work/target-http cargo bench -p mcp-local-server --bench http`
+//! Each client is one kept-alive connection of the thin HTTP/1.1 client of
+//! the tests' `common/http.rs` (`Connection`: no HTTP library, no JSON decoding of the
+//! answer, only a check that it holds the echoed text), so that the figures
+//! follow the server's cost rather than the client's. Server and clients
+//! share one 2-worker Tokio runtime.
+//!
+//! `cargo bench -p mcp-local-server --bench http`
 //! Criterion's "thrpt" line is requests per second.
 
 #[path = "../tests/it/common/http.rs"]
@@ -12,19 +18,23 @@ mod http;
 #[path = "../tests/it/common/tools.rs"]
 mod tools;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use http::{Http, Listening, Session, listen};
+use http::{Connection, Listening, Session, find, listen};
 use mcp_local_server::http::HttpConfig;
 use serde_json::{Value, json};
 use tools::{Tools, text};
 
-/// The tests' HTTP client, in a session (2025-11-25) or not (2026-07-28).
+/// Where the clients connect, and what each of their requests carries.
 struct Target {
-    http: Http,
-    session: Option<Session>,
+    addr: SocketAddr,
+    /// The headers of every request (the session's, or the stateless ones).
+    headers: String,
+    stateless: bool,
+    _session: Option<Session>,
     _server: Listening,
 }
 
@@ -48,40 +58,42 @@ async fn start() -> Listening {
     listen(Arc::new(tools.serve("bench")), HttpConfig::default()).await
 }
 
-impl Target {
-    async fn call(&self, id: u64) {
-        let mut params = json!({ "name": "echo", "arguments": { "text": "hi" } });
-        let response = match &self.session {
-            Some(session) => {
-                let body =
-                    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
-                session.post(&body).await
-            }
-            None => {
-                params["_meta"] = json!({
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": {}
-                });
-                let body =
-                    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
-                self.http.post_stateless(&body).await
-            }
-        };
-        let reply: Value = response.json().await.expect("JSON reply");
-        assert_eq!(reply["result"]["content"][0]["text"], "hi");
-    }
+/// The body of `tools/call` `echo` `{"text":"hi"}` with request id `id`;
+/// stateless requests carry the 2026-07-28 `_meta`.
+fn call_body(id: u64, stateless: bool) -> Vec<u8> {
+    let meta = if stateless {
+        r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}}{meta}}}}}"#
+    )
+    .into_bytes()
 }
 
-/// Runs `iters` calls split over `clients` concurrent tasks; the wall time.
+/// Runs `iters` calls split over `clients` connections, each its own task
+/// posting one call after another (ids unique across the clients); the
+/// wall time, connections opened before the clock starts.
 async fn run(target: &Arc<Target>, clients: u64, iters: u64) -> Duration {
+    let mut connections = Vec::new();
+    for _ in 0..clients {
+        connections.push(Connection::open(target.addr, &target.headers).await);
+    }
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for c in 0..clients {
-        let target = target.clone();
+    for (c, mut connection) in (0u64..).zip(connections) {
         let share = iters / clients + u64::from(c < iters % clients);
+        let stateless = target.stateless;
         tasks.push(tokio::spawn(async move {
             for i in 0..share {
-                target.call(c * 1_000_000_000 + i + 1).await;
+                let body = call_body(c * 1_000_000_000 + i + 1, stateless);
+                let answer = connection.post(&body).await;
+                assert!(
+                    find(answer, br#""text":"hi""#).is_some(),
+                    "{}",
+                    String::from_utf8_lossy(answer)
+                );
             }
         }));
     }
@@ -109,9 +121,15 @@ fn bench(c: &mut Criterion) {
             } else {
                 None
             };
+            let headers = match &session {
+                Some(session) => Connection::session_headers(&session.id),
+                None => Connection::stateless_call_headers("echo"),
+            };
             Arc::new(Target {
-                http,
-                session,
+                addr: listening.addr,
+                headers,
+                stateless: session.is_none(),
+                _session: session,
                 _server: listening,
             })
         });

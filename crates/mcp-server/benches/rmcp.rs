@@ -54,6 +54,8 @@
 //! [`ORDER_COVERAGE`] of its names (a stale file; `scripts/orderfile.sh`
 //! makes a new one), unless `HANZO_MCP_BIN` names another build.
 
+#[path = "../tests/it/common/http.rs"]
+mod http;
 #[path = "../tests/it/common/stdio.rs"]
 mod stdio;
 
@@ -62,6 +64,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use http::{Connection, find};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::json;
 use stdio::{Proc, hermetic};
@@ -265,82 +268,6 @@ impl Drop for HttpServer {
     }
 }
 
-/// One kept-alive HTTP/1.1 connection posting one request over and over.
-struct Connection {
-    stream: tokio::net::TcpStream,
-    request: Vec<u8>,
-    buffer: Vec<u8>,
-}
-
-impl Connection {
-    async fn open(addr: SocketAddr, name: &str, body: &str) -> Self {
-        let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        stream.set_nodelay(true).expect("nodelay");
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-             Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        Self {
-            stream,
-            request: request.into_bytes(),
-            buffer: Vec::with_capacity(8192),
-        }
-    }
-
-    /// One request and its whole answer; returns the body.
-    async fn round_trip(&mut self) -> &[u8] {
-        use tokio::io::AsyncWriteExt;
-        self.stream
-            .write_all(&self.request)
-            .await
-            .expect("write request");
-        self.buffer.clear();
-        let head_end = loop {
-            if let Some(at) = find(&self.buffer, b"\r\n\r\n") {
-                break at + 4;
-            }
-            self.read_more().await;
-        };
-        let head = String::from_utf8_lossy(&self.buffer[..head_end]).to_ascii_lowercase();
-        assert!(
-            head.starts_with("http/1.1 200"),
-            "answer: {}",
-            String::from_utf8_lossy(&self.buffer)
-        );
-        if let Some(length) = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .and_then(|v| v.trim().parse::<usize>().ok())
-        {
-            while self.buffer.len() < head_end + length {
-                self.read_more().await;
-            }
-            return &self.buffer[head_end..head_end + length];
-        }
-        assert!(head.contains("transfer-encoding: chunked"), "{head}");
-        // Chunked: read until the last chunk, then keep the raw chunks
-        // (the callers only look for a substring).
-        while find(&self.buffer[head_end..], b"\r\n0\r\n\r\n").is_none() {
-            self.read_more().await;
-        }
-        &self.buffer[head_end..]
-    }
-
-    async fn read_more(&mut self) {
-        use tokio::io::AsyncReadExt;
-        let mut chunk = [0u8; 8192];
-        let n = self.stream.read(&mut chunk).await.expect("read answer");
-        assert!(n > 0, "the server closed the connection");
-        self.buffer.extend_from_slice(&chunk[..n]);
-    }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 /// Requests per second over `connections` connections for
 /// [`HTTP_SECONDS`], on a one-thread runtime of this process.
 fn http_rate(subject: &Subject, addr: SocketAddr, connections: usize) -> f64 {
@@ -357,22 +284,24 @@ fn http_rate(subject: &Subject, addr: SocketAddr, connections: usize) -> f64 {
             let expect = subject.expect;
             let start_line = start_line.clone();
             tasks.push(tokio::spawn(async move {
-                let mut connection = Connection::open(addr, name, &body).await;
-                let first = connection.round_trip().await;
+                let headers = Connection::stateless_call_headers(name);
+                let mut connection = Connection::open(addr, &headers).await;
+                let body = body.as_bytes();
+                let first = connection.post(body).await;
                 assert!(
                     find(first, expect.as_bytes()).is_some(),
                     "{}",
                     String::from_utf8_lossy(first)
                 );
                 for _ in 0..50 {
-                    connection.round_trip().await;
+                    connection.post(body).await;
                 }
                 start_line.wait().await;
                 let deadline = Instant::now() + Duration::from_secs_f64(HTTP_SECONDS);
                 let started = Instant::now();
                 let mut done = 0u64;
                 while Instant::now() < deadline {
-                    connection.round_trip().await;
+                    connection.post(body).await;
                     done += 1;
                 }
                 (done, started.elapsed())

@@ -2,8 +2,10 @@
 //! the HTTP bench (`#[path]`-included there): a server started in process
 //! on an ephemeral loopback port ([`listen`]), or any URL (the binary's
 //! `--http`); requests with the transport's headers, 2025-11-25 sessions,
-//! 2026-07-28 stateless POSTs, SSE answers read event by event, and raw
-//! bytes over TCP for what reqwest will not send.
+//! 2026-07-28 stateless POSTs, SSE answers read event by event, raw bytes
+//! over TCP for what reqwest will not send, and [`Connection`], a thin
+//! kept-alive client for the benches (no HTTP library, no JSON decoding, so
+//! a bench measures the server rather than its client).
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
@@ -380,4 +382,102 @@ pub async fn exchange(addr: SocketAddr, request: &[u8]) -> (String, Vec<String>,
     let status = lines.next().expect("status line").to_owned();
     let headers = lines.map(str::to_ascii_lowercase).collect();
     (status, headers, body.to_owned())
+}
+
+/// One kept-alive HTTP/1.1 connection to `http://<addr>/mcp` that POSTs
+/// JSON-RPC bodies and reads each whole answer.
+pub struct Connection {
+    stream: tokio::net::TcpStream,
+    /// The request head up to and including the headers every request
+    /// carries; `Content-Length` and the body are added per request.
+    head: String,
+    request: Vec<u8>,
+    buffer: Vec<u8>,
+}
+
+impl Connection {
+    /// Connects to `addr`; every request will carry `headers` (`Name: value`
+    /// lines, each ending in `\r\n`) besides `Host`, `Content-Type` and
+    /// `Accept`.
+    pub async fn open(addr: SocketAddr, headers: &str) -> Self {
+        let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{headers}"
+        );
+        Self {
+            stream,
+            head,
+            request: Vec::with_capacity(1024),
+            buffer: Vec::with_capacity(8192),
+        }
+    }
+
+    /// Headers of a stateless 2026-07-28 `tools/call` of `tool`.
+    pub fn stateless_call_headers(tool: &str) -> String {
+        format!(
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\n"
+        )
+    }
+
+    /// Headers of a request in the 2025-11-25 session `session_id`.
+    pub fn session_headers(session_id: &str) -> String {
+        format!("MCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {session_id}\r\n")
+    }
+
+    /// POSTs `body` and reads the whole answer, which must be `200 OK`;
+    /// returns its body (a chunked body with its chunk framing: callers
+    /// only look for a substring).
+    pub async fn post(&mut self, body: &[u8]) -> &[u8] {
+        self.request.clear();
+        self.request.extend_from_slice(self.head.as_bytes());
+        self.request
+            .extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+        self.request.extend_from_slice(body);
+        self.stream
+            .write_all(&self.request)
+            .await
+            .expect("write request");
+        self.buffer.clear();
+        let head_end = loop {
+            if let Some(at) = find(&self.buffer, b"\r\n\r\n") {
+                break at + 4;
+            }
+            self.read_more().await;
+        };
+        let head = String::from_utf8_lossy(&self.buffer[..head_end]).to_ascii_lowercase();
+        assert!(
+            head.starts_with("http/1.1 200"),
+            "answer: {}",
+            String::from_utf8_lossy(&self.buffer)
+        );
+        if let Some(length) = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse::<usize>().ok())
+        {
+            while self.buffer.len() < head_end + length {
+                self.read_more().await;
+            }
+            return &self.buffer[head_end..head_end + length];
+        }
+        assert!(head.contains("transfer-encoding: chunked"), "{head}");
+        while find(&self.buffer[head_end..], b"\r\n0\r\n\r\n").is_none() {
+            self.read_more().await;
+        }
+        &self.buffer[head_end..]
+    }
+
+    async fn read_more(&mut self) {
+        let mut chunk = [0u8; 8192];
+        let n = self.stream.read(&mut chunk).await.expect("read answer");
+        assert!(n > 0, "the server closed the connection");
+        self.buffer.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// Where `needle` first occurs in `haystack`.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
