@@ -38,10 +38,13 @@ impl ThinkTool {
     }
 }
 
+// `think` counts as reading: it changes nothing outside this connection's
+// own list of thoughts (the tool is read-only by its annotations too), so
+// the `review` mode keeps it. `clear` forgets the list and does not.
 actions! {
     /// Which `think` action to run.
     pub(crate) enum ThinkAction {
-        Think = "think" { reads: false, pool: false, usage: "{thought, [thought_number], [total_thoughts], [next_thought_needed], [is_revision], [revises_thought], [branch_from_thought], [branch_id], [needs_more_thoughts]}: record a step of reasoning (the default action); answers the running summary." },
+        Think = "think" { reads: true, pool: false, usage: "{thought, [thought_number], [total_thoughts], [next_thought_needed], [is_revision], [revises_thought], [branch_from_thought], [branch_id], [needs_more_thoughts]}: record a step of reasoning (the default action); answers the running summary." },
         History = "history" { reads: true, pool: false, usage: ": every thought of this connection, in order." },
         Clear = "clear" { reads: false, pool: false, usage: ": forget this connection's thoughts." },
         Help = "help" { reads: true, pool: false, usage: ": this text." },

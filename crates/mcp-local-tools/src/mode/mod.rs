@@ -37,6 +37,9 @@ pub use tool::ModeTool;
 /// before it is told it lagged.
 const CHANGES_BACKLOG: usize = 256;
 
+/// The names of the built-in presets, which a file cannot reuse.
+const BUILT_IN: [&str; 2] = ["full", "review"];
+
 /// The variable naming a file of user presets.
 pub const MODES_VAR: &str = "HANZO_MCP_MODES";
 
@@ -100,8 +103,10 @@ impl Modes {
         }
     }
 
-    /// Adds the presets of the JSON file at `path` (a preset of the same
-    /// name replaces a built-in one). A file that cannot be read or parsed
+    /// Adds the presets of the JSON file at `path`. The built-in names
+    /// (`full`, `review`) cannot be reused: `mode reset` must always lead
+    /// back to everything, and `review` must keep meaning "reads only". A
+    /// file that cannot be read or parsed, or that reuses a built-in name,
     /// is kept as an error ([`Modes::file_error`]) that `list` and a `set`
     /// of an unknown name report; the built-in presets still work.
     pub fn with_file(mut self, path: &Path) -> Modes {
@@ -211,15 +216,26 @@ enum FilePreset {
 fn read_presets(path: &Path) -> Result<Vec<Preset>, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("modes file {}: {e}", path.display()))?;
-    let presets: BTreeMap<String, FilePreset> = serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "modes file {}: {e} (expected {{\"<name>\": [\"tool\", \"tool:action\", ...]}})",
-            path.display()
-        )
-    })?;
+    const SHAPE: &str = r#"expected {"<name>": ["tool", "tool:action", ...]} or {"<name>": {"description": "...", "allowed": [...]}}"#;
+    let presets: BTreeMap<String, serde_json::Value> = serde_json::from_str(&text)
+        .map_err(|e| format!("modes file {}: {e} ({SHAPE})", path.display()))?;
     presets
         .into_iter()
         .map(|(name, preset)| {
+            if BUILT_IN.contains(&name.as_str()) {
+                return Err(format!(
+                    "modes file {}: '{name}' is a built-in mode; give the preset another name",
+                    path.display()
+                ));
+            }
+            let preset = FilePreset::deserialize(&preset).map_err(|_| {
+                format!(
+                    "modes file {}: mode '{}' is neither a list of entries nor an object with \
+                     \"allowed\" ({SHAPE})",
+                    path.display(),
+                    name.escape_debug()
+                )
+            })?;
             if mcp_proto::validate_tool_name(&name).is_err() {
                 return Err(format!(
                     "modes file {}: '{}' is not a mode name (letters, digits, _ - .)",

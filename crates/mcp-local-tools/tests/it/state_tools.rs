@@ -528,6 +528,7 @@ async fn mode_presets_per_connection() {
         "plan:get",
         "tasks:list",
         "memory:recall",
+        "think:think",
         "think:history",
     ] {
         assert!(
@@ -546,6 +547,7 @@ async fn mode_presets_per_connection() {
         "code:grep_replace",
         "memory:store",
         "tasks:add",
+        "think:clear",
     ] {
         assert!(
             !review.iter().any(|e| e == dropped),
@@ -593,6 +595,39 @@ fn mode_presets_from_a_file() {
     std::fs::write(&file, r#"{"docs": "fs"}"#).unwrap();
     let broken = Modes::builtin(&[]).with_file(&file);
     assert_eq!(broken.presets().len(), 2, "a bad file adds nothing");
+    assert_eq!(
+        broken.file_error(),
+        Some(
+            format!(
+                r#"modes file {}: mode 'docs' is neither a list of entries nor an object with "allowed" (expected {{"<name>": ["tool", "tool:action", ...]}} or {{"<name>": {{"description": "...", "allowed": [...]}}}})"#,
+                file.display()
+            )
+            .as_str()
+        )
+    );
+    // The built-in names cannot be taken over: `reset` must lead back to
+    // everything and `review` must keep reading only.
+    for name in ["full", "review"] {
+        std::fs::write(
+            &file,
+            format!(r#"{{"{name}": ["fs"], "docs": ["fs:read"]}}"#),
+        )
+        .unwrap();
+        let refused = Modes::builtin(&[]).with_file(&file);
+        assert_eq!(
+            refused.file_error(),
+            Some(
+                format!(
+                    "modes file {}: '{name}' is a built-in mode; give the preset another name",
+                    file.display()
+                )
+                .as_str()
+            )
+        );
+        let names: Vec<&str> = refused.presets().iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["full", "review"], "nothing of the file is taken");
+        assert_eq!(refused.presets()[0].allowed, None);
+    }
 }
 
 /// Hostile input the state tools must refuse or survive.

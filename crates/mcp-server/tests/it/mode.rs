@@ -84,7 +84,7 @@ const FS_READS: [&str; 7] = ["read", "list", "tree", "find", "search", "info", "
 const MODE_ACTIONS: [&str; 5] = ["list", "current", "set", "reset", "help"];
 
 /// The `review` preset's entries, as `mode list` shows them.
-const REVIEW_ENTRIES: [&str; 52] = [
+const REVIEW_ENTRIES: [&str; 53] = [
     "mode",
     "fs:read",
     "fs:list",
@@ -121,6 +121,7 @@ const REVIEW_ENTRIES: [&str; 52] = [
     "ui:add_command",
     "ui:get_framework",
     "ui:help",
+    "think:think",
     "think:history",
     "think:help",
     "memory:recall",
@@ -291,7 +292,10 @@ servetest!(
                 "help"
             ])
         );
-        assert_eq!(actions_of(&narrowed, "think"), json!(["history", "help"]));
+        assert_eq!(
+            actions_of(&narrowed, "think"),
+            json!(["think", "history", "help"])
+        );
 
         let write = server.call(
             8,
