@@ -5,11 +5,10 @@
 //! failure rules are those of `Door::call_tool`.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::loopback::{self, Reply};
 use crate::common::{CANARY, config, config_for};
 use mcp_door_client::{Door, DoorConfig};
 use mcp_fake_door::{Behaviour, FakeDoor};
@@ -258,18 +257,12 @@ async fn broken_json_from_the_door_is_a_failure_line() {
     let fake =
         FakeDoor::start(Behaviour::RawCallResult("{\"content\":[".into())).expect("fake door");
     let door = Door::new(config_for(&fake)).expect("door");
-    let result = door
-        .call_tool_raw(&raw(r#"{"name":"agents"}"#), None)
-        .await
-        .expect("a result");
-    assert_eq!(
-        decoded(&result),
-        is_error(&format!(
-            "tool 'agents' is not a local tool, and the door ({}) failed: \
-             answered a body that is not a JSON-RPC response: not JSON",
-            fake.url()
-        ))
-    );
+    assert_agents_answer(
+        &door,
+        &fake.url(),
+        "failed: answered a body that is not a JSON-RPC response: not JSON",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -318,32 +311,20 @@ async fn door_errors_and_failures_are_those_of_call_tool() {
     );
 
     fake.set_behaviour(Behaviour::Html502);
-    let result = door
-        .call_tool_raw(&raw(r#"{"name":"agents"}"#), None)
-        .await
-        .expect("a result");
-    assert_eq!(
-        decoded(&result),
-        is_error(&format!(
-            "tool 'agents' is not a local tool, and the door ({}) failed: \
-             answered an HTML page (HTTP 502), not JSON-RPC",
-            fake.url()
-        ))
-    );
+    assert_agents_answer(
+        &door,
+        &fake.url(),
+        "failed: answered an HTML page (HTTP 502), not JSON-RPC",
+    )
+    .await;
 
     fake.set_behaviour(Behaviour::Garbage);
-    let result = door
-        .call_tool_raw(&raw(r#"{"name":"agents"}"#), None)
-        .await
-        .expect("a result");
-    assert_eq!(
-        decoded(&result),
-        is_error(&format!(
-            "tool 'agents' is not a local tool, and the door ({}) failed: \
-             answered a body that is not a JSON-RPC response: not JSON",
-            fake.url()
-        ))
-    );
+    assert_agents_answer(
+        &door,
+        &fake.url(),
+        "failed: answered a body that is not a JSON-RPC response: not JSON",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -352,18 +333,12 @@ async fn a_hanging_door_times_out() {
     let mut config = config_for(&fake);
     config.timeouts.call = Duration::from_millis(300);
     let door = Door::new(config).expect("door");
-    let result = door
-        .call_tool_raw(&raw(r#"{"name":"agents"}"#), None)
-        .await
-        .expect("a result");
-    assert_eq!(
-        decoded(&result),
-        is_error(&format!(
-            "tool 'agents' is not a local tool, and the door ({}) could not be reached: \
-             no answer within 0.3 s",
-            fake.url()
-        ))
-    );
+    assert_agents_answer(
+        &door,
+        &fake.url(),
+        "could not be reached: no answer within 0.3 s",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -411,6 +386,22 @@ async fn params_that_are_not_an_object_are_refused_without_a_request() {
     assert_eq!(fake.requests().len(), 0);
 }
 
+/// Calls `agents` (no local tool has that name) through `door`, and checks
+/// the answer is the one-line `isError` result naming the door at
+/// `door_url` and `what` went wrong.
+async fn assert_agents_answer(door: &Door, door_url: &str, what: &str) {
+    let result = door
+        .call_tool_raw(&raw(r#"{"name":"agents"}"#), None)
+        .await
+        .expect("a result");
+    assert_eq!(
+        decoded(&result),
+        is_error(&format!(
+            "tool 'agents' is not a local tool, and the door ({door_url}) {what}"
+        ))
+    );
+}
+
 /// One request a [`serve`] server got: lower-case header names, body bytes.
 struct Seen {
     headers: HashMap<String, String>,
@@ -422,57 +413,32 @@ struct Seen {
 type Members = HashMap<String, Box<RawValue>>;
 
 /// Serves `answer(n, members)` (status, JSON text) to the n-th POST
-/// (0-based) on 127.0.0.1, one connection per request; returns the URL and
-/// the log.
+/// (0-based, in the order they arrive) on 127.0.0.1, through the shared
+/// loopback server; returns the URL and the log.
 fn serve(
-    answer: impl Fn(usize, &Members) -> (u16, String) + Send + 'static,
+    answer: impl Fn(usize, &Members) -> (u16, String) + Send + Sync + 'static,
 ) -> (String, Arc<Mutex<Vec<Seen>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    let url = format!("http://{}/v1/mcp", listener.local_addr().expect("address"));
     let log = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&log);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-            let mut headers = HashMap::new();
-            let mut line = String::new();
-            reader.read_line(&mut line).expect("request line");
-            loop {
-                line.clear();
-                reader.read_line(&mut line).expect("header line");
-                let trimmed = line.trim_end();
-                if trimmed.is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = trimmed.split_once(':') {
-                    headers.insert(name.to_ascii_lowercase(), value.trim().to_owned());
-                }
-            }
-            let length: usize = headers
-                .get("content-length")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).expect("body");
-            let body = String::from_utf8(body).expect("UTF-8 body");
-            let message: Members = serde_json::from_str(&body).expect("JSON body");
-            let index = {
-                let mut log = seen.lock().expect("log");
-                log.push(Seen { headers, body });
-                log.len() - 1
-            };
-            let (status, reply) = answer(index, &message);
-            let head = format!(
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n\
-                 Content-Length: {}\r\nConnection: close\r\n\r\n",
-                reply.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(reply.as_bytes());
+    let origin = loopback::serve(move |request| {
+        let body = String::from_utf8(request.body).expect("UTF-8 body");
+        let message: Members = serde_json::from_str(&body).expect("JSON body");
+        let index = {
+            let mut log = seen.lock().expect("log");
+            log.push(Seen {
+                headers: request.headers,
+                body,
+            });
+            log.len() - 1
+        };
+        let (status, body) = answer(index, &message);
+        Reply {
+            status,
+            headers: Vec::new(),
+            body,
         }
     });
-    (url, log)
+    (format!("{origin}/v1/mcp"), log)
 }
 
 #[tokio::test]
