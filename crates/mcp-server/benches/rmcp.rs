@@ -67,7 +67,7 @@ use std::time::{Duration, Instant};
 use http::{Connection, find};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::json;
-use stdio::{Proc, hermetic};
+use stdio::{Proc, hermetic, load_average};
 
 /// Rounds; every figure is the median of its per-round values.
 const ROUNDS: usize = 7;
@@ -124,18 +124,6 @@ fn percentile(samples: &mut [Duration], p: f64) -> Duration {
 fn median_f64(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
-}
-
-/// The first three fields of `/proc/loadavg`.
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|text| {
-            text.split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_else(|_| "unknown".into())
 }
 
 fn command(subject: &Subject, root: &Path) -> Command {

@@ -45,7 +45,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use stdio::{Proc, hermetic};
+use stdio::{Proc, hermetic, load_average};
 
 const SPAWNS: usize = 30;
 const CALLS: usize = 10_000;
@@ -129,18 +129,6 @@ fn calls(subject: &Subject, figures: &mut Figures) {
     }
     figures.peak_rss_kib = proc.peak_rss_kib();
     proc.finish();
-}
-
-/// The first three fields of `/proc/loadavg`: how busy the machine was.
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|text| {
-            text.split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_else(|_| "unknown".into())
 }
 
 fn rmcp_server() -> Option<PathBuf> {

@@ -407,3 +407,17 @@ impl Drop for Proc {
         let _ = self.child.wait();
     }
 }
+
+/// The first three fields of `/proc/loadavg` (1, 5 and 15 minutes): how
+/// busy the machine was, for a bench to print beside its figures;
+/// `unknown` where the file cannot be read.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|_| "unknown".into())
+}
