@@ -4,7 +4,11 @@
 //! - stdio: rmcp 3.11 on a current-thread runtime with
 //!   `rmcp::transport::io::stdio_pipes()` (`examples/rmcp_echo_server.rs`);
 //! - streamable HTTP: rmcp's `StreamableHttpService`, stateless, JSON
-//!   answers (`examples/rmcp_echo_http_server.rs`).
+//!   answers (`examples/rmcp_echo_http_server.rs`);
+//! - stdio, `rmcp tools`: the same rmcp set-up serving the twelve local
+//!   tools of `mcp-local-tools` (`examples/rmcp_toolbox_server.rs`), so
+//!   the tools and the libraries they link are the same on both sides and
+//!   a ratio to it measures the server core alone.
 //!
 //! `hanzo-mcp` runs as it ships: every local tool compiled in, the door
 //! configured. Three configurations:
@@ -22,7 +26,8 @@
 //!   answer read, on each of those processes;
 //! - `call` and `p99`: sequential `tools/call` round trips on one process
 //!   ([`CALLS`] a round, the first [`WARM_UP`] dropped): `fs` `help` for
-//!   hanzo-mcp (a fixed text, no file touched), `echo` for rmcp;
+//!   hanzo-mcp and `rmcp tools` (a fixed text, no file touched), `echo`
+//!   for rmcp;
 //! - `rss`: that process's peak resident set (`VmHWM`) after its calls
 //!   (the process lists the tools first, as a client does);
 //! - `http 1` and `http 16`: stateless (2026-07-28) `tools/call` requests
@@ -31,8 +36,9 @@
 //!   servers started once for the whole bench; `http MiB` is their peak
 //!   RSS at the end.
 //!
-//! Ratios divide each hanzo-mcp figure by rmcp's (for requests per second,
-//! rmcp's by hanzo-mcp's, so below 1.0 is better everywhere).
+//! Ratios divide each hanzo-mcp figure by a baseline's, once for `rmcp`
+//! and once for `rmcp tools` (for requests per second, the baseline's by
+//! hanzo-mcp's, so below 1.0 is better everywhere).
 //!
 //! Run (release profile; the rmcp examples are built by the bench itself,
 //! with the same cargo and target directory):
@@ -96,10 +102,12 @@ struct Subject {
     /// What the call's answer contains.
     expect: &'static str,
     /// The program serving HTTP (`--http ADDR` is added for hanzo-mcp,
-    /// `ADDR` for rmcp's example) and the stateless call's body.
-    http_program: PathBuf,
+    /// `ADDR` for rmcp's example; none: stdio only) and the stateless
+    /// call's body.
+    http_program: Option<PathBuf>,
     http_call: String,
     http_name: &'static str,
+    /// An rmcp server: a baseline the others are divided by.
     rmcp: bool,
 }
 
@@ -205,10 +213,11 @@ struct HttpServer {
 }
 
 impl HttpServer {
-    fn start(subject: &Subject, root: &Path) -> Self {
+    fn start(subject: &Subject, root: &Path) -> Option<Self> {
+        let program = subject.http_program.as_ref()?;
         let addr = free_port();
         let mut command = if subject.rmcp {
-            let mut command = Command::new(&subject.http_program);
+            let mut command = Command::new(program);
             hermetic(&mut command);
             command
                 .arg(addr.to_string())
@@ -235,7 +244,7 @@ impl HttpServer {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
-        Self { child, addr }
+        Some(Self { child, addr })
     }
 
     fn peak_rss_kib(&self) -> u64 {
@@ -332,11 +341,12 @@ fn cargo_build(args: &[&str]) {
 
 /// The servers measured: `hanzo-mcp` as `cargo build --release` (and
 /// `cargo install`) makes it, unless `$HANZO_MCP_BIN` names another
-/// build, and the two rmcp examples. Each is built by its own cargo
+/// build, and the three rmcp examples (stdio echo, HTTP echo, stdio with
+/// the local tools). Each is built by its own cargo
 /// invocation, so no package's features leak into another's build (the
 /// binary `cargo bench` links for this package has its dev-dependencies'
 /// features and the test tools; this one is rebuilt in its place).
-fn build_servers() -> (PathBuf, PathBuf, PathBuf) {
+fn build_servers() -> (PathBuf, [PathBuf; 3]) {
     let hanzo = match std::env::var_os("HANZO_MCP_BIN") {
         Some(path) => PathBuf::from(path),
         None => {
@@ -351,12 +361,17 @@ fn build_servers() -> (PathBuf, PathBuf, PathBuf) {
         "rmcp_echo_server",
         "--example",
         "rmcp_echo_http_server",
+        "--example",
+        "rmcp_toolbox_server",
     ]);
     let examples = release_dir().join("examples");
     (
         hanzo,
-        examples.join("rmcp_echo_server"),
-        examples.join("rmcp_echo_http_server"),
+        [
+            examples.join("rmcp_echo_server"),
+            examples.join("rmcp_echo_http_server"),
+            examples.join("rmcp_toolbox_server"),
+        ],
     )
 }
 
@@ -392,7 +407,7 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
-    let (hanzo, rmcp_stdio, rmcp_http) = build_servers();
+    let (hanzo, [rmcp_stdio, rmcp_http, rmcp_tools]) = build_servers();
     let root = tempfile::tempdir().expect("tempdir");
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
 
@@ -416,7 +431,7 @@ fn main() {
         env,
         call: help.into(),
         expect: "Every result is capped",
-        http_program: hanzo.clone(),
+        http_program: Some(hanzo.clone()),
         http_call: http_help.clone(),
         http_name: "fs",
         rmcp: false,
@@ -438,7 +453,7 @@ fn main() {
         subjects.push(Subject {
             name: "alt refused",
             program: PathBuf::from(&alt),
-            http_program: PathBuf::from(&alt),
+            http_program: Some(PathBuf::from(&alt)),
             ..hanzo_subject("alt refused", &[], refused())
         });
     }
@@ -449,9 +464,21 @@ fn main() {
         env: Vec::new(),
         call: echo.into(),
         expect: "hello",
-        http_program: rmcp_http,
+        http_program: Some(rmcp_http),
         http_call: http_echo,
         http_name: "echo",
+        rmcp: true,
+    });
+    subjects.push(Subject {
+        name: "rmcp tools",
+        program: rmcp_tools,
+        args: Vec::new(),
+        env: Vec::new(),
+        call: help.into(),
+        expect: "Every result is capped",
+        http_program: None,
+        http_call: String::new(),
+        http_name: "fs",
         rmcp: true,
     });
 
@@ -476,7 +503,7 @@ fn main() {
     // The HTTP servers run for the whole bench; each round gives every one
     // a slice of requests in turn, so a change in the machine's load
     // reaches them all alike.
-    let servers: Vec<HttpServer> = if selected("http") {
+    let servers: Vec<Option<HttpServer>> = if selected("http") {
         subjects
             .iter()
             .map(|subject| HttpServer::start(subject, root.path()))
@@ -508,6 +535,7 @@ fn main() {
         }
         for (c, connections) in [1usize, 16].into_iter().enumerate() {
             for (i, (subject, server)) in subjects.iter().zip(&servers).enumerate() {
+                let Some(server) = server else { continue };
                 figures[i].http[c] = http_rate(subject, server.addr, connections);
                 figures[i].http_rss_kib = server.peak_rss_kib();
             }
@@ -583,19 +611,24 @@ fn report(subjects: &[Subject], rounds: &[Vec<Round>]) {
             subject.name, "", m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7]
         );
     }
-    let Some(rmcp) = subjects.iter().position(|s| s.rmcp) else {
-        return;
-    };
-    let theirs = medians[rmcp];
+    for (baseline, theirs) in subjects.iter().zip(&medians).filter(|(s, _)| s.rmcp) {
+        ratios(subjects, &medians, baseline.name, theirs);
+    }
+}
+
+/// Prints each hanzo-mcp median divided by `theirs`, the medians of the
+/// baseline named `baseline` (NaN where the baseline has no figure).
+fn ratios(subjects: &[Subject], medians: &[[f64; 9]], baseline: &str, theirs: &[f64; 9]) {
     println!(
-        "\nratios hanzo-mcp / rmcp (requests per second: rmcp / hanzo-mcp); below 1.0 is better"
+        "\nratios hanzo-mcp / {baseline} (requests per second: {baseline} / hanzo-mcp); \
+         below 1.0 is better"
     );
-    for (subject, m) in subjects.iter().zip(&medians) {
+    for (subject, m) in subjects.iter().zip(medians) {
         if subject.rmcp {
             continue;
         }
         let ratio = |ours: f64, theirs: f64| {
-            if theirs > 0.0 {
+            if theirs > 0.0 && ours > 0.0 {
                 ours / theirs
             } else {
                 f64::NAN
