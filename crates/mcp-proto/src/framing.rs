@@ -34,13 +34,10 @@ use serde::Serialize;
 
 use crate::error::ErrorObject;
 use crate::message::{Message, MessageError, RequestId, parse_message};
+use crate::recover::IdFinder;
 
 /// The default maximum line length: 8 MiB (8,388,608 bytes).
 pub const DEFAULT_MAX_LINE_LEN: usize = 8 * 1024 * 1024;
-
-/// How much of the start of an over-long line is searched for its request
-/// id before the rest is discarded, in bytes.
-pub const ID_SEARCH_BYTES: usize = 4096;
 
 /// A line could not be read or a message could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -54,9 +51,10 @@ pub enum FrameError {
         max: usize,
         /// The length of the discarded line, in bytes (without its `\n`).
         len: usize,
-        /// The line's request id, when its start names one
-        /// ([`crate::recover::salvage_id`] over the first
-        /// [`ID_SEARCH_BYTES`]).
+        /// The line's request id, when it names one: the line is searched
+        /// as it streams past, in constant memory
+        /// ([`crate::recover::IdFinder`]), so an id after megabytes of
+        /// `params` is still found.
         id: Option<RequestId>,
     },
     /// The underlying reader or writer failed.
@@ -92,9 +90,9 @@ enum Outcome {
 struct LineState {
     buf: Vec<u8>,
     max: usize,
-    /// `Some((n, id))` while discarding an over-long line of `n` bytes so
-    /// far, whose start named request `id`.
-    discarding: Option<(usize, Option<RequestId>)>,
+    /// `Some((n, finder))` while discarding an over-long line of `n` bytes
+    /// so far; `finder` looks for its request id.
+    discarding: Option<(usize, IdFinder)>,
 }
 
 impl LineState {
@@ -112,21 +110,20 @@ impl LineState {
         let take = newline.unwrap_or(chunk.len());
         let consumed = newline.map_or(take, |i| i + 1);
 
-        if let Some((seen, _)) = self.discarding.as_mut() {
+        if let Some((seen, finder)) = self.discarding.as_mut() {
             *seen += take;
+            finder.feed(&chunk[..take]);
             if newline.is_some() {
-                let (len, id) = self.discarding.take().unwrap_or_default();
-                return (consumed, Some(Outcome::TooLong(len, id)));
+                let (len, finder) = self.discarding.take().unwrap_or_default();
+                return (consumed, Some(Outcome::TooLong(len, finder.id())));
             }
             return (consumed, None);
         }
         if self.buf.len() + take > self.max {
-            let mut head = std::mem::take(&mut self.buf);
-            let seen = head.len();
-            head.truncate(ID_SEARCH_BYTES);
-            let wanted = ID_SEARCH_BYTES.saturating_sub(head.len()).min(take);
-            head.extend_from_slice(&chunk[..wanted]);
-            self.discarding = Some((seen, crate::recover::salvage_id(&head)));
+            let head = std::mem::take(&mut self.buf);
+            let mut finder = IdFinder::new();
+            finder.feed(&head);
+            self.discarding = Some((head.len(), finder));
             return self.feed(chunk);
         }
         self.buf.extend_from_slice(&chunk[..take]);
@@ -138,8 +135,8 @@ impl LineState {
 
     /// At end of input: the unterminated last line, if any.
     fn finish(&mut self) -> Option<Outcome> {
-        if let Some((len, id)) = self.discarding.take() {
-            return Some(Outcome::TooLong(len, id));
+        if let Some((len, finder)) = self.discarding.take() {
+            return Some(Outcome::TooLong(len, finder.id()));
         }
         if self.buf.is_empty() {
             None

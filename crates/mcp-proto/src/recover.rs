@@ -8,10 +8,12 @@
 //!   reads as U+FFFD; where it is only carried (a forwarded call's
 //!   arguments) it stays as written.
 //! - [`salvage_id`]: the `id` of a message that cannot be parsed (broken
-//!   JSON, or a line over the length limit of which only the start is
-//!   kept), read from the start of its text, so the error answering it
+//!   JSON), read from the start of its text, so the error answering it
 //!   carries the id (JSON-RPC 2.0 §5.1: the id is null only when it cannot
 //!   be detected).
+//! - [`IdFinder`]: the same for a line too long to be held: it is fed the
+//!   text as it streams past and keeps only the id, wherever in the
+//!   top-level object it comes.
 
 use std::borrow::Cow;
 
@@ -126,6 +128,190 @@ pub fn salvage_id(text: &[u8]) -> Option<RequestId> {
             b',' => {}
             _ => return None,
         }
+    }
+}
+
+/// The most bytes of an `id` value [`IdFinder`] keeps: longer ids are not
+/// recovered (a JSON-RPC id is a string or a number, not a document).
+const MAX_ID_BYTES: usize = 1024;
+
+/// Finds the top-level `id` member of a JSON object fed to it in pieces,
+/// in constant memory (at most 1 KiB of the id's text is kept): for a
+/// message too long to hold, whose id may come after megabytes of
+/// `params`. Members before the id are skipped whatever they hold; nested
+/// objects' `id` members are not the message's. The first top-level `id`
+/// counts. Text that is not an object, or breaks before the id ends,
+/// finds nothing.
+///
+/// ```
+/// use mcp_proto::recover::IdFinder;
+/// use mcp_proto::RequestId;
+///
+/// let mut finder = IdFinder::new();
+/// finder.feed(br#"{"jsonrpc":"2.0","params":{"id":1,"blob":"aaaa"#);
+/// finder.feed(br#"aaaa"},"id":"late-7","method":"tools/call"}"#);
+/// assert_eq!(finder.id(), Some(RequestId::String("late-7".into())));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct IdFinder {
+    state: FindState,
+    /// Nesting depth: 1 inside the top-level object.
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// The current top-level key's text, quotes included, while it is
+    /// short enough to be `"id"` (spelled with escapes or not).
+    key: Vec<u8>,
+    key_fits: bool,
+    /// The id value's text, while it is read.
+    value: Vec<u8>,
+}
+
+/// Where an [`IdFinder`] is in the top-level object.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum FindState {
+    /// Before the opening `{`.
+    #[default]
+    Start,
+    /// Reading a member's key (or before it).
+    Key,
+    /// After a key, before its `:`.
+    Colon,
+    /// Skipping a member's value.
+    Skip,
+    /// Reading the `id` member's value.
+    Id,
+    /// Done: the id was read, or there is none to read.
+    Done,
+}
+
+/// The longest key text that can still mean `id`: `"\u0069\u0064"`.
+const MAX_KEY_BYTES: usize = 14;
+
+impl IdFinder {
+    /// A finder that has seen nothing.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds the next piece of the text.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            if self.state == FindState::Done {
+                return;
+            }
+            self.step(byte);
+        }
+    }
+
+    /// The id, once its whole value has been fed (`None` before, and when
+    /// the text has no readable top-level `id`).
+    pub fn id(&self) -> Option<RequestId> {
+        if self.state != FindState::Done || self.value.is_empty() {
+            return None;
+        }
+        let mut text = Vec::with_capacity(self.value.len() + 7);
+        text.extend_from_slice(br#"{"id":"#);
+        text.extend_from_slice(&self.value);
+        text.push(b'}');
+        salvage_id(&text)
+    }
+
+    fn step(&mut self, byte: u8) {
+        if self.in_string {
+            self.keep(byte);
+            if self.escaped {
+                self.escaped = false;
+            } else if byte == b'\\' {
+                self.escaped = true;
+            } else if byte == b'"' {
+                self.in_string = false;
+                if self.state == FindState::Key && self.depth == 1 {
+                    self.state = FindState::Colon;
+                }
+            }
+            return;
+        }
+        if byte.is_ascii_whitespace() {
+            return;
+        }
+        match self.state {
+            FindState::Start => match byte {
+                // A UTF-8 byte order mark may come first.
+                0xEF | 0xBB | 0xBF => {}
+                b'{' => self.enter_key(),
+                _ => self.state = FindState::Done,
+            },
+            FindState::Key => match byte {
+                b'"' => {
+                    self.key.clear();
+                    self.key_fits = true;
+                    self.in_string = true;
+                    self.keep(byte);
+                }
+                _ => self.state = FindState::Done,
+            },
+            FindState::Colon => match byte {
+                b':' if self.key_fits && self.key_is_id() => self.state = FindState::Id,
+                b':' => self.state = FindState::Skip,
+                _ => self.state = FindState::Done,
+            },
+            FindState::Skip | FindState::Id => self.value_byte(byte),
+            FindState::Done => {}
+        }
+    }
+
+    /// One byte (outside strings) of a member's value.
+    fn value_byte(&mut self, byte: u8) {
+        match byte {
+            b',' | b'}' if self.depth == 1 => {
+                if self.state == FindState::Id {
+                    self.state = FindState::Done;
+                } else if byte == b',' {
+                    self.enter_key();
+                } else {
+                    self.state = FindState::Done;
+                }
+                return;
+            }
+            b'{' | b'[' => self.depth += 1,
+            // A `]` closing the top-level object: not JSON.
+            b'}' | b']' if self.depth == 1 => {
+                self.state = FindState::Done;
+                return;
+            }
+            b'}' | b']' => self.depth -= 1,
+            b'"' => self.in_string = true,
+            _ => {}
+        }
+        self.keep(byte);
+    }
+
+    fn enter_key(&mut self) {
+        self.depth = 1;
+        self.state = FindState::Key;
+    }
+
+    /// Keeps `byte` of the key or of the id value being read.
+    fn keep(&mut self, byte: u8) {
+        match self.state {
+            FindState::Key if self.key.len() < MAX_KEY_BYTES => self.key.push(byte),
+            FindState::Key => self.key_fits = false,
+            FindState::Id if self.value.len() < MAX_ID_BYTES => self.value.push(byte),
+            FindState::Id => {
+                // Too long to be an id worth answering to.
+                self.value.clear();
+                self.state = FindState::Done;
+            }
+            _ => {}
+        }
+    }
+
+    fn key_is_id(&self) -> bool {
+        std::str::from_utf8(&self.key)
+            .ok()
+            .and_then(|text| serde_json::from_str::<String>(text).ok())
+            .is_some_and(|key| key == "id")
     }
 }
 

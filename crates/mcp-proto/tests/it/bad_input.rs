@@ -2,6 +2,7 @@
 //! give. None may panic or hang.
 
 use mcp_proto::framing::{FrameError, FrameReader};
+use mcp_proto::recover::IdFinder;
 use mcp_proto::{CallToolRequestParams, Message, RequestId, error_code, parse_message};
 
 struct Case {
@@ -198,6 +199,72 @@ fn an_over_long_line_keeps_the_id_its_start_names() {
         (id, len),
         (Some(RequestId::String("big-1".into())), input.len() - 1)
     );
+}
+
+#[test]
+fn an_over_long_line_keeps_an_id_that_comes_after_its_params() {
+    // The id after 9 MiB of params, with a nested `id` and escapes before it
+    // that are not the message's.
+    let start = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"id":5,"v":"\"}\\"#;
+    let mut input = start.to_vec();
+    input.resize(9 * 1024 * 1024, b'a');
+    input.extend_from_slice(br#""},"id" : 4711}"#);
+    input.push(b'\n');
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"after\"}\n");
+    let mut reader = FrameReader::new(std::io::BufReader::with_capacity(1000, &input[..]));
+    let err = reader.read_line().unwrap_err();
+    let FrameError::LineTooLong { id, .. } = err else {
+        panic!("not LineTooLong: {err}");
+    };
+    assert_eq!(id, Some(RequestId::Number(4711)));
+    let next = reader.read_message().unwrap().unwrap().unwrap();
+    assert!(matches!(next, Message::Notification(n) if n.method == "after"));
+}
+
+#[test]
+fn the_id_finder_reads_only_the_top_level_id() {
+    let cases: [(&str, Option<RequestId>); 12] = [
+        (r#"{"id":1}"#, Some(RequestId::Number(1))),
+        (
+            r#"{"a":{"id":2},"id":"x"}"#,
+            Some(RequestId::String("x".into())),
+        ),
+        (
+            r#"{"a":["id",{"id":3}],"id":-4}"#,
+            Some(RequestId::Number(-4)),
+        ),
+        (r#"{"a":"\"id\":5","id":6}"#, Some(RequestId::Number(6))),
+        (r#"{"\u0069d":7}"#, Some(RequestId::Number(7))),
+        (
+            "\u{feff} { \"id\" : \"sp ace\" }",
+            Some(RequestId::String("sp ace".into())),
+        ),
+        (r#"{"id":8,"id":9}"#, Some(RequestId::Number(8))),
+        (r#"{"ids":1,"xid":2}"#, None),
+        (r#"{"a":{"id":2}}"#, None),
+        (r#"[{"id":1}]"#, None),
+        (r#"{"id":1.5}"#, None),
+        (r#"{"id":"cut"#, None),
+    ];
+    for (text, want) in cases {
+        // Whole, and one byte at a time: the answer must not depend on
+        // where the pieces break.
+        let mut whole = IdFinder::new();
+        whole.feed(text.as_bytes());
+        let mut bytewise = IdFinder::new();
+        for byte in text.as_bytes() {
+            bytewise.feed(std::slice::from_ref(byte));
+        }
+        assert_eq!(whole.id(), want, "{text}");
+        assert_eq!(bytewise.id(), want, "{text} (byte by byte)");
+    }
+}
+
+#[test]
+fn an_id_longer_than_a_kilobyte_is_not_recovered() {
+    let mut finder = IdFinder::new();
+    finder.feed(format!(r#"{{"id":"{}"}}"#, "i".repeat(2000)).as_bytes());
+    assert_eq!(finder.id(), None);
 }
 
 #[test]

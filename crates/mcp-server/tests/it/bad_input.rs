@@ -178,17 +178,29 @@ servetest!(
 );
 
 servetest!(
-    a_9_mib_line_is_refused_to_the_id_its_start_names,
+    a_9_mib_line_is_refused_to_its_id_wherever_the_id_is,
     [],
     |server, _root| {
         server.initialize("2025-11-25");
-        let mut line = br#"{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"name":"fs","arguments":{"v":""#.to_vec();
+        let head = br#"{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"name":"fs","arguments":{"v":""#;
+        let mut line = head.to_vec();
         line.resize(9 * 1024 * 1024, b'a');
         line.extend_from_slice(br#""}}}"#);
         server.send_raw(&line);
         let error = server.recv();
         assert_eq!(error["error"]["code"], -32600, "{error}");
         assert_eq!(error["id"], "big-1", "{error}");
+        // The id after the 9 MiB of params, as a serializer that writes
+        // members in insertion order may put it.
+        let mut line =
+            br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"fs","arguments":{"v":""#
+                .to_vec();
+        line.resize(9 * 1024 * 1024, b'a');
+        line.extend_from_slice(br#""}},"id":"big-2"}"#);
+        server.send_raw(&line);
+        let error = server.recv();
+        assert_eq!(error["error"]["code"], -32600, "{error}");
+        assert_eq!(error["id"], "big-2", "{error}");
         assert_eq!(server.call(2, "ping", json!({}))["result"], json!({}));
     }
 );
