@@ -1,6 +1,6 @@
 //! Properties: valid messages round-trip; the SSE parser gives the same
 //! events for every split of a stream; the framer never yields a partial
-//! message.
+//! message, and names the id of every line too long to keep.
 
 use std::io::{BufReader, Read};
 
@@ -313,9 +313,17 @@ proptest! {
                     prop_assert!(line.len() <= max);
                     prop_assert_eq!(&parse_message(&got).unwrap(), m);
                 }
-                Err(FrameError::LineTooLong { len, .. }) => {
+                Err(FrameError::LineTooLong { len, id, .. }) => {
                     prop_assert!(line.len() > max);
                     prop_assert_eq!(len, line.len());
+                    // The discarded line is still answered to its id.
+                    let whole: Value = serde_json::from_slice(line).unwrap();
+                    let want = match &whole["id"] {
+                        Value::String(s) => Some(RequestId::String(s.clone())),
+                        Value::Number(n) => n.as_i64().map(RequestId::Number),
+                        _ => None,
+                    };
+                    prop_assert_eq!(id, want);
                 }
                 other => prop_assert!(false, "unexpected {:?}", other),
             }
