@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::credentials::Credentials;
 use crate::door::{Answer, Door};
+use crate::listen::{ListenLimits, serve_app};
 
 /// The door's path (HIP-0300 §1.1).
 pub const DOOR_PATH: &str = "/v1/mcp";
@@ -45,12 +46,18 @@ pub fn router(door: Arc<Door>) -> Router {
         .with_state(door)
 }
 
-/// Serves `door` on `listener` until the listener fails.
-///
-/// # Errors
-/// The listener's I/O error.
-pub async fn serve(listener: tokio::net::TcpListener, door: Arc<Door>) -> std::io::Result<()> {
-    axum::serve(listener, router(door)).await
+/// Serves `door` on `listener` for as long as the task runs, within
+/// [`ListenLimits::default`]: a client has 10 s to send a request's headers,
+/// and at most 512 connections are served at once ([`serve_app`] with
+/// [`router`] takes other limits and a shutdown signal).
+pub async fn serve(listener: tokio::net::TcpListener, door: Arc<Door>) {
+    serve_app(
+        listener,
+        router(door),
+        ListenLimits::default(),
+        std::future::pending(),
+    )
+    .await;
 }
 
 fn json_response(status: StatusCode, body: &impl serde::Serialize) -> HttpResponse {

@@ -66,7 +66,8 @@
 //! - [`Projection`]: documents → tools, `describe`, the op table.
 //! - [`RefusalRule`]: which op names are withheld.
 //! - [`Door`]: the JSON-RPC answers, forwarding, availability.
-//! - [`router`]: the HTTP surface.
+//! - [`router`]: the HTTP surface; [`serve`] and [`serve_app`]: a listener
+//!   with a header timeout and a connection cap.
 //!
 //! # Cargo features
 //!
@@ -79,6 +80,7 @@ mod door;
 mod error;
 mod forward;
 mod http;
+mod listen;
 mod naming;
 mod openapi;
 mod projection;
@@ -89,6 +91,7 @@ pub use credentials::{CREDENTIAL_HEADERS, Credentials};
 pub use door::{Answer, Door, DoorConfig, UNAUTHORIZED, server_info};
 pub use error::DoorError;
 pub use http::{DOOR_PATH, LEGACY_PATH, METADATA_PATH, router, serve};
+pub use listen::{ListenLimits, serve_app};
 pub use naming::VERBS;
 pub use projection::{
     DESCRIBE, META_REFUSED, META_SHORTENED, META_UNAVAILABLE, OpInfo, Projection, ProjectionConfig,

@@ -98,10 +98,8 @@ pub fn run(args: DoorArgs) -> ExitCode {
             projection.refused().len()
         );
         drop(projection);
-        match mcp_door::serve(listener, Arc::new(door)).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(&e.to_string()),
-        }
+        mcp_door::serve(listener, Arc::new(door)).await;
+        ExitCode::SUCCESS
     })
 }
 

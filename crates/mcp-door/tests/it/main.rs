@@ -5,5 +5,6 @@ mod conformance;
 mod forwarding;
 mod garbage;
 mod github;
+mod listen;
 mod projection;
 mod refusal;

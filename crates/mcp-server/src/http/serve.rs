@@ -4,12 +4,8 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
-use tokio::sync::Semaphore;
+use mcp_door::{ListenLimits, serve_app};
 
 use super::{HttpConfig, router};
 use crate::error::ServerError;
@@ -52,49 +48,7 @@ where
         .map_err(|e| ServerError::Config(format!("--http {addr}: {e}")))?;
     tracing::info!(%bound, path = config.path, "serving MCP over streamable HTTP");
     on_bound(bound);
-    let mut http1 = hyper::server::conn::http1::Builder::new();
-    http1
-        .timer(TokioTimer::new())
-        .header_read_timeout(config.header_read_timeout);
-    let slots = Arc::new(Semaphore::new(
-        config.max_connections.clamp(1, Semaphore::MAX_PERMITS),
-    ));
-    let app = router(server, config);
-    let graceful = GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        // A slot first: at the cap nothing is accepted until a connection
-        // closes, so further clients wait in the listen backlog.
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => match slot {
-                Ok(slot) => slot,
-                Err(_) => break,
-            },
-            () = &mut shutdown => break,
-        };
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(error) => {
-                    // Out of descriptors and the like: wait, then go on.
-                    tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
-        let connection =
-            http1.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "HTTP connection ended with an error");
-            }
-            drop(slot);
-        });
-    }
-    drop(listener);
-    graceful.shutdown().await;
+    let limits = ListenLimits::new(config.header_read_timeout, config.max_connections);
+    serve_app(listener, router(server, config), limits, shutdown).await;
     Ok(())
 }

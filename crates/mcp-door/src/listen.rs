@@ -1,0 +1,102 @@
+//! [`serve_app`]: an HTTP/1.1 listener that a client cannot exhaust by
+//! being slow or many: each connection's request headers must arrive
+//! within a time limit, and at most so many connections are served at
+//! once. The door's [`crate::serve`] uses it, and so does `hanzo-mcp serve
+//! --http` (crate `mcp-local-server`).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// The bounds [`serve_app`] puts on clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ListenLimits {
+    /// How long a connection may take to send a request's headers (the
+    /// first, and each next one on a kept-alive connection) before it is
+    /// closed. Default 10 s.
+    pub header_read_timeout: Duration,
+    /// The most connections served at once; at the cap nothing more is
+    /// accepted until one closes, so further clients wait in the listen
+    /// backlog. Default 512.
+    pub max_connections: usize,
+}
+
+impl Default for ListenLimits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 512,
+        }
+    }
+}
+
+impl ListenLimits {
+    /// Limits with the given header timeout and connection cap (a cap of 0
+    /// counts as 1).
+    pub fn new(header_read_timeout: Duration, max_connections: usize) -> Self {
+        Self {
+            header_read_timeout,
+            max_connections,
+        }
+    }
+}
+
+/// Serves `app` over HTTP/1.1 on `listener` within `limits` until
+/// `shutdown` completes; then stops accepting and returns once the
+/// connections in progress have finished. An accept that fails (out of
+/// file descriptors, say) is logged and retried after 50 ms.
+pub async fn serve_app<S>(listener: TcpListener, app: Router, limits: ListenLimits, shutdown: S)
+where
+    S: Future<Output = ()>,
+{
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let slots = Arc::new(Semaphore::new(
+        limits.max_connections.clamp(1, Semaphore::MAX_PERMITS),
+    ));
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        // A slot first: at the cap nothing is accepted until a connection
+        // closes.
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let connection =
+            http1.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "HTTP connection ended with an error");
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
