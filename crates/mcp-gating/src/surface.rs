@@ -1,6 +1,7 @@
 //! A source's gated surface: the listed tools after gating, and the routing
 //! decision for a call (docs/ARCHITECTURE.md, "Gating"; HIP-0300 §1.3).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -30,6 +31,13 @@ pub struct SurfaceRules {
     /// Ungated, such a source owns every name; gated, it owns every name its
     /// list allows, listed yet or not (the door's list may still be loading).
     pub owns_unlisted: bool,
+    /// Other spellings a tool accepts for its discriminator values: tool
+    /// name → (alias → the value it stands for). A local tool answers to
+    /// the action names of Hanzo's other servers (`fs` `stat` for `info`),
+    /// so an entry `"fs:stat"` allows `info`, and a call with `stat` is
+    /// checked as `info`. Empty for [`door`](Self::door) and
+    /// [`local`](Self::local); see [`with_aliases`](Self::with_aliases).
+    pub aliases: HashMap<String, HashMap<String, String>>,
 }
 
 impl SurfaceRules {
@@ -41,6 +49,7 @@ impl SurfaceRules {
             describe_tool: Some("describe".to_owned()),
             op_names_callable: true,
             owns_unlisted: true,
+            aliases: HashMap::new(),
         }
     }
 
@@ -52,6 +61,59 @@ impl SurfaceRules {
             describe_tool: None,
             op_names_callable: false,
             owns_unlisted: false,
+            aliases: HashMap::new(),
+        }
+    }
+
+    /// These rules with `aliases`: `(tool, alias, value)` triples, each
+    /// saying that `tool` takes `alias` for its discriminator value `value`.
+    ///
+    /// ```
+    /// use mcp_gating::SurfaceRules;
+    ///
+    /// let rules = SurfaceRules::local().with_aliases([("fs", "stat", "info")]);
+    /// assert_eq!(rules.canonical("fs", "stat"), "info");
+    /// assert_eq!(rules.canonical("fs", "read"), "read");
+    /// assert_eq!(rules.canonical("git", "stat"), "stat");
+    /// ```
+    pub fn with_aliases<'a>(
+        mut self,
+        aliases: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>,
+    ) -> Self {
+        for (tool, alias, value) in aliases {
+            self.aliases
+                .entry(tool.to_owned())
+                .or_default()
+                .insert(alias.to_owned(), value.to_owned());
+        }
+        self
+    }
+
+    /// The discriminator value `value` stands for in `tool`: the value an
+    /// alias names, else `value` itself.
+    pub fn canonical<'v>(&'v self, tool: &str, value: &'v str) -> &'v str {
+        self.aliases
+            .get(tool)
+            .and_then(|aliases| aliases.get(value))
+            .map_or(value, String::as_str)
+    }
+
+    /// `grant` with each op an alias of `tool` replaced by its value (first
+    /// spelling's place kept, no repeats); borrowed when `tool` has no
+    /// aliases.
+    fn canonical_grant<'g>(&self, tool: &str, grant: &'g ToolGrant) -> Cow<'g, ToolGrant> {
+        match grant {
+            ToolGrant::Ops(ops) if self.aliases.contains_key(tool) => {
+                let mut values: Vec<String> = Vec::with_capacity(ops.len());
+                for op in ops {
+                    let value = self.canonical(tool, op);
+                    if !values.iter().any(|v| v == value) {
+                        values.push(value.to_owned());
+                    }
+                }
+                Cow::Owned(ToolGrant::Ops(values))
+            }
+            other => Cow::Borrowed(other),
         }
     }
 }
@@ -259,7 +321,7 @@ impl<T: OpTool> GatedSurface<T> {
             .filter(|name| !owned.contains_key(**name))
             .map(|name| (*name).to_owned())
             .collect();
-        let unmatched = unmatched_entries(list, &selection.declared_by_tool);
+        let unmatched = unmatched_entries(list, &selection.declared_by_tool, &rules);
         let allowed_ops = selection.allowed_ops;
         Self {
             source,
@@ -391,7 +453,9 @@ impl<T> GatedSurface<T> {
         if !self.gated {
             return CallDecision::Permitted;
         }
-        let value = op.value();
+        // The refusal names the value as the caller spelled it.
+        let given = op.value();
+        let value = given.map(|value| self.rules.canonical(name, value));
         if self.rules.describe_tool.as_deref() == Some(name) {
             return match value {
                 Some(value) if access.allows(value) && self.allowed_ops.contains(value) => {
@@ -409,7 +473,7 @@ impl<T> GatedSurface<T> {
             (Access::Ops(_), _) => CallDecision::Refused(Refusal::OpNotAllowed {
                 tool: name.to_owned(),
                 discriminator: self.rules.discriminator.clone(),
-                value: value.map(str::to_owned),
+                value: given.map(str::to_owned),
             }),
         }
     }
@@ -471,7 +535,7 @@ impl<'t> Selection<'t> {
                 continue;
             };
             let declared = tool.op_values(selection.discriminator);
-            let access = access_of(grant, declared.as_ref());
+            let access = access_of(&rules.canonical_grant(name, grant), declared.as_ref());
             selection
                 .declared_by_tool
                 .entry(name)
@@ -558,6 +622,7 @@ impl<'t> Selection<'t> {
 fn unmatched_entries(
     list: Option<&ServerAllowlist>,
     declared_by_tool: &HashMap<&str, Option<Vec<String>>>,
+    rules: &SurfaceRules,
 ) -> Vec<UnmatchedEntry> {
     list.map(|list| distinct_entries(list.entries()))
         .into_iter()
@@ -565,10 +630,12 @@ fn unmatched_entries(
         .filter_map(|entry| {
             let mismatch = match declared_by_tool.get(entry.tool()) {
                 None => Mismatch::NoSuchTool,
-                Some(Some(values)) => match entry.op() {
-                    Some(op) if !values.iter().any(|value| value == op) => Mismatch::NoSuchOp,
-                    _ => return None,
-                },
+                Some(Some(values)) => {
+                    match entry.op().map(|op| rules.canonical(entry.tool(), op)) {
+                        Some(op) if !values.iter().any(|value| value == op) => Mismatch::NoSuchOp,
+                        _ => return None,
+                    }
+                }
                 Some(None) => return None,
             };
             Some(UnmatchedEntry {

@@ -125,6 +125,17 @@ pub(crate) fn action_list<T: ActionTool>() -> Vec<(&'static str, bool)> {
         .collect()
 }
 
+/// Every alias of `T`'s actions with the action it names, in `help` order.
+pub(crate) fn alias_list<T: ActionTool>() -> Vec<(&'static str, &'static str)> {
+    <<T::Args as ActionArgs>::Action as Action>::ALL
+        .iter()
+        .flat_map(|a| {
+            let spec = a.spec();
+            spec.aliases.iter().map(move |alias| (*alias, spec.name))
+        })
+        .collect()
+}
+
 /// Runs one call of `tool`: parse, `help`, dispatch, cap.
 pub(crate) fn call<T: ActionTool>(
     tool: &T,
@@ -363,6 +374,10 @@ macro_rules! local_tool {
 
             fn actions(&self) -> Vec<(&'static str, bool)> {
                 crate::action::action_list::<$Tool>()
+            }
+
+            fn action_aliases(&self) -> Vec<(&'static str, &'static str)> {
+                crate::action::alias_list::<$Tool>()
             }
         }
     };

@@ -44,4 +44,12 @@ pub trait LocalTool: Send + Sync + 'static {
     fn actions(&self) -> Vec<(&'static str, bool)> {
         Vec::new()
     }
+
+    /// The other names the tool's actions answer to (the action names of
+    /// Hanzo's other servers, such as `fs` `stat` for `info`), each as
+    /// `(alias, action)`, in `help` order. Gating reads an allowlist entry
+    /// or a call that uses an alias as the action it names. Default: none.
+    fn action_aliases(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
 }

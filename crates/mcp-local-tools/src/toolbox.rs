@@ -105,7 +105,7 @@ impl Toolbox {
     #[cfg(feature = "mode")]
     pub fn with_mode_file(&mut self, file: Option<&std::path::Path>) -> &mut Toolbox {
         let tools: Vec<_> = self.tools.iter().map(|t| (t.name(), t.actions())).collect();
-        let mut modes = crate::mode::Modes::builtin(&tools);
+        let mut modes = crate::mode::Modes::builtin(&tools).with_aliases(self.action_aliases());
         if let Some(file) = file {
             modes = modes.with_file(file);
         }
@@ -148,6 +148,21 @@ impl Toolbox {
     /// The names of the tools, in order.
     pub fn names(&self) -> Vec<&'static str> {
         self.tools.iter().map(|t| t.name()).collect()
+    }
+
+    /// Every action alias of every tool, as `(tool, alias, action)`: what
+    /// `mcp_gating::SurfaceRules::with_aliases` takes, so an allowlist or a
+    /// call may name an action as Hanzo's other servers do.
+    pub fn action_aliases(&self) -> Vec<(&'static str, &'static str, &'static str)> {
+        self.tools
+            .iter()
+            .flat_map(|tool| {
+                let name = tool.name();
+                tool.action_aliases()
+                    .into_iter()
+                    .map(move |(alias, action)| (name, alias, action))
+            })
+            .collect()
     }
 
     /// The shared facts tools may report (door status, tool names); the

@@ -178,6 +178,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     let local = local_source(roots, options)?;
     let surroundings = local.toolbox().surroundings();
     let modes = local.toolbox().modes();
+    let local_rules = SurfaceRules::local().with_aliases(local.toolbox().action_aliases());
     // The definitions are built only when an allowlist needs them now;
     // otherwise on the first `tools/list`.
     let local_tools = match allowed.server("local") {
@@ -207,7 +208,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
         ));
         (view.clone() as Arc<dyn ToolSource>, Some(view))
     };
-    let (local, view) = gate(local, &local_tools, SurfaceRules::local());
+    let (local, view) = gate(local, &local_tools, local_rules);
     sources.push(local);
     gated.extend(view);
     if options.door {

@@ -182,6 +182,7 @@ impl Server {
     /// `notifications/tools/list_changed` when its mode changes; the
     /// handshake advertises `tools.listChanged`.
     pub fn with_modes(mut self, modes: Arc<Modes>) -> Self {
+        self.mode_views = crate::session::ModeViews::with_aliases(modes.aliases());
         self.modes = Some(modes);
         self
     }

@@ -386,3 +386,77 @@ fn an_op_spelled_like_a_gated_out_tool_does_not_reopen_it() {
         CallDecision::Permitted
     );
 }
+
+/// An alias names the value it stands for: in entries (`"fs:stat"` allows
+/// `info`, and is not reported as matching nothing) and in calls (`stat`
+/// is checked as `info`).
+#[test]
+fn aliases_stand_for_their_values_in_entries_and_calls() {
+    let tools = vec![grouped("fs", &["read", "info", "help"])];
+    let rules = SurfaceRules::local().with_aliases([("fs", "stat", "info"), ("fs", "cat", "read")]);
+    // (allowlist, the actions listed, (a call's action, whether permitted))
+    type Case<'a> = (&'a str, Vec<&'a str>, &'a [(&'a str, bool)]);
+    let cases: [Case; 3] = [
+        (
+            r#"{"local":["fs:stat"]}"#,
+            vec!["info"],
+            &[
+                ("stat", true),
+                ("info", true),
+                ("read", false),
+                ("cat", false),
+            ],
+        ),
+        (
+            r#"{"local":["fs:stat","fs:info","fs:cat"]}"#,
+            vec!["read", "info"],
+            &[
+                ("stat", true),
+                ("cat", true),
+                ("read", true),
+                ("help", false),
+            ],
+        ),
+        (
+            r#"{"local":["fs:info"]}"#,
+            vec!["info"],
+            &[("stat", true), ("info", true), ("cat", false)],
+        ),
+    ];
+    for (json, listed, calls) in cases {
+        let surface = GatedSurface::new(
+            "local",
+            &tools,
+            &config(json),
+            Policy::FailOpen,
+            rules.clone(),
+        );
+        assert_eq!(
+            surface.tools()[0].ops,
+            Some(listed.iter().map(|s| (*s).to_owned()).collect()),
+            "{json}"
+        );
+        assert!(surface.unmatched_entries().is_empty(), "{json}");
+        for (action, permitted) in calls {
+            let decision = surface.check_call("fs", OpArg::Value(action));
+            assert_eq!(
+                decision == CallDecision::Permitted,
+                *permitted,
+                "{json}: {action}"
+            );
+        }
+    }
+    // Without the aliases, the same entry matches nothing and the tool goes.
+    let plain_rules = GatedSurface::new(
+        "local",
+        &tools,
+        &config(r#"{"local":["fs:stat"]}"#),
+        Policy::FailOpen,
+        SurfaceRules::local(),
+    );
+    assert!(plain_rules.tools().is_empty());
+    assert_eq!(
+        plain_rules.unmatched_entries()[0].mismatch,
+        Mismatch::NoSuchOp
+    );
+}

@@ -64,6 +64,8 @@ pub struct Modes {
     current: Mutex<HashMap<u64, String>>,
     /// Each change, as the number of the connection whose mode changed.
     changed: tokio::sync::broadcast::Sender<u64>,
+    /// The tools' action aliases, `(tool, alias, action)`.
+    aliases: Vec<(&'static str, &'static str, &'static str)>,
 }
 
 impl Modes {
@@ -100,7 +102,25 @@ impl Modes {
             file_error: None,
             current: Mutex::new(HashMap::new()),
             changed: tokio::sync::broadcast::channel(CHANGES_BACKLOG).0,
+            aliases: Vec::new(),
         }
+    }
+
+    /// These modes with the tools' action aliases, `(tool, alias, action)`
+    /// as [`crate::Toolbox::action_aliases`] gives them: a preset entry or
+    /// a call that names an action by an alias means that action.
+    pub fn with_aliases(
+        mut self,
+        aliases: Vec<(&'static str, &'static str, &'static str)>,
+    ) -> Modes {
+        self.aliases = aliases;
+        self
+    }
+
+    /// The action aliases the server applies with the presets
+    /// ([`Modes::with_aliases`]).
+    pub fn aliases(&self) -> &[(&'static str, &'static str, &'static str)] {
+        &self.aliases
     }
 
     /// Adds the presets of the JSON file at `path`. The built-in names

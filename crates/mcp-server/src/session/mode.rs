@@ -44,7 +44,11 @@ impl Session {
 /// `tools` as the mode's `entries` leave them (tools in their order, the
 /// `action` enums narrowed). Entries that cannot be read leave only `mode`
 /// (closed, not open: a broken preset never widens anything).
-pub(super) fn surface(entries: &[String], tools: &[Tool]) -> GatedSurface<Tool> {
+pub(super) fn surface(
+    entries: &[String],
+    tools: &[Tool],
+    rules: &SurfaceRules,
+) -> GatedSurface<Tool> {
     let allowed = AllowedTools::from_servers([(MODE_SOURCE, entries)]).unwrap_or_else(|error| {
         tracing::warn!(%error, "a mode preset cannot be read; only `mode` stays");
         AllowedTools::from_servers([(MODE_SOURCE, ["mode"])])
@@ -55,7 +59,7 @@ pub(super) fn surface(entries: &[String], tools: &[Tool]) -> GatedSurface<Tool> 
         tools,
         &allowed,
         Policy::FailOpen,
-        SurfaceRules::local(),
+        rules.clone(),
     )
 }
 
@@ -64,8 +68,8 @@ pub(super) fn surface(entries: &[String], tools: &[Tool]) -> GatedSurface<Tool> 
 /// tool the allowlist narrowed already ends with one; narrowing it again
 /// appends another, so the earlier one is dropped (the later names what is
 /// left after both).
-pub(super) fn listed(entries: &[String], tools: &[Tool]) -> Vec<Tool> {
-    let mut listed = surface(entries, tools).into_tools();
+pub(super) fn listed(surface: GatedSurface<Tool>, tools: &[Tool]) -> Vec<Tool> {
+    let mut listed = surface.into_tools();
     // The surface keeps tools in their order: walk both lists once.
     let mut originals = tools.iter();
     for tool in &mut listed {
@@ -128,16 +132,34 @@ pub(crate) struct ModeView {
 /// The views of the most recent (merged list, preset) pairs, shared by a
 /// server's sessions, so that a narrowing mode costs a lookup per
 /// `tools/list` and `tools/call`, not a rebuild of every tool's schema.
-#[derive(Default)]
-pub(crate) struct ModeViews(Mutex<Vec<Arc<ModeView>>>);
+pub(crate) struct ModeViews {
+    views: Mutex<Vec<Arc<ModeView>>>,
+    /// How presets are read: `action` entries, with the tools' aliases.
+    rules: SurfaceRules,
+}
 
 /// How many views are kept (most recent first).
 const VIEWS_KEPT: usize = 8;
 
+impl Default for ModeViews {
+    fn default() -> Self {
+        Self::with_aliases(&[])
+    }
+}
+
 impl ModeViews {
+    /// No views yet; presets read with the action `aliases`
+    /// (`(tool, alias, action)`).
+    pub(crate) fn with_aliases(aliases: &[(&str, &str, &str)]) -> Self {
+        Self {
+            views: Mutex::default(),
+            rules: SurfaceRules::local().with_aliases(aliases.iter().copied()),
+        }
+    }
+
     /// The view of `merged` under `entries`, built on the first request.
     pub(super) fn get(&self, merged: &Arc<MergedList>, entries: &[String]) -> Arc<ModeView> {
-        let mut views = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut views = self.views.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(at) = views
             .iter()
             .position(|v| Arc::ptr_eq(&v.merged, merged) && v.entries == entries)
@@ -150,8 +172,8 @@ impl ModeViews {
         let view = Arc::new(ModeView {
             merged: merged.clone(),
             entries: entries.to_vec(),
-            surface: surface(entries, tools),
-            tools: listed(entries, tools),
+            surface: surface(entries, tools, &self.rules),
+            tools: listed(surface(entries, tools, &self.rules), tools),
             rendered: Default::default(),
         });
         views.insert(0, view.clone());

@@ -348,6 +348,48 @@ fn a_refused_local_action_names_the_action_and_the_allowed_ones() {
     assert!(door.requests_for("tools/call").is_empty());
 }
 
+/// Hanzo's action names are aliases of ours: `"fs:stat"` allows `info`,
+/// and a call may say `stat` or `info`; an alias of another action is still
+/// refused.
+#[test]
+fn an_action_alias_allows_and_calls_the_action_it_names() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let mut setup = gated(&door, r#"{"local": ["fs:stat"]}"#);
+    let (server, root) = (&mut setup.server, setup.root.path());
+    std::fs::write(root.join("a.txt"), "alpha\n").expect("write");
+
+    let list = server.call(1, "tools/list", json!({}));
+    let fs = tool(&list, "fs");
+    assert_eq!(
+        fs["inputSchema"]["properties"]["action"]["enum"],
+        json!(["info"])
+    );
+
+    for (id, action) in [(2, "stat"), (3, "info")] {
+        let info = server.call(
+            id,
+            "tools/call",
+            call_params("fs", json!({ "action": action, "path": "a.txt" })),
+        );
+        let text = info["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.contains("6 bytes"), "{action}: {info}");
+    }
+    // `search_text` is Hanzo's name for `search`, which is not allowed.
+    let search = server.call(
+        4,
+        "tools/call",
+        call_params("fs", json!({ "action": "search_text", "pattern": "a" })),
+    );
+    assert_eq!(
+        search["error"]["message"],
+        "tool \"fs\" does not allow action \"search_text\" here (allowed: info)"
+    );
+    assert_eq!(server.wait().code(), Some(0));
+    assert!(door.requests_for("tools/call").is_empty());
+}
+
 #[test]
 fn the_narrowed_action_description_names_only_the_allowed_actions() {
     let door = FakeDoor::start(Behaviour::Normal).expect("fake door");

@@ -311,6 +311,17 @@ servetest!(
         );
         assert!(!root.join("b.txt").exists());
 
+        // Hanzo's name for `info` reads too, so review takes it.
+        let stat = server.call(
+            90,
+            "tools/call",
+            call_params("fs", json!({ "action": "stat", "path": "a.txt" })),
+        );
+        let stat_text = stat["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(stat_text.contains("6 bytes"), "{stat}");
+
         let no_action = server.call(9, "tools/call", call_params("fs", json!({})));
         assert_eq!(
             no_action["error"],
