@@ -330,6 +330,12 @@ impl<'a> Repo<'a> {
             // A repository's fsmonitor hook is a program it names: never run.
             "-c",
             "core.fsmonitor=false",
+            // Only a repository whose git directory is a `.git` (which `fs`
+            // never writes) is used: a bare repository found by walking up
+            // from the path could be one the caller wrote with `fs`, config,
+            // filters, hooks and all, whose programs writing actions run.
+            "-c",
+            "safe.bareRepository=explicit",
             "-c",
             "color.ui=false",
         ]

@@ -1171,6 +1171,36 @@ async fn a_repository_filter_is_off_for_reading_actions() {
     assert_not_owned(&s);
 }
 
+/// A git directory the caller could have written with `fs` (any name but
+/// `.git`), found as a bare repository whose `core.worktree` points back
+/// at files beside it: its filter would run on `add`. It is not used.
+#[tokio::test]
+async fn a_bare_repository_written_beside_the_files_is_not_used() {
+    let s = Sandbox::new();
+    let marker = s.base.join("owned-by-filter");
+    s.write("proj/gd/HEAD", "ref: refs/heads/main\n");
+    s.write(
+        "proj/gd/config",
+        &format!(
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\
+             [filter \"x\"]\n\tclean = \"touch {}; cat\"\n",
+            marker.display()
+        ),
+    );
+    std::fs::create_dir_all(s.root.join("proj/gd/objects")).unwrap();
+    std::fs::create_dir_all(s.root.join("proj/gd/refs/heads")).unwrap();
+    s.write("proj/a.txt", "a\n");
+    s.write("proj/.gitattributes", "*.txt filter=x\n");
+    for args in [
+        json!({"action": "add", "path": "proj/gd", "paths": ["proj/a.txt"]}),
+        json!({"action": "status", "path": "proj/gd"}),
+    ] {
+        let (err, text) = g(&s, args.clone()).await;
+        assert!(err, "{args}: {text}");
+    }
+    assert!(!marker.exists(), "the repository's filter ran");
+}
+
 #[tokio::test]
 async fn repositories_outside_the_roots_are_refused() {
     let s = Sandbox::new();
