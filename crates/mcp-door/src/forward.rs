@@ -221,8 +221,25 @@ fn with_body(
 }
 
 /// The path template with each `{name}` replaced by the escaped input
-/// member of that name.
+/// member of that name. A value that makes a whole path segment `.` or
+/// `..` is refused: URL normalization would turn the path into another
+/// operation's, or one outside the upstream's base path.
 fn fill_path(template: &str, input: &JsonObject) -> Result<String, String> {
+    let path = substitute(template, input)?;
+    match path
+        .split('/')
+        .find(|segment| matches!(*segment, "." | ".."))
+    {
+        Some(segment) => Err(format!(
+            "a path parameter makes the path segment {segment:?}, which would leave the \
+             operation's path"
+        )),
+        None => Ok(path),
+    }
+}
+
+/// [`fill_path`] without the dot-segment check.
+fn substitute(template: &str, input: &JsonObject) -> Result<String, String> {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -431,5 +448,38 @@ mod tests {
             fill_path("/r/{c}", &input).unwrap_err(),
             "missing required input \"c\" (a path parameter)"
         );
+    }
+
+    #[test]
+    fn a_value_that_makes_a_dot_segment_is_refused() {
+        let refused = [
+            ("/v1/items/{id}/details", ".."),
+            ("/v1/items/{id}/details", "."),
+            ("/{id}/x", ".."),
+            ("/v1/{id}", ".."),
+        ];
+        for (template, id) in refused {
+            let input: JsonObject = serde_json::from_value(json!({ "id": id })).unwrap();
+            let error = fill_path(template, &input).unwrap_err();
+            assert!(
+                error.contains(&format!("path segment {id:?}")),
+                "{template} {id}: {error}"
+            );
+        }
+        // Dots inside a segment, or an escaped dot, leave the path as it is.
+        let kept = [
+            ("/files/{id}.json", "..", "/files/...json"),
+            ("/v1/items/{id}", "...", "/v1/items/..."),
+            ("/v1/items/{id}", "%2e%2e", "/v1/items/%252e%252e"),
+            ("/v1/items/{id}", "a/../b", "/v1/items/a%2F..%2Fb"),
+        ];
+        for (template, id, path) in kept {
+            let input: JsonObject = serde_json::from_value(json!({ "id": id })).unwrap();
+            assert_eq!(
+                fill_path(template, &input).unwrap(),
+                path,
+                "{template} {id}"
+            );
+        }
     }
 }
