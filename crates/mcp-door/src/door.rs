@@ -41,8 +41,14 @@ pub struct DoorConfig {
     /// The most bytes of an upstream error body shown in an `isError`
     /// result (default 4 KiB).
     pub max_error_body_bytes: usize,
-    /// The largest JSON-RPC request body accepted, in bytes (default 1 MiB).
+    /// The largest JSON-RPC request body accepted, in bytes (default 1 MiB);
+    /// a larger one is answered 413.
     pub max_request_bytes: usize,
+    /// How long a request body may take to arrive once its headers have
+    /// (default 30 s); a slower one is answered 408 and its connection
+    /// closed, so clients that stall mid-body cannot hold the door's
+    /// connections.
+    pub body_read_timeout: Duration,
     /// `ttlMs` of `tools/list` and `server/discover` results (default
     /// 300,000 ms).
     pub list_ttl_ms: u64,
@@ -59,6 +65,7 @@ impl Default for DoorConfig {
             max_body_bytes: 4 << 20,
             max_error_body_bytes: 4 << 10,
             max_request_bytes: 1 << 20,
+            body_read_timeout: Duration::from_secs(30),
             list_ttl_ms: 300_000,
         }
     }

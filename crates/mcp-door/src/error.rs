@@ -29,7 +29,8 @@ pub enum DoorError {
     Read {
         /// The path as given.
         path: String,
-        /// The operating system's message.
+        /// The operating system's message, or why the file was not read
+        /// (larger than [`crate::MAX_DOCUMENT_BYTES`]).
         reason: String,
     },
     /// An upstream base URL is not an absolute `http` or `https` URL.

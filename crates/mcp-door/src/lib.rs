@@ -97,4 +97,4 @@ pub use projection::{
     DESCRIBE, META_REFUSED, META_SHORTENED, META_UNAVAILABLE, OpInfo, Projection, ProjectionConfig,
 };
 pub use refusal::{Refusal, RefusalRule};
-pub use source::OpenApiSource;
+pub use source::{MAX_DOCUMENT_BYTES, OpenApiSource};

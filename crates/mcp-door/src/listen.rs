@@ -27,6 +27,10 @@ pub struct ListenLimits {
     /// accepted until one closes, so further clients wait in the listen
     /// backlog. Default 512.
     pub max_connections: usize,
+    /// How long connections in progress may take to finish once shutdown
+    /// is asked for (an open event stream, a long call); past it they are
+    /// dropped. Default 10 s.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ListenLimits {
@@ -34,25 +38,29 @@ impl Default for ListenLimits {
         Self {
             header_read_timeout: Duration::from_secs(10),
             max_connections: 512,
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
 
 impl ListenLimits {
     /// Limits with the given header timeout and connection cap (a cap of 0
-    /// counts as 1).
+    /// counts as 1), and the default shutdown grace.
     pub fn new(header_read_timeout: Duration, max_connections: usize) -> Self {
         Self {
             header_read_timeout,
             max_connections,
+            ..Self::default()
         }
     }
 }
 
 /// Serves `app` over HTTP/1.1 on `listener` within `limits` until
 /// `shutdown` completes; then stops accepting and returns once the
-/// connections in progress have finished. An accept that fails (out of
-/// file descriptors, say) is logged and retried after 50 ms.
+/// connections in progress have finished, or after
+/// [`ListenLimits::shutdown_grace`] (the ones still open are dropped). An
+/// accept that fails (out of file descriptors, say) is logged and retried
+/// after 50 ms.
 pub async fn serve_app<S>(listener: TcpListener, app: Router, limits: ListenLimits, shutdown: S)
 where
     S: Future<Output = ()>,
@@ -98,5 +106,13 @@ where
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    if tokio::time::timeout(limits.shutdown_grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            grace_s = limits.shutdown_grace.as_secs_f64(),
+            "connections still open at the end of the shutdown grace are dropped"
+        );
+    }
 }

@@ -38,12 +38,12 @@ impl OpenApiSource {
     pub fn from_file(path: impl AsRef<Path>, upstream: Option<&str>) -> Self {
         let path = path.as_ref();
         let label = path.display().to_string();
-        match std::fs::read(path) {
+        match read_capped(path) {
             Ok(bytes) => Self::from_bytes(label, &bytes, upstream),
-            Err(e) => {
+            Err(reason) => {
                 let reason = DoorError::Read {
                     path: label.clone(),
-                    reason: e.to_string(),
+                    reason,
                 }
                 .to_string();
                 Self::with(label, Err(reason), upstream)
@@ -134,4 +134,26 @@ fn is_http_url(u: &str) -> bool {
         .strip_prefix("http://")
         .or_else(|| u.strip_prefix("https://"));
     rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/'))
+}
+
+/// The largest API description [`OpenApiSource::from_file`] reads: 64 MiB
+/// (the GitHub REST description, among the largest, is 11 MB as JSON).
+pub const MAX_DOCUMENT_BYTES: u64 = 64 << 20;
+
+/// The bytes of the file at `path`, refused past [`MAX_DOCUMENT_BYTES`]
+/// (read no further, so `/dev/zero` or a runaway file costs no memory).
+fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_DOCUMENT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(format!(
+            "larger than {} MiB; not read",
+            MAX_DOCUMENT_BYTES >> 20
+        ));
+    }
+    Ok(bytes)
 }

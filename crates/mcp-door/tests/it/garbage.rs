@@ -131,3 +131,24 @@ fn a_long_chain_of_distinct_references_is_cut_by_depth() {
     let d = p.describe("create_c").unwrap().to_string();
     assert!(d.contains("schema cut: nested too deep"));
 }
+
+/// A document file without end (`/dev/zero`) is read no further than the
+/// cap, and the source is listed as unavailable with the reason.
+#[cfg(unix)]
+#[tokio::test]
+async fn an_endless_document_file_is_refused_at_the_cap() {
+    use mcp_door::{Door, DoorConfig, OpenApiSource};
+
+    use crate::common::{list, post, spawn_door};
+
+    let source = OpenApiSource::from_file("/dev/zero", Some("http://127.0.0.1:9"));
+    let door = Door::new(vec![source], DoorConfig::default()).unwrap();
+    let addr = spawn_door(door).await;
+    let r = post(&format!("http://{addr}/v1/mcp"), &list(1), &[]).await;
+    let unavailable = &r.body["result"]["_meta"]["hanzo.ai/unavailable"][0];
+    assert_eq!(unavailable["source"], "/dev/zero");
+    assert_eq!(
+        unavailable["reason"],
+        "cannot read document \"/dev/zero\": larger than 64 MiB; not read"
+    );
+}
