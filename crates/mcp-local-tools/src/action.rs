@@ -20,6 +20,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
+use mcp_proto::error::{MAX_QUOTED_BYTES, excerpt};
 use mcp_proto::{CallToolResult, ContentBlock, Tool};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -173,8 +174,11 @@ pub(crate) fn call<T: ActionTool>(
 /// the field it concerns when serde's message does not say.
 pub(crate) fn parse_args<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T, String> {
     serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|e| {
+        // Both may quote the caller's field names, of any length; the
+        // message also lists the accepted values, which must stay whole.
         let path = e.path().to_string();
-        let inner = e.into_inner();
+        let inner = e.into_inner().to_string();
+        let (path, inner) = (excerpt(&path, MAX_QUOTED_BYTES), excerpt(&inner, 4096));
         if path.is_empty() || path == "." {
             format!("invalid arguments: {inner}")
         } else {

@@ -36,6 +36,34 @@ pub mod error_code {
     pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 }
 
+/// The most bytes of a caller's name (a tool, a field) an error quotes
+/// ([`excerpt`]): twice the MCP limit on a tool name.
+pub const MAX_QUOTED_BYTES: usize = 256;
+
+/// `text` as an error message may quote it: whole when it is at most
+/// `max_bytes`, else its first bytes up to a character boundary, `…` and
+/// the whole length, so a megabyte tool name or field name does not come
+/// back (twice) in the error.
+///
+/// ```
+/// use mcp_proto::error::{MAX_QUOTED_BYTES, excerpt};
+///
+/// assert_eq!(excerpt("fs", MAX_QUOTED_BYTES), "fs");
+/// let long = "é".repeat(1000);
+/// let cut = excerpt(&long, MAX_QUOTED_BYTES);
+/// assert!(cut.len() < 300 && cut.ends_with("… (2000 bytes)"), "{cut}");
+/// ```
+pub fn excerpt(text: &str, max_bytes: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max_bytes {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}… ({} bytes)", &text[..end], text.len()))
+}
+
 /// The `error` member of a JSON-RPC error response: `{code, message, data?}`
 /// (JSON-RPC 2.0 §5.1).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]

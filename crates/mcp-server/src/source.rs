@@ -428,6 +428,7 @@ impl Composition {
 
 /// The error for a tool name no source owns: -32602 with the name in `data`.
 pub fn unknown_tool(name: &str) -> ErrorObject {
+    let name = mcp_proto::error::excerpt(name, mcp_proto::error::MAX_QUOTED_BYTES);
     let mut error = ErrorObject::invalid_params(format!("unknown tool: {name:?}"));
     error.data = Some(serde_json::json!({ "tool": name }));
     error

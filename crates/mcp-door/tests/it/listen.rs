@@ -135,7 +135,7 @@ async fn shutdown_waits_for_open_connections_only_as_long_as_the_grace() {
     let addr = listener.local_addr().unwrap();
     let app = axum::Router::new().route(
         "/hang",
-        axum::routing::get(|| std::future::pending::<&'static str>()),
+        axum::routing::get(std::future::pending::<&'static str>),
     );
     let mut limits = ListenLimits::default();
     limits.shutdown_grace = Duration::from_millis(300);

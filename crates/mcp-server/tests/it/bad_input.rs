@@ -220,3 +220,34 @@ servetest!(
         assert!(answer.get("result").is_some(), "{answer}");
     }
 );
+
+servetest!(a_megabyte_name_is_quoted_in_part, [], |server, _root| {
+    server.initialize("2025-11-25");
+    let name = "t".repeat(1 << 20);
+    let unknown = server.call(1, "tools/call", json!({ "name": name, "arguments": {} }));
+    let message = unknown["error"]["message"].as_str().expect("a message");
+    assert_eq!(
+        message,
+        format!("unknown tool: \"{}… (1048576 bytes)\"", "t".repeat(256))
+    );
+    assert_eq!(
+        unknown["error"]["data"]["tool"],
+        format!("{}… (1048576 bytes)", "t".repeat(256))
+    );
+
+    let field = "f".repeat(1 << 20);
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("action".into(), json!("help"));
+    arguments.insert(field, json!(1));
+    let refused = server.call(
+        2,
+        "tools/call",
+        json!({ "name": "fs", "arguments": arguments }),
+    );
+    let text = refused["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a text");
+    assert!(refused["result"]["isError"] == true, "{refused}");
+    assert!(text.len() < 5000, "{} bytes", text.len());
+    assert!(text.contains("… (10"), "{text:.300}");
+});
