@@ -177,7 +177,7 @@ pub(super) async fn malformed_response(
             ErrorObject::invalid_request("2026-07-28 clients send no responses"),
         );
     }
-    let session = match session_of(transport, headers) {
+    let session = match session_of(transport, headers, None) {
         Ok(session) => session,
         Err(refused) => return *refused,
     };
@@ -282,7 +282,7 @@ pub(super) async fn post_session(
     };
     let session = match live {
         Some(session) => session,
-        None => match session_of(transport, headers) {
+        None => match session_of(transport, headers, id.clone()) {
             Ok(session) => session,
             Err(refused) => return *refused,
         },

@@ -109,15 +109,17 @@ pub(super) fn too_many_sessions(id: Option<RequestId>, max: usize) -> Response {
 }
 
 /// The session `Mcp-Session-Id` names: 400 when the header is missing, 404
-/// when no such session is live (never was, or ended).
+/// when no such session is live (never was, or ended); the error carries
+/// `request`, the id of the request refused (none for a GET or DELETE).
 pub(super) fn session_of(
     transport: &Transport,
     headers: &HeaderMap,
+    request: Option<RequestId>,
 ) -> Result<Arc<Session>, Box<Response>> {
     let Some(id) = text(headers, SESSION_ID) else {
         return Err(Box::new(rpc_error(
             StatusCode::BAD_REQUEST,
-            None,
+            request,
             ErrorObject::invalid_request(
                 "Mcp-Session-Id is required: send initialize first to open a session",
             ),
@@ -126,8 +128,11 @@ pub(super) fn session_of(
     transport.session(id).ok_or_else(|| {
         Box::new(rpc_error(
             StatusCode::NOT_FOUND,
-            None,
-            ErrorObject::invalid_request(format!("session {id:?} not found or ended")),
+            request,
+            ErrorObject::invalid_request(format!(
+                "session {:?} not found or ended",
+                mcp_proto::error::excerpt(id, mcp_proto::error::MAX_QUOTED_BYTES)
+            )),
         ))
     })
 }
@@ -208,7 +213,7 @@ pub(super) async fn on_get(State(transport): State<Transport>, headers: HeaderMa
     if !accepts_sse(&headers) {
         return StatusCode::NOT_ACCEPTABLE.into_response();
     }
-    let session = match session_of(&transport, &headers) {
+    let session = match session_of(&transport, &headers, None) {
         Ok(session) => session,
         Err(refused) => return *refused,
     };
@@ -226,7 +231,7 @@ pub(super) async fn on_delete(State(transport): State<Transport>, headers: Heade
     if let Some(refused) = session_method(&transport, &headers) {
         return refused;
     }
-    if let Err(refused) = session_of(&transport, &headers) {
+    if let Err(refused) = session_of(&transport, &headers, None) {
         return *refused;
     }
     let id = text(&headers, SESSION_ID).unwrap_or("");
