@@ -1,7 +1,7 @@
 //! Building the composition `hanzo-mcp` serves (docs/ARCHITECTURE.md,
 //! "Sources and composition"): the local toolbox (with `mode`), the door
 //! (HIP-0300 §2.2), built only once it may be needed
-//! ([`crate::deferred_door`]) so it never delays `initialize`, and an
+//! (`src/deferred_door.rs`) so it never delays `initialize`, and an
 //! `allowedTools` view of either. The command line
 //! ([`crate::cli`]) only turns its arguments into [`Options`].
 
@@ -158,7 +158,7 @@ fn start_roots(options: &Options) -> Result<Vec<PathBuf>, ServerError> {
 /// The tool sources `options` describe, in routing order: the local tools,
 /// then the door (unless it is off), each gated by the allowlist before
 /// the merge (docs/ARCHITECTURE.md, "Sources and composition"). Starts the
-/// door's probe (call inside a Tokio runtime; see [`crate::deferred_door`]).
+/// door's probe (call inside a Tokio runtime; see `src/deferred_door.rs`).
 ///
 /// # Errors
 /// [`ServerError::Config`] for a root that is not a directory or a local
