@@ -80,6 +80,9 @@ pub(crate) fn write_file(
     overwrite: bool,
 ) -> Result<(), PathError> {
     let shown = || target.path.to_string_lossy().into_owned();
+    // Checked on the target itself, before any parent folder is made: the
+    // refusal names the path asked for, not the temporary sibling.
+    safe::refuse_git_internals(&target.root, &target.path)?;
     let temp = temp_sibling(target)?;
     let old_permissions = std::fs::metadata(&target.path)
         .ok()

@@ -91,10 +91,12 @@ pub fn run(args: DoorArgs) -> ExitCode {
             Err(e) => return fail(&format!("cannot listen on {}: {e}", args.listen)),
         };
         let addr = listener.local_addr().unwrap_or(args.listen);
+        let count =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         eprintln!(
-            "hanzo-mcp door: listening on http://{addr}/v1/mcp ({} tools, {} ops, {} withheld)",
-            projection.tools().len(),
-            projection.ops().count(),
+            "hanzo-mcp door: listening on http://{addr}/v1/mcp ({}, {}, {} withheld)",
+            count(projection.tools().len(), "tool", "tools"),
+            count(projection.ops().count(), "op", "ops"),
             projection.refused().len()
         );
         drop(projection);

@@ -753,6 +753,8 @@ async fn git_internals_are_not_written() {
             text.contains("': inside a .git folder (a repository's config and hooks run programs); use the git tool"),
             "{args}: {text}"
         );
+        // The refusal names the path asked for, never a temporary file.
+        assert!(!text.contains("mcp-tmp"), "{args}: {text}");
     }
     assert_eq!(s.read("repo/.git/config"), "[core]\n");
     assert!(!s.root.join("repo/.git/hooks").exists());

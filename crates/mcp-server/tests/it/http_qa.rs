@@ -201,26 +201,6 @@ async fn an_idle_session_expires_and_then_gets_404() {
     );
 }
 
-/// A 2025-11-25 request without `Mcp-Session-Id` is refused with 400, to
-/// its own id.
-#[tokio::test]
-async fn a_request_without_a_session_is_refused_to_its_id() {
-    let running = qa(HttpConfig::default()).await;
-    let refused = running
-        .post(
-            &[("mcp-protocol-version", "2025-11-25")],
-            &json!({ "jsonrpc": "2.0", "id": "p-9", "method": "ping" }),
-        )
-        .await;
-    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
-    let body: Value = refused.json().await.expect("JSON body");
-    assert_eq!(body["id"], json!("p-9"), "{body}");
-    assert_eq!(
-        body["error"]["message"],
-        json!("Mcp-Session-Id is required: send initialize first to open a session")
-    );
-}
-
 #[tokio::test]
 async fn a_session_with_an_open_stream_does_not_expire() {
     let running = qa(HttpConfig {

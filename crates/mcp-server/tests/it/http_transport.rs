@@ -102,12 +102,18 @@ async fn legacy_request_without_session_is_400_and_unknown_session_is_404() {
     assert_eq!(missing.status(), StatusCode::BAD_REQUEST);
     let body = json_body(missing).await;
     assert_eq!(body["error"]["code"], -32600);
-    assert_eq!(body["id"], Value::Null);
+    // Refused, and still answered to its own id.
+    assert_eq!(body["id"], 2);
+    assert_eq!(
+        body["error"]["message"],
+        "Mcp-Session-Id is required: send initialize first to open a session"
+    );
 
     let unknown = server
         .post(&[("mcp-session-id", "0123456789abcdef")], &ping)
         .await;
     assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    assert_eq!(json_body(unknown).await["id"], 2);
 }
 
 #[tokio::test]
