@@ -178,7 +178,8 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     let local = local_source(roots, options)?;
     let surroundings = local.toolbox().surroundings();
     let modes = local.toolbox().modes();
-    let local_rules = SurfaceRules::local().with_aliases(local.toolbox().action_aliases());
+    // Read only when `local` is gated (`gate` below).
+    let local_aliases = local.toolbox().clone();
     // The definitions are built only when an allowlist needs them now;
     // otherwise on the first `tools/list`.
     let local_tools = match allowed.server("local") {
@@ -195,7 +196,9 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             }
             None => (Arc::new(local), None),
         };
-    let gate = |source: Arc<dyn ToolSource>, known: &[mcp_proto::Tool], rules: SurfaceRules| {
+    let gate = |source: Arc<dyn ToolSource>,
+                known: &[mcp_proto::Tool],
+                rules: &dyn Fn() -> SurfaceRules| {
         if allowed.server(source.name()).is_none() {
             return (source, None);
         }
@@ -204,16 +207,18 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             known,
             allowed.clone(),
             Policy::FailOpen,
-            rules,
+            rules(),
         ));
         (view.clone() as Arc<dyn ToolSource>, Some(view))
     };
-    let (local, view) = gate(local, &local_tools, local_rules);
+    let (local, view) = gate(local, &local_tools, &|| {
+        SurfaceRules::local().with_aliases(local_aliases.action_aliases())
+    });
     sources.push(local);
     gated.extend(view);
     if options.door {
         let door = door_source(options.door_wait, surroundings);
-        let (door, view) = gate(door, &[], SurfaceRules::door());
+        let (door, view) = gate(door, &[], &SurfaceRules::door);
         sources.push(door);
         gated.extend(view);
     }

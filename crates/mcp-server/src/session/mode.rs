@@ -134,8 +134,11 @@ pub(crate) struct ModeView {
 /// `tools/list` and `tools/call`, not a rebuild of every tool's schema.
 pub(crate) struct ModeViews {
     views: Mutex<Vec<Arc<ModeView>>>,
-    /// How presets are read: `action` entries, with the tools' aliases.
-    rules: SurfaceRules,
+    /// The tools' action aliases, `(tool, alias, action)`.
+    aliases: Vec<(&'static str, &'static str, &'static str)>,
+    /// How presets are read: `action` entries, with the aliases (built on
+    /// the first view: a session that never narrows never needs it).
+    rules: OnceLock<SurfaceRules>,
 }
 
 /// How many views are kept (most recent first).
@@ -150,11 +153,17 @@ impl Default for ModeViews {
 impl ModeViews {
     /// No views yet; presets read with the action `aliases`
     /// (`(tool, alias, action)`).
-    pub(crate) fn with_aliases(aliases: &[(&str, &str, &str)]) -> Self {
+    pub(crate) fn with_aliases(aliases: &[(&'static str, &'static str, &'static str)]) -> Self {
         Self {
             views: Mutex::default(),
-            rules: SurfaceRules::local().with_aliases(aliases.iter().copied()),
+            aliases: aliases.to_vec(),
+            rules: OnceLock::new(),
         }
+    }
+
+    fn rules(&self) -> &SurfaceRules {
+        self.rules
+            .get_or_init(|| SurfaceRules::local().with_aliases(self.aliases.iter().copied()))
     }
 
     /// The view of `merged` under `entries`, built on the first request.
@@ -172,8 +181,8 @@ impl ModeViews {
         let view = Arc::new(ModeView {
             merged: merged.clone(),
             entries: entries.to_vec(),
-            surface: surface(entries, tools, &self.rules),
-            tools: listed(surface(entries, tools, &self.rules), tools),
+            surface: surface(entries, tools, self.rules()),
+            tools: listed(surface(entries, tools, self.rules()), tools),
             rendered: Default::default(),
         });
         views.insert(0, view.clone());
