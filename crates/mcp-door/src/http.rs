@@ -5,17 +5,16 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response as HttpResponse};
 use axum::routing::{any, get, post};
-use mcp_proto::{ErrorObject, Message, Response, parse_message};
+use mcp_proto::{Message, Response, parse_message};
 use serde_json::{Value, json};
 
 use crate::credentials::Credentials;
 use crate::door::{Answer, Door};
-use crate::listen::{ListenLimits, serve_app};
+use crate::listen::{ListenLimits, read_body, serve_app};
 
 /// The door's path (HIP-0300 §1.1).
 pub const DOOR_PATH: &str = "/v1/mcp";
@@ -73,47 +72,11 @@ fn json_response(status: StatusCode, body: &impl serde::Serialize) -> HttpRespon
         .into_response()
 }
 
-/// The body of `request` within the door's time and size limits; `Err` is
-/// the answer: 408 (connection closed) or 413, each with a JSON-RPC error
-/// without id (the body that would name one was not read).
-async fn read_body(door: &Door, request: Request) -> Result<Bytes, HttpResponse> {
-    let config = door.config();
-    let timeout = config.body_read_timeout;
-    let refused = |status: StatusCode, message: String| {
-        json_response(
-            status,
-            &Response::error(None, ErrorObject::invalid_request(message)),
-        )
-    };
-    match tokio::time::timeout(timeout, Bytes::from_request(request, &())).await {
-        Ok(Ok(body)) => Ok(body),
-        Ok(Err(rejection)) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(refused(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!(
-                "request body larger than {} bytes",
-                config.max_request_bytes
-            ),
-        )),
-        Ok(Err(rejection)) => Err(refused(rejection.status(), rejection.body_text())),
-        Err(_) => {
-            let mut response = refused(
-                StatusCode::REQUEST_TIMEOUT,
-                format!(
-                    "the request body did not arrive within {} s",
-                    timeout.as_secs_f64()
-                ),
-            );
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            Err(response)
-        }
-    }
-}
-
 async fn mcp(State(door): State<Arc<Door>>, request: Request) -> HttpResponse {
     let headers = request.headers().clone();
-    let body = match read_body(&door, request).await {
+    let config = door.config();
+    let read = read_body(request, config.body_read_timeout, config.max_request_bytes).await;
+    let body = match read {
         Ok(body) => body,
         Err(answer) => return answer,
     };

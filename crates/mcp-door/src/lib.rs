@@ -91,7 +91,7 @@ pub use credentials::{CREDENTIAL_HEADERS, Credentials};
 pub use door::{Answer, Door, DoorConfig, UNAUTHORIZED, server_info};
 pub use error::DoorError;
 pub use http::{DOOR_PATH, LEGACY_PATH, METADATA_PATH, router, serve};
-pub use listen::{ListenLimits, serve_app};
+pub use listen::{ListenLimits, read_body, serve_app};
 pub use naming::VERBS;
 pub use projection::{
     DESCRIBE, META_REFUSED, META_SHORTENED, META_UNAVAILABLE, OpInfo, Projection, ProjectionConfig,

@@ -1,17 +1,23 @@
 //! [`serve_app`]: an HTTP/1.1 listener that a client cannot exhaust by
 //! being slow or many: each connection's request headers must arrive
 //! within a time limit, and at most so many connections are served at
-//! once. The door's [`crate::serve`] uses it, and so does `hanzo-mcp serve
-//! --http` (crate `mcp-local-server`).
+//! once; and [`read_body`], the same bound on a request's body. The door's
+//! [`crate::serve`] uses both, and so does `hanzo-mcp serve --http` (crate
+//! `mcp-local-server`).
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use mcp_proto::ErrorObject;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
@@ -114,5 +120,44 @@ where
             grace_s = limits.shutdown_grace.as_secs_f64(),
             "connections still open at the end of the shutdown grace are dropped"
         );
+    }
+}
+
+/// The body of `request`, read within `timeout`. `Err` is the answer, a
+/// JSON-RPC error without id (the body that would name one was not read):
+/// 408 with `Connection: close` for a body that did not arrive in time
+/// (the rest of it must not be read as the next request), 413 naming
+/// `max_bytes` for one larger than the router's
+/// [`DefaultBodyLimit`](axum::extract::DefaultBodyLimit) (set it to
+/// `max_bytes`), the extractor's status and text for other failures.
+pub async fn read_body(
+    request: Request,
+    timeout: Duration,
+    max_bytes: usize,
+) -> Result<Bytes, Response> {
+    let refused = |status: StatusCode, message: String| {
+        let body = mcp_proto::Response::error(None, ErrorObject::invalid_request(message));
+        (status, axum::Json(body)).into_response()
+    };
+    match tokio::time::timeout(timeout, Bytes::from_request(request, &())).await {
+        Ok(Ok(body)) => Ok(body),
+        Ok(Err(rejection)) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request body larger than {max_bytes} bytes"),
+        )),
+        Ok(Err(rejection)) => Err(refused(rejection.status(), rejection.body_text())),
+        Err(_) => {
+            let mut response = refused(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {} s",
+                    timeout.as_secs_f64()
+                ),
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(response)
+        }
     }
 }

@@ -2,10 +2,8 @@
 //! then handed to its session (2025-11-25) or to a one-shot session of its
 //! own (2026-07-28).
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRequest, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mcp_proto::{ErrorObject, Message, RequestId, Revision, meta};
 use serde_json::Value;
@@ -16,56 +14,6 @@ use super::check::{self, PROTOCOL_VERSION, SESSION_ID, header as text};
 use super::pipe::OneShot;
 use super::sessions::{open_session, session_of};
 use super::{Transport, accepts_sse, guard, header_revision, rpc_error};
-
-/// Reads the body of `request` within [`HttpConfig::body_read_timeout`]
-/// and [`HttpConfig::max_body_bytes`]. `Err` is the answer: 408 (-32600,
-/// no `id`, `Connection: close`) for a body that did not arrive in time,
-/// 413 for one too large, the extractor's status for other failures.
-///
-/// [`HttpConfig::body_read_timeout`]: super::HttpConfig::body_read_timeout
-/// [`HttpConfig::max_body_bytes`]: super::HttpConfig::max_body_bytes
-async fn read_body(transport: &Transport, request: Request) -> Result<Bytes, Response> {
-    let limit = transport.config.body_read_timeout;
-    let read = tokio::time::timeout(limit, Bytes::from_request(request, &())).await;
-    match read {
-        Ok(Ok(body)) => Ok(body),
-        Ok(Err(rejection)) => Err(refused_body(transport, &rejection)),
-        Err(_) => {
-            let mut response = rpc_error(
-                StatusCode::REQUEST_TIMEOUT,
-                None,
-                ErrorObject::invalid_request(format!(
-                    "the request body did not arrive within {} s",
-                    limit.as_secs_f64()
-                )),
-            );
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            Err(response)
-        }
-    }
-}
-
-/// The answer to a body the extractor refused: 413 naming the limit, or
-/// its own status and text.
-fn refused_body(transport: &Transport, rejection: &BytesRejection) -> Response {
-    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        return rpc_error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            None,
-            ErrorObject::invalid_request(format!(
-                "request body larger than {} bytes",
-                transport.config.max_body_bytes
-            )),
-        );
-    }
-    rpc_error(
-        rejection.status(),
-        None,
-        ErrorObject::invalid_request(rejection.body_text()),
-    )
-}
 
 pub(super) async fn on_post(
     State(transport): State<Transport>,
@@ -82,7 +30,9 @@ pub(super) async fn on_post(
             ErrorObject::invalid_request("Content-Type must be application/json"),
         );
     }
-    let body = match read_body(&transport, request).await {
+    let config = &transport.config;
+    let read = mcp_door::read_body(request, config.body_read_timeout, config.max_body_bytes).await;
+    let body = match read {
         Ok(body) => body,
         Err(refused) => return refused,
     };
