@@ -68,8 +68,8 @@ pub(super) fn surface(
 /// tool the allowlist narrowed already ends with one; narrowing it again
 /// appends another, so the earlier one is dropped (the later names what is
 /// left after both).
-pub(super) fn listed(surface: GatedSurface<Tool>, tools: &[Tool]) -> Vec<Tool> {
-    let mut listed = surface.into_tools();
+pub(super) fn listed(surface: &GatedSurface<Tool>, tools: &[Tool]) -> Vec<Tool> {
+    let mut listed = surface.tools().to_vec();
     // The surface keeps tools in their order: walk both lists once.
     let mut originals = tools.iter();
     for tool in &mut listed {
@@ -178,11 +178,13 @@ impl ModeViews {
             return view;
         }
         let tools = &merged.list().tools;
+        // One gating serves both the routing and the listed tools.
+        let gated = surface(entries, tools, self.rules());
         let view = Arc::new(ModeView {
             merged: merged.clone(),
             entries: entries.to_vec(),
-            surface: surface(entries, tools, self.rules()),
-            tools: listed(surface(entries, tools, self.rules()), tools),
+            tools: listed(&gated, tools),
+            surface: gated,
             rendered: Default::default(),
         });
         views.insert(0, view.clone());
