@@ -3,12 +3,16 @@
 //! A local tool is one MCP tool taking `action` plus that action's fields.
 //! A tool declares its actions once, with [`actions!`]: wire name, the
 //! names Hanzo's other servers use for it (aliases), a usage line, whether
-//! it only reads, and whether it runs on tokio's blocking pool. From that
-//! table this module derives, for every tool alike:
+//! it only reads, what it can do (its [`Capability`] list), and whether it
+//! runs on tokio's blocking pool. From that table this module derives, for
+//! every tool alike:
 //!
 //! - argument parsing: the `action` (an alias is read as its action), then
 //!   the fields; an error names the field and the accepted values;
-//! - the `help` action's text, answered on the caller's task;
+//! - the `help` action's text (each action's capabilities, and what a
+//!   grant of the whole tool gives), answered on the caller's task;
+//! - the capability table ([`crate::ActionCapabilities`]) and the actions
+//!   the `review` mode may use;
 //! - where an action runs (the blocking pool, or the caller's task);
 //! - the cap on a result's text (a marker says where it was cut);
 //! - the tool definition for `tools/list` (schema from the Rust argument
@@ -26,6 +30,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::capability::{ActionCapabilities, Capability, describe};
 use crate::context::ToolContext;
 use crate::tool::CallFuture;
 use crate::util::{Hints, ToolResult, input_schema, run_blocking, tool_definition};
@@ -39,8 +44,11 @@ pub(crate) struct ActionSpec {
     pub(crate) aliases: &'static [&'static str],
     /// The help line after the name: `{path, [offset]}: what it does.`
     pub(crate) usage: &'static str,
-    /// True when the action changes nothing (files, processes, state).
+    /// True when the action changes nothing (files, processes, state,
+    /// nothing remote either: an HTTP `POST` does not only read).
     pub(crate) reads_only: bool,
+    /// What the action can do, in [`Capability::ALL`] order.
+    pub(crate) capabilities: &'static [Capability],
     /// True when the action blocks (file system work): it runs on tokio's
     /// blocking pool, so a slow disk never stalls the connection.
     pub(crate) blocking: bool,
@@ -80,6 +88,10 @@ pub(crate) trait ActionTool: Clone + Send + Sync + 'static {
     const HINTS: Hints;
     /// Lines `help` prints after the actions (limits, conventions).
     const HELP_NOTES: &'static str = "";
+    /// True for a tool that starts child processes: its `help` ends with
+    /// the variables removed from their environment (which depend on the
+    /// toolbox, so they are not part of the cached text).
+    const STARTS_CHILDREN: bool = false;
     /// The action a call without `action` gets, if any.
     const DEFAULT_ACTION: Option<&'static str> = None;
     /// The most bytes of text one result of this tool carries.
@@ -118,11 +130,47 @@ pub(crate) fn definition<T: ActionTool>() -> Tool {
     tool_definition(T::NAME, T::TITLE, T::DESCRIPTION, schema, T::HINTS)
 }
 
-/// Every action of `T` with its reads-only flag, in `help` order.
+impl ActionSpec {
+    /// True when the action only reads and has no capability that changes
+    /// something (write files, run programs, state): what the `review`
+    /// mode is made of.
+    pub(crate) fn only_reads(&self) -> bool {
+        self.reads_only && !self.capabilities.iter().any(|c| c.changes())
+    }
+}
+
+/// Every action of `T` with whether it only reads
+/// ([`ActionSpec::only_reads`]), in `help` order.
 pub(crate) fn action_list<T: ActionTool>() -> Vec<(&'static str, bool)> {
     <<T::Args as ActionArgs>::Action as Action>::ALL
         .iter()
-        .map(|a| (a.spec().name, a.spec().reads_only))
+        .map(|a| (a.spec().name, a.spec().only_reads()))
+        .collect()
+}
+
+/// The capability table of `T`, one row per action in `help` order.
+pub(crate) fn capability_list<T: ActionTool>() -> Vec<ActionCapabilities> {
+    <<T::Args as ActionArgs>::Action as Action>::ALL
+        .iter()
+        .map(|a| {
+            let spec = a.spec();
+            ActionCapabilities {
+                tool: T::NAME,
+                action: spec.name,
+                aliases: spec.aliases.to_vec(),
+                capabilities: spec.capabilities.to_vec(),
+            }
+        })
+        .collect()
+}
+
+/// Every capability some action of `T` has: what a grant of the whole
+/// tool gives, in [`Capability::ALL`] order.
+pub(crate) fn tool_capabilities<T: ActionTool>() -> Vec<Capability> {
+    let actions = <<T::Args as ActionArgs>::Action as Action>::ALL;
+    Capability::ALL
+        .into_iter()
+        .filter(|c| actions.iter().any(|a| a.spec().capabilities.contains(c)))
         .collect()
 }
 
@@ -155,7 +203,14 @@ pub(crate) fn call<T: ActionTool>(
         };
         let spec = args.action().spec();
         let result = if spec.name == "help" {
-            CallToolResult::text(help::<T>())
+            let mut text = help::<T>();
+            if T::STARTS_CHILDREN {
+                text.push_str(&format!(
+                    "Removed from every child process's environment: {}.\n",
+                    crate::child_env::current().removed().join(", ")
+                ));
+            }
+            CallToolResult::text(text)
         } else if spec.blocking {
             let tool = tool.clone();
             let work_ctx = ctx.clone();
@@ -200,8 +255,9 @@ pub(crate) fn help<T: ActionTool>() -> String {
         .clone()
 }
 
-/// The `help` text of `T`: one line per action with its fields, aliases
-/// and what it does, then the tool's notes and the actions that only read.
+/// The `help` text of `T`: one line per action with its fields, aliases,
+/// what it does and what it can do, then the tool's notes, what a grant of
+/// the whole tool gives, and the actions that only read.
 fn help_text<T: ActionTool>() -> String {
     let mut text = format!("{} actions (fields in brackets are optional):\n", T::NAME);
     let actions = <<T::Args as ActionArgs>::Action as Action>::ALL;
@@ -214,16 +270,24 @@ fn help_text<T: ActionTool>() -> String {
         if !spec.aliases.is_empty() {
             text.push_str(&format!(" (also called: {})", spec.aliases.join(", ")));
         }
+        if spec.name != "help" {
+            text.push_str(&format!(" [can: {}]", describe(spec.capabilities)));
+        }
         text.push('\n');
     }
     if !T::HELP_NOTES.is_empty() {
         text.push_str(T::HELP_NOTES);
         text.push('\n');
     }
+    text.push_str(&format!(
+        "A grant of the whole tool ({}) gives: {}.\n",
+        T::NAME,
+        describe(&tool_capabilities::<T>())
+    ));
     let reading: Vec<&str> = actions
         .iter()
         .map(|a| a.spec())
-        .filter(|s| s.reads_only && s.name != "help")
+        .filter(|s| s.only_reads() && s.name != "help")
         .map(|s| s.name)
         .collect();
     text.push_str(&format!(
@@ -293,9 +357,9 @@ pub(crate) fn cap_result(mut result: CallToolResult, cap: usize) -> CallToolResu
 /// ```ignore
 /// actions! {
 ///     pub(crate) enum FsAction {
-///         Read = "read" { reads: true, pool: true, usage: "{path}: the file's lines." },
-///         Info = "info" ["stat"] { reads: true, pool: true, usage: "{path}: type and size." },
-///         Help = "help" { reads: true, pool: false, usage: ": this text." },
+///         Read = "read" { reads: true, can: [ReadFiles], pool: true, usage: "{path}: the file's lines." },
+///         Info = "info" ["stat"] { reads: true, can: [ReadFiles], pool: true, usage: "{path}: type and size." },
+///         Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
 ///     }
 /// }
 /// ```
@@ -305,7 +369,7 @@ macro_rules! actions {
         $vis:vis enum $Enum:ident {
             $(
                 $Variant:ident = $name:literal $([$($alias:literal),+])?
-                { reads: $reads:expr, pool: $pool:expr, usage: $usage:expr $(,)? }
+                { reads: $reads:expr, can: [$($cap:ident),* $(,)?], pool: $pool:expr, usage: $usage:expr $(,)? }
             ),+ $(,)?
         }
     ) => {
@@ -328,6 +392,7 @@ macro_rules! actions {
                             aliases: &[$($($alias),+)?],
                             usage: $usage,
                             reads_only: $reads,
+                            capabilities: &[$(crate::capability::Capability::$cap),*],
                             blocking: $pool,
                         },
                     )+
@@ -382,6 +447,10 @@ macro_rules! local_tool {
 
             fn action_aliases(&self) -> Vec<(&'static str, &'static str)> {
                 crate::action::alias_list::<$Tool>()
+            }
+
+            fn capabilities(&self) -> Vec<crate::capability::ActionCapabilities> {
+                crate::action::capability_list::<$Tool>()
             }
         }
     };

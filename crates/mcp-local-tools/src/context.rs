@@ -25,16 +25,30 @@ pub struct ToolContext {
     /// connection, 0; over streamable HTTP, a number per session). Tools
     /// that keep state per connection (`think`) key it by this.
     pub session: u64,
+    /// Whether the call may start programs other than `git` itself. The
+    /// server sets it per call: `false` when no action with
+    /// [`crate::Capability::RunPrograms`] is reachable in the caller's
+    /// session (gated out, or outside its mode). With `false`, every `git`
+    /// action runs with a configuration that can name no program: the
+    /// system and global config files are not read (the user's identity
+    /// and a short list of ordinary settings are passed on), every key of
+    /// the repository's config that names a program is overridden, hooks
+    /// do not run, and only the `file`, `git`, `http` and `https`
+    /// transports are allowed (see the `git` module). `true` in
+    /// [`ToolContext::new`].
+    pub run_programs: bool,
 }
 
 impl ToolContext {
-    /// A context with `roots`, a fresh cancellation token and no progress.
+    /// A context with `roots`, a fresh cancellation token, no progress,
+    /// session 0, and programs allowed.
     pub fn new(roots: Roots) -> ToolContext {
         ToolContext {
             roots,
             cancel: CancellationToken::new(),
             progress: Progress::none(),
             session: 0,
+            run_programs: true,
         }
     }
 }

@@ -97,6 +97,8 @@
 )]
 
 mod action;
+mod capability;
+mod child_env;
 mod context;
 mod error;
 #[cfg(any(
@@ -144,6 +146,7 @@ pub mod ui;
 #[cfg(feature = "workspace")]
 pub mod workspace;
 
+pub use capability::{ActionCapabilities, Capability};
 pub use context::{DoorReport, Progress, Surroundings, ToolContext};
 pub use error::{Error, PathError, PathErrorKind};
 pub use roots::{Resolved, Roots};

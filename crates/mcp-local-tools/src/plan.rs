@@ -37,12 +37,12 @@ impl PlanTool {
 actions! {
     /// Which `plan` action to run.
     pub(crate) enum PlanAction {
-        Set = "set" { reads: false, pool: true, usage: "{steps: [{content, [status], [active_form], [note]}], [explanation]}: replace the whole plan (steps may also be given as todos or plan; content as step; status pending, in_progress or completed; at most one in_progress)." },
-        Update = "update" { reads: false, pool: true, usage: "{index, [status], [note]}: change step `index` (1-based)." },
-        Get = "get" ["show"] { reads: true, pool: true, usage: ": the plan." },
-        Next = "next" { reads: true, pool: true, usage: ": the step in progress, else the first pending one." },
-        Clear = "clear" { reads: false, pool: true, usage: ": remove the plan." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Set = "set" { reads: false, can: [State], pool: true, usage: "{steps: [{content, [status], [active_form], [note]}], [explanation]}: replace the whole plan (steps may also be given as todos or plan; content as step; status pending, in_progress or completed; at most one in_progress)." },
+        Update = "update" { reads: false, can: [State], pool: true, usage: "{index, [status], [note]}: change step `index` (1-based)." },
+        Get = "get" ["show"] { reads: true, can: [], pool: true, usage: ": the plan." },
+        Next = "next" { reads: true, can: [], pool: true, usage: ": the step in progress, else the first pending one." },
+        Clear = "clear" { reads: false, can: [State], pool: true, usage: ": remove the plan." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 

@@ -38,7 +38,10 @@ pub(crate) struct Spec {
     pub(crate) argv: Vec<String>,
     /// The working directory (already checked to lie inside the roots).
     pub(crate) cwd: PathBuf,
-    /// Variables added to (or replacing) the server's environment.
+    /// Variables added to (or replacing) the server's environment. The
+    /// server's credentials are removed before these are set (see the
+    /// toolbox's secret variables), so only a caller's own value of such a
+    /// name reaches the child.
     pub(crate) env: Vec<(String, String)>,
     /// Variables removed from the environment.
     pub(crate) env_remove: Vec<String>,
@@ -298,6 +301,15 @@ pub(crate) fn spawn(spec: &Spec) -> Result<Group, String> {
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    // The server's environment, with what the toolbox adds, without its
+    // credentials; then what this run removes and sets itself.
+    let child_env = crate::child_env::current();
+    for (name, value) in &child_env.add {
+        command.env(name, value);
+    }
+    for name in child_env.removed() {
+        command.env_remove(name);
+    }
     for name in &spec.env_remove {
         command.env_remove(name);
     }

@@ -110,14 +110,14 @@ impl TasksTool {
 actions! {
     /// Which `tasks` action to run.
     pub(crate) enum TasksAction {
-        Add = "add" ["create"] { reads: false, pool: true, usage: "{title, [description], [priority], [tags], [parent], [blocked_by]}: a new pending task (title may also be given as text, content or subject); returns its id." },
-        List = "list" { reads: true, pool: true, usage: "{[status], [priority], [tag], [offset], [limit]}: tasks by priority, then age; blocked ones marked." },
-        Get = "get" { reads: true, pool: true, usage: "{id}: one task." },
-        Update = "update" { reads: false, pool: true, usage: "{id, [title], [description], [status], [priority], [tags], [parent], [blocked_by]}: change a task." },
-        Complete = "complete" { reads: false, pool: true, usage: "{id}: mark a task completed." },
-        Remove = "remove" ["delete"] { reads: false, pool: true, usage: "{id}: delete a task." },
-        Search = "search" { reads: true, pool: true, usage: "{query, [limit]}: tasks whose title or description contains query (case-insensitive)." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Add = "add" ["create"] { reads: false, can: [State], pool: true, usage: "{title, [description], [priority], [tags], [parent], [blocked_by]}: a new pending task (title may also be given as text, content or subject); returns its id." },
+        List = "list" { reads: true, can: [], pool: true, usage: "{[status], [priority], [tag], [offset], [limit]}: tasks by priority, then age; blocked ones marked." },
+        Get = "get" { reads: true, can: [], pool: true, usage: "{id}: one task." },
+        Update = "update" { reads: false, can: [State], pool: true, usage: "{id, [title], [description], [status], [priority], [tags], [parent], [blocked_by]}: change a task." },
+        Complete = "complete" { reads: false, can: [State], pool: true, usage: "{id}: mark a task completed." },
+        Remove = "remove" ["delete"] { reads: false, can: [State], pool: true, usage: "{id}: delete a task." },
+        Search = "search" { reads: true, can: [], pool: true, usage: "{query, [limit]}: tasks whose title or description contains query (case-insensitive)." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 

@@ -44,10 +44,10 @@ impl ThinkTool {
 actions! {
     /// Which `think` action to run.
     pub(crate) enum ThinkAction {
-        Think = "think" { reads: true, pool: false, usage: "{thought, [thought_number], [total_thoughts], [next_thought_needed], [is_revision], [revises_thought], [branch_from_thought], [branch_id], [needs_more_thoughts]}: record a step of reasoning (the default action); answers the running summary." },
-        History = "history" { reads: true, pool: false, usage: ": every thought of this connection, in order." },
-        Clear = "clear" { reads: false, pool: false, usage: ": forget this connection's thoughts." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Think = "think" { reads: true, can: [], pool: false, usage: "{thought, [thought_number], [total_thoughts], [next_thought_needed], [is_revision], [revises_thought], [branch_from_thought], [branch_id], [needs_more_thoughts]}: record a step of reasoning (the default action); answers the running summary." },
+        History = "history" { reads: true, can: [], pool: false, usage: ": every thought of this connection, in order." },
+        Clear = "clear" { reads: false, can: [], pool: false, usage: ": forget this connection's thoughts." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 

@@ -38,9 +38,10 @@ pub trait LocalTool: Send + Sync + 'static {
     }
 
     /// The tool's actions, each with whether it only reads (changes no
-    /// file, process or state), in `help` order; aliases not included.
-    /// Presets such as `mode`'s `review` are built from this. Default:
-    /// none (a tool without actions).
+    /// file, process or state, and has no capability that changes
+    /// something: see [`crate::Capability`]), in `help` order; aliases not
+    /// included. The `mode` tool's `review` preset is built from this.
+    /// Default: none (a tool without actions).
     fn actions(&self) -> Vec<(&'static str, bool)> {
         Vec::new()
     }
@@ -50,6 +51,13 @@ pub trait LocalTool: Send + Sync + 'static {
     /// `(alias, action)`, in `help` order. Gating reads an allowlist entry
     /// or a call that uses an alias as the action it names. Default: none.
     fn action_aliases(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
+
+    /// The tool's rows of the capability table: every action (`help`
+    /// included, with no capability) with its aliases and what it can do,
+    /// in `help` order. Default: none (a tool without actions).
+    fn capabilities(&self) -> Vec<crate::capability::ActionCapabilities> {
         Vec::new()
     }
 }

@@ -6,6 +6,8 @@ use std::time::Duration;
 use mcp_proto::{CallToolResult, Tool};
 use serde_json::{Map, Value};
 
+use crate::capability::ActionCapabilities;
+use crate::child_env::ChildEnv;
 use crate::context::{Surroundings, ToolContext};
 use crate::tool::LocalTool;
 
@@ -16,6 +18,7 @@ pub struct Toolbox {
     surroundings: Surroundings,
     call_timeout: Option<Duration>,
     modes: Option<Arc<crate::mode::Modes>>,
+    child_env: Arc<ChildEnv>,
 }
 
 /// How long one local tool call may run by default before
@@ -29,6 +32,7 @@ impl Default for Toolbox {
             surroundings: Surroundings::default(),
             call_timeout: Some(DEFAULT_CALL_TIMEOUT),
             modes: None,
+            child_env: Arc::default(),
         }
     }
 }
@@ -165,6 +169,49 @@ impl Toolbox {
             .collect()
     }
 
+    /// The capability table: every action of every tool, in tool order
+    /// then each tool's action order, `help` included (with no
+    /// capability). What a person reads to know what an allowlist entry
+    /// gives (`tool` gives every row of that tool, `tool:action` one row).
+    pub fn capabilities(&self) -> Vec<ActionCapabilities> {
+        self.tools.iter().flat_map(|t| t.capabilities()).collect()
+    }
+
+    /// Names of variables removed from the environment of every child
+    /// process (`exec`, `git`), besides `HANZO_API_KEY` and
+    /// `HANZO_MCP_HTTP_BEARER`, which always are: the secrets the server
+    /// holds (a bearer read from a file, a variable its config marks
+    /// secret). Replaces the names set before; empty names are ignored.
+    /// A call's own `env` (`exec run`) may still set such a name.
+    pub fn set_secret_env(&mut self, names: impl IntoIterator<Item = String>) -> &mut Toolbox {
+        let mut env = (*self.child_env).clone();
+        env.secret = names.into_iter().filter(|n| !n.is_empty()).collect();
+        self.child_env = Arc::new(env);
+        self
+    }
+
+    /// Every name removed from the children's environment:
+    /// `HANZO_API_KEY`, `HANZO_MCP_HTTP_BEARER`, then those given to
+    /// [`Toolbox::set_secret_env`] (each once).
+    pub fn secret_env(&self) -> Vec<String> {
+        self.child_env.removed()
+    }
+
+    /// Variables every child process gets as if they were in the
+    /// server's environment (`HOME` for `git`, say), without changing the
+    /// server's own: for an embedder that runs tools for another user, and
+    /// for tests that run in parallel. Replaces the variables set before.
+    /// The names of [`Toolbox::secret_env`] are still removed.
+    pub fn set_child_env(
+        &mut self,
+        vars: impl IntoIterator<Item = (String, String)>,
+    ) -> &mut Toolbox {
+        let mut env = (*self.child_env).clone();
+        env.add = vars.into_iter().collect();
+        self.child_env = Arc::new(env);
+        self
+    }
+
     /// The shared facts tools may report (door status, tool names); the
     /// server sets the door with [`Surroundings::set_door`].
     pub fn surroundings(&self) -> Surroundings {
@@ -198,8 +245,9 @@ impl Toolbox {
         mut ctx: ToolContext,
     ) -> Option<CallToolResult> {
         let tool = self.get(name)?;
+        let env = self.child_env.clone();
         let Some(limit) = self.call_timeout else {
-            return Some(tool.call(arguments, ctx).await);
+            return Some(crate::child_env::scope(env, tool.call(arguments, ctx)).await);
         };
         let limit = tool.time_limit().map_or(limit, |own| own.max(limit));
         // A child token: cancelling it on expiry stops this call's work
@@ -207,7 +255,8 @@ impl Toolbox {
         let token = ctx.cancel.child_token();
         ctx.cancel = token.clone();
         let _cancel_on_drop = token.clone().drop_guard();
-        match tokio::time::timeout(limit, tool.call(arguments, ctx)).await {
+        let work = crate::child_env::scope(env, tool.call(arguments, ctx));
+        match tokio::time::timeout(limit, work).await {
             Ok(result) => Some(result),
             Err(_) => {
                 token.cancel();

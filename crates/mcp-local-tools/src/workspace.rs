@@ -42,9 +42,9 @@ impl WorkspaceTool {
 
 actions! {
     pub(crate) enum WorkspaceAction {
-        Detect = "detect" { reads: true, pool: true, usage: "{[path]}: roots, git root, project kinds (from Cargo.toml, package.json, pyproject.toml, go.mod, ...) and languages by file count, for `path` or every root." },
-        Capabilities = "capabilities" { reads: true, pool: true, usage: ": the local tools in this server, the features compiled in, the roots, and the door's address and whether it answered." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Detect = "detect" { reads: true, can: [ReadFiles], pool: true, usage: "{[path]}: roots, git root, project kinds (from Cargo.toml, package.json, pyproject.toml, go.mod, ...) and languages by file count, for `path` or every root." },
+        Capabilities = "capabilities" { reads: true, can: [ReadFiles], pool: true, usage: ": the local tools in this server, the features compiled in, the roots, and the door's address and whether it answered." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 

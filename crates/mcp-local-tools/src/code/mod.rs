@@ -58,13 +58,13 @@ impl CodeTool {
 
 actions! {
     pub(crate) enum CodeAction {
-        Outline = "outline" { reads: true, pool: true, usage: "{path}: the definitions in one file as `line: kind name`, nested by indentation." },
-        Symbols = "symbols" { reads: true, pool: true, usage: "{query | path, [kind], [offset], [limit]}: definitions whose name contains query (case-insensitive), in path or every root, as path:line: kind name; with only path, every definition in it." },
-        Definition = "definition" { reads: true, pool: true, usage: "{name, [path]}: definitions named exactly name, as path:line: kind name." },
-        References = "references" { reads: true, pool: true, usage: "{name, [path], [offset], [limit]}: identifiers spelled name (not in comments or strings), as path:line:column: source line." },
-        GrepReplace = "grep_replace" { reads: false, pool: true, usage: "{pattern, replacement, [path], [glob], [literal], [ignore_case], [dry_run]}: replace across files; returns the unified diffs; dry_run writes nothing; refused when the old and new text of the changed files pass 32 MiB." },
-        Summarize = "summarize" { reads: true, pool: true, usage: "{text | path}: a unified diff (text) as files, hunks and lines added/removed per file, with totals; a file (path) as its outline." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Outline = "outline" { reads: true, can: [ReadFiles], pool: true, usage: "{path}: the definitions in one file as `line: kind name`, nested by indentation." },
+        Symbols = "symbols" { reads: true, can: [ReadFiles], pool: true, usage: "{query | path, [kind], [offset], [limit]}: definitions whose name contains query (case-insensitive), in path or every root, as path:line: kind name; with only path, every definition in it." },
+        Definition = "definition" { reads: true, can: [ReadFiles], pool: true, usage: "{name, [path]}: definitions named exactly name, as path:line: kind name." },
+        References = "references" { reads: true, can: [ReadFiles], pool: true, usage: "{name, [path], [offset], [limit]}: identifiers spelled name (not in comments or strings), as path:line:column: source line." },
+        GrepReplace = "grep_replace" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{pattern, replacement, [path], [glob], [literal], [ignore_case], [dry_run]}: replace across files; returns the unified diffs; dry_run writes nothing; refused when the old and new text of the changed files pass 32 MiB." },
+        Summarize = "summarize" { reads: true, can: [ReadFiles], pool: true, usage: "{text | path}: a unified diff (text) as files, hunks and lines added/removed per file, with totals; a file (path) as its outline." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 

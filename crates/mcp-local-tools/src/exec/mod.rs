@@ -22,6 +22,11 @@
 //! server on the same state folder kills what is left (see the job table's docs). A
 //! child never reads the server's stdin nor writes its stdout.
 //!
+//! A command's environment is the server's without its credentials:
+//! `HANZO_API_KEY`, `HANZO_MCP_HTTP_BEARER` and the names given to
+//! [`crate::Toolbox::set_secret_env`] are removed (`help` lists them);
+//! the call's own `env` (`{"NAME": "value"}`) is set after that.
+//!
 //! No command blocklist is offered as security: narrowing what an agent may
 //! run is the allowlist's job (`exec:run` entries, `--allowed-tools`).
 
@@ -105,13 +110,13 @@ impl ExecTool {
 actions! {
     /// Which `exec` action to run.
     pub(crate) enum ExecAction {
-        Run = "run" ["exec"] { reads: false, pool: false, usage: "{command, [cwd], [env], [stdin], [timeout_ms], [background]}: run `command` (a string runs under sh -c; an array of strings is an argv, no shell) in cwd (default: the first root) with env added and stdin as its input; waits at most timeout_ms (default 120000, at most 600000), then kills the process group and returns the output so far. Returns the exit code or signal, duration_ms, stdout and stderr (each capped at 30000 bytes, head and tail kept). A non-zero exit is an error result. background: true returns a job id at once." },
-        Output = "output" ["logs"] { reads: true, pool: false, usage: "{id, [offset], [tail]}: a job's output (stdout and stderr as written): since the last read by default, from byte offset, or its last `tail` lines (tail 0: none, an empty page at the end); at most 30000 bytes a read." },
-        Wait = "wait" { reads: true, pool: false, usage: "{id, [timeout_ms]}: wait until the job ends or timeout_ms passes (default 30000); returns its state and the output since the last read." },
-        Write = "write" { reads: false, pool: false, usage: "{id, text, [eof]}: write text to the job's stdin; eof: true closes it afterwards." },
-        Kill = "kill" { reads: false, pool: false, usage: "{id, [signal]}: send signal (TERM by default; KILL, INT, HUP, QUIT, USR1, USR2) to the job's whole process group." },
-        List = "list" ["ps"] { reads: true, pool: false, usage: ": the jobs of this server: id, state, pid, runtime, command." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Run = "run" ["exec"] { reads: false, can: [RunPrograms], pool: false, usage: "{command, [cwd], [env], [stdin], [timeout_ms], [background]}: run `command` (a string runs under sh -c; an array of strings is an argv, no shell) in cwd (default: the first root) with env added and stdin as its input; waits at most timeout_ms (default 120000, at most 600000), then kills the process group and returns the output so far. Returns the exit code or signal, duration_ms, stdout and stderr (each capped at 30000 bytes, head and tail kept). A non-zero exit is an error result. background: true returns a job id at once." },
+        Output = "output" ["logs"] { reads: true, can: [], pool: false, usage: "{id, [offset], [tail]}: a job's output (stdout and stderr as written): since the last read by default, from byte offset, or its last `tail` lines (tail 0: none, an empty page at the end); at most 30000 bytes a read." },
+        Wait = "wait" { reads: true, can: [], pool: false, usage: "{id, [timeout_ms]}: wait until the job ends or timeout_ms passes (default 30000); returns its state and the output since the last read." },
+        Write = "write" { reads: false, can: [RunPrograms], pool: false, usage: "{id, text, [eof]}: write text to the job's stdin; eof: true closes it afterwards." },
+        Kill = "kill" { reads: false, can: [RunPrograms], pool: false, usage: "{id, [signal]}: send signal (TERM by default; KILL, INT, HUP, QUIT, USR1, USR2) to the job's whole process group." },
+        List = "list" ["ps"] { reads: true, can: [], pool: false, usage: ": the jobs of this server: id, state, pid, runtime, command." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 
@@ -217,7 +222,8 @@ impl ActionTool for ExecTool {
         idempotent: false,
         open_world: true,
     };
-    const HELP_NOTES: &'static str = "Commands run in their own process group: a timeout, a cancelled request or the server's exit kills the whole group. stdin is the given text or empty, never the server's. Background job output is kept in a spool file of at most 64 MiB; finished jobs are kept for an hour (at most 32).";
+    const STARTS_CHILDREN: bool = true;
+    const HELP_NOTES: &'static str = "Commands run in their own process group: a timeout, a cancelled request or the server's exit kills the whole group. stdin is the given text or empty, never the server's. A command gets the server's environment without its credentials (the variables named below), then env: {\"NAME\": \"value\"} of the call. Background job output is kept in a spool file of at most 64 MiB; finished jobs are kept for an hour (at most 32).";
 
     fn time_limit(&self) -> Option<Duration> {
         // The tool bounds its own calls (timeout_ms, at most max_timeout);

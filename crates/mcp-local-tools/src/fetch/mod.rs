@@ -132,11 +132,11 @@ impl FetchTool {
 actions! {
     /// Which `fetch` action to run.
     pub(crate) enum FetchAction {
-        Get = "get" ["fetch"] { reads: true, pool: false, usage: "{url, [format], [start_index], [max_length], [headers], [timeout_ms]}: the page as text: HTML as Markdown (format: markdown, the default for HTML) or plain text (text) with the main content extracted; json pretty-prints; raw is the body as it came. At most max_length characters (default 20000, at most 100000) from start_index (default 0); the result names the next start_index." },
-        Head = "head" { reads: true, pool: false, usage: "{url, [headers], [timeout_ms]}: status and headers only." },
-        Request = "request" { reads: false, pool: false, usage: "{url, [method], [headers], [body], [start_index], [max_length], [timeout_ms]}: an HTTP request (method GET, POST, PUT, PATCH or DELETE; default GET) with a text body; returns the status, headers and the body, paged like get." },
-        Download = "download" { reads: false, pool: false, usage: "{url, path, [max_bytes], [overwrite], [timeout_ms]}: save the body to path inside the roots (at most max_bytes, default 104857600); an existing file is kept unless overwrite." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Get = "get" ["fetch"] { reads: true, can: [Network], pool: false, usage: "{url, [format], [start_index], [max_length], [headers], [timeout_ms]}: the page as text: HTML as Markdown (format: markdown, the default for HTML) or plain text (text) with the main content extracted; json pretty-prints; raw is the body as it came. At most max_length characters (default 20000, at most 100000) from start_index (default 0); the result names the next start_index." },
+        Head = "head" { reads: true, can: [Network], pool: false, usage: "{url, [headers], [timeout_ms]}: status and headers only." },
+        Request = "request" { reads: false, can: [Network], pool: false, usage: "{url, [method], [headers], [body], [start_index], [max_length], [timeout_ms]}: an HTTP request (method GET, POST, PUT, PATCH or DELETE; default GET) with a text body; returns the status, headers and the body, paged like get." },
+        Download = "download" { reads: false, can: [WriteFiles, Network], pool: false, usage: "{url, path, [max_bytes], [overwrite], [timeout_ms]}: save the body to path inside the roots (at most max_bytes, default 104857600); an existing file is kept unless overwrite." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 

@@ -48,20 +48,20 @@ impl FsTool {
 actions! {
     /// Which `fs` action to run.
     pub(crate) enum FsAction {
-        Read = "read" { reads: true, pool: true, usage: "{path, [offset], [limit], [line_numbers]}: text lines of a file (offset = lines to skip, limit default 2000); images come back as image content; other binary files are refused." },
-        Write = "write" { reads: false, pool: true, usage: "{path, content}: create or replace a file, creating parent directories." },
-        Edit = "edit" { reads: false, pool: true, usage: "{path, old_text, new_text, [replace_all]}: replace the exact old_text, which must occur once unless replace_all; returns a unified diff. Files and results are limited to 16 MiB." },
-        MultiEdit = "multi_edit" { reads: false, pool: true, usage: "{path, edits: [{old_text, new_text, [replace_all]}]}: edits in order; if any fails, the file is unchanged." },
-        Patch = "patch" { reads: false, pool: true, usage: "{diff, [path]}: apply a unified diff (at most 100000 lines) to one or more files; all files or none. Sections naming the same file apply in order; --- /dev/null creates a file (refused if it exists); +++ /dev/null deletes it (the hunks must empty it)." },
-        List = "list" { reads: true, pool: true, usage: "{[path], [offset], [limit]}: entries of a directory (dir/, name, link -> target)." },
-        Tree = "tree" { reads: true, pool: true, usage: "{[path], [depth], [hidden], [offset], [limit]}: indented tree, honouring .gitignore (depth default 3)." },
-        Find = "find" { reads: true, pool: true, usage: "{pattern, [path], [hidden], [offset], [limit]}: files whose path relative to `path` matches the glob." },
-        Search = "search" ["search_text"] { reads: true, pool: true, usage: "{pattern, [path], [literal], [ignore_case], [context], [glob], [hidden], [offset], [limit]}: matching lines as path:line:text (context lines as path-line-text, groups split by --) in a directory or one file, honouring .gitignore." },
-        Info = "info" ["stat"] { reads: true, pool: true, usage: "{path}: type, size, modified time, permissions." },
-        Mkdir = "mkdir" { reads: false, pool: true, usage: "{path}: create a directory and its parents." },
-        Mv = "mv" { reads: false, pool: true, usage: "{path, to, [overwrite]}: move or rename; refuses to replace unless overwrite." },
-        Rm = "rm" { reads: false, pool: true, usage: "{path, [recursive]}: remove a file, or a directory with recursive." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Read = "read" { reads: true, can: [ReadFiles], pool: true, usage: "{path, [offset], [limit], [line_numbers]}: text lines of a file (offset = lines to skip, limit default 2000); images come back as image content; other binary files are refused." },
+        Write = "write" { reads: false, can: [WriteFiles], pool: true, usage: "{path, content}: create or replace a file, creating parent directories." },
+        Edit = "edit" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{path, old_text, new_text, [replace_all]}: replace the exact old_text, which must occur once unless replace_all; returns a unified diff. Files and results are limited to 16 MiB." },
+        MultiEdit = "multi_edit" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{path, edits: [{old_text, new_text, [replace_all]}]}: edits in order; if any fails, the file is unchanged." },
+        Patch = "patch" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{diff, [path]}: apply a unified diff (at most 100000 lines) to one or more files; all files or none. Sections naming the same file apply in order; --- /dev/null creates a file (refused if it exists); +++ /dev/null deletes it (the hunks must empty it)." },
+        List = "list" { reads: true, can: [ReadFiles], pool: true, usage: "{[path], [offset], [limit]}: entries of a directory (dir/, name, link -> target)." },
+        Tree = "tree" { reads: true, can: [ReadFiles], pool: true, usage: "{[path], [depth], [hidden], [offset], [limit]}: indented tree, honouring .gitignore (depth default 3)." },
+        Find = "find" { reads: true, can: [ReadFiles], pool: true, usage: "{pattern, [path], [hidden], [offset], [limit]}: files whose path relative to `path` matches the glob." },
+        Search = "search" ["search_text"] { reads: true, can: [ReadFiles], pool: true, usage: "{pattern, [path], [literal], [ignore_case], [context], [glob], [hidden], [offset], [limit]}: matching lines as path:line:text (context lines as path-line-text, groups split by --) in a directory or one file, honouring .gitignore." },
+        Info = "info" ["stat"] { reads: true, can: [ReadFiles], pool: true, usage: "{path}: type, size, modified time, permissions." },
+        Mkdir = "mkdir" { reads: false, can: [WriteFiles], pool: true, usage: "{path}: create a directory and its parents." },
+        Mv = "mv" { reads: false, can: [WriteFiles], pool: true, usage: "{path, to, [overwrite]}: move or rename; refuses to replace unless overwrite." },
+        Rm = "rm" { reads: false, can: [WriteFiles], pool: true, usage: "{path, [recursive]}: remove a file, or a directory with recursive." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 

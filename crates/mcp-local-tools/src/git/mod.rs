@@ -52,9 +52,22 @@
 //! are the user's. `fetch`, `pull` and `push` run with the repository's
 //! transport configuration (`core.sshCommand`, credential helpers), bounded
 //! by the timeout; a submodule's own config is not inspected.
+//!
+//! # When no program may run
+//!
+//! With [`crate::ToolContext::run_programs`] `false` (the server sets it
+//! when no action that runs programs is reachable in the session), every
+//! action runs git alone, whatever config any scope holds: the system and
+//! global files are not read (the identity and ordinary settings are
+//! passed on), every key naming a program is overridden on the command
+//! scope, no hook runs, only the `file`, `git`, `http` and `https`
+//! transports are allowed, submodules are not recursed into, and a
+//! repository whose config includes a file inside the roots is refused.
+//! The details are in `src/git/lock.rs`.
 
 mod diff;
 mod history;
+mod lock;
 mod refs;
 mod run;
 mod status;
@@ -90,28 +103,28 @@ impl GitTool {
 actions! {
     /// Which `git` action to run.
     pub(crate) enum GitAction {
-        Status = "status" { reads: true, pool: false, usage: "{[path]}: branch, upstream, ahead/behind, staged, unstaged, unmerged and untracked files (from porcelain v2; also as structuredContent)." },
-        Diff = "diff" { reads: true, pool: false, usage: "{[staged], [ref], [to], [paths], [context_lines], [stat]}: unstaged changes, or staged ones, or from ref (to the work tree, or to `to`); a numstat header, then the patch capped per file and in total; stat gives the diffstat only." },
-        Log = "log" { reads: true, pool: false, usage: "{[ref], [limit], [since], [until], [author], [grep], [paths]}: commits as `hash date author: subject (refs)`, newest first (limit, also called count: default 20, at most 1000)." },
-        Show = "show" { reads: true, pool: false, usage: "{[ref], [paths], [stat]}: a commit (default HEAD) with its patch, or a tag, tree or blob (`HEAD:file`)." },
-        Blame = "blame" { reads: true, pool: false, usage: "{path, [ref], [start_line], [end_line]}: who last changed each line of the file." },
-        Branch = "branch" { reads: false, pool: false, usage: "{[subcommand], [name], [start], [force], [all]}: list (default; all adds remote branches), create name (at start, default HEAD), delete name (force deletes an unmerged branch)." },
-        Switch = "switch" ["checkout"] { reads: false, pool: false, usage: "{name, [create], [start], [detach]}: switch to a branch; create makes it first (at start); detach checks out a revision without a branch." },
-        Add = "add" { reads: false, pool: false, usage: "{paths | all}: stage those paths, or every change (all)." },
-        Commit = "commit" { reads: false, pool: false, usage: "{message, [paths], [all]}: commit what is staged, or only paths, or every tracked change (all); runs the repository's hooks." },
-        Reset = "reset" { reads: false, pool: false, usage: "{[ref], [mode], [paths], [confirm]}: move HEAD to ref (default HEAD); mode soft or mixed (default); hard only with confirm: true; with paths, unstage them." },
-        Stash = "stash" { reads: false, pool: false, usage: "{[subcommand], [message], [paths], [index]}: push (default; message, paths), list, pop or drop (index, default 0)." },
-        Tag = "tag" { reads: false, pool: false, usage: "{[subcommand], [name], [start], [message]}: list (default without name) or create name (at start, default HEAD; annotated when message is given)." },
-        Remote = "remote" { reads: true, pool: false, usage: "{[path]}: the configured remotes with their URLs." },
-        Fetch = "fetch" { reads: false, pool: false, usage: "{[remote], [timeout_ms]}: fetch from a configured remote (default: git's choice)." },
-        Pull = "pull" { reads: false, pool: false, usage: "{[remote], [name], [timeout_ms]}: fetch and integrate (the repository's pull settings; no editor)." },
-        Push = "push" { reads: false, pool: false, usage: "{[remote], [name], [set_upstream], [force], [timeout_ms]}: push a branch; force is --force-with-lease, never a plain force." },
-        Worktree = "worktree" { reads: true, pool: false, usage: "{[path]}: the repository's worktrees." },
-        RevParse = "rev_parse" { reads: true, pool: false, usage: "{[ref]}: the full object name of ref (default HEAD)." },
-        Apply = "apply" { reads: false, pool: false, usage: "{patch, [check], [staged]}: apply a unified diff to the work tree (staged: to the index too); check only tells whether it applies." },
-        Clean = "clean" { reads: false, pool: false, usage: "{[paths], [confirm]}: untracked files and folders; lists what would go unless confirm: true removes them." },
-        Init = "init" { reads: false, pool: false, usage: "{[path], [name]}: create a repository (name: the initial branch)." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Status = "status" { reads: true, can: [ReadFiles], pool: false, usage: "{[path]}: branch, upstream, ahead/behind, staged, unstaged, unmerged and untracked files (from porcelain v2; also as structuredContent)." },
+        Diff = "diff" { reads: true, can: [ReadFiles], pool: false, usage: "{[staged], [ref], [to], [paths], [context_lines], [stat]}: unstaged changes, or staged ones, or from ref (to the work tree, or to `to`); a numstat header, then the patch capped per file and in total; stat gives the diffstat only." },
+        Log = "log" { reads: true, can: [ReadFiles], pool: false, usage: "{[ref], [limit], [since], [until], [author], [grep], [paths]}: commits as `hash date author: subject (refs)`, newest first (limit, also called count: default 20, at most 1000)." },
+        Show = "show" { reads: true, can: [ReadFiles], pool: false, usage: "{[ref], [paths], [stat]}: a commit (default HEAD) with its patch, or a tag, tree or blob (`HEAD:file`)." },
+        Blame = "blame" { reads: true, can: [ReadFiles], pool: false, usage: "{path, [ref], [start_line], [end_line]}: who last changed each line of the file." },
+        Branch = "branch" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[subcommand], [name], [start], [force], [all]}: list (default; all adds remote branches), create name (at start, default HEAD), delete name (force deletes an unmerged branch)." },
+        Switch = "switch" ["checkout"] { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{name, [create], [start], [detach]}: switch to a branch; create makes it first (at start); detach checks out a revision without a branch." },
+        Add = "add" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{paths | all}: stage those paths, or every change (all)." },
+        Commit = "commit" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{message, [paths], [all]}: commit what is staged, or only paths, or every tracked change (all); runs the repository's hooks when programs may run." },
+        Reset = "reset" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[ref], [mode], [paths], [confirm]}: move HEAD to ref (default HEAD); mode soft or mixed (default); hard only with confirm: true; with paths, unstage them." },
+        Stash = "stash" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[subcommand], [message], [paths], [index]}: push (default; message, paths), list, pop or drop (index, default 0)." },
+        Tag = "tag" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[subcommand], [name], [start], [message]}: list (default without name) or create name (at start, default HEAD; annotated when message is given)." },
+        Remote = "remote" { reads: true, can: [ReadFiles], pool: false, usage: "{[path]}: the configured remotes with their URLs." },
+        Fetch = "fetch" { reads: false, can: [WriteFiles, Network], pool: false, usage: "{[remote], [timeout_ms]}: fetch from a configured remote (default: git's choice)." },
+        Pull = "pull" { reads: false, can: [ReadFiles, WriteFiles, Network], pool: false, usage: "{[remote], [name], [timeout_ms]}: fetch and integrate (the repository's pull settings; no editor)." },
+        Push = "push" { reads: false, can: [ReadFiles, WriteFiles, Network], pool: false, usage: "{[remote], [name], [set_upstream], [force], [timeout_ms]}: push a branch; force is --force-with-lease, never a plain force." },
+        Worktree = "worktree" { reads: true, can: [ReadFiles], pool: false, usage: "{[path]}: the repository's worktrees." },
+        RevParse = "rev_parse" { reads: true, can: [ReadFiles], pool: false, usage: "{[ref]}: the full object name of ref (default HEAD)." },
+        Apply = "apply" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{patch, [check], [staged]}: apply a unified diff to the work tree (staged: to the index too); check only tells whether it applies." },
+        Clean = "clean" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[paths], [confirm]}: untracked files and folders; lists what would go unless confirm: true removes them." },
+        Init = "init" { reads: false, can: [WriteFiles], pool: false, usage: "{[path], [name]}: create a repository (name: the initial branch)." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 
@@ -215,6 +228,7 @@ const DESCRIPTION: &str = "Git on a repository inside the roots (the machine's g
 const HELP_NOTES: &str = "path is the repository's folder (or any path in its work tree; default the first root); it, its work tree, its git directories and object stores must be inside the roots.
 A ref, branch, tag or remote beginning with '-' is refused; remotes must be configured ones; paths go after '--' and are literal.
 Reading actions run no program the repository's config names (fsmonitor, pager, external diff, textconv, filters, gpg); writing actions keep its hooks.
+When this session may run no program (no run-programs action is reachable), every action runs git alone: the system and global config are not read (your identity and ordinary settings are passed on), every config key naming a program is overridden, no hook runs, only file, git, http and https remotes work, and a repository config including a file inside the roots is refused.
 Each git command is bounded by timeout_ms (default 120000, at most 600000) and its output by 30000 bytes (head and tail kept); a failing command is an error with git's stderr and exit status.";
 
 action_args!(GitArgs => GitAction);
@@ -231,6 +245,7 @@ impl ActionTool for GitTool {
         idempotent: false,
         open_world: true,
     };
+    const STARTS_CHILDREN: bool = true;
     const HELP_NOTES: &'static str = HELP_NOTES;
 
     fn time_limit(&self) -> Option<Duration> {
@@ -252,7 +267,8 @@ async fn dispatch(args: &GitArgs, ctx: &ToolContext) -> ToolResult {
         return worktree::init(args, ctx, timeout).await;
     }
     let mut repo = Repo::open(ctx, args.path.as_deref(), timeout).await?;
-    if args.action.spec().reads_only {
+    // A locked repository (no program may run) has every filter off already.
+    if args.action.spec().reads_only && ctx.run_programs {
         repo.without_repository_filters().await?;
     }
     match args.action {

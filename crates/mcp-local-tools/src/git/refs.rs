@@ -163,6 +163,7 @@ async fn remote_and_branch(
     args: &GitArgs,
     repo: &Repo<'_>,
 ) -> Result<Vec<String>, String> {
+    repo.no_helper_remote(args.remote.as_deref())?;
     let mut tail = Vec::new();
     if let Some(remote) = &args.remote {
         repo.remote(remote).await?;

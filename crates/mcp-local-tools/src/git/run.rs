@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use mcp_proto::CallToolResult;
 
+use super::lock::{self, Locked};
 use crate::context::ToolContext;
 use crate::process::{End, Outcome, Spec};
 use crate::util::ToolResult;
@@ -17,6 +18,8 @@ use crate::util::ToolResult;
 pub(crate) const OUTPUT_CAP: usize = 30_000;
 /// What the marker in a cut output suggests.
 const SEE_ALL: &str = "narrow it with paths, limit or a revision range";
+/// The most bytes of config listing read when the config is locked.
+const LISTING_CAP: usize = 1024 * 1024;
 /// The most object stores (the repository's and its alternates) checked.
 const MAX_ALTERNATES: usize = 16;
 
@@ -45,6 +48,10 @@ pub(crate) struct Repo<'a> {
     /// Config given to reading runs through `GIT_CONFIG_COUNT` (keys and
     /// values apart, so no name can smuggle an `=`).
     read_config: Vec<(String, String)>,
+    /// When the call may start no program: the config every run gets
+    /// (see the `lock` module); `None` while programs are allowed, and
+    /// during the listing that builds it.
+    locked: Option<Locked>,
 }
 
 impl<'a> Repo<'a> {
@@ -77,6 +84,7 @@ impl<'a> Repo<'a> {
             ceiling: resolved.root.parent().map(Path::to_path_buf),
             timeout,
             read_config: Vec::new(),
+            locked: None,
         };
         let top = repo
             .run(Access::Read, &["rev-parse", "--show-toplevel"], None)
@@ -103,8 +111,61 @@ impl<'a> Repo<'a> {
                 top.to_string_lossy()
             ));
         }
-        repo.check_git_dirs(input).await?;
+        let mut repo = repo;
+        let git_dirs = repo.check_git_dirs(input).await?;
+        if !ctx.run_programs {
+            repo.lock(&git_dirs).await?;
+        }
         Ok(repo)
+    }
+
+    /// Lists the config of every scope (includes followed) and keeps what
+    /// every later run of this call gets, so that git can start no program
+    /// (see the `lock` module). The listing itself starts none: `git
+    /// config` runs no filter, hook or helper.
+    pub(crate) async fn lock(&mut self, git_dirs: &[PathBuf]) -> Result<(), String> {
+        self.locked = None;
+        let outcome = self
+            .run_capped(
+                Access::Read,
+                &[
+                    "config",
+                    "--list",
+                    "--show-scope",
+                    "--show-origin",
+                    "--includes",
+                    "-z",
+                ],
+                None,
+                LISTING_CAP,
+            )
+            .await?;
+        self.result("config", &outcome)?;
+        if outcome.stdout.dropped() > 0 {
+            return Err("git: the configuration is too large to check".to_owned());
+        }
+        let entries = lock::parse(&outcome.stdout.text(""));
+        self.locked = Some(lock::lock(&entries, &self.cwd, &self.ctx.roots, git_dirs)?);
+        Ok(())
+    }
+
+    /// Refuses `remote` (or, for `None`, any remote) when it names a
+    /// remote helper program (`remote.<name>.vcs`) while no program may
+    /// run.
+    pub(crate) fn no_helper_remote(&self, remote: Option<&str>) -> Result<(), String> {
+        let Some(locked) = &self.locked else {
+            return Ok(());
+        };
+        match locked
+            .helper_remotes
+            .iter()
+            .find(|r| remote.is_none_or(|name| name == r.as_str()))
+        {
+            Some(r) => Err(format!(
+                "git: remote '{r}' uses a remote helper program (remote.{r}.vcs); refused while no program may run"
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Refuses a repository whose git directory, common directory (a
@@ -112,8 +173,9 @@ impl<'a> Repo<'a> {
     /// roots: a `.git` file (`gitdir: ...`) or a `.git` symlink can name
     /// any folder. A worktree's git directory in its main repository's
     /// `.git/worktrees/` passes when that repository is inside the roots.
-    /// Then checks the alternate object stores.
-    async fn check_git_dirs(&self, input: &str) -> Result<(), String> {
+    /// Then checks the alternate object stores. Returns the git directory
+    /// and the common directory, resolved.
+    async fn check_git_dirs(&self, input: &str) -> Result<Vec<PathBuf>, String> {
         let outcome = self
             .run(
                 Access::Read,
@@ -136,14 +198,17 @@ impl<'a> Repo<'a> {
                 "git: unexpected answer locating the git directory of {input}: {listing}"
             ));
         };
+        let mut resolved = Vec::new();
         for (what, dir) in [
             ("git directory", git_dir),
             ("common git directory", common_dir),
             ("object store", objects),
         ] {
-            self.inside_roots(input, what, Path::new(dir))?;
+            resolved.push(self.inside_roots(input, what, Path::new(dir))?);
         }
-        self.check_alternates(input, Path::new(objects))
+        self.check_alternates(input, Path::new(objects))?;
+        resolved.truncate(2);
+        Ok(resolved)
     }
 
     /// `path` canonicalised, when it lies inside the roots; an error
@@ -293,6 +358,7 @@ impl<'a> Repo<'a> {
             ceiling: resolved.root.parent().map(Path::to_path_buf),
             timeout,
             read_config: Vec::new(),
+            locked: None,
         };
         Ok((repo, resolved.path))
     }
@@ -322,6 +388,7 @@ impl<'a> Repo<'a> {
 
     /// The argv and environment of one run.
     fn spec(&self, access: Access, args: &[&str], stdin: Option<String>) -> Spec {
+        let editor = if self.locked.is_some() { ":" } else { "true" };
         let mut argv: Vec<String> = [
             "git",
             "--no-pager",
@@ -345,8 +412,9 @@ impl<'a> Repo<'a> {
             ("GIT_PAGER".to_owned(), "cat".to_owned()),
             ("PAGER".to_owned(), "cat".to_owned()),
             ("GIT_TERMINAL_PROMPT".to_owned(), "0".to_owned()),
-            ("GIT_EDITOR".to_owned(), "true".to_owned()),
-            ("GIT_SEQUENCE_EDITOR".to_owned(), "true".to_owned()),
+            // `:` is an editor git never starts; `true` would be a program.
+            ("GIT_EDITOR".to_owned(), editor.to_owned()),
+            ("GIT_SEQUENCE_EDITOR".to_owned(), editor.to_owned()),
             // Messages in English, the same on every machine.
             ("LC_ALL".to_owned(), "C".to_owned()),
         ];
@@ -366,15 +434,21 @@ impl<'a> Repo<'a> {
                 .map(str::to_owned),
             );
             env.push(("GIT_OPTIONAL_LOCKS".to_owned(), "0".to_owned()));
-            if !self.read_config.is_empty() {
-                env.push((
-                    "GIT_CONFIG_COUNT".to_owned(),
-                    self.read_config.len().to_string(),
-                ));
-                for (i, (key, value)) in self.read_config.iter().enumerate() {
-                    env.push((format!("GIT_CONFIG_KEY_{i}"), key.clone()));
-                    env.push((format!("GIT_CONFIG_VALUE_{i}"), value.clone()));
-                }
+        }
+        let mut config: Vec<&(String, String)> = Vec::new();
+        if let Some(locked) = &self.locked {
+            env.push(("GIT_CONFIG_NOSYSTEM".to_owned(), "1".to_owned()));
+            env.push(("GIT_CONFIG_GLOBAL".to_owned(), "/dev/null".to_owned()));
+            config.extend(&locked.config);
+        }
+        if access == Access::Read {
+            config.extend(&self.read_config);
+        }
+        if !config.is_empty() {
+            env.push(("GIT_CONFIG_COUNT".to_owned(), config.len().to_string()));
+            for (i, (key, value)) in config.into_iter().enumerate() {
+                env.push((format!("GIT_CONFIG_KEY_{i}"), key.clone()));
+                env.push((format!("GIT_CONFIG_VALUE_{i}"), value.clone()));
             }
         }
         if let Some(ceiling) = &self.ceiling {
@@ -384,6 +458,21 @@ impl<'a> Repo<'a> {
             ));
         }
         argv.extend(args.iter().map(|a| (*a).to_owned()));
+        let mut env_remove: Vec<String> = Vec::new();
+        if !self.ctx.run_programs {
+            // Programs the server's environment names, and config it adds.
+            env_remove.extend(
+                [
+                    "GIT_SSH",
+                    "GIT_SSH_COMMAND",
+                    "GIT_PROXY_COMMAND",
+                    "GIT_CONFIG_PARAMETERS",
+                    "GIT_CONFIG_COUNT",
+                    "GIT_CONFIG",
+                ]
+                .map(str::to_owned),
+            );
+        }
         Spec {
             argv,
             cwd: self.cwd.clone(),
@@ -401,7 +490,9 @@ impl<'a> Repo<'a> {
                 "GIT_EXTERNAL_DIFF",
             ]
             .map(str::to_owned)
-            .to_vec(),
+            .into_iter()
+            .chain(env_remove)
+            .collect(),
             stdin,
         }
     }

@@ -194,7 +194,10 @@ pub(crate) async fn clean(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
 }
 
 pub(crate) async fn init(args: &GitArgs, ctx: &ToolContext, timeout: Duration) -> ToolResult {
-    let (repo, target) = Repo::for_init(ctx, args.path.as_deref(), timeout)?;
+    let (mut repo, target) = Repo::for_init(ctx, args.path.as_deref(), timeout)?;
+    if !ctx.run_programs {
+        repo.lock(&[]).await?;
+    }
     if std::fs::symlink_metadata(target.join(".git")).is_ok() {
         // git init there reinitialises the repository its `.git` names,
         // which a `.git` file or symlink may place anywhere: it must pass

@@ -434,7 +434,10 @@ fn import(store: &Store, scope: &str, path: &str, ctx: &ToolContext) -> ToolResu
 fn export(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolContext) -> ToolResult {
     let path = need(&args.path, "export", "path")?;
     let resolved = ctx.roots.resolve(path).map_err(|e| e.to_string())?;
-    if resolved.exists && args.overwrite != Some(true) {
+    let overwrite = args.overwrite == Some(true);
+    // Checked here for a clear message before the graph is read; the
+    // write below refuses an existing file again, atomically.
+    if resolved.exists && !overwrite {
         return Err(format!(
             "export: '{path}' exists; pass overwrite: true to replace it"
         ));
@@ -450,7 +453,13 @@ fn export(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolContext) -> T
         text.push_str(&serde_json::to_string(&line).map_err(|e| e.to_string())?);
         text.push('\n');
     }
-    crate::files::write_atomic(&resolved, text.as_bytes()).map_err(|e| e.to_string())?;
+    crate::files::write_file(&resolved, text.as_bytes(), overwrite).map_err(|e| {
+        if e.kind == crate::error::PathErrorKind::AlreadyExists {
+            format!("export: '{path}' exists; pass overwrite: true to replace it")
+        } else {
+            e.to_string()
+        }
+    })?;
     Ok(CallToolResult::text(format!(
         "exported {} entities and {} relations to {}\n",
         graph.entities.len(),

@@ -4,9 +4,13 @@
 //! (`"fs"` for a whole tool, `"fs:read"` for one action). Built in:
 //!
 //! - `full`: everything the server is configured with;
-//! - `review`: only the actions that read (from each tool's action table:
-//!   no `fs` write, edit or remove, no `exec`, no `git` writes, no state
-//!   changes), plus `mode` itself.
+//! - `review`: the actions that only read, from the capability table
+//!   ([`crate::Capability`]): an action is in when its table row says it
+//!   changes nothing and it has none of the capabilities write files, run
+//!   programs or state. So: no `fs` write, edit or remove, no `exec run`,
+//!   `write` or `kill` (reading a job's output stays), no `git` writes, no
+//!   HTTP request other than `get` and `head`, no state changes; reading
+//!   files and fetching pages stay. Plus `mode` itself.
 //!
 //! More come from a JSON file (`{"<name>": ["fs:read", "code"]}` or
 //! `{"<name>": {"description": "...", "allowed": [...]}}`), named by
@@ -70,13 +74,13 @@ pub struct Modes {
 
 impl Modes {
     /// The built-in presets `full` and `review`, `review` made of the
-    /// reading actions in `tools` (name and `(action, reads_only)` pairs, as
-    /// [`crate::LocalTool::actions`] gives them); `exec` is left out of
-    /// `review` whatever its actions.
+    /// actions in `tools` that only read (name and `(action, only_reads)`
+    /// pairs, as [`crate::LocalTool::actions`] gives them from the
+    /// capability table).
     pub fn builtin(tools: &[(&str, Vec<(&'static str, bool)>)]) -> Modes {
         let mut review = vec!["mode".to_owned()];
         for (tool, actions) in tools {
-            if *tool == "exec" || *tool == "mode" {
+            if *tool == "mode" {
                 continue;
             }
             review.extend(

@@ -33,11 +33,11 @@ impl ModeTool {
 actions! {
     /// Which `mode` action to run.
     pub(crate) enum ModeAction {
-        List = "list" { reads: true, pool: false, usage: ": the modes, what each allows, and which is this connection's." },
-        Current = "current" { reads: true, pool: false, usage: ": this connection's mode." },
-        Set = "set" ["activate"] { reads: false, pool: false, usage: "{name}: switch this connection to mode name; the tool list narrows (never past the server's own allowlist) and the client is told it changed." },
-        Reset = "reset" { reads: false, pool: false, usage: ": back to full." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        List = "list" { reads: true, can: [], pool: false, usage: ": the modes, what each allows, and which is this connection's." },
+        Current = "current" { reads: true, can: [], pool: false, usage: ": this connection's mode." },
+        Set = "set" ["activate"] { reads: false, can: [State], pool: false, usage: "{name}: switch this connection to mode name; the tool list narrows (never past the server's own allowlist) and the client is told it changed." },
+        Reset = "reset" { reads: false, can: [State], pool: false, usage: ": back to full." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 

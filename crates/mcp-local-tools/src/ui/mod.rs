@@ -159,15 +159,15 @@ impl UiTool {
 actions! {
     /// Which `ui` action to run.
     pub(crate) enum UiAction {
-        Registries = "registries" { reads: true, pool: false, usage: ": the configured registries (the first is the default)." },
-        List = "list" ["list_components"] { reads: true, pool: false, usage: "{[registry], [type], [offset], [limit]}: the registry's items: name, type, description (type: ui, block, hook, lib, ... or registry:ui; limit default 100)." },
-        Search = "search" { reads: true, pool: false, usage: "{query, [registry], [type], [limit]}: items whose name, title or description contains query (any case), in one registry or all." },
-        View = "view" ["get_component"] { reads: true, pool: false, usage: "{name, [registry]}: the whole item as the registry sends it, files included (cut at 256 KiB)." },
-        Install = "install" { reads: false, pool: false, usage: "{name | names, [registry], [path], [overwrite]}: write the items' files and those of their registryDependencies into the workspace (under path, default the first root); refuses existing files unless overwrite and targets outside the workspace; reports the npm dependencies to add. Runs no command." },
-        AddCommand = "add_command" { reads: true, pool: false, usage: "{name | names, [registry]}: the CLI line that adds the items (npx shadcn@latest add ..., or the framework's port), for you to run." },
-        SetFramework = "set_framework" { reads: false, pool: false, usage: "{framework}: remember the workspace's framework (react, vue, svelte, solid, react-native)." },
-        GetFramework = "get_framework" { reads: true, pool: false, usage: ": the workspace's framework (react unless set)." },
-        Help = "help" { reads: true, pool: false, usage: ": this text." },
+        Registries = "registries" { reads: true, can: [], pool: false, usage: ": the configured registries (the first is the default)." },
+        List = "list" ["list_components"] { reads: true, can: [Network], pool: false, usage: "{[registry], [type], [offset], [limit]}: the registry's items: name, type, description (type: ui, block, hook, lib, ... or registry:ui; limit default 100)." },
+        Search = "search" { reads: true, can: [Network], pool: false, usage: "{query, [registry], [type], [limit]}: items whose name, title or description contains query (any case), in one registry or all." },
+        View = "view" ["get_component"] { reads: true, can: [Network], pool: false, usage: "{name, [registry]}: the whole item as the registry sends it, files included (cut at 256 KiB)." },
+        Install = "install" { reads: false, can: [WriteFiles, Network], pool: false, usage: "{name | names, [registry], [path], [overwrite]}: write the items' files and those of their registryDependencies into the workspace (under path, default the first root); refuses existing files unless overwrite and targets outside the workspace; reports the npm dependencies to add. Runs no command." },
+        AddCommand = "add_command" { reads: true, can: [], pool: false, usage: "{name | names, [registry]}: the CLI line that adds the items (npx shadcn@latest add ..., or the framework's port), for you to run." },
+        SetFramework = "set_framework" { reads: false, can: [State], pool: false, usage: "{framework}: remember the workspace's framework (react, vue, svelte, solid, react-native)." },
+        GetFramework = "get_framework" { reads: true, can: [], pool: false, usage: ": the workspace's framework (react unless set)." },
+        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
     }
 }
 

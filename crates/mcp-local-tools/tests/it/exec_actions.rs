@@ -484,16 +484,23 @@ async fn help_lists_aliases_and_reading_actions() {
         text.starts_with("exec actions (fields in brackets are optional):\nrun {command,"),
         "{text}"
     );
-    assert!(text.contains("(also called: exec)\n"), "{text}");
-    assert!(text.contains("(also called: logs)\n"), "{text}");
+    assert!(
+        text.contains("(also called: exec) [can: run programs]\n"),
+        "{text}"
+    );
+    assert!(text.contains("(also called: logs) [can: none]\n"), "{text}");
     assert!(
         text.contains(
-            "list: the jobs of this server: id, state, pid, runtime, command. (also called: ps)\n"
+            "list: the jobs of this server: id, state, pid, runtime, command. (also called: ps) [can: none]\n"
         ),
         "{text}"
     );
     assert!(
-        text.ends_with("Actions that only read: output, wait, list.\n"),
+        text.ends_with(
+            "A grant of the whole tool (exec) gives: run programs.\n\
+             Actions that only read: output, wait, list.\n\
+             Removed from every child process's environment: HANZO_API_KEY, HANZO_MCP_HTTP_BEARER.\n"
+        ),
         "{text}"
     );
 }

@@ -658,11 +658,14 @@ async fn hanzo_aliases_answer_like_our_actions() {
     let (_, help) = fs(&s.roots, json!({"action": "help"})).await;
     assert!(
         help.contains(
-            "\ninfo {path}: type, size, modified time, permissions. (also called: stat)\n"
+            "\ninfo {path}: type, size, modified time, permissions. (also called: stat) [can: read files]\n"
         ),
         "{help}"
     );
-    assert!(help.contains("(also called: search_text)\n"), "{help}");
+    assert!(
+        help.contains("(also called: search_text) [can: read files]\n"),
+        "{help}"
+    );
     assert!(
         help.ends_with("Actions that only read: read, list, tree, find, search, info.\n"),
         "{help}"

@@ -827,10 +827,16 @@ async fn help_lists_actions_aliases_and_readers() {
     assert!(!err);
     assert!(text.starts_with("git actions (fields in brackets are optional):\nstatus {[path]}: "));
     assert!(text.contains("\nswitch {name, [create], [start], [detach]}: "));
-    assert!(text.contains(" (also called: checkout)\n"));
-    assert!(text.ends_with(
-        "Actions that only read: status, diff, log, show, blame, remote, worktree, rev_parse.\n"
-    ));
+    assert!(text.contains(" (also called: checkout) [can: read files, write files]\n"));
+    assert!(text.contains("\ncommit {message, [paths], [all]}: commit what is staged, or only paths, or every tracked change (all); runs the repository's hooks when programs may run. [can: read files, write files]\n"), "{text}");
+    assert!(
+        text.ends_with(
+            "A grant of the whole tool (git) gives: read files, write files, network.\n\
+         Actions that only read: status, diff, log, show, blame, remote, worktree, rev_parse.\n\
+         Removed from every child process's environment: HANZO_API_KEY, HANZO_MCP_HTTP_BEARER.\n"
+        ),
+        "{text}"
+    );
 }
 
 #[tokio::test]

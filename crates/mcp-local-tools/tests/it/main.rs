@@ -6,6 +6,8 @@ mod common;
 #[cfg(any(feature = "fetch", feature = "ui"))]
 mod http_fixture;
 
+mod capabilities;
+mod child_processes;
 mod code_actions;
 mod context;
 mod definitions;

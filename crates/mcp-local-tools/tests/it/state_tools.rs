@@ -543,7 +543,7 @@ async fn mode_presets_per_connection() {
         "git:commit",
         "git:push",
         "exec:run",
-        "exec:list",
+        "exec:kill",
         "code:grep_replace",
         "memory:store",
         "tasks:add",
@@ -740,4 +740,50 @@ async fn an_oversized_structured_copy_is_left_out() {
         ),
         "{help}"
     );
+}
+
+/// `export` writes a file like `fs write` does: never over an existing
+/// file unless `overwrite: true`, never inside `.git` (any spelling),
+/// never outside the roots.
+#[tokio::test]
+async fn export_keeps_files_git_internals_and_the_outside_safe() {
+    let st = State::new();
+    let (is_error, text, _) = st
+        .memory(json!({"action": "create_entities", "entities": [{"name": "a", "entityType": "t", "observations": ["x"]}]}))
+        .await;
+    assert!(!is_error, "{text}");
+    st.s.write(".envrc", "export KEEP=1\n");
+    let (is_error, text, _) = st
+        .memory(json!({"action": "export", "path": ".envrc"}))
+        .await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "export: '.envrc' exists; pass overwrite: true to replace it"
+    );
+    assert_eq!(st.s.read(".envrc"), "export KEEP=1\n");
+    let (is_error, text, _) = st
+        .memory(json!({"action": "export", "path": ".envrc", "overwrite": true}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        st.s.read(".envrc"),
+        "{\"type\":\"entity\",\"name\":\"a\",\"entityType\":\"t\",\"observations\":[\"x\"]}\n"
+    );
+    std::fs::create_dir_all(st.s.root.join(".git/hooks")).unwrap();
+    for path in [".git/hooks/pre-commit", ".GIT/config", "sub/.git/x"] {
+        let (is_error, text, _) = st
+            .memory(json!({"action": "export", "path": path, "overwrite": true}))
+            .await;
+        assert!(is_error, "{path}: {text}");
+        assert!(text.contains(".git"), "{path}: {text}");
+    }
+    assert!(!st.s.root.join(".git/hooks/pre-commit").exists());
+    assert!(!st.s.root.join("sub").exists());
+    let (is_error, text, _) = st
+        .memory(json!({"action": "export", "path": "../outside/new.jsonl"}))
+        .await;
+    assert!(is_error);
+    assert!(text.contains("outside the roots"), "{text}");
+    assert!(!st.s.base.join("outside/new.jsonl").exists());
 }

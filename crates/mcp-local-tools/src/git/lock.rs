@@ -1,0 +1,305 @@
+//! The configuration `git` runs with when the call may start no other
+//! program ([`crate::ToolContext::run_programs`] is `false`).
+//!
+//! git reads config from the system file, the user's global file (or the
+//! XDG one), files those include, the repository and its worktree; many
+//! keys there name a program git starts (a filter, a diff or merge driver,
+//! a hook, an editor, a credential helper, an ssh command ...). With
+//! programs forbidden:
+//!
+//! - the system and global files are not read at all
+//!   (`GIT_CONFIG_NOSYSTEM=1`, `GIT_CONFIG_GLOBAL=/dev/null`); the user's
+//!   identity and a short list of ordinary settings ([`PASSED_ON`]) are
+//!   read from them beforehand and given back on the command scope, unless
+//!   the repository sets them itself;
+//! - every key of any scope that names a program ([`neutral_value`]) is
+//!   overridden on the command scope (`GIT_CONFIG_COUNT`, which wins over
+//!   every file);
+//! - hooks never run (`core.hooksPath=/dev/null`), signing is off, the
+//!   editor is `:` (which git never starts), submodules are not recursed
+//!   into (their own config is not inspected), and only the `file`, `git`,
+//!   `http` and `https` transports are allowed (ssh starts `ssh`, and a
+//!   remote helper is a program);
+//! - a repository whose config includes a file that lies inside the roots
+//!   (outside its git directory) is refused: the agent could change that
+//!   file between the listing and the run.
+
+use std::path::{Path, PathBuf};
+
+use crate::roots::Roots;
+
+/// Keys read from the system and global files and passed on (lower case,
+/// as `git config --list` prints them): who the user is and settings that
+/// change no program.
+const PASSED_ON: &[&str] = &[
+    "user.name",
+    "user.email",
+    "author.name",
+    "author.email",
+    "committer.name",
+    "committer.email",
+    "init.defaultbranch",
+    "core.autocrlf",
+    "core.eol",
+    "core.safecrlf",
+    "core.quotepath",
+    "core.excludesfile",
+    "core.abbrev",
+    "core.precomposeunicode",
+    "diff.renames",
+    "diff.algorithm",
+    "merge.conflictstyle",
+    "pull.rebase",
+    "pull.ff",
+    "push.default",
+    "push.autosetupremote",
+    "fetch.prune",
+    "branch.autosetupmerge",
+    "branch.autosetuprebase",
+    "safe.directory",
+    "http.proxy",
+    "http.sslcainfo",
+    "http.sslcapath",
+    "http.sslverify",
+];
+
+/// Keys every locked run gets, whatever the config says.
+const FIXED: &[(&str, &str)] = &[
+    ("core.hooksPath", "/dev/null"),
+    ("core.fsmonitor", "false"),
+    ("core.editor", ":"),
+    ("sequence.editor", ":"),
+    ("core.pager", "cat"),
+    ("core.askPass", ""),
+    ("core.sshCommand", ""),
+    ("core.gitProxy", ""),
+    ("credential.helper", ""),
+    ("commit.gpgSign", "false"),
+    ("tag.gpgSign", "false"),
+    ("tag.forceSignAnnotated", "false"),
+    ("push.gpgSign", "false"),
+    ("merge.verifySignatures", "false"),
+    ("log.showSignature", "false"),
+    ("submodule.recurse", "false"),
+    ("fetch.recurseSubmodules", "false"),
+    ("push.recurseSubmodules", "no"),
+    ("diff.ignoreSubmodules", "all"),
+    ("status.submoduleSummary", "false"),
+    ("protocol.allow", "never"),
+    ("protocol.ssh.allow", "never"),
+    ("protocol.ext.allow", "never"),
+];
+
+/// The transports allowed (each runs inside git, or runs git itself),
+/// unless the repository is stricter.
+const TRANSPORTS: [&str; 4] = ["file", "git", "http", "https"];
+
+/// One entry of `git config --list --show-scope --show-origin -z`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// `system`, `global`, `local`, `worktree`, `command`.
+    pub(crate) scope: String,
+    /// The file it came from (`file:` stripped), when it came from one.
+    pub(crate) file: Option<String>,
+    /// The key, section and name in lower case.
+    pub(crate) key: String,
+    /// Its value (`None` for a bare boolean key).
+    pub(crate) value: Option<String>,
+}
+
+/// Parses the `-z` listing: `scope NUL origin NUL key [LF value] NUL`.
+pub(crate) fn parse(listing: &str) -> Vec<Entry> {
+    let mut fields = listing.split('\0');
+    let mut entries = Vec::new();
+    while let (Some(scope), Some(origin), Some(pair)) =
+        (fields.next(), fields.next(), fields.next())
+    {
+        let (key, value) = match pair.split_once('\n') {
+            Some((key, value)) => (key, Some(value.to_owned())),
+            None => (pair, None),
+        };
+        entries.push(Entry {
+            scope: scope.to_owned(),
+            file: origin.strip_prefix("file:").map(str::to_owned),
+            key: key.to_owned(),
+            value,
+        });
+    }
+    entries
+}
+
+/// The value that makes `key` (as `git config --list` prints it) name no
+/// program, when it can name one; `None` for every other key.
+pub(crate) fn neutral_value(key: &str) -> Option<&'static str> {
+    let (section, rest) = key.split_once('.')?;
+    let (sub, name) = match rest.rsplit_once('.') {
+        Some((sub, name)) => (Some(sub), name),
+        None => (None, rest),
+    };
+    let section = section.to_ascii_lowercase();
+    let name = name.to_ascii_lowercase();
+    match (section.as_str(), sub, name.as_str()) {
+        ("filter", Some(_), "clean" | "smudge" | "process") => Some(""),
+        ("filter", Some(_), "required") => Some("false"),
+        ("diff", Some(_), "command" | "textconv") => Some(""),
+        ("diff", None, "external") => Some(""),
+        ("merge", Some(_), "driver") => Some(""),
+        ("core", None, "fsmonitor") => Some("false"),
+        ("core", None, "editor") => Some(":"),
+        ("core", None, "pager") => Some("cat"),
+        ("core", None, "hookspath") => Some("/dev/null"),
+        ("core", None, "askpass" | "sshcommand" | "gitproxy") => Some(""),
+        ("core", None, "attributesfile") => Some("/dev/null"),
+        ("sequence", None, "editor") => Some(":"),
+        ("pager", _, _) => Some("false"),
+        ("alias", _, _) => Some(""),
+        ("credential", _, "helper") => Some(""),
+        ("gpg", _, "program") => Some(""),
+        ("interactive", None, "difffilter") => Some(""),
+        ("remote", Some(_), "uploadpack") => Some("git-upload-pack"),
+        ("remote", Some(_), "receivepack") => Some("git-receive-pack"),
+        ("uploadpack", None, "packobjectshook") => Some(""),
+        ("hook", Some(_), "command") => Some(""),
+        ("ssh", None, "variant") => Some("simple"),
+        ("protocol", Some(p), "allow") if !TRANSPORTS.contains(&p) => Some("never"),
+        _ => None,
+    }
+}
+
+/// What a locked run is given: the config entries (in order; later ones
+/// win) and the remotes that name a helper program (`remote.<name>.vcs`).
+#[derive(Debug, Default)]
+pub(crate) struct Locked {
+    /// `(key, value)` pairs for `GIT_CONFIG_COUNT`.
+    pub(crate) config: Vec<(String, String)>,
+    /// Remotes whose transport is a helper program: fetch, pull and push
+    /// refuse them.
+    pub(crate) helper_remotes: Vec<String>,
+}
+
+/// Builds the locked config from `entries` (every scope, includes
+/// followed), listed in `cwd`. `git_dirs` are the repository's git and
+/// common directories: a config file there is the repository's own. An
+/// error names an included config file inside the roots.
+pub(crate) fn lock(
+    entries: &[Entry],
+    cwd: &Path,
+    roots: &Roots,
+    git_dirs: &[PathBuf],
+) -> Result<Locked, String> {
+    let mut locked = Locked::default();
+    let repository = |e: &Entry| matches!(e.scope.as_str(), "local" | "worktree");
+    for entry in entries.iter().filter(|&e| repository(e)) {
+        let Some(file) = &entry.file else { continue };
+        let path = cwd.join(file);
+        let real = std::fs::canonicalize(&path).unwrap_or(path);
+        let own = git_dirs.iter().any(|dir| real.starts_with(dir))
+            || real
+                .components()
+                .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"));
+        if !own && roots.root_of(&real).is_some() {
+            return Err(format!(
+                "git: the repository's config includes {}, a file inside the roots; \
+                 refused while no program may run (an included file could name one)",
+                real.display()
+            ));
+        }
+    }
+    // The user's ordinary settings first (system, then global: the later
+    // wins), unless the repository sets the key itself.
+    for scope in ["system", "global"] {
+        for entry in entries.iter().filter(|e| e.scope == scope) {
+            let key = entry.key.to_ascii_lowercase();
+            let multi = key == "safe.directory";
+            if !PASSED_ON.contains(&key.as_str())
+                || (!multi
+                    && entries
+                        .iter()
+                        .any(|e| repository(e) && e.key.eq_ignore_ascii_case(&key)))
+            {
+                continue;
+            }
+            if let Some(value) = &entry.value {
+                locked.config.push((entry.key.clone(), value.clone()));
+            }
+        }
+    }
+    for (key, value) in FIXED {
+        locked.config.push(((*key).to_owned(), (*value).to_owned()));
+    }
+    for transport in TRANSPORTS {
+        let key = format!("protocol.{transport}.allow");
+        if !entries.iter().any(|e| repository(e) && e.key == key) {
+            locked.config.push((key, "always".to_owned()));
+        }
+    }
+    for entry in entries {
+        if let Some(value) = neutral_value(&entry.key)
+            && !locked
+                .config
+                .iter()
+                .any(|(k, v)| *k == entry.key && v == value)
+        {
+            locked.config.push((entry.key.clone(), value.to_owned()));
+        }
+        if let Some(remote) = entry
+            .key
+            .strip_prefix("remote.")
+            .and_then(|rest| rest.strip_suffix(".vcs"))
+            && !locked.helper_remotes.iter().any(|r| r == remote)
+        {
+            locked.helper_remotes.push(remote.to_owned());
+        }
+    }
+    Ok(locked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{neutral_value, parse};
+
+    #[test]
+    fn the_listing_is_parsed_with_bare_keys() {
+        let entries = parse(
+            "global\0file:/h/.gitconfig\0user.name\nAda\0local\0file:.git/config\0core.bare\0command\0command line:\0a.b\nc\0",
+        );
+        assert_eq!(entries.len(), 3);
+        assert_eq!(entries[0].file.as_deref(), Some("/h/.gitconfig"));
+        assert_eq!(entries[0].value.as_deref(), Some("Ada"));
+        assert_eq!(entries[1].key, "core.bare");
+        assert_eq!(entries[1].value, None);
+        assert_eq!(entries[2].file, None);
+    }
+
+    #[test]
+    fn program_keys_are_neutralised_and_others_kept() {
+        for (key, value) in [
+            ("filter.lfs.clean", ""),
+            ("filter.a.b.process", ""),
+            ("filter.x.required", "false"),
+            ("diff.pdf.textconv", ""),
+            ("diff.external", ""),
+            ("merge.ours.driver", ""),
+            ("core.fsmonitor", "false"),
+            ("core.sshcommand", ""),
+            ("pager.log", "false"),
+            ("alias.st", ""),
+            ("credential.https://example.com.helper", ""),
+            ("gpg.ssh.program", ""),
+            ("remote.origin.uploadpack", "git-upload-pack"),
+            ("protocol.foo.allow", "never"),
+        ] {
+            assert_eq!(neutral_value(key), Some(value), "{key}");
+        }
+        for key in [
+            "user.name",
+            "diff.renames",
+            "filter.x",
+            "remote.origin.url",
+            "protocol.https.allow",
+            "core.autocrlf",
+        ] {
+            assert_eq!(neutral_value(key), None, "{key}");
+        }
+    }
+}

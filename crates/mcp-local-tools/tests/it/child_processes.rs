@@ -1,0 +1,456 @@
+//! What child processes may do: with `run_programs` off, `git` starts no
+//! program whatever config the agent wrote first (each vector is tried
+//! both ways: off, the canary stays silent; on, it runs, which shows the
+//! vector is real); and no child sees the server's credentials.
+//!
+//! The git child's `HOME` and `XDG_CONFIG_HOME` point inside the root
+//! through [`Toolbox::set_child_env`], never through the test process's
+//! own environment (tests run in parallel).
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::Sandbox;
+use mcp_local_tools::{ToolContext, Toolbox};
+use serde_json::{Value, json};
+
+/// A root holding `home/` (the git child's `HOME`) and `proj/` (a
+/// repository with one commit of `f.txt`, and no identity of its own),
+/// and, outside the roots, a canary script that records each start.
+struct Case {
+    s: Sandbox,
+    home: PathBuf,
+    proj: PathBuf,
+    canary: String,
+    log: PathBuf,
+}
+
+/// Runs the test's own git in `dir`, with no user config.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Setup")
+        .env("GIT_AUTHOR_EMAIL", "setup@example.com")
+        .env("GIT_COMMITTER_NAME", "Setup")
+        .env("GIT_COMMITTER_EMAIL", "setup@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+impl Case {
+    fn new() -> Case {
+        let s = Sandbox::new();
+        let home = s.root.join("home");
+        let proj = s.root.join("proj");
+        std::fs::create_dir_all(home.join(".config/git")).unwrap();
+        std::fs::create_dir_all(&proj).unwrap();
+        let log = s.base.join("outside/canary.log");
+        let script = s.base.join("outside/canary.sh");
+        std::fs::write(
+            &script,
+            // A filter gets its input back; anything else ends at once.
+            format!(
+                "#!/bin/sh\necho \"$*\" >> '{}'\ncase \"$1\" in clean) cat ;; esac\nexit 0\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        git(&proj, &["init", "-q", "-b", "main"]);
+        std::fs::write(proj.join("f.txt"), "one\n").unwrap();
+        git(&proj, &["add", "f.txt"]);
+        git(&proj, &["commit", "-q", "-m", "first"]);
+        Case {
+            canary: script.display().to_string(),
+            s,
+            home,
+            proj,
+            log,
+        }
+    }
+
+    /// Writes `text` at `rel` under the home folder, as `fs write` would.
+    fn home_file(&self, rel: &str, text: &str) {
+        let path = self.home.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Writes `text` at `rel` in the repository's work tree.
+    fn proj_file(&self, rel: &str, text: &str) {
+        std::fs::write(self.proj.join(rel), text).unwrap();
+    }
+
+    /// The canary's starts so far (one line each), and forgets them.
+    fn starts(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.log);
+        text
+    }
+
+    fn toolbox(&self) -> Toolbox {
+        let mut toolbox = Toolbox::with_default_tools();
+        toolbox.set_child_env([
+            ("HOME".to_owned(), self.home.display().to_string()),
+            (
+                "XDG_CONFIG_HOME".to_owned(),
+                self.home.join(".config").display().to_string(),
+            ),
+        ]);
+        toolbox
+    }
+
+    /// Calls `git` on `proj` with `args`; returns (isError, text).
+    async fn git(&self, run_programs: bool, mut args: Value) -> (bool, String) {
+        args["path"] = json!("proj");
+        let mut ctx = ToolContext::new(self.s.roots.clone());
+        ctx.run_programs = run_programs;
+        let Value::Object(map) = args else {
+            unreachable!()
+        };
+        let result = self.toolbox().call("git", map, ctx).await.unwrap();
+        let text = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text())
+            .collect::<String>();
+        (result.is_error == Some(true), text)
+    }
+}
+
+/// A filter named by the XDG config file (with `core.attributesFile`
+/// there) runs on `git diff`, `status` and `add` only when programs may
+/// run.
+#[tokio::test]
+async fn an_xdg_config_filter_runs_only_when_programs_may() {
+    let c = Case::new();
+    c.home_file(
+        ".config/git/config",
+        &format!(
+            "[filter \"x\"]\n\tclean = {} clean\n[core]\n\tattributesFile = {}\n",
+            c.canary,
+            c.home.join("attrs").display()
+        ),
+    );
+    c.home_file("attrs", "* filter=x\n");
+    c.proj_file("f.txt", "two\n");
+    for args in [
+        json!({"action": "diff"}),
+        json!({"action": "status"}),
+        json!({"action": "add", "paths": ["proj/f.txt"]}),
+    ] {
+        let (is_error, text) = c.git(false, args.clone()).await;
+        assert!(!is_error, "{args}: {text}");
+        assert_eq!(c.starts(), "", "{args}");
+    }
+    c.proj_file("f.txt", "three\n");
+    let (is_error, text) = c
+        .git(true, json!({"action": "add", "paths": ["proj/f.txt"]}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(c.starts().contains("clean"), "the filter is real");
+}
+
+/// The same with `~/.gitconfig`.
+#[tokio::test]
+async fn a_global_gitconfig_filter_runs_only_when_programs_may() {
+    let c = Case::new();
+    c.home_file(
+        ".gitconfig",
+        &format!("[filter \"x\"]\n\tclean = {} clean\n", c.canary),
+    );
+    c.proj_file(".gitattributes", "f.txt filter=x\n");
+    c.proj_file("f.txt", "two\n");
+    let (is_error, text) = c
+        .git(false, json!({"action": "add", "paths": ["proj/f.txt"]}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(c.starts(), "");
+    c.proj_file("f.txt", "three\n");
+    let (is_error, text) = c
+        .git(true, json!({"action": "add", "paths": ["proj/f.txt"]}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(c.starts().contains("clean"));
+}
+
+/// A global `core.hooksPath` and the repository's own hooks: none runs
+/// on commit when programs may not, and the commit still carries the
+/// user's name and email from the global config; both run when programs
+/// may.
+#[tokio::test]
+async fn hooks_run_on_commit_only_when_programs_may_and_the_identity_holds() {
+    let c = Case::new();
+    let hooks = c.home.join("hooks");
+    c.home_file(
+        ".gitconfig",
+        &format!(
+            "[user]\n\tname = Grace Global\n\temail = grace@example.com\n[core]\n\thooksPath = {}\n",
+            hooks.display()
+        ),
+    );
+    c.home_file(
+        "hooks/pre-commit",
+        &format!("#!/bin/sh\n{} global-hook\n", c.canary),
+    );
+    std::fs::set_permissions(
+        hooks.join("pre-commit"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    c.proj_file("f.txt", "two\n");
+    let (is_error, text) = c
+        .git(
+            false,
+            json!({"action": "commit", "message": "locked", "all": true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(c.starts(), "");
+    assert_eq!(
+        git(&c.proj, &["log", "-1", "--format=%an <%ae> %cn <%ce>"]),
+        "Grace Global <grace@example.com> Grace Global <grace@example.com>\n"
+    );
+    c.proj_file("f.txt", "three\n");
+    let (is_error, text) = c
+        .git(
+            true,
+            json!({"action": "commit", "message": "free", "all": true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(c.starts().contains("global-hook"));
+
+    // The repository's own hook: not with programs off, yes with them on.
+    let own = c.proj.join(".git/hooks/pre-commit");
+    std::fs::write(&own, format!("#!/bin/sh\n{} own-hook\n", c.canary)).unwrap();
+    std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o755)).unwrap();
+    c.home_file(
+        ".gitconfig",
+        "[user]\n\tname = Grace Global\n\temail = grace@example.com\n",
+    );
+    c.proj_file("f.txt", "four\n");
+    let (is_error, text) = c
+        .git(
+            false,
+            json!({"action": "commit", "message": "locked 2", "all": true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(c.starts(), "");
+    c.proj_file("f.txt", "five\n");
+    let (is_error, text) = c
+        .git(
+            true,
+            json!({"action": "commit", "message": "free 2", "all": true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(c.starts().contains("own-hook"));
+}
+
+/// `core.fsmonitor` and a pager in the global config never run.
+#[tokio::test]
+async fn fsmonitor_and_pager_from_the_global_config_never_run() {
+    let c = Case::new();
+    c.home_file(
+        ".gitconfig",
+        &format!(
+            "[core]\n\tfsmonitor = {0} fsmonitor\n\tpager = {0} pager\n[pager]\n\tlog = {0} pager-log\n",
+            c.canary
+        ),
+    );
+    c.proj_file("f.txt", "two\n");
+    for args in [json!({"action": "status"}), json!({"action": "log"})] {
+        let (is_error, text) = c.git(false, args.clone()).await;
+        assert!(!is_error, "{args}: {text}");
+        assert_eq!(c.starts(), "", "{args}");
+    }
+}
+
+/// A merge driver from the global config, used by `stash pop`: runs only
+/// when programs may.
+#[tokio::test]
+async fn a_merge_driver_runs_only_when_programs_may() {
+    for run_programs in [false, true] {
+        let c = Case::new();
+        c.home_file(
+            ".gitconfig",
+            &format!(
+                "[user]\n\tname = A\n\temail = a@example.com\n[merge \"m\"]\n\tdriver = {} merge %A\n",
+                c.canary
+            ),
+        );
+        c.proj_file(".gitattributes", "f.txt merge=m\n");
+        c.proj_file("f.txt", "stashed\n");
+        let (is_error, text) = c
+            .git(
+                run_programs,
+                json!({"action": "stash", "subcommand": "push"}),
+            )
+            .await;
+        assert!(!is_error, "{text}");
+        c.proj_file("f.txt", "committed\n");
+        let (is_error, text) = c
+            .git(
+                run_programs,
+                json!({"action": "commit", "message": "c", "all": true}),
+            )
+            .await;
+        assert!(!is_error, "{text}");
+        let _ = c
+            .git(
+                run_programs,
+                json!({"action": "stash", "subcommand": "pop"}),
+            )
+            .await;
+        let starts = c.starts();
+        if run_programs {
+            assert!(starts.contains("merge"), "the driver is real");
+        } else {
+            assert_eq!(starts, "");
+        }
+    }
+}
+
+/// The repository's config includes a file inside the roots: refused with
+/// programs off (the agent could change the file at any time), followed
+/// with them on. A global include into the roots is not read at all.
+#[tokio::test]
+async fn an_include_into_the_roots_is_refused_when_programs_may_not_run() {
+    let c = Case::new();
+    c.home_file(
+        "inc",
+        &format!("[filter \"x\"]\n\tclean = {} clean\n", c.canary),
+    );
+    git(
+        &c.proj,
+        &[
+            "config",
+            "include.path",
+            &c.home.join("inc").display().to_string(),
+        ],
+    );
+    c.proj_file(".gitattributes", "f.txt filter=x\n");
+    c.proj_file("f.txt", "two\n");
+    let (is_error, text) = c
+        .git(false, json!({"action": "add", "paths": ["proj/f.txt"]}))
+        .await;
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains("config includes") && text.contains("inside the roots"),
+        "{text}"
+    );
+    assert_eq!(c.starts(), "");
+    let (is_error, text) = c
+        .git(true, json!({"action": "add", "paths": ["proj/f.txt"]}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(c.starts().contains("clean"));
+
+    let c = Case::new();
+    c.home_file(
+        "inc",
+        &format!("[filter \"x\"]\n\tclean = {} clean\n", c.canary),
+    );
+    c.home_file(".gitconfig", "[include]\n\tpath = inc\n");
+    c.proj_file(".gitattributes", "f.txt filter=x\n");
+    c.proj_file("f.txt", "two\n");
+    let (is_error, text) = c
+        .git(false, json!({"action": "add", "paths": ["proj/f.txt"]}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(c.starts(), "");
+}
+
+/// A remote whose transport runs a command (`ext::`, allowed by the
+/// repository): refused with programs off, run with them on.
+#[tokio::test]
+async fn an_ext_remote_runs_only_when_programs_may() {
+    let c = Case::new();
+    git(&c.proj, &["config", "protocol.ext.allow", "always"]);
+    git(
+        &c.proj,
+        &["remote", "add", "evil", &format!("ext::{} ext", c.canary)],
+    );
+    let (is_error, text) = c
+        .git(false, json!({"action": "fetch", "remote": "evil"}))
+        .await;
+    assert!(is_error, "{text}");
+    assert_eq!(c.starts(), "");
+    let _ = c
+        .git(true, json!({"action": "fetch", "remote": "evil"}))
+        .await;
+    assert!(c.starts().contains("ext"), "the transport is real");
+}
+
+/// `exec` children lose the server's credentials and the configured
+/// secret names; a call's own `env` still reaches them; `help` names what
+/// is removed.
+#[tokio::test]
+async fn children_never_see_the_servers_credentials() {
+    let s = Sandbox::new();
+    let mut toolbox = Toolbox::with_default_tools();
+    toolbox
+        .set_child_env([
+            ("HANZO_API_KEY".to_owned(), "sk-door".to_owned()),
+            ("HANZO_MCP_HTTP_BEARER".to_owned(), "http-bearer".to_owned()),
+            ("MY_TOKEN".to_owned(), "mine".to_owned()),
+            ("PLAIN".to_owned(), "plain".to_owned()),
+        ])
+        .set_secret_env(["MY_TOKEN".to_owned()]);
+    assert_eq!(
+        toolbox.secret_env(),
+        ["HANZO_API_KEY", "HANZO_MCP_HTTP_BEARER", "MY_TOKEN"]
+    );
+    let run = |args: Value| {
+        let toolbox = toolbox.clone();
+        let roots = s.roots.clone();
+        async move {
+            let Value::Object(map) = args else {
+                unreachable!()
+            };
+            let result = toolbox
+                .call("exec", map, ToolContext::new(roots))
+                .await
+                .unwrap();
+            result
+                .content
+                .iter()
+                .filter_map(|c| c.as_text())
+                .collect::<String>()
+        }
+    };
+    let text = run(json!({
+        "action": "run",
+        "command": "echo \"[$HANZO_API_KEY|$HANZO_MCP_HTTP_BEARER|$MY_TOKEN|$PLAIN]\""
+    }))
+    .await;
+    assert!(text.contains("[|||plain]"), "{text}");
+    let text = run(json!({"action": "run", "command": ["printenv", "HANZO_API_KEY"]})).await;
+    assert!(!text.contains("sk-door"), "{text}");
+    let text = run(json!({
+        "action": "run",
+        "command": "echo \"[$HANZO_API_KEY]\"",
+        "env": {"HANZO_API_KEY": "the caller's own"}
+    }))
+    .await;
+    assert!(text.contains("[the caller's own]"), "{text}");
+    let help = run(json!({"action": "help"})).await;
+    assert!(
+        help.contains(
+            "Removed from every child process's environment: HANZO_API_KEY, HANZO_MCP_HTTP_BEARER, MY_TOKEN.\n"
+        ),
+        "{help}"
+    );
+}
