@@ -139,12 +139,16 @@ impl ActionSpec {
     }
 }
 
-/// Every action of `T` with whether it only reads
-/// ([`ActionSpec::only_reads`]), in `help` order.
+/// Every action of `T` with whether it belongs to the `review` mode, in
+/// `help` order: it only reads ([`ActionSpec::only_reads`]), and its tool
+/// runs no programs (a program runner's reading actions show what its
+/// programs printed, which is no file's content: a grant of the whole
+/// tool with [`Capability::RunPrograms`] keeps all of them out).
 pub(crate) fn action_list<T: ActionTool>() -> Vec<(&'static str, bool)> {
+    let runs_programs = tool_capabilities::<T>().contains(&Capability::RunPrograms);
     <<T::Args as ActionArgs>::Action as Action>::ALL
         .iter()
-        .map(|a| (a.spec().name, a.spec().only_reads()))
+        .map(|a| (a.spec().name, a.spec().only_reads() && !runs_programs))
         .collect()
 }
 

@@ -37,11 +37,12 @@ pub trait LocalTool: Send + Sync + 'static {
         None
     }
 
-    /// The tool's actions, each with whether it only reads (changes no
-    /// file, process or state, and has no capability that changes
-    /// something: see [`crate::Capability`]), in `help` order; aliases not
-    /// included. The `mode` tool's `review` preset is built from this.
-    /// Default: none (a tool without actions).
+    /// The tool's actions, each with whether the `review` mode may use it
+    /// (it changes no file, process or state, has no capability that
+    /// changes something, and the tool runs no programs: see
+    /// [`crate::Capability`]), in `help` order; aliases not included. The
+    /// `mode` tool's `review` preset is built from this. Default: none (a
+    /// tool without actions).
     fn actions(&self) -> Vec<(&'static str, bool)> {
         Vec::new()
     }

@@ -6,11 +6,12 @@
 //! - `full`: everything the server is configured with;
 //! - `review`: the actions that only read, from the capability table
 //!   ([`crate::Capability`]): an action is in when its table row says it
-//!   changes nothing and it has none of the capabilities write files, run
-//!   programs or state. So: no `fs` write, edit or remove, no `exec run`,
-//!   `write` or `kill` (reading a job's output stays), no `git` writes, no
-//!   HTTP request other than `get` and `head`, no state changes; reading
-//!   files and fetching pages stay. Plus `mode` itself.
+//!   changes nothing, it has none of the capabilities write files, run
+//!   programs or state, and its tool runs no programs (so no `exec` at
+//!   all: its reading actions show what programs printed). So: no `fs`
+//!   write, edit or remove, no `git` writes, no HTTP request other than
+//!   `get` and `head`, no state changes; reading files and fetching pages
+//!   stay. Plus `mode` itself.
 //!
 //! More come from a JSON file (`{"<name>": ["fs:read", "code"]}` or
 //! `{"<name>": {"description": "...", "allowed": [...]}}`), named by

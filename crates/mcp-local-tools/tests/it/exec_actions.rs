@@ -488,7 +488,10 @@ async fn help_lists_aliases_and_reading_actions() {
         text.contains("(also called: exec) [can: run programs]\n"),
         "{text}"
     );
-    assert!(text.contains("(also called: logs) [can: none]\n"), "{text}");
+    assert!(
+        text.contains("(also called: logs) [can: state]\n"),
+        "{text}"
+    );
     assert!(
         text.contains(
             "list: the jobs of this server: id, state, pid, runtime, command. (also called: ps) [can: none]\n"
@@ -497,8 +500,8 @@ async fn help_lists_aliases_and_reading_actions() {
     );
     assert!(
         text.ends_with(
-            "A grant of the whole tool (exec) gives: run programs.\n\
-             Actions that only read: output, wait, list.\n\
+            "A grant of the whole tool (exec) gives: run programs, state.\n\
+             Actions that only read: list.\n\
              Removed from every child process's environment: HANZO_API_KEY, HANZO_MCP_HTTP_BEARER.\n"
         ),
         "{text}"

@@ -543,7 +543,7 @@ async fn mode_presets_per_connection() {
         "git:commit",
         "git:push",
         "exec:run",
-        "exec:kill",
+        "exec:list",
         "code:grep_replace",
         "memory:store",
         "tasks:add",
