@@ -48,6 +48,16 @@
 //! swapped for a symlink after the check is refused; see [`roots`] for the
 //! details and the residual race on other systems.
 //!
+//! # Capabilities and child processes
+//!
+//! Every action declares what it can do ([`Capability`]: read files, write
+//! files, run programs, network, state) in its tool's action table;
+//! [`Toolbox::capabilities`] returns the table and `help` shows it. Only
+//! `exec` runs programs: with [`ToolContext::run_programs`] `false`, `git`
+//! runs with a configuration from which no program can be named. No child
+//! process sees `HANZO_API_KEY`, `HANZO_MCP_HTTP_BEARER` or the names given
+//! to [`Toolbox::set_secret_env`].
+//!
 //! # Bounds
 //!
 //! Every result is capped (64 KiB of text, and per-action line, entry or
