@@ -183,11 +183,57 @@ impl DoorConfig {
         config.bearer = BearerSource::Discover(BearerDiscovery::from_lookup(&lookup));
         config
     }
+
+    /// Whether a bearer sent to [`address`](Self::address) would cross the
+    /// network in clear text: the scheme is `http` and the host is not a
+    /// loopback one (`localhost`, `127.0.0.0/8`, `[::1]`). A server should
+    /// refuse such an address unless told otherwise (HIP-0300 Security
+    /// Considerations: bearers travel only in `Authorization`, and never
+    /// where others can read them). An address that does not parse is not
+    /// judged here; the client refuses it when first used.
+    pub fn sends_bearer_in_clear(&self) -> bool {
+        let Ok(url) = reqwest::Url::parse(self.address.trim()) else {
+            return false;
+        };
+        if url.scheme() != "http" {
+            return false;
+        }
+        let host = url.host_str().unwrap_or_default();
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let loopback = host.eq_ignore_ascii_case("localhost")
+            || bare
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        !loopback
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clear_text_bearer_only_for_remote_http() {
+        for (address, clear) in [
+            ("http://door.example/v1/mcp", true),
+            ("http://10.0.0.1:8080/v1/mcp", true),
+            ("HTTP://door.example/v1/mcp", true),
+            ("http://[2001:db8::1]/v1/mcp", true),
+            ("https://door.example/v1/mcp", false),
+            ("http://127.0.0.1:9/v1/mcp", false),
+            ("http://127.7.0.1/v1/mcp", false),
+            ("http://localhost:8080/v1/mcp", false),
+            ("http://LOCALHOST/v1/mcp", false),
+            ("http://[::1]:9/v1/mcp", false),
+            ("not a url", false),
+        ] {
+            assert_eq!(
+                DoorConfig::new(address).sends_bearer_in_clear(),
+                clear,
+                "{address}"
+            );
+        }
+    }
 
     fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |key| {

@@ -9,8 +9,8 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use crate::behaviour::{
-    Behaviour, grouped_tools, huge_tools, invalid_name_tools, missing_schema_tools, normal_meta,
-    normal_tools, three_page_tools, tool,
+    Behaviour, grouped_tools, hostile_tools, huge_tools, invalid_name_tools, missing_schema_tools,
+    normal_meta, normal_tools, three_page_tools, tool,
 };
 use crate::{DOOR_PATH, METADATA_PATH, PROTOCOL_REVISION, Shared};
 
@@ -38,6 +38,7 @@ pub(crate) fn list_result(
         Behaviour::MissingSchema => (missing_schema_tools(), None),
         Behaviour::Huge => (huge_tools(), None),
         Behaviour::Grouped(count) => (grouped_tools(*count), None),
+        Behaviour::Hostile => (hostile_tools(), None),
         Behaviour::Changing => (
             vec![
                 tool("describe", "Describe one operation's input.", &[], true),

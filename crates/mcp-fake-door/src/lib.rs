@@ -74,8 +74,8 @@ use axum::Router;
 use tokio::sync::oneshot;
 
 pub use behaviour::{
-    Behaviour, HUGE_TOOL_COUNT, LONG_NAME_LEN, grouped_tools, huge_tools, invalid_name_tools,
-    missing_schema_tools, normal_meta, normal_tools,
+    Behaviour, HUGE_TOOL_COUNT, LONG_NAME_LEN, grouped_tools, hostile_tools, huge_tools,
+    invalid_name_tools, missing_schema_tools, normal_meta, normal_tools,
 };
 pub use request_log::LoggedRequest;
 
