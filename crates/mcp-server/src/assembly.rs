@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_door_client::{ClientInfo, DoorConfig};
-use mcp_gating::{AllowedTools, Policy, SurfaceRules};
+use mcp_gating::{AllowedTools, Policy};
 use mcp_local_tools::Surroundings;
 use mcp_proto::Implementation;
 
@@ -28,8 +28,10 @@ use crate::source::{Composition, ToolSource};
 fn local_source(roots: Vec<PathBuf>, options: &Options) -> Result<LocalSource, ServerError> {
     let roots =
         mcp_local_tools::Roots::new(roots).map_err(|e| ServerError::Config(e.to_string()))?;
-    #[allow(unused_mut)]
     let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
+    // Programs the tools start never see these (nor the toolbox's own
+    // list: HANZO_API_KEY, HANZO_MCP_HTTP_BEARER).
+    toolbox.set_secret_env(options.secret_env.iter().cloned());
     #[cfg(any(feature = "fetch", feature = "ui"))]
     if options.fetch_allow_private {
         let policy = mcp_local_tools::net::NetPolicy {
@@ -88,6 +90,9 @@ pub struct Assembly {
     /// The `mode` tool's presets and per-session choices, which the
     /// server applies ([`Server::with_modes`](crate::Server::with_modes)).
     pub modes: Option<Arc<mcp_local_tools::mode::Modes>>,
+    /// Which local actions run programs and what the allowlist grants of
+    /// them ([`Server::with_program_gate`](crate::Server::with_program_gate)).
+    pub programs: crate::programs::ProgramGate,
 }
 
 /// What decides which tools a server has: the command line's `--root`,
@@ -109,6 +114,13 @@ pub struct Options {
     /// A file of `mode` presets (`--modes`), besides the built-in ones and
     /// `HANZO_MCP_MODES`.
     pub modes_file: Option<PathBuf>,
+    /// Whether the door may be a plain `http://` address on a host that
+    /// is not loopback (its bearer would cross the network in clear
+    /// text); refused at start otherwise.
+    pub door_allow_cleartext_bearer: bool,
+    /// Environment variables removed from every program the local tools
+    /// start, besides the ones the toolbox always removes.
+    pub secret_env: Vec<String>,
     /// Adds the test-only `test_sleep` tool.
     #[cfg(feature = "test-tools")]
     pub test_tools: bool,
@@ -124,6 +136,8 @@ impl Options {
             door_wait: Duration::from_secs(2),
             fetch_allow_private: false,
             modes_file: None,
+            door_allow_cleartext_bearer: false,
+            secret_env: Vec::new(),
             #[cfg(feature = "test-tools")]
             test_tools: false,
         }
@@ -178,8 +192,15 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     let local = local_source(roots, options)?;
     let surroundings = local.toolbox().surroundings();
     let modes = local.toolbox().modes();
-    // Read only when `local` is gated (`gate` below).
-    let local_aliases = local.toolbox().clone();
+    let programs = crate::programs::ProgramGate::new(local.toolbox().clone(), &allowed);
+    // Every name the toolbox has is the machine's: never listed from, nor
+    // forwarded to, another source (HIP-0300 §2.2, "a local name wins").
+    let reserved: Vec<String> = local
+        .toolbox()
+        .names()
+        .iter()
+        .map(|n| (*n).to_owned())
+        .collect();
     // The definitions are built only when an allowlist needs them now;
     // otherwise on the first `tools/list`.
     let local_tools = match allowed.server("local") {
@@ -196,48 +217,66 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             }
             None => (Arc::new(local), None),
         };
-    let gate = |source: Arc<dyn ToolSource>,
-                known: &[mcp_proto::Tool],
-                rules: &dyn Fn() -> SurfaceRules| {
+    let gate = |source: Arc<dyn ToolSource>, known: &[mcp_proto::Tool]| {
         if allowed.server(source.name()).is_none() {
             return (source, None);
         }
+        let rules = source.surface_rules();
         let view = Arc::new(GatedSource::new(
             source,
             known,
             allowed.clone(),
             Policy::FailOpen,
-            rules(),
+            rules,
         ));
         (view.clone() as Arc<dyn ToolSource>, Some(view))
     };
-    let (local, view) = gate(local, &local_tools, &|| {
-        SurfaceRules::local().with_aliases(local_aliases.action_aliases())
-    });
+    let (local, view) = gate(local, &local_tools);
     sources.push(local);
     gated.extend(view);
     if options.door {
-        let door = door_source(options.door_wait, surroundings);
-        let (door, view) = gate(door, &[], &SurfaceRules::door);
+        let door = door_source(door_config(options)?, options.door_wait, surroundings);
+        let (door, view) = gate(door, &[]);
         sources.push(door);
         gated.extend(view);
     }
     Ok(Assembly {
-        composition: Composition::new(sources),
+        composition: Composition::new(sources).reserve("local", reserved),
         list_changed: options.door,
         gated,
         client_roots,
         modes,
+        programs,
     })
 }
 
-/// The door as a source, built once it may be needed ([`DeferredDoor`]).
-fn door_source(wait: Duration, surroundings: Surroundings) -> Arc<dyn ToolSource> {
+/// The door's configuration from the environment (HIP-0300 §2.2).
+///
+/// # Errors
+/// [`ServerError::Config`] for a plain `http://` address on a host that is
+/// not loopback, unless `options.door_allow_cleartext_bearer`: the bearer
+/// would cross the network in clear text.
+fn door_config(options: &Options) -> Result<DoorConfig, ServerError> {
     let mut config = DoorConfig::from_env();
+    if config.sends_bearer_in_clear() && !options.door_allow_cleartext_bearer {
+        return Err(ServerError::Config(format!(
+            "the door address {} is plain http:// on a host that is not loopback, so the bearer would cross the network in clear text; use https://, or pass --door-allow-cleartext-bearer",
+            config.address
+        )));
+    }
     config.client_info = ClientInfo {
         name: "hanzo-mcp".into(),
         version: env!("CARGO_PKG_VERSION").into(),
     };
+    Ok(config)
+}
+
+/// The door as a source, built once it may be needed ([`DeferredDoor`]).
+fn door_source(
+    config: DoorConfig,
+    wait: Duration,
+    surroundings: Surroundings,
+) -> Arc<dyn ToolSource> {
     Arc::new(DeferredDoor::start(config, wait, surroundings))
 }
 

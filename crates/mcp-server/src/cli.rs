@@ -38,7 +38,22 @@ pub enum Command {
     /// (logs go to stderr).
     Serve(ServeArgs),
     /// Print the assembled tool list as JSON on stdout and exit.
-    Tools(SourceArgs),
+    Tools(ToolsArgs),
+}
+
+/// Options of `tools`.
+#[derive(Debug, Clone, Args)]
+pub struct ToolsArgs {
+    /// Which tools exist.
+    #[command(flatten)]
+    pub sources: SourceArgs,
+
+    /// Print, instead of the tool list, what each action of each local
+    /// tool can do (read files, write files, run programs, network,
+    /// state), and the door's, as a Markdown table: what a grant in
+    /// `--allowed-tools` or a mode gives.
+    #[arg(long)]
+    pub capabilities: bool,
 }
 
 /// Options that decide which tools exist.
@@ -82,6 +97,25 @@ pub struct SourceArgs {
     #[arg(long, value_name = "FILE")]
     pub modes: Option<PathBuf>,
 
+    /// Let the door's address be plain `http://` on a host that is not
+    /// loopback, which sends the bearer over the network in clear text
+    /// (refused at start by default). Also
+    /// HANZO_MCP_DOOR_ALLOW_CLEARTEXT_BEARER=1.
+    #[arg(long, env = "HANZO_MCP_DOOR_ALLOW_CLEARTEXT_BEARER", value_parser = clap::builder::BoolishValueParser::new(), default_value_t = false)]
+    pub door_allow_cleartext_bearer: bool,
+
+    /// An environment variable that holds a secret: removed from the
+    /// environment of every program the tools start, besides
+    /// HANZO_API_KEY and HANZO_MCP_HTTP_BEARER, which always are
+    /// (repeatable; also HANZO_MCP_SECRET_ENV, names separated by commas).
+    #[arg(
+        long = "secret-env",
+        value_name = "NAME",
+        env = "HANZO_MCP_SECRET_ENV",
+        value_delimiter = ','
+    )]
+    pub secret_env: Vec<String>,
+
     /// Adds the test-only `test_sleep` tool (built with the `test-tools`
     /// feature only).
     #[cfg(feature = "test-tools")]
@@ -102,6 +136,8 @@ impl SourceArgs {
             door_wait: self.door_wait,
             fetch_allow_private: self.fetch_allow_private,
             modes_file: self.modes.clone(),
+            door_allow_cleartext_bearer: self.door_allow_cleartext_bearer,
+            secret_env: self.secret_env.clone(),
             #[cfg(feature = "test-tools")]
             test_tools: self.test_tools,
         })
@@ -260,6 +296,20 @@ pub struct ServeArgs {
           value_parser = parse_in_flight)]
     pub max_in_flight: usize,
 
+    /// Serve `--http` on a loopback address without a bearer. By default
+    /// a loopback server without HANZO_MCP_HTTP_BEARER makes a random
+    /// bearer at start and writes it to a file only the user can read
+    /// (its path is printed on stderr), so other local users and programs
+    /// cannot call the tools.
+    #[arg(long)]
+    pub http_no_auth: bool,
+
+    /// Bind every session to this `mode` preset: sessions start in it, and
+    /// `mode set` narrows within it but never widens past it. The way for
+    /// a host to hold an agent to a preset. Also HANZO_MCP_MODE.
+    #[arg(long, value_name = "NAME", env = "HANZO_MCP_MODE")]
+    pub mode: Option<String>,
+
     /// Limits of `--http` (ignored over stdio).
     #[command(flatten)]
     pub http_limits: HttpLimitArgs,
@@ -362,7 +412,7 @@ impl ServeArgs {
 pub fn run(cli: Cli) -> ExitCode {
     let sources = match &cli.command {
         Command::Serve(args) => &args.sources,
-        Command::Tools(args) => args,
+        Command::Tools(args) => &args.sources,
     };
     if let Some(refused) = refuse_unknown_servers(sources) {
         return refused;
@@ -471,33 +521,78 @@ pub fn follows_client_roots(args: &ServeArgs) -> bool {
 /// `args.sources`): `list_changed` when the door is on, each session's
 /// `mode` applied, and the client roots listener only when
 /// [`follows_client_roots`].
-pub fn serve_server(args: &ServeArgs, assembly: Assembly) -> Server {
+///
+/// # Errors
+/// [`ServerError::Config`] when `--mode` names no preset (or `mode` is not
+/// built in).
+pub fn serve_server(args: &ServeArgs, assembly: Assembly) -> Result<Server, ServerError> {
     let mut config = ServerConfig::new(server_info());
     config.list_changed = assembly.list_changed;
     config.max_in_flight = args.max_in_flight;
-    let mut server = Server::new(assembly.composition, config);
+    let mut server = Server::new(assembly.composition, config).with_program_gate(assembly.programs);
     if let Some(modes) = assembly.modes {
         server = server.with_modes(modes);
     }
-    match assembly.client_roots {
+    if let Some(name) = &args.mode {
+        server = server.with_mode_floor(name)?;
+    }
+    Ok(match assembly.client_roots {
         Some(listener) if follows_client_roots(args) => server.with_roots_listener(listener),
         _ => server,
-    }
+    })
 }
 
 async fn serve(args: ServeArgs) -> Result<(), ServerError> {
     let assembly = assemble(&args.sources.options()?).await?;
     warn_unmatched_local(&assembly.gated);
-    let server = Arc::new(serve_server(&args, assembly));
+    let server = Arc::new(serve_server(&args, assembly)?);
     if let Some(addr) = args.http {
-        let http = args.http_config();
+        let mut http = args.http_config();
+        if http.bearer.is_none() && !args.http_no_auth {
+            http.bearer = Some(crate::http::bearer::generate_and_write(addr)?);
+        }
         return crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await;
     }
     let (input, output) = crate::framing::stdio();
     server.serve(input, output, shutdown_signal()).await
 }
 
-async fn print_tools(args: SourceArgs) -> Result<(), ServerError> {
+/// The capability table of `toolbox` (`hanzo-mcp tools --capabilities`):
+/// a Markdown table with one row per action (its aliases, and what it can
+/// do), then one row for the door's tools, whose every op is forwarded.
+pub fn capability_table(toolbox: &mcp_local_tools::Toolbox) -> String {
+    let mut table = String::from("| tool | action | also accepted | can |\n|---|---|---|---|\n");
+    for row in toolbox.capabilities() {
+        let aliases: Vec<String> = row.aliases.iter().map(|a| format!("`{a}`")).collect();
+        let can: Vec<&str> = row.capabilities.iter().map(|c| c.name()).collect();
+        let can = if can.is_empty() {
+            "nothing beyond answering".to_owned()
+        } else {
+            can.join(", ")
+        };
+        table.push_str(&format!(
+            "| `{}` | `{}` | {} | {can} |\n",
+            row.tool,
+            row.action,
+            aliases.join(", ")
+        ));
+    }
+    table.push_str(
+        "| door tools | every `op`, and `describe` | | forwarded: the door's owner decides what it does |\n",
+    );
+    table
+}
+
+async fn print_tools(args: ToolsArgs) -> Result<(), ServerError> {
+    use std::io::Write;
+    if args.capabilities {
+        let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
+        #[cfg(feature = "mode")]
+        toolbox.with_mode();
+        return write!(std::io::stdout().lock(), "{}", capability_table(&toolbox))
+            .map_err(ServerError::Write);
+    }
+    let args = args.sources;
     let assembly = assemble(&args.options()?).await?;
     let list = assembly.composition.list_tools().await;
     warn_unmatched(&assembly.gated);
@@ -507,7 +602,6 @@ async fn print_tools(args: SourceArgs) -> Result<(), ServerError> {
     }
     let text = serde_json::to_string_pretty(&out)
         .map_err(|e| ServerError::Config(format!("cannot serialize the tool list: {e}")))?;
-    use std::io::Write;
     writeln!(std::io::stdout().lock(), "{text}").map_err(ServerError::Write)
 }
 

@@ -69,6 +69,10 @@ impl ToolSource for ClientRootsSource {
         self.base.owns(tool)
     }
 
+    fn surface_rules(&self) -> mcp_gating::SurfaceRules {
+        self.base.surface_rules()
+    }
+
     fn call_tool(&self, params: CallRequest, cx: CallContext) -> ToolCall<'_> {
         let local = self
             .current

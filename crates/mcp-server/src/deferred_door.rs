@@ -356,6 +356,12 @@ impl ToolSource for DeferredDoor {
         "door"
     }
 
+    /// `op` is the discriminator and `describe` describes an op
+    /// (HIP-0300 §1.3).
+    fn surface_rules(&self) -> mcp_gating::SurfaceRules {
+        mcp_gating::SurfaceRules::door()
+    }
+
     /// The door's list, waiting for it (at most `--door-wait` once built)
     /// unless the probe finds the door unreachable: then the list as
     /// cached now, without waiting.

@@ -41,6 +41,12 @@ impl ToolSource for DoorSource {
         "door"
     }
 
+    /// `op` is the discriminator and `describe` describes an op
+    /// (HIP-0300 §1.3).
+    fn surface_rules(&self) -> mcp_gating::SurfaceRules {
+        mcp_gating::SurfaceRules::door()
+    }
+
     fn list_tools(&self) -> BoxFuture<'_, SourceList> {
         Box::pin(async move {
             let snapshot = self.door.list_within(self.wait).await;

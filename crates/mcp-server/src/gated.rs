@@ -158,6 +158,9 @@ impl ToolSource for GatedSource {
     fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             let params = call.params()?;
+            if self.surface().owns(&params.name) {
+                call.refuse_duplicated_discriminator()?;
+            }
             let decision = self
                 .surface()
                 .check_call_arguments(&params.name, params.arguments.as_ref());
@@ -179,6 +182,10 @@ impl ToolSource for GatedSource {
 
     fn list_changes(&self) -> Option<watch::Receiver<u64>> {
         self.inner.list_changes()
+    }
+
+    fn surface_rules(&self) -> SurfaceRules {
+        self.rules.clone()
     }
 
     /// The gated list is a function of the inner list alone (the allowlist

@@ -138,6 +138,7 @@ pub mod local;
 pub mod logging;
 mod outbox;
 pub mod peer;
+pub mod programs;
 pub mod progress;
 pub mod server;
 mod session;

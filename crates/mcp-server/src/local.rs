@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use mcp_gating::SurfaceRules;
 use mcp_local_tools::{Progress, Roots, ToolContext, Toolbox};
 use mcp_proto::Tool;
 
@@ -29,6 +30,8 @@ pub struct LocalSource {
     /// keeps the merged list, and asks again only when another source's
     /// list changes).
     listed: Arc<AtomicBool>,
+    /// The gating rules with the tools' action aliases, built on first use.
+    rules: Arc<OnceLock<SurfaceRules>>,
 }
 
 impl LocalSource {
@@ -48,6 +51,7 @@ impl LocalSource {
             roots,
             definitions: Arc::default(),
             listed: Arc::default(),
+            rules: Arc::default(),
         }
     }
 
@@ -83,6 +87,14 @@ impl ToolSource for LocalSource {
         self.names.contains(&tool)
     }
 
+    /// `action` is the discriminator, and each action's aliases (Hanzo's
+    /// names for it) stand for it.
+    fn surface_rules(&self) -> SurfaceRules {
+        self.rules
+            .get_or_init(|| SurfaceRules::local().with_aliases(self.toolbox.action_aliases()))
+            .clone()
+    }
+
     fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             let params = call.params()?;
@@ -97,6 +109,7 @@ impl ToolSource for LocalSource {
                 cancel: cx.cancel,
                 progress,
                 session: cx.session,
+                run_programs: cx.run_programs,
             };
             let arguments = params.arguments.unwrap_or_default();
             match self.toolbox.call(&params.name, arguments, ctx).await {

@@ -103,6 +103,10 @@ pub struct Server {
     roots: Option<Arc<dyn RootsListener>>,
     logging: bool,
     modes: Option<Arc<Modes>>,
+    /// The entries of the host's `--mode` preset, which bind every session.
+    mode_floor: Option<Vec<String>>,
+    /// Which local actions run programs, and the allowlist over them.
+    programs: Option<crate::programs::ProgramGate>,
     /// The sessions' narrowed views of the tool list.
     mode_views: crate::session::ModeViews,
 }
@@ -133,6 +137,8 @@ impl Server {
             roots: None,
             logging: false,
             modes: None,
+            mode_floor: None,
+            programs: None,
             mode_views: Default::default(),
         }
     }
@@ -182,9 +188,65 @@ impl Server {
     /// `notifications/tools/list_changed` when its mode changes; the
     /// handshake advertises `tools.listChanged`.
     pub fn with_modes(mut self, modes: Arc<Modes>) -> Self {
-        self.mode_views = crate::session::ModeViews::with_aliases(modes.aliases());
         self.modes = Some(modes);
         self
+    }
+
+    /// Binds every session to the preset `name` of the [`Modes`] given to
+    /// [`with_modes`](Self::with_modes) (`hanzo-mcp serve --mode NAME`):
+    /// each session starts narrowed to it, and `mode set` narrows further
+    /// within it but never widens past it (`mode set full` gives back the
+    /// preset's tools, not all of them). `mode` itself stays listed.
+    ///
+    /// # Errors
+    /// [`ServerError::Config`] when no modes were given or none is named
+    /// `name`.
+    pub fn with_mode_floor(mut self, name: &str) -> Result<Self, crate::ServerError> {
+        let modes = self.modes.as_ref().ok_or_else(|| {
+            crate::ServerError::Config(format!("--mode {name}: the `mode` tool is not built in"))
+        })?;
+        let preset = modes
+            .presets()
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = modes.presets().iter().map(|p| p.name.as_str()).collect();
+                crate::ServerError::Config(format!(
+                    "--mode {name}: no such mode (known: {})",
+                    known.join(", ")
+                ))
+            })?;
+        self.mode_floor = preset.allowed.clone().map(|mut entries| {
+            if !entries.iter().any(|e| e == "mode") {
+                entries.push("mode".to_owned());
+            }
+            entries
+        });
+        Ok(self)
+    }
+
+    /// Tells the server which local actions run programs and what its
+    /// allowlist grants of them: a call then runs with
+    /// [`CallContext::run_programs`](crate::CallContext::run_programs)
+    /// true only when such an action is reachable in its session (the
+    /// allowlist, the `--mode` floor and the session's mode). Without a
+    /// gate every call may run programs.
+    pub fn with_program_gate(mut self, gate: crate::programs::ProgramGate) -> Self {
+        self.programs = Some(gate);
+        self
+    }
+
+    /// Whether a session narrowed by `layers` may run programs
+    /// ([`with_program_gate`](Self::with_program_gate)).
+    pub(crate) fn may_run_programs(&self, layers: &[Vec<String>]) -> bool {
+        self.programs
+            .as_ref()
+            .is_none_or(|gate| gate.allows(layers))
+    }
+
+    /// The entries every session is bound to ([`with_mode_floor`](Self::with_mode_floor)).
+    pub(crate) fn mode_floor(&self) -> Option<&Vec<String>> {
+        self.mode_floor.as_ref()
     }
 
     /// The `mode` presets and choices, when the server applies them.

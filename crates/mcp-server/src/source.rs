@@ -11,6 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use mcp_gating::SurfaceRules;
 use mcp_proto::param_header::ParamHeader;
 use mcp_proto::{CallToolRequestParams, ErrorObject, FromValue, LoggingLevel, Meta, Tool};
 use serde_json::Value;
@@ -112,6 +113,37 @@ impl CallRequest {
         }
     }
 
+    /// Refuses a call whose `arguments` name a discriminator key
+    /// (`action`, `op`, or `name`) more than once: gating and modes read
+    /// one value, and a source that reads another would run what was not
+    /// checked (docs/ARCHITECTURE.md, "Gating"). Called wherever a call is
+    /// checked before it is passed on. Arguments that cannot be read are
+    /// refused too (closed, never open).
+    ///
+    /// # Errors
+    /// -32602 `tools/call: arguments name "op" twice; give each key once`
+    /// with `data` `{"tool": …, "key": …}`.
+    pub fn refuse_duplicated_discriminator(&self) -> Result<(), ErrorObject> {
+        let text = mcp_proto::recover::replace_lone_surrogates(self.params.get());
+        let key = match duplicated_key(&text, &["action", "op", "name"]) {
+            Ok(None) => return Ok(()),
+            Ok(Some(key)) => key,
+            Err(error) => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "tools/call: the arguments cannot be read: {error}"
+                )));
+            }
+        };
+        let mut error = ErrorObject::invalid_params(format!(
+            "tools/call: arguments name {key:?} twice; give each key once"
+        ));
+        error.data = Some(serde_json::json!({
+            "tool": mcp_proto::error::excerpt(&self.name, mcp_proto::error::MAX_QUOTED_BYTES),
+            "key": key,
+        }));
+        Err(error)
+    }
+
     /// The tool called.
     pub fn name(&self) -> &str {
         &self.name
@@ -132,6 +164,52 @@ impl CallRequest {
         CallToolRequestParams::from_value(value)
             .map_err(|e| ErrorObject::invalid_params(format!("tools/call: {}", e.at_key("params"))))
     }
+}
+
+/// The first of `keys` that the top-level object `arguments` of the
+/// params object `params` holds more than once, if any.
+fn duplicated_key(
+    params: &str,
+    keys: &[&'static str],
+) -> Result<Option<&'static str>, serde_json::Error> {
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        arguments: Option<&'a RawValue>,
+    }
+    struct Keys<'k>(&'k [&'static str]);
+    impl<'de> serde::de::Visitor<'de> for Keys<'_> {
+        type Value = Option<&'static str>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut seen = vec![false; self.0.len()];
+            let mut twice = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                if let Some(at) = self.0.iter().position(|k| *k == key) {
+                    if seen[at] && twice.is_none() {
+                        twice = Some(self.0[at]);
+                    }
+                    seen[at] = true;
+                }
+            }
+            Ok(twice)
+        }
+    }
+    let head: Params<'_> = serde_json::from_str(params)?;
+    let Some(arguments) = head.arguments else {
+        return Ok(None);
+    };
+    let mut de = serde_json::Deserializer::from_str(arguments.get());
+    serde::Deserializer::deserialize_any(&mut de, Keys(keys))
 }
 
 /// `result` as the JSON text a [`ToolSource`] answers with.
@@ -174,6 +252,13 @@ pub struct CallContext {
     /// HTTP session, one stateless request): the key of per-session state
     /// such as the `mode` tool's choice. 0 outside a session.
     pub session: u64,
+    /// Whether the call may start programs other than the tools' own
+    /// (`git`'s hooks, filters and the other programs its configuration
+    /// can name): true when an action that runs programs (`exec`) is
+    /// reachable in the caller's session, through the allowlist and its
+    /// mode (docs/ARCHITECTURE.md, "Gating"). `false` by default: a call
+    /// made outside a session is not trusted with more.
+    pub run_programs: bool,
 }
 
 impl CallContext {
@@ -236,6 +321,15 @@ pub trait ToolSource: Send + Sync {
             Some(_) => None,
         }
     }
+
+    /// How this source's tools are gated: which argument is their
+    /// discriminator (`action` for local tools, `op` for the door's
+    /// subsystem tools) and the `describe` tool, if any (docs/ARCHITECTURE.md,
+    /// "Gating"). Mode presets read a source's tools with its own rules.
+    /// The default is [`SurfaceRules::local`] without aliases.
+    fn surface_rules(&self) -> SurfaceRules {
+        SurfaceRules::local()
+    }
 }
 
 /// The merged list of a [`Composition`] (every source's tools, first-wins),
@@ -244,16 +338,32 @@ pub trait ToolSource: Send + Sync {
 #[derive(Debug)]
 pub struct MergedList {
     list: SourceList,
+    /// Where the tools came from: for each source that gave any, its
+    /// name, its gating rules and the range of `list.tools` it gave (the
+    /// merge keeps sources in order, so each source's tools are one run).
+    runs: Vec<SourceRun>,
     rendered: std::sync::Mutex<Vec<(&'static str, JsonText)>>,
     /// Tool name → its `x-mcp-header` annotations, for the tools that have
     /// any; read from the schemas on first use.
     param_headers: std::sync::OnceLock<HashMap<String, Vec<ParamHeader>>>,
 }
 
+/// The tools one source gave to a [`MergedList`].
+#[derive(Debug, Clone)]
+pub struct SourceRun {
+    /// The source's name (`local`, `door`).
+    pub source: String,
+    /// How its tools are gated ([`ToolSource::surface_rules`]).
+    pub rules: SurfaceRules,
+    /// Its tools' positions in [`MergedList::list`]`.tools`.
+    pub tools: std::ops::Range<usize>,
+}
+
 impl MergedList {
-    fn new(list: SourceList) -> Self {
+    fn new(list: SourceList, runs: Vec<SourceRun>) -> Self {
         Self {
             list,
+            runs,
             rendered: std::sync::Mutex::new(Vec::new()),
             param_headers: std::sync::OnceLock::new(),
         }
@@ -278,6 +388,12 @@ impl MergedList {
             })
             .get(name)
             .map(Vec::as_slice)
+    }
+
+    /// The sources the merged tools came from, in order, with the range
+    /// of tools each gave.
+    pub fn runs(&self) -> &[SourceRun] {
+        &self.runs
     }
 
     /// The merged tools and `_meta`.
@@ -319,7 +435,17 @@ type Memo = Option<(Vec<u64>, Arc<MergedList>)>;
 #[derive(Clone, Default)]
 pub struct Composition {
     sources: Vec<Arc<dyn ToolSource>>,
+    /// Names only one source may list or be routed: the local toolbox's
+    /// (HIP-0300 §2.2, "a local name wins"), with that source's name.
+    reserved: Option<Arc<Reserved>>,
     memo: Arc<std::sync::Mutex<Memo>>,
+}
+
+/// Tool names reserved to one source ([`Composition::reserve`]).
+#[derive(Debug)]
+struct Reserved {
+    owner: String,
+    names: HashSet<String>,
 }
 
 impl std::fmt::Debug for Composition {
@@ -336,8 +462,32 @@ impl Composition {
     pub fn new(sources: Vec<Arc<dyn ToolSource>>) -> Self {
         Self {
             sources,
+            reserved: None,
             memo: Arc::default(),
         }
+    }
+
+    /// Reserves `names` to the source named `owner`: no other source's
+    /// tool of such a name is listed, and a call of such a name is routed
+    /// to `owner` or to nobody (-32602, unknown tool), whether `owner`
+    /// lists the tool, has it gated out or a mode hides it
+    /// (docs/ARCHITECTURE.md, "Gating": local names are reserved). The
+    /// local toolbox's names are reserved this way, so that gating a local
+    /// tool out never hands its name to the door.
+    pub fn reserve(mut self, owner: &str, names: impl IntoIterator<Item = String>) -> Self {
+        self.reserved = Some(Arc::new(Reserved {
+            owner: owner.to_owned(),
+            names: names.into_iter().collect(),
+        }));
+        self
+    }
+
+    /// Whether `tool` from the source named `source` may be listed or
+    /// routed there (not a name reserved to another source).
+    fn admits(&self, source: &str, tool: &str) -> bool {
+        self.reserved
+            .as_ref()
+            .is_none_or(|r| r.owner == source || !r.names.contains(tool))
     }
 
     /// The sources, in order.
@@ -371,13 +521,22 @@ impl Composition {
             return Arc::clone(merged);
         }
         let mut merged = SourceList::default();
+        let mut runs = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
         for source in &self.sources {
             let list = source.list_tools().await;
+            let start = merged.tools.len();
             for tool in list.tools {
-                if seen.insert(tool.name.clone()) {
+                if self.admits(source.name(), &tool.name) && seen.insert(tool.name.clone()) {
                     merged.tools.push(tool);
                 }
+            }
+            if merged.tools.len() > start {
+                runs.push(SourceRun {
+                    source: source.name().to_owned(),
+                    rules: source.surface_rules(),
+                    tools: start..merged.tools.len(),
+                });
             }
             if let Some(meta) = list.meta {
                 let target = merged.meta.get_or_insert_with(Meta::new);
@@ -386,7 +545,7 @@ impl Composition {
                 }
             }
         }
-        let merged = Arc::new(MergedList::new(merged));
+        let merged = Arc::new(MergedList::new(merged, runs));
         // Stamps read before the sources were asked: a change while they
         // answered gives new stamps, so the next request merges again.
         if let Some(stamps) = stamps {
@@ -401,7 +560,9 @@ impl Composition {
 
     /// The first source that owns `tool`, if any.
     pub fn route(&self, tool: &str) -> Option<&Arc<dyn ToolSource>> {
-        self.sources.iter().find(|s| s.owns(tool))
+        self.sources
+            .iter()
+            .find(|s| self.admits(s.name(), tool) && s.owns(tool))
     }
 
     /// Calls the tool through the first source that owns its name; a name no

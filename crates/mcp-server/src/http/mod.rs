@@ -57,6 +57,7 @@
 //!   closed.
 
 mod answer;
+pub mod bearer;
 mod check;
 mod pipe;
 mod post;

@@ -7,6 +7,7 @@
 //! never changes another's tools; a change is announced with
 //! `notifications/tools/list_changed`.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -31,19 +32,29 @@ pub(super) fn next_session() -> u64 {
     NEXT_SESSION.fetch_add(1, Ordering::Relaxed)
 }
 
-/// The allowlist entries of a session's mode (`None`: it narrows nothing).
-pub(super) type Narrowing = Option<Vec<String>>;
+/// What narrows a session's tools: the layers of allowlist entries that
+/// apply one after the other (the host's `--mode` floor, then the
+/// session's own mode), each narrowing what the one before left; `None`
+/// when nothing narrows.
+pub(super) type Narrowing = Option<Vec<Vec<String>>>;
 
 impl Session {
-    /// The entries this session's mode allows, when it narrows anything.
+    /// The layers narrowing this session's tools, when any does.
     pub(super) fn narrowing(&self) -> Narrowing {
-        self.server.modes()?.allowed_for(self.number)
+        let floor = self.server.mode_floor();
+        let own = self
+            .server
+            .modes()
+            .and_then(|modes| modes.allowed_for(self.number));
+        let layers: Vec<Vec<String>> = floor.into_iter().cloned().chain(own).collect();
+        (!layers.is_empty()).then_some(layers)
     }
 }
 
-/// `tools` as the mode's `entries` leave them (tools in their order, the
-/// `action` enums narrowed). Entries that cannot be read leave only `mode`
-/// (closed, not open: a broken preset never widens anything).
+/// `tools` (one source's, read with that source's `rules`) as the mode's
+/// `entries` leave them (tools in their order, the discriminator enums
+/// narrowed). Entries that cannot be read leave only `mode` (closed, not
+/// open: a broken preset never widens anything).
 pub(super) fn surface(
     entries: &[String],
     tools: &[Tool],
@@ -102,89 +113,105 @@ fn without_earlier_sentence(old: &str, new: &str) -> Option<String> {
     Some(format!("{}{added}", &old[..at]))
 }
 
-/// Refuses `call` when the view's mode leaves its tool or action out:
-/// -32602 as for a gated-out call (unknown tool, or the allowed actions).
+/// Refuses `call` when the view leaves its tool or action out: -32602 as
+/// for a gated-out call (unknown tool, or the allowed values), checked by
+/// every layer with the rules of the source the tool came from. A call
+/// that names its discriminator twice is refused
+/// ([`CallRequest::duplicated_discriminator`]).
 pub(super) fn check_call(view: &ModeView, call: &CallRequest) -> Result<(), ErrorObject> {
-    let surface = &view.surface;
+    let Some(surfaces) = view
+        .runs
+        .iter()
+        .find(|run| run.tools.contains(call.name()))
+        .map(|run| &run.layers)
+    else {
+        return Err(unknown_tool(call.name()));
+    };
+    call.refuse_duplicated_discriminator()?;
     let params = call.params()?;
-    match surface.check_call_arguments(call.name(), params.arguments.as_ref()) {
-        CallDecision::Permitted => Ok(()),
-        CallDecision::Refused(why) => {
-            let allowed = surface.allowed_values(call.name()).unwrap_or_default();
-            Err(refused_call(call.name(), &why, allowed))
+    for surface in surfaces {
+        match surface.check_call_arguments(call.name(), params.arguments.as_ref()) {
+            CallDecision::Permitted => {}
+            CallDecision::Refused(why) => {
+                let allowed = surface.allowed_values(call.name()).unwrap_or_default();
+                return Err(refused_call(call.name(), &why, allowed));
+            }
+            CallDecision::NotOwned => return Err(unknown_tool(call.name())),
         }
-        CallDecision::NotOwned => Err(unknown_tool(call.name())),
     }
+    Ok(())
 }
 
-/// One merged list as one preset leaves it: the routing surface, the
-/// listed tools, and their rendered `tools/list` results (one per form).
+/// One source's tools as a view's layers leave them.
+struct RunView {
+    /// The names the source listed (before narrowing): a call of one of
+    /// these is checked by this run's layers.
+    tools: HashSet<String>,
+    /// One surface per layer, each over what the layer before left.
+    layers: Vec<GatedSurface<Tool>>,
+}
+
+/// One merged list as one set of layers leaves it: the routing surfaces
+/// per source, the listed tools, and their rendered `tools/list` results
+/// (one per form).
 pub(crate) struct ModeView {
     merged: Arc<MergedList>,
-    entries: Vec<String>,
-    surface: GatedSurface<Tool>,
+    layers: Vec<Vec<String>>,
+    runs: Vec<RunView>,
     /// The tools as listed ([`listed`]).
     pub(super) tools: Vec<Tool>,
     /// The rendered results: the handshake form, then the stateless one.
     pub(super) rendered: [OnceLock<Arc<RawValue>>; 2],
 }
 
-/// The views of the most recent (merged list, preset) pairs, shared by a
+/// The views of the most recent (merged list, layers) pairs, shared by a
 /// server's sessions, so that a narrowing mode costs a lookup per
 /// `tools/list` and `tools/call`, not a rebuild of every tool's schema.
+#[derive(Default)]
 pub(crate) struct ModeViews {
     views: Mutex<Vec<Arc<ModeView>>>,
-    /// The tools' action aliases, `(tool, alias, action)`.
-    aliases: Vec<(&'static str, &'static str, &'static str)>,
-    /// How presets are read: `action` entries, with the aliases (built on
-    /// the first view: a session that never narrows never needs it).
-    rules: OnceLock<SurfaceRules>,
 }
 
 /// How many views are kept (most recent first).
 const VIEWS_KEPT: usize = 8;
 
-impl Default for ModeViews {
-    fn default() -> Self {
-        Self::with_aliases(&[])
-    }
-}
-
 impl ModeViews {
-    /// No views yet; presets read with the action `aliases`
-    /// (`(tool, alias, action)`).
-    pub(crate) fn with_aliases(aliases: &[(&'static str, &'static str, &'static str)]) -> Self {
-        Self {
-            views: Mutex::default(),
-            aliases: aliases.to_vec(),
-            rules: OnceLock::new(),
-        }
-    }
-
-    fn rules(&self) -> &SurfaceRules {
-        self.rules
-            .get_or_init(|| SurfaceRules::local().with_aliases(self.aliases.iter().copied()))
-    }
-
-    /// The view of `merged` under `entries`, built on the first request.
-    pub(super) fn get(&self, merged: &Arc<MergedList>, entries: &[String]) -> Arc<ModeView> {
+    /// The view of `merged` under `layers`, built on the first request.
+    /// Each source's tools are read with that source's rules (`action`
+    /// for local tools, `op` and `describe` for the door's).
+    pub(super) fn get(&self, merged: &Arc<MergedList>, layers: &[Vec<String>]) -> Arc<ModeView> {
         let mut views = self.views.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(at) = views
             .iter()
-            .position(|v| Arc::ptr_eq(&v.merged, merged) && v.entries == entries)
+            .position(|v| Arc::ptr_eq(&v.merged, merged) && v.layers == layers)
         {
             let view = views.remove(at);
             views.insert(0, view.clone());
             return view;
         }
-        let tools = &merged.list().tools;
-        // One gating serves both the routing and the listed tools.
-        let gated = surface(entries, tools, self.rules());
+        let all = &merged.list().tools;
+        let mut runs = Vec::new();
+        let mut tools = Vec::new();
+        for run in merged.runs() {
+            let original = &all[run.tools.clone()];
+            let mut current = original.to_vec();
+            let mut surfaces = Vec::new();
+            for entries in layers {
+                let gated = surface(entries, &current, &run.rules);
+                current = listed(&gated, &current);
+                surfaces.push(gated);
+            }
+            tools.extend(current);
+            runs.push(RunView {
+                tools: original.iter().map(|t| t.name.clone()).collect(),
+                layers: surfaces,
+            });
+        }
         let view = Arc::new(ModeView {
             merged: merged.clone(),
-            entries: entries.to_vec(),
-            tools: listed(&gated, tools),
-            surface: gated,
+            layers: layers.to_vec(),
+            runs,
+            tools,
             rendered: Default::default(),
         });
         views.insert(0, view.clone());

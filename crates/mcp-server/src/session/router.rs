@@ -128,6 +128,9 @@ impl Session {
             log,
             client,
             session: self.number,
+            // Decided per call, where the session's mode is known
+            // (`tools/call`).
+            run_programs: false,
         }
     }
 

@@ -106,13 +106,17 @@ impl Session {
             Err(error) => return self.send_error(Some(id), error),
         };
         let cancel = CancellationToken::new();
-        let cx = self.context(&id, era, request_meta.as_ref(), &cancel);
+        let mut cx = self.context(&id, era, request_meta.as_ref(), &cancel);
         let server = self.server.clone();
         let narrowing = self.narrowing();
         let work: Work = Box::pin(async move {
-            if let Some(entries) = narrowing {
-                let merged = server.composition().merged().await;
-                mode::check_call(&server.mode_views().get(&merged, &entries), &call)?;
+            match narrowing {
+                Some(layers) => {
+                    let merged = server.composition().merged().await;
+                    mode::check_call(&server.mode_views().get(&merged, &layers), &call)?;
+                    cx.run_programs = server.may_run_programs(&layers);
+                }
+                None => cx.run_programs = server.may_run_programs(&[]),
             }
             let text = server.composition().call_tool(call, cx).await?;
             let result_type = lacks_result_type(era, &text);
