@@ -330,7 +330,14 @@ fn serve_help_shows_each_flag_with_its_variable_and_default() {
 /// info on stderr; stopped when dropped.
 fn serve_http(env: &[(&str, &str)]) -> Proc {
     let root = std::env::temp_dir();
-    let mut args = vec!["serve", "--http", "127.0.0.1:0", "--no-door", "--root"];
+    let mut args = vec![
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--http-no-auth",
+        "--no-door",
+        "--root",
+    ];
     args.push(root.to_str().expect("utf-8"));
     let mut all = vec![("RUST_LOG", "info")];
     all.extend_from_slice(env);

@@ -7,6 +7,7 @@
 
 mod common;
 
+mod adversarial;
 mod bad_input;
 mod cli;
 mod concurrency;
@@ -14,6 +15,7 @@ mod door;
 mod door_e2e;
 mod features;
 mod forwarding;
+mod gated_out;
 mod gating;
 mod http_qa;
 mod http_transport;

@@ -806,6 +806,7 @@ async fn serve_http(root: &Path, state: &Path) -> (Proc, Http) {
             "--no-door",
             "--http",
             "127.0.0.1:0",
+            "--http-no-auth",
             "--root",
             utf8(root),
         ],

@@ -325,7 +325,7 @@ async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
         assembly.client_roots.is_some(),
         "without --root the local tools could follow a client"
     );
-    let server = Arc::new(cli::serve_server(&args, assembly));
+    let server = Arc::new(cli::serve_server(&args, assembly).expect("no --mode"));
     let listening = listen(server, args.http_config()).await;
 
     let offered = tempfile::tempdir().expect("the client's directory");

@@ -522,7 +522,14 @@ async fn http_with_stderr_on_dev_full_serves_initialize() {
     let root = tempfile::tempdir().expect("tempdir");
     let mut command = hanzo_mcp();
     command
-        .args(["serve", "--no-door", "--http", "127.0.0.1:0", "--root"])
+        .args([
+            "serve",
+            "--no-door",
+            "--http",
+            "127.0.0.1:0",
+            "--http-no-auth",
+            "--root",
+        ])
         .arg(root.path())
         .env("RUST_LOG", "debug");
     let mut server = Proc::start_with_stderr(command, dev_full());

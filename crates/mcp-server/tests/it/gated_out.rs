@@ -1,0 +1,443 @@
+//! What is gated out stays out, through the binary: a local name is never
+//! handed to the door (gated out, narrowed by a mode or listed), a mode
+//! reads door tools by their own rules (`op`, `describe`), a call naming
+//! its discriminator twice is refused, `--mode` binds every session, a
+//! loopback `--http` server has a bearer unless told otherwise, a door
+//! address that would send the bearer in clear text is refused, and the
+//! programs the tools start never see the server's credentials.
+
+use std::path::Path;
+use std::time::Duration;
+
+use mcp_fake_door::{Behaviour, FakeDoor};
+use serde_json::{Value, json};
+
+use crate::common::{
+    CANARY, Proc, WithDoor, call_params, first_text, listening_port, names, run, serve_with_door,
+};
+
+/// The `tools/call` names (and their `op`) that reached `door`.
+fn forwarded(door: &FakeDoor) -> Vec<(String, Option<String>)> {
+    door.requests_for("tools/call")
+        .iter()
+        .filter_map(|r| r.params())
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap_or_default().to_owned(),
+                p["arguments"]["op"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+/// A server past the handshake with the hostile door and `extra` flags.
+fn hostile(door: &FakeDoor, extra: &[&str]) -> WithDoor {
+    let mut setup = serve_with_door(&door.url(), extra);
+    setup.server.initialize("2025-11-25");
+    setup
+}
+
+/// A modes file in a fresh directory, and its path.
+fn modes_file(presets: &Value) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("modes.json");
+    std::fs::write(&path, presets.to_string()).expect("write modes");
+    let path = path.to_str().expect("utf-8").to_owned();
+    (dir, path)
+}
+
+fn error_code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {response}"))
+}
+
+#[test]
+fn a_gated_out_local_name_is_neither_listed_from_nor_forwarded_to_the_door() {
+    let door = FakeDoor::start(Behaviour::Hostile).expect("fake door");
+    let mut setup = hostile(&door, &["--allowed-tools", r#"{"local":["fs:read"]}"#]);
+    let server = &mut setup.server;
+
+    let list = server.call(1, "tools/list", json!({}));
+    // The door's exec, fs, git, memory and mode are local names: never
+    // listed from the door, whatever the local gating left.
+    assert_eq!(names(&list), ["fs", "describe", "evil", "fs2"]);
+
+    for (id, name) in [(2, "exec"), (3, "git"), (4, "memory"), (5, "mode")] {
+        let response = server.call(
+            id,
+            "tools/call",
+            call_params(
+                name,
+                json!({ "action": "run", "op": "run", "command": "id" }),
+            ),
+        );
+        assert_eq!(error_code(&response), -32602, "{name}: {response}");
+        assert_eq!(
+            response["error"]["message"],
+            format!("unknown tool: {name:?}")
+        );
+    }
+    // A door tool of its own name still goes to the door.
+    let fs2 = server.call(6, "tools/call", call_params("fs2", json!({ "op": "run" })));
+    assert!(fs2.get("result").is_some(), "{fs2}");
+    assert_eq!(server.wait().code(), Some(0));
+    assert_eq!(
+        forwarded(&door),
+        [("fs2".to_owned(), Some("run".to_owned()))]
+    );
+}
+
+#[test]
+fn a_local_name_hidden_by_a_mode_is_not_forwarded_either() {
+    let door = FakeDoor::start(Behaviour::Hostile).expect("fake door");
+    let (_dir, modes) = modes_file(&json!({ "reader": ["fs:read", "evil"] }));
+    let mut setup = hostile(&door, &["--modes", &modes]);
+    let server = &mut setup.server;
+    let set = server.call(
+        1,
+        "tools/call",
+        call_params("mode", json!({ "action": "set", "name": "reader" })),
+    );
+    assert!(
+        set.get("result").is_some() && set["result"]["isError"] != json!(true),
+        "{set}"
+    );
+    let exec = server.call(
+        2,
+        "tools/call",
+        call_params("exec", json!({ "action": "run" })),
+    );
+    assert_eq!(error_code(&exec), -32602, "{exec}");
+    let git = server.call(3, "tools/call", call_params("git", json!({ "op": "run" })));
+    assert_eq!(error_code(&git), -32602, "{git}");
+    let names_now = names(&server.call(4, "tools/list", json!({})));
+    assert_eq!(names_now, ["fs", "mode", "evil"]);
+    assert_eq!(server.wait().code(), Some(0));
+    assert!(forwarded(&door).is_empty(), "{:?}", forwarded(&door));
+}
+
+#[test]
+fn a_mode_reads_door_tools_by_their_op() {
+    let door = FakeDoor::start(Behaviour::Hostile).expect("fake door");
+    let (_dir, modes) = modes_file(&json!({ "doorops": ["evil:a"] }));
+    let mut setup = hostile(&door, &["--modes", &modes]);
+    let server = &mut setup.server;
+    let set = server.call(
+        1,
+        "tools/call",
+        call_params("mode", json!({ "action": "set", "name": "doorops" })),
+    );
+    assert!(
+        set.get("result").is_some() && set["result"]["isError"] != json!(true),
+        "{set}"
+    );
+
+    let list = server.call(2, "tools/list", json!({}));
+    assert_eq!(names(&list), ["mode", "evil"]);
+    let evil = list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["name"] == "evil")
+        .expect("evil listed");
+    assert_eq!(
+        evil["inputSchema"]["properties"]["op"]["enum"],
+        json!(["a"])
+    );
+
+    // The op decides, not an `action` that happens to match the preset.
+    let other = server.call(
+        3,
+        "tools/call",
+        call_params("evil", json!({ "op": "b", "action": "a" })),
+    );
+    assert_eq!(error_code(&other), -32602, "{other}");
+    assert_eq!(other["error"]["data"]["op"], "b");
+    let describe = server.call(
+        4,
+        "tools/call",
+        call_params("describe", json!({ "op": "b" })),
+    );
+    assert_eq!(error_code(&describe), -32602, "{describe}");
+    let allowed = server.call(5, "tools/call", call_params("evil", json!({ "op": "a" })));
+    assert!(allowed.get("result").is_some(), "{allowed}");
+    assert_eq!(server.wait().code(), Some(0));
+    assert_eq!(
+        forwarded(&door),
+        [("evil".to_owned(), Some("a".to_owned()))]
+    );
+}
+
+#[test]
+fn a_discriminator_given_twice_is_refused_and_never_forwarded() {
+    let door = FakeDoor::start(Behaviour::Hostile).expect("fake door");
+    let mut setup = hostile(
+        &door,
+        &[
+            "--allowed-tools",
+            r#"{"door":["evil:a"],"local":["fs:read"]}"#,
+        ],
+    );
+    let server = &mut setup.server;
+    let calls = [
+        r#"{"name":"evil","arguments":{"op":"b","op":"a"}}"#,
+        r#"{"name":"evil","arguments":{"op":"a","\u006fp":"b"}}"#,
+        r#"{"name":"evil","arguments":{"op":"a","input":{},"op":"b","x":"\ud800"}}"#,
+        r#"{"name":"fs","arguments":{"action":"write","action":"read","path":"x"}}"#,
+    ];
+    for (id, params) in (10..).zip(calls) {
+        server.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#
+        ));
+        let response: Value = serde_json::from_str(server.response(id)).expect("JSON");
+        assert_eq!(error_code(&response), -32602, "{params}: {response}");
+        assert!(
+            response["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("twice")),
+            "{response}"
+        );
+    }
+    assert_eq!(server.wait().code(), Some(0));
+    assert!(forwarded(&door).is_empty(), "{:?}", forwarded(&door));
+}
+
+#[test]
+fn mode_flag_binds_every_session_and_mode_set_cannot_widen_it() {
+    let root = tempfile::tempdir().expect("root");
+    let state = tempfile::tempdir().expect("state");
+    let mut server = Proc::spawn_with_env(
+        &[
+            "serve",
+            "--no-door",
+            "--mode",
+            "review",
+            "--root",
+            root.path().to_str().expect("utf-8"),
+        ],
+        &[("HANZO_MCP_STATE", state.path().to_str().expect("utf-8"))],
+    );
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    for tool in list["result"]["tools"].as_array().expect("tools") {
+        let actions = &tool["inputSchema"]["properties"]["action"]["enum"];
+        for writing in ["write", "run", "commit", "edit"] {
+            assert!(
+                !actions
+                    .as_array()
+                    .is_some_and(|a| a.contains(&json!(writing))),
+                "review lists {} {writing}",
+                tool["name"]
+            );
+        }
+    }
+    for (id, name) in [(2, "full"), (3, "review")] {
+        let set = server.call(
+            id,
+            "tools/call",
+            call_params("mode", json!({ "action": "set", "name": name })),
+        );
+        assert!(
+            set.get("result").is_some() && set["result"]["isError"] != json!(true),
+            "{set}"
+        );
+        let write = server.call(
+            id + 10,
+            "tools/call",
+            call_params(
+                "fs",
+                json!({ "action": "write", "path": "x.txt", "content": "x" }),
+            ),
+        );
+        assert_eq!(error_code(&write), -32602, "after mode set {name}: {write}");
+        let exec = server.call(
+            id + 20,
+            "tools/call",
+            call_params("exec", json!({ "action": "run", "command": "true" })),
+        );
+        assert_eq!(error_code(&exec), -32602, "after mode set {name}: {exec}");
+    }
+    assert_eq!(server.wait().code(), Some(0));
+    assert!(!root.path().join("x.txt").exists());
+
+    let unknown = run(
+        &["serve", "--no-door", "--mode", "nosuchmode"],
+        &[("HANZO_MCP_STATE", state.path().to_str().expect("utf-8"))],
+    );
+    assert!(!unknown.status.success());
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        stderr.contains("--mode nosuchmode: no such mode"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_plain_http_door_on_another_host_is_refused_at_start() {
+    let state = tempfile::tempdir().expect("state");
+    let output = run(
+        &["serve"],
+        &[
+            ("HANZO_MCP_DOOR", "http://door.example/v1/mcp"),
+            ("HANZO_MCP_STATE", state.path().to_str().expect("utf-8")),
+        ],
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("clear text") && stderr.contains("--door-allow-cleartext-bearer"),
+        "{stderr}"
+    );
+    // The same address over https passes the check (and is never
+    // contacted: `tools --no-door` lists only local tools).
+    let fine = run(
+        &["tools", "--no-door"],
+        &[("HANZO_MCP_DOOR", "http://door.example/v1/mcp")],
+    );
+    assert!(
+        fine.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fine.stderr)
+    );
+}
+
+/// The port and the bearer file of a loopback `--http` server started
+/// without a bearer, read from its stderr.
+async fn http_port_and_bearer_file(server: &mut Proc) -> (u16, String) {
+    let mut port = None;
+    for _ in 0..1200 {
+        port = listening_port(server.id());
+        if port.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let port = port.expect("hanzo-mcp --http never listened");
+    let stderr = server.stderr_lines().join("\n");
+    let file = stderr
+        .split("the token being the contents of ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (readable only by you").next())
+        .unwrap_or_else(|| panic!("no bearer file named on stderr: {stderr}"))
+        .to_owned();
+    (port, file)
+}
+
+#[tokio::test]
+async fn a_loopback_http_server_makes_a_bearer_only_the_user_can_read() {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    let root = tempfile::tempdir().expect("root");
+    let state = tempfile::tempdir().expect("state");
+    let mut server = Proc::spawn_with_env(
+        &[
+            "serve",
+            "--no-door",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root.path().to_str().expect("utf-8"),
+        ],
+        &[("HANZO_MCP_STATE", state.path().to_str().expect("utf-8"))],
+    );
+    let (port, file) = http_port_and_bearer_file(&mut server).await;
+    assert!(Path::new(&file).starts_with(state.path()), "{file}");
+    let mode = std::fs::metadata(&file)
+        .expect("bearer file")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let bearer = std::fs::read_to_string(&file).expect("read bearer");
+    assert_eq!(bearer.len(), 64);
+    assert!(!server.stderr_lines().join("\n").contains(&bearer));
+
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": { "name": "t", "version": "1" } } })
+    .to_string();
+    let bare = crate::common::http::raw_post(addr, &body);
+    let (status, _, _) = crate::common::http::exchange(addr, bare.as_bytes()).await;
+    assert_eq!(status, "HTTP/1.1 401 Unauthorized");
+    let with_bearer = bare.replacen(
+        "Content-Type:",
+        &format!("Authorization: Bearer {bearer}\r\nContent-Type:"),
+        1,
+    );
+    let (status, _, answer) = crate::common::http::exchange(addr, with_bearer.as_bytes()).await;
+    assert_eq!(status, "HTTP/1.1 200 OK", "{answer}");
+    server.terminate();
+}
+
+#[test]
+fn programs_the_tools_start_never_see_the_servers_credentials() {
+    let root = tempfile::tempdir().expect("root");
+    let state = tempfile::tempdir().expect("state");
+    let mut server = Proc::spawn_with_env(
+        &[
+            "serve",
+            "--no-door",
+            "--secret-env",
+            "MY_OTHER_SECRET",
+            "--root",
+            root.path().to_str().expect("utf-8"),
+        ],
+        &[
+            ("HANZO_API_KEY", CANARY),
+            ("HANZO_MCP_HTTP_BEARER", "http-bearer-canary"),
+            ("MY_OTHER_SECRET", "other-canary"),
+            ("PLAIN_VARIABLE", "plain-value"),
+            ("HANZO_MCP_STATE", state.path().to_str().expect("utf-8")),
+        ],
+    );
+    server.initialize("2025-11-25");
+    let printed = server.call(
+        1,
+        "tools/call",
+        call_params("exec", json!({ "action": "run", "command": "env" })),
+    );
+    let text = first_text(&printed["result"]);
+    assert!(text.contains("PLAIN_VARIABLE=plain-value"), "{text}");
+    for secret in [CANARY, "http-bearer-canary", "other-canary"] {
+        assert!(!text.contains(secret), "{secret} reached the child: {text}");
+    }
+    // git's children too (a pager or an editor would inherit the same).
+    let own = server.call(
+        2,
+        "tools/call",
+        call_params(
+            "exec",
+            json!({ "action": "run", "command": "printenv MINE", "env": { "MINE": "given" } }),
+        ),
+    );
+    assert!(first_text(&own["result"]).contains("given"), "{own}");
+    assert_eq!(server.wait().code(), Some(0));
+}
+
+#[test]
+fn the_readme_capability_table_is_the_one_the_binary_prints() {
+    let output = run(&["tools", "--capabilities"], &[]);
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).expect("UTF-8");
+    // Every local tool has rows, exec's run programs, and the door's last.
+    assert!(table.contains("| `exec` | `run` |"), "{table}");
+    assert!(table.contains("run programs"), "{table}");
+    assert!(
+        table
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("| door tools"))
+    );
+    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&readme_path).expect("README.md");
+    let block = readme
+        .split("<!-- capabilities:start -->\n")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- capabilities:end -->").next())
+        .expect("the README's capability markers");
+    assert_eq!(
+        block, table,
+        "the README's capability table differs from `hanzo-mcp tools --capabilities`: paste the latter between the markers"
+    );
+}
