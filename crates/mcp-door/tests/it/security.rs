@@ -190,6 +190,13 @@ async fn accept_and_protocol_version_follow_the_transport() {
     let r = post(&url, &list(11), &[("mcp-protocol-version", "2025-11-25")]).await;
     assert_eq!(r.status, 400);
     assert_eq!(r.body["error"]["code"], -32020);
+    // A method the door does not serve, from a 2026-07-28 client: 404.
+    let mut prompts = list(13);
+    prompts["method"] = json!("prompts/list");
+    let r = post(&url, &prompts, &[]).await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.body["id"], 13);
+    assert_eq!(r.body["error"]["code"], -32601);
     // A 2026-07-28 body without the header: 400 with -32020.
     let body = list(12).to_string();
     let r = post_raw(
