@@ -30,6 +30,10 @@ pub struct DoorConfig {
     /// used in the 401 challenge and the metadata; `None` takes it from
     /// each request's `Host` (and `X-Forwarded-Proto`).
     pub origin: Option<String>,
+    /// Browser origins besides the door's own allowed to call it
+    /// (`https://app.example.com`); a POST whose `Origin` is neither is
+    /// refused with 403 (MCP 2025-11-25 basic/transports). Default none.
+    pub allowed_origins: Vec<String>,
     /// The longest a forwarded call may take, connection and body read
     /// included (default 30 s).
     pub timeout: Duration,
@@ -60,6 +64,7 @@ impl Default for DoorConfig {
             projection: ProjectionConfig::default(),
             issuer: None,
             origin: None,
+            allowed_origins: Vec::new(),
             timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(5),
             max_body_bytes: 4 << 20,
@@ -333,12 +338,25 @@ impl Door {
         if params.name == DESCRIBE {
             let op = op_of(&arguments)?;
             let described = projection
-                .describe(&op)
+                .described(&op)
                 .ok_or_else(|| unknown_op(DESCRIBE, &op))?;
-            let result = CallToolResult {
-                content: vec![ContentBlock::text(described.to_string())],
-                structured_content: Some(described),
-                ..CallToolResult::default()
+            let result = match described {
+                Ok(described) => CallToolResult {
+                    content: vec![ContentBlock::text(described.to_string())],
+                    structured_content: Some(described),
+                    ..CallToolResult::default()
+                },
+                // Bounded while built; answered with what is still useful.
+                Err((without_schema, why)) => {
+                    let mut result = CallToolResult::error(format!(
+                        "describe {op}: {why}; call it with the input its API documents \
+                         ({} {})",
+                        without_schema["method"].as_str().unwrap_or(""),
+                        without_schema["path"].as_str().unwrap_or("")
+                    ));
+                    result.structured_content = Some(without_schema);
+                    result
+                }
             };
             return to_value(&result);
         }

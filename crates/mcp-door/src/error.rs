@@ -16,6 +16,17 @@ pub enum DoorError {
         /// The parser's message, with line and column where it has them.
         reason: String,
     },
+    /// The document is larger than the door reads, or holds more once its
+    /// YAML aliases are expanded than a document of its size can
+    /// ([`crate::MAX_DOCUMENT_BYTES`]; twice its size in nodes or bytes of
+    /// text).
+    #[error("document {source_label:?} is refused: {reason}")]
+    TooLarge {
+        /// The document's label.
+        source_label: String,
+        /// Which bound it passed, with the figures.
+        reason: String,
+    },
     /// The document parsed but is not an OpenAPI 3.0 or 3.1 description.
     #[error("document {source_label:?} is not an OpenAPI 3.0 or 3.1 description: {reason}")]
     NotOpenApi {

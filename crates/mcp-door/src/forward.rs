@@ -75,15 +75,46 @@ fn build(
     let mut headers = HeaderMap::new();
     headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
     url.push_str(&params_into(entry, input, &mut headers)?);
+    let url = confined(base, &url).map_err(|e| format!("op {op}: {e}; nothing was sent"))?;
     credentials.apply(&mut headers);
 
     let method = reqwest::Method::from_bytes(entry.method.to_ascii_uppercase().as_bytes())
         .map_err(|_| format!("op {op}: bad method"))?;
-    let mut request = client.request(method, &url);
+    let mut request = client.request(method, url);
     if let Some(body) = &entry.body {
         request = with_body(request, &mut headers, entry, body, input)?;
     }
     Ok(request.headers(headers))
+}
+
+/// `url` parsed, when it stays inside the upstream `base`: the same
+/// scheme, userinfo, host and port, and a path under the base's path by
+/// whole segments, as the URL parser resolves it (dot segments, `%2e`
+/// included, already applied). Whatever a document's path or a caller's
+/// value holds, a request that would go elsewhere, and the caller's
+/// credentials with it, is never sent.
+fn confined(base: &str, url: &str) -> Result<reqwest::Url, String> {
+    let upstream =
+        reqwest::Url::parse(base).map_err(|e| format!("the upstream URL {base:?} is bad: {e}"))?;
+    let built = reqwest::Url::parse(url).map_err(|e| format!("the request URL is bad: {e}"))?;
+    let prefix = upstream.path().trim_end_matches('/');
+    let path = built.path();
+    let under = path == prefix
+        || path
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with('/'));
+    let same = built.scheme() == upstream.scheme()
+        && built.username() == upstream.username()
+        && built.password() == upstream.password()
+        && built.host() == upstream.host()
+        && built.port_or_known_default() == upstream.port_or_known_default();
+    if same && under {
+        Ok(built)
+    } else {
+        Err(format!(
+            "the request would leave the upstream {base} (its scheme, host, port or base path)"
+        ))
+    }
 }
 
 /// Sends the query and header parameters of `entry` found in `input`: the
@@ -448,6 +479,34 @@ mod tests {
             fill_path("/r/{c}", &input).unwrap_err(),
             "missing required input \"c\" (a path parameter)"
         );
+    }
+
+    #[test]
+    fn a_url_that_leaves_the_upstream_is_refused() {
+        let base = "http://127.0.0.1:8080/api";
+        for url in [
+            "http://127.0.0.1:8080@127.0.0.3:18804/steal",
+            "http://127.0.0.1:18080/api/x",
+            "http://127.0.0.1:8080/api/%2e%2e/admin",
+            "http://127.0.0.1:8080/api/../admin",
+            "http://127.0.0.1:8080/apiary",
+            "https://127.0.0.1:8080/api/x",
+            "http://127.0.0.1:8080\\..\\x",
+        ] {
+            let error = confined(base, url).unwrap_err();
+            assert!(
+                error.starts_with("the request would leave"),
+                "{url}: {error}"
+            );
+        }
+        for url in [
+            "http://127.0.0.1:8080/api",
+            "http://127.0.0.1:8080/api/x/%2F..",
+            "http://127.0.0.1:8080/api/x?next=http://evil.example/",
+        ] {
+            assert!(confined(base, url).is_ok(), "{url}");
+        }
+        assert!(confined("http://h", "http://H:80/x").is_ok());
     }
 
     #[test]

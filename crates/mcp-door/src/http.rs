@@ -9,12 +9,16 @@ use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response as HttpResponse};
 use axum::routing::{any, get, post};
-use mcp_proto::{Message, Response, parse_message};
+use mcp_proto::methods::{Initialize, Method};
+use mcp_proto::{
+    ErrorObject, Message, Response, ResponsePayload, Revision, error_code, parse_message,
+};
 use serde_json::{Value, json};
 
 use crate::credentials::Credentials;
 use crate::door::{Answer, Door};
 use crate::listen::{ListenLimits, read_body, serve_app};
+use crate::transport;
 
 /// The door's path (HIP-0300 §1.1).
 pub const DOOR_PATH: &str = "/v1/mcp";
@@ -26,8 +30,13 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// An axum router serving `door`:
 ///
 /// - `POST /v1/mcp`: one JSON-RPC message per request, answered with
-///   `application/json` (notifications and responses get 202);
-///   `GET`/`DELETE` get 405.
+///   `application/json` (or one SSE event when `Accept` admits only
+///   `text/event-stream`; notifications and responses get 202), after the
+///   [`transport`](crate::transport) checks: a foreign `Origin` 403, a
+///   `Content-Type` other than JSON 415, an `Accept` admitting neither
+///   406, an `MCP-Protocol-Version` unknown (-32022) or disagreeing with
+///   the body (-32020) 400, each a JSON-RPC error with the request's id
+///   when it could be read; `GET`/`DELETE` get 405.
 /// - any method on `/mcp`: 308 to `/v1/mcp`.
 /// - `GET /.well-known/oauth-protected-resource` and
 ///   `GET /.well-known/oauth-protected-resource/v1/mcp`: RFC 9728 metadata
@@ -80,29 +89,155 @@ async fn mcp(State(door): State<Arc<Door>>, request: Request) -> HttpResponse {
         Ok(body) => body,
         Err(answer) => return answer,
     };
-    let request = match parse_message(&body) {
+    // Read before the checks so that every refusal carries the id.
+    let parsed = parse_message(&body);
+    let id = match &parsed {
+        Ok(Message::Request(r)) => Some(r.id.clone()),
+        Ok(_) => None,
+        Err(e) => e.id.clone(),
+    };
+    let accepts = transport::accepts(&headers);
+    if let Err((status, error)) = browser_checks(&door, &headers, accepts) {
+        return json_response(status, &Response::error(id, error));
+    }
+    let request = match parsed {
         Ok(Message::Request(r)) => r,
         Ok(_) => return StatusCode::ACCEPTED.into_response(),
         Err(e) => {
             return json_response(StatusCode::BAD_REQUEST, &Response::error(e.id, e.error));
         }
     };
+    let params = request.params_value().ok().flatten();
+    let revision = match protocol_revision(&headers, &request.method, params.as_ref()) {
+        Ok(revision) => revision,
+        Err(error) => {
+            return json_response(StatusCode::BAD_REQUEST, &Response::error(id, error));
+        }
+    };
+    // The origin was checked above, so a cookie here is a credential.
     let credentials = Credentials::from_headers(&headers);
-    let revision = headers
-        .get("mcp-protocol-version")
-        .and_then(|v| v.to_str().ok());
-    match door.answer(&request, &credentials, revision).await {
-        Answer::Response(r) => json_response(StatusCode::OK, &r),
-        Answer::Challenge(r) => {
-            let origin = origin(&door, &headers);
-            let challenge = format!("Bearer resource_metadata=\"{origin}{METADATA_PATH}\"");
-            let mut response = json_response(StatusCode::UNAUTHORIZED, &r);
-            if let Ok(v) = HeaderValue::from_str(&challenge) {
-                response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-            }
-            response
+    let header_revision = revision.map(Revision::as_str);
+    let (status, response) = match door.answer(&request, &credentials, header_revision).await {
+        Answer::Response(r) => {
+            let stateless = revision
+                .or_else(|| transport::body_revision(params.as_ref()).and_then(Revision::parse))
+                .is_some_and(Revision::is_stateless);
+            let unknown_method = matches!(&r.payload,
+                ResponsePayload::Error(e) if e.code == error_code::METHOD_NOT_FOUND);
+            // MCP 2026-07-28 basic/transports: an unknown method is 404.
+            let status = if stateless && unknown_method {
+                StatusCode::NOT_FOUND
+            } else {
+                StatusCode::OK
+            };
+            (status, r)
+        }
+        Answer::Challenge(r) => (StatusCode::UNAUTHORIZED, r),
+    };
+    let mut answer = if accepts.json {
+        json_response(status, &response)
+    } else {
+        sse_response(status, &response)
+    };
+    if status == StatusCode::UNAUTHORIZED {
+        let origin = origin(&door, &headers);
+        let challenge = format!("Bearer resource_metadata=\"{origin}{METADATA_PATH}\"");
+        if let Ok(v) = HeaderValue::from_str(&challenge) {
+            answer.headers_mut().insert(header::WWW_AUTHENTICATE, v);
         }
     }
+    answer
+}
+
+/// The checks that keep a browser from calling on a visitor's behalf
+/// ([`transport`]): the `Origin` (403), the `Content-Type` (415) and the
+/// `Accept` (406), each refusal a -32600 error.
+fn browser_checks(
+    door: &Door,
+    headers: &HeaderMap,
+    accepts: transport::Accepts,
+) -> Result<(), (StatusCode, ErrorObject)> {
+    let own = origin(door, headers);
+    let mut accepted: Vec<&str> = vec![own.as_str()];
+    accepted.extend(door.config().allowed_origins.iter().map(String::as_str));
+    if !transport::origin_ok(headers, &accepted, false) {
+        let given = transport::header(headers, "origin").unwrap_or("");
+        return Err((
+            StatusCode::FORBIDDEN,
+            ErrorObject::invalid_request(format!(
+                "Origin {given:?} is not allowed: only {own} and the configured origins may call \
+                 this door from a browser"
+            )),
+        ));
+    }
+    if !transport::json_content_type(headers) {
+        return Err((
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorObject::invalid_request("Content-Type must be application/json"),
+        ));
+    }
+    if !accepts.json && !accepts.sse {
+        return Err((
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorObject::invalid_request("Accept must admit application/json or text/event-stream"),
+        ));
+    }
+    Ok(())
+}
+
+/// The revision `MCP-Protocol-Version` names, checked against the body's
+/// `_meta` (MCP 2026-07-28 basic/transports, protocol version header):
+/// -32022 for a revision the door does not know, -32020 when the header
+/// and the body disagree or a body naming a stateless revision comes
+/// without the header. `Ok(None)` when neither names one (a 2025-era
+/// client before or without the handshake), and for an unknown header on
+/// `initialize`, which negotiates the revision itself.
+fn protocol_revision(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<Option<Revision>, ErrorObject> {
+    let body = transport::body_revision(params);
+    let Some(value) = headers.get(transport::PROTOCOL_VERSION) else {
+        return match body.and_then(Revision::parse) {
+            Some(r) if r.is_stateless() => Err(transport::mismatch(format!(
+                "MCP-Protocol-Version is missing; params._meta names {:?}",
+                r.as_str()
+            ))),
+            _ => Ok(None),
+        };
+    };
+    let requested = value.to_str().unwrap_or("").trim();
+    let Some(revision) = Revision::parse(requested) else {
+        if method == Initialize::METHOD {
+            return Ok(None);
+        }
+        return Err(ErrorObject::unsupported_protocol_version(
+            requested,
+            &Revision::ALL,
+        ));
+    };
+    match body {
+        Some(body) if body != requested => Err(transport::mismatch(format!(
+            "MCP-Protocol-Version is {requested:?} but params._meta names {body:?}"
+        ))),
+        _ => Ok(Some(revision)),
+    }
+}
+
+/// `response` as an SSE stream of one `message` event (MCP 2026-07-28
+/// basic/transports), for a client whose `Accept` admits only that.
+fn sse_response(status: StatusCode, response: &Response) -> HttpResponse {
+    let text = serde_json::to_string(response).unwrap_or_else(|_| "null".into());
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream"),
+        )],
+        format!("event: message\ndata: {text}\n\n"),
+    )
+        .into_response()
 }
 
 async fn not_allowed() -> HttpResponse {

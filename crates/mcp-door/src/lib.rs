@@ -61,6 +61,16 @@
 //! caller's credential headers, and nothing else of the caller's, to the
 //! upstream, which decides.
 //!
+//! A browser cannot forge a call ([`transport`]): a POST must be
+//! `Content-Type: application/json` (415), its `Origin`, when there is
+//! one, the door's own or one of [`DoorConfig::allowed_origins`] (403);
+//! its `Accept` must admit JSON or SSE (406) and `MCP-Protocol-Version`
+//! must name a known revision (400, -32022) that agrees with the body's
+//! `_meta` (400, -32020). A call is sent only to its operation's upstream:
+//! document paths with dot segments, or that would leave the upstream's
+//! authority, are withheld at load, and each built URL is checked against
+//! the upstream's scheme, host, port and base path before it is sent.
+//!
 //! # Modules
 //!
 //! - [`Projection`]: documents → tools, `describe`, the op table.
@@ -68,6 +78,8 @@
 //! - [`Door`]: the JSON-RPC answers, forwarding, availability.
 //! - [`router`]: the HTTP surface; [`serve`] and [`serve_app`]: a listener
 //!   with a header timeout and a connection cap.
+//! - [`transport`]: the transport's checks on a POST, shared with
+//!   `hanzo-mcp serve --http`.
 //!
 //! # Cargo features
 //!
@@ -75,6 +87,7 @@
 //! - `native-tls` (off): TLS to upstreams through the platform library.
 #![deny(missing_docs)]
 
+mod bounded;
 mod credentials;
 mod door;
 mod error;
@@ -86,6 +99,7 @@ mod openapi;
 mod projection;
 mod refusal;
 mod source;
+pub mod transport;
 
 pub use credentials::{CREDENTIAL_HEADERS, Credentials};
 pub use door::{Answer, Door, DoorConfig, UNAUTHORIZED, server_info};

@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::bounded::{self, Budget, Failure};
 use crate::error::DoorError;
 
 /// The HTTP methods an OpenAPI path item may hold (OpenAPI 3.1 §4.8.9), in
@@ -21,20 +22,56 @@ const MAX_INLINE_DEPTH: usize = 64;
 /// Parses `bytes` as JSON when they start with `{` (after white space),
 /// else as YAML, and checks the result is an OpenAPI 3.0 or 3.1 document.
 ///
+/// The parse is bounded: at most [`MAX_DOCUMENT_BYTES`](crate::MAX_DOCUMENT_BYTES)
+/// are read, and the value built may hold at most twice as many nodes, and
+/// twice as many bytes of text, as the document has bytes (4 KiB more of
+/// each for tiny ones): what an alias-free document can hold, so YAML
+/// aliases cannot expand a few kilobytes into gigabytes.
+///
 /// # Errors
-/// [`DoorError::Syntax`] for bytes that are neither; [`DoorError::NotOpenApi`]
-/// when `openapi` is missing or names another major/minor version.
+/// [`DoorError::Syntax`] for bytes that are neither; [`DoorError::TooLarge`]
+/// past the bounds; [`DoorError::NotOpenApi`] when `openapi` is missing or
+/// names another major/minor version.
 pub(crate) fn parse_document(label: &str, bytes: &[u8]) -> Result<Value, DoorError> {
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    let parsed: Result<Value, String> = if first == Some(&b'{') {
-        serde_json::from_slice(bytes).map_err(|e| e.to_string())
-    } else {
-        serde_norway::from_slice(bytes).map_err(|e| e.to_string())
-    };
-    let root = parsed.map_err(|reason| DoorError::Syntax {
+    let too_large = |reason: String| DoorError::TooLarge {
         source_label: label.to_owned(),
         reason,
-    })?;
+    };
+    if bytes.len() as u64 > crate::MAX_DOCUMENT_BYTES {
+        return Err(too_large(format!(
+            "larger than {} MiB",
+            crate::MAX_DOCUMENT_BYTES >> 20
+        )));
+    }
+    let budget = Budget::for_len(bytes.len());
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    let json = first == Some(&b'{');
+    let parsed = if json {
+        bounded::json(bytes, budget)
+    } else {
+        bounded::yaml(bytes, budget)
+    };
+    let root = match parsed {
+        Ok(root) => root,
+        Err(Failure::Syntax(reason)) => {
+            return Err(DoorError::Syntax {
+                source_label: label.to_owned(),
+                reason,
+            });
+        }
+        Err(Failure::Exceeded) => {
+            let what = if json {
+                "it expands"
+            } else {
+                "its YAML aliases expand it"
+            };
+            return Err(too_large(format!(
+                "{what} past {} nodes or bytes of text (twice its own {} bytes)",
+                budget.nodes,
+                bytes.len()
+            )));
+        }
+    };
     let not = |reason: String| DoorError::NotOpenApi {
         source_label: label.to_owned(),
         reason,
@@ -54,6 +91,30 @@ pub(crate) fn parse_document(label: &str, bytes: &[u8]) -> Result<Value, DoorErr
         None | Some(Value::Object(_)) => Ok(root),
         Some(_) => Err(not("\"paths\" is not an object".into())),
     }
+}
+
+/// Why a document's path cannot be forwarded, or `None` when it can: it
+/// must start with `/` (OpenAPI 3.1 §4.8.8.1; otherwise it would extend
+/// the upstream's host or port, or name another in userinfo), hold no
+/// `?`, `#`, `\` or control character, and no segment that is `.` or `..`
+/// in any spelling (`%2e`, `%2E`, `.%2e`, with `%2f` read as `/`), which
+/// URL resolution would turn into a path outside the upstream's base path.
+pub(crate) fn path_problem(path: &str) -> Option<&'static str> {
+    if !path.starts_with('/') {
+        return Some("it does not start with /");
+    }
+    if path.contains(['?', '#', '\\']) || path.chars().any(char::is_control) {
+        return Some("it holds ?, #, \\ or a control character");
+    }
+    let decoded = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
+    if decoded.contains('\\')
+        || decoded
+            .split('/')
+            .any(|segment| matches!(segment, "." | ".."))
+    {
+        return Some("it holds a dot segment (., .. or a percent-encoded spelling of one)");
+    }
+    None
 }
 
 /// Where a parameter goes (OpenAPI 3.1 §4.8.12.2 `in`).
@@ -247,25 +308,37 @@ pub(crate) fn deref<'a>(root: &'a Value, mut v: &'a Value) -> Option<&'a Value> 
 /// Copies a schema with every local `$ref` replaced by its target.
 ///
 /// A reference to a schema already being expanded (a cycle), one that
-/// cannot be resolved, anything past `budget` JSON nodes and anything nested
+/// cannot be resolved, anything past `budget` JSON nodes or past
+/// `max_bytes` (about the bytes of its JSON text), and anything nested
 /// deeper than 64 levels become an open schema `{}` with a description
-/// saying why, so the result is finite and always a schema.
+/// saying why, so the result is finite, bounded and always a schema.
+/// [`overflowed`](Self::overflowed) tells whether the byte bound cut it.
 pub(crate) struct Inliner<'a> {
     root: &'a Value,
     stack: Vec<String>,
     budget: usize,
+    bytes: usize,
+    overflowed: bool,
     depth: usize,
 }
 
 impl<'a> Inliner<'a> {
-    /// An inliner over `root` that copies at most `budget` JSON nodes.
-    pub(crate) fn new(root: &'a Value, budget: usize) -> Self {
+    /// An inliner over `root` that copies at most `budget` JSON nodes and
+    /// about `max_bytes` bytes of JSON text.
+    pub(crate) fn new(root: &'a Value, budget: usize, max_bytes: usize) -> Self {
         Self {
             root,
             stack: Vec::new(),
             budget,
+            bytes: max_bytes,
+            overflowed: false,
             depth: 0,
         }
+    }
+
+    /// Whether the byte bound cut the copy.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.overflowed
     }
 
     /// The inlined copy of `v`.
@@ -275,6 +348,13 @@ impl<'a> Inliner<'a> {
         }
         if self.depth >= MAX_INLINE_DEPTH {
             return open_schema("(schema cut: nested too deep)");
+        }
+        match self.bytes.checked_sub(shallow_bytes(v)) {
+            Some(left) if !self.overflowed => self.bytes = left,
+            _ => {
+                self.overflowed = true;
+                return open_schema("(schema cut: too many bytes to inline)");
+            }
         }
         self.budget -= 1;
         self.depth += 1;
@@ -293,10 +373,22 @@ impl<'a> Inliner<'a> {
                 for (k, child) in obj {
                     let copied = self.inline(child);
                     out.insert(k.clone(), copied);
+                    if self.overflowed {
+                        break;
+                    }
                 }
                 Value::Object(out)
             }
-            Value::Array(items) => Value::Array(items.iter().map(|i| self.inline(i)).collect()),
+            Value::Array(items) => {
+                let mut out = Vec::new();
+                for item in items {
+                    out.push(self.inline(item));
+                    if self.overflowed {
+                        break;
+                    }
+                }
+                Value::Array(out)
+            }
             other => other.clone(),
         }
     }
@@ -324,6 +416,17 @@ impl<'a> Inliner<'a> {
     }
 }
 
+/// About the bytes `v` adds to a JSON text, its children left out: a
+/// string's length and quotes, each key's with its quotes and separators.
+fn shallow_bytes(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.len() + 2,
+        Value::Object(m) => 2 + m.keys().map(|k| k.len() + 4).sum::<usize>(),
+        Value::Array(items) => 2 + items.len(),
+        Value::Number(_) | Value::Bool(_) | Value::Null => 5,
+    }
+}
+
 fn open_schema(description: &str) -> Value {
     let mut m = Map::new();
     m.insert("description".into(), Value::String(description.to_owned()));
@@ -339,7 +442,8 @@ mod tests {
     fn cycles_become_open_schemas() {
         let root = json!({"components": {"schemas": {"Node": {"type": "object",
             "properties": {"next": {"$ref": "#/components/schemas/Node"}}}}}});
-        let out = Inliner::new(&root, 1000).inline(&json!({"$ref": "#/components/schemas/Node"}));
+        let out = Inliner::new(&root, 1000, 1 << 20)
+            .inline(&json!({"$ref": "#/components/schemas/Node"}));
         assert_eq!(
             out["properties"]["next"],
             json!({"description": "(recursive: #/components/schemas/Node)"})
@@ -349,11 +453,46 @@ mod tests {
     #[test]
     fn budget_bounds_the_copy() {
         let root = json!({});
-        let out = Inliner::new(&root, 2).inline(&json!({"a": {"b": {"c": 1}}}));
+        let out = Inliner::new(&root, 2, 1 << 20).inline(&json!({"a": {"b": {"c": 1}}}));
         assert_eq!(
             out,
             json!({"a": {"b": {"description": "(schema cut: too large to inline)"}}})
         );
+        let root = json!({"S": {"example": "x".repeat(1000)}});
+        let many = json!({"examples": vec![json!({"$ref": "#/S"}); 100]});
+        let mut inliner = Inliner::new(&root, 1000, 10_000);
+        let out = inliner.inline(&many).to_string();
+        assert!(inliner.overflowed());
+        assert!(out.len() < 11_000, "{}", out.len());
+        assert!(out.contains("(schema cut: too many bytes to inline)"));
+    }
+
+    #[test]
+    fn paths_that_leave_the_upstream_are_named() {
+        for path in [
+            "@127.0.0.3:18804/steal",
+            "{host}/x",
+            "",
+            "/%2e%2e/admin",
+            "/.%2E/admin",
+            "/a/%2e",
+            "/a/%2e%2e%2fb",
+            "/a\\..",
+            "/a%5c..",
+            "/a?b",
+            "/a#b",
+        ] {
+            assert!(path_problem(path).is_some(), "{path}");
+        }
+        for path in [
+            "/",
+            "/a/{b}.json",
+            "/a/...",
+            "/a/.well-known",
+            "/v1/{x}/%2e%2ex",
+        ] {
+            assert_eq!(path_problem(path), None, "{path}");
+        }
     }
 
     #[test]

@@ -32,6 +32,11 @@ pub struct DoorArgs {
     #[arg(long, value_name = "URL")]
     pub origin: Option<String>,
 
+    /// A browser origin besides the door's own allowed to call it
+    /// (`https://app.example.com`; repeatable). Any other `Origin` is 403.
+    #[arg(long = "allow-origin", value_name = "URL")]
+    pub allow_origins: Vec<String>,
+
     /// A path prefix whose operations are not offered (repeatable).
     #[arg(long = "exclude-prefix", value_name = "PREFIX")]
     pub exclude_prefixes: Vec<String>,
@@ -66,6 +71,7 @@ pub fn run(args: DoorArgs) -> ExitCode {
         },
         issuer: args.issuer.clone(),
         origin: args.origin.clone(),
+        allowed_origins: args.allow_origins.clone(),
         timeout: Duration::from_secs(args.timeout.max(1)),
         ..DoorConfig::default()
     };

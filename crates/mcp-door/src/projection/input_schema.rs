@@ -11,13 +11,19 @@ use crate::openapi::{self, Body, Inliner, Location, Param};
 /// schema is cut to `{}` with a description saying so.
 const SCHEMA_BUDGET: usize = 50_000;
 
+/// About how many bytes of JSON text one op's inlined input schema may
+/// take (1 MiB); past it the schema is not shown.
+pub(crate) const SCHEMA_MAX_BYTES: usize = 1 << 20;
+
 /// The input schema of `entry`, whose document is `root`: every parameter
 /// under its name (its description saying where it goes), then the body
 /// under its field or merged in, with `required` set when anything is.
-pub(crate) fn input_schema(root: &Value, entry: &OpEntry) -> Value {
+/// `Err` when inlining its `$ref`s passes [`SCHEMA_MAX_BYTES`] (copying
+/// stops there, so memory stays bounded).
+pub(crate) fn input_schema(root: &Value, entry: &OpEntry) -> Result<Value, TooLarge> {
     let mut input = InputSchema {
         root,
-        inliner: Inliner::new(root, SCHEMA_BUDGET),
+        inliner: Inliner::new(root, SCHEMA_BUDGET, SCHEMA_MAX_BYTES),
         properties: Map::new(),
         required: Vec::new(),
     };
@@ -30,8 +36,15 @@ pub(crate) fn input_schema(root: &Value, entry: &OpEntry) -> Value {
             None => input.merge_body(body),
         }
     }
-    input.finish()
+    if input.inliner.overflowed() {
+        return Err(TooLarge);
+    }
+    Ok(input.finish())
 }
+
+/// An input schema larger than [`SCHEMA_MAX_BYTES`] once inlined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TooLarge;
 
 /// An input schema being built; one inliner for the whole schema, so the
 /// budget bounds the op, not each property.

@@ -15,7 +15,7 @@ use crate::naming::{op_name, raw_subsystem, subsystem_name};
 use crate::openapi::{self, Body, Param, RawOperation};
 use crate::refusal::RefusalRule;
 use crate::source::OpenApiSource;
-use input_schema::{body_field, input_schema};
+use input_schema::{SCHEMA_MAX_BYTES, TooLarge, body_field, input_schema};
 use tools::{describe_tool, first_sentence, subsystem_tool};
 
 /// The name of the door's own tool that returns an op's input schema
@@ -234,20 +234,45 @@ impl Projection {
     /// What `describe` answers for `op` (HIP-0300 §1.3): `{op, tool, method,
     /// path, summary?, inputSchema}`, where `inputSchema` merges the path,
     /// query and header parameters and the request body into one JSON
-    /// Schema object with `required` set. `None` for an op not offered.
+    /// Schema object with `required` set. `None` for an op not offered. An
+    /// input schema larger than 1 MiB once its `$ref`s are inlined is shown
+    /// as `{"description": "(schema not shown: …)"}`; the door answers such
+    /// a `describe` with an error instead.
     pub fn describe(&self, op: &str) -> Option<Value> {
+        self.described(op).map(|r| {
+            r.unwrap_or_else(|(mut out, why)| {
+                out["inputSchema"] = json!({"description": format!("(schema not shown: {why})")});
+                out
+            })
+        })
+    }
+
+    /// [`describe`](Self::describe), with `Err` carrying the answer
+    /// without its schema and the reason when the schema is too large.
+    pub(crate) fn described(&self, op: &str) -> Option<Result<Value, (Value, String)>> {
         let entry = self.entry(op)?;
         let mut out = json!({
             "op": entry.name,
             "tool": entry.subsystem,
             "method": entry.method.to_ascii_uppercase(),
             "path": entry.path,
-            "inputSchema": self.input_schema(entry),
         });
         if let Some(s) = &entry.summary {
             out["summary"] = Value::String(s.clone());
         }
-        Some(out)
+        Some(match self.input_schema(entry) {
+            Ok(schema) => {
+                out["inputSchema"] = schema;
+                Ok(out)
+            }
+            Err(TooLarge) => Err((
+                out,
+                format!(
+                    "the input schema is larger than {SCHEMA_MAX_BYTES} bytes once its $refs \
+                     are inlined"
+                ),
+            )),
+        })
     }
 
     /// One tool per operation, each with its full input schema: the
@@ -264,7 +289,7 @@ impl Projection {
                         .unwrap_or_else(|| format!("{} {}", e.method.to_ascii_uppercase(), e.path)),
                 ),
                 input_schema: match self.input_schema(e) {
-                    Value::Object(m) => m,
+                    Ok(Value::Object(m)) => m,
                     _ => JsonObject::new(),
                 },
                 ..Tool::default()
@@ -272,7 +297,7 @@ impl Projection {
             .collect()
     }
 
-    fn input_schema(&self, entry: &OpEntry) -> Value {
+    fn input_schema(&self, entry: &OpEntry) -> Result<Value, TooLarge> {
         input_schema(&self.documents[entry.doc], entry)
     }
 }
@@ -347,6 +372,15 @@ impl Offer {
         self.documents.push(Arc::clone(doc));
         self.describe_tags(doc);
         for op in ops {
+            if let Some(reason) = openapi::path_problem(&op.path) {
+                tracing::warn!(
+                    source = label,
+                    method = op.method,
+                    path = op.path,
+                    "operation withheld: its path cannot be forwarded: {reason}"
+                );
+                continue;
+            }
             if excluded(&op, config, excluded_tags) {
                 continue;
             }

@@ -61,17 +61,36 @@ pub struct Reply {
     pub body: Value,
 }
 
-/// POSTs `message` to `url` with `headers` (no redirects followed).
+/// POSTs `message` to `url` as a conforming client does (no redirects
+/// followed): `Content-Type: application/json`, `Accept` listing JSON and
+/// SSE, and `MCP-Protocol-Version` when the body's `_meta` names a
+/// revision, each unless `headers` gives it; then `headers`.
 pub async fn post(url: &str, message: &Value, headers: &[(&str, &str)]) -> Reply {
+    let given = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    let mut all: Vec<(&str, &str)> = Vec::new();
+    if !given("content-type") {
+        all.push(("content-type", "application/json"));
+    }
+    if !given("accept") {
+        all.push(("accept", "application/json, text/event-stream"));
+    }
+    let revision = message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str();
+    if let Some(revision) = revision
+        && !given("mcp-protocol-version")
+    {
+        all.push(("mcp-protocol-version", revision));
+    }
+    all.extend_from_slice(headers);
+    post_raw(url, &message.to_string(), &all).await
+}
+
+/// POSTs `body` to `url` with exactly `headers` (no redirects followed).
+pub async fn post_raw(url: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let mut req = client
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(message.to_string());
+    let mut req = client.post(url).body(body.to_owned());
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
@@ -82,7 +101,7 @@ pub async fn post(url: &str, message: &Value, headers: &[(&str, &str)]) -> Reply
     let body = if text.is_empty() {
         Value::Null
     } else {
-        serde_json::from_str(&text).unwrap()
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
     };
     Reply {
         status,
@@ -146,13 +165,18 @@ impl Seen {
 /// never, `/text` plain text, anything else 200 with a JSON echo. Every
 /// request is recorded.
 pub async fn spawn_rest() -> (String, Arc<Mutex<Vec<Seen>>>) {
+    spawn_rest_on("127.0.0.1").await
+}
+
+/// [`spawn_rest`] on another loopback address (`127.0.0.3`).
+pub async fn spawn_rest_on(ip: &str) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
     let log = Arc::clone(&seen);
     let app = Router::new().fallback(move |req: Request| {
         let log = Arc::clone(&log);
         async move { rest(req, log).await }
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = tokio::net::TcpListener::bind((ip, 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     (format!("http://{addr}"), seen)

@@ -155,3 +155,19 @@ fn describe_merges_parameters_and_body_with_required_right() {
     }
     assert_eq!(schema["required"], json!(["owner", "repo", "title"]));
 }
+
+#[test]
+fn every_github_op_describes_within_the_byte_bound() {
+    let p = github();
+    let mut largest = (0, String::new());
+    for op in p.ops() {
+        let text = p.describe(&op.name).unwrap().to_string();
+        assert!(!text.contains("(schema not shown"), "{}", op.name);
+        largest = largest.max((text.len(), op.name));
+    }
+    println!(
+        "largest describe answer: {} bytes ({})",
+        largest.0, largest.1
+    );
+    assert!(largest.0 < 1 << 20, "{largest:?}");
+}

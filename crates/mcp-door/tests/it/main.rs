@@ -5,6 +5,8 @@ mod conformance;
 mod forwarding;
 mod garbage;
 mod github;
+mod hostile;
 mod listen;
 mod projection;
 mod refusal;
+mod security;

@@ -4,26 +4,19 @@
 
 use axum::http::HeaderMap;
 use mcp_proto::param_header::{self, ParamHeader};
-use mcp_proto::{ErrorObject, error_code, meta};
+use mcp_proto::{ErrorObject, meta};
 use serde_json::Value;
 
-/// `MCP-Protocol-Version` (MCP 2025-11-25 and 2026-07-28 basic/transports).
-pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub use mcp_door::transport::{
+    PROTOCOL_VERSION, body_revision, header, host_ok, json_content_type, mismatch,
+};
+
 /// `Mcp-Session-Id` (MCP 2025-11-25 basic/transports, session management).
 pub const SESSION_ID: &str = "mcp-session-id";
 /// `Mcp-Method` (MCP 2026-07-28 basic/transports, standard request headers).
 pub const METHOD: &str = "mcp-method";
 /// `Mcp-Name` (MCP 2026-07-28 basic/transports, standard request headers).
 pub const NAME: &str = "mcp-name";
-
-/// A header's value as text without surrounding whitespace (RFC 9110
-/// field values); `None` when absent or not visible ASCII.
-pub fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-}
 
 /// Whether `Authorization` carries `Bearer <expected>`, the scheme in any
 /// case (RFC 7235 §2.1, RFC 6750 §2.1). Compares every byte whatever the
@@ -49,93 +42,15 @@ pub fn bearer_ok(headers: &HeaderMap, expected: &str) -> bool {
 
 /// Whether the request's `Origin` is acceptable: absent (not a browser), a
 /// loopback origin (`localhost`, `127.0.0.0/8`, `[::1]`, any port), or one
-/// of `allowed` exactly (MCP 2025-11-25 basic/transports, security warning:
-/// DNS rebinding).
+/// of `allowed` (MCP 2025-11-25 basic/transports, security warning: DNS
+/// rebinding); [`mcp_door::transport::origin_ok`], which the door uses too.
+///
+/// [`host_ok`] is meant for a transport without a bearer, which
+/// [`super::serve_http`] binds on loopback only; a bearer already defeats
+/// rebinding (the page cannot know it) and may serve other names.
 pub fn origin_ok(headers: &HeaderMap, allowed: &[String]) -> bool {
-    let Some(origin) = headers.get("origin") else {
-        return true;
-    };
-    let Ok(origin) = origin.to_str() else {
-        return false;
-    };
-    if allowed.iter().any(|a| a == origin) {
-        return true;
-    }
-    origin_authority(origin)
-        .and_then(authority_host)
-        .is_some_and(is_loopback_host)
-}
-
-/// Whether the request's `Host` names a server reachable only on loopback
-/// (MCP 2025-11-25 basic/transports, security warning: DNS rebinding). A
-/// page at `http://evil.example:PORT` whose name was rebound to 127.0.0.1
-/// is same-origin to the browser, which then need not send `Origin`, but
-/// its `Host` still says `evil.example`.
-///
-/// Accepted: no `Host` (HTTP/1.0; HTTP/2 carries the authority elsewhere),
-/// a loopback host (`localhost`, `127.0.0.0/8`, `[::1]`, any port), or the
-/// host of one of `allowed_origins` (a server reached under another name
-/// is configured there, e.g. `http://mcp.internal:3000`). Everything else,
-/// a `Host` that is not text included, is refused.
-///
-/// Meant for a transport without a bearer, which [`super::serve_http`]
-/// binds on loopback only; a bearer already defeats rebinding (the page
-/// cannot know it) and may serve other names.
-pub fn host_ok(headers: &HeaderMap, allowed_origins: &[String]) -> bool {
-    let Some(host) = headers.get("host") else {
-        return true;
-    };
-    let Some(host) = host.to_str().ok().and_then(|h| authority_host(h.trim())) else {
-        return false;
-    };
-    is_loopback_host(host)
-        || allowed_origins.iter().any(|origin| {
-            origin_authority(origin)
-                .and_then(authority_host)
-                .is_some_and(|allowed| allowed.eq_ignore_ascii_case(host))
-        })
-}
-
-/// The `host[:port]` of an `http://` or `https://` origin.
-fn origin_authority(origin: &str) -> Option<&str> {
-    let rest = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))?;
-    Some(rest.strip_suffix('/').unwrap_or(rest))
-}
-
-/// The host of a `host[:port]` authority: a name, an IPv4 address, or an
-/// IPv6 address without its brackets. `None` when it is malformed.
-fn authority_host(authority: &str) -> Option<&str> {
-    let host = if let Some(v6) = authority.strip_prefix('[') {
-        let (host, port) = v6.split_once(']')?;
-        (port.is_empty() || port.starts_with(':')).then_some(host)?
-    } else {
-        match authority.split_once(':') {
-            Some((host, _port)) => host,
-            None => authority,
-        }
-    };
-    (!host.is_empty() && !host.contains(['/', '@', ' '])).then_some(host)
-}
-
-/// `localhost` (any case) or a loopback IP address.
-fn is_loopback_host(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Whether a POST's `Content-Type` is `application/json`, any case, with
-/// or without parameters such as `; charset=utf-8` (MCP 2025-11-25
-/// basic/transports: the body is a JSON-RPC message). A missing header is
-/// refused.
-pub fn json_content_type(headers: &HeaderMap) -> bool {
-    header(headers, "content-type").is_some_and(|value| {
-        let essence = value.split(';').next().unwrap_or("").trim();
-        essence.eq_ignore_ascii_case("application/json")
-    })
+    let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+    mcp_door::transport::origin_ok(headers, &allowed, true)
 }
 
 /// The body as JSON when it is meant as a response
@@ -145,22 +60,6 @@ pub fn meant_as_response(body: &[u8]) -> Option<Value> {
     serde_json::from_slice::<Value>(body)
         .ok()
         .filter(mcp_proto::message::meant_as_response)
-}
-
-/// The revision a request's body names in
-/// `params._meta["io.modelcontextprotocol/protocolVersion"]`, if any;
-/// `params` is the message's params.
-pub fn body_revision(params: Option<&Value>) -> Option<&str> {
-    params?.get("_meta")?.get(meta::PROTOCOL_VERSION)?.as_str()
-}
-
-/// The error for headers that disagree with the body: -32020
-/// (`HeaderMismatchError`, MCP 2026-07-28 schema).
-pub fn mismatch(what: String) -> ErrorObject {
-    ErrorObject::new(
-        error_code::HEADER_MISMATCH,
-        format!("header mismatch: {what}"),
-    )
 }
 
 /// Checks a 2026-07-28 message's `MCP-Protocol-Version`, `Mcp-Method` and
