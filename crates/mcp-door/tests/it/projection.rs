@@ -263,3 +263,33 @@ paths:
         "{flow}"
     );
 }
+
+#[test]
+fn names_do_not_depend_on_the_order_of_documents() {
+    let a = r#"{"openapi": "3.0.3", "paths": {
+        "/v1/accounts/{account}/bank_accounts/{id}": {"get": {}},
+        "/v1/things/{id}": {"get": {"operationId": "getThing"}, "put": {"operationId": "getThing"}}}}"#;
+    let b = r#"{"openapi": "3.0.3", "paths": {
+        "/v1/customers/{customer}/bank_accounts/{id}": {"get": {}},
+        "/v2/things": {"get": {"operationId": "listThings", "tags": ["things"]}}}}"#;
+    let by_op = |p: &Projection| {
+        let mut v: Vec<(String, String, String)> =
+            p.ops().map(|o| (o.method, o.path, o.name)).collect();
+        v.sort();
+        v
+    };
+    let ab = by_op(&project(&[("a.json", a), ("b.json", b)]));
+    let ba = by_op(&project(&[("b.json", b), ("a.json", a)]));
+    assert_eq!(ab, ba);
+    let names: Vec<&str> = ab.iter().map(|(_, _, n)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "get_bank_account",
+            "get_customer_bank_account",
+            "get_thing",
+            "list_things",
+            "replace_thing"
+        ]
+    );
+}
