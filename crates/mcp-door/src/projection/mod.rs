@@ -11,12 +11,12 @@ use mcp_proto::{JsonObject, Meta, Tool};
 use serde_json::{Value, json};
 
 use crate::error::DoorError;
-use crate::naming::{op_name, raw_subsystem, subsystem_name};
+use crate::naming::{OpName, is_version_word, op_name, raw_subsystem, subsystem_name, words};
 use crate::openapi::{self, Body, Param, RawOperation};
 use crate::refusal::RefusalRule;
 use crate::source::OpenApiSource;
 use input_schema::{SCHEMA_MAX_BYTES, TooLarge, body_field, input_schema};
-use tools::{describe_tool, first_sentence, subsystem_tool};
+use tools::{describe_tool, first_sentence, one_line, subsystem_tool};
 
 /// The name of the door's own tool that returns an op's input schema
 /// (HIP-0300 §1.3). It is always listed first.
@@ -69,6 +69,9 @@ pub(crate) struct OpEntry {
     pub method: &'static str,
     pub path: String,
     pub summary: Option<String>,
+    /// The op's line in its tool's description: its summary, else the
+    /// first sentence of its description.
+    pub line: Option<String>,
     pub params: Vec<Param>,
     pub body: Option<Body>,
     /// `Some(field)` when the body travels under one input member; `None`
@@ -100,6 +103,7 @@ pub struct Projection {
     by_name: HashMap<String, usize>,
     by_tool: HashMap<String, Vec<usize>>,
     refused: Vec<String>,
+    superseded: Vec<String>,
     rule: String,
     unavailable: Vec<Value>,
     shortened: Option<Value>,
@@ -132,7 +136,8 @@ impl Projection {
     /// `hanzo.ai/unavailable` and offer nothing; the rest are merged, op
     /// names unique across all of them.
     pub fn build(sources: &[OpenApiSource], config: &ProjectionConfig) -> Projection {
-        let offer = Offer::gather(sources, config);
+        let mut offer = Offer::gather(sources, config);
+        let superseded = supersede(&mut offer.candidates);
         let (grouped, refused) = named_and_grouped(offer.candidates, &config.refusal);
         let total = grouped.len();
         let keep = config.max_tools.saturating_sub(1);
@@ -146,6 +151,7 @@ impl Projection {
             by_name: HashMap::new(),
             by_tool: HashMap::new(),
             refused,
+            superseded,
             rule: config.refusal.summary(),
             unavailable: offer.unavailable,
             shortened,
@@ -200,6 +206,16 @@ impl Projection {
     /// The withheld op names, sorted.
     pub fn refused(&self) -> &[String] {
         &self.refused
+    }
+
+    /// The operations not offered because another API version of the same
+    /// path and method is (`GET /apis/apps/v1beta1/deployments` when
+    /// `.../v1/deployments` is offered), as `METHOD path`, sorted. Of
+    /// several versions the door offers the stable one over beta over
+    /// alpha, then the highest number (HIP-0300 §1.3: one tool per
+    /// subsystem, API versions folded).
+    pub fn superseded(&self) -> &[String] {
+        &self.superseded
     }
 
     /// The entries of `hanzo.ai/unavailable`: `{source, reason, subsystems?}`.
@@ -311,7 +327,7 @@ struct Offer {
     /// The documents of the sources that offer ops, [`OpEntry::doc`] indexes.
     documents: Vec<Arc<Value>>,
     /// Each offered op, in document order, with the name it asks for.
-    candidates: Vec<(OpEntry, String)>,
+    candidates: Vec<(OpEntry, OpName)>,
     /// A subsystem's tool lead: the first sentence of its tag's description
     /// (the first document to describe it wins).
     tag_descriptions: HashMap<String, String>,
@@ -388,8 +404,23 @@ impl Offer {
             if excluded_tags.contains(&subsystem) {
                 continue;
             }
-            let name = op_name(&op, &subsystem);
-            let entry = OpEntry::new(op, subsystem, doc, doc_index, upstream.clone());
+            let stated = |key: &str| {
+                doc.get("paths")?
+                    .get(&op.path)?
+                    .get(op.method)?
+                    .get(key)?
+                    .as_str()
+                    .map(str::to_owned)
+            };
+            let name = op_name(&op, &subsystem, stated("x-mcp-name").as_deref());
+            let line = op
+                .summary
+                .as_deref()
+                .or(stated("description").as_deref())
+                .map(one_line)
+                .filter(|l| !l.is_empty());
+            let mut entry = OpEntry::new(op, subsystem, doc, doc_index, upstream.clone());
+            entry.line = line;
             self.candidates.push((entry, name));
         }
     }
@@ -434,6 +465,7 @@ impl OpEntry {
             method: op.method,
             path: op.path,
             summary: op.summary,
+            line: None,
             params: op.params,
             body: op.body,
             body_field,
@@ -460,15 +492,17 @@ fn excluded(op: &RawOperation, config: &ProjectionConfig, excluded_tags: &HashSe
 /// The candidates named uniquely, by subsystem, and the names the refusal
 /// rule withholds, sorted.
 fn named_and_grouped(
-    candidates: Vec<(OpEntry, String)>,
+    candidates: Vec<(OpEntry, OpName)>,
     refusal: &RefusalRule,
 ) -> (BTreeMap<String, Vec<OpEntry>>, Vec<String>) {
     let names = unique_names(&candidates);
     let mut refused = Vec::new();
     let mut grouped: BTreeMap<String, Vec<OpEntry>> = BTreeMap::new();
-    for ((mut entry, _), name) in candidates.into_iter().zip(names) {
+    for ((mut entry, phrase), name) in candidates.into_iter().zip(names) {
         entry.name = name;
-        if refusal.check(&entry.name).is_some() {
+        // The rule reads the name shown and the whole phrase it was cut
+        // from, so neither a cut nor a qualifier lets an op through.
+        if refusal.check(&entry.name).is_some() || refusal.check(&phrase.phrase()).is_some() {
             refused.push(entry.name);
             continue;
         }
@@ -502,34 +536,176 @@ fn under_prefix(path: &str, prefix: &str) -> bool {
             .is_some_and(|r| r.starts_with('/'))
 }
 
-/// Names made unique across the door, deterministically: names that
-/// collide across subsystems get `_in_<subsystem>`; any still taken get
-/// `_2`, `_3`, ... in document order.
-fn unique_names(candidates: &[(OpEntry, String)]) -> Vec<String> {
-    let mut subsystems_of: HashMap<&str, HashSet<&str>> = HashMap::new();
-    for (entry, name) in candidates {
-        subsystems_of
-            .entry(name)
-            .or_default()
-            .insert(&entry.subsystem);
+/// One API version word, ranked: stable over beta over alpha, then by
+/// number (`v2` > `v1` > `v1beta3` > `v1beta2` > `v1alpha1`).
+fn version_rank(v: &str) -> (u8, u32, u32) {
+    let rest = &v[1..];
+    let major_len = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let major = rest[..major_len].parse().unwrap_or(0);
+    let rest = &rest[major_len..];
+    let (stability, minor) = match rest
+        .strip_prefix("beta")
+        .or_else(|| rest.strip_prefix("alpha"))
+    {
+        Some(n) => (u8::from(rest.starts_with("beta")), n.parse().unwrap_or(0)),
+        None => (2, 0),
+    };
+    (stability, major, minor)
+}
+
+/// The API version of `path`, ranked: its highest version word (a path
+/// with none ranks as stable), then how many it has (`/v2/x/itemsV2`
+/// after `/v2/x/items`).
+fn path_rank(path: &str) -> ((u8, u32, u32), usize) {
+    let versions: Vec<String> = words(path)
+        .into_iter()
+        .filter(|w| is_version_word(w))
+        .collect();
+    let best = versions
+        .iter()
+        .map(|v| version_rank(v))
+        .max()
+        .unwrap_or((2, 0, 0));
+    (best, versions.len())
+}
+
+/// Leaves out the candidates that another API version of the same
+/// subsystem, method and path offers, keeping the preferred version (the
+/// first document's on a tie); returns them as `METHOD path`, sorted.
+fn supersede(candidates: &mut Vec<(OpEntry, OpName)>) -> Vec<String> {
+    let key = |e: &OpEntry| {
+        let unversioned: Vec<String> = e
+            .path
+            .split('/')
+            .map(|s| {
+                if s.starts_with('{') {
+                    return s.to_owned();
+                }
+                let w: Vec<String> = words(s)
+                    .into_iter()
+                    .filter(|w| !is_version_word(w))
+                    .collect();
+                w.join("_")
+            })
+            .filter(|s| !s.is_empty())
+            .collect();
+        // Only versioned paths stand in for each other: `/apis/apps/` (the
+        // group) is not `/apis/apps/v1/` (its resources).
+        let versioned = words(&e.path).iter().any(|w| is_version_word(w));
+        (
+            e.subsystem.clone(),
+            e.method,
+            unversioned.join("/"),
+            versioned,
+        )
+    };
+    let mut best: HashMap<(String, &'static str, String, bool), usize> = HashMap::new();
+    for (i, (e, _)) in candidates.iter().enumerate() {
+        best.entry(key(e))
+            .and_modify(|b| {
+                if path_rank(&e.path) > path_rank(&candidates[*b].0.path) {
+                    *b = i;
+                }
+            })
+            .or_insert(i);
+    }
+    let mut superseded = Vec::new();
+    let mut i = 0;
+    candidates.retain(|(e, _)| {
+        let keep = best[&key(e)] == i;
+        i += 1;
+        if !keep {
+            superseded.push(format!("{} {}", e.method.to_ascii_uppercase(), e.path));
+        }
+        keep
+    });
+    superseded.sort();
+    superseded
+}
+
+/// Names made unique across the door, deterministically and whatever the
+/// order of the candidates: while several ops share a name, each takes its
+/// next [`crate::naming::Step`] (the resource its path is under, its
+/// subsystem, its method's verb, its last path parameter), skipping a step
+/// they would all take alike. An op with no step left keeps the name. Ops
+/// still alike after every step (the same words in different spellings)
+/// are told apart by their order, `_2` on; no public description needs it.
+fn unique_names(candidates: &[(OpEntry, OpName)]) -> Vec<String> {
+    let n = candidates.len();
+    let mut applied: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut next: Vec<usize> = vec![0; n];
+    let render = |i: usize, applied: &[usize]| {
+        let name = &candidates[i].1;
+        let steps: Vec<&crate::naming::Step> = applied.iter().map(|&k| &name.steps[k]).collect();
+        name.render(&steps)
+    };
+    let mut names: Vec<String> = (0..n).map(|i| render(i, &applied[i])).collect();
+    loop {
+        let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, name) in names.iter().enumerate() {
+            groups.entry(name.as_str()).or_default().push(i);
+        }
+        let mut moved: Vec<usize> = Vec::new();
+        let mut skipped = false;
+        for members in groups.values().filter(|m| m.len() > 1) {
+            let steps_of = |i: usize| &candidates[i].1.steps;
+            let movable: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&i| next[i] < steps_of(i).len())
+                .collect();
+            if movable.is_empty() {
+                continue;
+            }
+            // The kind of step tried first (the method's verb, then what
+            // the op is under, then its parameter): a member whose next
+            // step is of a later kind waits, and keeps the name when the
+            // others move away from it.
+            let kind = |i: usize| steps_of(i)[next[i]].rank();
+            let first = movable.iter().map(|&i| kind(i)).min().unwrap_or(0);
+            let movers: Vec<usize> = movable
+                .iter()
+                .copied()
+                .filter(|&i| kind(i) == first)
+                .collect();
+            // A step every member would take alike tells none apart.
+            if movers.len() == members.len()
+                && movers.len() > 1
+                && movers
+                    .iter()
+                    .all(|&i| steps_of(i)[next[i]] == steps_of(movers[0])[next[movers[0]]])
+            {
+                for &i in &movers {
+                    next[i] += 1;
+                }
+                skipped = true;
+                continue;
+            }
+            for &i in &movers {
+                applied[i].push(next[i]);
+                next[i] += 1;
+                moved.push(i);
+            }
+        }
+        if moved.is_empty() && !skipped {
+            break;
+        }
+        for i in moved {
+            names[i] = render(i, &applied[i]);
+        }
     }
     let mut taken: HashSet<String> = HashSet::new();
-    let mut out = Vec::with_capacity(candidates.len());
-    for (entry, name) in candidates {
-        let mut name = if subsystems_of[name.as_str()].len() > 1 {
-            format!("{name}_in_{}", entry.subsystem)
-        } else {
-            name.clone()
-        };
-        if taken.contains(&name) {
-            let mut n = 2;
-            while taken.contains(&format!("{name}_{n}")) {
-                n += 1;
+    for name in &mut names {
+        if taken.contains(name.as_str()) {
+            let mut k = 2;
+            while taken.contains(&format!("{name}_{k}")) {
+                k += 1;
             }
-            name = format!("{name}_{n}");
+            *name = format!("{name}_{k}");
         }
         taken.insert(name.clone());
-        out.push(name);
     }
-    out
+    names
 }

@@ -13,21 +13,21 @@ use axum::response::{IntoResponse, Response};
 use mcp_door::{Door, DoorConfig, OpenApiSource, Projection, ProjectionConfig};
 use serde_json::{Value, json};
 
+/// The decompressed bytes of `tests/data/<file>` (a gzip file).
+pub fn data_bytes(file: &str) -> Vec<u8> {
+    let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let gz = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_end(&mut out)
+        .expect("gzip");
+    out
+}
+
 /// The decompressed GitHub REST API description (tests/data).
 pub fn github_bytes() -> &'static [u8] {
     static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
-    BYTES.get_or_init(|| {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/api.github.com.json.gz"
-        );
-        let file = std::fs::File::open(path).expect("tests/data/api.github.com.json.gz");
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(file)
-            .read_to_end(&mut out)
-            .expect("gzip");
-        out
-    })
+    BYTES.get_or_init(|| data_bytes("api.github.com.json.gz"))
 }
 
 /// The GitHub document projected with the default configuration.
@@ -36,6 +36,35 @@ pub fn github() -> &'static Projection {
     P.get_or_init(|| {
         Projection::from_document(github_bytes(), None, &ProjectionConfig::default())
             .expect("the GitHub document projects")
+    })
+}
+
+/// The large public descriptions of tests/data, by file name, each
+/// projected with the default configuration and a loopback upstream.
+pub fn public_documents() -> &'static [(&'static str, Projection)] {
+    static P: OnceLock<Vec<(&'static str, Projection)>> = OnceLock::new();
+    P.get_or_init(|| {
+        [
+            "api.github.com.json.gz",
+            "stripe.com.json.gz",
+            "kubernetes.io.json.gz",
+            "digitalocean.com.json.gz",
+        ]
+        .into_iter()
+        .map(|file| {
+            let projection = if file.starts_with("api.github") {
+                github().clone()
+            } else {
+                Projection::from_document(
+                    &data_bytes(file),
+                    Some("http://127.0.0.1:9"),
+                    &ProjectionConfig::default(),
+                )
+                .unwrap_or_else(|e| panic!("{file} projects: {e}"))
+            };
+            (file, projection)
+        })
+        .collect()
     })
 }
 

@@ -7,6 +7,7 @@ mod garbage;
 mod github;
 mod hostile;
 mod listen;
+mod names;
 mod projection;
 mod refusal;
 mod security;

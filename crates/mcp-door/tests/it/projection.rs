@@ -34,7 +34,7 @@ paths:
     assert_eq!(tool_of(&p, "list_invoices"), "billing");
     assert_eq!(tool_of(&p, "list_agents"), "security_advisories");
     assert_eq!(tool_of(&p, "get_git_ref"), "git_refs");
-    assert_eq!(tool_of(&p, "list_health"), "health");
+    assert_eq!(tool_of(&p, "get_health"), "health");
 }
 
 #[test]
@@ -50,10 +50,10 @@ fn names_are_unique_across_documents_deterministically() {
     assert_eq!(
         names,
         [
-            "list_things_in_alpha",
+            "list_alpha_things",
             "get_thing",
-            "get_thing_2",
-            "list_things_in_beta"
+            "replace_thing",
+            "list_beta_things"
         ]
     );
     let again: Vec<String> = project(&[("a.json", a), ("b.yaml", b)])
@@ -84,7 +84,7 @@ paths:
     let mixed = p.tools().iter().find(|t| t.name == "mixed").unwrap();
     assert_eq!(
         mixed.input_schema["properties"]["op"]["enum"],
-        json!(["list_m", "delete_m"])
+        json!(["get_m", "delete_m"])
     );
     assert_eq!(mixed.input_schema["required"], json!(["op"]));
 }
@@ -143,10 +143,153 @@ components:
             }
         })
     );
-    let notes = p.describe("create_note_for_project").unwrap();
+    let notes = p.describe("create_note").unwrap();
     assert_eq!(
         notes["inputSchema"]["properties"]["body"],
         json!({"type": "string"})
     );
     assert_eq!(notes["inputSchema"]["required"], json!(["slug"]));
+}
+
+#[test]
+fn a_verb_phrase_operation_id_is_kept_and_x_mcp_name_overrides() {
+    let p = project(&[(
+        "petstore.yaml",
+        r#"
+openapi: 3.0.3
+paths:
+  /store/order: {post: {operationId: placeOrder, tags: [store], summary: Place an order for a pet}}
+  /store/order/{orderId}: {get: {operationId: getOrderById, tags: [store]}}
+  /pet/findByStatus: {get: {operationId: findPetsByStatus, tags: [pet]}}
+  /pet/{petId}/uploadImage: {post: {operationId: uploadFile, tags: [pet], x-mcp-name: uploadPetImage}}
+"#,
+    )]);
+    let names: Vec<String> = p.ops().map(|o| o.name).collect();
+    assert_eq!(
+        names,
+        [
+            "find_pets_by_status",
+            "upload_pet_image",
+            "place_order",
+            "get_order_by_id"
+        ]
+    );
+}
+
+#[test]
+fn names_differ_by_what_differs_and_carry_no_number() {
+    // Stripe's shape: no tags, operationIds made of the method and the path.
+    let p = project(&[(
+        "stripe.yaml",
+        r#"
+openapi: 3.0.0
+paths:
+  /v1/accounts/{account}/bank_accounts: {post: {operationId: PostAccountsAccountBankAccounts}}
+  /v1/accounts/{account}/bank_accounts/{id}:
+    get: {operationId: GetAccountsAccountBankAccountsId}
+    post: {operationId: PostAccountsAccountBankAccountsId}
+  /v1/customers/{customer}/bank_accounts/{id}: {get: {operationId: GetCustomersCustomerBankAccountsId}}
+  /v1/charges/{charge}/capture: {post: {operationId: PostChargesChargeCapture}}
+  /orgs/{org}/repos: {get: {tags: [repos]}}
+  /users/{username}/repos: {get: {tags: [repos]}}
+"#,
+    )]);
+    let names: Vec<(String, String)> = p.ops().map(|o| (o.tool, o.name)).collect();
+    let want = [
+        ("accounts", "create_bank_account"),
+        ("accounts", "get_bank_account"),
+        ("accounts", "update_bank_account"),
+        ("charges", "capture_charge"),
+        ("customers", "get_customer_bank_account"),
+        ("repos", "list_org_repos"),
+        ("repos", "list_user_repos"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(t, n)| ((*t).to_owned(), (*n).to_owned()))
+        .collect();
+    assert_eq!(names, want);
+}
+
+#[test]
+fn api_versions_fold_into_one_tool_and_the_preferred_version_is_offered() {
+    let p = project(&[(
+        "k8s.yaml",
+        r#"
+openapi: 3.0.0
+paths:
+  /apis/apps/: {get: {operationId: getAppsAPIGroup, tags: [apps], description: get information of a group}}
+  /apis/apps/v1/namespaces/{namespace}/deployments:
+    get: {operationId: listAppsV1NamespacedDeployment, tags: [apps_v1]}
+  /apis/apps/v1beta2/namespaces/{namespace}/deployments:
+    get: {operationId: listAppsV1beta2NamespacedDeployment, tags: [apps_v1beta2]}
+  /apis/flowcontrol.apiserver.k8s.io/v1beta3/prioritylevelconfigurations/{name}/status:
+    get:
+      operationId: readFlowcontrolApiserverV1beta3PriorityLevelConfigurationStatus
+      tags: [flowcontrolApiserver_v1beta3]
+      description: read status of the specified PriorityLevelConfiguration
+"#,
+    )]);
+    let tools: Vec<&str> = p.tools().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(tools, ["describe", "apps", "flowcontrol_apiserver"]);
+    let names: Vec<String> = p.ops().map(|o| o.name).collect();
+    assert_eq!(
+        names,
+        [
+            "get_api_group",
+            "list_namespaced_deployments",
+            "read_priority_level_configuration_status"
+        ]
+    );
+    assert_eq!(
+        p.op("list_namespaced_deployments").unwrap().path,
+        "/apis/apps/v1/namespaces/{namespace}/deployments"
+    );
+    assert_eq!(
+        p.superseded(),
+        ["GET /apis/apps/v1beta2/namespaces/{namespace}/deployments"]
+    );
+    // Each op in its tool's description with its one-line summary, left
+    // out where it only repeats the name.
+    let apps = p.tools()[1].description.as_deref().unwrap();
+    assert!(
+        apps.contains("\nget_api_group: get information of a group\n"),
+        "{apps}"
+    );
+    assert!(apps.ends_with("\nlist_namespaced_deployments"), "{apps}");
+    let flow = p.tools()[2].description.as_deref().unwrap();
+    assert!(
+        flow.ends_with("\nread_priority_level_configuration_status"),
+        "{flow}"
+    );
+}
+
+#[test]
+fn names_do_not_depend_on_the_order_of_documents() {
+    let a = r#"{"openapi": "3.0.3", "paths": {
+        "/v1/accounts/{account}/bank_accounts/{id}": {"get": {}},
+        "/v1/things/{id}": {"get": {"operationId": "getThing"}, "put": {"operationId": "getThing"}}}}"#;
+    let b = r#"{"openapi": "3.0.3", "paths": {
+        "/v1/customers/{customer}/bank_accounts/{id}": {"get": {}},
+        "/v2/things": {"get": {"operationId": "listThings", "tags": ["things"]}}}}"#;
+    let by_op = |p: &Projection| {
+        let mut v: Vec<(String, String, String)> =
+            p.ops().map(|o| (o.method, o.path, o.name)).collect();
+        v.sort();
+        v
+    };
+    let ab = by_op(&project(&[("a.json", a), ("b.json", b)]));
+    let ba = by_op(&project(&[("b.json", b), ("a.json", a)]));
+    assert_eq!(ab, ba);
+    let names: Vec<&str> = ab.iter().map(|(_, _, n)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "get_bank_account",
+            "get_customer_bank_account",
+            "get_thing",
+            "list_things",
+            "replace_thing"
+        ]
+    );
 }

@@ -68,12 +68,12 @@ fn withheld_ops_are_counted_and_absent() {
     assert_eq!(
         p.refused(),
         [
-            "create_or_update_repo_secret",
+            "create_or_update_secret",
             "delete_member",
             "get_api_key",
             "rotate_secret",
             "set_membership_for_user",
-            "update_user_role"
+            "update_role"
         ]
     );
     let names: Vec<String> = p.ops().map(|o| o.name).collect();
