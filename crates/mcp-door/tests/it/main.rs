@@ -6,5 +6,6 @@ mod forwarding;
 mod garbage;
 mod github;
 mod listen;
+mod own_document;
 mod projection;
 mod refusal;
