@@ -68,6 +68,11 @@
 //! - [`Door`]: the JSON-RPC answers, forwarding, availability.
 //! - [`router`]: the HTTP surface; [`serve`] and [`serve_app`]: a listener
 //!   with a header timeout and a connection cap.
+//! - [`ops_router`] (merged into [`router`]): `/healthz`, `/readyz`,
+//!   `/metrics` ([`Metrics`]) and the door's own document
+//!   (`/openapi.json`, [`Projection::openapi_document`], HIP-0300 §1.2).
+//! - [`ConfigFile`]: the TOML configuration file; [`Door::reload`]: new
+//!   documents while serving, a failed one keeping its previous version.
 //!
 //! # Cargo features
 //!
@@ -75,26 +80,40 @@
 //! - `native-tls` (off): TLS to upstreams through the platform library.
 #![deny(missing_docs)]
 
+mod config;
 mod credentials;
 mod door;
 mod error;
 mod forward;
+mod health;
 mod http;
 mod listen;
+mod metrics;
 mod naming;
 mod openapi;
+mod ops;
 mod projection;
 mod refusal;
 mod source;
 
+pub use config::{
+    ConfigError, ConfigFile, DocumentFile, DocumentLocation, DocumentSpec, ReadinessFile,
+    load_documents,
+};
 pub use credentials::{CREDENTIAL_HEADERS, Credentials};
+pub use door::Reloaded;
 pub use door::{Answer, Door, DoorConfig, UNAUTHORIZED, server_info};
 pub use error::DoorError;
+pub use health::{Readiness, ReadinessConfig};
 pub use http::{DOOR_PATH, LEGACY_PATH, METADATA_PATH, router, serve};
 pub use listen::{ListenLimits, read_body, serve_app};
+pub use metrics::{METRICS_CONTENT_TYPE, Metrics};
 pub use naming::VERBS;
+pub use ops::{
+    HEALTHZ_PATH, METRICS_PATH, OPENAPI_JSON_PATH, OPENAPI_YAML_PATH, READYZ_PATH, ops_router,
+};
 pub use projection::{
     DESCRIBE, META_REFUSED, META_SHORTENED, META_UNAVAILABLE, OpInfo, Projection, ProjectionConfig,
 };
 pub use refusal::{Refusal, RefusalRule};
-pub use source::{MAX_DOCUMENT_BYTES, OpenApiSource};
+pub use source::{MAX_DOCUMENT_BYTES, OpenApiSource, SourceOptions};

@@ -2,6 +2,7 @@
 //! per subsystem plus `describe`, with the refusal rule applied.
 
 mod input_schema;
+mod own_document;
 mod tools;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -343,18 +344,32 @@ impl Offer {
                 "reason": "upstream marked unavailable", "subsystems": subsystems}));
             return;
         }
+        if let Some(reason) = source.stale_reason() {
+            self.unavailable
+                .push(json!({"source": label, "reason": reason, "serving": "previous"}));
+        }
         let doc_index = self.documents.len();
         self.documents.push(Arc::clone(doc));
         self.describe_tags(doc);
+        let own = source.options();
+        let own_tags: HashSet<String> = own
+            .excluded_tags
+            .iter()
+            .map(|t| subsystem_name(t))
+            .collect();
         for op in ops {
-            if excluded(&op, config, excluded_tags) {
+            if excluded(&op, &config.excluded_prefixes, excluded_tags)
+                || excluded(&op, &own.excluded_prefixes, &own_tags)
+            {
                 continue;
             }
             let subsystem = subsystem_name(&raw_subsystem(&op));
-            if excluded_tags.contains(&subsystem) {
+            if excluded_tags.contains(&subsystem) || own_tags.contains(&subsystem) {
                 continue;
             }
-            let name = op_name(&op, &subsystem);
+            let name = source
+                .name_override(op.method, &op.path, op.operation_id.as_deref())
+                .map_or_else(|| op_name(&op, &subsystem), str::to_owned);
             let entry = OpEntry::new(op, subsystem, doc, doc_index, upstream.clone());
             self.candidates.push((entry, name));
         }
@@ -409,14 +424,11 @@ impl OpEntry {
     }
 }
 
-/// Whether the configuration leaves `op` out: not public, under an excluded
-/// path prefix, or tagged with an excluded tag.
-fn excluded(op: &RawOperation, config: &ProjectionConfig, excluded_tags: &HashSet<String>) -> bool {
+/// Whether the configuration leaves `op` out: not public, under one of the
+/// `prefixes`, or tagged with one of the `excluded_tags` (normalised).
+fn excluded(op: &RawOperation, prefixes: &[String], excluded_tags: &HashSet<String>) -> bool {
     op.x_public == Some(false)
-        || config
-            .excluded_prefixes
-            .iter()
-            .any(|p| under_prefix(&op.path, p))
+        || prefixes.iter().any(|p| under_prefix(&op.path, p))
         || op
             .tags
             .iter()
