@@ -425,12 +425,11 @@ impl Door {
         let started = Instant::now();
         let (result, outcome) =
             forward::call(&self.client, entry, &input, credentials, limits).await;
-        self.metrics.forwarded(
-            &entry.name,
-            &entry.subsystem,
-            &outcome.label(),
-            started.elapsed().as_secs_f64(),
-        );
+        let seconds = started.elapsed().as_secs_f64();
+        let status = outcome.label();
+        self.metrics
+            .forwarded(&entry.name, &entry.subsystem, &status, seconds);
+        tracing::debug!(op = %entry.name, %status, ms = seconds * 1e3, "forwarded");
         to_value(&result)
     }
 
