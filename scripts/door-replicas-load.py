@@ -51,6 +51,7 @@ def main():
     failed = {('tools/list', False): 0, ('tools/list', True): 0,
               ('tools/call', False): 0, ('tools/call', True): 0}
     done = {'tools/list': 0, 'tools/call': 0}
+    retried = {'tools/list': 0}
     errors = []
     kill_at = args.calls // 2
     stop_by = time.monotonic() + args.deadline
@@ -94,23 +95,36 @@ def main():
                        'Mcp-Method': method,
                        'Authorization': 'Bearer replicas'}
             ok = False
-            try:
-                conn.request('POST', '/v1/mcp', body=text, headers=headers)
-                resp = conn.getresponse()
-                payload = resp.read()
-                if resp.status == 200:
-                    answer = json.loads(payload)
-                    result = answer.get('result')
-                    ok = result is not None and not result.get('isError', False)
-                    if not ok and len(errors) < 5:
-                        errors.append('%s %d: %s' % (method, n, payload.decode()[:300]))
-                elif len(errors) < 5:
-                    errors.append('%s %d: HTTP %d %s' % (method, n, resp.status, payload[:200]))
-            except (OSError, http.client.HTTPException, ValueError) as e:
-                if len(errors) < 5:
-                    errors.append('%s %d: %r' % (method, n, e))
-                conn.close()
-                conn = http.client.HTTPConnection(args.host, args.port, timeout=10)
+            # A read is sent again once on a fresh connection when the
+            # connection closed without an answer (HAProxy closes a kept-alive
+            # client connection silently when its server died, so the
+            # client may retry), as HTTP clients do for idempotent requests;
+            # a tools/call is never sent twice.
+            for attempt in (1, 2):
+                try:
+                    conn.request('POST', '/v1/mcp', body=text, headers=headers)
+                    resp = conn.getresponse()
+                    payload = resp.read()
+                    if resp.status == 200:
+                        answer = json.loads(payload)
+                        result = answer.get('result')
+                        ok = result is not None and not result.get('isError', False)
+                        if not ok and len(errors) < 5:
+                            errors.append('%s %d: %s' % (method, n, payload.decode()[:300]))
+                    elif len(errors) < 5:
+                        errors.append('%s %d: HTTP %d %s' % (method, n, resp.status, payload[:200]))
+                    break
+                except (OSError, http.client.HTTPException, ValueError) as e:
+                    conn.close()
+                    conn = http.client.HTTPConnection(args.host, args.port, timeout=10)
+                    closed = isinstance(e, (http.client.RemoteDisconnected, ConnectionResetError))
+                    if method == 'tools/list' and attempt == 1 and closed:
+                        with lock:
+                            retried['tools/list'] += 1
+                        continue
+                    if len(errors) < 5:
+                        errors.append('%s %d: %r' % (method, n, e))
+                    break
             with lock:
                 done[method] += 1
                 if not ok:
@@ -140,6 +154,7 @@ def main():
         'failed_tools_list_after_kill': failed[('tools/list', True)],
         'failed_tools_call_before_kill': failed[('tools/call', False)],
         'failed_tools_call_after_kill': failed[('tools/call', True)],
+        'tools_list_sent_again_after_a_silent_close': retried['tools/list'],
         'first_errors': errors,
     }
     print(json.dumps(report, indent=2))

@@ -13,7 +13,8 @@
 # HAProxy retries a request whose connection failed on another replica, and
 # re-sends tools/list (read-only, routed on the Mcp-Method header) after an
 # empty answer; a tools/call in flight on the killed replica is not re-sent,
-# so it may fail: their count is reported. Bounded: 100 s for the load,
+# so it may fail: their count is reported (the client sends a tools/list
+# again once when HAProxy closed its connection silently). Bounded: 100 s for the load,
 # every process it starts is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
