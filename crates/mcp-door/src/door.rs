@@ -1,9 +1,14 @@
 //! The door's JSON-RPC side (HIP-0300 §1.3–§1.6), independent of HTTP:
 //! one request in, one answer out.
 
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Duration;
+mod reload;
 
+pub use reload::Reloaded;
+
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use mcp_proto::methods::{CallTool, Method as _};
 use mcp_proto::{
     CacheScope, CallToolRequestParams, CallToolResult, ContentBlock, DiscoverResult, ErrorObject,
     Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, Meta,
@@ -14,6 +19,8 @@ use serde_json::{Value, json};
 use crate::credentials::Credentials;
 use crate::error::DoorError;
 use crate::forward::{self, Limits};
+use crate::health::ReadinessConfig;
+use crate::metrics::Metrics;
 use crate::projection::{DESCRIBE, Projection, ProjectionConfig};
 use crate::source::OpenApiSource;
 
@@ -56,6 +63,8 @@ pub struct DoorConfig {
     /// `ttlMs` of `tools/list` and `server/discover` results (default
     /// 300,000 ms).
     pub list_ttl_ms: u64,
+    /// What `GET /readyz` checks.
+    pub readiness: ReadinessConfig,
 }
 
 impl Default for DoorConfig {
@@ -72,6 +81,7 @@ impl Default for DoorConfig {
             max_request_bytes: 1 << 20,
             body_read_timeout: Duration::from_secs(30),
             list_ttl_ms: 300_000,
+            readiness: ReadinessConfig::default(),
         }
     }
 }
@@ -97,6 +107,7 @@ pub struct Door {
     current: RwLock<Current>,
     config: DoorConfig,
     client: reqwest::Client,
+    metrics: Metrics,
 }
 
 /// The projection in force and its `tools/list` result, built once per
@@ -147,13 +158,47 @@ impl Door {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| DoorError::Client(e.to_string()))?;
+        let metrics = Metrics::default();
+        for source in &sources {
+            if source.load_error().is_some() {
+                metrics.load_error(source.label());
+            }
+        }
         let projection = Projection::build(&sources, &config.projection);
+        metrics.offered(projection.ops().count());
         Ok(Door {
             sources: Mutex::new(sources),
             current: RwLock::new(Current::new(projection, config.list_ttl_ms)),
             config,
             client,
+            metrics,
         })
+    }
+
+    /// The door's metrics (served at `GET /metrics`).
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// The sources as currently loaded (a document kept from an earlier
+    /// load after a failed reload included).
+    pub fn sources(&self) -> Vec<OpenApiSource> {
+        self.sources
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The HTTP client for upstreams (forwarded calls and readiness probes).
+    pub(crate) fn http_client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// Makes `projection` the one in force.
+    fn install(&self, projection: Projection) {
+        self.metrics.offered(projection.ops().count());
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) =
+            Current::new(projection, self.config.list_ttl_ms);
     }
 
     /// The current projection.
@@ -177,8 +222,7 @@ impl Door {
         };
         source.set_available(available);
         let projection = Projection::build(&sources, &self.config.projection);
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) =
-            Current::new(projection, self.config.list_ttl_ms);
+        self.install(projection);
         true
     }
 
@@ -196,6 +240,7 @@ impl Door {
             Ok(params) => params,
             Err(error) => return Answer::Response(Response::error(Some(id), error)),
         };
+        self.count(request, params.as_ref());
         let requested = revision.map(str::to_owned).or_else(|| {
             params
                 .as_ref()?
@@ -390,8 +435,35 @@ impl Door {
             max_body_bytes: self.config.max_body_bytes,
             max_error_body_bytes: self.config.max_error_body_bytes,
         };
-        let result = forward::call(&self.client, entry, &input, credentials, limits).await;
+        let started = Instant::now();
+        let (result, outcome) =
+            forward::call(&self.client, entry, &input, credentials, limits).await;
+        let seconds = started.elapsed().as_secs_f64();
+        let status = outcome.label();
+        self.metrics
+            .forwarded(&entry.name, &entry.subsystem, &status, seconds);
+        tracing::debug!(op = %entry.name, %status, ms = seconds * 1e3, "forwarded");
         to_value(&result)
+    }
+
+    /// Counts `request` in the metrics: its method and, for `tools/call`,
+    /// the tool named when the projection has it (else `other`).
+    fn count(&self, request: &Request, params: Option<&Value>) {
+        let tool = if request.method == CallTool::METHOD {
+            let name = params
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let projection = self.projection();
+            if name == DESCRIBE || projection.has_tool(name) || projection.entry(name).is_some() {
+                name.to_owned()
+            } else {
+                "other".to_owned()
+            }
+        } else {
+            String::new()
+        };
+        self.metrics.request(&request.method, &tool);
     }
 }
 

@@ -43,6 +43,35 @@ pub(crate) struct Limits {
     pub max_error_body_bytes: usize,
 }
 
+/// How a forwarded call ended, for the metrics: the upstream's HTTP
+/// status, or why there was none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// The upstream answered with this status.
+    Status(u16),
+    /// The request could not be built from the input; nothing was sent.
+    NotSent,
+    /// No answer within the time limit.
+    Timeout,
+    /// No connection to the upstream.
+    Connect,
+    /// The exchange failed otherwise.
+    Failed,
+}
+
+impl Outcome {
+    /// The `status` label: `200`, `timeout`, `connect`, `failed`, `not_sent`.
+    pub(crate) fn label(self) -> String {
+        match self {
+            Outcome::Status(code) => code.to_string(),
+            Outcome::NotSent => "not_sent".into(),
+            Outcome::Timeout => "timeout".into(),
+            Outcome::Connect => "connect".into(),
+            Outcome::Failed => "failed".into(),
+        }
+    }
+}
+
 /// A failed call as a tool result (`isError: true`, one text block).
 fn failure(text: String) -> CallToolResult {
     CallToolResult::error(text)
@@ -298,17 +327,17 @@ fn substitute(template: &str, input: &JsonObject) -> Result<String, String> {
 /// Sends `entry`'s request built from `input` and turns the answer into a
 /// tool result: JSON as text and `structuredContent`, an HTTP error status
 /// as `isError` with status and capped body, a timeout or connection
-/// failure as `isError` naming it.
+/// failure as `isError` naming it; with how it ended.
 pub(crate) async fn call(
     client: &reqwest::Client,
     entry: &OpEntry,
     input: &JsonObject,
     credentials: &Credentials,
     limits: Limits,
-) -> CallToolResult {
+) -> (CallToolResult, Outcome) {
     let request = match build(client, entry, input, credentials) {
         Ok(r) => r,
-        Err(e) => return failure(e),
+        Err(e) => return (failure(e), Outcome::NotSent),
     };
     let what = format!("{} {}", entry.method.to_ascii_uppercase(), entry.path);
     let sent = tokio::time::timeout(limits.timeout, async {
@@ -318,17 +347,24 @@ pub(crate) async fn call(
     .await;
     let received = match sent {
         Ok(Ok(received)) => received,
-        Err(_) => return failure(no_answer(&what, limits)),
-        Ok(Err(e)) if e.is_timeout() => return failure(no_answer(&what, limits)),
-        Ok(Err(e)) if e.is_connect() => {
-            return failure(format!("{what}: cannot connect to the upstream"));
+        Err(_) => return (failure(no_answer(&what, limits)), Outcome::Timeout),
+        Ok(Err(e)) if e.is_timeout() => {
+            return (failure(no_answer(&what, limits)), Outcome::Timeout);
         }
-        Ok(Err(e)) => return failure(format!("{what}: the upstream request failed: {e}")),
+        Ok(Err(e)) if e.is_connect() => {
+            let text = format!("{what}: cannot connect to the upstream");
+            return (failure(text), Outcome::Connect);
+        }
+        Ok(Err(e)) => {
+            let text = format!("{what}: the upstream request failed: {e}");
+            return (failure(text), Outcome::Failed);
+        }
     };
+    let outcome = Outcome::Status(received.status.as_u16());
     if received.status.is_client_error() || received.status.is_server_error() {
-        return http_error(&what, &received, limits);
+        return (http_error(&what, &received, limits), outcome);
     }
-    answer(&what, received, limits)
+    (answer(&what, received, limits), outcome)
 }
 
 fn no_answer(what: &str, limits: Limits) -> String {

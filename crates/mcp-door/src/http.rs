@@ -41,6 +41,8 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// - `GET /.well-known/oauth-protected-resource` and
 ///   `GET /.well-known/oauth-protected-resource/v1/mcp`: RFC 9728 metadata
 ///   naming the configured issuer.
+/// - `GET /healthz`, `/readyz`, `/metrics`, `/openapi.json`,
+///   `/openapi.yaml`: [`crate::ops_router`].
 ///
 /// Mount it in a larger router with `Router::merge`.
 pub fn router(door: Arc<Door>) -> Router {
@@ -51,7 +53,8 @@ pub fn router(door: Arc<Door>) -> Router {
         .route(METADATA_PATH, get(metadata_origin))
         .route(&format!("{METADATA_PATH}{DOOR_PATH}"), get(metadata_door))
         .layer(DefaultBodyLimit::max(limit))
-        .with_state(door)
+        .with_state(Arc::clone(&door))
+        .merge(crate::ops::ops_router(door))
 }
 
 /// Serves `door` on `listener` for as long as the task runs, within

@@ -80,6 +80,11 @@
 //!   with a header timeout and a connection cap.
 //! - [`transport`]: the transport's checks on a POST, shared with
 //!   `hanzo-mcp serve --http`.
+//! - [`ops_router`] (merged into [`router`]): `/healthz`, `/readyz`,
+//!   `/metrics` ([`Metrics`]) and the door's own document
+//!   (`/openapi.json`, [`Projection::openapi_document`], HIP-0300 §1.2).
+//! - [`ConfigFile`]: the TOML configuration file; [`Door::reload`]: new
+//!   documents while serving, a failed one keeping its previous version.
 //!
 //! # Cargo features
 //!
@@ -88,27 +93,41 @@
 #![deny(missing_docs)]
 
 mod bounded;
+mod config;
 mod credentials;
 mod door;
 mod error;
 mod forward;
+mod health;
 mod http;
 mod listen;
+mod metrics;
 mod naming;
 mod openapi;
+mod ops;
 mod projection;
 mod refusal;
 mod source;
 pub mod transport;
 
+pub use config::{
+    ConfigError, ConfigFile, DocumentFile, DocumentLocation, DocumentSpec, ReadinessFile,
+    load_documents,
+};
 pub use credentials::{CREDENTIAL_HEADERS, Credentials};
+pub use door::Reloaded;
 pub use door::{Answer, Door, DoorConfig, UNAUTHORIZED, server_info};
 pub use error::DoorError;
+pub use health::{Readiness, ReadinessConfig};
 pub use http::{DOOR_PATH, LEGACY_PATH, METADATA_PATH, router, serve};
 pub use listen::{ListenLimits, read_body, serve_app};
+pub use metrics::{METRICS_CONTENT_TYPE, Metrics};
 pub use naming::VERBS;
+pub use ops::{
+    HEALTHZ_PATH, METRICS_PATH, OPENAPI_JSON_PATH, OPENAPI_YAML_PATH, READYZ_PATH, ops_router,
+};
 pub use projection::{
     DESCRIBE, META_REFUSED, META_SHORTENED, META_UNAVAILABLE, OpInfo, Projection, ProjectionConfig,
 };
 pub use refusal::{Refusal, RefusalRule};
-pub use source::{MAX_DOCUMENT_BYTES, OpenApiSource};
+pub use source::{MAX_DOCUMENT_BYTES, OpenApiSource, SourceOptions};

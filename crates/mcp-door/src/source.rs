@@ -1,6 +1,7 @@
 //! The sources of a door: an OpenAPI document each, and the upstream its
 //! operations are forwarded to.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,6 +20,31 @@ pub struct OpenApiSource {
     document: Result<Arc<Value>, String>,
     upstream: Option<String>,
     available: bool,
+    options: SourceOptions,
+    /// Why the last reload of this source failed while an earlier document
+    /// is still served (HIP-0300 §1.4 `hanzo.ai/unavailable`).
+    stale: Option<String>,
+}
+
+/// What one document's configuration adds to the door-wide
+/// [`ProjectionConfig`](crate::ProjectionConfig): its own exclusions, op
+/// name overrides and readiness probe (the `[[documents]]` tables of the
+/// configuration file, [`crate::ConfigFile`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SourceOptions {
+    /// Path prefixes of this document whose operations are not offered,
+    /// by whole segments.
+    pub excluded_prefixes: Vec<String>,
+    /// Tags (or subsystem names) of this document whose operations are not
+    /// offered, compared after normalisation.
+    pub excluded_tags: Vec<String>,
+    /// Op names to use instead of the derived ones, keyed by the
+    /// operation's `operationId` or by `"METHOD /path"` (`"GET /v1/items"`).
+    pub names: BTreeMap<String, String>,
+    /// The path on the upstream that `GET /readyz` probes (`/healthz`);
+    /// `None` takes [`crate::ReadinessConfig::probe_path`].
+    pub probe: Option<String>,
 }
 
 impl OpenApiSource {
@@ -68,6 +94,12 @@ impl OpenApiSource {
         Ok(Self::from_file(file, upstream))
     }
 
+    /// A source that failed to load for `reason` (a URL that did not
+    /// answer, say).
+    pub(crate) fn failed(label: String, reason: String, upstream: Option<&str>) -> Self {
+        Self::with(label, Err(reason), upstream)
+    }
+
     /// A source from a document already parsed (or the reason it failed).
     pub(crate) fn with(
         label: String,
@@ -79,7 +111,86 @@ impl OpenApiSource {
             document,
             upstream: upstream.map(str::to_owned),
             available: true,
+            options: SourceOptions::default(),
+            stale: None,
         }
+    }
+
+    /// This source with `options` (per-document exclusions, names, probe).
+    #[must_use]
+    pub fn with_options(mut self, options: SourceOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The per-document options.
+    pub fn options(&self) -> &SourceOptions {
+        &self.options
+    }
+
+    /// Whether the document loaded (now, or at an earlier load that a
+    /// failed reload kept).
+    pub fn is_loaded(&self) -> bool {
+        self.document.is_ok()
+    }
+
+    /// Why the document could not be loaded, if it could not.
+    pub fn load_error(&self) -> Option<&str> {
+        self.document.as_ref().err().map(String::as_str)
+    }
+
+    /// The upstream base URL as configured (`None`: the document's
+    /// `servers[].url`; see [`upstream_url`](Self::upstream_url)).
+    pub fn configured_upstream(&self) -> Option<&str> {
+        self.upstream.as_deref()
+    }
+
+    /// The upstream calls go to, when it can be told: the configured one,
+    /// else the loaded document's first absolute `servers[].url`.
+    pub fn upstream(&self) -> Option<String> {
+        let doc = self.document.as_ref().ok()?;
+        self.upstream_url(doc).ok().flatten()
+    }
+
+    /// When this source failed to load and `previous` (the same label, an
+    /// earlier load) had a document: `previous`'s document, served on,
+    /// with this load's error as its stale reason. Otherwise this source.
+    #[must_use]
+    pub fn or_previous(self, previous: &OpenApiSource) -> Self {
+        match (&self.document, &previous.document) {
+            (Err(reason), Ok(document)) => Self {
+                document: Ok(Arc::clone(document)),
+                stale: Some(format!(
+                    "reload failed ({reason}); the previously loaded document is served"
+                )),
+                ..self
+            },
+            _ => self,
+        }
+    }
+
+    /// Why the last reload failed while an earlier document is still
+    /// served, if it did.
+    pub fn stale_reason(&self) -> Option<&str> {
+        self.stale.as_deref()
+    }
+
+    /// The op name configured for the operation `method` `path` (with
+    /// `operation_id`), if any ([`SourceOptions::names`]).
+    pub(crate) fn name_override(
+        &self,
+        method: &str,
+        path: &str,
+        operation_id: Option<&str>,
+    ) -> Option<&str> {
+        let names = &self.options.names;
+        if names.is_empty() {
+            return None;
+        }
+        operation_id
+            .and_then(|id| names.get(id))
+            .or_else(|| names.get(&format!("{} {path}", method.to_ascii_uppercase())))
+            .map(String::as_str)
     }
 
     /// The parsed document, or why it could not be loaded.

@@ -2,6 +2,7 @@
 //! per subsystem plus `describe`, with the refusal rule applied.
 
 mod input_schema;
+mod own_document;
 mod tools;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -384,9 +385,19 @@ impl Offer {
                 "reason": "upstream marked unavailable", "subsystems": subsystems}));
             return;
         }
+        if let Some(reason) = source.stale_reason() {
+            self.unavailable
+                .push(json!({"source": label, "reason": reason, "serving": "previous"}));
+        }
         let doc_index = self.documents.len();
         self.documents.push(Arc::clone(doc));
         self.describe_tags(doc);
+        let own = source.options();
+        let own_tags: HashSet<String> = own
+            .excluded_tags
+            .iter()
+            .map(|t| subsystem_name(t))
+            .collect();
         for op in ops {
             if let Some(reason) = openapi::path_problem(&op.path) {
                 tracing::warn!(
@@ -397,11 +408,13 @@ impl Offer {
                 );
                 continue;
             }
-            if excluded(&op, config, excluded_tags) {
+            if excluded(&op, &config.excluded_prefixes, excluded_tags)
+                || excluded(&op, &own.excluded_prefixes, &own_tags)
+            {
                 continue;
             }
             let subsystem = subsystem_name(&raw_subsystem(&op));
-            if excluded_tags.contains(&subsystem) {
+            if excluded_tags.contains(&subsystem) || own_tags.contains(&subsystem) {
                 continue;
             }
             let stated = |key: &str| {
@@ -412,7 +425,13 @@ impl Offer {
                     .as_str()
                     .map(str::to_owned)
             };
-            let name = op_name(&op, &subsystem, stated("x-mcp-name").as_deref());
+            // The configuration's override, else the document's
+            // `x-mcp-name`, names the op as written.
+            let explicit = source
+                .name_override(op.method, &op.path, op.operation_id.as_deref())
+                .map(str::to_owned)
+                .or_else(|| stated("x-mcp-name"));
+            let name = op_name(&op, &subsystem, explicit.as_deref());
             let line = op
                 .summary
                 .as_deref()
@@ -475,14 +494,11 @@ impl OpEntry {
     }
 }
 
-/// Whether the configuration leaves `op` out: not public, under an excluded
-/// path prefix, or tagged with an excluded tag.
-fn excluded(op: &RawOperation, config: &ProjectionConfig, excluded_tags: &HashSet<String>) -> bool {
+/// Whether the configuration leaves `op` out: not public, under one of the
+/// `prefixes`, or tagged with one of the `excluded_tags` (normalised).
+fn excluded(op: &RawOperation, prefixes: &[String], excluded_tags: &HashSet<String>) -> bool {
     op.x_public == Some(false)
-        || config
-            .excluded_prefixes
-            .iter()
-            .any(|p| under_prefix(&op.path, p))
+        || prefixes.iter().any(|p| under_prefix(&op.path, p))
         || op
             .tags
             .iter()

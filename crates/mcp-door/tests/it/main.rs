@@ -8,6 +8,7 @@ mod github;
 mod hostile;
 mod listen;
 mod names;
+mod own_document;
 mod projection;
 mod refusal;
 mod security;

@@ -2,10 +2,9 @@
 //! `hanzo-mcp door`, which stands in front of a loopback REST service
 //! (HIP-0300 §1 and §2 together).
 
-use std::sync::{Arc, Mutex};
-
 use serde_json::json;
 
+use crate::common::rest::{Log, spawn_rest};
 use crate::common::{Proc, call_params, hanzo_mcp, local_names, names};
 
 const DOC: &str = r#"
@@ -21,54 +20,6 @@ paths:
   /v1/projects: {get: {operationId: listProjects, tags: [projects]}}
   /v1/fs/files: {get: {operationId: listFiles, tags: [fs]}}
 "#;
-
-/// (method, path, authorization, body) of each request the REST service saw.
-type Log = Arc<Mutex<Vec<(String, String, Option<String>, String)>>>;
-
-/// A loopback REST service answering every request with a JSON echo.
-fn spawn_rest() -> (String, Log) {
-    let log: Log = Arc::default();
-    let seen = Arc::clone(&log);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        runtime.block_on(async move {
-            let app = axum::Router::new().fallback(move |req: axum::extract::Request| {
-                let seen = Arc::clone(&seen);
-                async move {
-                    let (parts, body) = req.into_parts();
-                    let body = axum::body::to_bytes(body, 1 << 20)
-                        .await
-                        .unwrap_or_default();
-                    let auth = parts
-                        .headers
-                        .get("authorization")
-                        .and_then(|v| v.to_str().ok())
-                        .map(str::to_owned);
-                    let body = String::from_utf8_lossy(&body).into_owned();
-                    seen.lock().unwrap().push((
-                        parts.method.to_string(),
-                        parts.uri.path().to_owned(),
-                        auth,
-                        body.clone(),
-                    ));
-                    let echo = json!({"deployed": parts.uri.path(), "body": body});
-                    ([("content-type", "application/json")], echo.to_string())
-                }
-            });
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .expect("bind");
-            tx.send(listener.local_addr().expect("addr")).expect("send");
-            axum::serve(listener, app).await.expect("serve");
-        });
-    });
-    let addr = rx.recv().expect("REST address");
-    (format!("http://{addr}"), log)
-}
 
 /// `hanzo-mcp door` on an ephemeral loopback port, and its base URL.
 fn spawn_door(doc: &std::path::Path, upstream: &str) -> (Proc, String) {

@@ -13,6 +13,7 @@ mod cli;
 mod concurrency;
 mod door;
 mod door_e2e;
+mod door_ops;
 mod features;
 mod forwarding;
 mod gated_out;

@@ -7,6 +7,7 @@
 
 pub mod driver;
 pub mod http;
+pub mod rest;
 pub mod stdio;
 pub mod tools;
 

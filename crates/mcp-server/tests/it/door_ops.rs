@@ -1,0 +1,550 @@
+//! `hanzo-mcp door` as an operator runs it, through the real binary: the
+//! TOML configuration file (and flags winning over it, and a bad key
+//! stopping the start with its path), `/healthz` and `/readyz`, Prometheus
+//! `/metrics`, JSON logs, and SIGHUP reloading the documents without
+//! dropping a call in flight, a document that fails to load keeping its
+//! previous version (HIP-0300 §1.4).
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::rest::{SLOW, spawn_rest};
+use crate::common::{Proc, hanzo_mcp};
+
+const DOC_V1: &str = r#"
+openapi: 3.1.0
+info: {title: ops, version: "1"}
+paths:
+  /v1/items/{id}:
+    get:
+      operationId: getItem
+      tags: [items]
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+  /v1/items/slow:
+    get: {operationId: waitForItem, tags: [items]}
+  /v1/admin/flags:
+    get: {operationId: listFlags, tags: [admin]}
+"#;
+
+/// [`DOC_V1`] with one more operation.
+const DOC_V2: &str = r#"
+openapi: 3.1.0
+info: {title: ops, version: "2"}
+paths:
+  /v1/items/{id}:
+    get:
+      operationId: getItem
+      tags: [items]
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+  /v1/items/slow:
+    get: {operationId: waitForItem, tags: [items]}
+  /v1/widgets:
+    get: {operationId: listWidgets, tags: [widgets]}
+"#;
+
+/// How long a test waits for what must happen well within it.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime")
+    })
+}
+
+/// A running `hanzo-mcp door` and its origin (`http://127.0.0.1:<port>`).
+struct DoorProc {
+    process: Proc,
+    origin: String,
+}
+
+impl DoorProc {
+    /// `hanzo-mcp door <args>`, once it listens (the text log's line).
+    fn start(args: &[&str]) -> DoorProc {
+        let mut command = hanzo_mcp();
+        command.arg("door").args(args);
+        let mut process = Proc::start(command);
+        let origin = loop {
+            let line = process.stderr_line();
+            if let Some(rest) = line.strip_prefix("hanzo-mcp door: listening on ") {
+                let url = rest.split(' ').next().expect("url");
+                break url.trim_end_matches("/v1/mcp").to_owned();
+            }
+        };
+        DoorProc { process, origin }
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        let url = format!("{}{path}", self.origin);
+        runtime().block_on(async move {
+            let response = reqwest::get(&url).await.expect("GET");
+            let status = response.status().as_u16();
+            (status, response.text().await.expect("body"))
+        })
+    }
+
+    fn get_json(&self, path: &str) -> (u16, Value) {
+        let (status, body) = self.get(path);
+        (status, serde_json::from_str(&body).expect("JSON"))
+    }
+
+    /// POSTs `message` to `/v1/mcp` as a 2026-07-28 client with a bearer.
+    fn post(&self, message: &Value) -> Value {
+        post(&format!("{}/v1/mcp", self.origin), message)
+    }
+
+    fn list(&self) -> Value {
+        self.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}))
+    }
+
+    fn call(&self, tool: &str, op: &str, input: Value) -> Value {
+        self.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": tool, "arguments": {"op": op, "input": input}}}))
+    }
+
+    fn metrics(&self) -> String {
+        let (status, text) = self.get("/metrics");
+        assert_eq!(status, 200);
+        text
+    }
+
+    fn hang_up(&self) {
+        let status = Command::new("kill")
+            .args(["-HUP", &self.process.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+    }
+}
+
+fn post(url: &str, message: &Value) -> Value {
+    let url = url.to_owned();
+    let body = message.to_string();
+    runtime().block_on(async move {
+        let response = reqwest::Client::new()
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("authorization", "Bearer ops-test")
+            .body(body)
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(response.status().as_u16(), 200);
+        response.json().await.expect("JSON")
+    })
+}
+
+/// The op enum of tool `tool` in a `tools/list` response.
+fn ops_of(list: &Value, tool: &str) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["name"] == tool)
+        .map(|t| {
+            t["inputSchema"]["properties"]["op"]["enum"]
+                .as_array()
+                .expect("enum")
+                .iter()
+                .map(|v| v.as_str().expect("op").to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn tool_names(list: &Value) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+/// The value of the sample `name` (with its labels, as printed) in a
+/// metrics text, `None` when absent.
+fn sample(metrics: &str, name: &str) -> Option<f64> {
+    metrics.lines().find_map(|line| {
+        let rest = line.strip_prefix(name)?;
+        rest.strip_prefix(' ')?.trim().parse().ok()
+    })
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).expect("write");
+}
+
+/// Waits until `ready` holds, at most [`PATIENCE`].
+fn eventually(what: &str, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "{what}: not within {PATIENCE:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn door_config_file_sets_documents_names_exclusions_and_issuer() {
+    let (rest, log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(&dir.path().join("ops.yaml"), DOC_V1);
+    let config = dir.path().join("door.toml");
+    write(
+        &config,
+        &format!(
+            r#"
+listen = "127.0.0.1:0"
+issuer = "https://id.example"
+[[documents]]
+file = "ops.yaml"
+upstream = "{rest}/api"
+exclude_tags = ["admin"]
+names = {{ getItem = "fetch_item", "GET /v1/items/slow" = "wait_for_item" }}
+"#
+        ),
+    );
+    let door = DoorProc::start(&["--config", config.to_str().expect("utf-8")]);
+    let list = door.list();
+    assert_eq!(tool_names(&list), ["describe", "items"]);
+    assert_eq!(ops_of(&list, "items"), ["wait_for_item", "fetch_item"]);
+    let called = door.call("items", "fetch_item", json!({"id": "a b"}));
+    assert_eq!(
+        called["result"]["structuredContent"]["deployed"], "/api/v1/items/a%20b",
+        "{called}"
+    );
+    assert_eq!(log.lock().unwrap().len(), 1);
+    let (status, metadata) = door.get_json("/.well-known/oauth-protected-resource");
+    assert_eq!(status, 200);
+    assert_eq!(
+        metadata["authorization_servers"],
+        json!(["https://id.example"])
+    );
+}
+
+#[test]
+fn door_flags_win_over_the_config_file() {
+    let (rest, _log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(&dir.path().join("ops.yaml"), DOC_V1);
+    write(&dir.path().join("v2.yaml"), DOC_V2);
+    let config = dir.path().join("door.toml");
+    // The file's address is taken by another listener; the flag's wins.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let taken_addr = taken.local_addr().expect("addr");
+    write(
+        &config,
+        &format!(
+            "listen = \"{taken_addr}\"\nissuer = \"https://file.example\"\n\
+             [[documents]]\nfile = \"ops.yaml\"\nupstream = \"{rest}\"\n"
+        ),
+    );
+    let v2 = format!("{}={rest}", dir.path().join("v2.yaml").display());
+    let door = DoorProc::start(&[
+        "--config",
+        config.to_str().expect("utf-8"),
+        "--listen",
+        "127.0.0.1:0",
+        "--issuer",
+        "https://flag.example",
+        "--openapi",
+        &v2,
+    ]);
+    assert!(!door.origin.ends_with(&format!(":{}", taken_addr.port())));
+    // --openapi replaces the file's documents.
+    assert_eq!(tool_names(&door.list()), ["describe", "items", "widgets"]);
+    let (_, metadata) = door.get_json("/.well-known/oauth-protected-resource");
+    assert_eq!(
+        metadata["authorization_servers"],
+        json!(["https://flag.example"])
+    );
+}
+
+#[test]
+fn door_config_file_with_a_bad_key_or_value_stops_the_start_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        (
+            "[[documents]]\nfile = \"a.yaml\"\nupstrem = \"http://127.0.0.1:1\"\n",
+            "documents[0].upstrem: unknown field `upstrem`",
+        ),
+        ("listen = \"everywhere\"\n", "listen: "),
+        (
+            "[[documents]]\nfile = \"a.yaml\"\nupstream = \"127.0.0.1:1\"\n",
+            "documents[0].upstream: \"127.0.0.1:1\" is not an absolute http(s) URL",
+        ),
+        (
+            "[readiness]\nprobe_timeout_ms = \"soon\"\n",
+            "readiness.probe_timeout_ms: ",
+        ),
+    ];
+    for (text, expected) in cases {
+        let config = dir.path().join("door.toml");
+        write(&config, text);
+        let output = hanzo_mcp()
+            .args(["door", "--config", config.to_str().expect("utf-8")])
+            .output()
+            .expect("run");
+        assert_eq!(output.status.code(), Some(1), "{text}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with("hanzo-mcp door: configuration file") && stderr.contains(expected),
+            "{text:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn door_healthz_alive_and_readyz_checks_documents_and_upstreams() {
+    let (rest, _log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(&dir.path().join("ops.yaml"), DOC_V1);
+    let ready = dir.path().join("ready.toml");
+    write(
+        &ready,
+        &format!(
+            "listen = \"127.0.0.1:0\"\n[readiness]\nprobe_path = \"/health\"\n\
+             [[documents]]\nfile = \"ops.yaml\"\nupstream = \"{rest}\"\n"
+        ),
+    );
+    let door = DoorProc::start(&["--config", ready.to_str().expect("utf-8")]);
+    let (status, health) = door.get_json("/healthz");
+    assert_eq!((status, health), (200, json!({"status": "alive"})));
+    let (status, body) = door.get_json("/readyz");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["ready"], true);
+    assert_eq!(
+        body["upstreams"],
+        json!([{"url": format!("{rest}/health"), "status": 200}])
+    );
+
+    // An upstream that refuses connections, and a document that is missing.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let closed_url = format!("http://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    let not_ready = dir.path().join("not-ready.toml");
+    write(
+        &not_ready,
+        &format!(
+            "listen = \"127.0.0.1:0\"\n\
+             [[documents]]\nfile = \"ops.yaml\"\nupstream = \"{closed_url}\"\nprobe = \"/up\"\n\
+             [[documents]]\nfile = \"missing.yaml\"\nupstream = \"{rest}\"\n"
+        ),
+    );
+    let door = DoorProc::start(&["--config", not_ready.to_str().expect("utf-8")]);
+    assert_eq!(door.get_json("/healthz").0, 200);
+    let (status, body) = door.get_json("/readyz");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["ready"], false);
+    assert_eq!(body["documents"][0]["loaded"], true);
+    assert_eq!(body["documents"][1]["loaded"], false);
+    assert!(
+        body["documents"][1]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("missing.yaml")),
+        "{body}"
+    );
+    assert_eq!(
+        body["upstreams"],
+        json!([{"url": format!("{closed_url}/up"), "error": "cannot connect"}])
+    );
+}
+
+#[test]
+fn door_metrics_count_requests_forwarded_calls_latency_and_load_errors() {
+    let (rest, _log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = dir.path().join("ops.yaml");
+    write(&doc, DOC_V1);
+    let missing = dir.path().join("missing.yaml");
+    let door = DoorProc::start(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--openapi",
+        &format!("{}={rest}", doc.display()),
+        "--openapi",
+        &format!("{}={rest}", missing.display()),
+    ]);
+    door.list();
+    door.list();
+    door.call("items", "get_item", json!({"id": "1"}));
+    door.call("items", "get_item", json!({"id": "2"}));
+    door.call("items", "no_such_op", json!({}));
+    door.call("made_up_tool", "x", json!({}));
+    let text = door.metrics();
+    let expect = [
+        (
+            "mcp_door_requests_total{method=\"tools/list\",tool=\"\"}",
+            2.0,
+        ),
+        (
+            "mcp_door_requests_total{method=\"tools/call\",tool=\"items\"}",
+            3.0,
+        ),
+        (
+            "mcp_door_requests_total{method=\"tools/call\",tool=\"other\"}",
+            1.0,
+        ),
+        (
+            "mcp_door_forwarded_calls_total{op=\"get_item\",status=\"200\"}",
+            2.0,
+        ),
+        (
+            "mcp_door_upstream_latency_seconds_count{tool=\"items\"}",
+            2.0,
+        ),
+        (
+            &format!(
+                "mcp_door_document_load_errors_total{{source=\"{}\"}}",
+                missing.display()
+            ),
+            1.0,
+        ),
+        ("mcp_door_offered_ops", 3.0),
+    ];
+    for (name, value) in expect {
+        assert_eq!(sample(&text, name), Some(value), "{name} in\n{text}");
+    }
+    assert!(!text.contains("made_up_tool") && !text.contains("no_such_op"));
+}
+
+#[test]
+fn door_log_format_json_writes_one_json_object_a_line() {
+    let (rest, _log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = dir.path().join("ops.yaml");
+    write(&doc, DOC_V1);
+    let mut command = hanzo_mcp();
+    command
+        .args(["door", "--log-format", "json", "--listen", "127.0.0.1:0"])
+        .arg("--openapi")
+        .arg(format!("{}={rest}", doc.display()))
+        .env("RUST_LOG", "info");
+    let mut process = Proc::start(command);
+    let line = process.stderr_line();
+    let event: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    assert_eq!(event["level"], "INFO", "{event}");
+    assert_eq!(event["message"], "listening", "{event}");
+    assert_eq!(event["ops"], 3, "{event}");
+    let url = event["url"].as_str().expect("url");
+    let list = post(
+        url,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    );
+    assert_eq!(tool_names(&list), ["describe", "admin", "items"]);
+}
+
+#[test]
+fn door_sighup_reloads_without_dropping_a_call_and_keeps_a_document_that_fails() {
+    let (rest, _log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = dir.path().join("ops.yaml");
+    write(&doc, DOC_V1);
+    let config = dir.path().join("door.toml");
+    write(
+        &config,
+        &format!(
+            "listen = \"127.0.0.1:0\"\n[[documents]]\nfile = \"ops.yaml\"\nupstream = \"{rest}\"\n\
+             names = {{ \"GET /v1/items/slow\" = \"wait_for_item\" }}\n"
+        ),
+    );
+    let door = DoorProc::start(&["--config", config.to_str().expect("utf-8")]);
+    assert_eq!(tool_names(&door.list()), ["describe", "admin", "items"]);
+
+    // A call in flight (the upstream answers after SLOW) across the reload.
+    let url = format!("{}/v1/mcp", door.origin);
+    let in_flight = std::thread::spawn(move || {
+        post(
+            &url,
+            &json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "items", "arguments": {"op": "wait_for_item"}}}),
+        )
+    });
+    std::thread::sleep(SLOW / 3);
+    write(&doc, DOC_V2);
+    door.hang_up();
+    eventually("the new document is served", || {
+        tool_names(&door.list()) == ["describe", "items", "widgets"]
+    });
+    let answered = in_flight.join().expect("the call in flight");
+    assert_eq!(
+        answered["result"]["structuredContent"]["deployed"], "/v1/items/slow",
+        "{answered}"
+    );
+
+    // A document that no longer parses: the previous one is served on and
+    // listed under hanzo.ai/unavailable with the reason.
+    write(&doc, "openapi: [this is not\n");
+    door.hang_up();
+    eventually("the failed reload is reported", || {
+        door.list()["result"]["_meta"]["hanzo.ai/unavailable"].is_array()
+    });
+    let list = door.list();
+    assert_eq!(tool_names(&list), ["describe", "items", "widgets"]);
+    let unavailable = &list["result"]["_meta"]["hanzo.ai/unavailable"][0];
+    assert_eq!(unavailable["source"], doc.display().to_string(), "{list}");
+    assert_eq!(unavailable["serving"], "previous", "{list}");
+    assert!(
+        unavailable["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("reload failed (")),
+        "{list}"
+    );
+    let metrics = door.metrics();
+    assert_eq!(
+        sample(&metrics, "mcp_door_reloads_total{result=\"ok\"}"),
+        Some(1.0)
+    );
+    assert_eq!(
+        sample(&metrics, "mcp_door_reloads_total{result=\"partial\"}"),
+        Some(1.0)
+    );
+    let errors = format!(
+        "mcp_door_document_load_errors_total{{source=\"{}\"}}",
+        doc.display()
+    );
+    assert_eq!(sample(&metrics, &errors), Some(1.0), "{metrics}");
+    // Still ready: every document has a version in force.
+    assert_eq!(door.get_json("/readyz").0, 200);
+}
+
+#[test]
+fn door_serves_its_own_openapi_document() {
+    let (rest, _log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = dir.path().join("ops.yaml");
+    write(&doc, DOC_V1);
+    let door = DoorProc::start(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--openapi",
+        &format!("{}={rest}", doc.display()),
+    ]);
+    let (status, document) = door.get_json("/openapi.json");
+    assert_eq!(status, 200);
+    assert_eq!(document["openapi"], "3.1.0");
+    assert_eq!(document["paths"]["/v1/mcp"]["post"]["operationId"], "mcp");
+    assert_eq!(
+        document["paths"]["/v1/items/{id}"]["get"]["operationId"],
+        "get_item"
+    );
+    assert_eq!(
+        document["paths"]["/v1/items/{id}"]["get"]["servers"],
+        json!([{"url": rest}])
+    );
+    let (status, yaml) = door.get("/openapi.yaml");
+    assert_eq!(status, 200);
+    assert!(yaml.contains("\nopenapi: 3.1.0\n"), "{yaml}");
+}
