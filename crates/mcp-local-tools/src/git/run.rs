@@ -52,6 +52,43 @@ pub(crate) struct Repo<'a> {
     /// (see the `lock` module); `None` while programs are allowed, and
     /// during the listing that builds it.
     locked: Option<Locked>,
+    /// The `git` program run, by absolute path ([`git_program`]).
+    program: PathBuf,
+}
+
+/// The machine's `git`, found once on the server's `PATH` (relative and
+/// empty entries skipped: they would be read from the folder git runs in,
+/// which the caller picks). Found at the first git call of the process,
+/// so a `git` the agent places later in a `PATH` folder is never run.
+/// Refused when it lies inside the roots: a program there is one the
+/// agent may have put or changed (with `git apply` a file can be made
+/// executable), and running it would run the agent's program.
+fn git_program(ctx: &ToolContext) -> Result<PathBuf, String> {
+    static GIT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let found = GIT.get_or_init(|| {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .filter(|dir| dir.is_absolute())
+            .map(|dir| dir.join("git"))
+            .find(|candidate| is_executable(candidate))
+            .map(|git| std::fs::canonicalize(&git).unwrap_or(git))
+    });
+    let git = found
+        .clone()
+        .ok_or_else(|| "git: no `git` program on the server's PATH".to_owned())?;
+    if ctx.roots.root_of(&git).is_some() {
+        return Err(format!(
+            "git: the `git` on the server's PATH is {}, inside the roots, where the agent can change it; put the machine's git first on PATH",
+            git.display()
+        ));
+    }
+    Ok(git)
+}
+
+/// Whether `path` is a file with an execute bit.
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 impl<'a> Repo<'a> {
@@ -85,6 +122,7 @@ impl<'a> Repo<'a> {
             timeout,
             read_config: Vec::new(),
             locked: None,
+            program: git_program(ctx)?,
         };
         let top = repo
             .run(Access::Read, &["rev-parse", "--show-toplevel"], None)
@@ -359,6 +397,7 @@ impl<'a> Repo<'a> {
             timeout,
             read_config: Vec::new(),
             locked: None,
+            program: git_program(ctx)?,
         };
         Ok((repo, resolved.path))
     }
@@ -390,7 +429,7 @@ impl<'a> Repo<'a> {
     fn spec(&self, access: Access, args: &[&str], stdin: Option<String>) -> Spec {
         let editor = if self.locked.is_some() { ":" } else { "true" };
         let mut argv: Vec<String> = [
-            "git",
+            self.program.to_string_lossy().as_ref(),
             "--no-pager",
             // Caller paths are names, never pathspec magic or globs.
             "--literal-pathspecs",
@@ -460,6 +499,13 @@ impl<'a> Repo<'a> {
         argv.extend(args.iter().map(|a| (*a).to_owned()));
         let mut env_remove: Vec<String> = Vec::new();
         if !self.ctx.run_programs {
+            // Every run, the discovery and the config listing before the
+            // lock included: trace2 targets come from the global and
+            // system config, and would let that config create and append
+            // to any file (the environment overrides the config).
+            for target in ["GIT_TRACE2", "GIT_TRACE2_EVENT", "GIT_TRACE2_PERF"] {
+                env.push((target.to_owned(), "0".to_owned()));
+            }
             // Programs the server's environment names, and config it adds.
             env_remove.extend(
                 [

@@ -124,6 +124,7 @@ const CONTENTS: &[&str] = &[
     "ref: refs/heads/main\n",
     "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = {root}/repo\n[filter \"x\"]\n\tclean = {canary}\n",
     "hello\n",
+    "[trace2]\n\tnormalTarget = {outside}/written\n\teventTarget = {outside}/written\n\tperfTarget = {root}/repo/.git/hooks/pre-commit\n\tconfigParams = *\n",
 ];
 
 /// The writes that make an attack, as `(TARGETS index, CONTENTS index)`:
@@ -206,7 +207,7 @@ fn step() -> impl Strategy<Value = Step> {
             .prop_map(|(target, content)| Step::Write { target, content }),
         4 => proptest::sample::select(vec![
             "status", "diff", "add", "commit", "log", "show", "blame", "fetch", "stash",
-            "switch", "apply", "init",
+            "switch", "apply", "init", "init_root", "apply_bin",
         ])
         .prop_map(Step::Git),
         1 => (0..TARGETS.len(), any::<bool>())
@@ -414,6 +415,13 @@ fn call_text(world: &World, step: &Step) -> String {
                 "apply" => json!({ "action": "apply", "path": repo,
                     "patch": "--- a/file.txt\n+++ b/file.txt\n@@ -1 +1 @@\n-one\n+two\n" }),
                 "init" => json!({ "action": "init", "path": format!("{repo}/sub") }),
+                // A repository at the root, then a patch that makes an
+                // executable `git` in a PATH folder inside the root.
+                "init_root" => json!({ "action": "init", "path": "." }),
+                "apply_bin" => json!({ "action": "apply", "path": ".", "patch": format!(
+                    "diff --git a/home/.local/bin/git b/home/.local/bin/git\nnew file mode 100755\n--- /dev/null\n+++ b/home/.local/bin/git\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+{}\n",
+                    world.outside().join("canary").display()
+                ) }),
                 other => json!({ "action": other, "path": repo }),
             };
             json!({ "name": "git", "arguments": arguments })
@@ -475,6 +483,13 @@ fn run_scenario(scenario: &Scenario) -> Result<(), TestCaseError> {
     let home = world.root().join("home").display().to_string();
     let state = world.dir.path().join("state").display().to_string();
     let door_url = door.url();
+    // A PATH folder inside the root, before the machine's: where a `git`
+    // of the agent's would be found first.
+    let path = format!(
+        "{}:{}",
+        world.root().join("home/.local/bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut server = Proc::spawn_with_env(
         &args,
         &[
@@ -483,6 +498,7 @@ fn run_scenario(scenario: &Scenario) -> Result<(), TestCaseError> {
             ("HANZO_MCP_DOOR", door_url.as_str()),
             ("HANZO_API_KEY", CANARY),
             ("XDG_CONFIG_HOME", ""),
+            ("PATH", path.as_str()),
         ],
     );
     server.initialize("2025-11-25");

@@ -6,7 +6,7 @@
 //! address that would send the bearer in clear text is refused, and the
 //! programs the tools start never see the server's credentials.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_fake_door::{Behaviour, FakeDoor};
@@ -440,4 +440,127 @@ fn the_readme_capability_table_is_the_one_the_binary_prints() {
         block, table,
         "the README's capability table differs from `hanzo-mcp tools --capabilities`: paste the latter between the markers"
     );
+}
+
+/// Whether a `tools/call` answer is a result that is not an error.
+fn succeeded(answer: &Value) -> bool {
+    answer.get("result").is_some() && answer["result"]["isError"] != json!(true)
+}
+
+/// A root with `home/` (HOME), an executable canary outside it that
+/// records its runs, and a server with `allowed` and HOME, PATH (a folder
+/// inside the root first), state and no door set for it.
+struct Attack {
+    dir: tempfile::TempDir,
+    server: Proc,
+}
+
+impl Attack {
+    fn start(allowed: &str) -> Attack {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        let outside = dir.path().join("outside");
+        for folder in [
+            root.join("home/.local/bin"),
+            outside.clone(),
+            dir.path().join("state"),
+        ] {
+            std::fs::create_dir_all(folder).expect("mkdir");
+        }
+        let canary = outside.join("canary");
+        std::fs::write(
+            &canary,
+            format!(
+                "#!/bin/sh\necho \"$*\" >> '{}'\n",
+                outside.join("ran").display()
+            ),
+        )
+        .expect("canary");
+        std::fs::set_permissions(&canary, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let path = format!(
+            "{}:{}",
+            root.join("home/.local/bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let (root_arg, home, state) = (
+            root.display().to_string(),
+            root.join("home").display().to_string(),
+            dir.path().join("state").display().to_string(),
+        );
+        let mut server = Proc::spawn_with_env(
+            &[
+                "serve",
+                "--no-door",
+                "--root",
+                &root_arg,
+                "--allowed-tools",
+                allowed,
+            ],
+            &[
+                ("HOME", home.as_str()),
+                ("XDG_CONFIG_HOME", ""),
+                ("PATH", path.as_str()),
+                ("HANZO_MCP_STATE", state.as_str()),
+            ],
+        );
+        server.initialize("2025-11-25");
+        Attack { dir, server }
+    }
+
+    fn outside(&self) -> PathBuf {
+        self.dir.path().join("outside")
+    }
+
+    fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
+        self.server
+            .call(id, "tools/call", call_params(name, arguments))
+    }
+}
+
+#[test]
+fn a_git_the_agent_makes_in_a_path_folder_inside_the_roots_never_runs() {
+    let mut attack = Attack::start(r#"{"local":["fs","git"]}"#);
+    let canary = attack.outside().join("canary").display().to_string();
+    let init = attack.call(1, "git", json!({ "action": "init", "path": "." }));
+    assert!(succeeded(&init), "{init}");
+    let patch = format!(
+        "diff --git a/home/.local/bin/git b/home/.local/bin/git\nnew file mode 100755\n--- /dev/null\n+++ b/home/.local/bin/git\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+{canary} \"$@\"\n"
+    );
+    let applied = attack.call(
+        2,
+        "git",
+        json!({ "action": "apply", "path": ".", "patch": patch }),
+    );
+    assert!(succeeded(&applied), "{applied}");
+    let status = attack.call(3, "git", json!({ "action": "status", "path": "." }));
+    assert!(succeeded(&status), "{status}");
+    assert_eq!(attack.server.wait().code(), Some(0));
+    assert!(
+        !attack.outside().join("ran").exists(),
+        "the agent's git ran: {}",
+        std::fs::read_to_string(attack.outside().join("ran")).unwrap_or_default()
+    );
+}
+
+#[test]
+fn git_trace_settings_in_the_agents_gitconfig_write_nothing_outside_the_roots() {
+    let mut attack = Attack::start(r#"{"local":["fs","git"]}"#);
+    let written = attack.outside().join("written");
+    let config = format!(
+        "[trace2]\n\tnormalTarget = {0}\n\teventTarget = {0}\n\tperfTarget = {0}\n\tconfigParams = *\n",
+        written.display()
+    );
+    let write = attack.call(
+        1,
+        "fs",
+        json!({ "action": "write", "path": "home/.gitconfig", "content": config }),
+    );
+    assert!(write.get("result").is_some(), "{write}");
+    let init = attack.call(2, "git", json!({ "action": "init", "path": "repo" }));
+    assert!(succeeded(&init), "{init}");
+    let status = attack.call(3, "git", json!({ "action": "status", "path": "repo" }));
+    assert!(succeeded(&status), "{status}");
+    assert_eq!(attack.server.wait().code(), Some(0));
+    assert!(!written.exists(), "git wrote {}", written.display());
 }
