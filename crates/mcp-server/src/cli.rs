@@ -586,6 +586,7 @@ pub fn capability_table(toolbox: &mcp_local_tools::Toolbox) -> String {
 async fn print_tools(args: ToolsArgs) -> Result<(), ServerError> {
     use std::io::Write;
     if args.capabilities {
+        #[cfg_attr(not(feature = "mode"), allow(unused_mut))]
         let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
         #[cfg(feature = "mode")]
         toolbox.with_mode();
