@@ -27,7 +27,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use serde_json::{Value, json};
 
-use crate::common::{CANARY, Proc};
+use crate::common::{CANARY, Proc, local_names};
 
 /// The seed of the short run.
 const DEFAULT_SEED: u64 = 0x5eed_2025_1202;
@@ -64,22 +64,6 @@ const LOCAL_GRANTS: &[&str] = &[
 
 /// Door allowlist entries.
 const DOOR_GRANTS: &[&str] = &["evil:a", "evil", "fs2", "describe", "exec", "git:run"];
-
-/// The names the local toolbox has: never the door's.
-const LOCAL_NAMES: &[&str] = &[
-    "fs",
-    "code",
-    "workspace",
-    "exec",
-    "git",
-    "fetch",
-    "ui",
-    "think",
-    "memory",
-    "plan",
-    "tasks",
-    "mode",
-];
 
 /// A mode preset the run may define and switch to.
 const PRESETS: &[(&str, &[&str])] = &[
@@ -543,12 +527,13 @@ fn run_scenario(scenario: &Scenario) -> Result<(), TestCaseError> {
         &world.outside_files(),
         "files outside the roots changed"
     );
+    let local = local_names();
     for request in door.requests_for("tools/call") {
         let params = request.params().unwrap_or_default();
         let name = params["name"].as_str().unwrap_or_default();
         let op = params["arguments"]["op"].as_str().unwrap_or_default();
         prop_assert!(
-            !LOCAL_NAMES.contains(&name),
+            !local.iter().any(|l| l == name),
             "a local name reached the door: {params}"
         );
         prop_assert!(
