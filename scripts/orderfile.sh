@@ -137,7 +137,8 @@ stdio() {
 # SIGTERM (the server shuts down, and callgrind writes its output).
 http() {
   local port=$((20000 + RANDOM % 20000))
-  env RUST_LOG=error HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp valgrind --tool=callgrind \
+  env RUST_LOG=error HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_MCP_HTTP_BEARER=orderfile-bearer \
+    valgrind --tool=callgrind \
     --demangle=no --dump-instr=no --callgrind-out-file="$WORK/http.cg" \
     "$BIN" serve --log-level error --root "$WORK/root" --http "127.0.0.1:$port" \
     2>"$WORK/http.log" &
@@ -152,6 +153,7 @@ http() {
   call_read="{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"fs\",\"arguments\":{\"action\":\"read\",\"path\":\"$FILE\"},$META}}"
   post() {
     curl -s -o /dev/null -X POST "http://127.0.0.1:$port/mcp" \
+      -H 'Authorization: Bearer orderfile-bearer' \
       -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
       -H 'MCP-Protocol-Version: 2026-07-28' "$@"
   }

@@ -226,7 +226,9 @@ impl HttpServer {
             command
         } else {
             let mut command = command(subject, root);
-            command.args(["--http", &addr.to_string()]);
+            // Like rmcp's server, without a bearer: the same work on
+            // both sides.
+            command.args(["--http", &addr.to_string(), "--http-no-auth"]);
             command
         };
         let child = command
