@@ -62,8 +62,8 @@ struct Inner {
     fetch_lock: Arc<tokio::sync::Mutex<()>>,
     /// When the current list (or failure) stops being fresh.
     expires: Mutex<Option<Instant>>,
-    /// True from the first failure of an outage until the door answers again.
-    in_outage: AtomicBool,
+    /// Its outages' stderr lines.
+    outage: OutageLog,
     /// Fetches finished so far.
     fetches: AtomicU64,
     runtime: Mutex<Option<tokio::runtime::Handle>>,
@@ -102,6 +102,16 @@ impl Door {
     /// Errors: [`DoorError::InvalidAddress`] when the address is not an
     /// absolute http(s) URL; [`DoorError::Client`] when no HTTP client can be built.
     pub fn new(config: DoorConfig) -> Result<Door, DoorError> {
+        Door::with_outage_log(config, OutageLog::new())
+    }
+
+    /// As [`Door::new`], reporting outages through `outage`, which the
+    /// caller may have used before the handle existed (a server that
+    /// probes the door's address at start): an outage it reported is not
+    /// reported again, and the door's next answer ends it.
+    ///
+    /// Errors: as [`Door::new`].
+    pub fn with_outage_log(config: DoorConfig, outage: OutageLog) -> Result<Door, DoorError> {
         let transport = Transport::new(&config)?;
         let (state, _) = watch::channel(DoorSnapshot {
             generation: 0,
@@ -117,7 +127,7 @@ impl Door {
                 generations: watch::channel(0).0,
                 fetch_lock: Arc::new(tokio::sync::Mutex::new(())),
                 expires: Mutex::new(None),
-                in_outage: AtomicBool::new(false),
+                outage,
                 fetches: AtomicU64::new(0),
                 runtime: Mutex::new(tokio::runtime::Handle::try_current().ok()),
             }),
@@ -495,20 +505,71 @@ impl Door {
     }
 
     fn door_answered(&self) {
-        if self.inner.in_outage.swap(false, Ordering::SeqCst) {
-            tracing::info!(door = %self.inner.address, "the door answers again");
-        }
+        self.inner.outage.answered(&self.inner.address);
     }
 
     /// Logs one line per outage: the first failure after a success.
     fn door_failed(&self, error: &DoorError) {
-        if !self.inner.in_outage.swap(true, Ordering::SeqCst) {
+        self.inner
+            .outage
+            .failed(&self.inner.address, &one_line(&error.to_string()));
+    }
+}
+
+/// The stderr lines of a door's outages (HIP-0300 §2.2: a door that does
+/// not answer costs one line): one `warn` line when an outage starts,
+/// naming the door and why, and one `info` line when the door answers
+/// again. Clones share the state, so a server that checks the door's
+/// address before it builds the [`Door`] (a TCP connect at start, say)
+/// and the door's own requests report one outage once, whoever notices
+/// it first ([`Door::with_outage_log`]).
+#[derive(Debug, Clone, Default)]
+pub struct OutageLog {
+    down: Arc<AtomicBool>,
+}
+
+impl OutageLog {
+    /// A log with no outage in progress.
+    pub fn new() -> OutageLog {
+        OutageLog::default()
+    }
+
+    /// The door at `address` did not answer, because of `why` (one short
+    /// line): writes the outage line unless this outage was reported
+    /// already. Returns whether it wrote.
+    pub fn failed(&self, address: &str, why: &str) -> bool {
+        let first = !self.down.swap(true, Ordering::SeqCst);
+        if first {
             tracing::warn!(
-                door = %self.inner.address,
-                "door unavailable ({}); serving local tools only until it answers",
-                one_line(&error.to_string())
+                door = %address,
+                "door unavailable ({why}); serving local tools only until it answers"
             );
         }
+        first
+    }
+
+    /// The door at `address` answered: writes the recovery line when an
+    /// outage was in progress. Returns whether it wrote.
+    pub fn answered(&self, address: &str) -> bool {
+        let recovered = self.down.swap(false, Ordering::SeqCst);
+        if recovered {
+            tracing::info!(door = %address, "the door answers again");
+        }
+        recovered
+    }
+
+    /// Takes the report of an outage that the caller says in a line of its
+    /// own (a start-up line that says the door is unreachable): `true`
+    /// when no line reported this outage yet, and from then on later
+    /// failures are not reported again and the next answer ends it;
+    /// `false` when it was reported already.
+    pub fn take_report(&self) -> bool {
+        !self.down.swap(true, Ordering::SeqCst)
+    }
+
+    /// Whether an outage is in progress (reported, not yet ended).
+    pub fn is_down(&self) -> bool {
+        self.down.load(Ordering::SeqCst)
     }
 }
 

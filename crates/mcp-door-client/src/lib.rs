@@ -84,7 +84,7 @@ pub use config::{
     BearerSource, CachePolicy, ClientInfo, DEFAULT_API_BASE, DOOR_PATH, DOOR_REVISION, DoorConfig,
     Timeouts, door_address,
 };
-pub use door::{Door, DoorSnapshot, DoorStatus};
+pub use door::{Door, DoorSnapshot, DoorStatus, OutageLog};
 pub use error::DoorError;
 pub use list::{DoorList, DropReason, DroppedTool};
 pub use merge::{MergedTools, merge};

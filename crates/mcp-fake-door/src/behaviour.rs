@@ -36,6 +36,9 @@ pub enum Behaviour {
     Sse,
     /// Every POST answers `502` with a `text/html` error page.
     Html502,
+    /// Every POST answers `500`, `Content-Type: application/json`, with a
+    /// JSON body that is not a JSON-RPC response.
+    Error500,
     /// Every POST answers `200`, `Content-Type: application/json`, with a body
     /// that is not JSON.
     Garbage,

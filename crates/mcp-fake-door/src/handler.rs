@@ -86,6 +86,13 @@ async fn before_reading(shared: &Shared, behaviour: &Behaviour) -> Option<Respon
                  <body><h1>502 Bad Gateway</h1><p>The upstream did not answer.</p></body></html>\n",
             ));
         }
+        Behaviour::Error500 => {
+            return Some(plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "application/json",
+                "{\"error\":\"internal error\"}",
+            ));
+        }
         Behaviour::Garbage => {
             return Some(plain(
                 StatusCode::OK,

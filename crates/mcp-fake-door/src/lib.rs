@@ -129,7 +129,15 @@ impl FakeDoor {
     ///
     /// Errors: the bind, or building the thread's runtime, failed.
     pub fn start(behaviour: Behaviour) -> io::Result<FakeDoor> {
-        let listener = StdTcpListener::bind(("127.0.0.1", 0))?;
+        FakeDoor::start_at(SocketAddr::from(([127, 0, 0, 1], 0)), behaviour)
+    }
+
+    /// Binds `addr` (a door that comes up where a server was told to look
+    /// for one) and serves with `behaviour` on a new thread.
+    ///
+    /// Errors: the bind, or building the thread's runtime, failed.
+    pub fn start_at(addr: SocketAddr, behaviour: Behaviour) -> io::Result<FakeDoor> {
+        let listener = StdTcpListener::bind(addr)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {

@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use mcp_door_client::{ClientInfo, DoorConfig};
 use mcp_gating::{AllowedTools, Policy};
-use mcp_local_tools::Surroundings;
 use mcp_proto::Implementation;
 
 use crate::client_roots::ClientRootsSource;
 use crate::deferred_door::DeferredDoor;
+pub use crate::deferred_door::{DoorProbe, DoorReach};
 use crate::error::ServerError;
 use crate::gated::GatedSource;
 use crate::local::LocalSource;
@@ -33,26 +33,35 @@ fn local_source(roots: Vec<PathBuf>, options: &Options) -> Result<LocalSource, S
     // list: HANZO_API_KEY, HANZO_MCP_HTTP_BEARER).
     toolbox.set_secret_env(options.secret_env.iter().cloned());
     #[cfg(any(feature = "fetch", feature = "ui"))]
-    if options.fetch_allow_private {
+    {
         let policy = mcp_local_tools::net::NetPolicy {
             allow_private: true,
             ..mcp_local_tools::net::NetPolicy::from_env()
         };
         // `add` replaces a tool of the same name in its place.
         #[cfg(feature = "fetch")]
-        toolbox.add(mcp_local_tools::fetch::FetchTool::with_config(
-            mcp_local_tools::fetch::FetchConfig {
-                policy: policy.clone(),
-                ..mcp_local_tools::fetch::FetchConfig::from_env()
-            },
-        ));
+        if options.fetch_allow_private {
+            toolbox.add(mcp_local_tools::fetch::FetchTool::with_config(
+                mcp_local_tools::fetch::FetchConfig {
+                    policy: policy.clone(),
+                    ..mcp_local_tools::fetch::FetchConfig::from_env()
+                },
+            ));
+        }
         #[cfg(feature = "ui")]
-        toolbox.add(mcp_local_tools::ui::UiTool::with_config(
-            mcp_local_tools::ui::UiConfig {
-                policy,
-                ..mcp_local_tools::ui::UiConfig::from_env()
-            },
-        ));
+        if options.fetch_allow_private || options.ui_registries.is_some() {
+            let mut config = mcp_local_tools::ui::UiConfig::from_env();
+            if options.fetch_allow_private {
+                config.policy = policy;
+            }
+            if let Some(list) = &options.ui_registries {
+                config.registries = mcp_local_tools::ui::Registry::parse_list(list)
+                    .map_err(|e| ServerError::Config(format!("ui registries: {e}")))?;
+            }
+            toolbox.add(mcp_local_tools::ui::UiTool::with_config(config));
+        }
+        #[cfg(not(feature = "ui"))]
+        let _ = &policy;
     }
     #[cfg(not(feature = "mode"))]
     if options.modes_file.is_some() {
@@ -93,6 +102,10 @@ pub struct Assembly {
     /// Which local actions run programs and what the allowlist grants of
     /// them ([`Server::with_program_gate`](crate::Server::with_program_gate)).
     pub programs: crate::programs::ProgramGate,
+    /// The door's start-up state, when the door is on.
+    pub door: Option<DoorProbe>,
+    /// How many local tools the allowlist leaves (before any mode).
+    pub local_tools: usize,
 }
 
 /// What decides which tools a server has: the command line's `--root`,
@@ -121,6 +134,12 @@ pub struct Options {
     /// Environment variables removed from every program the local tools
     /// start, besides the ones the toolbox always removes.
     pub secret_env: Vec<String>,
+    /// The door's address, when the environment names none
+    /// (`HANZO_MCP_DOOR`, `HANZO_API_BASE`): the configuration file's.
+    pub door_address: Option<String>,
+    /// The `ui` registries (`name=URL,...`), when
+    /// `HANZO_MCP_UI_REGISTRIES` is not set: the configuration file's.
+    pub ui_registries: Option<String>,
     /// Adds the test-only `test_sleep` tool.
     #[cfg(feature = "test-tools")]
     pub test_tools: bool,
@@ -138,6 +157,8 @@ impl Options {
             modes_file: None,
             door_allow_cleartext_bearer: false,
             secret_env: Vec::new(),
+            door_address: None,
+            ui_registries: None,
             #[cfg(feature = "test-tools")]
             test_tools: false,
         }
@@ -231,11 +252,20 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
         ));
         (view.clone() as Arc<dyn ToolSource>, Some(view))
     };
+    let local_count = Policy::FailOpen
+        .resolve(reserved.iter(), &allowed, "local")
+        .len();
     let (local, view) = gate(local, &local_tools);
     sources.push(local);
     gated.extend(view);
+    let mut probe = None;
     if options.door {
-        let door = door_source(door_config(options)?, options.door_wait, surroundings);
+        let door = Arc::new(DeferredDoor::start(
+            door_config(options)?,
+            options.door_wait,
+            surroundings,
+        ));
+        probe = Some(DoorProbe::new(door.clone()));
         let (door, view) = gate(door, &[]);
         sources.push(door);
         gated.extend(view);
@@ -247,6 +277,8 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
         client_roots,
         modes,
         programs,
+        door: probe,
+        local_tools: local_count,
     })
 }
 
@@ -258,6 +290,9 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
 /// would cross the network in clear text.
 fn door_config(options: &Options) -> Result<DoorConfig, ServerError> {
     let mut config = DoorConfig::from_env();
+    if let Some(address) = &options.door_address {
+        config.address.clone_from(address);
+    }
     if config.sends_bearer_in_clear() && !options.door_allow_cleartext_bearer {
         return Err(ServerError::Config(format!(
             "the door address {} is plain http:// on a host that is not loopback, so the bearer would cross the network in clear text; use https://, or pass --door-allow-cleartext-bearer",
@@ -269,15 +304,6 @@ fn door_config(options: &Options) -> Result<DoorConfig, ServerError> {
         version: env!("CARGO_PKG_VERSION").into(),
     };
     Ok(config)
-}
-
-/// The door as a source, built once it may be needed ([`DeferredDoor`]).
-fn door_source(
-    config: DoorConfig,
-    wait: Duration,
-    surroundings: Surroundings,
-) -> Arc<dyn ToolSource> {
-    Arc::new(DeferredDoor::start(config, wait, surroundings))
 }
 
 /// The server's `serverInfo`.

@@ -26,6 +26,12 @@ use crate::source::ToolSource;
     about = "Local MCP server: the machine's tools over stdio, everything else forwarded to the Hanzo door"
 )]
 pub struct Cli {
+    /// The configuration file (TOML). Default: `config.toml` in the
+    /// platform's config folder under `hanzo-mcp/`, which is not read when
+    /// it lies inside a root. Flags and variables win over it.
+    #[arg(long, global = true, value_name = "FILE", env = "HANZO_MCP_CONFIG")]
+    pub config: Option<PathBuf>,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -39,6 +45,18 @@ pub enum Command {
     Serve(ServeArgs),
     /// Print the assembled tool list as JSON on stdout and exit.
     Tools(ToolsArgs),
+    /// The configuration file and the effective settings.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+/// `hanzo-mcp config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print every setting `serve` would use with these flags, with where
+    /// it came from (flag, environment, config file, default); credentials
+    /// masked.
+    Show(ServeArgs),
 }
 
 /// Options of `tools`.
@@ -121,6 +139,11 @@ pub struct SourceArgs {
     #[cfg(feature = "test-tools")]
     #[arg(long, hide = true)]
     pub test_tools: bool,
+
+    /// The settings of the configuration file that are not flags (the
+    /// door's address, the `ui` registries), filled by [`run`].
+    #[arg(skip)]
+    pub file: crate::config::Extra,
 }
 
 impl SourceArgs {
@@ -138,6 +161,8 @@ impl SourceArgs {
             modes_file: self.modes.clone(),
             door_allow_cleartext_bearer: self.door_allow_cleartext_bearer,
             secret_env: self.secret_env.clone(),
+            door_address: self.file.door_address.clone(),
+            ui_registries: self.file.ui_registries.clone(),
             #[cfg(feature = "test-tools")]
             test_tools: self.test_tools,
         })
@@ -145,7 +170,7 @@ impl SourceArgs {
 }
 
 /// `--max-in-flight`: an integer from 1 to [`MAX_HTTP_COUNT`].
-fn parse_in_flight(text: &str) -> Result<usize, String> {
+pub(crate) fn parse_in_flight(text: &str) -> Result<usize, String> {
     match text.trim().parse::<u64>() {
         Ok(n) if (1..=MAX_HTTP_COUNT).contains(&n) => Ok(n as usize),
         _ => Err(format!(
@@ -164,7 +189,7 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 
 /// Checks `--log-level`: a directive `EnvFilter` accepts (`info`,
 /// `mcp_local_server=debug,warn`, ...), else the parser's reason.
-fn parse_log_level(text: &str) -> Result<String, String> {
+pub(crate) fn parse_log_level(text: &str) -> Result<String, String> {
     EnvFilter::builder()
         .parse(text)
         .map(|_| text.to_owned())
@@ -408,24 +433,61 @@ impl ServeArgs {
     }
 }
 
-/// Runs the parsed command line; the process's exit status.
-pub fn run(cli: Cli) -> ExitCode {
-    let sources = match &cli.command {
-        Command::Serve(args) => &args.sources,
-        Command::Tools(args) => &args.sources,
+/// Runs the parsed command line; the process's exit status. `matches`
+/// are what `cli` was parsed from: they tell a flag from a default, so
+/// the configuration file fills only what flags and variables left unset.
+pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
+    let config = cli.config.clone();
+    let sub = matches.subcommand().map(|(_, m)| m);
+    let effective = match (&mut cli.command, sub) {
+        (Command::Serve(args), Some(m)) => {
+            crate::config::Effective::apply_serve(config.as_deref(), args, m)
+        }
+        (Command::Tools(args), Some(m)) => {
+            crate::config::Effective::apply_sources(config.as_deref(), &mut args.sources, m)
+        }
+        (Command::Config(ConfigCommand::Show(args)), Some(m)) => {
+            let m = m.subcommand().map_or(m, |(_, m)| m);
+            crate::config::Effective::apply_serve(config.as_deref(), args, m)
+        }
+        _ => Ok(crate::config::Effective::default()),
     };
+    let effective = match effective {
+        Ok(effective) => effective,
+        Err(error) => {
+            report(&format!("hanzo-mcp: {error}"));
+            return ExitCode::from(2);
+        }
+    };
+    if let Command::Config(ConfigCommand::Show(_)) = &cli.command {
+        use std::io::Write;
+        return match write!(std::io::stdout().lock(), "{}", effective.show()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        };
+    }
+    let sources = match &mut cli.command {
+        Command::Serve(args) => &mut args.sources,
+        Command::Tools(args) => &mut args.sources,
+        Command::Config(_) => return ExitCode::SUCCESS,
+    };
+    sources.file = effective.extra.clone();
     if let Some(refused) = refuse_unknown_servers(sources) {
         return refused;
     }
     let log_level = match &cli.command {
         Command::Serve(args) => args.log_level.clone(),
-        Command::Tools(_) => None,
+        _ => None,
     };
     let default_level = match &cli.command {
         Command::Serve(_) => "info",
-        Command::Tools(_) => "warn",
+        _ => "warn",
     };
     init_tracing(log_level.as_deref(), default_level);
+    if let Some(why) = &effective.loaded.skipped {
+        tracing::warn!("config file: {why}");
+    }
+    let config_used = effective.loaded.path.clone();
 
     // stdio serves one client: one thread runs the connection and every
     // request's async part (requests still run concurrently as tasks; file
@@ -451,8 +513,9 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let outcome = runtime.block_on(async {
         match cli.command {
-            Command::Serve(args) => serve(args).await,
+            Command::Serve(args) => serve(args, config_used).await,
             Command::Tools(args) => print_tools(args).await,
+            Command::Config(_) => Ok(()),
         }
     });
     // stdin is read on a blocking thread that may still wait for input after
@@ -542,9 +605,96 @@ pub fn serve_server(args: &ServeArgs, assembly: Assembly) -> Result<Server, Serv
     })
 }
 
-async fn serve(args: ServeArgs) -> Result<(), ServerError> {
+/// How long the start-up line waits for the connect to the door.
+const START_LINE_DOOR_WAIT: Duration = Duration::from_secs(1);
+
+/// The start-up line of `serve` (one line on stderr, at `info`): version,
+/// transport, roots, how many local tools the allowlist leaves, and the
+/// door's address and state; with `door_first_report`, an unreachable
+/// door is said in the words of the outage line (HIP-0300 §2.2), which
+/// this line then stands for.
+pub fn start_up_line(
+    args: &ServeArgs,
+    local_tools: usize,
+    door: Option<(&str, &crate::assembly::DoorReach)>,
+    door_first_report: bool,
+) -> String {
+    use crate::assembly::DoorReach;
+    let transport = match args.http {
+        Some(addr) => format!("streamable HTTP at http://{addr}/mcp"),
+        None => "stdio".to_owned(),
+    };
+    let here = || {
+        std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|_| "the working directory".to_owned())
+    };
+    let roots = if !args.sources.roots.is_empty() {
+        let roots: Vec<String> = args
+            .sources
+            .roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect();
+        format!("roots {}", roots.join(", "))
+    } else if follows_client_roots(args) {
+        format!("roots: the client's, else {}", here())
+    } else {
+        format!("root {}", here())
+    };
+    let mode = args
+        .mode
+        .as_deref()
+        .map_or_else(String::new, |m| format!(", mode {m}"));
+    let door = match door {
+        None => "door off".to_owned(),
+        Some((address, DoorReach::Reachable)) => format!("door {address} reachable"),
+        Some((address, DoorReach::Unreachable(why))) if door_first_report => format!(
+            "door {address}: door unavailable ({why}); serving local tools only until it answers"
+        ),
+        Some((address, DoorReach::Unreachable(why))) => {
+            format!("door {address} unreachable ({why})")
+        }
+        Some((address, DoorReach::NotKnown(why))) => format!("door {address} ({why})"),
+    };
+    format!(
+        "hanzo-mcp {} on {transport}: {local_tools} local tools{mode}, {roots}, {door}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+async fn serve(args: ServeArgs, config_used: Option<PathBuf>) -> Result<(), ServerError> {
     let assembly = assemble(&args.sources.options()?).await?;
     warn_unmatched_local(&assembly.gated);
+    {
+        let door = assembly.door.clone();
+        let local_tools = assembly.local_tools;
+        let args = args.clone();
+        tokio::spawn(async move {
+            let reach = match &door {
+                Some(probe) => Some(probe.reach_within(START_LINE_DOOR_WAIT).await),
+                None => None,
+            };
+            let first = match (&door, &reach) {
+                (Some(probe), Some(crate::assembly::DoorReach::Unreachable(_))) => {
+                    probe.take_outage_report()
+                }
+                _ => false,
+            };
+            let door = door.as_ref().zip(reach.as_ref());
+            let door = door.map(|(probe, reach)| (probe.address(), reach));
+            let mut line = start_up_line(&args, local_tools, door, first);
+            if let Some(path) = &config_used {
+                line.push_str(&format!(", config {}", path.display()));
+            }
+            // The outage line is a warning, whatever it is part of.
+            if first {
+                tracing::warn!("{line}");
+            } else {
+                tracing::info!("{line}");
+            }
+        });
+    }
     let server = Arc::new(serve_server(&args, assembly)?);
     if let Some(addr) = args.http {
         let mut http = args.http_config();

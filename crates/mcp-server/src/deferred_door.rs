@@ -29,7 +29,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use mcp_door_client::{Door, DoorConfig, DoorStatus};
+use mcp_door_client::{Door, DoorConfig, DoorStatus, OutageLog};
 use mcp_local_tools::{DoorReport, Surroundings};
 use tokio::sync::watch;
 
@@ -79,6 +79,61 @@ struct Shared {
     /// When the last probe started, and the shortest time between two.
     last_probe: Mutex<Instant>,
     retry_after: Duration,
+    /// The outage lines, shared with the door once it is built.
+    outage: OutageLog,
+    /// Why the last probe found the door unreachable.
+    why: Mutex<String>,
+    /// Whether the first probe has finished (or none runs).
+    probed: watch::Sender<bool>,
+    /// Why no probe runs, when none does.
+    unprobed: Option<&'static str>,
+}
+
+/// What a TCP connect to the door's host and port found at start: the
+/// door's state in `hanzo-mcp serve`'s start-up line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DoorReach {
+    /// A connection was accepted (whether the door answers MCP is known at
+    /// the first `tools/list`).
+    Reachable,
+    /// Refused, no route, or the name does not resolve; why, in one line.
+    Unreachable(String),
+    /// Not known yet: why (behind a proxy, still connecting).
+    NotKnown(String),
+}
+
+/// A handle on the door source of an [`Assembly`](crate::assembly::Assembly)
+/// that tells what the connect at start found, for a start-up line.
+#[derive(Debug, Clone)]
+pub struct DoorProbe {
+    door: Arc<DeferredDoor>,
+}
+
+impl DoorProbe {
+    pub(crate) fn new(door: Arc<DeferredDoor>) -> Self {
+        Self { door }
+    }
+
+    /// The door's address as configured (HIP-0300 §2.2).
+    pub fn address(&self) -> &str {
+        self.door.address()
+    }
+
+    /// What the first connect to the door found, waiting for it at most
+    /// `within`.
+    pub async fn reach_within(&self, within: Duration) -> DoorReach {
+        self.door.reach_within(within).await
+    }
+
+    /// Takes the report of the door's current outage: `true` when nobody
+    /// has reported it yet, and the caller now says it in a line of its
+    /// own (then no other outage line follows until the door answers
+    /// again, whose recovery line still comes); `false` when it was
+    /// reported already.
+    pub fn take_outage_report(&self) -> bool {
+        self.door.shared.outage.take_report()
+    }
 }
 
 /// The `door` source, built once it may be needed (see the module docs).
@@ -102,7 +157,13 @@ impl DeferredDoor {
             answered: None,
             note: None,
         }));
-        let target = probe_target(&address).filter(|_| !proxy_configured());
+        let target = probe_target(&address);
+        let unprobed = match &target {
+            None => Some("not an http(s) address"),
+            Some(_) if proxy_configured() => Some("behind a proxy: checked on first use"),
+            Some(_) => None,
+        };
+        let target = target.filter(|_| unprobed.is_none());
         let door = Self {
             shared: Arc::new(Shared {
                 slot: watch::Sender::new(DoorSlot::Idle),
@@ -113,6 +174,10 @@ impl DeferredDoor {
                 surroundings,
                 address,
                 last_probe: Mutex::new(Instant::now()),
+                outage: OutageLog::new(),
+                why: Mutex::new(String::new()),
+                probed: watch::Sender::new(unprobed.is_some()),
+                unprobed,
             }),
         };
         if let Some(target) = target {
@@ -179,6 +244,35 @@ impl DeferredDoor {
         }
     }
 
+    /// The outage line for what the probe found (HIP-0300 §2.2: one line
+    /// per outage, shared with the door's own requests once it is built).
+    fn report_unreachable(&self) {
+        let why = lock(&self.shared.why).clone();
+        self.shared.outage.failed(&self.shared.address, &why);
+    }
+
+    /// What the first probe found, waiting for it at most `within`.
+    pub(crate) async fn reach_within(&self, within: Duration) -> DoorReach {
+        if let Some(why) = self.shared.unprobed {
+            return DoorReach::NotKnown(why.to_owned());
+        }
+        let mut probed = self.shared.probed.subscribe();
+        let finished = tokio::time::timeout(within, probed.wait_for(|done| *done)).await;
+        if finished.is_err() {
+            return DoorReach::NotKnown("still connecting".to_owned());
+        }
+        match self.reach() {
+            Reach::Open => DoorReach::Reachable,
+            Reach::Unreachable => DoorReach::Unreachable(lock(&self.shared.why).clone()),
+            Reach::Unknown => DoorReach::NotKnown(lock(&self.shared.why).clone()),
+        }
+    }
+
+    /// The door's address as configured.
+    pub(crate) fn address(&self) -> &str {
+        &self.shared.address
+    }
+
     /// Completes once the probe has found the door unreachable.
     async fn unreachable(&self) {
         let mut reach = self.shared.reach.subscribe();
@@ -195,8 +289,10 @@ fn build(shared: &Arc<Shared>) {
     shared.slot.send_replace(DoorSlot::Building);
     let weak = Arc::downgrade(shared);
     let surroundings = shared.surroundings.clone();
+    let outage = shared.outage.clone();
     tokio::spawn(async move {
-        let built = tokio::task::spawn_blocking(move || Door::new(config)).await;
+        let built =
+            tokio::task::spawn_blocking(move || Door::with_outage_log(config, outage)).await;
         let door = match built {
             Ok(Ok(door)) => Some(door),
             Ok(Err(error)) => {
@@ -248,7 +344,11 @@ fn spawn_probe(shared: Weak<Shared>, target: (String, u16)) {
         let Some(shared) = shared.upgrade() else {
             return;
         };
+        if reach != Reach::Open {
+            lock(&shared.why).clone_from(&why);
+        }
         shared.reach.send_replace(reach);
+        shared.probed.send_replace(true);
         if reach == Reach::Unreachable && lock(&shared.build).is_some() {
             tracing::debug!(address = shared.address, why, "the door is unreachable");
             shared.surroundings.set_door(Some(DoorReport {
@@ -368,6 +468,7 @@ impl ToolSource for DeferredDoor {
     fn list_tools(&self) -> BoxFuture<'_, SourceList> {
         Box::pin(async move {
             if self.reach() == Reach::Unreachable {
+                self.report_unreachable();
                 self.probe_again_if_due();
                 return self.list_now();
             }
@@ -381,7 +482,10 @@ impl ToolSource for DeferredDoor {
             tokio::select! {
                 biased;
                 list = listed => list,
-                () = self.unreachable() => self.list_now(),
+                () = self.unreachable() => {
+                    self.report_unreachable();
+                    self.list_now()
+                }
             }
         })
     }

@@ -126,6 +126,7 @@ pub mod assembly;
 #[doc(hidden)]
 pub mod cli;
 pub mod client_roots;
+pub mod config;
 mod deferred_door;
 pub mod door;
 pub mod error;

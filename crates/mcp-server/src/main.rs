@@ -18,7 +18,7 @@ fn main() -> ExitCode {
         };
     }
     match Cli::from_arg_matches(&matches) {
-        Ok(cli) => mcp_local_server::cli::run(cli),
+        Ok(cli) => mcp_local_server::cli::run(cli, &matches),
         Err(e) => e.exit(),
     }
 }

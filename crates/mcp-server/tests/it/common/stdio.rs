@@ -30,8 +30,9 @@ pub fn hanzo_mcp() -> Command {
     command
 }
 
-/// Removes the caller's `HANZO_*` variables from `command` and sets
-/// `RUST_LOG=warn` (a later `.env` overrides either).
+/// Removes the caller's `HANZO_*` variables from `command`, sets
+/// `RUST_LOG=warn` and points the config folder where no configuration
+/// file is (a later `.env` overrides any of them).
 pub fn hermetic(command: &mut Command) {
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("HANZO_") {
@@ -39,6 +40,7 @@ pub fn hermetic(command: &mut Command) {
         }
     }
     command.env("RUST_LOG", "warn");
+    command.env("XDG_CONFIG_HOME", "/nonexistent/hanzo-mcp-tests");
 }
 
 /// Whether the JSON-RPC `line` carries `"id":<id>` (a number id), without

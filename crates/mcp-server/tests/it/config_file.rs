@@ -1,0 +1,352 @@
+//! The configuration file through the binary: precedence flag >
+//! environment > file > default for each kind of setting (`hanzo-mcp
+//! config show`), an unknown key and a bad value stopping the start with
+//! the key's path, the default file ignored inside a root unless named,
+//! a bad registries variable stopping the start, and `serve` using what
+//! the file says.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::common::{Proc, hanzo_mcp, names, run};
+
+/// `hanzo-mcp <args>` with `env`, its exit code, stdout and stderr.
+fn outcome(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = run(args, env);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The line of `config show` output for `key`: its value and origin.
+fn shown(output: &str, key: &str) -> String {
+    output
+        .lines()
+        .find(|line| line.split(" = ").next().map(str::trim) == Some(key))
+        .unwrap_or_else(|| panic!("no {key} in {output}"))
+        .split_once(" = ")
+        .expect("key = value")
+        .1
+        .to_owned()
+}
+
+/// A configuration file with `text` in a new temporary folder.
+fn config_file(text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, text).expect("write config");
+    let path = path.to_str().expect("utf-8").to_owned();
+    (dir, path)
+}
+
+const FILE: &str = r#"
+mode = "review"
+secret_env = ["FROM_FILE"]
+max_in_flight = 7
+
+[allowed_tools]
+local = ["fs", "git:status"]
+
+[door]
+enabled = true
+address = "https://door.example/v1/mcp"
+wait = 7.5
+allow_cleartext_bearer = true
+
+[http]
+max_sessions = 9
+no_auth = true
+"#;
+
+#[test]
+fn each_kind_of_setting_takes_the_flag_then_the_variable_then_the_file_then_the_default() {
+    let (_dir, path) = config_file(FILE);
+    let show = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec!["config", "show", "--config", path.as_str()];
+        args.extend_from_slice(extra);
+        let (code, out, err) = outcome(&args, env);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.starts_with(&format!("# config file: {path}\n")),
+            "{out}"
+        );
+        out
+    };
+
+    // The file over the defaults.
+    let out = show(&[], &[]);
+    assert_eq!(shown(&out, "mode"), "review  (config file)");
+    assert_eq!(
+        shown(&out, "secret_env"),
+        "HANZO_API_KEY, HANZO_MCP_HTTP_BEARER, FROM_FILE  (config file)"
+    );
+    assert_eq!(shown(&out, "max_in_flight"), "7  (config file)");
+    assert_eq!(
+        shown(&out, "allowed_tools"),
+        r#"{"local":["fs","git:status"]}  (config file)"#
+    );
+    assert_eq!(shown(&out, "door.enabled"), "true  (config file)");
+    assert_eq!(shown(&out, "door.wait"), "7.5 s  (config file)");
+    assert_eq!(
+        shown(&out, "door.address"),
+        "https://door.example/v1/mcp  (config file)"
+    );
+    assert_eq!(
+        shown(&out, "door.allow_cleartext_bearer"),
+        "true  (config file)"
+    );
+    assert_eq!(shown(&out, "http.max_sessions"), "9  (config file)");
+    assert_eq!(shown(&out, "http.no_auth"), "true  (config file)");
+    assert_eq!(shown(&out, "http.session_idle"), "1800  (default)");
+    assert_eq!(shown(&out, "http.listen"), "(off: stdio)  (default)");
+
+    // The environment over the file.
+    let out = show(
+        &[],
+        &[
+            ("HANZO_MCP_MODE", "full"),
+            ("HANZO_MCP_SECRET_ENV", "FROM_ENV"),
+            ("HANZO_MCP_ALLOWED_TOOLS", r#"{"local":["think"]}"#),
+            ("HANZO_MCP_DOOR", "https://env.example/v1/mcp"),
+            ("HANZO_MCP_HTTP_MAX_SESSIONS", "11"),
+            ("HANZO_MCP_DOOR_ALLOW_CLEARTEXT_BEARER", "false"),
+            ("HANZO_API_KEY", "sk-never-shown"),
+        ],
+    );
+    assert_eq!(shown(&out, "mode"), "full  (environment HANZO_MCP_MODE)");
+    assert_eq!(
+        shown(&out, "secret_env"),
+        "HANZO_API_KEY, HANZO_MCP_HTTP_BEARER, FROM_ENV  (environment HANZO_MCP_SECRET_ENV)"
+    );
+    assert_eq!(
+        shown(&out, "allowed_tools"),
+        r#"{"local":["think"]}  (environment HANZO_MCP_ALLOWED_TOOLS)"#
+    );
+    assert_eq!(
+        shown(&out, "door.address"),
+        "https://env.example/v1/mcp  (environment HANZO_MCP_DOOR)"
+    );
+    assert_eq!(
+        shown(&out, "http.max_sessions"),
+        "11  (environment HANZO_MCP_HTTP_MAX_SESSIONS)"
+    );
+    assert_eq!(
+        shown(&out, "door.allow_cleartext_bearer"),
+        "false  (environment HANZO_MCP_DOOR_ALLOW_CLEARTEXT_BEARER)"
+    );
+    assert_eq!(
+        shown(&out, "door.bearer"),
+        "set (masked)  (environment HANZO_API_KEY)"
+    );
+    assert!(!out.contains("sk-never-shown"), "{out}");
+
+    // Flags over the environment.
+    let out = show(
+        &[
+            "--mode",
+            "review",
+            "--secret-env",
+            "FROM_FLAG",
+            "--allowed-tools",
+            r#"{"local":["plan"]}"#,
+            "--http-max-sessions",
+            "12",
+            "--door-wait",
+            "0.5",
+            "--no-door",
+            "--http-no-auth",
+            "--max-in-flight",
+            "3",
+        ],
+        &[
+            ("HANZO_MCP_MODE", "full"),
+            ("HANZO_MCP_SECRET_ENV", "FROM_ENV"),
+            ("HANZO_MCP_ALLOWED_TOOLS", r#"{"local":["think"]}"#),
+            ("HANZO_MCP_HTTP_MAX_SESSIONS", "11"),
+        ],
+    );
+    assert_eq!(shown(&out, "mode"), "review  (flag --mode)");
+    assert_eq!(
+        shown(&out, "secret_env"),
+        "HANZO_API_KEY, HANZO_MCP_HTTP_BEARER, FROM_FLAG  (flag --secret-env)"
+    );
+    assert_eq!(
+        shown(&out, "allowed_tools"),
+        r#"{"local":["plan"]}  (flag --allowed-tools)"#
+    );
+    assert_eq!(
+        shown(&out, "http.max_sessions"),
+        "12  (flag --http-max-sessions)"
+    );
+    assert_eq!(shown(&out, "door.wait"), "0.5 s  (flag --door-wait)");
+    assert_eq!(shown(&out, "door.enabled"), "false  (flag --no-door)");
+    assert_eq!(shown(&out, "http.no_auth"), "true  (flag --http-no-auth)");
+    assert_eq!(shown(&out, "max_in_flight"), "3  (flag --max-in-flight)");
+
+    // No file: the defaults.
+    let (code, out, err) = outcome(&["config", "show"], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("# config file: none\n"), "{out}");
+    assert_eq!(
+        shown(&out, "door.address"),
+        "https://api.hanzo.ai/v1/mcp  (default)"
+    );
+    assert_eq!(shown(&out, "door.wait"), "2 s  (default)");
+    assert_eq!(shown(&out, "allowed_tools"), "null (every tool)  (default)");
+}
+
+#[test]
+fn an_unknown_key_or_a_bad_value_stops_the_start_naming_the_file_and_the_key() {
+    let cases: [(&str, &str); 5] = [
+        (
+            "[door]\nwiat = 2\n",
+            "key door.wiat (line 2): unknown field `wiat`, expected one of `enabled`",
+        ),
+        (
+            "[door]\nwait = \"2\"\n",
+            "key door.wait (line 2): invalid type: string \"2\", expected f64",
+        ),
+        (
+            "[http]\nmax_sessions = 0\n",
+            "key http.max_sessions: 0 is not from 1 to 65536",
+        ),
+        (
+            "[allowed_tools]\nlocl = [\"fs\"]\n",
+            "key allowed_tools: unknown server \"locl\"",
+        ),
+        (
+            "[ui]\nregistries = \"acme\"\n",
+            "key ui.registries: registry 'acme': expected name=URL",
+        ),
+    ];
+    for (text, expected) in cases {
+        let (_dir, path) = config_file(text);
+        for command in [&["serve"][..], &["tools"][..]] {
+            let mut args = command.to_vec();
+            args.extend_from_slice(&["--config", path.as_str()]);
+            let (code, out, err) = outcome(&args, &[]);
+            assert_eq!(code, 2, "{text}: {err}");
+            assert!(out.is_empty(), "{out}");
+            assert!(
+                err.starts_with(&format!("hanzo-mcp: configuration: {path}: {expected}")),
+                "{text}: {err}"
+            );
+        }
+    }
+    let (code, _, err) = outcome(&["serve", "--config", "/nonexistent/hanzo.toml"], &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("config file /nonexistent/hanzo.toml: No such file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_registries_variable_stops_the_start_naming_it() {
+    let (code, out, err) = outcome(
+        &["serve", "--no-door"],
+        &[("HANZO_MCP_UI_REGISTRIES", "http://host/registry.json")],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert_eq!(
+        err.trim_end(),
+        "hanzo-mcp: configuration: HANZO_MCP_UI_REGISTRIES: registry 'http://host/registry.json': \
+         expected name=URL (the form: name=URL pairs separated by commas)"
+    );
+}
+
+/// `config show` with HOME and the config folder in `home`, the working
+/// directory `cwd`, and `extra` arguments.
+fn show_in(home: &Path, cwd: &Path, extra: &[&str]) -> String {
+    let mut command = hanzo_mcp();
+    command
+        .args(["config", "show"])
+        .args(extra)
+        .current_dir(cwd)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .stdin(std::process::Stdio::null());
+    let out = command.output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_default_file_inside_a_root_is_read_only_when_named() {
+    let home = tempfile::tempdir().expect("home");
+    let folder = home.path().join(".config/hanzo-mcp");
+    std::fs::create_dir_all(&folder).expect("config folder");
+    let file = folder.join("config.toml");
+    std::fs::write(&file, "mode = \"review\"\n").expect("write");
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+
+    // The home folder as the root (the working directory): not read.
+    let out = show_in(home.path(), home.path(), &[]);
+    assert!(
+        out.starts_with(&format!(
+            "# config file: none ({} is inside the root {}",
+            file.display(),
+            home.path().display()
+        )),
+        "{out}"
+    );
+    assert_eq!(
+        shown(&out, "mode"),
+        "(none: every session may choose)  (default)"
+    );
+    // The same with --root naming it.
+    let root = home.path().to_str().expect("utf-8");
+    let out = show_in(home.path(), elsewhere.path(), &["--root", root]);
+    assert_eq!(
+        shown(&out, "mode"),
+        "(none: every session may choose)  (default)"
+    );
+    // A root elsewhere: read.
+    let out = show_in(home.path(), elsewhere.path(), &[]);
+    assert!(
+        out.starts_with(&format!("# config file: {}\n", file.display())),
+        "{out}"
+    );
+    assert_eq!(shown(&out, "mode"), "review  (config file)");
+    // Named: read, root or not.
+    let named = file.to_str().expect("utf-8");
+    let out = show_in(home.path(), home.path(), &["--config", named]);
+    assert_eq!(shown(&out, "mode"), "review  (config file)");
+}
+
+#[test]
+fn serve_uses_the_file_and_names_it_in_the_start_up_line() {
+    let (_dir, path) = config_file(
+        "log_level = \"info\"\n[allowed_tools]\nlocal = [\"fs\", \"think\"]\n[door]\nenabled = false\n",
+    );
+    let root = tempfile::tempdir().expect("root");
+    let root_arg = root.path().to_str().expect("utf-8");
+    let mut server = Proc::spawn_with_env(
+        &["serve", "--root", root_arg],
+        &[("HANZO_MCP_CONFIG", path.as_str()), ("RUST_LOG", "")],
+    );
+    let line = loop {
+        let line = server.stderr_line();
+        if line.contains("hanzo-mcp ") {
+            break line;
+        }
+    };
+    assert!(
+        line.ends_with(&format!(
+            ": 2 local tools, roots {root_arg}, door off, config {path}"
+        )),
+        "{line}"
+    );
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    assert_eq!(names(&list), ["fs", "think"]);
+    server.wait();
+}

@@ -1,0 +1,213 @@
+//! What `hanzo-mcp` says on stderr about itself and its door (HIP-0300
+//! §2.2: a door that does not answer costs one line), through the real
+//! binary: the start-up line in each door state, one outage line per
+//! outage whether the door refuses, cannot be resolved, hangs or answers
+//! 500, the line when it answers again, and `hanzo-mcp tools` saying the
+//! same.
+
+use std::net::SocketAddr;
+
+use mcp_fake_door::{Behaviour, FakeDoor};
+use serde_json::json;
+
+use crate::common::{Proc, call_params, local_names, names, run, serve_with_door, tool_names};
+
+const OUTAGE: &str = "door unavailable (";
+const RECOVERY: &str = "the door answers again";
+
+/// A loopback address nothing listens on (bound, then let go).
+fn free_address() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("address")
+}
+
+/// The stderr lines of `server` up to and including the first that
+/// contains `needle`, appended to `seen`; that line.
+fn line_with(server: &mut Proc, needle: &str, seen: &mut Vec<String>) -> String {
+    loop {
+        let line = server.stderr_line();
+        seen.push(line.clone());
+        if line.contains(needle) {
+            return line;
+        }
+    }
+}
+
+/// How many of `lines` contain `needle`.
+fn count(lines: &[String], needle: &str) -> usize {
+    lines.iter().filter(|line| line.contains(needle)).count()
+}
+
+/// The text of a start-up `line` after the log prefix.
+fn start_up_text(line: &str) -> &str {
+    let at = line.find("hanzo-mcp ").expect("the start-up line");
+    &line[at..]
+}
+
+/// Closes the session and returns every stderr line, `seen` first.
+fn finish(server: &mut Proc, mut seen: Vec<String>) -> Vec<String> {
+    server.wait();
+    seen.extend(server.stderr_lines());
+    seen
+}
+
+#[test]
+fn a_refused_door_is_said_once_in_the_start_up_line_and_its_return_once_more() {
+    let address = free_address();
+    let url = format!("http://{address}/v1/mcp");
+    let mut setup = serve_with_door(&url, &["--log-level", "info"]);
+    let root = setup.root.path().display().to_string();
+    let server = &mut setup.server;
+    let mut seen = Vec::new();
+    let line = line_with(server, "hanzo-mcp ", &mut seen);
+    assert_eq!(
+        start_up_text(&line),
+        format!(
+            "hanzo-mcp {} on stdio: {} local tools, roots {root}, door {url}: door unavailable \
+             ({address}: Connection refused (os error 111)); serving local tools only until it answers",
+            env!("CARGO_PKG_VERSION"),
+            local_names().len()
+        )
+    );
+    assert!(line.contains(" WARN "), "an outage is a warning: {line}");
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    assert_eq!(names(&list), local_names());
+    let refused = server.call(2, "tools/call", call_params("agents", json!({})));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+
+    let door = FakeDoor::start_at(address, Behaviour::Normal).expect("fake door");
+    let answered = server.call(3, "tools/call", call_params("agents", json!({})));
+    assert!(answered["result"].is_object(), "{answered}");
+    assert_ne!(answered["result"]["isError"], true, "{answered}");
+    line_with(server, RECOVERY, &mut seen);
+    let lines = finish(server, seen);
+    assert_eq!(count(&lines, OUTAGE), 1, "{lines:#?}");
+    assert_eq!(count(&lines, RECOVERY), 1, "{lines:#?}");
+    assert_eq!(door.requests_for("tools/call").len(), 1);
+}
+
+#[test]
+fn a_door_that_cannot_be_resolved_costs_one_line() {
+    // `.invalid` never resolves (RFC 6761).
+    let url = "https://door.invalid/v1/mcp";
+    let mut setup = serve_with_door(url, &["--log-level", "info"]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    assert_eq!(names(&list), local_names());
+    let mut seen = Vec::new();
+    let line = line_with(server, "hanzo-mcp ", &mut seen);
+    assert!(
+        line.contains(&format!("door {url}"))
+            && line.contains("cannot resolve door.invalid")
+            && (line.contains(OUTAGE) || line.contains("unreachable (")),
+        "{line}"
+    );
+    for id in 2..4 {
+        let response = server.call(id, "tools/call", call_params("agents", json!({})));
+        assert_eq!(response["result"]["isError"], true, "{response}");
+    }
+    let lines = finish(server, seen);
+    assert_eq!(count(&lines, OUTAGE), 1, "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(OUTAGE) && l.contains("cannot resolve door.invalid")),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn a_hanging_door_is_reachable_at_start_then_one_outage_line_then_its_return() {
+    let door = FakeDoor::start(Behaviour::Hang).expect("fake door");
+    let url = door.url();
+    let mut setup = serve_with_door(&url, &["--log-level", "info", "--door-wait", "0.2"]);
+    let server = &mut setup.server;
+    let mut seen = Vec::new();
+    let line = line_with(server, "hanzo-mcp ", &mut seen);
+    assert!(
+        start_up_text(&line).ends_with(&format!("door {url} reachable")),
+        "{line}"
+    );
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    assert_eq!(names(&list), local_names());
+    // The list fetch gives up after its timeout (5 s).
+    let outage = line_with(server, OUTAGE, &mut seen);
+    assert!(outage.contains(&url), "{outage}");
+    door.set_behaviour(Behaviour::Normal);
+    let answered = server.call(2, "tools/call", call_params("agents", json!({})));
+    assert_ne!(answered["result"]["isError"], true, "{answered}");
+    line_with(server, RECOVERY, &mut seen);
+    let lines = finish(server, seen);
+    assert_eq!(count(&lines, OUTAGE), 1, "{lines:#?}");
+    assert_eq!(count(&lines, RECOVERY), 1, "{lines:#?}");
+}
+
+#[test]
+fn a_door_answering_500_costs_one_line_whatever_is_asked_then_its_return() {
+    let door = FakeDoor::start(Behaviour::Error500).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), &["--log-level", "info"]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let list = server.call(1, "tools/list", json!({}));
+    assert_eq!(names(&list), local_names());
+    for id in 2..5 {
+        let response = server.call(id, "tools/call", call_params("agents", json!({})));
+        assert_eq!(response["result"]["isError"], true, "{response}");
+    }
+    let mut seen = Vec::new();
+    let outage = line_with(server, OUTAGE, &mut seen);
+    assert!(outage.contains("500"), "{outage}");
+    door.set_behaviour(Behaviour::Normal);
+    let answered = server.call(5, "tools/call", call_params("agents", json!({})));
+    assert_ne!(answered["result"]["isError"], true, "{answered}");
+    line_with(server, RECOVERY, &mut seen);
+    let lines = finish(server, seen);
+    assert_eq!(count(&lines, OUTAGE), 1, "{lines:#?}");
+    assert_eq!(count(&lines, RECOVERY), 1, "{lines:#?}");
+}
+
+#[test]
+fn the_start_up_line_counts_the_allowed_local_tools_and_says_the_door_is_off() {
+    let mut setup = serve_with_door(
+        "http://127.0.0.1:9/v1/mcp",
+        &[
+            "--log-level",
+            "info",
+            "--no-door",
+            "--allowed-tools",
+            r#"{"local":["fs","git:status"]}"#,
+            "--mode",
+            "review",
+        ],
+    );
+    let root = setup.root.path().display().to_string();
+    let server = &mut setup.server;
+    let mut seen = Vec::new();
+    let line = line_with(server, "hanzo-mcp ", &mut seen);
+    assert_eq!(
+        start_up_text(&line),
+        format!(
+            "hanzo-mcp {} on stdio: 2 local tools, mode review, roots {root}, door off",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    assert!(line.contains(" INFO "), "{line}");
+    finish(server, seen);
+}
+
+#[test]
+fn tools_says_when_the_door_is_unreachable() {
+    let address = free_address();
+    let url = format!("http://{address}/v1/mcp");
+    let out = run(&["tools"], &[("HANZO_MCP_DOOR", url.as_str())]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<String> = stderr.lines().map(str::to_owned).collect();
+    assert_eq!(count(&lines, OUTAGE), 1, "{stderr}");
+    assert!(stderr.contains(&url), "{stderr}");
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the list");
+    assert_eq!(tool_names(&listed), local_names());
+}
