@@ -48,6 +48,15 @@ pub enum Command {
     /// The configuration file and the effective settings.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Print a shell completion script on stdout (`hanzo-mcp completions
+    /// bash > ~/.local/share/bash-completion/completions/hanzo-mcp`).
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on stdout (`hanzo-mcp man >
+    /// ~/.local/share/man/man1/hanzo-mcp.1`).
+    Man,
 }
 
 /// `hanzo-mcp config ...`.
@@ -469,7 +478,10 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
     let sources = match &mut cli.command {
         Command::Serve(args) => &mut args.sources,
         Command::Tools(args) => &mut args.sources,
-        Command::Config(_) => return ExitCode::SUCCESS,
+        // The binary writes these from its whole command (`door` included).
+        Command::Config(_) | Command::Completions { .. } | Command::Man => {
+            return ExitCode::SUCCESS;
+        }
     };
     sources.file = effective.extra.clone();
     if let Some(refused) = refuse_unknown_servers(sources) {
@@ -515,7 +527,7 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         match cli.command {
             Command::Serve(args) => serve(args, config_used).await,
             Command::Tools(args) => print_tools(args).await,
-            Command::Config(_) => Ok(()),
+            Command::Config(_) | Command::Completions { .. } | Command::Man => Ok(()),
         }
     });
     // stdin is read on a blocking thread that may still wait for input after

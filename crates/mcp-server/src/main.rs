@@ -8,14 +8,43 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, FromArgMatches};
 use mcp_local_server::cli::Cli;
 
+/// The whole command line: [`Cli`] and `door`.
+fn command() -> clap::Command {
+    let door = door_command::DoorArgs::augment_args(
+        clap::Command::new("door").about("Serve a HIP-0300 door over HTTP (mcp-door)"),
+    );
+    Cli::command().subcommand(door)
+}
+
 fn main() -> ExitCode {
-    let door = door_command::DoorArgs::augment_args(clap::Command::new("door"));
-    let matches = Cli::command().subcommand(door).get_matches();
-    if let Some(("door", m)) = matches.subcommand() {
-        return match door_command::DoorArgs::from_arg_matches(m) {
-            Ok(args) => door_command::run(args),
-            Err(e) => e.exit(),
-        };
+    let matches = command().get_matches();
+    match matches.subcommand() {
+        Some(("door", m)) => {
+            return match door_command::DoorArgs::from_arg_matches(m) {
+                Ok(args) => door_command::run(args),
+                Err(e) => e.exit(),
+            };
+        }
+        Some(("completions", m)) => {
+            if let Some(shell) = m.get_one::<clap_complete::Shell>("shell") {
+                clap_complete::generate(
+                    *shell,
+                    &mut command(),
+                    "hanzo-mcp",
+                    &mut std::io::stdout(),
+                );
+            }
+            return ExitCode::SUCCESS;
+        }
+        Some(("man", _)) => {
+            let rendered = clap_mangen::Man::new(command()).render(&mut std::io::stdout());
+            return if rendered.is_ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            };
+        }
+        _ => {}
     }
     match Cli::from_arg_matches(&matches) {
         Ok(cli) => mcp_local_server::cli::run(cli, &matches),

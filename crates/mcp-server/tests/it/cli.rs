@@ -394,3 +394,36 @@ async fn the_session_cap_from_the_environment_reaches_the_server() {
         json!(-32603)
     );
 }
+
+#[test]
+fn completions_and_the_manual_page_cover_every_subcommand() {
+    for (shell, marker) in [
+        ("bash", "complete -F _hanzo__mcp"),
+        ("zsh", "#compdef hanzo-mcp"),
+        ("fish", "complete -c hanzo-mcp"),
+    ] {
+        let out = run(&["completions", shell], &[]);
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8(out.stdout).expect("utf-8");
+        assert!(script.contains(marker), "{shell}: {script}");
+        for word in [
+            "serve",
+            "tools",
+            "config",
+            "door",
+            "allowed-tools",
+            "door-wait",
+        ] {
+            assert!(script.contains(word), "{shell} lacks {word}");
+        }
+    }
+    let out = run(&["man"], &[]);
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(page.contains("\n.TH hanzo-mcp 1 "), "{page}");
+    for word in ["serve", "tools", "config", "completions", "door"] {
+        assert!(page.contains(word), "the page lacks {word}");
+    }
+    let refused = run(&["completions", "tcsh"], &[]);
+    assert_eq!(refused.status.code(), Some(2));
+}
