@@ -160,7 +160,8 @@ fn word<T: Serialize>(value: T) -> String {
 pub(crate) struct TasksArgs {
     /// add | list | get | update | complete | remove | search | help (also accepted: create = add, delete = remove).
     action: TasksAction,
-    /// get, update, complete, remove: the task's id.
+    /// get, update, complete, remove: the task's id (a number; its decimal string is accepted too).
+    #[serde(default, deserialize_with = "crate::util::number_id")]
     id: Option<i64>,
     /// add, update: what the task is (also accepted as text, content or subject).
     #[serde(alias = "text", alias = "content", alias = "subject")]
@@ -176,8 +177,10 @@ pub(crate) struct TasksArgs {
     /// list: only tasks with this tag.
     tag: Option<String>,
     /// add, update: the id of the task this one is part of.
+    #[serde(default, deserialize_with = "crate::util::number_id")]
     parent: Option<i64>,
     /// add, update: ids of the tasks that must be completed first.
+    #[serde(default, deserialize_with = "crate::util::number_ids")]
     blocked_by: Option<Vec<i64>>,
     /// search: words to look for.
     query: Option<String>,

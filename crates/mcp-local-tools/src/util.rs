@@ -9,9 +9,68 @@
 
 use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
+
+/// An id given as a string or as a whole number (`"3"` or `3`), as text:
+/// models write ids either way whatever the schema says.
+pub(crate) fn text_id<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    use serde::de::Error as _;
+    match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => Ok(Some(n.to_string())),
+        Some(other) => Err(D::Error::custom(format!(
+            "invalid id {other}: expected a string or a whole number"
+        ))),
+    }
+}
+
+/// An id given as a whole number or as its decimal string (`3` or
+/// `"3"`).
+pub(crate) fn number_id<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<i64>, D::Error> {
+    use serde::de::Error as _;
+    match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => one_number_id(&value).map(Some).map_err(D::Error::custom),
+    }
+}
+
+/// A list of ids, each as [`number_id`] takes it.
+pub(crate) fn number_ids<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<i64>>, D::Error> {
+    use serde::de::Error as _;
+    match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(one_number_id)
+            .collect::<Result<Vec<i64>, String>>()
+            .map(Some)
+            .map_err(D::Error::custom),
+        Some(other) => Err(D::Error::custom(format!(
+            "invalid ids {other}: expected an array of whole numbers"
+        ))),
+    }
+}
+
+fn one_number_id(value: &Value) -> Result<i64, String> {
+    let parsed = match value {
+        Value::Number(n) => n.as_i64(),
+        Value::String(text) => text.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    parsed.ok_or_else(|| {
+        format!("invalid id {value}: expected a whole number (or its decimal string)")
+    })
+}
 
 /// The most bytes of text one result carries (64 KiB); past it, output stops
 /// with a marker saying how to get the rest.
@@ -55,6 +114,11 @@ fn strip_null(value: &mut Value) {
             };
             if let Some(only) = only {
                 map.insert("type".to_owned(), only);
+            }
+            // An optional field read by a function of its own carries
+            // `default: null`, which says nothing an absent field does not.
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
             }
             // `Option<Enum>` comes as `anyOf: [<enum schema>, {type: null}]`:
             // the schema of the enum, with the field's own description.

@@ -178,11 +178,17 @@ pub(crate) struct ExecArgs {
     env: Option<BTreeMap<String, String>>,
     /// run: text given to the command's stdin (default: empty).
     stdin: Option<String>,
-    /// run: milliseconds before the process group is killed (default 120000, at most 600000); wait: how long to wait (default 30000).
+    /// run: milliseconds before the process group is killed (default 120000, at most 600000); wait: how long to wait (default 30000) (also accepted: timeout).
+    #[serde(alias = "timeout")]
     timeout_ms: Option<u64>,
-    /// run: start as a background job and return its id at once.
+    /// run: start as a background job and return its id at once (also accepted: run_in_background).
+    #[serde(alias = "run_in_background")]
     background: Option<bool>,
-    /// output, wait, write, kill: the job id that run returned.
+    /// run: what the command is for, in a few words; not used by the tool.
+    #[allow(dead_code)]
+    description: Option<String>,
+    /// output, wait, write, kill: the job id that run returned (a string; its number is accepted too).
+    #[serde(default, deserialize_with = "crate::util::text_id")]
     id: Option<String>,
     /// output: byte offset to read from (default: where the last read stopped).
     offset: Option<u64>,

@@ -38,13 +38,13 @@ pub(super) fn write(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     }
     let _lock = lock_roots(&[&resolved.root])?;
     write_atomic(&resolved, content.as_bytes()).map_err(|e| e.to_string())?;
-    let verb = if resolved.exists {
-        "replaced"
+    let what = if resolved.exists {
+        "replaced the file"
     } else {
-        "created"
+        "a new file"
     };
     Ok(CallToolResult::text(format!(
-        "{verb} {} ({} bytes)",
+        "wrote {} ({} bytes, {what})",
         ctx.roots.display(&resolved.path),
         content.len()
     )))
@@ -104,9 +104,17 @@ fn edit_file(args: &FsArgs, ctx: &ToolContext, edits: &[EditSpec]) -> ToolResult
         after = next;
         replacements += count;
     }
-    write_atomic(&resolved, after.as_bytes()).map_err(|e| e.to_string())?;
+    let dry_run = args.dry_run.unwrap_or(false);
+    if !dry_run {
+        write_atomic(&resolved, after.as_bytes()).map_err(|e| e.to_string())?;
+    }
     let plural = if replacements == 1 { "" } else { "s" };
-    let mut text = format!("edited {shown}: {replacements} replacement{plural}\n");
+    let verb = if dry_run {
+        "would edit (dry run, nothing written)"
+    } else {
+        "edited"
+    };
+    let mut text = format!("{verb} {shown}: {replacements} replacement{plural}\n");
     text.push_str(&unified_diff(&before, &after, &shown));
     Ok(CallToolResult::text(text))
 }

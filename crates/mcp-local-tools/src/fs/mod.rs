@@ -48,10 +48,10 @@ impl FsTool {
 actions! {
     /// Which `fs` action to run.
     pub(crate) enum FsAction {
-        Read = "read" { reads: true, can: [ReadFiles], pool: true, usage: "{path, [offset], [limit], [line_numbers]}: text lines of a file (offset = lines to skip, limit default 2000); images come back as image content; other binary files are refused." },
-        Write = "write" { reads: false, can: [WriteFiles], pool: true, usage: "{path, content}: create or replace a file, creating parent directories." },
-        Edit = "edit" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{path, old_text, new_text, [replace_all]}: replace the exact old_text, which must occur once unless replace_all; returns a unified diff. Files and results are limited to 16 MiB." },
-        MultiEdit = "multi_edit" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{path, edits: [{old_text, new_text, [replace_all]}]}: edits in order; if any fails, the file is unchanged." },
+        Read = "read" ["read_file", "read_text_file"] { reads: true, can: [ReadFiles], pool: true, usage: "{path, [offset], [limit], [tail], [line_numbers]}: text lines of a file (offset = lines to skip, limit default 2000, tail = only the last lines); images come back as image content; other binary files are refused. Also accepted: file_path for path, head for limit." },
+        Write = "write" ["write_file"] { reads: false, can: [WriteFiles], pool: true, usage: "{path, content}: create or replace a file, creating parent directories. Also accepted: file_path for path." },
+        Edit = "edit" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{path, old_text, new_text, [replace_all], [dry_run]}: replace the exact old_text, which must occur once unless replace_all; returns a unified diff (dry_run: without writing). Files and results are limited to 16 MiB. Also accepted: file_path, old_string or oldText, new_string or newText, replaceAll, dryRun." },
+        MultiEdit = "multi_edit" ["edit_file"] { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{path, edits: [{old_text, new_text, [replace_all]}], [dry_run]}: edits in order; if any fails, the file is unchanged (dry_run: the diff without writing). Also accepted: file_path, oldText/old_string and newText/new_string in each edit, dryRun." },
         Patch = "patch" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{diff, [path]}: apply a unified diff (at most 100000 lines) to one or more files; all files or none. Sections naming the same file apply in order; --- /dev/null creates a file (refused if it exists); +++ /dev/null deletes it (the hunks must empty it)." },
         List = "list" { reads: true, can: [ReadFiles], pool: true, usage: "{[path], [offset], [limit]}: entries of a directory (dir/, name, link -> target)." },
         Tree = "tree" { reads: true, can: [ReadFiles], pool: true, usage: "{[path], [depth], [hidden], [offset], [limit]}: indented tree, honouring .gitignore (depth default 3)." },
@@ -69,12 +69,14 @@ actions! {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct EditSpec {
-    /// The exact text to replace; must occur exactly once unless `replace_all`.
+    /// The exact text to replace; must occur exactly once unless `replace_all` (also accepted: old_string, oldText).
+    #[serde(alias = "old_string", alias = "oldText")]
     pub old_text: String,
-    /// The text to put in its place.
+    /// The text to put in its place (also accepted: new_string, newText).
+    #[serde(alias = "new_string", alias = "newText")]
     pub new_text: String,
-    /// Replace every occurrence (default false).
-    #[serde(default)]
+    /// Replace every occurrence (default false; also accepted: replaceAll).
+    #[serde(default, alias = "replaceAll")]
     pub replace_all: bool,
 }
 
@@ -85,22 +87,32 @@ pub(crate) struct EditSpec {
 pub(crate) struct FsArgs {
     /// read | write | edit | multi_edit | patch | list | tree | find | search | info | mkdir | mv | rm | help (also accepted: stat = info, search_text = search).
     pub action: FsAction,
-    /// File or directory, absolute or relative to the first root (list, tree, find, search default to ".").
+    /// File or directory, absolute or relative to the first root (list, tree, find, search default to "."; also accepted: file_path).
+    #[serde(alias = "file_path")]
     pub path: Option<String>,
     /// Items to skip: lines for read, entries for list/find/tree, matches for search (default 0).
     pub offset: Option<u64>,
-    /// Most items to return: lines for read (2000), entries for list/find/tree (1000), matches for search (200).
+    /// Most items to return: lines for read (2000), entries for list/find/tree (1000), matches for search (200) (also accepted: head).
+    #[serde(alias = "head")]
     pub limit: Option<u64>,
+    /// read: only the last this many lines of the file.
+    pub tail: Option<u64>,
     /// read: prefix each line with its number.
     pub line_numbers: Option<bool>,
     /// write: the file's new content.
     pub content: Option<String>,
-    /// edit: the exact text to replace (must be unique unless replace_all).
+    /// edit: the exact text to replace (must be unique unless replace_all; also accepted: old_string, oldText).
+    #[serde(alias = "old_string", alias = "oldText")]
     pub old_text: Option<String>,
-    /// edit: the replacement text.
+    /// edit: the replacement text (also accepted: new_string, newText).
+    #[serde(alias = "new_string", alias = "newText")]
     pub new_text: Option<String>,
-    /// edit: replace every occurrence.
+    /// edit: replace every occurrence (also accepted: replaceAll).
+    #[serde(alias = "replaceAll")]
     pub replace_all: Option<bool>,
+    /// edit, multi_edit: return the diff without writing the file (also accepted: dryRun).
+    #[serde(alias = "dryRun")]
+    pub dry_run: Option<bool>,
     /// multi_edit: edits applied in order to one file; all succeed or none is written.
     pub edits: Option<Vec<EditSpec>>,
     /// patch: a unified diff (one or more files; paths from its headers unless `path` is given).

@@ -47,13 +47,47 @@ pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
             file_len
         ));
     }
+    let (offset, limit) = match args.tail {
+        Some(_) if args.offset.is_some() || args.limit.is_some() => {
+            return Err("read: give tail alone, or offset and limit (head), not both".to_owned());
+        }
+        Some(tail) => {
+            let total = count_lines(&resolved, input)?;
+            (total.saturating_sub(tail), tail)
+        }
+        None => (
+            args.offset.unwrap_or(0),
+            args.limit.unwrap_or(DEFAULT_LINES),
+        ),
+    };
     let page = LinePage {
-        offset: args.offset.unwrap_or(0),
-        limit: args.limit.unwrap_or(DEFAULT_LINES).clamp(1, DEFAULT_LINES),
+        offset,
+        limit: limit.clamp(1, DEFAULT_LINES),
         numbers: args.line_numbers.unwrap_or(false),
     };
     let text = page.read(&mut reader, ctx, input)?;
     Ok(CallToolResult::text(text))
+}
+
+/// The lines of the file at `resolved` (a last line without a newline
+/// counts), reading at most [`MAX_COUNT_BYTES`].
+fn count_lines(resolved: &crate::roots::Resolved, input: &str) -> Result<u64, String> {
+    let (file, _) = crate::files::open_regular(resolved, input)?;
+    let mut reader = BufReader::with_capacity(64 * 1024, file.take(MAX_COUNT_BYTES));
+    let (mut lines, mut last) = (0u64, b'\n');
+    loop {
+        let chunk = reader
+            .fill_buf()
+            .map_err(|e| format!("path '{input}': {e}"))?;
+        let Some(&end) = chunk.last() else {
+            break;
+        };
+        lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+        last = end;
+        let n = chunk.len();
+        reader.consume(n);
+    }
+    Ok(lines + u64::from(last != b'\n'))
 }
 
 /// The whole file as image content, when it is not over [`MAX_IMAGE_BYTES`].

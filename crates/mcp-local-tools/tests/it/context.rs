@@ -78,7 +78,7 @@ async fn second_root_by_absolute_path() {
         (
             false,
             format!(
-                "created {} (1 bytes)",
+                "wrote {} (1 bytes, a new file)",
                 other.join("new.txt").to_string_lossy()
             )
         )

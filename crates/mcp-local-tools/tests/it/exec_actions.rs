@@ -784,3 +784,45 @@ async fn a_shell_jobs_group_record_lets_the_next_server_kill_it() {
     );
     assert_eq!(file_names(&spool), Vec::<String>::new());
 }
+
+#[tokio::test]
+async fn calls_written_in_claude_codes_bash_vocabulary_succeed_and_ids_take_numbers() {
+    let s = Sandbox::new();
+    let t = tool(&s);
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": "echo hi", "timeout": 5000, "description": "Say hi"}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("--- stdout ---\nhi\n"), "{text}");
+    let (is_error, text, started) = exec(
+        &t,
+        &s,
+        json!({"action": "run", "command": "echo bg", "run_in_background": true}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    let id = started["id"].as_str().unwrap().to_owned();
+    let number: u64 = id.parse().expect("a job id is a number in a string");
+    let (is_error, text, state) = exec(
+        &t,
+        &s,
+        json!({"action": "wait", "id": number, "timeout_ms": 10_000}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(state["running"], false, "{text}");
+    let (is_error, text, _) = exec(
+        &t,
+        &s,
+        json!({"action": "output", "id": number, "offset": 0}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("bg\n"), "{text}");
+    let (is_error, text, _) = exec(&t, &s, json!({"action": "output", "id": 1.5})).await;
+    assert!(is_error);
+    assert!(text.contains("invalid id 1.5"), "{text}");
+}

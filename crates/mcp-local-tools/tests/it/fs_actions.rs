@@ -94,14 +94,14 @@ async fn write_creates_parents_and_replaces() {
         json!({"action": "write", "path": "new/dir/a.txt", "content": "hello\n"}),
     )
     .await;
-    assert_eq!(r, ok("created new/dir/a.txt (6 bytes)"));
+    assert_eq!(r, ok("wrote new/dir/a.txt (6 bytes, a new file)"));
     assert_eq!(s.read("new/dir/a.txt"), "hello\n");
     let r = fs(
         &s.roots,
         json!({"action": "write", "path": "new/dir/a.txt", "content": "bye"}),
     )
     .await;
-    assert_eq!(r, ok("replaced new/dir/a.txt (3 bytes)"));
+    assert_eq!(r, ok("wrote new/dir/a.txt (3 bytes, replaced the file)"));
     assert_eq!(s.read("new/dir/a.txt"), "bye");
     let r = fs(
         &s.roots,
@@ -537,7 +537,7 @@ async fn help_and_bad_arguments() {
     let s = Sandbox::new();
     let (is_error, text) = fs(&s.roots, json!({"action": "help"})).await;
     assert!(!is_error);
-    assert!(text.starts_with("fs actions (fields in brackets are optional):\nread {path, [offset], [limit], [line_numbers]}"), "{text}");
+    assert!(text.starts_with("fs actions (fields in brackets are optional):\nread {path, [offset], [limit], [tail], [line_numbers]}"), "{text}");
     let (is_error, text) = fs(&s.roots, json!({"action": "explode"})).await;
     assert!(is_error);
     assert!(
@@ -768,4 +768,97 @@ async fn git_internals_are_not_written() {
     )
     .await;
     assert!(!is_error, "{text}");
+}
+
+#[tokio::test]
+async fn calls_written_in_claude_codes_vocabulary_succeed() {
+    let s = Sandbox::new();
+    let file = s.root.join("notes.txt");
+    let file_path = file.to_str().unwrap();
+    // Write: file_path, content.
+    let (err, text) = fs(
+        &s.roots,
+        json!({"action": "write", "file_path": file_path, "content": "one\ntwo\ntwo\nthree\n"}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(text, "wrote notes.txt (18 bytes, a new file)");
+    // Edit: file_path, old_string, new_string, replace_all.
+    let (err, text) = fs(
+        &s.roots,
+        json!({"action": "edit", "file_path": file_path, "old_string": "two", "new_string": "2", "replace_all": true}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(
+        text.starts_with("edited notes.txt: 2 replacements\n"),
+        "{text}"
+    );
+    assert_eq!(s.read("notes.txt"), "one\n2\n2\nthree\n");
+    // Read: file_path, offset, limit.
+    let (err, text) = fs(
+        &s.roots,
+        json!({"action": "read", "file_path": file_path, "offset": 1, "limit": 2}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(text.starts_with("2\n2\n"), "{text}");
+    // Write over it: the verb is still the one asked for.
+    let (_, text) = fs(
+        &s.roots,
+        json!({"action": "write", "file_path": file_path, "content": "a\n"}),
+    )
+    .await;
+    assert_eq!(text, "wrote notes.txt (2 bytes, replaced the file)");
+}
+
+#[tokio::test]
+async fn calls_written_in_the_reference_filesystem_servers_vocabulary_succeed() {
+    let s = Sandbox::new();
+    s.write("f.txt", "l1\nl2\nl3\nl4\nl5");
+    // edit_file with edits [{oldText, newText}] and dryRun: the diff, nothing written.
+    let (err, text) = fs(
+        &s.roots,
+        json!({"action": "edit_file", "path": "f.txt", "edits": [{"oldText": "l2", "newText": "two"}], "dryRun": true}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(
+        text.starts_with("would edit (dry run, nothing written) f.txt: 1 replacement\n"),
+        "{text}"
+    );
+    assert!(text.contains("-l2\n+two\n"), "{text}");
+    assert_eq!(s.read("f.txt"), "l1\nl2\nl3\nl4\nl5");
+    let (err, text) = fs(
+        &s.roots,
+        json!({"action": "edit_file", "path": "f.txt", "edits": [{"oldText": "l2", "newText": "two"}, {"old_string": "l4", "new_string": "four"}]}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(s.read("f.txt"), "l1\ntwo\nl3\nfour\nl5");
+    // read_text_file with head and tail.
+    let (err, text) = fs(
+        &s.roots,
+        json!({"action": "read_text_file", "path": "f.txt", "head": 2}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(text.starts_with("l1\ntwo\n[lines 1-2 of"), "{text}");
+    let (err, text) = fs(
+        &s.roots,
+        json!({"action": "read_text_file", "path": "f.txt", "tail": 2}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(text, "four\nl5\n");
+    let (err, text) = fs(
+        &s.roots,
+        json!({"action": "read", "path": "f.txt", "tail": 2, "head": 1}),
+    )
+    .await;
+    assert!(err);
+    assert_eq!(
+        text,
+        "read: give tail alone, or offset and limit (head), not both"
+    );
 }

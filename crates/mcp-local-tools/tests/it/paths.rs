@@ -400,7 +400,13 @@ async fn non_utf8_name_write() {
         json!({"action": "write", "path": "bad\u{fffd}.txt", "content": "new"}),
     )
     .await;
-    assert_eq!(r, (false, "created bad\u{fffd}.txt (3 bytes)".to_owned()));
+    assert_eq!(
+        r,
+        (
+            false,
+            "wrote bad\u{fffd}.txt (3 bytes, a new file)".to_owned()
+        )
+    );
     assert_eq!(
         std::fs::read_to_string(original).unwrap(),
         "needle in a badly named file\n"

@@ -344,6 +344,24 @@ async fn plan_in_both_shapes() {
 }
 
 #[tokio::test]
+async fn task_ids_are_taken_as_numbers_or_their_strings() {
+    let st = State::new();
+    st.tasks(json!({"action": "add", "title": "one"})).await;
+    let (_, text, _) = st
+        .tasks(json!({"action": "add", "title": "two", "parent": "1", "blocked_by": ["1"]}))
+        .await;
+    assert_eq!(text, "added task 2: two\n");
+    let (err, text, _) = st.tasks(json!({"action": "get", "id": "2"})).await;
+    assert!(!err, "{text}");
+    assert!(text.starts_with("#2 [pending] (medium) two"), "{text}");
+    let (err, text, _) = st.tasks(json!({"action": "complete", "id": 1})).await;
+    assert!(!err, "{text}");
+    let (err, text, _) = st.tasks(json!({"action": "get", "id": "two"})).await;
+    assert!(err);
+    assert!(text.contains("invalid id \"two\""), "{text}");
+}
+
+#[tokio::test]
 async fn tasks_with_blocking_filters_and_aliases() {
     let st = State::new();
     let (_, text, a) = st
