@@ -127,6 +127,7 @@ measure() { # name connections url [script]
     local name="$1" conns="$2" url="$3" script="${4:-}" threads=1 out
     [ "$conns" -gt 1 ] && threads=2
     out="$(wrk --latency -t"$threads" -c"$conns" -d"${DURATION}s" ${script:+-s "$script"} "$url")"
+    grep -q "50%" <<<"$out" || { echo "door-bench: wrk gave no median for $name:" >&2; echo "$out" >&2; }
     python3 - "$name" "$conns" <<PY
 import re, sys
 out = '''$out'''

@@ -17,7 +17,7 @@ use crate::openapi::{self, Body, Param, RawOperation};
 use crate::refusal::RefusalRule;
 use crate::source::OpenApiSource;
 use input_schema::{SCHEMA_MAX_BYTES, TooLarge, body_field, input_schema};
-use tools::{describe_tool, first_sentence, one_line, subsystem_tool};
+use tools::{Subsystem, describe_tool, first_sentence, one_line, subsystem_tools};
 
 /// The name of the door's own tool that returns an op's input schema
 /// (HIP-0300 §1.3). It is always listed first.
@@ -158,17 +158,24 @@ impl Projection {
             shortened,
             documents: offer.documents,
         };
-        for (subsystem, entries) in grouped.into_iter().take(keep) {
-            let description = offer.tag_descriptions.get(&subsystem).cloned();
-            projection.add_tool(subsystem, description, entries);
+        let kept: Vec<(String, Vec<OpEntry>)> = grouped.into_iter().take(keep).collect();
+        let subsystems: Vec<Subsystem<'_>> = kept
+            .iter()
+            .map(|(name, entries)| Subsystem {
+                name,
+                description: offer.tag_descriptions.get(name).cloned(),
+                entries,
+            })
+            .collect();
+        projection.tools.extend(subsystem_tools(&subsystems));
+        for (subsystem, entries) in kept {
+            projection.add_tool(subsystem, entries);
         }
         projection
     }
 
-    /// Lists the subsystem tool `subsystem` and indexes its entries.
-    fn add_tool(&mut self, subsystem: String, description: Option<String>, entries: Vec<OpEntry>) {
-        self.tools
-            .push(subsystem_tool(&subsystem, description, &entries));
+    /// Indexes the entries of subsystem tool `subsystem` (listed already).
+    fn add_tool(&mut self, subsystem: String, entries: Vec<OpEntry>) {
         let indexes = self.by_tool.entry(subsystem).or_default();
         for entry in entries {
             let i = self.entries.len();

@@ -40,61 +40,118 @@ pub(crate) fn describe_tool() -> Tool {
     }
 }
 
-/// The most bytes a subsystem tool's description takes for each op it
-/// offers, beyond [`DESCRIPTION_BASE`]: op names and their one-line
-/// summaries share it, summaries cut (at a word, marked `…`) or left out to
-/// fit. Chosen so that `tools/list` of each public description in the
-/// crate's tests is no larger than when descriptions named the ops alone.
-const DESCRIPTION_PER_OP: usize = 36;
+/// The bytes a subsystem tool's description may take for each op it
+/// offers, beyond [`DESCRIPTION_BASE`]. The budgets of a door's tools are
+/// pooled: what one tool does not use goes to the next that needs it, in
+/// list order. Chosen so that `tools/list` of each public description in
+/// the crate's tests is no larger than when descriptions named the ops
+/// alone.
+const DESCRIPTION_PER_OP: usize = 30;
 /// The bytes of a subsystem tool's description allowed whatever its ops:
-/// the lead (its tag's first sentence) and `Ops`.
+/// the lead (its tag's first sentence) and the line on the `op` enum.
 const DESCRIPTION_BASE: usize = 160;
 /// The longest summary shown, in characters; shorter caps are tried in
 /// turn until the description fits its budget, and at the last but one as
 /// many summaries as fit are shown.
-const SUMMARY_CAPS: [usize; 7] = [72, 56, 44, 36, 28, 20, 0];
+const SUMMARY_CAPS: [usize; 6] = [72, 56, 44, 36, 28, 0];
 
-/// The tool of subsystem `name`: its ops as the enum of `op`, read-only
-/// when every op is a GET or HEAD. The description lists every op with its
-/// one-line summary (HIP-0300 §1.3), a summary left out where it only
-/// repeats the op name, within the budget above.
-pub(crate) fn subsystem_tool(name: &str, description: Option<String>, entries: &[OpEntry]) -> Tool {
-    let ops: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
-    let lead = description
-        .filter(|d| !d.is_empty())
-        .map_or_else(String::new, |d| format!("{d} "));
-    let budget = DESCRIPTION_BASE + DESCRIPTION_PER_OP * entries.len();
-    let lines: Vec<(&str, Option<&str>)> = entries
-        .iter()
-        .map(|e| {
-            let line = e.line.as_deref().filter(|l| !repeats_name(l, &e.name));
-            (e.name.as_str(), line)
-        })
-        .collect();
-    // Every summary at `cap` characters, else as many as fit at the
-    // smallest cap, in op order.
-    let compose = |cap: usize, room: usize| {
-        let mut out = format!("{lead}Ops (describe one for its input):");
-        let mut rest: usize = lines.iter().map(|(op, _)| op.len() + 1).sum();
-        for (op, line) in &lines {
-            out.push('\n');
-            out.push_str(op);
-            rest -= op.len() + 1;
-            if let Some(l) = line.filter(|_| cap > 0) {
-                let l = cut(l, cap);
-                if out.len() + 2 + l.len() + rest <= room {
-                    out.push_str(": ");
-                    out.push_str(&l);
-                }
-            }
-        }
-        out
+/// One subsystem tool to describe: its name, its tag's description and
+/// its ops.
+pub(crate) struct Subsystem<'a> {
+    pub name: &'a str,
+    pub description: Option<String>,
+    pub entries: &'a [OpEntry],
+}
+
+/// The tools of `subsystems` ([`subsystem_tool`]), their descriptions
+/// within one pooled budget of [`DESCRIPTION_BASE`] plus
+/// [`DESCRIPTION_PER_OP`] per op: every summary at the longest cap of
+/// [`SUMMARY_CAPS`] at which all of them fit; when none does, at the
+/// smallest cap, each tool first within its own share, then what the
+/// others left given, in list order, to the tools whose summaries did not
+/// all fit.
+pub(crate) fn subsystem_tools(subsystems: &[Subsystem<'_>]) -> Vec<Tool> {
+    let own = |s: &Subsystem<'_>| DESCRIPTION_BASE + DESCRIPTION_PER_OP * s.entries.len();
+    let pool: usize = subsystems.iter().map(own).sum();
+    let at_cap = |cap: usize| -> Vec<String> {
+        subsystems
+            .iter()
+            .map(|s| describe_ops(s.description.as_deref(), s.entries, cap, usize::MAX))
+            .collect()
     };
-    let description = SUMMARY_CAPS
+    let texts = SUMMARY_CAPS[..SUMMARY_CAPS.len() - 1]
         .iter()
-        .map(|&cap| compose(cap, usize::MAX))
-        .find(|d| d.len() <= budget)
-        .unwrap_or_else(|| compose(SUMMARY_CAPS[SUMMARY_CAPS.len() - 2], budget));
+        .map(|&cap| at_cap(cap))
+        .find(|texts| texts.iter().map(String::len).sum::<usize>() <= pool)
+        .unwrap_or_else(|| shared_out(subsystems, own));
+    subsystems
+        .iter()
+        .zip(texts)
+        .map(|(s, text)| subsystem_tool(s.name, text, s.entries))
+        .collect()
+}
+
+/// The descriptions at the smallest cap when not every summary fits the
+/// pool: each tool within its own share, then the rest in list order.
+fn shared_out(subsystems: &[Subsystem<'_>], own: impl Fn(&Subsystem<'_>) -> usize) -> Vec<String> {
+    let cap = SUMMARY_CAPS[SUMMARY_CAPS.len() - 2];
+    let mut texts: Vec<String> = subsystems
+        .iter()
+        .map(|s| describe_ops(s.description.as_deref(), s.entries, cap, own(s)))
+        .collect();
+    let mut spare: usize = subsystems
+        .iter()
+        .zip(&texts)
+        .map(|(s, text)| own(s).saturating_sub(text.len()))
+        .sum();
+    for (s, text) in subsystems.iter().zip(texts.iter_mut()) {
+        // `spare` counts what this tool left of its own share already.
+        let wider = describe_ops(s.description.as_deref(), s.entries, cap, text.len() + spare);
+        if wider.len() > text.len() {
+            spare = spare.saturating_sub(wider.len() - text.len());
+            *text = wider;
+        }
+    }
+    texts
+}
+
+/// The description of a subsystem tool: its lead, then one line per op
+/// whose summary says more than the op's name (HIP-0300 §1.3: the ops with
+/// their summaries), each summary cut at `cap` characters, as many as fit
+/// in `room` bytes, in op order. An op whose summary only repeats its name
+/// gets no line: its name is in the `op` enum.
+fn describe_ops(lead: Option<&str>, entries: &[OpEntry], cap: usize, room: usize) -> String {
+    let mut out = match lead.filter(|d| !d.is_empty()) {
+        Some(lead) => format!("{lead} "),
+        None => String::new(),
+    };
+    out.push_str("Every op is in the `op` enum; describe one for its input.");
+    if cap == 0 {
+        return out;
+    }
+    for entry in entries {
+        let Some(line) = entry
+            .line
+            .as_deref()
+            .filter(|l| !repeats_name(l, &entry.name))
+        else {
+            continue;
+        };
+        let line = cut(line, cap);
+        if out.len() + 3 + entry.name.len() + line.len() <= room {
+            out.push('\n');
+            out.push_str(&entry.name);
+            out.push_str(": ");
+            out.push_str(&line);
+        }
+    }
+    out
+}
+
+/// The tool of subsystem `name` with `description`: its ops as the enum of
+/// `op`, read-only when every op is a GET or HEAD.
+fn subsystem_tool(name: &str, description: String, entries: &[OpEntry]) -> Tool {
+    let ops: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
     let read_only = entries.iter().all(|e| matches!(e.method, "get" | "head"));
     Tool {
         name: name.to_owned(),
@@ -145,11 +202,38 @@ fn repeats_name(line: &str, name: &str) -> bool {
         "specific",
         "existing",
     ];
-    let name_words: Vec<String> = name.split('_').map(singular).collect();
+    let name_words: Vec<String> = name.split('_').map(singular).map(short_form).collect();
     words(line)
         .iter()
         .filter(|w| !SMALL.contains(&w.as_str()))
-        .all(|w| name_words.contains(&singular(w)))
+        .all(|w| name_words.contains(&short_form(singular(w))))
+}
+
+/// The short form op names use for a word of a summary (`repository` →
+/// `repo`), else the word.
+fn short_form(word: String) -> String {
+    const SHORT: &[(&str, &str)] = &[
+        ("repository", "repo"),
+        ("organization", "org"),
+        ("organisation", "org"),
+        ("configuration", "config"),
+        ("environment", "env"),
+        ("application", "app"),
+        ("information", "info"),
+        ("identifier", "id"),
+        ("specification", "spec"),
+        ("statistic", "stat"),
+        ("directory", "dir"),
+        ("authentication", "auth"),
+        ("authorization", "auth"),
+        ("retrieve", "get"),
+        ("fetch", "get"),
+        ("remove", "delete"),
+    ];
+    SHORT
+        .iter()
+        .find(|(long, _)| *long == word)
+        .map_or(word, |(_, short)| (*short).to_owned())
 }
 
 /// `text` cut to at most `cap` characters at a word boundary, `…` marking

@@ -78,8 +78,16 @@ fn every_tool_has_a_description_and_honest_annotations() {
             .all(|o| o.method == "GET" || o.method == "HEAD");
         let hint = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         assert_eq!(hint, all_reads.then_some(true), "{}", tool.name);
-        for op in op_enum(tool) {
-            assert!(d.contains(&op), "{} does not list {op}", tool.name);
+        // Each line after the first gives an op of the enum its summary.
+        let ops = op_enum(tool);
+        for line in d.lines().skip(1) {
+            let (op, summary) = line.split_once(": ").expect("op: summary");
+            assert!(
+                ops.iter().any(|o| o == op),
+                "{}: {op} is not its op",
+                tool.name
+            );
+            assert!(!summary.is_empty(), "{line}");
         }
     }
 }

@@ -20,6 +20,8 @@ struct Figures {
     list_bytes: usize,
     median_words: usize,
     max_words: usize,
+    /// Lines `op: summary` in the subsystem tools' descriptions.
+    summaries: usize,
 }
 
 fn figures(p: &mcp_door::Projection) -> Figures {
@@ -33,6 +35,44 @@ fn figures(p: &mcp_door::Projection) -> Figures {
             .len(),
         median_words: counts[counts.len() / 2],
         max_words: counts.last().copied().unwrap_or(0),
+        summaries: p
+            .tools()
+            .iter()
+            .skip(1)
+            .filter_map(|t| t.description.as_deref())
+            .flat_map(|d| d.lines().skip(1))
+            .filter(|line| line.contains(": "))
+            .count(),
+    }
+}
+
+#[test]
+fn every_summary_that_says_more_than_its_name_is_shown_within_the_old_size() {
+    // Per document: the ops whose summary says more than the op name (all
+    // of them are shown), and the bytes of `tools/list` when descriptions
+    // named the ops alone, which the list may not pass.
+    let expected = [
+        ("api.github.com.json.gz", 642, 86_454),
+        ("stripe.com.json.gz", 396, 50_240),
+        ("kubernetes.io.json.gz", 407, 95_088),
+        ("digitalocean.com.json.gz", 132, 30_476),
+    ];
+    for (file, p) in public_documents() {
+        let (_, summaries, before) = expected
+            .iter()
+            .find(|(name, _, _)| name == file)
+            .unwrap_or_else(|| panic!("no figures for {file}"));
+        let f = figures(p);
+        assert_eq!(f.summaries, *summaries, "{file}");
+        assert!(f.list_bytes <= *before, "{file}: {} bytes", f.list_bytes);
+        for tool in p.tools().iter().skip(1) {
+            let description = tool.description.as_deref().unwrap_or("");
+            for line in description.lines().skip(1) {
+                let (op, summary) = line.split_once(": ").expect("op: summary");
+                assert!(p.ops().any(|o| o.name == op), "{file}: {op} is not an op");
+                assert!(summary.chars().count() <= 72, "{file}: {line}");
+            }
+        }
     }
 }
 
@@ -93,10 +133,11 @@ fn name_figures() {
         }
         let f = figures(p);
         eprintln!(
-            "{file}: {} tools, {} ops, {} bytes of tools/list, median {} words, max {} words, withheld {}",
+            "{file}: {} tools, {} ops, {} bytes of tools/list, {} summaries, median {} words, max {} words, withheld {}",
             f.tools,
             f.ops,
             f.list_bytes,
+            f.summaries,
             f.median_words,
             f.max_words,
             p.refused().len()
