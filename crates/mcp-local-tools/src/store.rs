@@ -130,6 +130,34 @@ impl Store {
         }
     }
 
+    /// Opens the database as the tools would (creating it and its folder
+    /// when missing) and runs SQLite's `PRAGMA quick_check`: the file's
+    /// path when it answers `ok`, else the problem in one line naming the
+    /// file and what to do. Call from the blocking pool (`hanzo-mcp
+    /// doctor` does).
+    ///
+    /// # Errors
+    /// The folder or file cannot be created or opened, is not a database,
+    /// or the check reports damage.
+    pub fn check(&self) -> Result<PathBuf, String> {
+        let verdict = self
+            .with(|conn| conn.query_row("PRAGMA quick_check", [], |row| row.get::<_, String>(0)))?;
+        let path = self
+            .conn
+            .lock()
+            .ok()
+            .and_then(|slot| slot.as_ref().map(|(path, _)| path.clone()))
+            .unwrap_or_default();
+        if verdict == "ok" {
+            Ok(path)
+        } else {
+            Err(format!(
+                "state database {} fails SQLite's check ({verdict}); move it aside (or set HANZO_MCP_STATE to another folder)",
+                path.display()
+            ))
+        }
+    }
+
     /// Runs `work` on the open connection (opening it first if needed).
     /// Call from the blocking pool. An open or read failure is one line
     /// naming the file and what to do.

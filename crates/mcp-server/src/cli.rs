@@ -48,6 +48,12 @@ pub enum Command {
     /// The configuration file and the effective settings.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Check what a start with these flags would use, one line each (ok,
+    /// note or FAIL, with the fix): the config file, the roots, the door
+    /// (address, name, TLS, `tools/list`), the bearer's source (never its
+    /// value), the `hanzo` CLI, git, the state folder and its database, and
+    /// which clients name hanzo-mcp. Exit status 1 when a line says FAIL.
+    Doctor(ServeArgs),
     /// Print a shell completion script on stdout (`hanzo-mcp completions
     /// bash > ~/.local/share/bash-completion/completions/hanzo-mcp`).
     Completions {
@@ -455,6 +461,9 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         (Command::Tools(args), Some(m)) => {
             crate::config::Effective::apply_sources(config.as_deref(), &mut args.sources, m)
         }
+        (Command::Doctor(args), Some(m)) => {
+            crate::config::Effective::apply_serve(config.as_deref(), args, m)
+        }
         (Command::Config(ConfigCommand::Show(args)), Some(m)) => {
             let m = m.subcommand().map_or(m, |(_, m)| m);
             crate::config::Effective::apply_serve(config.as_deref(), args, m)
@@ -468,6 +477,10 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::Doctor(args) = &mut cli.command {
+        args.sources.file = effective.extra.clone();
+        return doctor(args, &effective);
+    }
     if let Command::Config(ConfigCommand::Show(_)) = &cli.command {
         use std::io::Write;
         return match write!(std::io::stdout().lock(), "{}", effective.show()) {
@@ -479,7 +492,7 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         Command::Serve(args) => &mut args.sources,
         Command::Tools(args) => &mut args.sources,
         // The binary writes these from its whole command (`door` included).
-        Command::Config(_) | Command::Completions { .. } | Command::Man => {
+        Command::Config(_) | Command::Doctor(_) | Command::Completions { .. } | Command::Man => {
             return ExitCode::SUCCESS;
         }
     };
@@ -527,7 +540,10 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         match cli.command {
             Command::Serve(args) => serve(args, config_used).await,
             Command::Tools(args) => print_tools(args).await,
-            Command::Config(_) | Command::Completions { .. } | Command::Man => Ok(()),
+            Command::Config(_)
+            | Command::Doctor(_)
+            | Command::Completions { .. }
+            | Command::Man => Ok(()),
         }
     });
     // stdin is read on a blocking thread that may still wait for input after
@@ -539,6 +555,37 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
             report(&format!("hanzo-mcp: {error}"));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `hanzo-mcp doctor`: the findings on stdout, exit status 1 when one
+/// failed.
+fn doctor(args: &ServeArgs, effective: &crate::config::Effective) -> ExitCode {
+    use std::io::Write;
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            report(&format!(
+                "hanzo-mcp: cannot start the async runtime: {error}"
+            ));
+            return ExitCode::FAILURE;
+        }
+    };
+    let findings = runtime.block_on(crate::doctor::run(args, effective));
+    let mut out = std::io::stdout().lock();
+    for finding in &findings {
+        let _ = writeln!(out, "{finding}");
+    }
+    if findings
+        .iter()
+        .any(|f| f.verdict == crate::doctor::Verdict::Fail)
+    {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

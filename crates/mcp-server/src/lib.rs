@@ -128,6 +128,7 @@ pub mod cli;
 pub mod client_roots;
 pub mod config;
 mod deferred_door;
+pub mod doctor;
 pub mod door;
 pub mod error;
 pub mod features;
