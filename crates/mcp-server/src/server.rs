@@ -105,6 +105,8 @@ pub struct Server {
     modes: Option<Arc<Modes>>,
     /// The entries of the host's `--mode` preset, which bind every session.
     mode_floor: Option<Vec<String>>,
+    /// That preset's name.
+    mode_floor_name: Option<String>,
     /// Which local actions run programs, and the allowlist over them.
     programs: Option<crate::programs::ProgramGate>,
     /// The sessions' narrowed views of the tool list.
@@ -138,6 +140,7 @@ impl Server {
             logging: false,
             modes: None,
             mode_floor: None,
+            mode_floor_name: None,
             programs: None,
             mode_views: Default::default(),
         }
@@ -216,6 +219,7 @@ impl Server {
                     known.join(", ")
                 ))
             })?;
+        self.mode_floor_name = preset.allowed.is_some().then(|| name.to_owned());
         self.mode_floor = preset.allowed.clone().map(|mut entries| {
             if !entries.iter().any(|e| e == "mode") {
                 entries.push("mode".to_owned());
@@ -247,6 +251,11 @@ impl Server {
     /// The entries every session is bound to ([`with_mode_floor`](Self::with_mode_floor)).
     pub(crate) fn mode_floor(&self) -> Option<&Vec<String>> {
         self.mode_floor.as_ref()
+    }
+
+    /// The name of the host's `--mode` preset, when it narrows anything.
+    pub(crate) fn mode_floor_name(&self) -> Option<&str> {
+        self.mode_floor_name.as_deref()
     }
 
     /// The `mode` presets and choices, when the server applies them.

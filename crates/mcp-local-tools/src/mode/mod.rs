@@ -181,8 +181,8 @@ impl Modes {
         }
     }
 
-    #[cfg_attr(not(feature = "mode"), allow(dead_code))]
-    pub(super) fn current_name(&self, session: u64) -> String {
+    /// The name of connection `session`'s mode (`full` until it sets one).
+    pub fn current_name(&self, session: u64) -> String {
         self.current
             .lock()
             .ok()

@@ -39,6 +39,22 @@ pub(super) fn next_session() -> u64 {
 pub(super) type Narrowing = Option<Vec<Vec<String>>>;
 
 impl Session {
+    /// What each layer of [`Session::narrowing`] is, for a refusal: the
+    /// host's `--mode` floor, then the session's own mode.
+    pub(super) fn narrowing_labels(&self) -> Vec<String> {
+        let floor = self.server.mode_floor_name().map(|name| {
+            format!("mode {name:?}, which the host sets for every session (--mode) and no session can leave")
+        });
+        let own = self.server.modes().and_then(|modes| {
+            modes.allowed_for(self.number)?;
+            let name = modes.current_name(self.number);
+            Some(format!(
+                "this session's mode {name:?}; `mode set full` (or `mode reset`) leaves it"
+            ))
+        });
+        floor.into_iter().chain(own).collect()
+    }
+
     /// The layers narrowing this session's tools, when any does.
     pub(super) fn narrowing(&self) -> Narrowing {
         let floor = self.server.mode_floor();
@@ -118,7 +134,14 @@ fn without_earlier_sentence(old: &str, new: &str) -> Option<String> {
 /// every layer with the rules of the source the tool came from. A call
 /// that names its discriminator twice is refused
 /// ([`CallRequest::duplicated_discriminator`]).
-pub(super) fn check_call(view: &ModeView, call: &CallRequest) -> Result<(), ErrorObject> {
+///
+/// A refusal by a layer says which: `labels` names each layer (the
+/// host's floor, the session's mode; [`Session::narrowing_labels`]).
+pub(super) fn check_call(
+    view: &ModeView,
+    call: &CallRequest,
+    labels: &[String],
+) -> Result<(), ErrorObject> {
     let Some(surfaces) = view
         .runs
         .iter()
@@ -129,17 +152,76 @@ pub(super) fn check_call(view: &ModeView, call: &CallRequest) -> Result<(), Erro
     };
     call.refuse_duplicated_discriminator()?;
     let params = call.params()?;
-    for surface in surfaces {
-        match surface.check_call_arguments(call.name(), params.arguments.as_ref()) {
-            CallDecision::Permitted => {}
+    // The layers of the allowlist come first; the mode layers are the
+    // last `labels.len()`.
+    let first_mode = surfaces.len().saturating_sub(labels.len());
+    for (i, surface) in surfaces.iter().enumerate() {
+        let label = i.checked_sub(first_mode).and_then(|at| labels.get(at));
+        let error = match surface.check_call_arguments(call.name(), params.arguments.as_ref()) {
+            CallDecision::Permitted => continue,
             CallDecision::Refused(why) => {
                 let allowed = surface.allowed_values(call.name()).unwrap_or_default();
-                return Err(refused_call(call.name(), &why, allowed));
+                let error = refused_call(call.name(), &why, allowed);
+                // A value the listed tool never offered was refused by the
+                // allowlist, not by the mode.
+                if !listed_offers(view, call.name(), &why) {
+                    return Err(error);
+                }
+                error
             }
-            CallDecision::NotOwned => return Err(unknown_tool(call.name())),
-        }
+            CallDecision::NotOwned => match label {
+                Some(_) => {
+                    let mut error = unknown_tool(call.name());
+                    error.message = format!("tool {:?} is hidden", call.name());
+                    error
+                }
+                None => unknown_tool(call.name()),
+            },
+        };
+        return Err(match label {
+            Some(label) => by_mode(error, label),
+            None => error,
+        });
     }
     Ok(())
+}
+
+/// Whether the tool `name` as the merged list has it (before any mode)
+/// offers the value `why` refused: its discriminator's enum holds it, or
+/// it has no enum (`false` when the call gave no value).
+fn listed_offers(view: &ModeView, name: &str, why: &mcp_gating::Refusal) -> bool {
+    let mcp_gating::Refusal::OpNotAllowed {
+        discriminator,
+        value,
+        ..
+    } = why
+    else {
+        return true;
+    };
+    // A call without the discriminator is refused whatever the mode.
+    let Some(value) = value else {
+        return false;
+    };
+    let Some(tool) = view.merged.list().tools.iter().find(|t| t.name == name) else {
+        return true;
+    };
+    match tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.get(discriminator.as_str()))
+        .and_then(|d| d.get("enum"))
+        .and_then(|e| e.as_array())
+    {
+        Some(values) => values.iter().any(|v| v.as_str() == Some(value)),
+        None => true,
+    }
+}
+
+/// `error` with the mode that refused it named: `... by mode "review";
+/// mode set full leaves it`.
+fn by_mode(mut error: ErrorObject, label: &str) -> ErrorObject {
+    error.message = format!("{} by {label}", error.message);
+    error
 }
 
 /// One source's tools as a view's layers leave them.

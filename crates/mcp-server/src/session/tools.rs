@@ -109,11 +109,13 @@ impl Session {
         let mut cx = self.context(&id, era, request_meta.as_ref(), &cancel);
         let server = self.server.clone();
         let narrowing = self.narrowing();
+        let labels = self.narrowing_labels();
         let work: Work = Box::pin(async move {
             match narrowing {
                 Some(layers) => {
                     let merged = server.composition().merged().await;
-                    mode::check_call(&server.mode_views().get(&merged, &layers), &call)?;
+                    let view = server.mode_views().get(&merged, &layers);
+                    mode::check_call(&view, &call, &labels)?;
                     cx.run_programs = server.may_run_programs(&layers);
                 }
                 None => cx.run_programs = server.may_run_programs(&[]),

@@ -178,6 +178,28 @@ fn refused_action(tool: &str, action: &str, allowed: &[&str]) -> Value {
     })
 }
 
+/// `refusal` as the session's mode `mode` words it: the mode named, and
+/// how to leave it.
+fn by_mode(mut refusal: Value, mode: &str) -> Value {
+    let message = refusal["message"].as_str().expect("a message").to_owned();
+    refusal["message"] = json!(format!(
+        "{message} by this session's mode {mode:?}; `mode set full` (or `mode reset`) leaves it"
+    ));
+    refusal
+}
+
+/// The -32602 refusal of a tool the session's mode `mode` hides.
+fn hidden_by_mode(name: &str, mode: &str) -> Value {
+    by_mode(
+        json!({
+            "code": -32602,
+            "message": format!("tool {name:?} is hidden"),
+            "data": { "tool": name }
+        }),
+        mode,
+    )
+}
+
 /// The -32602 refusal of a tool the session does not have.
 fn unknown_tool(name: &str) -> Value {
     json!({
@@ -307,7 +329,7 @@ servetest!(
         );
         assert_eq!(
             write,
-            json!({ "jsonrpc": "2.0", "id": 8, "error": refused_action("fs", "write", &FS_READS) })
+            json!({ "jsonrpc": "2.0", "id": 8, "error": by_mode(refused_action("fs", "write", &FS_READS), "review") })
         );
         assert!(!root.join("b.txt").exists());
 
@@ -340,7 +362,7 @@ servetest!(
         );
         assert_eq!(
             exec,
-            json!({ "jsonrpc": "2.0", "id": 10, "error": unknown_tool("exec") })
+            json!({ "jsonrpc": "2.0", "id": 10, "error": hidden_by_mode("exec", "review") })
         );
 
         let read = server.call(
@@ -516,7 +538,7 @@ servetest!(
             "tools/call",
             call_params("exec", json!({ "action": "run", "command": ["true"] })),
         );
-        assert_eq!(exec["error"], unknown_tool("exec"));
+        assert_eq!(exec["error"], hidden_by_mode("exec", "review"));
         assert_eq!(server.wait().code(), Some(0));
     }
 );
@@ -623,13 +645,16 @@ fn docs_preset_narrows(server: &mut Proc, docs_description: &str) {
         "tools/call",
         call_params("workspace", json!({ "action": "detect" })),
     );
-    assert_eq!(workspace["error"], unknown_tool("workspace"));
+    assert_eq!(workspace["error"], hidden_by_mode("workspace", "docs"));
     let tree = server.call(
         5,
         "tools/call",
         call_params("fs", json!({ "action": "tree" })),
     );
-    assert_eq!(tree["error"], refused_action("fs", "tree", &["read"]));
+    assert_eq!(
+        tree["error"],
+        by_mode(refused_action("fs", "tree", &["read"]), "docs")
+    );
     let current = mode(server, 6, json!({ "action": "current" }));
     assert_eq!(
         current["result"]["structuredContent"],
@@ -780,7 +805,10 @@ async fn rmcp_client_is_told_the_list_changed_and_relists_narrowed() {
     match client.call_tool(params).await {
         Err(ServiceError::McpError(error)) => {
             assert_eq!(error.code.0, -32602);
-            assert_eq!(error.message, "unknown tool: \"exec\"");
+            assert_eq!(
+                error.message,
+                "tool \"exec\" is hidden by this session's mode \"review\"; `mode set full` (or `mode reset`) leaves it"
+            );
             assert_eq!(error.data, Some(json!({ "tool": "exec" })));
         }
         other => panic!("exec is refused as an unknown tool, not {other:?}"),
@@ -880,7 +908,7 @@ async fn two_http_sessions_each_keep_their_own_mode() {
     let a_exec = http_call(&a, 4, "exec", run.clone()).await;
     assert_eq!(
         a_exec,
-        json!({ "jsonrpc": "2.0", "id": 4, "error": unknown_tool("exec") })
+        json!({ "jsonrpc": "2.0", "id": 4, "error": hidden_by_mode("exec", "review") })
     );
     let b_exec = http_call(&b, 4, "exec", run).await;
     assert_eq!(
