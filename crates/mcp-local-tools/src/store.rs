@@ -103,6 +103,15 @@ const MIGRATIONS: &[&str] = &[
         updated_at TEXT NOT NULL
     );
     CREATE INDEX tasks_scope ON tasks (scope, status);",
+    // 2: memory search matches word forms ("commit" finds "committing"):
+    // the full-text index rebuilt with the Porter stemmer, from the
+    // memories themselves (nothing is lost).
+    "DROP TABLE memories_fts;
+    CREATE VIRTUAL TABLE memories_fts USING fts5(
+        key, content, tags, content='memories', content_rowid='id',
+        tokenize='porter unicode61'
+    );
+    INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');",
 ];
 
 /// The shared, lazily opened state database. Cheap to share behind an `Arc`.

@@ -94,6 +94,26 @@ async fn think_with_only_a_thought_and_lenient_fields() {
 }
 
 #[tokio::test]
+async fn memory_search_matches_word_forms() {
+    let st = State::new();
+    st.memory(
+        json!({"action": "store", "key": "a", "content": "I was committing the release notes"}),
+    )
+    .await;
+    st.memory(json!({"action": "store", "key": "b", "content": "two commits landed"}))
+        .await;
+    st.memory(json!({"action": "store", "key": "c", "content": "the committee met"}))
+        .await;
+    let (err, text, _) = st
+        .memory(json!({"action": "search", "query": "commit"}))
+        .await;
+    assert!(!err, "{text}");
+    assert!(text.contains("committing the release notes"), "{text}");
+    assert!(text.contains("two commits landed"), "{text}");
+    assert!(!text.contains("committee"), "{text}");
+}
+
+#[tokio::test]
 async fn keyed_memories() {
     let st = State::new();
     let (is_error, text, out) = st
