@@ -54,6 +54,14 @@ pub enum Command {
     /// value), the `hanzo` CLI, git, the state folder and its database, and
     /// which clients name hanzo-mcp. Exit status 1 when a line says FAIL.
     Doctor(ServeArgs),
+    /// Add the `hanzo` server entry (this binary, `serve`) to an MCP
+    /// client's configuration file, in its format, keeping every other
+    /// entry, comment and the file's layout; the previous file is kept as
+    /// `<file>.hanzo-mcp.bak`. Installing twice changes nothing.
+    Install(InstallArgs),
+    /// Remove the `hanzo` entry from an MCP client's configuration file
+    /// (the file as it was before `install`, when nothing else changed).
+    Uninstall(InstallArgs),
     /// Print a shell completion script on stdout (`hanzo-mcp completions
     /// bash > ~/.local/share/bash-completion/completions/hanzo-mcp`).
     Completions {
@@ -63,6 +71,22 @@ pub enum Command {
     /// Print the manual page (roff) on stdout (`hanzo-mcp man >
     /// ~/.local/share/man/man1/hanzo-mcp.1`).
     Man,
+}
+
+/// Options of `install` and `uninstall`.
+#[derive(Debug, Clone, Args)]
+pub struct InstallArgs {
+    /// The client whose configuration file to change.
+    #[arg(long, value_enum)]
+    pub client: crate::install::Client,
+    /// The user's file or the working directory's project file (default:
+    /// user, for VS Code project).
+    #[arg(long, value_enum)]
+    pub scope: Option<crate::install::Scope>,
+    /// Print the file as it would be, without writing anything
+    /// (`install` only).
+    #[arg(long)]
+    pub print: bool,
 }
 
 /// `hanzo-mcp config ...`.
@@ -477,6 +501,11 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    match &cli.command {
+        Command::Install(args) => return install(args, false),
+        Command::Uninstall(args) => return install(args, true),
+        _ => {}
+    }
     if let Command::Doctor(args) = &mut cli.command {
         args.sources.file = effective.extra.clone();
         return doctor(args, &effective);
@@ -492,7 +521,12 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         Command::Serve(args) => &mut args.sources,
         Command::Tools(args) => &mut args.sources,
         // The binary writes these from its whole command (`door` included).
-        Command::Config(_) | Command::Doctor(_) | Command::Completions { .. } | Command::Man => {
+        Command::Config(_)
+        | Command::Doctor(_)
+        | Command::Install(_)
+        | Command::Uninstall(_)
+        | Command::Completions { .. }
+        | Command::Man => {
             return ExitCode::SUCCESS;
         }
     };
@@ -542,6 +576,8 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
             Command::Tools(args) => print_tools(args).await,
             Command::Config(_)
             | Command::Doctor(_)
+            | Command::Install(_)
+            | Command::Uninstall(_)
             | Command::Completions { .. }
             | Command::Man => Ok(()),
         }
@@ -551,6 +587,44 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
     runtime.shutdown_timeout(Duration::from_millis(100));
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            report(&format!("hanzo-mcp: {error}"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `hanzo-mcp install` (or, with `remove`, `uninstall`): one line on
+/// stdout (the file with `--print`); exit status 1 with the reason on
+/// stderr when it cannot.
+fn install(args: &InstallArgs, remove: bool) -> ExitCode {
+    use std::io::Write;
+    let command = match std::env::current_exe().and_then(std::fs::canonicalize) {
+        Ok(path) => path.display().to_string(),
+        Err(error) => {
+            report(&format!(
+                "hanzo-mcp: cannot find this binary's path: {error}"
+            ));
+            return ExitCode::FAILURE;
+        }
+    };
+    let scope = args
+        .scope
+        .unwrap_or_else(|| crate::install::default_scope(args.client));
+    let outcome = if remove {
+        crate::install::uninstall(args.client, scope, &command)
+    } else {
+        crate::install::install(args.client, scope, &command, args.print)
+    };
+    match outcome {
+        Ok(crate::install::Outcome::Printed(text)) => {
+            let _ = write!(std::io::stdout().lock(), "{text}");
+            ExitCode::SUCCESS
+        }
+        Ok(outcome) => {
+            let _ = writeln!(std::io::stdout().lock(), "{outcome}");
+            ExitCode::SUCCESS
+        }
         Err(error) => {
             report(&format!("hanzo-mcp: {error}"));
             ExitCode::FAILURE

@@ -135,6 +135,7 @@ pub mod features;
 mod framing;
 pub mod gated;
 pub mod http;
+pub mod install;
 pub mod lifecycle;
 pub mod local;
 pub mod logging;

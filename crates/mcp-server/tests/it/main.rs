@@ -22,6 +22,7 @@ mod gated_out;
 mod gating;
 mod http_qa;
 mod http_transport;
+mod install;
 mod lifecycle;
 mod list_memo;
 mod mode;
