@@ -16,6 +16,7 @@ use crate::context::ToolContext;
 
 /// An id given as a string or as a whole number (`"3"` or `3`), as text:
 /// models write ids either way whatever the schema says.
+#[cfg(feature = "exec")]
 pub(crate) fn text_id<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<String>, D::Error> {
@@ -32,6 +33,7 @@ pub(crate) fn text_id<'de, D: serde::Deserializer<'de>>(
 
 /// An id given as a whole number or as its decimal string (`3` or
 /// `"3"`).
+#[cfg(feature = "tasks")]
 pub(crate) fn number_id<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<i64>, D::Error> {
@@ -43,6 +45,7 @@ pub(crate) fn number_id<'de, D: serde::Deserializer<'de>>(
 }
 
 /// A list of ids, each as [`number_id`] takes it.
+#[cfg(feature = "tasks")]
 pub(crate) fn number_ids<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Vec<i64>>, D::Error> {
@@ -61,6 +64,7 @@ pub(crate) fn number_ids<'de, D: serde::Deserializer<'de>>(
     }
 }
 
+#[cfg(feature = "tasks")]
 fn one_number_id(value: &Value) -> Result<i64, String> {
     let parsed = match value {
         Value::Number(n) => n.as_i64(),
