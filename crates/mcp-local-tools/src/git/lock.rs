@@ -88,11 +88,17 @@ const FIXED: &[(&str, &str)] = &[
     ("protocol.allow", "never"),
     ("protocol.ssh.allow", "never"),
     ("protocol.ext.allow", "never"),
+    ("protocol.file.allow", "never"),
 ];
 
-/// The transports allowed (each runs inside git, or runs git itself),
-/// unless the repository is stricter.
-const TRANSPORTS: [&str; 4] = ["file", "git", "http", "https"];
+/// The transports allowed (each runs inside git), unless the repository
+/// is stricter. Not `file`: a local path or `file://` remote is served by
+/// a second git process (`git-receive-pack`, `git-upload-pack`) that
+/// reads the *remote* repository's own config and hooks without the
+/// overrides given here, so a repository the tools can write would run
+/// what its config names (`core.alternateRefsCommand`, a `pre-receive`
+/// hook).
+const TRANSPORTS: [&str; 3] = ["git", "http", "https"];
 
 /// One entry of `git config --list --show-scope --show-origin -z`.
 #[derive(Debug, Clone, PartialEq, Eq)]

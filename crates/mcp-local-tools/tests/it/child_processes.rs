@@ -394,6 +394,42 @@ async fn an_ext_remote_runs_only_when_programs_may() {
     assert!(c.starts().contains("ext"), "the transport is real");
 }
 
+/// A push to a repository on a local path runs a second git in that
+/// repository, which reads its own config and hooks: refused when
+/// programs may not run, and the real thing when they may.
+#[tokio::test]
+async fn a_push_to_a_local_repository_runs_its_config_only_when_programs_may() {
+    let c = Case::new();
+    let server = c.s.root.join("server.git");
+    git(&c.s.root, &["init", "-q", "--bare", "server.git"]);
+    // What an agent can write with fs alone: the bare repository is not
+    // under a `.git` folder.
+    let config = std::fs::read_to_string(server.join("config")).unwrap();
+    std::fs::write(
+        server.join("config"),
+        format!("{config}[core]\n\talternateRefsCommand = {} alternate\n", c.canary),
+    )
+    .unwrap();
+    std::fs::create_dir_all(server.join("objects/info")).unwrap();
+    std::fs::write(
+        server.join("objects/info/alternates"),
+        format!("{}\n", c.proj.join(".git/objects").display()),
+    )
+    .unwrap();
+    let hook = server.join("hooks/pre-receive");
+    std::fs::write(&hook, format!("#!/bin/sh\n{} pre-receive\n", c.canary)).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    git(&c.proj, &["remote", "add", "origin", &server.display().to_string()]);
+    let push = json!({"action": "push", "remote": "origin", "name": "main"});
+    let (is_error, text) = c.git(false, push.clone()).await;
+    assert!(is_error, "{text}");
+    assert!(text.contains("transport 'file' not allowed"), "{text}");
+    assert_eq!(c.starts(), "");
+    let (is_error, text) = c.git(true, push).await;
+    assert!(!is_error, "{text}");
+    assert!(c.starts().contains("pre-receive"), "the hook is real");
+}
+
 /// `exec` children lose the server's credentials and the configured
 /// secret names; a call's own `env` still reaches them; `help` names what
 /// is removed.
