@@ -67,6 +67,11 @@ pub struct BearerDiscovery {
     /// How long `hanzo auth token` may run before it is killed
     /// (default [`DEFAULT_CLI_TIMEOUT`]).
     pub cli_timeout: Duration,
+    /// Directories whose programs are never run as `hanzo`: a server puts
+    /// the folders its tools may write here (its roots), so that a
+    /// program planted there is not run with the server's environment.
+    /// Relative `PATH` entries are never searched either.
+    pub untrusted_dirs: Vec<PathBuf>,
 }
 
 impl BearerDiscovery {
@@ -85,6 +90,7 @@ impl BearerDiscovery {
                 .map(|home| Path::new(&home).join(".hanzo").join("config.json")),
             search_path: lookup("PATH").map(OsString::from),
             cli_timeout: DEFAULT_CLI_TIMEOUT,
+            untrusted_dirs: Vec::new(),
         }
     }
 
@@ -104,7 +110,7 @@ impl BearerDiscovery {
         static CLI_BEARER: OnceLock<Option<Bearer>> = OnceLock::new();
         CLI_BEARER
             .get_or_init(|| {
-                let program = find_program("hanzo", search_path)?;
+                let program = find_program("hanzo", search_path, &self.untrusted_dirs)?;
                 run_auth_token(&program, self.cli_timeout)
             })
             .clone()
@@ -120,12 +126,26 @@ fn read_config_api_key(path: &Path) -> Option<Bearer> {
     Bearer::new(value.get("apiKey")?.as_str()?)
 }
 
-/// The first executable file named `name` in the `PATH`-style `search_path`.
-fn find_program(name: &str, search_path: &OsString) -> Option<PathBuf> {
+/// The first executable file named `name` in the `PATH`-style
+/// `search_path`, searching absolute entries only and skipping a file that
+/// is, or resolves to, one inside `untrusted` (symbolic links followed).
+fn find_program(name: &str, search_path: &OsString, untrusted: &[PathBuf]) -> Option<PathBuf> {
+    let untrusted: Vec<PathBuf> = untrusted
+        .iter()
+        .map(|dir| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()))
+        .collect();
     std::env::split_paths(search_path)
-        .filter(|dir| !dir.as_os_str().is_empty())
+        .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
+        .filter(|candidate| is_executable(candidate))
+        .find(|candidate| {
+            let dir = candidate.parent().unwrap_or(candidate);
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            let file = std::fs::canonicalize(candidate).unwrap_or_else(|_| candidate.clone());
+            !untrusted
+                .iter()
+                .any(|bad| dir.starts_with(bad) || file.starts_with(bad))
+        })
 }
 
 #[cfg(unix)]

@@ -210,6 +210,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     // Without --root the local tools follow the client's MCP roots when it
     // offers them, starting from the working directory.
     let follow_client = options.roots.is_empty().then(|| roots.clone());
+    let untrusted = roots.clone();
     let local = local_source(roots, options)?;
     let surroundings = local.toolbox().surroundings();
     let modes = local.toolbox().modes();
@@ -261,7 +262,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     let mut probe = None;
     if options.door {
         let door = Arc::new(DeferredDoor::start(
-            door_config(options)?,
+            door_config(options, &untrusted)?,
             options.door_wait,
             surroundings,
         ));
@@ -288,8 +289,12 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
 /// [`ServerError::Config`] for a plain `http://` address on a host that is
 /// not loopback, unless `options.door_allow_cleartext_bearer`: the bearer
 /// would cross the network in clear text.
-fn door_config(options: &Options) -> Result<DoorConfig, ServerError> {
+fn door_config(options: &Options, roots: &[PathBuf]) -> Result<DoorConfig, ServerError> {
     let mut config = DoorConfig::from_env();
+    // A `hanzo` the tools could have written is never run for the bearer.
+    if let mcp_door_client::BearerSource::Discover(discovery) = &mut config.bearer {
+        discovery.untrusted_dirs = roots.to_vec();
+    }
     if let Some(address) = &options.door_address {
         config.address.clone_from(address);
     }

@@ -114,3 +114,30 @@ fn missing_hanzo_means_no_bearer() {
     let discovery = path_only(path);
     assert_eq!(discovery.resolve(), None);
 }
+
+#[tokio::test]
+async fn a_hanzo_in_an_untrusted_folder_or_a_relative_path_entry_is_never_run() {
+    if !in_fresh_process(
+        "bearer_cli::a_hanzo_in_an_untrusted_folder_or_a_relative_path_entry_is_never_run",
+    ) {
+        return;
+    }
+    let roots = tempfile::tempdir().expect("roots");
+    let planted = roots.path().join("bin");
+    std::fs::create_dir_all(&planted).expect("bin in the roots");
+    let ran = roots.path().join("ran");
+    write_script(
+        &planted,
+        &format!("touch '{}'\necho planted", ran.display()),
+    );
+    let trusted = tempfile::tempdir().expect("trusted bin");
+    write_script(trusted.path(), "echo tok-trusted");
+    // A relative entry (resolved against the working directory, which the
+    // tools may write), the planted one, then a trusted one.
+    let path = format!("bin:{}:{}", planted.display(), trusted.path().display());
+    let mut discovery = path_only(path);
+    discovery.untrusted_dirs = vec![roots.path().to_path_buf()];
+    let bearer = discovery.resolve().expect("the trusted one");
+    assert_eq!(bearer.expose_secret(), "tok-trusted");
+    assert!(!ran.exists(), "the planted hanzo ran");
+}

@@ -407,7 +407,10 @@ async fn a_push_to_a_local_repository_runs_its_config_only_when_programs_may() {
     let config = std::fs::read_to_string(server.join("config")).unwrap();
     std::fs::write(
         server.join("config"),
-        format!("{config}[core]\n\talternateRefsCommand = {} alternate\n", c.canary),
+        format!(
+            "{config}[core]\n\talternateRefsCommand = {} alternate\n",
+            c.canary
+        ),
     )
     .unwrap();
     std::fs::create_dir_all(server.join("objects/info")).unwrap();
@@ -419,7 +422,10 @@ async fn a_push_to_a_local_repository_runs_its_config_only_when_programs_may() {
     let hook = server.join("hooks/pre-receive");
     std::fs::write(&hook, format!("#!/bin/sh\n{} pre-receive\n", c.canary)).unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    git(&c.proj, &["remote", "add", "origin", &server.display().to_string()]);
+    git(
+        &c.proj,
+        &["remote", "add", "origin", &server.display().to_string()],
+    );
     let push = json!({"action": "push", "remote": "origin", "name": "main"});
     let (is_error, text) = c.git(false, push.clone()).await;
     assert!(is_error, "{text}");
