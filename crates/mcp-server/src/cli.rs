@@ -496,6 +496,10 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
     };
     let effective = match effective {
         Ok(effective) => effective,
+        // doctor reports it among its checks, and checks the rest.
+        Err(error) if matches!(cli.command, Command::Doctor(_)) => {
+            crate::config::Effective::failed(error.to_string())
+        }
         Err(error) => {
             report(&format!("hanzo-mcp: {error}"));
             return ExitCode::from(2);
@@ -543,6 +547,9 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         _ => "warn",
     };
     init_tracing(log_level.as_deref(), default_level);
+    if matches!(cli.command, Command::Serve(_)) {
+        protect_environment();
+    }
     if let Some(why) = &effective.loaded.skipped {
         tracing::warn!("config file: {why}");
     }
@@ -660,6 +667,21 @@ fn doctor(args: &ServeArgs, effective: &crate::config::Effective) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Makes the server non-dumpable (Linux `PR_SET_DUMPABLE`): its `/proc`
+/// files that hold secrets (`environ`, `mem`) are then readable by root
+/// only, so a program the tools start, which runs as the same user, cannot
+/// read the bearer from the server's environment. Programs it starts are
+/// dumpable again (the flag resets on `execve`); core dumps of the server
+/// itself are off.
+fn protect_environment() {
+    #[cfg(target_os = "linux")]
+    if let Err(error) =
+        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+    {
+        tracing::warn!(%error, "cannot make the process non-dumpable");
     }
 }
 

@@ -156,6 +156,9 @@ pub struct Loaded {
     pub path: Option<PathBuf>,
     /// Why a file in the default place was not read, when it was not.
     pub skipped: Option<String>,
+    /// Why the file (or a setting) cannot be used, for `doctor`: the
+    /// settings are then the flags, the environment and the defaults.
+    pub error: Option<String>,
     /// Its keys.
     pub file: ConfigFile,
 }
@@ -183,6 +186,7 @@ pub fn load(path: &ConfigPath, roots: &[PathBuf]) -> Result<Loaded, ServerError>
             resolved.starts_with(&root)
         }) {
             return Ok(Loaded {
+                error: None,
                 path: None,
                 skipped: Some(format!(
                     "{} is inside the root {}, which the tools may write, so it is not read; name it with --config or {CONFIG_VAR} to use it",
@@ -196,6 +200,7 @@ pub fn load(path: &ConfigPath, roots: &[PathBuf]) -> Result<Loaded, ServerError>
     let text = read(path)?;
     let file = parse(&text).map_err(|e| ServerError::Config(format!("{}: {e}", path.display())))?;
     Ok(Loaded {
+        error: None,
         path: Some(path.clone()),
         skipped: None,
         file,
@@ -740,6 +745,18 @@ fn apply_http_limits(
 }
 
 impl Effective {
+    /// The settings when the configuration cannot be used (`doctor` says
+    /// `error` and checks the rest).
+    pub fn failed(error: String) -> Effective {
+        Effective {
+            loaded: Loaded {
+                error: Some(error),
+                ..Loaded::default()
+            },
+            ..Effective::default()
+        }
+    }
+
     /// Reads the configuration file of `config_flag` and fills what flags
     /// and variables left unset (`matches`: the `serve` subcommand's).
     /// Over a default file inside a root, `roots` are the ones the flags

@@ -87,6 +87,14 @@ pub async fn run(args: &ServeArgs, effective: &Effective) -> Vec<Finding> {
         ),
     )];
     out.push(match (&effective.loaded.path, &effective.loaded.skipped) {
+        _ if effective.loaded.error.is_some() => finding(
+            Verdict::Fail,
+            "config",
+            format!(
+                "{}; fix it (the checks below use flags, environment and defaults)",
+                effective.loaded.error.as_deref().unwrap_or_default()
+            ),
+        ),
         (Some(path), _) => finding(Verdict::Ok, "config", format!("{}", path.display())),
         (None, Some(why)) => finding(Verdict::Note, "config", why.clone()),
         (None, None) => finding(

@@ -287,6 +287,8 @@ pub enum Outcome {
     AlreadyInstalled(PathBuf),
     /// The entry was removed (the file restored from its backup, or edited).
     Removed(PathBuf),
+    /// The entry was removed with the file, which `install` had created.
+    RemovedFile(PathBuf),
     /// There was no entry to remove.
     NotInstalled(PathBuf),
     /// `--print`: the file as it would be.
@@ -313,6 +315,11 @@ impl std::fmt::Display for Outcome {
                 )
             }
             Outcome::Removed(file) => write!(f, "removed `{ENTRY}` from {}", file.display()),
+            Outcome::RemovedFile(file) => write!(
+                f,
+                "removed `{ENTRY}` and {}, which install had created",
+                file.display()
+            ),
             Outcome::NotInstalled(file) => write!(
                 f,
                 "{} has no `{ENTRY}` entry; nothing changed",
@@ -389,7 +396,10 @@ pub fn uninstall(client: Client, scope: Scope, command: &str) -> Result<Outcome,
                 write(&file, &previous)?;
                 let _ = std::fs::remove_file(&backup);
             }
-            None => std::fs::remove_file(&file).map_err(|e| format!("{}: {e}", file.display()))?,
+            None => {
+                std::fs::remove_file(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+                return Ok(Outcome::RemovedFile(file));
+            }
         }
         return Ok(Outcome::Removed(file));
     }

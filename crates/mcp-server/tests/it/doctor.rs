@@ -127,3 +127,23 @@ fn a_state_folder_that_cannot_be_written_fails() {
         )
     );
 }
+
+#[test]
+fn a_configuration_file_that_does_not_parse_is_a_failed_check_and_the_rest_are_made() {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("bad.toml");
+    std::fs::write(&file, "[door]\nwiat = 2\n").expect("write");
+    let path = file.to_str().expect("utf-8");
+    let (code, lines) = doctor(&[
+        ("HANZO_MCP_CONFIG", path),
+        ("HANZO_MCP_DOOR", "http://127.0.0.1:9/v1/mcp"),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        line(&lines, "config").starts_with(&format!(
+            "FAIL config: configuration: {path}: key door.wiat (line 2): unknown field"
+        )),
+        "{lines:#?}"
+    );
+    assert!(line(&lines, "git").starts_with("ok   git: "), "{lines:#?}");
+}

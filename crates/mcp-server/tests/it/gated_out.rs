@@ -564,3 +564,44 @@ fn git_trace_settings_in_the_agents_gitconfig_write_nothing_outside_the_roots() 
     assert_eq!(attack.server.wait().code(), Some(0));
     assert!(!written.exists(), "git wrote {}", written.display());
 }
+
+/// The server is not dumpable: its `/proc` files that hold its environment
+/// belong to root, so a program it starts as the same user cannot read
+/// the bearer there. Shown by running it as `nobody` (needs root and
+/// util-linux's `setpriv`; said and skipped otherwise).
+#[test]
+fn the_servers_environment_is_not_readable_by_its_children() {
+    use std::os::unix::fs::MetadataExt;
+    let me = std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(1);
+    let setpriv = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if me != 0 || !setpriv {
+        eprintln!("skipped: needs root and setpriv to run the server as another user");
+        return;
+    }
+    let mut command = std::process::Command::new("setpriv");
+    command.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        env!("CARGO_BIN_EXE_hanzo-mcp"),
+        "serve",
+        "--no-door",
+        "--root",
+        "/tmp",
+    ]);
+    crate::common::stdio::hermetic(&mut command);
+    command.env("HANZO_API_KEY", CANARY).env("HOME", "/tmp");
+    let mut server = Proc::start(command);
+    server.initialize("2025-11-25");
+    let environ = std::fs::metadata(format!("/proc/{}/environ", server.id())).expect("environ");
+    let status = std::fs::metadata(format!("/proc/{}/status", server.id())).expect("status");
+    assert_eq!(status.uid(), 0, "non-dumpable: /proc/<pid> belongs to root");
+    assert_eq!(environ.uid(), 0);
+    assert_eq!(environ.mode() & 0o777, 0o400);
+    server.wait();
+}

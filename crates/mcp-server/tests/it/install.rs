@@ -144,7 +144,13 @@ fn each_client_is_created_merged_idempotent_backed_up_and_uninstalled_exactly() 
         assert_eq!(entry(&file), expected, "{client}");
         let (code, out) = place.run(&uninstall);
         assert_eq!(code, 0, "{client}");
-        assert_eq!(out, format!("removed `hanzo` from {}\n", file.display()));
+        assert_eq!(
+            out,
+            format!(
+                "removed `hanzo` and {}, which install had created\n",
+                file.display()
+            )
+        );
         assert!(
             !file.exists(),
             "{client}: a file install created is removed"
