@@ -53,7 +53,7 @@ pub enum Command {
     /// (address, name, TLS, `tools/list`), the bearer's source (never its
     /// value), the `hanzo` CLI, git, the state folder and its database, and
     /// which clients name hanzo-mcp. Exit status 1 when a line says FAIL.
-    Doctor(ServeArgs),
+    Doctor(ServeFlags),
     /// Add the `hanzo` server entry (this binary, `serve`) to an MCP
     /// client's configuration file, in its format, keeping every other
     /// entry, comment and the file's layout; the previous file is kept as
@@ -71,6 +71,43 @@ pub enum Command {
     /// Print the manual page (roff) on stdout (`hanzo-mcp man >
     /// ~/.local/share/man/man1/hanzo-mcp.1`).
     Man,
+}
+
+/// `serve`'s flags, as `doctor` and `config show` take them: read as
+/// `serve` reads them only when those run (clap builds every flag of a
+/// subcommand at every start, which `serve`'s start-up would pay for).
+#[derive(Debug, Clone, Args)]
+pub struct ServeFlags {
+    /// Any of `serve`'s flags (`hanzo-mcp serve --help`).
+    #[arg(
+        value_name = "SERVE FLAGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub flags: Vec<std::ffi::OsString>,
+}
+
+impl ServeFlags {
+    /// The flags read as `serve` reads them (and `--config`, when it
+    /// comes among them), with their matches.
+    ///
+    /// # Errors
+    /// clap's, as for `serve`.
+    pub fn parse(&self) -> Result<(ServeArgs, Option<PathBuf>, clap::ArgMatches), clap::Error> {
+        use clap::FromArgMatches as _;
+        let command = ServeArgs::augment_args(clap::Command::new("hanzo-mcp serve")).arg(
+            clap::Arg::new("config")
+                .long("config")
+                .value_name("FILE")
+                .value_parser(clap::value_parser!(PathBuf)),
+        );
+        let matches = command.try_get_matches_from(
+            std::iter::once(std::ffi::OsString::from("serve")).chain(self.flags.iter().cloned()),
+        )?;
+        let args = ServeArgs::from_arg_matches(&matches)?;
+        let config = matches.get_one::<PathBuf>("config").cloned();
+        Ok((args, config, matches))
+    }
 }
 
 /// Options of `install` and `uninstall`.
@@ -95,7 +132,7 @@ pub enum ConfigCommand {
     /// Print every setting `serve` would use with these flags, with where
     /// it came from (flag, environment, config file, default); credentials
     /// masked.
-    Show(ServeArgs),
+    Show(ServeFlags),
 }
 
 /// Options of `tools`.
@@ -485,21 +522,10 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         (Command::Tools(args), Some(m)) => {
             crate::config::Effective::apply_sources(config.as_deref(), &mut args.sources, m)
         }
-        (Command::Doctor(args), Some(m)) => {
-            crate::config::Effective::apply_serve(config.as_deref(), args, m)
-        }
-        (Command::Config(ConfigCommand::Show(args)), Some(m)) => {
-            let m = m.subcommand().map_or(m, |(_, m)| m);
-            crate::config::Effective::apply_serve(config.as_deref(), args, m)
-        }
         _ => Ok(crate::config::Effective::default()),
     };
     let effective = match effective {
         Ok(effective) => effective,
-        // doctor reports it among its checks, and checks the rest.
-        Err(error) if matches!(cli.command, Command::Doctor(_)) => {
-            crate::config::Effective::failed(error.to_string())
-        }
         Err(error) => {
             report(&format!("hanzo-mcp: {error}"));
             return ExitCode::from(2);
@@ -510,11 +536,27 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         Command::Uninstall(args) => return install(args, true),
         _ => {}
     }
-    if let Command::Doctor(args) = &mut cli.command {
-        args.sources.file = effective.extra.clone();
-        return doctor(args, &effective);
-    }
-    if let Command::Config(ConfigCommand::Show(_)) = &cli.command {
+    if let Command::Doctor(flags) | Command::Config(ConfigCommand::Show(flags)) = &cli.command {
+        let is_doctor = matches!(cli.command, Command::Doctor(_));
+        let (mut args, named, m) = match flags.parse() {
+            Ok(parsed) => parsed,
+            Err(error) => error.exit(),
+        };
+        let config = named.or(config);
+        let effective =
+            match crate::config::Effective::apply_serve(config.as_deref(), &mut args, &m) {
+                Ok(effective) => effective,
+                // doctor reports it among its checks, and checks the rest.
+                Err(error) if is_doctor => crate::config::Effective::failed(error.to_string()),
+                Err(error) => {
+                    report(&format!("hanzo-mcp: {error}"));
+                    return ExitCode::from(2);
+                }
+            };
+        if is_doctor {
+            args.sources.file = effective.extra.clone();
+            return doctor(&args, &effective);
+        }
         use std::io::Write;
         return match write!(std::io::stdout().lock(), "{}", effective.show()) {
             Ok(()) => ExitCode::SUCCESS,
