@@ -6,9 +6,10 @@
 //! by `--config FILE`, else by `HANZO_MCP_CONFIG`, else
 //! `config.toml` in the platform's config folder under `hanzo-mcp/`
 //! (`~/.config/hanzo-mcp/config.toml` on Linux). That last one is not read
-//! when it lies inside a root the local tools may write: an agent must
-//! not be able to widen what it may do at the next start. A file named
-//! explicitly is always read.
+//! when it lies inside a root the local tools may write, nor by `serve`
+//! over stdio without `--root` (the client names the roots then, and they
+//! may hold it): an agent must not be able to widen what it may do at the
+//! next start. A file named explicitly is always read.
 //!
 //! An unknown key, or a value that does not parse, stops the start with
 //! the file, the key's path and the form expected.
@@ -769,7 +770,9 @@ impl Effective {
         args: &mut ServeArgs,
         matches: &ArgMatches,
     ) -> Result<Effective, ServerError> {
-        let loaded = load_for(config_flag, &args.sources)?;
+        // As `cli::follows_client_roots`, from the flags alone.
+        let client_roots = args.http.is_none() && args.sources.roots.is_empty();
+        let loaded = load_for(config_flag, &args.sources, client_roots)?;
         let mut settings = Vec::new();
         apply_serve(args, matches, &loaded.file, &mut settings)
             .map_err(|e| in_file(&loaded, &e))?;
@@ -785,7 +788,7 @@ impl Effective {
         sources: &mut SourceArgs,
         matches: &ArgMatches,
     ) -> Result<Effective, ServerError> {
-        let loaded = load_for(config_flag, sources)?;
+        let loaded = load_for(config_flag, sources, false)?;
         check_serve_values(&loaded.file).map_err(|e| in_file(&loaded, &e))?;
         let mut settings = Vec::new();
         apply_sources(sources, matches, &loaded.file, &mut settings)
@@ -929,9 +932,28 @@ fn check_registries(value: &str) -> Result<(), String> {
 }
 
 /// The file of a start: a named one, else the default one unless it lies
-/// inside the roots the flags give (else the working directory).
-fn load_for(config_flag: Option<&Path>, sources: &SourceArgs) -> Result<Loaded, ServerError> {
+/// inside the roots the flags give (else the working directory). With
+/// `client_roots` (`serve` over stdio without `--root`, whose roots come
+/// from the client and may hold the config folder) the default file is
+/// not read at all: only a named one is.
+fn load_for(
+    config_flag: Option<&Path>,
+    sources: &SourceArgs,
+    client_roots: bool,
+) -> Result<Loaded, ServerError> {
     let path = config_path(config_flag);
+    if let ConfigPath::Default(default) = &path
+        && client_roots
+        && default.is_file()
+    {
+        return Ok(Loaded {
+            skipped: Some(format!(
+                "{} is not read without --root: the client names the roots, which may hold it, and the tools may write there; name it with --config or {CONFIG_VAR}, or give --root",
+                default.display()
+            )),
+            ..Loaded::default()
+        });
+    }
     let roots = if sources.roots.is_empty() {
         std::env::current_dir().map(|d| vec![d]).unwrap_or_default()
     } else {

@@ -280,7 +280,7 @@ fn show_in(home: &Path, cwd: &Path, extra: &[&str]) -> String {
 }
 
 #[test]
-fn the_default_file_inside_a_root_is_read_only_when_named() {
+fn the_default_file_inside_a_root_or_under_client_roots_is_read_only_when_named() {
     let home = tempfile::tempdir().expect("home");
     let folder = home.path().join(".config/hanzo-mcp");
     std::fs::create_dir_all(&folder).expect("config folder");
@@ -288,8 +288,12 @@ fn the_default_file_inside_a_root_is_read_only_when_named() {
     std::fs::write(&file, "mode = \"review\"\n").expect("write");
     let elsewhere = tempfile::tempdir().expect("elsewhere");
 
-    // The home folder as the root (the working directory): not read.
-    let out = show_in(home.path(), home.path(), &[]);
+    let default = "(none: every session may choose)  (default)";
+    let home_root = home.path().to_str().expect("utf-8");
+    let other_root = elsewhere.path().to_str().expect("utf-8");
+
+    // The home folder as a root: not read.
+    let out = show_in(home.path(), elsewhere.path(), &["--root", home_root]);
     assert!(
         out.starts_with(&format!(
             "# config file: none ({} is inside the root {}",
@@ -298,19 +302,25 @@ fn the_default_file_inside_a_root_is_read_only_when_named() {
         )),
         "{out}"
     );
-    assert_eq!(
-        shown(&out, "mode"),
-        "(none: every session may choose)  (default)"
-    );
-    // The same with --root naming it.
-    let root = home.path().to_str().expect("utf-8");
-    let out = show_in(home.path(), elsewhere.path(), &["--root", root]);
-    assert_eq!(
-        shown(&out, "mode"),
-        "(none: every session may choose)  (default)"
-    );
-    // A root elsewhere: read.
+    assert_eq!(shown(&out, "mode"), default);
+    // Over stdio without --root the client names the roots: not read.
     let out = show_in(home.path(), elsewhere.path(), &[]);
+    assert!(
+        out.starts_with(&format!(
+            "# config file: none ({} is not read without --root: the client names the roots",
+            file.display()
+        )),
+        "{out}"
+    );
+    assert_eq!(shown(&out, "mode"), default);
+    // Over HTTP the working directory is the root: inside it, not read;
+    // elsewhere, read.
+    let out = show_in(home.path(), home.path(), &["--http", "127.0.0.1:1"]);
+    assert_eq!(shown(&out, "mode"), default);
+    let out = show_in(home.path(), elsewhere.path(), &["--http", "127.0.0.1:1"]);
+    assert_eq!(shown(&out, "mode"), "review  (config file)");
+    // A root elsewhere: read.
+    let out = show_in(home.path(), elsewhere.path(), &["--root", other_root]);
     assert!(
         out.starts_with(&format!("# config file: {}\n", file.display())),
         "{out}"
