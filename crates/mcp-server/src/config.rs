@@ -320,6 +320,21 @@ fn given(
     }
 }
 
+/// The origin of one setting: the flag or its variable when `given` says
+/// so (clap has set it already); else the file's value, which `apply`
+/// checks and stores; else the default.
+fn layered<T>(
+    given: Option<Origin>,
+    from_file: Option<T>,
+    apply: impl FnOnce(T) -> Result<(), String>,
+) -> Result<Origin, String> {
+    match (given, from_file) {
+        (Some(origin), _) => Ok(origin),
+        (None, Some(value)) => apply(value).map(|()| Origin::File),
+        (None, None) => Ok(Origin::Default),
+    }
+}
+
 /// Whether `var` is set to something not blank.
 fn env_set(var: &str) -> bool {
     std::env::var_os(var).is_some_and(|v| !v.is_empty())
@@ -340,16 +355,14 @@ pub fn apply_sources(
 ) -> Result<(), String> {
     let door = file.door.clone().unwrap_or_default();
     // roots
-    let origin = match given(matches, "roots", "--root", None) {
-        Some(origin) => origin,
-        None => match &file.roots {
-            Some(roots) => {
-                sources.roots.clone_from(roots);
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(matches, "roots", "--root", None),
+        file.roots.as_ref(),
+        |roots| {
+            sources.roots.clone_from(roots);
+            Ok(())
         },
-    };
+    )?;
     let roots: Vec<String> = sources
         .roots
         .iter()
@@ -365,24 +378,22 @@ pub fn apply_sources(
         origin,
     });
     // allowed_tools
-    let origin = match given(
-        matches,
-        "allowed_tools",
-        "--allowed-tools",
-        Some("HANZO_MCP_ALLOWED_TOOLS"),
-    ) {
-        Some(origin) => origin,
-        None => match &file.allowed_tools {
-            Some(table) => {
-                let json = serde_json::Value::Object(table.clone()).to_string();
-                crate::cli::parse_allowed_tools(Some(&json))
-                    .map_err(|e| format!("key allowed_tools: {}", strip_flag(&e.to_string())))?;
-                sources.allowed_tools = Some(json);
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(
+            matches,
+            "allowed_tools",
+            "--allowed-tools",
+            Some("HANZO_MCP_ALLOWED_TOOLS"),
+        ),
+        file.allowed_tools.as_ref(),
+        |table| {
+            let json = serde_json::Value::Object(table.clone()).to_string();
+            crate::cli::parse_allowed_tools(Some(&json))
+                .map_err(|e| format!("key allowed_tools: {}", strip_flag(&e.to_string())))?;
+            sources.allowed_tools = Some(json);
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "allowed_tools",
         value: sources
@@ -392,17 +403,16 @@ pub fn apply_sources(
         origin,
     });
     // modes
-    let origin = match given(matches, "modes", "--modes", None) {
-        Some(origin) => origin,
-        None if env_set(mcp_local_tools_modes_var()) => Origin::Env(mcp_local_tools_modes_var()),
-        None => match &file.modes {
-            Some(path) => {
-                sources.modes = Some(path.clone());
-                Origin::File
-            }
-            None => Origin::Default,
+    let modes_var = mcp_local_tools_modes_var();
+    let by_env = env_set(modes_var).then_some(Origin::Env(modes_var));
+    let origin = layered(
+        given(matches, "modes", "--modes", None).or(by_env),
+        file.modes.as_ref(),
+        |path| {
+            sources.modes = Some(path.clone());
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "modes",
         value: match (&sources.modes, &origin) {
@@ -413,21 +423,19 @@ pub fn apply_sources(
         origin,
     });
     // secret_env
-    let origin = match given(
-        matches,
-        "secret_env",
-        "--secret-env",
-        Some("HANZO_MCP_SECRET_ENV"),
-    ) {
-        Some(origin) => origin,
-        None => match &file.secret_env {
-            Some(names) => {
-                sources.secret_env.clone_from(names);
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(
+            matches,
+            "secret_env",
+            "--secret-env",
+            Some("HANZO_MCP_SECRET_ENV"),
+        ),
+        file.secret_env.as_ref(),
+        |names| {
+            sources.secret_env.clone_from(names);
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "secret_env",
         value: format!(
@@ -441,24 +449,22 @@ pub fn apply_sources(
         origin,
     });
     // fetch_allow_private
-    let origin = match given(
-        matches,
-        "fetch_allow_private",
-        "--fetch-allow-private",
-        None,
-    ) {
-        Some(origin) => origin,
-        None if env_set("HANZO_MCP_FETCH_ALLOW_PRIVATE") => {
-            Origin::Env("HANZO_MCP_FETCH_ALLOW_PRIVATE")
-        }
-        None => match file.fetch_allow_private {
-            Some(allow) => {
-                sources.fetch_allow_private = allow;
-                Origin::File
-            }
-            None => Origin::Default,
+    let private_var = "HANZO_MCP_FETCH_ALLOW_PRIVATE";
+    let by_env = env_set(private_var).then_some(Origin::Env(private_var));
+    let origin = layered(
+        given(
+            matches,
+            "fetch_allow_private",
+            "--fetch-allow-private",
+            None,
+        )
+        .or(by_env),
+        file.fetch_allow_private,
+        |allow| {
+            sources.fetch_allow_private = allow;
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "fetch_allow_private",
         value: match origin {
@@ -468,54 +474,48 @@ pub fn apply_sources(
         origin,
     });
     // door.enabled
-    let origin = match given(matches, "no_door", "--no-door", None) {
-        Some(origin) => origin,
-        None => match door.enabled {
-            Some(enabled) => {
-                sources.no_door = !enabled;
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(matches, "no_door", "--no-door", None),
+        door.enabled,
+        |enabled| {
+            sources.no_door = !enabled;
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "door.enabled",
         value: (!sources.no_door).to_string(),
         origin,
     });
     // door.wait
-    let origin = match given(matches, "door_wait", "--door-wait", None) {
-        Some(origin) => origin,
-        None => match door.wait {
-            Some(seconds) => {
-                sources.door_wait = std::time::Duration::try_from_secs_f64(seconds)
-                    .map_err(|_| format!("key door.wait: {seconds} is not a number of seconds"))?;
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(matches, "door_wait", "--door-wait", None),
+        door.wait,
+        |seconds| {
+            sources.door_wait = std::time::Duration::try_from_secs_f64(seconds)
+                .map_err(|_| format!("key door.wait: {seconds} is not a number of seconds"))?;
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "door.wait",
         value: format!("{} s", sources.door_wait.as_secs_f64()),
         origin,
     });
     // door.allow_cleartext_bearer
-    let origin = match given(
-        matches,
-        "door_allow_cleartext_bearer",
-        "--door-allow-cleartext-bearer",
-        Some("HANZO_MCP_DOOR_ALLOW_CLEARTEXT_BEARER"),
-    ) {
-        Some(origin) => origin,
-        None => match door.allow_cleartext_bearer {
-            Some(allow) => {
-                sources.door_allow_cleartext_bearer = allow;
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(
+            matches,
+            "door_allow_cleartext_bearer",
+            "--door-allow-cleartext-bearer",
+            Some("HANZO_MCP_DOOR_ALLOW_CLEARTEXT_BEARER"),
+        ),
+        door.allow_cleartext_bearer,
+        |allow| {
+            sources.door_allow_cleartext_bearer = allow;
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "door.allow_cleartext_bearer",
         value: sources.door_allow_cleartext_bearer.to_string(),
@@ -548,16 +548,14 @@ pub fn apply_serve(
 ) -> Result<(), String> {
     apply_sources(&mut args.sources, matches, file, settings)?;
     // mode
-    let origin = match given(matches, "mode", "--mode", Some("HANZO_MCP_MODE")) {
-        Some(origin) => origin,
-        None => match &file.mode {
-            Some(mode) => {
-                args.mode = Some(mode.clone());
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(matches, "mode", "--mode", Some("HANZO_MCP_MODE")),
+        file.mode.as_ref(),
+        |mode| {
+            args.mode = Some(mode.clone());
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "mode",
         value: args
@@ -567,37 +565,32 @@ pub fn apply_serve(
         origin,
     });
     // max_in_flight
-    let origin = match given(matches, "max_in_flight", "--max-in-flight", None) {
-        Some(origin) => origin,
-        None => match file.max_in_flight {
-            Some(n) => {
-                args.max_in_flight = crate::cli::parse_in_flight(&n.to_string())
-                    .map_err(|e| format!("key max_in_flight: {e}"))?;
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(matches, "max_in_flight", "--max-in-flight", None),
+        file.max_in_flight,
+        |n| {
+            args.max_in_flight = crate::cli::parse_in_flight(&n.to_string())
+                .map_err(|e| format!("key max_in_flight: {e}"))?;
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "max_in_flight",
         value: args.max_in_flight.to_string(),
         origin,
     });
     // log_level
-    let origin = match given(matches, "log_level", "--log-level", None) {
-        Some(origin) => origin,
-        None if env_set("RUST_LOG") => Origin::Env("RUST_LOG"),
-        None => match &file.log_level {
-            Some(level) => {
-                args.log_level = Some(
-                    crate::cli::parse_log_level(level)
-                        .map_err(|e| format!("key log_level: {e}"))?,
-                );
-                Origin::File
-            }
-            None => Origin::Default,
+    let by_env = env_set("RUST_LOG").then_some(Origin::Env("RUST_LOG"));
+    let origin = layered(
+        given(matches, "log_level", "--log-level", None).or(by_env),
+        file.log_level.as_ref(),
+        |level| {
+            let level =
+                crate::cli::parse_log_level(level).map_err(|e| format!("key log_level: {e}"))?;
+            args.log_level = Some(level);
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "log_level",
         value: match (&args.log_level, &origin) {
@@ -609,18 +602,15 @@ pub fn apply_serve(
     });
     let http = file.http.clone().unwrap_or_default();
     // http.listen
-    let origin = match given(matches, "http", "--http", None) {
-        Some(origin) => origin,
-        None => match &http.listen {
-            Some(addr) => {
-                args.http = Some(
-                    crate::http::parse_addr(addr).map_err(|e| format!("key http.listen: {e}"))?,
-                );
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(matches, "http", "--http", None),
+        http.listen.as_ref(),
+        |addr| {
+            args.http =
+                Some(crate::http::parse_addr(addr).map_err(|e| format!("key http.listen: {e}"))?);
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "http.listen",
         value: args
@@ -629,16 +619,14 @@ pub fn apply_serve(
         origin,
     });
     // http.no_auth
-    let origin = match given(matches, "http_no_auth", "--http-no-auth", None) {
-        Some(origin) => origin,
-        None => match http.no_auth {
-            Some(no_auth) => {
-                args.http_no_auth = no_auth;
-                Origin::File
-            }
-            None => Origin::Default,
+    let origin = layered(
+        given(matches, "http_no_auth", "--http-no-auth", None),
+        http.no_auth,
+        |no_auth| {
+            args.http_no_auth = no_auth;
+            Ok(())
         },
-    };
+    )?;
     settings.push(Setting {
         key: "http.no_auth",
         value: args.http_no_auth.to_string(),
@@ -726,16 +714,14 @@ fn apply_http_limits(
     settings: &mut Vec<Setting>,
 ) -> Result<(), String> {
     for row in &LIMITS {
-        let origin = match given(matches, row.id, row.flag, Some(row.env)) {
-            Some(origin) => origin,
-            None => match limit_in_file(row, http)? {
-                Some(n) => {
-                    *(row.in_args)(limits) = n;
-                    Origin::File
-                }
-                None => Origin::Default,
+        let origin = layered(
+            given(matches, row.id, row.flag, Some(row.env)),
+            limit_in_file(row, http)?,
+            |n| {
+                *(row.in_args)(limits) = n;
+                Ok(())
             },
-        };
+        )?;
         settings.push(Setting {
             key: row.key,
             value: (row.in_args)(limits).to_string(),

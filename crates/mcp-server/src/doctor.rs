@@ -53,26 +53,13 @@ fn finding(verdict: Verdict, what: &'static str, detail: impl Into<String>) -> F
     }
 }
 
-/// The tools this binary was built with.
+/// The local tools this binary was built with, as its toolbox has them.
 fn features() -> Vec<&'static str> {
-    let all: [(&str, bool); 12] = [
-        ("fs", cfg!(feature = "fs")),
-        ("code", cfg!(feature = "code")),
-        ("workspace", cfg!(feature = "workspace")),
-        ("exec", cfg!(feature = "exec")),
-        ("git", cfg!(feature = "git")),
-        ("fetch", cfg!(feature = "fetch")),
-        ("ui", cfg!(feature = "ui")),
-        ("think", cfg!(feature = "think")),
-        ("memory", cfg!(feature = "memory")),
-        ("plan", cfg!(feature = "plan")),
-        ("tasks", cfg!(feature = "tasks")),
-        ("mode", cfg!(feature = "mode")),
-    ];
-    all.iter()
-        .filter(|(_, on)| *on)
-        .map(|(name, _)| *name)
-        .collect()
+    #[cfg_attr(not(feature = "mode"), allow(unused_mut))]
+    let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
+    #[cfg(feature = "mode")]
+    toolbox.with_mode();
+    toolbox.names()
 }
 
 /// Every check for a start with `args` and the settings of `effective`.
