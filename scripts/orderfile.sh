@@ -121,26 +121,27 @@ names() {
     awk 'NR == FNR { defined[$0] = 1; next } $0 in defined' "$WORK/defined" -
 }
 
-# One stdio session under callgrind: NAME, then `serve` flags, then
+# One stdio session under callgrind, in the root folder, at the default
+# log level (the start-up line is written): NAME, then `serve` flags, then
 # VAR=VALUE settings. stdin and stdout are pipes, as with a real client.
 stdio() {
   local name="$1" flags="$2"
   shift 2
   # shellcheck disable=SC2086 # $flags is a list of flags
-  env RUST_LOG=error "$@" valgrind --tool=callgrind --demangle=no --dump-instr=no \
+  (cd "$WORK/root" && env -u RUST_LOG "$@" valgrind --tool=callgrind --demangle=no --dump-instr=no \
     --callgrind-out-file="$WORK/$name.cg" \
-    "$BIN" serve --log-level error --root "$WORK/root" $flags \
-    < "$WORK/$name.jsonl" 2>"$WORK/$name.log" | cat >/dev/null
+    "$BIN" serve $flags \
+    < "$WORK/$name.jsonl" 2>"$WORK/$name.log" | cat >/dev/null)
 }
 
 # Session 4: `serve --http` under callgrind, stateless POSTs with curl, then
 # SIGTERM (the server shuts down, and callgrind writes its output).
 http() {
   local port=$((20000 + RANDOM % 20000))
-  env RUST_LOG=error HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_MCP_HTTP_BEARER=orderfile-bearer \
+  env -u RUST_LOG HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_MCP_HTTP_BEARER=orderfile-bearer \
     valgrind --tool=callgrind \
     --demangle=no --dump-instr=no --callgrind-out-file="$WORK/http.cg" \
-    "$BIN" serve --log-level error --root "$WORK/root" --http "127.0.0.1:$port" \
+    "$BIN" serve --root "$WORK/root" --http "127.0.0.1:$port" \
     2>"$WORK/http.log" &
   local server=$!
   for _ in $(seq 150); do
@@ -164,11 +165,15 @@ http() {
   wait "$server" || true
 }
 
-stdio core --no-door
-stdio legacy --no-door
-stdio stateless --no-door
+stdio core "--no-door --root $WORK/root"
+stdio legacy "--no-door --root $WORK/root"
+stdio stateless "--no-door --root $WORK/root"
 http
-stdio door "" HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_API_KEY=orderfile-not-a-key
+# The default configuration: the door configured (refusing here), the
+# working directory as the root, a configuration file read.
+printf 'log_level = "info"\n\n[door]\nenabled = true\n' > "$WORK/config.toml"
+stdio door "" HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_API_KEY=orderfile-not-a-key \
+  HANZO_MCP_CONFIG="$WORK/config.toml"
 for session in core legacy stateless http door; do
   names "$WORK/$session.cg"
 done | awk '!seen[$0]++' > "$WORK/order"

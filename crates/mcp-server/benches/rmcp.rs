@@ -11,7 +11,9 @@
 //!   a ratio to it measures the server core alone.
 //!
 //! `hanzo-mcp` runs as it ships: every local tool compiled in, the door
-//! configured. Three configurations:
+//! configured, its default log level (the start-up line is written to
+//! stderr) and a configuration file read (`HANZO_MCP_CONFIG`, a file
+//! that writes down default values). Three configurations:
 //!
 //! - `refused`: `HANZO_MCP_DOOR=http://127.0.0.1:1/v1/mcp`, a door whose
 //!   connection is refused (nothing listens on port 1);
@@ -76,7 +78,7 @@ use serde_json::json;
 use stdio::{Proc, hermetic, load_average};
 
 /// Rounds; every figure is the median of its per-round values.
-const ROUNDS: usize = 7;
+const ROUNDS: usize = 15;
 /// Spawns per server and round (`init`, `list`).
 const SPAWNS: usize = 10;
 /// Sequential calls per server and round.
@@ -137,14 +139,43 @@ fn median_f64(values: &mut [f64]) -> f64 {
 fn command(subject: &Subject, root: &Path) -> Command {
     let mut command = Command::new(&subject.program);
     hermetic(&mut command);
-    command
-        .args(&subject.args)
-        .current_dir(root)
-        .env("RUST_LOG", "error");
+    command.args(&subject.args).current_dir(root);
+    if subject.rmcp {
+        command.env("RUST_LOG", "error");
+    } else {
+        // As users run it: its default log level (the start-up line is
+        // written) and a configuration file read.
+        command
+            .env_remove("RUST_LOG")
+            .env("HANZO_MCP_CONFIG", config_file());
+    }
     for (key, value) in &subject.env {
         command.env(key, value);
     }
     command
+}
+
+/// The configuration file every hanzo-mcp start reads: settings a user
+/// writes down, each its default, so the figures measure reading the file
+/// and not a different configuration.
+fn config_file() -> PathBuf {
+    static FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FILE.get_or_init(|| {
+        let path =
+            std::env::temp_dir().join(format!("hanzo-mcp-bench-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "# hanzo-mcp bench: the defaults, written down\n\
+             log_level = \"info\"\n\
+             fetch_allow_private = false\n\
+             \n\
+             [door]\n\
+             enabled = true\n",
+        )
+        .expect("write the bench's config file");
+        path
+    })
+    .clone()
 }
 
 /// Spawn → `initialize` answered; then the first `tools/list` after
@@ -549,6 +580,7 @@ fn main() {
     }
     println!("load average after: {}", load_average());
     report(&subjects, &rounds);
+    let _ = std::fs::remove_file(config_file());
 }
 
 /// Prints the per-round figures, then the medians and the ratios to rmcp.

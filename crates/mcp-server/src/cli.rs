@@ -37,11 +37,15 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands.
+/// The subcommands. Each one's flags are built only when it runs
+/// (clap's deferred initialization): a start pays for `serve`'s flags, not
+/// for every subcommand's. A variant's comment is its line in
+/// `hanzo-mcp --help`; the comment of its flags' struct, applied when the
+/// subcommand is built, is what `hanzo-mcp <subcommand> --help` says.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
-    /// Serve MCP over stdin/stdout, or over streamable HTTP with --http
-    /// (logs go to stderr).
+    /// Serve MCP over stdin/stdout, or over streamable HTTP with --http.
     Serve(ServeArgs),
     /// Print the assembled tool list as JSON on stdout and exit.
     Tools(ToolsArgs),
@@ -49,19 +53,13 @@ pub enum Command {
     #[command(subcommand)]
     Config(ConfigCommand),
     /// Check what a start with these flags would use, one line each (ok,
-    /// note or FAIL, with the fix): the config file, the roots, the door
-    /// (address, name, TLS, `tools/list`), the bearer's source (never its
-    /// value), the `hanzo` CLI, git, the state folder and its database, and
-    /// which clients name hanzo-mcp. Exit status 1 when a line says FAIL.
-    Doctor(ServeFlags),
-    /// Add the `hanzo` server entry (this binary, `serve`) to an MCP
-    /// client's configuration file, in its format, keeping every other
-    /// entry, comment and the file's layout; the previous file is kept as
-    /// `<file>.hanzo-mcp.bak`. Installing twice changes nothing.
+    /// note or FAIL, with the fix).
+    Doctor(DoctorArgs),
+    /// Add the `hanzo` server entry to an MCP client's configuration
+    /// file.
     Install(InstallArgs),
-    /// Remove the `hanzo` entry from an MCP client's configuration file
-    /// (the file as it was before `install`, when nothing else changed).
-    Uninstall(InstallArgs),
+    /// Remove the `hanzo` entry from an MCP client's configuration file.
+    Uninstall(UninstallArgs),
     /// Print a shell completion script on stdout (`hanzo-mcp completions
     /// bash > ~/.local/share/bash-completion/completions/hanzo-mcp`).
     Completions {
@@ -110,7 +108,10 @@ impl ServeFlags {
     }
 }
 
-/// Options of `install` and `uninstall`.
+/// Add the `hanzo` server entry (this binary, `serve`) to an MCP client's
+/// configuration file, in its format, keeping every other entry, comment
+/// and the file's layout; the previous file is kept as
+/// `<file>.hanzo-mcp.bak`. Installing twice changes nothing.
 #[derive(Debug, Clone, Args)]
 pub struct InstallArgs {
     /// The client whose configuration file to change.
@@ -126,6 +127,27 @@ pub struct InstallArgs {
     pub print: bool,
 }
 
+/// Remove the `hanzo` entry from an MCP client's configuration file (the
+/// file as it was before `install`, when nothing else changed).
+#[derive(Debug, Clone, Args)]
+pub struct UninstallArgs {
+    /// The same options as `install`'s.
+    #[command(flatten)]
+    pub args: InstallArgs,
+}
+
+/// Check what a start with these flags would use, one line each (ok, note
+/// or FAIL, with the fix): the config file, the roots, the door (address,
+/// name, TLS, `tools/list`), the bearer's source (never its value), the
+/// `hanzo` CLI, git, the state folder and its database, and which clients
+/// name hanzo-mcp. Exit status 1 when a line says FAIL.
+#[derive(Debug, Clone, Args)]
+pub struct DoctorArgs {
+    /// `serve`'s flags, as `serve` reads them.
+    #[command(flatten)]
+    pub flags: ServeFlags,
+}
+
 /// `hanzo-mcp config ...`.
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -135,7 +157,7 @@ pub enum ConfigCommand {
     Show(ServeFlags),
 }
 
-/// Options of `tools`.
+/// Print the assembled tool list as JSON on stdout and exit.
 #[derive(Debug, Clone, Args)]
 pub struct ToolsArgs {
     /// Which tools exist.
@@ -372,7 +394,8 @@ fn read_config_file(path: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| format!("{path} is not UTF-8: {e}"))
 }
 
-/// Options of `serve`.
+/// Serve MCP over stdin/stdout, or over streamable HTTP with --http (logs
+/// go to stderr).
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
     /// Which tools exist.
@@ -533,10 +556,12 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
     };
     match &cli.command {
         Command::Install(args) => return install(args, false),
-        Command::Uninstall(args) => return install(args, true),
+        Command::Uninstall(args) => return install(&args.args, true),
         _ => {}
     }
-    if let Command::Doctor(flags) | Command::Config(ConfigCommand::Show(flags)) = &cli.command {
+    if let Command::Doctor(DoctorArgs { flags }) | Command::Config(ConfigCommand::Show(flags)) =
+        &cli.command
+    {
         let is_doctor = matches!(cli.command, Command::Doctor(_));
         let (mut args, named, m) = match flags.parse() {
             Ok(parsed) => parsed,

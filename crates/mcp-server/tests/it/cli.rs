@@ -427,3 +427,40 @@ fn completions_and_the_manual_page_cover_every_subcommand() {
     let refused = run(&["completions", "tcsh"], &[]);
     assert_eq!(refused.status.code(), Some(2));
 }
+
+/// Subcommands build their flags only when they run: built all at once,
+/// the command line still passes clap's own consistency checks (no flag
+/// named twice, the global `--config` included), and each subcommand's
+/// help opens with its own description, not another's.
+#[test]
+fn every_deferred_subcommand_builds_and_describes_itself() {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    command.build();
+    command.clone().debug_assert();
+    let flags = |name: &str| -> Vec<String> {
+        let sub = command.find_subcommand(name).expect(name);
+        sub.get_arguments()
+            .filter_map(|a| a.get_long().map(str::to_owned))
+            .collect()
+    };
+    assert!(flags("serve").contains(&"allowed-tools".to_owned()));
+    assert!(flags("serve").contains(&"config".to_owned()));
+    assert!(flags("tools").contains(&"capabilities".to_owned()));
+    assert!(flags("install").contains(&"client".to_owned()));
+    assert!(flags("uninstall").contains(&"client".to_owned()));
+    for (argv, first) in [
+        (&["serve", "--help"][..], "Serve MCP over stdin/stdout"),
+        (&["tools", "--help"], "Print the assembled tool list"),
+        (&["install", "--help"], "Add the `hanzo` server entry"),
+        (&["uninstall", "--help"], "Remove the `hanzo` entry"),
+        (&["doctor", "--help"], "Check what a start with these flags"),
+        (&["config", "show", "--help"], "Print every setting `serve`"),
+        (&["door", "--help"], "Serve a HIP-0300 door"),
+    ] {
+        let out = run(argv, &[]);
+        assert!(out.status.success(), "{argv:?}");
+        let help = String::from_utf8(out.stdout).expect("utf-8");
+        assert!(help.starts_with(first), "{argv:?}: {help}");
+    }
+}
