@@ -1,6 +1,6 @@
 //! The client the official MCP conformance suite (`@modelcontextprotocol/
 //! conformance`, `scripts/conformance.sh`) runs for each client scenario:
-//! `mcp-door-client`'s [`Door`] pointed at the suite's test server, listing
+//! `mcp-door-client`'s [`DoorClient`] pointed at the suite's test server, listing
 //! the tools and calling them the way the scenario asks.
 //!
 //! The suite starts a test server per scenario and runs
@@ -20,7 +20,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_door_client::{Door, DoorConfig, DoorStatus, Timeouts};
+use mcp_door_client::{DoorClient, DoorClientConfig, DoorStatus, Timeouts};
 use mcp_proto::Tool;
 use serde_json::{Map, Value, json};
 
@@ -48,13 +48,13 @@ async fn main() -> ExitCode {
 
     // The door address is set in code: the suite's server, no bearer, short
     // limits (every scenario server is on loopback).
-    let mut config = DoorConfig::new(url);
+    let mut config = DoorClientConfig::new(url);
     config.timeouts = Timeouts {
         connect: Duration::from_secs(2),
         list: Duration::from_secs(10),
         call: Duration::from_secs(10),
     };
-    let door = match Door::new(config) {
+    let door = match DoorClient::new(config) {
         Ok(door) => door,
         Err(error) => {
             eprintln!("conformance_client: {error}");

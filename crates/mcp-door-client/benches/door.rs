@@ -2,12 +2,12 @@
 //! - `tools_list_cached/*`: a `tools/list` of 12 local + 110 door tools (122)
 //!   answered from the cache (snapshot + merge, and + JSON serialization;
 //!   then the same through the `MergedTools` memo);
-//! - `call/*`: a `tools/call` forwarded by `Door::call_tool` to a loopback
+//! - `call/*`: a `tools/call` forwarded by `DoorClient::call_tool` to a loopback
 //!   fake door, against the same request POSTed straight to it;
 //! - `call_1mib/*`: a `tools/call` whose door result holds 1 MiB of text
-//!   content (1,114,167 bytes of JSON), forwarded by `Door::call_tool`
+//!   content (1,114,167 bytes of JSON), forwarded by `DoorClient::call_tool`
 //!   (params and result through `serde_json::Value`) and by
-//!   `Door::call_tool_raw` (params and result as JSON text), against the
+//!   `DoorClient::call_tool_raw` (params and result as JSON text), against the
 //!   same request POSTed straight to the door and its body read as bytes.
 //!
 //! Run: `cargo bench -p mcp-door-client --bench door`.
@@ -15,7 +15,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_door_client::{Door, MergedTools, merge};
+use mcp_door_client::{DoorClient, MergedTools, merge};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use mcp_proto::Tool;
 use serde_json::{Map, Value, json};
@@ -68,8 +68,8 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
-fn door_for(fake: &FakeDoor) -> Door {
-    Door::new(shared::config_with_bearer(&fake.url(), "bench-token")).expect("door")
+fn door_for(fake: &FakeDoor) -> DoorClient {
+    DoorClient::new(shared::config_with_bearer(&fake.url(), "bench-token")).expect("door")
 }
 
 fn tools_list_cached(c: &mut Criterion) {

@@ -6,8 +6,7 @@ use crate::bearer::{Bearer, BearerDiscovery};
 
 /// The API base used when `HANZO_API_BASE` is unset (HIP-0300 §2.2).
 pub const DEFAULT_API_BASE: &str = "https://api.hanzo.ai";
-/// The door's path on the API host (HIP-0300 §1.1).
-pub const DOOR_PATH: &str = "/v1/mcp";
+pub use mcp_proto::DOOR_PATH;
 /// The protocol revision the door speaks, and so the one every forwarded
 /// request is written in (HIP-0300 §1.1).
 pub const DOOR_REVISION: &str = "2026-07-28";
@@ -132,11 +131,11 @@ impl Default for ClientInfo {
     }
 }
 
-/// Everything a [`crate::Door`] needs. Every field is public so a runtime
-/// that embeds the crate can set it by hand; [`DoorConfig::from_env`] and
-/// [`DoorConfig::from_lookup`] fill it the HIP-0300 §2.2 way.
+/// Everything a [`crate::DoorClient`] needs. Every field is public so a runtime
+/// that embeds the crate can set it by hand; [`DoorClientConfig::from_env`] and
+/// [`DoorClientConfig::from_lookup`] fill it the HIP-0300 §2.2 way.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DoorConfig {
+pub struct DoorClientConfig {
     /// The door's URL, e.g. `https://api.hanzo.ai/v1/mcp`.
     pub address: String,
     /// Where the bearer comes from.
@@ -155,10 +154,10 @@ pub struct DoorConfig {
     pub client_info: ClientInfo,
 }
 
-impl DoorConfig {
+impl DoorClientConfig {
     /// A configuration for `address` with no bearer and default limits.
-    pub fn new(address: impl Into<String>) -> DoorConfig {
-        DoorConfig {
+    pub fn new(address: impl Into<String>) -> DoorClientConfig {
+        DoorClientConfig {
             address: address.into(),
             bearer: BearerSource::None,
             timeouts: Timeouts::default(),
@@ -173,13 +172,13 @@ impl DoorConfig {
     /// The configuration from the process environment: [`door_address`] and
     /// [`BearerDiscovery::from_env`]. Reads variables only; nothing runs and
     /// nothing is fetched until the door is first used.
-    pub fn from_env() -> DoorConfig {
-        DoorConfig::from_lookup(|key| std::env::var(key).ok())
+    pub fn from_env() -> DoorClientConfig {
+        DoorClientConfig::from_lookup(|key| std::env::var(key).ok())
     }
 
-    /// As [`DoorConfig::from_env`], with variables from `lookup`.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> DoorConfig {
-        let mut config = DoorConfig::new(door_address(&lookup));
+    /// As [`DoorClientConfig::from_env`], with variables from `lookup`.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> DoorClientConfig {
+        let mut config = DoorClientConfig::new(door_address(&lookup));
         config.bearer = BearerSource::Discover(BearerDiscovery::from_lookup(&lookup));
         config
     }
@@ -228,7 +227,7 @@ mod tests {
             ("not a url", false),
         ] {
             assert_eq!(
-                DoorConfig::new(address).sends_bearer_in_clear(),
+                DoorClientConfig::new(address).sends_bearer_in_clear(),
                 clear,
                 "{address}"
             );
@@ -267,7 +266,7 @@ mod tests {
 
     #[test]
     fn from_lookup_fills_defaults_and_discovery() {
-        let config = DoorConfig::from_lookup(vars(&[
+        let config = DoorClientConfig::from_lookup(vars(&[
             ("HANZO_API_KEY", "k-1"),
             ("HOME", "/home/u"),
             ("PATH", "/usr/bin"),

@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
 
-use crate::config::DoorConfig;
-use crate::error::DoorError;
+use crate::config::DoorClientConfig;
+use crate::error::DoorClientError;
 use crate::list::{DoorList, fetch_list, shorten};
 use crate::raw::{Object, Parsed};
 use crate::transport::{CallParams, Transport};
@@ -52,7 +52,7 @@ pub struct DoorSnapshot {
 
 struct Inner {
     address: String,
-    config: DoorConfig,
+    config: DoorClientConfig,
     transport: Transport,
     state: watch::Sender<DoorSnapshot>,
     /// The snapshot's generation alone, for servers that only need to know
@@ -73,52 +73,55 @@ struct Inner {
 /// Clones share the cache. Creating one touches no network and runs nothing.
 ///
 /// Typical server use (HIP-0300 §2.2):
-/// 1. [`Door::new`] then [`Door::start`] at start-up (in the runtime);
-/// 2. for `tools/list`: [`Door::list_within`] with the wait budget (it
+/// 1. [`DoorClient::new`] then [`DoorClient::start`] at start-up (in the runtime);
+/// 2. for `tools/list`: [`DoorClient::list_within`] with the wait budget (it
 ///    waits only while the first fetch is unfinished, then serves the cache
 ///    and refreshes a stale list in the background), and [`crate::merge`]
 ///    with the local tools;
-/// 3. [`Door::generations`] (or [`Door::subscribe`] for whole snapshots)
+/// 3. [`DoorClient::generations`] (or [`DoorClient::subscribe`] for whole snapshots)
 ///    and send `notifications/tools/list_changed` when it changes;
-/// 4. for `tools/call` of a name no local tool has and [`Door::owns`]:
-///    [`Door::call_tool_raw`] with the caller's params text, whose result
+/// 4. for `tools/call` of a name no local tool has and [`DoorClient::owns`]:
+///    [`DoorClient::call_tool_raw`] with the caller's params text, whose result
 ///    text goes back to the caller as it is (HIP-0300 §2.2: verbatim).
 #[derive(Clone)]
-pub struct Door {
+pub struct DoorClient {
     inner: Arc<Inner>,
 }
 
-impl std::fmt::Debug for Door {
+impl std::fmt::Debug for DoorClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Door")
+        f.debug_struct("DoorClient")
             .field("address", &self.inner.address)
             .finish_non_exhaustive()
     }
 }
 
-impl Door {
+impl DoorClient {
     /// A door handle for `config`.
     ///
-    /// Errors: [`DoorError::InvalidAddress`] when the address is not an
-    /// absolute http(s) URL; [`DoorError::Client`] when no HTTP client can be built.
-    pub fn new(config: DoorConfig) -> Result<Door, DoorError> {
-        Door::with_outage_log(config, OutageLog::new())
+    /// Errors: [`DoorClientError::InvalidAddress`] when the address is not an
+    /// absolute http(s) URL; [`DoorClientError::Client`] when no HTTP client can be built.
+    pub fn new(config: DoorClientConfig) -> Result<DoorClient, DoorClientError> {
+        DoorClient::with_outage_log(config, OutageLog::new())
     }
 
-    /// As [`Door::new`], reporting outages through `outage`, which the
+    /// As [`DoorClient::new`], reporting outages through `outage`, which the
     /// caller may have used before the handle existed (a server that
     /// probes the door's address at start): an outage it reported is not
     /// reported again, and the door's next answer ends it.
     ///
-    /// Errors: as [`Door::new`].
-    pub fn with_outage_log(config: DoorConfig, outage: OutageLog) -> Result<Door, DoorError> {
+    /// Errors: as [`DoorClient::new`].
+    pub fn with_outage_log(
+        config: DoorClientConfig,
+        outage: OutageLog,
+    ) -> Result<DoorClient, DoorClientError> {
         let transport = Transport::new(&config)?;
         let (state, _) = watch::channel(DoorSnapshot {
             generation: 0,
             status: DoorStatus::Pending,
             list: None,
         });
-        Ok(Door {
+        Ok(DoorClient {
             inner: Arc::new(Inner {
                 address: transport.address().to_string(),
                 config,
@@ -140,7 +143,7 @@ impl Door {
     }
 
     /// The configuration the handle was built with.
-    pub fn config(&self) -> &DoorConfig {
+    pub fn config(&self) -> &DoorClientConfig {
         &self.inner.config
     }
 
@@ -213,7 +216,7 @@ impl Door {
     /// The list to answer a `tools/list` with now: while the first fetch has
     /// not finished, starts it if needed and waits for it at most `wait`
     /// (the server's `--door-wait`, HIP-0300 §2.2); afterwards, the cached
-    /// snapshot at once ([`Door::snapshot`], which refreshes a stale list in
+    /// snapshot at once ([`DoorClient::snapshot`], which refreshes a stale list in
     /// the background). `list: None` means answer local-only.
     pub async fn list_within(&self, wait: Duration) -> DoorSnapshot {
         if self.inner.state.borrow().status != DoorStatus::Pending {
@@ -246,13 +249,13 @@ impl Door {
         validate_tool_name(name).is_ok()
     }
 
-    /// Forwards a `tools/call` (HIP-0300 §2.2): [`Door::call_tool_raw`]
+    /// Forwards a `tools/call` (HIP-0300 §2.2): [`DoorClient::call_tool_raw`]
     /// with `params` written as JSON text, and the answer decoded.
     ///
-    /// Returns what [`Door::call_tool_raw`] returns, as a [`Value`]. The
+    /// Returns what [`DoorClient::call_tool_raw`] returns, as a [`Value`]. The
     /// decoding loses what a `Value` cannot hold (number spellings, member
     /// order, lone surrogate escapes): a server that forwards a caller's
-    /// call uses [`Door::call_tool_raw`]. A door result that is valid JSON
+    /// call uses [`DoorClient::call_tool_raw`]. A door result that is valid JSON
     /// but cannot be decoded (a lone surrogate escape, a number beyond
     /// `f64`) is a failure like an answer that is not JSON:
     /// `hanzo door <address>: answered a body that is not a JSON-RPC
@@ -271,7 +274,7 @@ impl Door {
             Forwarded::Door(result) => match serde_json::from_str(result.get()) {
                 Ok(result) => Ok(result),
                 Err(_) => {
-                    let error = DoorError::Garbage("not JSON".into());
+                    let error = DoorClientError::Garbage("not JSON".into());
                     self.door_failed(&error);
                     Ok(error_result(
                         &self.failed_call_text(call.name.as_deref(), &error),
@@ -294,7 +297,7 @@ impl Door {
     /// (`io.modelcontextprotocol/protocolVersion` `"2026-07-28"`,
     /// `io.modelcontextprotocol/clientCapabilities` `{}`,
     /// `io.modelcontextprotocol/clientInfo` from
-    /// [`DoorConfig::client_info`]) are added when missing: appended to the
+    /// [`DoorClientConfig::client_info`]) are added when missing: appended to the
     /// caller's `_meta` object after its last member, or as a `_meta`
     /// member after the params' last member when there is none, or, when
     /// `_meta` is not an object, in an object that replaces it. The
@@ -343,7 +346,7 @@ impl Door {
     /// Sends one call within the call time limit and sorts out the answer:
     /// the door's result when it has the shape of a `CallToolResult`, the
     /// door's JSON-RPC error, or an `isError` result naming the door and
-    /// what went wrong (see [`Door::call_tool_raw`]). Notes the door
+    /// what went wrong (see [`DoorClient::call_tool_raw`]). Notes the door
     /// answering or failing for the outage log.
     async fn forward(
         &self,
@@ -353,7 +356,7 @@ impl Door {
         let limit = self.inner.config.timeouts.call;
         let sent = tokio::time::timeout(limit, self.inner.transport.call(call, progress.as_ref()))
             .await
-            .unwrap_or(Err(DoorError::Timeout(limit)));
+            .unwrap_or(Err(DoorClientError::Timeout(limit)));
         match sent {
             Ok(Ok(result)) => {
                 self.door_answered();
@@ -369,7 +372,7 @@ impl Door {
                 self.door_answered();
                 Forwarded::Rpc(error)
             }
-            Err(DoorError::Unauthorized { resource_metadata }) => {
+            Err(DoorClientError::Unauthorized { resource_metadata }) => {
                 self.door_answered();
                 Forwarded::Local(error_result(&sign_in_text(
                     &self.inner.address,
@@ -390,7 +393,7 @@ impl Door {
     /// so the text names the tool and says it is not local (the caller
     /// asked the local tools first); a listed tool gets `hanzo door
     /// <address>: <reason>`.
-    fn failed_call_text(&self, tool: Option<&str>, error: &DoorError) -> String {
+    fn failed_call_text(&self, tool: Option<&str>, error: &DoorClientError) -> String {
         let address = &self.inner.address;
         let reason = one_line(&error.to_string());
         let listed = |name: &str| {
@@ -404,8 +407,10 @@ impl Door {
         match tool {
             Some(name) if !listed(name) => {
                 let (outcome, reason) = match error {
-                    DoorError::Connect(cause) => ("could not be reached", one_line(cause)),
-                    DoorError::Timeout(_) | DoorError::Http(_) => ("could not be reached", reason),
+                    DoorClientError::Connect(cause) => ("could not be reached", one_line(cause)),
+                    DoorClientError::Timeout(_) | DoorClientError::Http(_) => {
+                        ("could not be reached", reason)
+                    }
                     _ => ("failed", reason),
                 };
                 format!(
@@ -430,7 +435,7 @@ impl Door {
             ),
         )
         .await
-        .unwrap_or(Err(DoorError::Timeout(limit)));
+        .unwrap_or(Err(DoorClientError::Timeout(limit)));
         let (status, list, fresh_for) = match fetched {
             Ok(list) => {
                 self.door_answered();
@@ -438,8 +443,8 @@ impl Door {
                 let ttl = list.ttl;
                 (DoorStatus::Ready, Some(Arc::new(list)), ttl)
             }
-            Err(DoorError::Unauthorized { resource_metadata }) => {
-                self.door_failed(&DoorError::Unauthorized {
+            Err(DoorClientError::Unauthorized { resource_metadata }) => {
+                self.door_failed(&DoorClientError::Unauthorized {
                     resource_metadata: resource_metadata.clone(),
                 });
                 (
@@ -509,7 +514,7 @@ impl Door {
     }
 
     /// Logs one line per outage: the first failure after a success.
-    fn door_failed(&self, error: &DoorError) {
+    fn door_failed(&self, error: &DoorClientError) {
         self.inner
             .outage
             .failed(&self.inner.address, &one_line(&error.to_string()));
@@ -520,9 +525,9 @@ impl Door {
 /// not answer costs one line): one `warn` line when an outage starts,
 /// naming the door and why, and one `info` line when the door answers
 /// again. Clones share the state, so a server that checks the door's
-/// address before it builds the [`Door`] (a TCP connect at start, say)
+/// address before it builds the [`DoorClient`] (a TCP connect at start, say)
 /// and the door's own requests report one outage once, whoever notices
-/// it first ([`Door::with_outage_log`]).
+/// it first ([`DoorClient::with_outage_log`]).
 #[derive(Debug, Clone, Default)]
 pub struct OutageLog {
     down: Arc<AtomicBool>,

@@ -9,7 +9,7 @@ use mcp_proto::ErrorObject;
 /// of an answer, so it can go into a tool result or a log line as it is.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
-pub enum DoorError {
+pub enum DoorClientError {
     /// The configured door address is not an absolute `http`/`https` URL.
     #[error("door address '{address}' is not an http(s) URL: {reason}")]
     InvalidAddress {

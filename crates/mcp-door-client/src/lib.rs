@@ -2,7 +2,7 @@
 //! by forwarding `tools/list` and `tools/call` to it, and must survive every
 //! way the door can fail ("a hang is a dead agent", HIP-0300 §2.2).
 //!
-//! [`Door`] holds the door's list in a cache that is filled and refreshed
+//! [`DoorClient`] holds the door's list in a cache that is filled and refreshed
 //! in the background, one fetch at a time, and forwards calls. [`merge`]
 //! puts the local tools first and the door's other tools after them. A door
 //! that is down, hangs, answers HTML or garbage makes the list local-only
@@ -11,7 +11,7 @@
 //!
 //! # Layers
 //!
-//! - [`DoorConfig`]: the address (`HANZO_MCP_DOOR`, else
+//! - [`DoorClientConfig`]: the address (`HANZO_MCP_DOOR`, else
 //!   `${HANZO_API_BASE:-https://api.hanzo.ai}/v1/mcp`), the [`BearerSource`],
 //!   [`Timeouts`] (connect 2 s, list 5 s, call 120 s), [`CachePolicy`]
 //!   (5 min, door `ttlMs` honoured within 10 s..1 h), page and redirect caps.
@@ -26,12 +26,12 @@
 //!   at most 5 hops, `Authorization` dropped on another origin); 401 read
 //!   for its resource metadata URL, which is relayed only when it is a
 //!   plain https URL that does not hold the bearer.
-//! - [`Door`]: the cached list ([`DoorSnapshot`], [`DoorList`]), a watch
-//!   channel of changes, [`Door::wait_first`] with a budget,
-//!   [`Door::call_tool_raw`] (the caller's params text in, the door's
+//! - [`DoorClient`]: the cached list ([`DoorSnapshot`], [`DoorList`]), a watch
+//!   channel of changes, [`DoorClient::wait_first`] with a budget,
+//!   [`DoorClient::call_tool_raw`] (the caller's params text in, the door's
 //!   result text out, byte for byte but for the required `_meta` keys),
-//!   [`Door::call_tool`] (the same through `serde_json::Value`),
-//!   [`Door::owns`].
+//!   [`DoorClient::call_tool`] (the same through `serde_json::Value`),
+//!   [`DoorClient::owns`].
 //! - [`merge`]: local first, a local name wins, the door's `_meta` kept;
 //!   [`MergedTools`] remembers the merge until the door's list changes.
 //!
@@ -39,11 +39,11 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use mcp_door_client::{Door, DoorConfig, merge};
+//! use mcp_door_client::{DoorClient, DoorClientConfig, merge};
 //! use mcp_proto::Tool;
 //!
-//! # async fn run(local: Vec<Tool>) -> Result<(), mcp_door_client::DoorError> {
-//! let door = Door::new(DoorConfig::from_env())?;
+//! # async fn run(local: Vec<Tool>) -> Result<(), mcp_door_client::DoorClientError> {
+//! let door = DoorClient::new(DoorClientConfig::from_env())?;
 //! door.start(); // background fetch; returns at once
 //!
 //! // tools/list: wait for the door at most 2 s, then answer what there is.
@@ -81,10 +81,10 @@ mod transport;
 
 pub use bearer::{Bearer, BearerDiscovery, DEFAULT_CLI_TIMEOUT};
 pub use config::{
-    BearerSource, CachePolicy, ClientInfo, DEFAULT_API_BASE, DOOR_PATH, DOOR_REVISION, DoorConfig,
-    Timeouts, door_address,
+    BearerSource, CachePolicy, ClientInfo, DEFAULT_API_BASE, DOOR_PATH, DOOR_REVISION,
+    DoorClientConfig, Timeouts, door_address,
 };
-pub use door::{Door, DoorSnapshot, DoorStatus, OutageLog};
-pub use error::DoorError;
+pub use door::{DoorClient, DoorSnapshot, DoorStatus, OutageLog};
+pub use error::DoorClientError;
 pub use list::{DoorList, DropReason, DroppedTool};
 pub use merge::{MergedTools, merge};

@@ -8,7 +8,7 @@ use mcp_proto::{Meta, Tool, validate_tool_name};
 use serde_json::{Map, Value, json};
 
 use crate::config::CachePolicy;
-use crate::error::DoorError;
+use crate::error::DoorClientError;
 use crate::transport::Transport;
 
 /// The door's tool list as last read (HIP-0300 §2.2).
@@ -75,13 +75,13 @@ impl std::fmt::Display for DropReason {
 /// `policy` to the door's `ttlMs`.
 ///
 /// Errors: any transport failure of any page, or a JSON-RPC error answer
-/// ([`DoorError::Rpc`]), or a result that is not a tool list
-/// ([`DoorError::Garbage`]).
+/// ([`DoorClientError::Rpc`]), or a result that is not a tool list
+/// ([`DoorClientError::Garbage`]).
 pub(crate) async fn fetch_list(
     transport: &Transport,
     max_pages: usize,
     policy: &CachePolicy,
-) -> Result<DoorList, DoorError> {
+) -> Result<DoorList, DoorClientError> {
     let max_pages = max_pages.max(1);
     let mut read = ListRead::default();
     let mut cursors = HashSet::new();
@@ -129,7 +129,7 @@ pub(crate) async fn fetch_list(
 async fn read_page(
     transport: &Transport,
     cursor: Option<&str>,
-) -> Result<(Vec<Value>, Map<String, Value>), DoorError> {
+) -> Result<(Vec<Value>, Map<String, Value>), DoorClientError> {
     let mut params = Map::new();
     if let Some(cursor) = cursor {
         params.insert("cursor".into(), json!(cursor));
@@ -138,14 +138,14 @@ async fn read_page(
     let result = transport
         .request("tools/list", params, &revision, None)
         .await?
-        .map_err(DoorError::Rpc)?;
+        .map_err(DoorClientError::Rpc)?;
     let Value::Object(mut result) = result else {
-        return Err(DoorError::Garbage(
+        return Err(DoorClientError::Garbage(
             "tools/list result is not an object".into(),
         ));
     };
     let Some(Value::Array(page)) = result.remove("tools") else {
-        return Err(DoorError::Garbage(
+        return Err(DoorClientError::Garbage(
             "tools/list result has no tools array".into(),
         ));
     };

@@ -30,8 +30,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{OnceCell, mpsc};
 
 use crate::bearer::Bearer;
-use crate::config::{BearerSource, ClientInfo, DOOR_REVISION, DoorConfig};
-use crate::error::DoorError;
+use crate::config::{BearerSource, ClientInfo, DOOR_REVISION, DoorClientConfig};
+use crate::error::DoorClientError;
 
 pub(crate) use required_meta::CallParams;
 
@@ -58,8 +58,8 @@ pub(crate) struct Transport {
 }
 
 impl Transport {
-    pub(crate) fn new(config: &DoorConfig) -> Result<Transport, DoorError> {
-        let invalid = |reason: &str| DoorError::InvalidAddress {
+    pub(crate) fn new(config: &DoorClientConfig) -> Result<Transport, DoorClientError> {
+        let invalid = |reason: &str| DoorClientError::InvalidAddress {
             address: config.address.clone(),
             reason: reason.to_owned(),
         };
@@ -74,7 +74,7 @@ impl Transport {
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(config.timeouts.connect)
             .build()
-            .map_err(|e| DoorError::Client(root_cause(&e)))?;
+            .map_err(|e| DoorClientError::Client(root_cause(&e)))?;
         Ok(Transport {
             client,
             origin: address.origin().ascii_serialization(),
@@ -137,9 +137,9 @@ impl Transport {
         mut params: Map<String, Value>,
         revision: &str,
         progress: Option<&mpsc::UnboundedSender<Value>>,
-    ) -> Result<RpcOutcome, DoorError> {
+    ) -> Result<RpcOutcome, DoorClientError> {
         let text = |params: &Map<String, Value>| {
-            serde_json::to_string(params).map_err(|e| DoorError::Http(e.to_string()))
+            serde_json::to_string(params).map_err(|e| DoorClientError::Http(e.to_string()))
         };
         let outcome = self
             .send_once(method, &text(&params)?, revision, None, progress)
@@ -157,7 +157,7 @@ impl Transport {
         match outcome {
             Ok(result) => serde_json::from_str(result.get())
                 .map(Ok)
-                .map_err(|_| DoorError::Garbage("not JSON".into())),
+                .map_err(|_| DoorClientError::Garbage("not JSON".into())),
             Err(error) => Ok(Err(error)),
         }
     }
@@ -177,8 +177,8 @@ impl Transport {
         &self,
         params: &CallParams<'_>,
         progress: Option<&mpsc::UnboundedSender<Value>>,
-    ) -> Result<RawOutcome, DoorError> {
-        let unfit = || DoorError::Http("the params could not be edited".into());
+    ) -> Result<RawOutcome, DoorClientError> {
+        let unfit = || DoorClientError::Http("the params could not be edited".into());
         let tool = Some((params.name.as_deref(), params.arguments));
         let (text, revision) = params.body_params(false).ok_or_else(unfit)?;
         let outcome = self
@@ -208,13 +208,13 @@ fn offers_door_revision(error: &ErrorObject) -> bool {
 }
 
 /// A `reqwest` error as one of ours, in one short line.
-fn send_error(error: &reqwest::Error) -> DoorError {
+fn send_error(error: &reqwest::Error) -> DoorClientError {
     if error.is_connect() {
-        DoorError::Connect(root_cause(error))
+        DoorClientError::Connect(root_cause(error))
     } else if error.is_timeout() {
-        DoorError::Http("timed out".into())
+        DoorClientError::Http("timed out".into())
     } else {
-        DoorError::Http(root_cause(error))
+        DoorClientError::Http(root_cause(error))
     }
 }
 

@@ -20,8 +20,7 @@ use crate::door::{Answer, Door};
 use crate::listen::{ListenLimits, read_body, serve_app};
 use crate::transport;
 
-/// The door's path (HIP-0300 §1.1).
-pub const DOOR_PATH: &str = "/v1/mcp";
+pub use mcp_proto::DOOR_PATH;
 /// The framework-default path that answers 308 to [`DOOR_PATH`].
 pub const LEGACY_PATH: &str = "/mcp";
 /// The protected-resource metadata path (RFC 9728 §3).

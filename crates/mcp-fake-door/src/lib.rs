@@ -79,8 +79,7 @@ pub use behaviour::{
 };
 pub use request_log::LoggedRequest;
 
-/// The door's path (HIP-0300 §1.1).
-pub const DOOR_PATH: &str = "/v1/mcp";
+pub use mcp_proto::DOOR_PATH;
 /// The framework default path that answers 308 to [`DOOR_PATH`] (HIP-0300 §1.1).
 pub const LEGACY_PATH: &str = "/mcp";
 /// The protected-resource metadata path (RFC 9728, HIP-0300 §1.7).

@@ -93,6 +93,10 @@ pub mod sse;
 pub mod tool_name;
 pub mod types;
 
+/// The path of a HIP-0300 door on its API host (HIP-0300 §1.1): the
+/// streamable HTTP endpoint that takes every `POST` of the protocol.
+pub const DOOR_PATH: &str = "/v1/mcp";
+
 pub use all_errors::Error;
 pub use decode::{DecodeError, DecodeErrorKind, FromValue, JsonObject};
 pub use error::{ErrorObject, error_code};

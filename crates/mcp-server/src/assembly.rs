@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_door_client::{ClientInfo, DoorConfig};
+use mcp_door_client::{ClientInfo, DoorClientConfig};
 use mcp_gating::{AllowedTools, Policy};
 use mcp_proto::Implementation;
 
@@ -289,8 +289,8 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
 /// [`ServerError::Config`] for a plain `http://` address on a host that is
 /// not loopback, unless `options.door_allow_cleartext_bearer`: the bearer
 /// would cross the network in clear text.
-fn door_config(options: &Options, roots: &[PathBuf]) -> Result<DoorConfig, ServerError> {
-    let mut config = DoorConfig::from_env();
+fn door_config(options: &Options, roots: &[PathBuf]) -> Result<DoorClientConfig, ServerError> {
+    let mut config = DoorClientConfig::from_env();
     // A `hanzo` the tools could have written is never run for the bearer.
     if let mcp_door_client::BearerSource::Discover(discovery) = &mut config.bearer {
         discovery.untrusted_dirs = roots.to_vec();

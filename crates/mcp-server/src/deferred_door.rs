@@ -29,7 +29,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use mcp_door_client::{Door, DoorConfig, DoorStatus, OutageLog};
+use mcp_door_client::{DoorClient, DoorClientConfig, DoorStatus, OutageLog};
 use mcp_local_tools::{DoorReport, Surroundings};
 use tokio::sync::watch;
 
@@ -64,7 +64,7 @@ enum Reach {
 
 /// What building the door takes; the first build takes it.
 struct Build {
-    config: DoorConfig,
+    config: DoorClientConfig,
     wait: Duration,
 }
 
@@ -150,7 +150,11 @@ impl DeferredDoor {
     /// when the door can be probed, and builds nothing. Once built the door
     /// fetches its list (`wait`: the `tools/list` budget) and reports its
     /// state to `surroundings`.
-    pub(crate) fn start(config: DoorConfig, wait: Duration, surroundings: Surroundings) -> Self {
+    pub(crate) fn start(
+        config: DoorClientConfig,
+        wait: Duration,
+        surroundings: Surroundings,
+    ) -> Self {
         let address = config.address.trim().to_owned();
         surroundings.set_door(Some(DoorReport {
             address: address.clone(),
@@ -292,7 +296,7 @@ fn build(shared: &Arc<Shared>) {
     let outage = shared.outage.clone();
     tokio::spawn(async move {
         let built =
-            tokio::task::spawn_blocking(move || Door::with_outage_log(config, outage)).await;
+            tokio::task::spawn_blocking(move || DoorClient::with_outage_log(config, outage)).await;
         let door = match built {
             Ok(Ok(door)) => Some(door),
             Ok(Err(error)) => {
@@ -536,7 +540,7 @@ impl ToolSource for DeferredDoor {
 
 /// Keeps the local tools' view of the door (`workspace` `capabilities`)
 /// current: its address, and whether its last list fetch answered.
-fn report_door(door: &Door, surroundings: Surroundings) {
+fn report_door(door: &DoorClient, surroundings: Surroundings) {
     let address = door.address().to_owned();
     surroundings.set_door(Some(DoorReport {
         address: address.clone(),

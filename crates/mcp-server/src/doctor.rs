@@ -141,7 +141,7 @@ async fn door(args: &ServeArgs) -> Vec<Finding> {
         Ok(options) => options,
         Err(error) => return vec![finding(Verdict::Fail, "door", error.to_string())],
     };
-    let mut config = mcp_door_client::DoorConfig::from_env();
+    let mut config = mcp_door_client::DoorClientConfig::from_env();
     if let Some(address) = &options.door_address {
         config.address.clone_from(address);
     }
@@ -159,25 +159,26 @@ async fn door(args: &ServeArgs) -> Vec<Finding> {
     // (HIP-0300 §1.3), and none is looked for or sent.
     config.bearer = mcp_door_client::BearerSource::None;
     config.timeouts.list = Duration::from_secs(5);
-    let door = match tokio::task::spawn_blocking(move || mcp_door_client::Door::new(config)).await {
-        Ok(Ok(door)) => door,
-        Ok(Err(error)) => {
-            out.push(finding(
-                Verdict::Fail,
-                "door",
-                format!("{address}: {error}"),
-            ));
-            return out;
-        }
-        Err(error) => {
-            out.push(finding(
-                Verdict::Fail,
-                "door",
-                format!("{address}: {error}"),
-            ));
-            return out;
-        }
-    };
+    let door =
+        match tokio::task::spawn_blocking(move || mcp_door_client::DoorClient::new(config)).await {
+            Ok(Ok(door)) => door,
+            Ok(Err(error)) => {
+                out.push(finding(
+                    Verdict::Fail,
+                    "door",
+                    format!("{address}: {error}"),
+                ));
+                return out;
+            }
+            Err(error) => {
+                out.push(finding(
+                    Verdict::Fail,
+                    "door",
+                    format!("{address}: {error}"),
+                ));
+                return out;
+            }
+        };
     let snapshot = door.fetch_now().await;
     out.push(match snapshot.status {
         mcp_door_client::DoorStatus::Ready => {

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use mcp_door_client::{Door, DoorStatus};
+use mcp_door_client::{DoorClient, DoorStatus};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
@@ -17,7 +17,7 @@ use crate::source::{BoxFuture, CallContext, CallRequest, SourceList, ToolCall, T
 /// The door as a tool source.
 #[derive(Debug, Clone)]
 pub struct DoorSource {
-    door: Door,
+    door: DoorClient,
     wait: Duration,
 }
 
@@ -25,13 +25,13 @@ impl DoorSource {
     /// A source over `door`, waiting at most `wait` for the first list.
     /// Starts the background fetch (call inside a Tokio runtime); touches
     /// nothing else, so start-up never waits for the network.
-    pub fn start(door: Door, wait: Duration) -> Self {
+    pub fn start(door: DoorClient, wait: Duration) -> Self {
         door.start();
         Self { door, wait }
     }
 
     /// The door handle.
-    pub fn door(&self) -> &Door {
+    pub fn door(&self) -> &DoorClient {
         &self.door
     }
 }

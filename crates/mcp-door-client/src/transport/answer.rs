@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use super::{RawOutcome, Transport, challenge, send_error};
 use crate::bearer::Bearer;
-use crate::error::DoorError;
+use crate::error::DoorClientError;
 use crate::raw::{Object, Parsed, lossy_string};
 
 impl Transport {
@@ -21,17 +21,17 @@ impl Transport {
         id: i64,
         bearer: Option<&Bearer>,
         progress: Option<&mpsc::UnboundedSender<Value>>,
-    ) -> Result<RawOutcome, DoorError> {
+    ) -> Result<RawOutcome, DoorClientError> {
         let status = response.status();
         if status == StatusCode::UNAUTHORIZED {
-            return Err(DoorError::Unauthorized {
+            return Err(DoorClientError::Unauthorized {
                 resource_metadata: challenge::resource_metadata(url, response.headers(), bearer),
             });
         }
         let content_type = content_type(response.headers());
         let is_sse = content_type.starts_with("text/event-stream");
         if content_type.starts_with("text/html") {
-            return Err(DoorError::Html {
+            return Err(DoorClientError::Html {
                 status: status.as_u16(),
             });
         }
@@ -44,12 +44,15 @@ impl Transport {
 
     /// The whole body, at most `max_body_bytes`, read into a buffer sized
     /// from `Content-Length` when the door sends one within the limit.
-    async fn read_body(&self, response: &mut reqwest::Response) -> Result<Vec<u8>, DoorError> {
+    async fn read_body(
+        &self,
+        response: &mut reqwest::Response,
+    ) -> Result<Vec<u8>, DoorClientError> {
         let capacity = body_capacity(response.content_length(), self.max_body_bytes);
         let mut body = Vec::with_capacity(capacity);
         while let Some(chunk) = response.chunk().await.map_err(|e| send_error(&e))? {
             if body.len() + chunk.len() > self.max_body_bytes {
-                return Err(DoorError::TooLarge(self.max_body_bytes));
+                return Err(DoorClientError::TooLarge(self.max_body_bytes));
             }
             body.extend_from_slice(&chunk);
         }
@@ -63,13 +66,13 @@ impl Transport {
         response: &mut reqwest::Response,
         id: i64,
         progress: Option<&mpsc::UnboundedSender<Value>>,
-    ) -> Result<RawOutcome, DoorError> {
+    ) -> Result<RawOutcome, DoorClientError> {
         let mut parser = mcp_proto::sse::SseParser::new();
         let mut read = 0usize;
         while let Some(chunk) = response.chunk().await.map_err(|e| send_error(&e))? {
             read += chunk.len();
             if read > self.max_body_bytes {
-                return Err(DoorError::TooLarge(self.max_body_bytes));
+                return Err(DoorClientError::TooLarge(self.max_body_bytes));
             }
             for event in parser.feed(&chunk).into_iter().flatten() {
                 let Ok(Parsed::Object(message)) = Object::parse(&event.data) else {
@@ -88,7 +91,7 @@ impl Transport {
                 }
             }
         }
-        Err(DoorError::Garbage(
+        Err(DoorClientError::Garbage(
             "the event stream ended without the response".into(),
         ))
     }
@@ -114,13 +117,13 @@ fn body_capacity(content_length: Option<u64>, limit: usize) -> usize {
 
 /// The outcome a body (not an event stream) holds: an HTML page or a body
 /// that is not our response is an error, told apart by `status`.
-fn body_outcome(status: StatusCode, body: &[u8], id: i64) -> Result<RawOutcome, DoorError> {
+fn body_outcome(status: StatusCode, body: &[u8], id: i64) -> Result<RawOutcome, DoorClientError> {
     let looks_html = body
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|b| *b == b'<');
     if looks_html {
-        return Err(DoorError::Html {
+        return Err(DoorClientError::Html {
             status: status.as_u16(),
         });
     }
@@ -129,19 +132,19 @@ fn body_outcome(status: StatusCode, body: &[u8], id: i64) -> Result<RawOutcome, 
             Some(outcome) => Ok(outcome),
             // A JSON body that is not our answer: on success that is
             // garbage; on an error status the status says more.
-            None if status.is_success() => Err(DoorError::Garbage(
+            None if status.is_success() => Err(DoorClientError::Garbage(
                 "no response with the request's id".into(),
             )),
-            None => Err(DoorError::Status {
+            None => Err(DoorClientError::Status {
                 status: status.as_u16(),
             }),
         },
-        Err(_) if status.is_success() => Err(DoorError::Garbage(if body.is_empty() {
+        Err(_) if status.is_success() => Err(DoorClientError::Garbage(if body.is_empty() {
             "empty body".into()
         } else {
             "not JSON".into()
         })),
-        Err(_) => Err(DoorError::Status {
+        Err(_) => Err(DoorClientError::Status {
             status: status.as_u16(),
         }),
     }

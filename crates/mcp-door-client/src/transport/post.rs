@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use super::{RawOutcome, Transport, redirect, send_error};
 use crate::bearer::Bearer;
-use crate::error::DoorError;
+use crate::error::DoorClientError;
 
 impl Transport {
     /// One POST (and its 307/308 hops) under a fresh request id. `params`
@@ -25,7 +25,7 @@ impl Transport {
         revision: &str,
         tool: Option<(Option<&str>, Option<&RawValue>)>,
         progress: Option<&mpsc::UnboundedSender<Value>>,
-    ) -> Result<RawOutcome, DoorError> {
+    ) -> Result<RawOutcome, DoorClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tool_name, arguments) = tool.unwrap_or_default();
         let body = request_body(id, method, params)?;
@@ -63,7 +63,7 @@ impl Transport {
         revision: &str,
         tool_name: Option<&str>,
         arguments: Option<&RawValue>,
-    ) -> Result<HeaderMap, DoorError> {
+    ) -> Result<HeaderMap, DoorClientError> {
         let mut headers = HeaderMap::new();
         headers.insert(
             header::CONTENT_TYPE,
@@ -75,7 +75,7 @@ impl Transport {
         );
         let text_header = |value: &str| {
             HeaderValue::from_str(value)
-                .map_err(|_| DoorError::Http(format!("'{value}' cannot be sent as a header")))
+                .map_err(|_| DoorClientError::Http(format!("'{value}' cannot be sent as a header")))
         };
         headers.insert("mcp-protocol-version", text_header(revision)?);
         headers.insert("mcp-method", text_header(method)?);
@@ -94,7 +94,7 @@ impl Transport {
         headers: &HeaderMap,
         body: &[u8],
         bearer: Option<&Bearer>,
-    ) -> Result<reqwest::Response, DoorError> {
+    ) -> Result<reqwest::Response, DoorClientError> {
         let mut request = self.client.post(url.clone()).headers(headers.clone());
         if let Some(bearer) = bearer
             && url.origin().ascii_serialization() == self.origin
@@ -114,8 +114,8 @@ impl Transport {
 
 /// The request body: `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":<params>}`,
 /// with `params` (JSON text) inserted as it is.
-fn request_body(id: i64, method: &str, params: &str) -> Result<Vec<u8>, DoorError> {
-    let method = serde_json::to_string(method).map_err(|e| DoorError::Http(e.to_string()))?;
+fn request_body(id: i64, method: &str, params: &str) -> Result<Vec<u8>, DoorClientError> {
+    let method = serde_json::to_string(method).map_err(|e| DoorClientError::Http(e.to_string()))?;
     let mut body = Vec::with_capacity(params.len() + method.len() + 48);
     body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     body.extend_from_slice(id.to_string().as_bytes());

@@ -4,7 +4,7 @@
 use reqwest::header::{self, HeaderMap};
 use reqwest::{StatusCode, Url};
 
-use crate::error::DoorError;
+use crate::error::DoorClientError;
 
 /// Where an answer to a POST to `current` sends it next: for a 307 or 308,
 /// the URL its `Location` names (one more of `hops`, which may not pass
@@ -16,21 +16,21 @@ pub(super) fn next_hop(
     headers: &HeaderMap,
     hops: &mut usize,
     max_redirects: usize,
-) -> Result<Option<Url>, DoorError> {
+) -> Result<Option<Url>, DoorClientError> {
     if matches!(
         status,
         StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
     ) {
         *hops += 1;
         if *hops > max_redirects {
-            return Err(DoorError::Redirect(format!(
+            return Err(DoorClientError::Redirect(format!(
                 "more than {max_redirects} redirects"
             )));
         }
         return redirect_target(current, headers).map(Some);
     }
     if status.is_redirection() {
-        return Err(DoorError::Redirect(format!(
+        return Err(DoorClientError::Redirect(format!(
             "HTTP {} would turn the POST into a GET",
             status.as_u16()
         )));
@@ -39,16 +39,18 @@ pub(super) fn next_hop(
 }
 
 /// The absolute URL a 307/308 points to.
-fn redirect_target(current: &Url, headers: &HeaderMap) -> Result<Url, DoorError> {
+fn redirect_target(current: &Url, headers: &HeaderMap) -> Result<Url, DoorClientError> {
     let location = headers
         .get(header::LOCATION)
         .and_then(|v| v.to_str().ok())
-        .ok_or_else(|| DoorError::Redirect("no Location header".into()))?;
+        .ok_or_else(|| DoorClientError::Redirect("no Location header".into()))?;
     let next = current
         .join(location)
-        .map_err(|_| DoorError::Redirect("unusable Location header".into()))?;
+        .map_err(|_| DoorClientError::Redirect("unusable Location header".into()))?;
     if !matches!(next.scheme(), "http" | "https") {
-        return Err(DoorError::Redirect("Location is not an http(s) URL".into()));
+        return Err(DoorClientError::Redirect(
+            "Location is not an http(s) URL".into(),
+        ));
     }
     Ok(next)
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mcp_door_client::{Door, merge};
+use mcp_door_client::{DoorClient, merge};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::json;
 
@@ -40,7 +40,7 @@ async fn the_bearer_never_leaks() {
             config.timeouts.call = Duration::from_millis(300);
         }
         seen.push_str(&format!("{config:?}\n"));
-        let door = Door::new(config).expect("door");
+        let door = DoorClient::new(config).expect("door");
         seen.push_str(&format!("{door:?}\n"));
         let snapshot = door.fetch_now().await;
         seen.push_str(&format!("{snapshot:?}\n"));

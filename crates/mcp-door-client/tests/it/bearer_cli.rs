@@ -13,7 +13,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use mcp_door_client::{BearerDiscovery, BearerSource, Door, DoorConfig};
+use mcp_door_client::{BearerDiscovery, BearerSource, DoorClient, DoorClientConfig};
 use mcp_fake_door::{Behaviour, FakeDoor};
 
 use crate::common::{call_agents, in_fresh_process};
@@ -61,14 +61,14 @@ async fn hanzo_auth_token_runs_once_and_its_token_is_sent() {
 
     // Through a door: the discovered bearer is sent, and the CLI is not run again.
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut config = DoorConfig::from_lookup(|key| match key {
+    let mut config = DoorClientConfig::from_lookup(|key| match key {
         "HANZO_MCP_DOOR" => Some(fake.url()),
         other => lookup(other),
     });
     assert_eq!(config.address, fake.url());
     assert!(matches!(config.bearer, BearerSource::Discover(_)));
     config.timeouts.list = std::time::Duration::from_secs(5);
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     let result = call_agents(&door).await;
     assert_eq!(result["isError"], false);
     assert_eq!(

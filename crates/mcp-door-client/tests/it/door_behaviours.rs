@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use mcp_door_client::{Door, DoorError, DoorStatus, DropReason, DroppedTool, merge};
+use mcp_door_client::{DoorClient, DoorClientError, DoorStatus, DropReason, DroppedTool, merge};
 use mcp_fake_door::{Behaviour, FakeDoor, LONG_NAME_LEN, huge_tools, normal_meta};
 use mcp_proto::{ErrorObject, Tool};
 use serde_json::{Value, json};
@@ -24,7 +24,7 @@ fn local_tool(name: &str, description: &str) -> Tool {
 #[tokio::test]
 async fn normal_list_in_door_order_with_meta_and_headers() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(snapshot.status, DoorStatus::Ready);
     assert_eq!(names(&snapshot), ["describe", "agents", "billing", "git"]);
@@ -66,7 +66,7 @@ async fn normal_list_in_door_order_with_meta_and_headers() {
 #[tokio::test]
 async fn merge_puts_local_first_and_local_git_wins() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     let local = [
         local_tool("fs", "local files"),
@@ -90,7 +90,7 @@ async fn merge_puts_local_first_and_local_git_wins() {
 #[tokio::test]
 async fn call_is_forwarded_verbatim_with_headers() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let sent = json!({
         "name": "agents",
         "arguments": {"op": "list_agents", "input": {"limit": 3, "tags": ["a", "b"]}},
@@ -152,7 +152,7 @@ async fn call_is_forwarded_verbatim_with_headers() {
 #[tokio::test]
 async fn caller_meta_keys_are_not_overwritten() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let info = json!({"name": "claude-code", "version": "9.9"});
     let sent = json!({
         "name": "billing",
@@ -177,7 +177,7 @@ async fn caller_meta_keys_are_not_overwritten() {
 #[tokio::test]
 async fn door_is_error_result_comes_back_unchanged() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let result = door
         .call_tool(
             params(json!({"name": "fail", "arguments": {"op": "x"}})),
@@ -204,7 +204,7 @@ fn error_result(text: String) -> Value {
 /// Forwards one call to a door that answers `result` to every call.
 async fn call_answered_with(result: Value) -> (Value, String) {
     let fake = FakeDoor::start(Behaviour::CallResult(result)).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let answer = door
         .call_tool(params(json!({"name": "agents", "arguments": {}})), None)
         .await
@@ -277,7 +277,7 @@ async fn door_objects_without_content_or_with_unknown_members_come_back_unchange
 #[tokio::test]
 async fn door_json_rpc_error_comes_back_as_that_error() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let error = door
         .call_tool(params(json!({"name": "explode"})), None)
         .await
@@ -290,7 +290,7 @@ async fn door_json_rpc_error_comes_back_as_that_error() {
 #[tokio::test]
 async fn unauthorized_call_names_the_challenge_metadata_url_once() {
     let fake = FakeDoor::start(Behaviour::Unauthorized).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let result = door
         .call_tool(params(json!({"name": "agents", "arguments": {}})), None)
         .await
@@ -312,7 +312,7 @@ async fn unauthorized_call_names_the_challenge_metadata_url_once() {
 #[tokio::test]
 async fn unauthorized_without_metadata_falls_back_to_the_origin() {
     let fake = FakeDoor::start(Behaviour::UnauthorizedBare).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let result = call_agents(&door).await;
     assert!(
         result_text(&result).ends_with(&format!(
@@ -334,7 +334,7 @@ async fn unauthorized_without_metadata_falls_back_to_the_origin() {
 #[tokio::test]
 async fn no_bearer_call_gets_the_sign_in_result() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(mcp_door_client::DoorConfig::new(fake.url())).expect("door");
+    let door = DoorClient::new(mcp_door_client::DoorClientConfig::new(fake.url())).expect("door");
     // The list needs no credential (HIP-0300 §1.3).
     assert_eq!(door.fetch_now().await.status, DoorStatus::Ready);
     assert_eq!(
@@ -352,7 +352,7 @@ async fn no_bearer_call_gets_the_sign_in_result() {
 #[tokio::test]
 async fn sse_answers_are_read_and_progress_is_passed_on() {
     let fake = FakeDoor::start(Behaviour::Sse).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(snapshot.status, DoorStatus::Ready);
     assert_eq!(names(&snapshot), ["describe", "agents", "billing", "git"]);
@@ -381,7 +381,7 @@ async fn sse_answers_are_read_and_progress_is_passed_on() {
 #[tokio::test]
 async fn html_502_is_local_only_and_a_one_line_call_error() {
     let fake = FakeDoor::start(Behaviour::Html502).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(
         snapshot.status,
@@ -404,7 +404,7 @@ async fn html_502_is_local_only_and_a_one_line_call_error() {
 #[tokio::test]
 async fn garbage_is_local_only() {
     let fake = FakeDoor::start(Behaviour::Garbage).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(
         snapshot.status,
@@ -429,7 +429,7 @@ async fn hang_times_out_to_local_only() {
     let mut config = config_for(&fake);
     config.timeouts.list = Duration::from_millis(200);
     config.timeouts.call = Duration::from_millis(300);
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(
         snapshot.status,
@@ -453,7 +453,7 @@ async fn wait_first_gives_up_on_a_hanging_door() {
     let fake = FakeDoor::start(Behaviour::Hang).expect("fake door");
     let mut config = config_for(&fake);
     config.timeouts.list = Duration::from_secs(30);
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     door.start();
     let snapshot = door.wait_first(Duration::from_millis(50)).await;
     assert_eq!(snapshot.status, DoorStatus::Pending);
@@ -464,7 +464,7 @@ async fn wait_first_gives_up_on_a_hanging_door() {
 #[tokio::test]
 async fn slow_door_within_the_limit_is_fine() {
     let fake = FakeDoor::start(Behaviour::Slow(Duration::from_millis(50))).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     door.start();
     let snapshot = door.wait_first(Duration::from_secs(5)).await;
     assert_eq!(snapshot.status, DoorStatus::Ready);
@@ -479,7 +479,7 @@ async fn door_down_is_local_only() {
         listener.local_addr().expect("addr")
     };
     let url = format!("http://{address}/v1/mcp");
-    let door = Door::new(config(&url)).expect("door");
+    let door = DoorClient::new(config(&url)).expect("door");
     let snapshot = door.fetch_now().await;
     match &snapshot.status {
         DoorStatus::Unavailable { reason } => {
@@ -514,7 +514,7 @@ async fn door_down_is_local_only() {
 #[tokio::test]
 async fn a_listed_tool_the_door_fails_keeps_the_door_line() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     assert_eq!(door.fetch_now().await.status, DoorStatus::Ready);
     fake.set_behaviour(Behaviour::Html502);
     let call = |name: &str| door.call_tool(params(json!({"name": name})), None);
@@ -544,7 +544,7 @@ async fn an_odd_unlisted_name_is_escaped_and_bounded_in_the_failure_line() {
         listener.local_addr().expect("addr")
     };
     let url = format!("http://{address}/v1/mcp");
-    let door = Door::new(config(&url)).expect("door");
+    let door = DoorClient::new(config(&url)).expect("door");
     let name = format!("it's\n{}", "x".repeat(200));
     let result = door
         .call_tool(params(json!({"name": name})), None)
@@ -564,7 +564,7 @@ async fn an_odd_unlisted_name_is_escaped_and_bounded_in_the_failure_line() {
 #[tokio::test]
 async fn legacy_path_308_is_followed_with_method_and_body() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config(&fake.legacy_url())).expect("door");
+    let door = DoorClient::new(config(&fake.legacy_url())).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(snapshot.status, DoorStatus::Ready);
     let result = door
@@ -603,7 +603,7 @@ async fn legacy_path_308_is_followed_with_method_and_body() {
 async fn redirect_to_another_origin_drops_the_bearer() {
     let other = FakeDoor::start(Behaviour::Normal).expect("other door");
     let fake = FakeDoor::start(Behaviour::RedirectTo(other.url())).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     assert_eq!(door.fetch_now().await.status, DoorStatus::Ready);
     let result = call_agents(&door).await;
     // The other origin challenges the call that arrived without a bearer.
@@ -629,7 +629,7 @@ async fn redirect_to_another_origin_drops_the_bearer() {
 #[tokio::test]
 async fn redirect_loop_stops_after_five_hops() {
     let fake = FakeDoor::start(Behaviour::RedirectLoop).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(
         snapshot.status,
@@ -643,7 +643,7 @@ async fn redirect_loop_stops_after_five_hops() {
 #[tokio::test]
 async fn three_pages_are_all_read() {
     let fake = FakeDoor::start(Behaviour::ThreePages).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(
         names(&snapshot),
@@ -670,7 +670,7 @@ async fn page_cap_bounds_the_pages_read() {
     let fake = FakeDoor::start(Behaviour::ThreePages).expect("fake door");
     let mut config = config_for(&fake);
     config.max_pages = 2;
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(names(&snapshot), ["describe", "agents", "billing", "git"]);
     assert_eq!(fake.requests_for("tools/list").len(), 2);
@@ -681,7 +681,7 @@ async fn page_cap_bounds_the_pages_read() {
 async fn cursor_that_never_advances_stops_the_loop() {
     let logs = capture_global_logs();
     let fake = FakeDoor::start(Behaviour::CursorLoop).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(snapshot.status, DoorStatus::Ready);
     assert_eq!(names(&snapshot), ["describe", "agents"]);
@@ -694,7 +694,7 @@ async fn cursor_that_never_advances_stops_the_loop() {
 async fn invalid_names_are_dropped_with_one_warning() {
     let logs = capture_global_logs();
     let fake = FakeDoor::start(Behaviour::InvalidNames).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(names(&snapshot), ["describe", "git", "agents"]);
     let list = snapshot.list.expect("list");
@@ -736,7 +736,7 @@ async fn invalid_names_are_dropped_with_one_warning() {
 async fn a_tool_without_input_schema_is_dropped_with_its_reason() {
     let logs = capture_global_logs();
     let fake = FakeDoor::start(Behaviour::MissingSchema).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(names(&snapshot), ["describe", "git"]);
     let list = snapshot.list.expect("list");
@@ -775,7 +775,7 @@ async fn twelve_hundred_tools_of_about_a_megabyte() {
     let fake = FakeDoor::start(Behaviour::Huge).expect("fake door");
     let mut config = config_for(&fake);
     config.timeouts.list = Duration::from_secs(5);
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     let snapshot = door.fetch_now().await;
     let names = names(&snapshot);
     assert_eq!(names.len(), 1_200);
@@ -788,7 +788,7 @@ async fn answer_over_the_size_limit_is_refused() {
     let fake = FakeDoor::start(Behaviour::Huge).expect("fake door");
     let mut config = config_for(&fake);
     config.max_body_bytes = 100_000;
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(
         snapshot.status,
@@ -801,7 +801,7 @@ async fn answer_over_the_size_limit_is_refused() {
 #[tokio::test]
 async fn door_ttl_is_honoured_within_bounds() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     for (ttl_ms, expected) in [
         (None, 300),
         (Some(1), 10),
@@ -824,7 +824,7 @@ async fn changing_list_is_refetched_after_the_ttl_and_announced() {
     fake.set_ttl_ms(Some(0));
     let mut config = config_for(&fake);
     config.cache.min_ttl = Duration::ZERO;
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     let mut changes = door.subscribe();
     door.start();
     changes.changed().await.expect("first list");
@@ -845,7 +845,7 @@ async fn changing_list_is_refetched_after_the_ttl_and_announced() {
 #[tokio::test]
 async fn unchanged_list_keeps_its_generation() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let changes = door.subscribe();
     assert_eq!(door.fetch_now().await.generation, 1);
     assert_eq!(door.fetch_now().await.generation, 1);
@@ -861,7 +861,7 @@ async fn unchanged_list_keeps_its_generation() {
 #[tokio::test]
 async fn never_two_fetches_at_once() {
     let fake = FakeDoor::start(Behaviour::Slow(Duration::from_millis(100))).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let started: Vec<bool> = (0..5).map(|_| door.refresh()).collect();
     assert_eq!(started, [true, false, false, false, false]);
     // fetch_now joins the fetch in flight instead of starting another.
@@ -875,7 +875,7 @@ async fn never_two_fetches_at_once() {
 async fn one_stderr_line_per_outage() {
     let logs = capture_global_logs();
     let fake = FakeDoor::start(Behaviour::Html502).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     for _ in 0..3 {
         door.fetch_now().await;
         call_agents(&door).await;
@@ -896,7 +896,7 @@ async fn one_stderr_line_per_outage() {
 
 #[test]
 fn owns_every_valid_name() {
-    let door = Door::new(config("http://127.0.0.1:9/v1/mcp")).expect("door");
+    let door = DoorClient::new(config("http://127.0.0.1:9/v1/mcp")).expect("door");
     assert!(door.owns("agents"));
     assert!(door.owns("deploy_project"));
     assert!(!door.owns("a.b:c"));
@@ -906,8 +906,8 @@ fn owns_every_valid_name() {
 #[test]
 fn bad_addresses_are_errors() {
     for address in ["not a url", "ftp://example.com/v1/mcp", "file:///tmp/x"] {
-        match Door::new(config(address)) {
-            Err(DoorError::InvalidAddress { address: got, .. }) => assert_eq!(got, address),
+        match DoorClient::new(config(address)) {
+            Err(DoorClientError::InvalidAddress { address: got, .. }) => assert_eq!(got, address),
             other => panic!("{address}: expected InvalidAddress, got {other:?}"),
         }
     }
@@ -918,7 +918,7 @@ async fn list_within_waits_only_for_the_first_list() {
     let fake = FakeDoor::start(Behaviour::Hang).expect("fake door");
     let mut config = config_for(&fake);
     config.timeouts.list = Duration::from_secs(30);
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     // Not started: list_within starts the fetch itself, then gives up.
     let snapshot = door.list_within(Duration::from_millis(50)).await;
     assert_eq!(snapshot.status, DoorStatus::Pending);
@@ -933,7 +933,7 @@ async fn list_within_waits_only_for_the_first_list() {
     assert_eq!(fake.requests_for("tools/list").len(), 1);
 
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let snapshot = door.list_within(Duration::from_secs(5)).await;
     assert_eq!(snapshot.status, DoorStatus::Ready);
     assert_eq!(names(&snapshot), ["describe", "agents", "billing", "git"]);
@@ -946,7 +946,7 @@ async fn list_within_waits_only_for_the_first_list() {
 #[tokio::test]
 async fn generations_change_once_per_new_list() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let mut generations = door.generations();
     assert_eq!(*generations.borrow_and_update(), 0);
     door.fetch_now().await;
@@ -963,7 +963,7 @@ async fn generations_change_once_per_new_list() {
 #[tokio::test]
 async fn merged_tools_memo_follows_the_generation() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let memo = mcp_door_client::MergedTools::new(vec![local_tool("git", "local git")]);
     let local_only = memo.get(&door.snapshot());
     let local_names: Vec<&str> = local_only.tools.iter().map(|t| t.name.as_str()).collect();

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use mcp_door_client::{Door, DoorStatus};
+use mcp_door_client::{DoorClient, DoorStatus};
 use serde_json::json;
 
 use crate::common::loopback::{self, Reply};
@@ -41,12 +41,12 @@ fn hostile_door(challenge: Arc<Challenge>) -> (String, String) {
     (format!("{origin}/v1/mcp"), origin)
 }
 
-fn door_for(url: &str) -> Door {
-    Door::new(config_with_bearer(url, SECRET)).expect("door")
+fn door_for(url: &str) -> DoorClient {
+    DoorClient::new(config_with_bearer(url, SECRET)).expect("door")
 }
 
 /// The text of the sign-in result of one forwarded call.
-async fn sign_in_text(door: &Door) -> String {
+async fn sign_in_text(door: &DoorClient) -> String {
     let result = door
         .call_tool(params(json!({"name": "agents", "arguments": {}})), None)
         .await

@@ -1,8 +1,8 @@
-//! `Door::call_tool_raw` forwards a caller's `tools/call` verbatim
+//! `DoorClient::call_tool_raw` forwards a caller's `tools/call` verbatim
 //! (HIP-0300 §2.2): the params text reaches the door byte for byte, with
 //! only the missing required `_meta` keys spliced in, and the door's
 //! `result` text comes back byte for byte, over JSON and over SSE. The
-//! failure rules are those of `Door::call_tool`.
+//! failure rules are those of `DoorClient::call_tool`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::common::loopback::{self, Reply};
 use crate::common::{CANARY, config, config_for};
-use mcp_door_client::{Door, DoorConfig};
+use mcp_door_client::{DoorClient, DoorClientConfig};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use mcp_proto::ErrorObject;
 use serde_json::value::RawValue;
@@ -56,7 +56,7 @@ fn is_error(text: &str) -> Value {
 #[tokio::test]
 async fn arguments_reach_the_door_byte_for_byte() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let arguments =
         r#"{"b":1,"a":2,"n":12345678901234567890123,"z":-0,"e":1E2,"s":"\u00e9\ud83d\ude00"}"#;
     let params = format!(r#"{{"name":"agents","arguments":{arguments}}}"#);
@@ -90,7 +90,7 @@ async fn arguments_reach_the_door_byte_for_byte() {
 #[tokio::test]
 async fn a_lone_surrogate_in_the_params_is_forwarded_verbatim() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let params = r#"{"name":"billing","arguments":{"v":"\ud800"}}"#;
     let result = door
         .call_tool_raw(&raw(params), None)
@@ -111,7 +111,7 @@ async fn a_lone_surrogate_in_the_params_is_forwarded_verbatim() {
 #[tokio::test]
 async fn required_meta_is_spliced_into_the_text() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let meta = required_meta();
     let cases = [
         // No `_meta`: a member after the last one, the spacing kept.
@@ -157,7 +157,7 @@ async fn required_meta_is_spliced_into_the_text() {
 #[tokio::test]
 async fn params_with_every_required_meta_key_are_sent_unchanged() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let params = r#"{"name" :"agents","_meta": {"io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"} ,"io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"arguments":{"n":1.0e+2}}"#;
     door.call_tool_raw(&raw(params), None)
         .await
@@ -169,7 +169,7 @@ async fn params_with_every_required_meta_key_are_sent_unchanged() {
 async fn a_door_result_comes_back_byte_for_byte_over_json() {
     let written = r#"{"structuredContent":{"n":12345678901234567890123,"z":-0,"e":1E2,"b":1,"a":2},"content":[{"type":"text","text":"\u00e9"}]}"#;
     let fake = FakeDoor::start(Behaviour::RawCallResult(written.into())).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let result = door
         .call_tool_raw(&raw(r#"{"name":"agents","arguments":{}}"#), None)
         .await
@@ -190,7 +190,7 @@ async fn a_door_result_comes_back_byte_for_byte_over_json() {
 async fn a_door_result_comes_back_byte_for_byte_over_sse() {
     let written = r#"{"structuredContent":{"n":12345678901234567890123,"z":-0,"e":1E2,"b":1,"a":2},"content":[{"type":"text","text":"\u00e9"}]}"#;
     let fake = FakeDoor::start(Behaviour::RawCallResultSse(written.into())).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
     let params = r#"{"name":"agents","arguments":{},"_meta":{"progressToken":"tok-1"}}"#;
     let result = door
@@ -217,7 +217,7 @@ async fn a_door_result_comes_back_byte_for_byte_over_sse() {
 #[tokio::test]
 async fn a_door_result_of_the_wrong_shape_becomes_an_is_error_result() {
     let fake = FakeDoor::start(Behaviour::RawCallResult("null".into())).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let not_object = format!(
         "hanzo door {}: answered a tools/call result that is not an object",
         fake.url()
@@ -256,7 +256,7 @@ async fn a_door_result_of_the_wrong_shape_becomes_an_is_error_result() {
 async fn broken_json_from_the_door_is_a_failure_line() {
     let fake =
         FakeDoor::start(Behaviour::RawCallResult("{\"content\":[".into())).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     assert_agents_answer(
         &door,
         &fake.url(),
@@ -269,7 +269,7 @@ async fn broken_json_from_the_door_is_a_failure_line() {
 async fn the_value_api_reports_a_result_it_cannot_decode() {
     let fake =
         FakeDoor::start(Behaviour::RawCallResult(r#"{"x":"\ud800"}"#.into())).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let mut params = serde_json::Map::new();
     params.insert("name".into(), json!("agents"));
     let result = door.call_tool(params, None).await.expect("a result");
@@ -286,7 +286,7 @@ async fn the_value_api_reports_a_result_it_cannot_decode() {
 #[tokio::test]
 async fn door_errors_and_failures_are_those_of_call_tool() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     let error = door
         .call_tool_raw(&raw(r#"{"name":"explode"}"#), None)
         .await
@@ -332,7 +332,7 @@ async fn a_hanging_door_times_out() {
     let fake = FakeDoor::start(Behaviour::Hang).expect("fake door");
     let mut config = config_for(&fake);
     config.timeouts.call = Duration::from_millis(300);
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     assert_agents_answer(
         &door,
         &fake.url(),
@@ -344,7 +344,7 @@ async fn a_hanging_door_times_out() {
 #[tokio::test]
 async fn redirects_carry_the_same_bytes() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config(&fake.legacy_url())).expect("door");
+    let door = DoorClient::new(config(&fake.legacy_url())).expect("door");
     let params = r#"{"name":"agents","arguments":{"n":-0},"_meta":{"x":1E2}}"#;
     door.call_tool_raw(&raw(params), None)
         .await
@@ -371,7 +371,7 @@ async fn redirects_carry_the_same_bytes() {
 #[tokio::test]
 async fn params_that_are_not_an_object_are_refused_without_a_request() {
     let fake = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let door = Door::new(config_for(&fake)).expect("door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
     for params in ["[]", "null", r#""agents""#, "7"] {
         let error = door
             .call_tool_raw(&raw(params), None)
@@ -389,7 +389,7 @@ async fn params_that_are_not_an_object_are_refused_without_a_request() {
 /// Calls `agents` (no local tool has that name) through `door`, and checks
 /// the answer is the one-line `isError` result naming the door at
 /// `door_url` and `what` went wrong.
-async fn assert_agents_answer(door: &Door, door_url: &str, what: &str) {
+async fn assert_agents_answer(door: &DoorClient, door_url: &str, what: &str) {
     let result = door
         .call_tool_raw(&raw(r#"{"name":"agents"}"#), None)
         .await
@@ -458,7 +458,7 @@ async fn unsupported_version_is_retried_with_only_the_version_changed() {
             )
         }
     });
-    let door = Door::new(DoorConfig::new(url)).expect("door");
+    let door = DoorClient::new(DoorClientConfig::new(url)).expect("door");
     let params = r#"{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion" : "2025-11-25","k":-0},"arguments":{"n":12345678901234567890123}}"#;
     let result = door
         .call_tool_raw(&raw(params), None)
@@ -511,7 +511,7 @@ async fn param_headers_read_the_arguments_as_written() {
             )
         }
     });
-    let door = Door::new(DoorConfig::new(url)).expect("door");
+    let door = DoorClient::new(DoorClientConfig::new(url)).expect("door");
     door.fetch_now().await;
     let params = r#"{"name":"execute_sql","arguments":{"count":12345678901234567890123,"region":"\u0065u","target":{"tenant":"\ud800"},"region":"\u00e9u"}}"#;
     door.call_tool_raw(&raw(params), None)

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_door_client::{Door, DoorConfig, DoorStatus};
+use mcp_door_client::{DoorClient, DoorClientConfig, DoorStatus};
 use serde_json::{Value, json};
 
 use crate::common::loopback::{self, Reply};
@@ -84,7 +84,7 @@ async fn tools_call_mirrors_x_mcp_header_arguments_into_mcp_param_headers() {
             ok(body, json!({"content": [{"type": "text", "text": "done"}]}))
         }
     }));
-    let door = Door::new(DoorConfig::new(url)).expect("door");
+    let door = DoorClient::new(DoorClientConfig::new(url)).expect("door");
     assert_eq!(names(&door.fetch_now().await), ["execute_sql"]);
 
     let result = door
@@ -152,7 +152,7 @@ async fn a_tool_with_a_broken_x_mcp_header_is_left_out_of_the_list() {
             ]}),
         )
     }));
-    let door = Door::new(DoorConfig::new(url)).expect("door");
+    let door = DoorClient::new(DoorClientConfig::new(url)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(snapshot.status, DoorStatus::Ready);
     assert_eq!(names(&snapshot), ["valid_tool", "plain_tool"]);
@@ -172,7 +172,7 @@ async fn unsupported_version_offering_ours_is_retried_once_with_a_new_id() {
             ok(body, json!({"tools": [tool("echo", json!({}))]}))
         }
     }));
-    let door = Door::new(DoorConfig::new(url)).expect("door");
+    let door = DoorClient::new(DoorClientConfig::new(url)).expect("door");
     let snapshot = door.fetch_now().await;
     assert_eq!(snapshot.status, DoorStatus::Ready);
     assert_eq!(names(&snapshot), ["echo"]);
@@ -202,7 +202,7 @@ async fn unsupported_version_without_ours_comes_back_as_the_error() {
             json!({"jsonrpc": "2.0", "id": body["id"], "error": error}),
         )
     }));
-    let door = Door::new(DoorConfig::new(url)).expect("door");
+    let door = DoorClient::new(DoorClientConfig::new(url)).expect("door");
     let answer = door
         .call_tool(params(json!({"name": "echo", "arguments": {}})), None)
         .await;

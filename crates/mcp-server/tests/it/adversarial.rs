@@ -160,7 +160,7 @@ enum Step {
     Export { target: usize, overwrite: bool },
     /// A call of a door-looking tool, with `op` (optionally named twice)
     /// and an `action`.
-    Door {
+    DoorClient {
         name: &'static str,
         op: &'static str,
         action: &'static str,
@@ -205,7 +205,7 @@ fn step() -> impl Strategy<Value = Step> {
             proptest::sample::select(vec!["a", "a", "b", "run", "status"]),
             proptest::option::weighted(0.25, proptest::sample::select(vec!["a", "b", "run"])),
         )
-            .prop_map(|(name, op, action, twice)| Step::Door { name, op, action, twice }),
+            .prop_map(|(name, op, action, twice)| Step::DoorClient { name, op, action, twice }),
         2 => proptest::sample::select(vec!["full", "review", "docs", "docs", "door_only", "writer"])
             .prop_map(Step::Mode),
     ]
@@ -412,7 +412,7 @@ fn call_text(world: &World, step: &Step) -> String {
         }
         Step::Export { target, overwrite } => json!({ "name": "memory", "arguments": {
             "action": "export", "path": TARGETS[*target], "overwrite": overwrite } }),
-        Step::Door {
+        Step::DoorClient {
             name,
             op,
             action,
@@ -542,7 +542,7 @@ fn run_scenario(scenario: &Scenario) -> Result<(), TestCaseError> {
         );
     }
     for (step, under) in forwarded_under {
-        let Step::Door {
+        let Step::DoorClient {
             name, op, twice, ..
         } = &step
         else {

@@ -45,12 +45,12 @@ fn spawn_door(doc: &std::path::Path, upstream: &str) -> (Proc, String) {
 }
 
 /// The REST service, the door in front of it (with its URL) and a root.
-struct Door {
+struct DoorClient {
     url: String,
     _process: Proc,
 }
 
-fn setup() -> (tempfile::TempDir, Door, Log) {
+fn setup() -> (tempfile::TempDir, DoorClient, Log) {
     let (rest, log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
     let doc = dir.path().join("api.yaml");
@@ -58,7 +58,7 @@ fn setup() -> (tempfile::TempDir, Door, Log) {
     let (process, url) = spawn_door(&doc, &rest);
     (
         dir,
-        Door {
+        DoorClient {
             url,
             _process: process,
         },

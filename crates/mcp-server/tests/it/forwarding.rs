@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig};
+use mcp_door_client::{Bearer, BearerSource, DoorClient, DoorClientConfig};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use mcp_local_server::door::DoorSource;
 use mcp_local_server::http::HttpConfig;
@@ -74,9 +74,9 @@ fn over_stdio_a_lone_surrogate_is_forwarded_as_written_and_answered() {
 
 /// A server whose only source is the door at `url`, with a fixed bearer.
 fn door_server(url: &str) -> Arc<Server> {
-    let mut config = DoorConfig::new(url);
+    let mut config = DoorClientConfig::new(url);
     config.bearer = BearerSource::Fixed(Bearer::new("forwarding-test").expect("bearer"));
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     let source = DoorSource::start(door, Duration::from_secs(5));
     Arc::new(Server::new(
         Composition::new(vec![Arc::new(source)]),

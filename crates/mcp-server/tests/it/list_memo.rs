@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use mcp_door_client::Door;
+use mcp_door_client::DoorClient;
 use mcp_fake_door::{Behaviour, FakeDoor};
 use mcp_local_server::Composition;
 use mcp_proto::{Message, RequestId, Response};
@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use crate::common::driver::{Connection, local_and_door};
 
 /// A server over the local tools and a door at `fake`, on an in-memory pipe.
-async fn connect(fake: &FakeDoor, root: &std::path::Path) -> (Connection, Door, Composition) {
+async fn connect(fake: &FakeDoor, root: &std::path::Path) -> (Connection, DoorClient, Composition) {
     let (server, door, composition) =
         local_and_door(&fake.url(), "memo-test", root, Duration::from_secs(30));
     (Connection::with_buffer(server, 1 << 20), door, composition)
@@ -25,7 +25,7 @@ async fn connect(fake: &FakeDoor, root: &std::path::Path) -> (Connection, Door, 
 /// Waits for the fetch the door source started on its own. (`fetch_now`
 /// here would race it: if that fetch had already finished, a second one
 /// would follow, and the fetch counts below would be off by one.)
-async fn first_list(door: &Door) {
+async fn first_list(door: &DoorClient) {
     let snapshot = door.wait_first(Duration::from_secs(60)).await;
     assert!(snapshot.list.is_some(), "the fake door's list arrived");
 }

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use mcp_door_client::{Door, DoorConfig, DoorSnapshot};
+use mcp_door_client::{DoorClient, DoorClientConfig, DoorSnapshot};
 use mcp_fake_door::FakeDoor;
 use serde_json::Value;
 use tracing::subscriber::DefaultGuard;
@@ -21,12 +21,12 @@ pub const CANARY: &str = "sk-canary-7f3a9c1e5b2d4086";
 
 /// A config for `url` with the canary bearer and 5 s list/call limits
 /// (tests of hanging behaviours set shorter ones).
-pub fn config(url: &str) -> DoorConfig {
+pub fn config(url: &str) -> DoorClientConfig {
     config_with_bearer(url, CANARY)
 }
 
 /// [`config`] for a fake door's `/v1/mcp`.
-pub fn config_for(door: &FakeDoor) -> DoorConfig {
+pub fn config_for(door: &FakeDoor) -> DoorClientConfig {
     config(&door.url())
 }
 
@@ -41,7 +41,7 @@ pub fn names(snapshot: &DoorSnapshot) -> Vec<String> {
 
 /// A forwarded `tools/call` of `agents` without arguments: its result (a
 /// JSON-RPC error fails the test).
-pub async fn call_agents(door: &Door) -> Value {
+pub async fn call_agents(door: &DoorClient) -> Value {
     door.call_tool(params(serde_json::json!({"name": "agents"})), None)
         .await
         .expect("a result")

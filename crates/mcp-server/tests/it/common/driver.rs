@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_door_client::{Bearer, BearerSource, Door, DoorConfig};
+use mcp_door_client::{Bearer, BearerSource, DoorClient, DoorClientConfig};
 use mcp_local_server::door::DoorSource;
 use mcp_local_server::local::LocalSource;
 use mcp_local_server::mcp_proto::Implementation;
@@ -179,10 +179,10 @@ pub fn local_and_door(
     bearer: &str,
     root: &std::path::Path,
     list_wait: Duration,
-) -> (Arc<Server>, Door, Composition) {
-    let mut config = DoorConfig::new(door_url);
+) -> (Arc<Server>, DoorClient, Composition) {
+    let mut config = DoorClientConfig::new(door_url);
     config.bearer = BearerSource::Fixed(Bearer::new(bearer).expect("bearer"));
-    let door = Door::new(config).expect("door");
+    let door = DoorClient::new(config).expect("door");
     let local = LocalSource::new(vec![root.to_path_buf()]).expect("local");
     let sources: Vec<Arc<dyn ToolSource>> = vec![
         Arc::new(local),
