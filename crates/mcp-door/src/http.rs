@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 
 use crate::credentials::Credentials;
 use crate::door::{Answer, Door};
-use crate::listen::{ListenLimits, read_body, serve_app};
-use crate::transport;
+use mcp_streamable_http::checks as transport;
+use mcp_streamable_http::{ListenLimits, read_body, serve_app};
 
 pub use mcp_proto::DOOR_PATH;
 /// The framework-default path that answers 308 to [`DOOR_PATH`].
@@ -31,7 +31,7 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// - `POST /v1/mcp`: one JSON-RPC message per request, answered with
 ///   `application/json` (or one SSE event when `Accept` admits only
 ///   `text/event-stream`; notifications and responses get 202), after the
-///   [`transport`](crate::transport) checks: a foreign `Origin` 403, a
+///   [`transport`](mcp_streamable_http::checks) checks: a foreign `Origin` 403, a
 ///   `Content-Type` other than JSON 415, an `Accept` admitting neither
 ///   406, an `MCP-Protocol-Version` unknown (-32022) or disagreeing with
 ///   the body (-32020) 400, each a JSON-RPC error with the request's id

@@ -100,7 +100,6 @@ mod error;
 mod forward;
 mod health;
 mod http;
-mod listen;
 mod metrics;
 mod naming;
 mod openapi;
@@ -108,7 +107,6 @@ mod ops;
 mod projection;
 mod refusal;
 mod source;
-pub mod transport;
 
 pub use config::{
     ConfigError, ConfigFile, DocumentFile, DocumentLocation, DocumentSpec, ReadinessFile,
@@ -120,7 +118,6 @@ pub use door::{Answer, Door, DoorConfig, UNAUTHORIZED, server_info};
 pub use error::DoorError;
 pub use health::{Readiness, ReadinessConfig};
 pub use http::{DOOR_PATH, LEGACY_PATH, METADATA_PATH, router, serve};
-pub use listen::{ListenLimits, read_body, serve_app};
 pub use metrics::{METRICS_CONTENT_TYPE, Metrics};
 pub use naming::VERBS;
 pub use ops::{

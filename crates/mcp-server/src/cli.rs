@@ -411,7 +411,7 @@ pub struct ServeArgs {
     /// and a port, or a port alone for 127.0.0.1; no host names) instead of
     /// stdio. A non-loopback address needs a bearer
     /// in `HANZO_MCP_HTTP_BEARER`.
-    #[arg(long, value_name = "ADDR", value_parser = crate::http::parse_addr)]
+    #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
     pub http: Option<std::net::SocketAddr>,
 
     /// How many requests one connection (an HTTP session) may have in
@@ -518,6 +518,7 @@ impl ServeArgs {
     /// The [`HttpConfig`](crate::http::HttpConfig) of `serve --http`:
     /// [`crate::http::config_from_env`] (the bearer) with the limits of
     /// [`HttpLimitArgs`].
+    #[cfg(feature = "http")]
     pub fn http_config(&self) -> crate::http::HttpConfig {
         let limits = &self.http_limits;
         let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
@@ -919,14 +920,39 @@ async fn serve(args: ServeArgs, config_used: Option<PathBuf>) -> Result<(), Serv
     }
     let server = Arc::new(serve_server(&args, assembly)?);
     if let Some(addr) = args.http {
-        let mut http = args.http_config();
-        if http.bearer.is_none() && !args.http_no_auth {
-            http.bearer = Some(crate::http::bearer::generate_and_write(addr)?);
-        }
-        return crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await;
+        return serve_http(server, &args, addr).await;
     }
     let (input, output) = crate::framing::stdio();
     server.serve(input, output, shutdown_signal()).await
+}
+
+/// `serve --http ADDR`: the streamable HTTP transport, with a generated
+/// bearer unless one is set or `--http-no-auth` is given.
+#[cfg(feature = "http")]
+async fn serve_http(
+    server: Arc<Server>,
+    args: &ServeArgs,
+    addr: std::net::SocketAddr,
+) -> Result<(), ServerError> {
+    let mut http = args.http_config();
+    if http.bearer.is_none() && !args.http_no_auth {
+        http.bearer = Some(crate::http::bearer::generate_and_write(addr)?);
+    }
+    crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await
+}
+
+/// `serve --http` in a build without the `http` feature: refused, saying so.
+#[cfg(not(feature = "http"))]
+async fn serve_http(
+    _: Arc<Server>,
+    _: &ServeArgs,
+    _: std::net::SocketAddr,
+) -> Result<(), ServerError> {
+    Err(ServerError::Config(
+        "--http: this hanzo-mcp is built without the `http` feature (streamable HTTP); \
+         build it with that feature, or serve over stdio"
+            .to_owned(),
+    ))
 }
 
 /// The capability table of `toolbox` (`hanzo-mcp tools --capabilities`):
@@ -1000,4 +1026,19 @@ async fn shutdown_signal() {
     {
         let _ = tokio::signal::ctrl_c().await;
     }
+}
+
+/// Parses `--http ADDR`: `IP:PORT` (an IP address and a port, `[::1]:8080`
+/// for IPv6), or a bare `PORT` meaning `127.0.0.1:PORT` (the default bind is
+/// loopback). Host names are refused: nothing is resolved.
+pub fn parse_addr(text: &str) -> Result<std::net::SocketAddr, String> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse().map_err(|_| {
+        format!(
+            "{text:?} is neither IP:PORT (an IP address and a port) nor a port number \
+             (for 127.0.0.1)"
+        )
+    })
 }

@@ -607,7 +607,7 @@ pub fn apply_serve(
         http.listen.as_ref(),
         |addr| {
             args.http =
-                Some(crate::http::parse_addr(addr).map_err(|e| format!("key http.listen: {e}"))?);
+                Some(crate::cli::parse_addr(addr).map_err(|e| format!("key http.listen: {e}"))?);
             Ok(())
         },
     )?;
@@ -896,7 +896,7 @@ fn check_serve_values(file: &ConfigFile) -> Result<(), String> {
     }
     let http = file.http.clone().unwrap_or_default();
     if let Some(addr) = &http.listen {
-        crate::http::parse_addr(addr).map_err(|e| format!("key http.listen: {e}"))?;
+        crate::cli::parse_addr(addr).map_err(|e| format!("key http.listen: {e}"))?;
     }
     for row in &LIMITS {
         limit_in_file(row, &http)?;

@@ -368,14 +368,15 @@ fn spawn_probe(shared: Weak<Shared>, target: (String, u16)) {
 /// does not parse as an http(s) URL with a host (the build then reports
 /// it).
 fn probe_target(address: &str) -> Option<(String, u16)> {
-    let uri: axum::http::Uri = address.parse().ok()?;
-    let port = match (uri.port_u16(), uri.scheme_str()) {
-        (Some(port), Some("http" | "https")) => port,
-        (None, Some("http")) => 80,
-        (None, Some("https")) => 443,
-        _ => return None,
-    };
-    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+    let url = url::Url::parse(address).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    let port = url.port_or_known_default()?;
+    let host = url
+        .host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']');
     (!host.is_empty()).then(|| (host.to_owned(), port))
 }
 

@@ -10,9 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use mcp_door::{
-    ConfigFile, DocumentSpec, Door, DoorConfig, ListenLimits, ProjectionConfig, load_documents,
-};
+use mcp_door::{ConfigFile, DocumentSpec, Door, DoorConfig, ProjectionConfig, load_documents};
 use tracing_subscriber::EnvFilter;
 
 /// Serve a HIP-0300 door: OpenAPI documents as one tool per subsystem at
@@ -163,10 +161,10 @@ async fn serve(settings: Settings, args: DoorArgs, json: bool) -> ExitCode {
         settings.file,
         settings.documents,
     ));
-    mcp_door::serve_app(
+    mcp_streamable_http::serve_app(
         listener,
         mcp_door::router(door),
-        ListenLimits::default(),
+        mcp_streamable_http::ListenLimits::default(),
         stop_signal(),
     )
     .await;

@@ -14,6 +14,7 @@ pub enum LineEvent {
     Line(Vec<u8>),
     /// A message a transport parsed already (HTTP): no bytes, no second
     /// parse.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Message(mcp_proto::Message),
     /// A line that cannot be a message (longer than the limit; discarded as
     /// it streamed): answer with this error, to the id its start named.

@@ -134,6 +134,7 @@ pub mod error;
 pub mod features;
 mod framing;
 pub mod gated;
+#[cfg(feature = "http")]
 pub mod http;
 pub mod install;
 pub mod lifecycle;

@@ -1,24 +1,32 @@
 //! `hanzo-mcp`: see the `mcp_local_server` crate docs. `hanzo-mcp door`
-//! serves a HIP-0300 door through the `mcp-door` crate.
+//! (feature `door`) serves a HIP-0300 door through the `mcp-door` crate.
 
+#[cfg(feature = "door")]
 mod door_command;
 
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, FromArgMatches};
+use clap::{CommandFactory, FromArgMatches};
 use mcp_local_server::cli::Cli;
 
-/// The whole command line: [`Cli`] and `door`.
+/// The whole command line: [`Cli`] and, with the `door` feature, `door`.
 fn command() -> clap::Command {
-    let door = door_command::DoorArgs::augment_args(
-        clap::Command::new("door").about("Serve a HIP-0300 door over HTTP (mcp-door)"),
-    );
-    Cli::command().subcommand(door)
+    #[cfg(feature = "door")]
+    {
+        use clap::Args as _;
+        let door = door_command::DoorArgs::augment_args(
+            clap::Command::new("door").about("Serve a HIP-0300 door over HTTP (mcp-door)"),
+        );
+        Cli::command().subcommand(door)
+    }
+    #[cfg(not(feature = "door"))]
+    Cli::command()
 }
 
 fn main() -> ExitCode {
     let matches = command().get_matches();
     match matches.subcommand() {
+        #[cfg(feature = "door")]
         Some(("door", m)) => {
             return match door_command::DoorArgs::from_arg_matches(m) {
                 Ok(args) => door_command::run(args),

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_door::{Door, DoorConfig, ListenLimits, router, serve_app};
+use mcp_door::{Door, DoorConfig, router};
+use mcp_streamable_http::{ListenLimits, serve_app};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::common::{list, post};

@@ -7,7 +7,7 @@ use mcp_proto::param_header::{self, ParamHeader};
 use mcp_proto::{ErrorObject, meta};
 use serde_json::Value;
 
-pub use mcp_door::transport::{
+pub use mcp_streamable_http::checks::{
     PROTOCOL_VERSION, body_revision, header, host_ok, json_content_type, mismatch,
 };
 
@@ -43,14 +43,14 @@ pub fn bearer_ok(headers: &HeaderMap, expected: &str) -> bool {
 /// Whether the request's `Origin` is acceptable: absent (not a browser), a
 /// loopback origin (`localhost`, `127.0.0.0/8`, `[::1]`, any port), or one
 /// of `allowed` (MCP 2025-11-25 basic/transports, security warning: DNS
-/// rebinding); [`mcp_door::transport::origin_ok`], which the door uses too.
+/// rebinding); [`mcp_streamable_http::checks::origin_ok`], which the door uses too.
 ///
 /// [`host_ok`] is meant for a transport without a bearer, which
 /// [`super::serve_http`] binds on loopback only; a bearer already defeats
 /// rebinding (the page cannot know it) and may serve other names.
 pub fn origin_ok(headers: &HeaderMap, allowed: &[String]) -> bool {
     let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
-    mcp_door::transport::origin_ok(headers, &allowed, true)
+    mcp_streamable_http::checks::origin_ok(headers, &allowed, true)
 }
 
 /// The body as JSON when it is meant as a response

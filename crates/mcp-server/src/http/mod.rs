@@ -64,7 +64,6 @@ mod post;
 mod serve;
 mod sessions;
 
-use std::net::SocketAddr;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
@@ -256,20 +255,7 @@ fn method_not_allowed() -> Response {
 /// by `hanzo-mcp serve --http` (never a flag, so it stays out of `ps`).
 pub const BEARER_ENV: &str = "HANZO_MCP_HTTP_BEARER";
 
-/// Parses `--http ADDR`: `IP:PORT` (an IP address and a port, `[::1]:8080`
-/// for IPv6), or a bare `PORT` meaning `127.0.0.1:PORT` (the default bind is
-/// loopback). Host names are refused: nothing is resolved.
-pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
-    if let Ok(port) = text.parse::<u16>() {
-        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    text.parse().map_err(|_| {
-        format!(
-            "{text:?} is neither IP:PORT (an IP address and a port) nor a port number \
-             (for 127.0.0.1)"
-        )
-    })
-}
+pub use crate::cli::parse_addr;
 
 /// The [`HttpConfig`] of `hanzo-mcp serve --http`: defaults, with the bearer
 /// from [`BEARER_ENV`] when set and not empty.

@@ -31,7 +31,9 @@ pub(super) async fn on_post(
         );
     }
     let config = &transport.config;
-    let read = mcp_door::read_body(request, config.body_read_timeout, config.max_body_bytes).await;
+    let read =
+        mcp_streamable_http::read_body(request, config.body_read_timeout, config.max_body_bytes)
+            .await;
     let body = match read {
         Ok(body) => body,
         Err(refused) => return refused,

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use mcp_door::{ListenLimits, serve_app};
+use mcp_streamable_http::{ListenLimits, serve_app};
 
 use super::{HttpConfig, router};
 use crate::error::ServerError;

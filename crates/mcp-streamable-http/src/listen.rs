@@ -1,9 +1,9 @@
 //! [`serve_app`]: an HTTP/1.1 listener that a client cannot exhaust by
 //! being slow or many: each connection's request headers must arrive
 //! within a time limit, and at most so many connections are served at
-//! once; and [`read_body`], the same bound on a request's body. The door's
-//! [`crate::serve`] uses both, and so does `hanzo-mcp serve --http` (crate
-//! `mcp-local-server`).
+//! once; and [`read_body`], the same bound on a request's body. The door
+//! (`mcp-door`) uses both, and so does `hanzo-mcp serve --http`
+//! (`mcp-local-server`).
 
 use std::future::Future;
 use std::sync::Arc;
