@@ -54,6 +54,8 @@ async fn main() -> ExitCode {
         list: Duration::from_secs(10),
         call: Duration::from_secs(10),
     };
+    // The client's own failure results start with the door's name.
+    let failure_prefix = format!("{} ", config.wording.name);
     let door = match DoorClient::new(config) {
         Ok(door) => door,
         Err(error) => {
@@ -83,7 +85,7 @@ async fn main() -> ExitCode {
                 let failed_to_reach = result["isError"] == json!(true)
                     && result["content"][0]["text"]
                         .as_str()
-                        .is_some_and(|text| text.starts_with("hanzo door "));
+                        .is_some_and(|text| text.starts_with(&failure_prefix));
                 ok &= !failed_to_reach;
                 println!("tools/call {}: {result}", call.name);
             }

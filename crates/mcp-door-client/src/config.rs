@@ -131,9 +131,64 @@ impl Default for ClientInfo {
     }
 }
 
+/// How a client speaks of its door in the results it writes itself: a
+/// call the door could not answer, a result of the wrong shape, a 401.
+/// Those results reach a model, which must learn from one line what
+/// failed and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Wording {
+    /// The door's name, written before its address (`door
+    /// https://mcp.example/v1/mcp: ...`).
+    pub name: String,
+    /// What a 401 result tells the caller to do before it tries again,
+    /// written after `sign-in required; `.
+    pub sign_in: String,
+}
+
+impl Wording {
+    /// Words for any door: `door <address>: ...`, and a sign-in hint that
+    /// names no particular client or command.
+    pub fn generic() -> Wording {
+        Wording::new(
+            "door",
+            "give this client a credential the door accepts (its resource metadata names the \
+             authorization server)",
+        )
+    }
+
+    /// The words of Hanzo's local servers (HIP-0300 §2.2): `hanzo door
+    /// <address>: ...`, and a 401 that says to run `hanzo auth login` or
+    /// set `HANZO_API_KEY`.
+    pub fn hanzo() -> Wording {
+        Wording::new(
+            "hanzo door",
+            "run `hanzo auth login` (or set HANZO_API_KEY)",
+        )
+    }
+
+    /// Words of your own: the door's `name` and the `sign_in` hint.
+    pub fn new(name: impl Into<String>, sign_in: impl Into<String>) -> Wording {
+        Wording {
+            name: name.into(),
+            sign_in: sign_in.into(),
+        }
+    }
+}
+
+impl Default for Wording {
+    /// [`Wording::generic`].
+    fn default() -> Self {
+        Wording::generic()
+    }
+}
+
 /// Everything a [`crate::DoorClient`] needs. Every field is public so a runtime
 /// that embeds the crate can set it by hand; [`DoorClientConfig::from_env`] and
-/// [`DoorClientConfig::from_lookup`] fill it the HIP-0300 §2.2 way.
+/// [`DoorClientConfig::from_lookup`] fill it the HIP-0300 §2.2 way;
+/// [`DoorClientConfig::new`] makes a client of any stateless MCP server
+/// (revision 2026-07-28) at an address, with no bearer, nothing read from
+/// the environment and nothing run, and [`Wording::generic`] words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DoorClientConfig {
     /// The door's URL, e.g. `https://api.hanzo.ai/v1/mcp`.
@@ -152,10 +207,14 @@ pub struct DoorClientConfig {
     pub max_body_bytes: usize,
     /// Sent as `io.modelcontextprotocol/clientInfo`.
     pub client_info: ClientInfo,
+    /// How the results the client writes itself speak of the door.
+    pub wording: Wording,
 }
 
 impl DoorClientConfig {
-    /// A configuration for `address` with no bearer and default limits.
+    /// A configuration for `address` with no bearer, default limits and
+    /// [`Wording::generic`]; set the public fields for the rest (a
+    /// [`BearerSource::Fixed`] bearer, say).
     pub fn new(address: impl Into<String>) -> DoorClientConfig {
         DoorClientConfig {
             address: address.into(),
@@ -166,11 +225,12 @@ impl DoorClientConfig {
             max_redirects: 5,
             max_body_bytes: 32 << 20,
             client_info: ClientInfo::default(),
+            wording: Wording::generic(),
         }
     }
 
-    /// The configuration from the process environment: [`door_address`] and
-    /// [`BearerDiscovery::from_env`]. Reads variables only; nothing runs and
+    /// The configuration from the process environment: [`door_address`],
+    /// [`BearerDiscovery::from_env`] and [`Wording::hanzo`]. Reads variables only; nothing runs and
     /// nothing is fetched until the door is first used.
     pub fn from_env() -> DoorClientConfig {
         DoorClientConfig::from_lookup(|key| std::env::var(key).ok())
@@ -180,6 +240,7 @@ impl DoorClientConfig {
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> DoorClientConfig {
         let mut config = DoorClientConfig::new(door_address(&lookup));
         config.bearer = BearerSource::Discover(BearerDiscovery::from_lookup(&lookup));
+        config.wording = Wording::hanzo();
         config
     }
 

@@ -363,8 +363,8 @@ impl DoorClient {
                 match call_result_problem(&result) {
                     None => Forwarded::Door(result),
                     Some(problem) => Forwarded::Local(error_result(&format!(
-                        "hanzo door {}: {problem}",
-                        self.inner.address
+                        "{} {}: {problem}",
+                        self.inner.config.wording.name, self.inner.address
                     ))),
                 }
             }
@@ -375,6 +375,7 @@ impl DoorClient {
             Err(DoorClientError::Unauthorized { resource_metadata }) => {
                 self.door_answered();
                 Forwarded::Local(error_result(&sign_in_text(
+                    &self.inner.config.wording,
                     &self.inner.address,
                     &resource_metadata,
                 )))
@@ -418,7 +419,7 @@ impl DoorClient {
                     quoted_name(name)
                 )
             }
-            _ => format!("hanzo door {address}: {reason}"),
+            _ => format!("{} {address}: {reason}", self.inner.config.wording.name),
         }
     }
 
@@ -617,10 +618,11 @@ fn not_an_object() -> ErrorObject {
 }
 
 /// The text of the 401 result (HIP-0300 §2.2).
-fn sign_in_text(address: &str, resource_metadata: &str) -> String {
+fn sign_in_text(wording: &crate::Wording, address: &str, resource_metadata: &str) -> String {
     format!(
-        "hanzo door {address}: sign-in required; run `hanzo auth login` (or set HANZO_API_KEY) \
-         and try again (resource metadata: {resource_metadata})"
+        "{} {address}: sign-in required; {} and try again (resource metadata: \
+         {resource_metadata})",
+        wording.name, wording.sign_in
     )
 }
 

@@ -82,7 +82,7 @@ mod transport;
 pub use bearer::{Bearer, BearerDiscovery, DEFAULT_CLI_TIMEOUT};
 pub use config::{
     BearerSource, CachePolicy, ClientInfo, DEFAULT_API_BASE, DOOR_PATH, DOOR_REVISION,
-    DoorClientConfig, Timeouts, door_address,
+    DoorClientConfig, Timeouts, Wording, door_address,
 };
 pub use door::{DoorClient, DoorSnapshot, DoorStatus, OutageLog};
 pub use error::DoorClientError;

@@ -309,6 +309,40 @@ async fn unauthorized_call_names_the_challenge_metadata_url_once() {
     assert_eq!(fake.requests().len(), 1);
 }
 
+/// A client of any door: `DoorClientConfig::new` names no Hanzo command,
+/// and an embedder's own words reach the result.
+#[tokio::test]
+async fn the_sign_in_result_speaks_of_the_door_as_configured() {
+    let fake = FakeDoor::start(Behaviour::Unauthorized).expect("fake door");
+    let metadata = fake.challenge_metadata_url();
+    let mut config = config_for(&fake);
+    config.wording = mcp_door_client::Wording::generic();
+    let text = result_text(&call_agents(&DoorClient::new(config).expect("door")).await);
+    assert_eq!(
+        text,
+        format!(
+            "door {}: sign-in required; give this client a credential the door accepts (its \
+             resource metadata names the authorization server) and try again (resource \
+             metadata: {metadata})",
+            fake.url()
+        )
+    );
+    assert_eq!(
+        mcp_door_client::DoorClientConfig::new(fake.url()).wording,
+        mcp_door_client::Wording::generic()
+    );
+    let mut config = config_for(&fake);
+    config.wording = mcp_door_client::Wording::new("acme gateway", "run `acme login`");
+    let text = result_text(&call_agents(&DoorClient::new(config).expect("door")).await);
+    assert!(
+        text.starts_with(&format!(
+            "acme gateway {}: sign-in required; run `acme login` and try again",
+            fake.url()
+        )),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn unauthorized_without_metadata_falls_back_to_the_origin() {
     let fake = FakeDoor::start(Behaviour::UnauthorizedBare).expect("fake door");

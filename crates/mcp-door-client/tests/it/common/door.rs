@@ -3,13 +3,15 @@
 
 use std::time::Duration;
 
-use mcp_door_client::{Bearer, BearerSource, DoorClientConfig};
+use mcp_door_client::{Bearer, BearerSource, DoorClientConfig, Wording};
 use serde_json::{Map, Value};
 
 /// A config for `url` that sends `token` as the bearer, with 5 s list and
-/// call limits (tests of hanging behaviours set shorter ones).
+/// call limits (tests of hanging behaviours set shorter ones) and the
+/// words of Hanzo's local servers, as `from_env` gives them.
 pub fn config_with_bearer(url: &str, token: &str) -> DoorClientConfig {
     let mut config = DoorClientConfig::new(url);
+    config.wording = Wording::hanzo();
     config.bearer = BearerSource::Fixed(Bearer::new(token).expect("valid bearer"));
     config.timeouts.list = Duration::from_secs(5);
     config.timeouts.call = Duration::from_secs(5);
