@@ -17,7 +17,8 @@
 #
 # Needs: target/release/hanzo-mcp (cargo build --release -p mcp-local-server),
 # wrk and haproxy (Debian packages, installed when missing), curl, python3.
-# DURATION (default 8) seconds per wrk run; 6 runs.
+# DURATION (default 8) seconds per wrk run; 6 runs. DOOR_BENCH_RAW=1 also
+# prints each wrk report on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-8}"
@@ -128,6 +129,7 @@ measure() { # name connections url [script]
     [ "$conns" -gt 1 ] && threads=2
     out="$(wrk --latency -t"$threads" -c"$conns" -d"${DURATION}s" ${script:+-s "$script"} "$url")"
     grep -q "50%" <<<"$out" || { echo "door-bench: wrk gave no median for $name:" >&2; echo "$out" >&2; }
+    [ -n "${DOOR_BENCH_RAW:-}" ] && echo "$out" >&2
     python3 - "$name" "$conns" <<PY
 import re, sys
 out = '''$out'''
