@@ -922,7 +922,7 @@ async fn serve(args: ServeArgs, config_used: Option<PathBuf>) -> Result<(), Serv
     if let Some(addr) = args.http {
         return serve_http(server, &args, addr).await;
     }
-    let (input, output) = crate::framing::stdio();
+    let (input, output) = crate::stdio::pipes();
     server.serve(input, output, shutdown_signal()).await
 }
 

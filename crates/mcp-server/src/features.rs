@@ -62,7 +62,7 @@
 //!     .with_prompts(Arc::new(Greeting))
 //!     .with_logging();
 //! // The handshake now advertises exactly tools, prompts and logging.
-//! let era = mcp_local_server::lifecycle::Era::Handshake(
+//! let era = mcp_local_server::lifecycle::Negotiated::Handshake(
 //!     mcp_proto::Revision::LATEST_WITH_HANDSHAKE,
 //! );
 //! assert_eq!(

@@ -132,7 +132,6 @@ pub mod doctor;
 pub mod door;
 pub mod error;
 pub mod features;
-mod framing;
 pub mod gated;
 #[cfg(feature = "http")]
 pub mod http;
@@ -147,6 +146,7 @@ pub mod progress;
 pub mod server;
 mod session;
 pub mod source;
+mod stdio;
 #[cfg(feature = "test-tools")]
 pub mod test_tools;
 

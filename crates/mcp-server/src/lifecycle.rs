@@ -28,25 +28,25 @@ use serde_json::Value;
 
 /// The revision, and the style, a request is answered in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Era {
+pub enum Negotiated {
     /// Negotiated by `initialize` (2024-11-05 to 2025-11-25).
     Handshake(Revision),
     /// Named by the request's own `_meta` (2026-07-28).
     Stateless(Revision),
 }
 
-impl Era {
+impl Negotiated {
     /// The revision the request is answered in.
     pub fn revision(self) -> Revision {
         match self {
-            Era::Handshake(r) | Era::Stateless(r) => r,
+            Negotiated::Handshake(r) | Negotiated::Stateless(r) => r,
         }
     }
 
     /// Whether results carry the 2026-07-28 fields (`resultType`, `ttlMs`,
     /// `cacheScope`).
     pub fn is_stateless(self) -> bool {
-        matches!(self, Era::Stateless(_))
+        matches!(self, Negotiated::Stateless(_))
     }
 }
 
@@ -197,7 +197,7 @@ impl Lifecycle {
     /// it with: -32602 when the `_meta` revision is not a string, -32022 when
     /// it names a revision not served statelessly (and no handshake applies),
     /// -32600 when the request needs the handshake first.
-    pub fn era_for(&self, method: &str, params: Option<&Value>) -> Result<Era, ErrorObject> {
+    pub fn era_for(&self, method: &str, params: Option<&Value>) -> Result<Negotiated, ErrorObject> {
         let named = params
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(meta::PROTOCOL_VERSION));
@@ -209,13 +209,13 @@ impl Lifecycle {
                         return Err(ErrorObject::method_not_found(method));
                     }
                     check_stateless_meta(params)?;
-                    Ok(Era::Stateless(revision))
+                    Ok(Negotiated::Stateless(revision))
                 }
                 _ => match self.phase {
                     // After a handshake the key is not the lifecycle's: the
                     // negotiated revision holds.
                     Phase::Initialized { revision, .. } if method != "server/discover" => {
-                        Ok(Era::Handshake(revision))
+                        Ok(Negotiated::Handshake(revision))
                     }
                     _ => Err(ErrorObject::unsupported_protocol_version(
                         requested,
@@ -233,9 +233,9 @@ impl Lifecycle {
                      request is answered in)",
                     meta::PROTOCOL_VERSION
                 ))),
-                (_, Phase::Initialized { revision, .. }) => Ok(Era::Handshake(revision)),
+                (_, Phase::Initialized { revision, .. }) => Ok(Negotiated::Handshake(revision)),
                 ("ping", Phase::AwaitingInitialize) => {
-                    Ok(Era::Handshake(Revision::LATEST_WITH_HANDSHAKE))
+                    Ok(Negotiated::Handshake(Revision::LATEST_WITH_HANDSHAKE))
                 }
                 (_, Phase::AwaitingInitialize) => {
                     Err(ErrorObject::invalid_request(HANDSHAKE_FIRST))

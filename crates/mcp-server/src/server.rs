@@ -27,10 +27,10 @@ use tokio::sync::mpsc;
 
 use crate::error::ServerError;
 use crate::features::{CompletionSource, PromptSource, ResourceSource, RootsListener};
-use crate::framing::read_lines;
-use crate::lifecycle::Era;
+use crate::lifecycle::Negotiated;
 use crate::outbox::{Outbox, write_loop};
 use crate::source::Composition;
+use crate::stdio::read_lines;
 use mcp_local_tools::mode::Modes;
 
 pub use crate::session::subscriptions::{MAX_SUBSCRIBED_URI_BYTES, MAX_SUBSCRIPTIONS};
@@ -288,7 +288,7 @@ impl Server {
     /// `resources/subscribe` with `subscriptions/listen`, which we do not
     /// implement, so that era advertises neither `subscribe` nor
     /// `listChanged`.
-    pub fn capabilities(&self, era: Era) -> ServerCapabilities {
+    pub fn capabilities(&self, era: Negotiated) -> ServerCapabilities {
         let handshake = !era.is_stateless();
         ServerCapabilities {
             tools: Some(ToolsCapability {

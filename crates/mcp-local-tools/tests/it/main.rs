@@ -6,6 +6,7 @@ mod common;
 #[cfg(any(feature = "fetch", feature = "ui"))]
 mod http_fixture;
 
+mod bounds_and_patches;
 mod capabilities;
 mod child_processes;
 mod code_actions;
@@ -16,7 +17,6 @@ mod fetch_actions;
 mod fs_actions;
 mod git_actions;
 mod paths;
-mod qa_regressions;
 mod state_tools;
 mod ui_actions;
 mod workspace_actions;

@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use futures_util::stream::{self, Stream};
 use mcp_proto::{ErrorObject, error_code};
 
-use super::pipe::{Replies, Reply};
+use super::routing::{Replies, Reply};
 use super::rpc_error;
 use crate::outbox::{Kind, Outgoing};
 

@@ -59,8 +59,8 @@
 mod answer;
 pub mod bearer;
 mod check;
-mod pipe;
 mod post;
+mod routing;
 mod serve;
 mod sessions;
 
@@ -78,7 +78,7 @@ use crate::server::Server;
 use check::{PROTOCOL_VERSION, header as text};
 use post::on_post;
 pub use serve::serve_http;
-use sessions::{Session, Sessions, on_delete, on_get, sweeper};
+use sessions::{HttpSession, Sessions, on_delete, on_get, sweeper};
 
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]
@@ -139,7 +139,7 @@ struct Transport {
 }
 
 impl Transport {
-    fn session(&self, id: &str) -> Option<Arc<Session>> {
+    fn session(&self, id: &str) -> Option<Arc<HttpSession>> {
         let session = self
             .sessions
             .lock()

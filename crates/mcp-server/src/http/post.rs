@@ -11,7 +11,7 @@ use std::sync::PoisonError;
 
 use super::answer::answer;
 use super::check::{self, PROTOCOL_VERSION, SESSION_ID, header as text};
-use super::pipe::OneShot;
+use super::routing::OneShot;
 use super::sessions::{open_session, session_of};
 use super::{Transport, accepts_sse, guard, header_revision, rpc_error};
 
@@ -133,7 +133,7 @@ pub(super) async fn malformed_response(
         Ok(session) => session,
         Err(refused) => return *refused,
     };
-    if session.pipe.send_malformed(body).await {
+    if session.live.send_malformed(body).await {
         StatusCode::ACCEPTED.into_response()
     } else {
         StatusCode::NOT_FOUND.into_response()
@@ -265,16 +265,16 @@ pub(super) async fn post_session(
                     .and_then(|p| p.get("requestId"))
                     .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
             {
-                session.pipe.cancelled(&cancelled);
+                session.live.cancelled(&cancelled);
             }
-            if session.pipe.send(Message::Notification(notification)).await {
+            if session.live.send(Message::Notification(notification)).await {
                 StatusCode::ACCEPTED.into_response()
             } else {
                 StatusCode::NOT_FOUND.into_response()
             }
         }
         Message::Response(response) => {
-            if session.pipe.send(Message::Response(response)).await {
+            if session.live.send(Message::Response(response)).await {
                 StatusCode::ACCEPTED.into_response()
             } else {
                 StatusCode::NOT_FOUND.into_response()
@@ -284,7 +284,7 @@ pub(super) async fn post_session(
             let token = progress_token(params);
             let sse = accepts_sse(headers);
             let id = request.id.clone();
-            match session.pipe.request(request, token, sse).await {
+            match session.live.request(request, token, sse).await {
                 Some(replies) => answer(replies, sse, false, session).await,
                 None => in_flight(id),
             }

@@ -14,23 +14,23 @@ use mcp_proto::{ErrorObject, RequestId, Revision};
 
 use super::answer::{json_body, sse_response};
 use super::check::{SESSION_ID, header as text};
-use super::pipe::{Pipe, Replies, Reply};
+use super::routing::{LiveSession, Replies, Reply};
 use super::{Transport, accepts_sse, guard, header_revision, method_not_allowed, rpc_error};
 use crate::server::Server;
 
 /// A 2025-11-25 session: one server connection plus the revision its
 /// `initialize` negotiated.
-pub(super) struct Session {
-    pub(super) pipe: Pipe,
+pub(super) struct HttpSession {
+    pub(super) live: LiveSession,
     pub(super) revision: Mutex<Option<String>>,
     /// When a request last named it, or when a sweep last saw it busy.
     last_seen: Mutex<Instant>,
 }
 
-impl Session {
+impl HttpSession {
     pub(super) fn new(server: Arc<Server>) -> Self {
         Self {
-            pipe: Pipe::start(server),
+            live: LiveSession::start(server),
             revision: Mutex::new(None),
             last_seen: Mutex::new(Instant::now()),
         }
@@ -44,7 +44,7 @@ impl Session {
     }
 }
 
-pub(super) type Sessions = Mutex<HashMap<String, Arc<Session>>>;
+pub(super) type Sessions = Mutex<HashMap<String, Arc<HttpSession>>>;
 
 /// Ends every session of `sessions` idle for longer than `idle`, as DELETE
 /// ends it. A session is busy while anything but the map holds it (a
@@ -71,7 +71,7 @@ pub(super) fn sweep(sessions: &Sessions, idle: Duration) {
             false
         });
     for session in ended {
-        session.pipe.finish_input();
+        session.live.finish_input();
     }
 }
 
@@ -115,7 +115,7 @@ pub(super) fn session_of(
     transport: &Transport,
     headers: &HeaderMap,
     request: Option<RequestId>,
-) -> Result<Arc<Session>, Box<Response>> {
+) -> Result<Arc<HttpSession>, Box<Response>> {
     let Some(id) = text(headers, SESSION_ID) else {
         return Err(Box::new(rpc_error(
             StatusCode::BAD_REQUEST,
@@ -146,8 +146,8 @@ pub(super) async fn open_session(transport: &Transport, request: mcp_proto::Requ
     if session_count(transport) >= transport.config.max_sessions {
         return too_many_sessions(id, transport.config.max_sessions);
     }
-    let session = Arc::new(Session::new(transport.server.clone()));
-    let replies = session.pipe.request(request, None, false).await;
+    let session = Arc::new(HttpSession::new(transport.server.clone()));
+    let replies = session.live.request(request, None, false).await;
     let reply = match replies {
         Some(mut replies) => loop {
             match replies.next().await {
@@ -174,7 +174,7 @@ pub(super) async fn open_session(transport: &Transport, request: mcp_proto::Requ
             .unwrap_or_else(PoisonError::into_inner);
         if sessions.len() >= transport.config.max_sessions {
             drop(sessions);
-            session.pipe.finish_input();
+            session.live.finish_input();
             return too_many_sessions(id, transport.config.max_sessions);
         }
         *session
@@ -217,7 +217,7 @@ pub(super) async fn on_get(State(transport): State<Transport>, headers: HeaderMa
         Ok(session) => session,
         Err(refused) => return *refused,
     };
-    match session.pipe.open_standalone() {
+    match session.live.open_standalone() {
         Some(replies) => sse_response(None, replies, session),
         None => rpc_error(
             StatusCode::CONFLICT,
@@ -241,7 +241,7 @@ pub(super) async fn on_delete(State(transport): State<Transport>, headers: Heade
         .unwrap_or_else(PoisonError::into_inner)
         .remove(id);
     if let Some(session) = ended {
-        session.pipe.finish_input();
+        session.live.finish_input();
     }
     StatusCode::OK.into_response()
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::Session;
 use super::router::LIST_TTL_MS;
-use crate::lifecycle::{Era, Lifecycle};
+use crate::lifecycle::{Lifecycle, Negotiated};
 
 impl Session {
     /// Answers `initialize`: the negotiated revision, our capabilities and
@@ -57,7 +57,7 @@ impl Session {
         let config = self.server.config();
         Ok(InitializeResult {
             protocol_version: revision.as_str().to_owned(),
-            capabilities: self.server.capabilities(Era::Handshake(revision)),
+            capabilities: self.server.capabilities(Negotiated::Handshake(revision)),
             server_info: config.info.clone(),
             instructions: config.instructions.clone(),
             ..InitializeResult::default()
@@ -66,7 +66,7 @@ impl Session {
 
     /// Answers `server/discover`: the revisions served statelessly, our
     /// capabilities and, in `_meta`, `serverInfo`; cacheable for a minute.
-    pub(super) fn discover(&self, era: Era) -> DiscoverResult {
+    pub(super) fn discover(&self, era: Negotiated) -> DiscoverResult {
         let config = self.server.config();
         let mut server_meta = Meta::new();
         server_meta.insert(meta::SERVER_INFO.to_owned(), json!(config.info));

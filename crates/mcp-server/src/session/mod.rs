@@ -33,12 +33,12 @@ use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinHandle};
 
 use crate::error::ServerError;
-use crate::framing::LineEvent;
 use crate::lifecycle::{Lifecycle, Phase};
 use crate::logging::ConnectionLevel;
 use crate::outbox::Outbox;
 use crate::peer::PeerShared;
 use crate::server::Server;
+use crate::stdio::LineEvent;
 use inflight::InFlight;
 pub(crate) use mode::ModeViews;
 use roots::RootsState;

@@ -15,7 +15,7 @@ use super::Session;
 use super::inflight::Work;
 use super::router::{LIST_TTL_MS, cursor_of, decode, typed_work};
 use crate::features::{PromptSource, ResourceSource};
-use crate::lifecycle::Era;
+use crate::lifecycle::Negotiated;
 use crate::source::CallContext;
 
 impl Session {
@@ -38,7 +38,7 @@ impl Session {
     pub(super) fn feature_work(
         &self,
         method: &str,
-        era: Era,
+        era: Negotiated,
         params: Option<Value>,
         cx: CallContext,
     ) -> Option<Result<Work, ErrorObject>> {
@@ -94,7 +94,7 @@ impl Session {
 /// A resource-not-found error as `era` spells it: -32002 up to 2025-11-25,
 /// -32602 (message and data kept) from 2026-07-28 on (SEP-2164, MCP
 /// 2026-07-28 server/resources, error handling).
-fn not_found_for(era: Era, mut error: ErrorObject) -> ErrorObject {
+fn not_found_for(era: Negotiated, mut error: ErrorObject) -> ErrorObject {
     if era.is_stateless() && error.code == error_code::RESOURCE_NOT_FOUND {
         error.code = error_code::INVALID_PARAMS;
     }

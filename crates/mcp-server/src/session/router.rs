@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Session;
 use super::inflight::{Reply, Work};
-use crate::lifecycle::Era;
+use crate::lifecycle::Negotiated;
 use crate::logging::Logger;
 use crate::progress::ProgressReporter;
 use crate::source::CallContext;
@@ -51,7 +51,7 @@ impl Session {
             Ok(era) => era,
             // `initialize` decides its own era (it opens one).
             Err(_) if method == Initialize::METHOD => {
-                Era::Handshake(mcp_proto::Revision::LATEST_WITH_HANDSHAKE)
+                Negotiated::Handshake(mcp_proto::Revision::LATEST_WITH_HANDSHAKE)
             }
             Err(error) => return self.send_error(Some(id), error),
         };
@@ -75,7 +75,13 @@ impl Session {
     }
 
     /// Prepares the work of a request that runs as a task, and spawns it.
-    fn spawn_request(&mut self, id: RequestId, method: &str, era: Era, params: Option<Value>) {
+    fn spawn_request(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        era: Negotiated,
+        params: Option<Value>,
+    ) {
         let cancel = CancellationToken::new();
         let cx = self.context(&id, era, params.as_ref(), &cancel);
         let work = match method {
@@ -100,7 +106,7 @@ impl Session {
     pub(super) fn context(
         &self,
         id: &RequestId,
-        era: Era,
+        era: Negotiated,
         params: Option<&Value>,
         cancel: &CancellationToken,
     ) -> CallContext {
@@ -136,7 +142,11 @@ impl Session {
 
     /// `logging/setLevel` (revisions up to 2025-11-25; 2026-07-28 removed it
     /// for the per-request `_meta` level, so there it is -32601).
-    fn set_level(&self, era: Era, params: Option<Value>) -> Result<EmptyResult, ErrorObject> {
+    fn set_level(
+        &self,
+        era: Negotiated,
+        params: Option<Value>,
+    ) -> Result<EmptyResult, ErrorObject> {
         if !self.server.has_logging() || era.is_stateless() {
             return Err(ErrorObject::method_not_found(SetLevel::METHOD));
         }
@@ -156,7 +166,7 @@ pub(super) fn decode<M: Method>(params: Option<Value>) -> Result<M::Params, Erro
 
 /// A typed result as the JSON value `era` requires: 2026-07-28 results
 /// carry `resultType: "complete"` (MCP 2026-07-28 schema, `Result`).
-pub(super) fn shaped<T: Serialize>(era: Era, result: &T) -> Result<Value, ErrorObject> {
+pub(super) fn shaped<T: Serialize>(era: Negotiated, result: &T) -> Result<Value, ErrorObject> {
     let mut value = serde_json::to_value(result)
         .map_err(|e| ErrorObject::internal_error(format!("cannot serialize a result: {e}")))?;
     if era.is_stateless()
@@ -172,7 +182,7 @@ pub(super) fn shaped<T: Serialize>(era: Era, result: &T) -> Result<Value, ErrorO
 /// also gets `ttlMs` and `cacheScope: "private"` unless the handler set
 /// them (MCP 2026-07-28 schema: required on list and read results).
 pub(super) fn shaped_cacheable<T: Serialize>(
-    era: Era,
+    era: Negotiated,
     result: &T,
     ttl_ms: u64,
 ) -> Result<Reply, ErrorObject> {
@@ -189,7 +199,7 @@ pub(super) fn shaped_cacheable<T: Serialize>(
 
 /// Work that waits for `answer` and shapes its typed result for `era`,
 /// cacheable for `ttl_ms` when given.
-pub(super) fn typed_work<T, Fut>(era: Era, ttl_ms: Option<u64>, answer: Fut) -> Work
+pub(super) fn typed_work<T, Fut>(era: Negotiated, ttl_ms: Option<u64>, answer: Fut) -> Work
 where
     T: Serialize,
     Fut: Future<Output = Result<T, ErrorObject>> + Send + 'static,

@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use super::Session;
 use super::inflight::{Reply, Work};
 use super::router::{decode, shaped};
-use crate::lifecycle::Era;
+use crate::lifecycle::Negotiated;
 use crate::outbox::Outbox;
 use crate::server::Server;
 use crate::source::CallContext;
@@ -80,7 +80,7 @@ impl Session {
     /// [`MAX_SUBSCRIPTIONS`] per session, is -32602.
     pub(super) fn subscribe(
         &self,
-        era: Era,
+        era: Negotiated,
         params: Option<Value>,
         cx: CallContext,
     ) -> Result<Work, ErrorObject> {
@@ -131,7 +131,7 @@ impl Session {
     /// a success.
     pub(super) fn unsubscribe(
         &self,
-        era: Era,
+        era: Negotiated,
         params: Option<Value>,
     ) -> Result<EmptyResult, ErrorObject> {
         let subscriptions = match &self.subscriptions {

@@ -18,13 +18,17 @@ use tokio_util::sync::CancellationToken;
 use super::inflight::{Reply, Work};
 use super::router::LIST_TTL_MS;
 use super::{Session, mode};
-use crate::lifecycle::Era;
+use crate::lifecycle::Negotiated;
 use crate::source::CallRequest;
 
 impl Session {
     /// `tools/list`: the merged list as the session's mode leaves it. One
     /// page holds every tool, so any cursor is -32602.
-    pub(super) fn list_tools(&self, era: Era, params: Option<&Value>) -> Result<Work, ErrorObject> {
+    pub(super) fn list_tools(
+        &self,
+        era: Negotiated,
+        params: Option<&Value>,
+    ) -> Result<Work, ErrorObject> {
         match params {
             None | Some(Value::Null) => {}
             Some(Value::Object(map)) => {
@@ -159,7 +163,7 @@ impl serde::Serialize for ListResult<'_> {
 /// requires: a 2026-07-28 result (an object) without one (MCP 2026-07-28
 /// schema, `Result`). The outbox adds it while writing the response, so
 /// the text is neither parsed into a tree nor copied for it.
-fn lacks_result_type(era: Era, result: &RawValue) -> bool {
+fn lacks_result_type(era: Negotiated, result: &RawValue) -> bool {
     #[derive(serde::Deserialize)]
     struct Probe {
         #[serde(rename = "resultType")]
@@ -183,7 +187,7 @@ mod tests {
 
     #[test]
     fn result_type_is_added_only_where_missing() {
-        let stateless = Era::Stateless(mcp_proto::Revision::V2026_07_28);
+        let stateless = Negotiated::Stateless(mcp_proto::Revision::V2026_07_28);
         assert!(lacks_result_type(
             stateless,
             &raw(r#"{"content":[],"n":1E2}"#)
@@ -193,7 +197,7 @@ mod tests {
             stateless,
             &raw(r#"{"resultType":"input_required"}"#)
         ));
-        let handshake = Era::Handshake(mcp_proto::Revision::V2025_11_25);
+        let handshake = Negotiated::Handshake(mcp_proto::Revision::V2025_11_25);
         assert!(!lacks_result_type(handshake, &raw("{}")));
     }
 }

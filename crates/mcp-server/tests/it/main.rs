@@ -20,7 +20,7 @@ mod features;
 mod forwarding;
 mod gated_out;
 mod gating;
-mod http_qa;
+mod http_limits;
 mod http_transport;
 mod install;
 mod lifecycle;

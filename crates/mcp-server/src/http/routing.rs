@@ -1,7 +1,7 @@
 //! The sessions behind the HTTP transport, fed with the messages it parsed
 //! and routing what they send without reading it again.
 //!
-//! A 2025-11-25 session is a long-lived [`Pipe`]: one task runs the
+//! A 2025-11-25 session is a long-lived [`LiveSession`]: one task runs the
 //! session ([`crate::session::run`]) and routes its output by each
 //! message's [`Kind`]: a response goes to the HTTP request waiting for its
 //! id; a server request or notification related to a request still being
@@ -30,10 +30,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::framing::LineEvent;
 use crate::outbox::{Kind, Outbox, Outgoing};
 use crate::server::Server;
 use crate::session::Session;
+use crate::stdio::LineEvent;
 
 /// Client messages that may wait for a session to take them; a POST beyond
 /// them waits (back-pressure).
@@ -121,20 +121,20 @@ impl Replies for Standalone {
 }
 
 /// A running 2025-11-25 session fed by the HTTP transport.
-pub struct Pipe {
+pub struct LiveSession {
     input: mpsc::Sender<LineEvent>,
     routes: Arc<Mutex<Routes>>,
     stop: CancellationToken,
     task: JoinHandle<()>,
 }
 
-impl std::fmt::Debug for Pipe {
+impl std::fmt::Debug for LiveSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pipe").finish_non_exhaustive()
+        f.debug_struct("LiveSession").finish_non_exhaustive()
     }
 }
 
-impl Pipe {
+impl LiveSession {
     /// Starts a session of `server`: one task, which runs the session and
     /// routes its output.
     pub fn start(server: Arc<Server>) -> Self {
@@ -267,7 +267,7 @@ impl Pipe {
     }
 }
 
-impl Drop for Pipe {
+impl Drop for LiveSession {
     fn drop(&mut self) {
         // Nobody can read what the session would still say.
         self.task.abort();

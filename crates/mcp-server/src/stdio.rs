@@ -62,9 +62,9 @@ pub async fn read_lines<R: AsyncRead + Unpin>(
     }
 }
 
-/// A boxed reader for [`stdio`].
+/// A boxed reader for [`pipes`].
 pub(crate) type Input = Box<dyn AsyncRead + Unpin + Send>;
-/// A boxed writer for [`stdio`].
+/// A boxed writer for [`pipes`].
 pub(crate) type Output = Box<dyn tokio::io::AsyncWrite + Unpin + Send>;
 
 /// The process's stdin and stdout as async streams (call inside a Tokio
@@ -77,7 +77,7 @@ pub(crate) type Output = Box<dyn tokio::io::AsyncWrite + Unpin + Send>;
 /// else (a terminal, a file, stdout shared with stderr) falls back to
 /// Tokio's `stdin()` / `stdout()`, which do each read and write on the
 /// blocking pool.
-pub(crate) fn stdio() -> (Input, Output) {
+pub(crate) fn pipes() -> (Input, Output) {
     let input = unix::event_driven_stdin().unwrap_or_else(|| Box::new(tokio::io::stdin()));
     let output = unix::event_driven_stdout().unwrap_or_else(|| Box::new(tokio::io::stdout()));
     (input, output)

@@ -1,5 +1,7 @@
-//! Regressions for the defects QA found (bounds, patch semantics, device
-//! files, time bound). Each asserts the exact outcome.
+//! Bounds and patch semantics: size and line limits, patch sections,
+//! creation and deletion diffs, device files, the toolbox's time bound, a
+//! failed replace that restores what it wrote. Each asserts the exact
+//! outcome.
 
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
-//! Regression tests of the QA passes on the streamable HTTP transport (MCP
-//! 2025-11-25 and 2026-07-28 basic/transports): reqwest (or a raw TCP
+//! The streamable HTTP transport's limits and edge cases (MCP 2025-11-25
+//! and 2026-07-28 basic/transports): reqwest (or a raw TCP
 //! stream) against the router on an ephemeral loopback port, asserting
 //! status, headers and body. Sessions bounded in number and idle time; a
 //! cancelled request's POST; a duplicate id in flight; a server request
@@ -488,7 +488,7 @@ async fn an_oversized_body_is_413_with_a_json_rpc_error() {
 
 // The second pass.
 
-/// QA 1: a malformed client response is a response, never answered with an
+/// A malformed client response is a response, never answered with an
 /// id-carrying error (JSON-RPC 2.0 §5); it gets 202 and fails the server
 /// request it answers at once, as over stdio.
 #[tokio::test]
@@ -520,7 +520,7 @@ async fn a_malformed_client_response_is_202_and_fails_the_waiting_call_at_once()
     );
 }
 
-/// QA 1: without a session to take it, a malformed response gets 400 whose
+/// Without a session to take it, a malformed response gets 400 whose
 /// error carries no id.
 #[tokio::test]
 async fn a_malformed_response_without_a_session_gets_a_null_id_error() {
@@ -542,7 +542,7 @@ async fn a_malformed_response_without_a_session_gets_a_null_id_error() {
     );
 }
 
-/// QA 2: a connection that sends half a request line is closed once the
+/// A connection that sends half a request line is closed once the
 /// header read timeout passes; a full request is still served.
 #[tokio::test]
 async fn a_half_sent_request_header_is_closed_after_the_header_timeout() {
@@ -575,7 +575,7 @@ async fn a_half_sent_request_header_is_closed_after_the_header_timeout() {
     assert_eq!(fine.status(), StatusCode::OK);
 }
 
-/// QA 2: at the connection cap nothing more is served until a connection
+/// At the connection cap nothing more is served until a connection
 /// closes (the next client waits in the backlog, then is served).
 #[tokio::test]
 async fn beyond_the_connection_cap_a_client_waits_until_one_closes() {
@@ -615,7 +615,7 @@ async fn beyond_the_connection_cap_a_client_waits_until_one_closes() {
     assert_eq!(body["result"]["protocolVersion"], json!("2025-11-25"));
 }
 
-/// QA 3: a POST body is JSON; another or no `Content-Type` is 415 with a
+/// A POST body is JSON; another or no `Content-Type` is 415 with a
 /// -32600 error (no id: the body is not read), parameters such as charset
 /// are fine.
 #[tokio::test]
