@@ -22,7 +22,9 @@
 //!   remote helper is a program);
 //! - a repository whose config includes a file that lies inside the roots
 //!   (outside its git directory) is refused: the agent could change that
-//!   file between the listing and the run.
+//!   file between the listing and the run;
+//! - a repository whose config sets a key no override can neutralise
+//!   ([`UNLOCKABLE`]) is refused.
 
 use std::path::{Path, PathBuf};
 
@@ -90,6 +92,13 @@ const FIXED: &[(&str, &str)] = &[
     ("protocol.ext.allow", "never"),
     ("protocol.file.allow", "never"),
 ];
+
+/// Keys that name a program and that no value on the command scope can
+/// take back (lower case): git keeps the *first* `core.gitProxy` it
+/// reads, which is the repository's, not the last; and it runs any
+/// `core.alternateRefsCommand` through a shell, an empty one too. A
+/// repository that sets one is refused while no program may run.
+const UNLOCKABLE: [&str; 2] = ["core.gitproxy", "core.alternaterefscommand"];
 
 /// The transports allowed (each runs inside git), unless the repository
 /// is stricter. Not `file`: a local path or `file://` remote is served by
@@ -210,6 +219,17 @@ pub(crate) fn lock(
                 real.display()
             ));
         }
+    }
+    if let Some(entry) = entries
+        .iter()
+        .find(|e| repository(e) && UNLOCKABLE.contains(&e.key.to_ascii_lowercase().as_str()))
+    {
+        return Err(format!(
+            "git: the repository's config sets {}, which names a program git would run \
+             whatever this server sets; refused while no program may run (remove the key, \
+             or allow an action that runs programs)",
+            entry.key
+        ));
     }
     // The user's ordinary settings first (system, then global: the later
     // wins), unless the repository sets the key itself.

@@ -394,6 +394,55 @@ async fn an_ext_remote_runs_only_when_programs_may() {
     assert!(c.starts().contains("ext"), "the transport is real");
 }
 
+/// The repository's `core.gitProxy`, which git reads before any value the
+/// server puts on the command scope (the first one wins), and its
+/// `core.alternateRefsCommand`, which git runs even when empty: with
+/// programs off every git action in that repository is refused and the
+/// canary never starts; with them on, a `git://` fetch runs the proxy
+/// (the vector is real) even though its host does not exist.
+#[tokio::test]
+async fn a_repository_git_proxy_or_alternate_refs_command_runs_only_when_programs_may() {
+    let c = Case::new();
+    git(
+        &c.proj,
+        &["remote", "add", "origin", "git://nohost.invalid/x.git"],
+    );
+    git(&c.proj, &["config", "core.gitProxy", &c.canary]);
+    for args in [
+        json!({"action": "fetch", "remote": "origin", "timeout_ms": 5000}),
+        json!({"action": "pull", "remote": "origin", "timeout_ms": 5000}),
+        json!({"action": "push", "remote": "origin", "name": "main", "timeout_ms": 5000}),
+        json!({"action": "status"}),
+    ] {
+        let (is_error, text) = c.git(false, args.clone()).await;
+        assert!(is_error, "{args}: {text}");
+        assert!(text.contains("core.gitproxy"), "{args}: {text}");
+        assert_eq!(c.starts(), "", "{args}");
+    }
+    let (_, text) = c
+        .git(
+            true,
+            json!({"action": "fetch", "remote": "origin", "timeout_ms": 5000}),
+        )
+        .await;
+    assert!(
+        c.starts().contains("nohost.invalid 9418"),
+        "the proxy is real: {text}"
+    );
+
+    git(&c.proj, &["config", "--unset", "core.gitProxy"]);
+    git(&c.proj, &["config", "core.alternateRefsCommand", &c.canary]);
+    let (is_error, text) = c
+        .git(
+            false,
+            json!({"action": "fetch", "remote": "origin", "timeout_ms": 5000}),
+        )
+        .await;
+    assert!(is_error, "{text}");
+    assert!(text.contains("core.alternaterefscommand"), "{text}");
+    assert_eq!(c.starts(), "");
+}
+
 /// A push to a repository on a local path runs a second git in that
 /// repository, which reads its own config and hooks: refused when
 /// programs may not run, and the real thing when they may.
