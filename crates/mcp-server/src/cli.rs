@@ -286,8 +286,28 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 }
 
 /// Checks `--log-level`: a directive `EnvFilter` accepts (`info`,
-/// `mcp_local_server=debug,warn`, ...), else the parser's reason.
+/// `mcp_local_server=debug,warn`, ...), else the parser's reason. A part
+/// without `=` must be a level: `EnvFilter` would read a mistyped level
+/// (`loud`, `warning`) as a target name and silence every other line.
 pub(crate) fn parse_log_level(text: &str) -> Result<String, String> {
+    const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bare = !part.contains(['=', '[', '{']);
+        let level = LEVELS.iter().any(|l| l.eq_ignore_ascii_case(part))
+            || part.parse::<u8>().is_ok_and(|n| n <= 5);
+        if bare && !level {
+            let hint = match part.to_ascii_lowercase().as_str() {
+                "warning" => " (did you mean warn?)",
+                "err" => " (did you mean error?)",
+                "none" | "quiet" => " (did you mean off?)",
+                _ => "",
+            };
+            return Err(format!(
+                "{part:?} is not a level{hint}: give off, error, warn, info, debug or trace, \
+                 or TARGET=LEVEL"
+            ));
+        }
+    }
     EnvFilter::builder()
         .parse(text)
         .map(|_| text.to_owned())

@@ -56,6 +56,17 @@ fn an_invalid_log_level_is_refused_with_the_filter_parser_reason() {
              or a number 0-5",
         ),
         (
+            "loud",
+            "error: invalid value 'loud' for '--log-level <LEVEL>': \"loud\" is not a level: \
+             give off, error, warn, info, debug or trace, or TARGET=LEVEL",
+        ),
+        (
+            "info,warning",
+            "error: invalid value 'info,warning' for '--log-level <LEVEL>': \"warning\" is not \
+             a level (did you mean warn?): give off, error, warn, info, debug or trace, or \
+             TARGET=LEVEL",
+        ),
+        (
             "nonsense=[[",
             "error: invalid value 'nonsense=[[' for '--log-level <LEVEL>': error parsing level \
              filter: expected one of \"off\", \"error\", \"warn\", \"info\", \"debug\", \
@@ -73,7 +84,14 @@ fn an_invalid_log_level_is_refused_with_the_filter_parser_reason() {
 
 #[test]
 fn valid_log_levels_are_kept_as_given() {
-    for level in ["info", "warn", "mcp_local_server=debug,warn", "trace"] {
+    for level in [
+        "info",
+        "warn",
+        "mcp_local_server=debug,warn",
+        "trace",
+        "OFF",
+        "3",
+    ] {
         let cli = Cli::try_parse_from(["hanzo-mcp", "serve", "--log-level", level])
             .unwrap_or_else(|e| panic!("{level}: {e}"));
         match cli.command {
