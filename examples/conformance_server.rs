@@ -396,19 +396,19 @@ impl ToolSource for ConformanceTools {
 
 /// An elicitation input request for one string field.
 fn ask_text(message: &str, field: &str) -> Value {
-    json!({ "method": "elicitation/create", "params": { "message": message,
+    json!({ "method": mcp_proto::methods::Elicit::NAME, "params": { "message": message,
         "requestedSchema": { "type": "object",
             "properties": { field: { "type": "string" } }, "required": [field] } } })
 }
 
 fn ask_llm(prompt: &str, max_tokens: u64) -> Value {
-    json!({ "method": "sampling/createMessage", "params": {
+    json!({ "method": mcp_proto::methods::CreateMessage::NAME, "params": {
         "messages": [ { "role": "user", "content": { "type": "text", "text": prompt } } ],
         "maxTokens": max_tokens } })
 }
 
 fn ask_roots() -> Value {
-    json!({ "method": "roots/list", "params": {} })
+    json!({ "method": mcp_proto::methods::ListRoots::NAME, "params": {} })
 }
 
 /// An `InputRequiredResult` (MCP 2026-07-28 basic/utilities/mrtr).
@@ -564,7 +564,7 @@ fn input_required_tool(params: &CallToolRequestParams) -> Result<Value, ErrorObj
             match state {
                 Some("confirm") if answered => done("state-ok: the requestState was ours"),
                 _ => input_required(
-                    json!({ "confirm": { "method": "elicitation/create", "params": {
+                    json!({ "confirm": { "method": mcp_proto::methods::Elicit::NAME, "params": {
                         "message": "Please confirm", "requestedSchema": { "type": "object",
                             "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] } } } }),
                     Some(sign("confirm")),

@@ -113,7 +113,14 @@ async fn main() {
     tokio::spawn(mcp_door::serve(listener, Arc::new(door)));
     println!("REST service at {rest_url}, door at {door_url}\n");
 
-    let (_, list) = rpc(&door_url, None, 1, "tools/list", json!({})).await;
+    let (_, list) = rpc(
+        &door_url,
+        None,
+        1,
+        mcp_proto::methods::ListTools::NAME,
+        json!({}),
+    )
+    .await;
     println!("tools/list (no credential needed):");
     for tool in list["result"]["tools"].as_array().unwrap() {
         println!("  {}: {}", tool["name"], tool["description"]);
@@ -124,7 +131,7 @@ async fn main() {
         &door_url,
         None,
         2,
-        "tools/call",
+        mcp_proto::methods::CallTool::NAME,
         json!({"name": "describe", "arguments": {"op": "create_note"}}),
     )
     .await;
@@ -135,10 +142,24 @@ async fn main() {
 
     let call =
         json!({"name": "notes", "arguments": {"op": "create_note", "input": {"text": "hello"}}});
-    let (status, _) = rpc(&door_url, None, 3, "tools/call", call.clone()).await;
+    let (status, _) = rpc(
+        &door_url,
+        None,
+        3,
+        mcp_proto::methods::CallTool::NAME,
+        call.clone(),
+    )
+    .await;
     println!("tools/call without a bearer: HTTP {status}\n");
 
-    let (_, created) = rpc(&door_url, Some("demo-token"), 4, "tools/call", call).await;
+    let (_, created) = rpc(
+        &door_url,
+        Some("demo-token"),
+        4,
+        mcp_proto::methods::CallTool::NAME,
+        call,
+    )
+    .await;
     println!(
         "tools/call with a bearer: {}",
         created["result"]["structuredContent"]
@@ -148,7 +169,7 @@ async fn main() {
         &door_url,
         Some("demo-token"),
         5,
-        "tools/call",
+        mcp_proto::methods::CallTool::NAME,
         json!({"name": "notes", "arguments": {"op": "list_notes"}}),
     )
     .await;

@@ -136,7 +136,7 @@ async fn read_page(
     }
     let revision = transport.add_required_meta(&mut params);
     let result = transport
-        .request("tools/list", params, &revision, None)
+        .request(mcp_proto::methods::ListTools::NAME, params, &revision, None)
         .await?
         .map_err(DoorClientError::Rpc)?;
     let Value::Object(mut result) = result else {

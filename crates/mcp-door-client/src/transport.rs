@@ -182,13 +182,25 @@ impl Transport {
         let tool = Some((params.name.as_deref(), params.arguments));
         let (text, revision) = params.body_params(false).ok_or_else(unfit)?;
         let outcome = self
-            .send_once("tools/call", &text, &revision, tool, progress)
+            .send_once(
+                mcp_proto::methods::CallTool::NAME,
+                &text,
+                &revision,
+                tool,
+                progress,
+            )
             .await?;
         match outcome {
             Err(error) if offers_door_revision(&error) => {
                 let (text, revision) = params.body_params(true).ok_or_else(unfit)?;
-                self.send_once("tools/call", &text, &revision, tool, progress)
-                    .await
+                self.send_once(
+                    mcp_proto::methods::CallTool::NAME,
+                    &text,
+                    &revision,
+                    tool,
+                    progress,
+                )
+                .await
             }
             other => Ok(other),
         }

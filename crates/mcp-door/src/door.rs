@@ -251,17 +251,17 @@ impl Door {
         });
         if let Some(r) = requested
             && Revision::parse(&r).is_none()
-            && request.method != "initialize"
+            && request.method != mcp_proto::methods::Initialize::NAME
         {
             let err = ErrorObject::unsupported_protocol_version(&r, &Revision::ALL);
             return Answer::Response(Response::error(Some(id), err));
         }
         let result = match request.method.as_str() {
-            "initialize" => self.initialize(request),
-            "ping" => Ok(json!({})),
-            "server/discover" => Ok(self.discover()),
-            "tools/list" => self.list(request),
-            "tools/call" => {
+            mcp_proto::methods::Initialize::NAME => self.initialize(request),
+            mcp_proto::methods::Ping::NAME => Ok(json!({})),
+            mcp_proto::methods::ServerDiscover::NAME => Ok(self.discover()),
+            mcp_proto::methods::ListTools::NAME => self.list(request),
+            mcp_proto::methods::CallTool::NAME => {
                 let params: CallToolRequestParams = match request.parse_params() {
                     Ok(p) => p,
                     Err(e) => return Answer::Response(Response::error(Some(id), e)),
@@ -281,7 +281,7 @@ impl Door {
             Ok(mut v) => {
                 // 2026-07-28 requires `resultType` on every result; a
                 // 2025-era client ignores it (`initialize` is theirs alone).
-                if request.method != "initialize"
+                if request.method != mcp_proto::methods::Initialize::NAME
                     && let Value::Object(m) = &mut v
                 {
                     m.entry("resultType")

@@ -137,15 +137,15 @@ pub(crate) fn sse_answer(rpc_method: &str, params: &Value, answer: &str) -> Resp
         body.push('\n');
     };
     event(
-        &json!({"jsonrpc": "2.0", "method": "notifications/message",
+        &json!({"jsonrpc": "2.0", "method": mcp_proto::methods::LoggingMessage::NAME,
                 "params": {"level": "info", "data": "working"}})
         .to_string(),
     );
-    if rpc_method == "tools/call"
+    if rpc_method == mcp_proto::methods::CallTool::NAME
         && let Some(token) = params.pointer("/_meta/progressToken")
     {
         event(
-            &json!({"jsonrpc": "2.0", "method": "notifications/progress",
+            &json!({"jsonrpc": "2.0", "method": mcp_proto::methods::Progress::NAME,
                     "params": {"progressToken": token, "progress": 1, "total": 2}})
             .to_string(),
         );

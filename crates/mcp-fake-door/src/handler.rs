@@ -164,16 +164,18 @@ fn answer(
 ) -> Response {
     let Message { id, method, params } = message;
     let answer = match method.as_str() {
-        "tools/list" => {
+        mcp_proto::methods::ListTools::NAME => {
             let n = shared.lists_answered.fetch_add(1, Ordering::SeqCst) + 1;
             let ttl = *lock(&shared.ttl_ms);
             rpc_result(id.clone(), list_result(behaviour, params, n, ttl))
         }
-        "tools/call" => match call_response(shared, behaviour, headers, message) {
-            ControlFlow::Continue(answer) => answer,
-            ControlFlow::Break(response) => return response,
-        },
-        "server/discover" => rpc_result(id.clone(), discover_result()),
+        mcp_proto::methods::CallTool::NAME => {
+            match call_response(shared, behaviour, headers, message) {
+                ControlFlow::Continue(answer) => answer,
+                ControlFlow::Break(response) => return response,
+            }
+        }
+        mcp_proto::methods::ServerDiscover::NAME => rpc_result(id.clone(), discover_result()),
         other => rpc_error(
             id.clone(),
             -32601,
@@ -243,7 +245,7 @@ fn header_mismatch(headers: &HeaderMap, rpc_method: &str, params: &Value) -> Opt
         }
         None => return Some("Header mismatch: Mcp-Method is missing".into()),
     }
-    if rpc_method == "tools/call" {
+    if rpc_method == mcp_proto::methods::CallTool::NAME {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         match get("mcp-name") {
             Some(h) if h == name => {}

@@ -24,11 +24,13 @@ use crate::decode::FromValue;
 use crate::message::{Notification, Request, RequestId};
 use crate::types::{
     CallToolRequestParams, CallToolResult, CancelledNotificationParams, CompleteRequestParams,
-    CompleteResult, DiscoverResult, EmptyResult, GetPromptRequestParams, GetPromptResult,
+    CompleteResult, CreateMessageRequestParams, CreateMessageResult, DiscoverResult,
+    ElicitRequestParams, ElicitResult, EmptyResult, GetPromptRequestParams, GetPromptResult,
     InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListRootsResult, ListToolsResult, LoggingMessageNotificationParams,
     NotificationParams, PaginatedRequestParams, ProgressNotificationParams,
-    ReadResourceRequestParams, ReadResourceResult, RequestParams, SetLevelRequestParams,
+    ReadResourceRequestParams, ReadResourceResult, RequestParams,
+    ResourceUpdatedNotificationParams, SetLevelRequestParams,
 };
 
 impl Request {
@@ -89,6 +91,12 @@ macro_rules! request_method {
             type Params = $params;
             type Result = $result;
         }
+
+        impl $name {
+            /// The method name on the wire ([`Method::METHOD`], usable
+            /// without the trait in scope, in patterns too).
+            pub const NAME: &'static str = $method;
+        }
     };
 }
 
@@ -101,6 +109,12 @@ macro_rules! notification_method {
         impl NotificationMethod for $name {
             const METHOD: &'static str = $method;
             type Params = $params;
+        }
+
+        impl $name {
+            /// The method name on the wire ([`NotificationMethod::METHOD`],
+            /// usable without the trait in scope, in patterns too).
+            pub const NAME: &'static str = $method;
         }
     };
 }
@@ -168,6 +182,16 @@ request_method!(
     /// `roots/list`: server asks the client for its roots.
     ListRoots, "roots/list", RequestParams, ListRootsResult
 );
+request_method!(
+    /// `sampling/createMessage`: server asks the client's model for a
+    /// message (client capability `sampling`).
+    CreateMessage, "sampling/createMessage", CreateMessageRequestParams, CreateMessageResult
+);
+request_method!(
+    /// `elicitation/create`: server asks the client's user for input
+    /// (client capability `elicitation`, 2025-06-18 and later).
+    Elicit, "elicitation/create", ElicitRequestParams, ElicitResult
+);
 notification_method!(
     /// `notifications/initialized`: the client finished `initialize`.
     Initialized, "notifications/initialized", NotificationParams
@@ -191,4 +215,19 @@ notification_method!(
 notification_method!(
     /// `notifications/roots/list_changed`: the client's roots changed.
     RootsListChanged, "notifications/roots/list_changed", NotificationParams
+);
+notification_method!(
+    /// `notifications/resources/updated`: a subscribed resource changed
+    /// (up to 2025-11-25).
+    ResourceUpdated, "notifications/resources/updated", ResourceUpdatedNotificationParams
+);
+notification_method!(
+    /// `notifications/resources/list_changed`: the server's resource list
+    /// changed.
+    ResourceListChanged, "notifications/resources/list_changed", NotificationParams
+);
+notification_method!(
+    /// `notifications/prompts/list_changed`: the server's prompt list
+    /// changed.
+    PromptListChanged, "notifications/prompts/list_changed", NotificationParams
 );

@@ -204,7 +204,10 @@ impl Lifecycle {
         match named {
             Some(Value::String(requested)) => match Revision::parse(requested) {
                 Some(revision) if revision.is_stateless() => {
-                    if matches!(method, "initialize" | "ping") {
+                    if matches!(
+                        method,
+                        mcp_proto::methods::Initialize::NAME | mcp_proto::methods::Ping::NAME
+                    ) {
                         // Neither method exists in the stateless revisions.
                         return Err(ErrorObject::method_not_found(method));
                     }
@@ -214,7 +217,9 @@ impl Lifecycle {
                 _ => match self.phase {
                     // After a handshake the key is not the lifecycle's: the
                     // negotiated revision holds.
-                    Phase::Initialized { revision, .. } if method != "server/discover" => {
+                    Phase::Initialized { revision, .. }
+                        if method != mcp_proto::methods::ServerDiscover::NAME =>
+                    {
                         Ok(Negotiated::Handshake(revision))
                     }
                     _ => Err(ErrorObject::unsupported_protocol_version(
@@ -228,13 +233,15 @@ impl Lifecycle {
                 meta::PROTOCOL_VERSION
             ))),
             None => match (method, self.phase) {
-                ("server/discover", _) => Err(ErrorObject::invalid_params(format!(
-                    "server/discover: params._meta[\"{}\"] is required (the revision this \
+                (mcp_proto::methods::ServerDiscover::NAME, _) => {
+                    Err(ErrorObject::invalid_params(format!(
+                        "server/discover: params._meta[\"{}\"] is required (the revision this \
                      request is answered in)",
-                    meta::PROTOCOL_VERSION
-                ))),
+                        meta::PROTOCOL_VERSION
+                    )))
+                }
                 (_, Phase::Initialized { revision, .. }) => Ok(Negotiated::Handshake(revision)),
-                ("ping", Phase::AwaitingInitialize) => {
+                (mcp_proto::methods::Ping::NAME, Phase::AwaitingInitialize) => {
                     Ok(Negotiated::Handshake(Revision::LATEST_WITH_HANDSHAKE))
                 }
                 (_, Phase::AwaitingInitialize) => {

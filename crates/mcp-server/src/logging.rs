@@ -118,7 +118,7 @@ impl Logger {
         }
         params.insert("data".into(), data);
         self.outbox.send_lossy(&Message::Notification(Notification {
-            method: "notifications/message".into(),
+            method: mcp_proto::methods::LoggingMessage::NAME.into(),
             params: Some(Value::Object(params)),
         }))
     }

@@ -70,7 +70,7 @@ impl Kind {
                 id: request.id.clone(),
             },
             Message::Notification(notification) => Kind::Notification {
-                progress_token: (notification.method == "notifications/progress")
+                progress_token: (notification.method == mcp_proto::methods::Progress::NAME)
                     .then(|| notification.params.as_ref()?.get(meta::PROGRESS_TOKEN))
                     .flatten()
                     .map(|token| token.to_string()),

@@ -186,7 +186,7 @@ impl Drop for Pending<'_> {
             .is_some();
         if removed {
             self.peer.outbox.send(&Message::Notification(Notification {
-                method: "notifications/cancelled".into(),
+                method: mcp_proto::methods::Cancelled::NAME.into(),
                 params: Some(json!({ "requestId": self.id, "reason": self.reason })),
             }));
         }
@@ -297,21 +297,23 @@ impl Peer {
         &self,
         params: &CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, ErrorObject> {
-        self.typed("sampling/createMessage", params).await
+        self.typed(mcp_proto::methods::CreateMessage::NAME, params)
+            .await
     }
 
     /// `elicitation/create`: asks the user, through the client, for input.
     /// Errors as [`request`](Self::request), plus -32603 when the client's
     /// result is not an `ElicitResult`.
     pub async fn elicit(&self, params: &ElicitRequestParams) -> Result<ElicitResult, ErrorObject> {
-        self.typed("elicitation/create", params).await
+        self.typed(mcp_proto::methods::Elicit::NAME, params).await
     }
 
     /// `roots/list`: the client's roots. Errors as
     /// [`request`](Self::request), plus -32603 when the client's result is
     /// not a `ListRootsResult`.
     pub async fn list_roots(&self) -> Result<ListRootsResult, ErrorObject> {
-        self.typed("roots/list", &json!({})).await
+        self.typed(mcp_proto::methods::ListRoots::NAME, &json!({}))
+            .await
     }
 
     async fn typed<P: Serialize, R: FromValue>(
@@ -331,9 +333,9 @@ impl Peer {
 /// The client capability a server-to-client request needs.
 fn required_capability(method: &str) -> Option<&'static str> {
     match method {
-        "sampling/createMessage" => Some("sampling"),
-        "elicitation/create" => Some("elicitation"),
-        "roots/list" => Some("roots"),
+        mcp_proto::methods::CreateMessage::NAME => Some("sampling"),
+        mcp_proto::methods::Elicit::NAME => Some("elicitation"),
+        mcp_proto::methods::ListRoots::NAME => Some("roots"),
         _ => None,
     }
 }

@@ -32,7 +32,7 @@ impl ProgressReporter {
         };
         params.insert("progressToken".into(), json!(self.token));
         let notification = Notification {
-            method: "notifications/progress".into(),
+            method: mcp_proto::methods::Progress::NAME.into(),
             params: Some(Value::Object(params)),
         };
         self.outbox
@@ -53,7 +53,7 @@ impl ProgressReporter {
             params.insert("message".into(), Value::String(message.to_owned()));
         }
         let notification = Notification {
-            method: "notifications/progress".into(),
+            method: mcp_proto::methods::Progress::NAME.into(),
             params: Some(Value::Object(params)),
         };
         self.outbox

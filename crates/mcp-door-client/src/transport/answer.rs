@@ -83,7 +83,7 @@ impl Transport {
                 }
                 if let Some(progress) = progress
                     && message.get("method").and_then(lossy_string).as_deref()
-                        == Some("notifications/progress")
+                        == Some(mcp_proto::methods::Progress::NAME)
                     && let Some(params) = message.get("params")
                     && let Ok(params) = serde_json::from_str::<Value>(params.get())
                 {

@@ -100,8 +100,8 @@ pub fn stateless_headers(
         None => return Err(mismatch("Mcp-Method is missing".into())),
     }
     let field = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
+        mcp_proto::methods::CallTool::NAME | mcp_proto::methods::GetPrompt::NAME => "name",
+        mcp_proto::methods::ReadResource::NAME => "uri",
         _ => return Ok(()),
     };
     let body = params.and_then(|p| p.get(field)).and_then(Value::as_str);

@@ -164,7 +164,9 @@ pub(super) async fn post_stateless(
         _ => Ok(()),
     });
     let checked = match (checked, &message) {
-        (Ok(()), Message::Request(request)) if request.method == "tools/call" => {
+        (Ok(()), Message::Request(request))
+            if request.method == mcp_proto::methods::CallTool::NAME =>
+        {
             check_param_headers(transport, headers, params).await
         }
         (checked, _) => checked,
@@ -227,7 +229,9 @@ pub(super) async fn post_session(
     let id = request_id(&message);
     let live = text(headers, SESSION_ID).and_then(|id| transport.session(id));
     let message = match message {
-        Message::Request(request) if request.method == "initialize" && live.is_none() => {
+        Message::Request(request)
+            if request.method == mcp_proto::methods::Initialize::NAME && live.is_none() =>
+        {
             return open_session(transport, request).await;
         }
         message => message,
@@ -258,7 +262,7 @@ pub(super) async fn post_session(
     }
     match message {
         Message::Notification(notification) => {
-            if notification.method == "notifications/cancelled"
+            if notification.method == mcp_proto::methods::Cancelled::NAME
                 && let Some(cancelled) = notification
                     .params
                     .as_ref()

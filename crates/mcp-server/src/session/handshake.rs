@@ -26,7 +26,9 @@ impl Session {
             .and_then(Revision::parse)
             .is_some_and(Revision::is_stateless);
         if stateless {
-            return Err(ErrorObject::method_not_found("initialize"));
+            return Err(ErrorObject::method_not_found(
+                mcp_proto::methods::Initialize::NAME,
+            ));
         }
         let requested = match params.and_then(|p| p.get("protocolVersion")) {
             Some(Value::String(v)) => v.clone(),

@@ -107,7 +107,7 @@ impl Session {
         let ready = matches!(self.lifecycle.phase(), Phase::Initialized { .. });
         if ready && self.server.lists_can_change() {
             self.outbox.send(&Message::Notification(Notification::new(
-                "notifications/tools/list_changed",
+                mcp_proto::methods::ToolListChanged::NAME,
                 None,
             )));
         }
@@ -152,12 +152,12 @@ impl Session {
 
     fn on_notification(&mut self, notification: Notification) {
         match notification.method.as_str() {
-            "notifications/initialized" => {
+            mcp_proto::methods::Initialized::NAME => {
                 self.lifecycle.initialized();
                 self.fetch_roots();
             }
-            "notifications/roots/list_changed" => self.fetch_roots(),
-            "notifications/cancelled" => {
+            mcp_proto::methods::RootsListChanged::NAME => self.fetch_roots(),
+            mcp_proto::methods::Cancelled::NAME => {
                 let id = notification
                     .params
                     .as_ref()

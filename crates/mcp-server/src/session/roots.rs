@@ -65,7 +65,11 @@ impl Session {
         let fetch = tokio::spawn(async move {
             loop {
                 let listed = peer
-                    .request_with_timeout("roots/list", json!({}), ROOTS_TIMEOUT)
+                    .request_with_timeout(
+                        mcp_proto::methods::ListRoots::NAME,
+                        json!({}),
+                        ROOTS_TIMEOUT,
+                    )
                     .await
                     .and_then(|value| {
                         ListRootsResult::from_value(value).map_err(|e| {

@@ -56,7 +56,7 @@ async fn forward_updates(
                     .contains(&uri);
                 if wanted {
                     outbox.send(&Message::Notification(Notification::new(
-                        "notifications/resources/updated",
+                        mcp_proto::methods::ResourceUpdated::NAME,
                         Some(json!({ "uri": uri })),
                     )));
                 }
