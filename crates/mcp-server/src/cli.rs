@@ -900,8 +900,9 @@ pub fn start_up_line(
         }
         Some((address, DoorReach::NotKnown(why))) => format!("door {address} ({why})"),
     };
+    let tools = if local_tools == 1 { "tool" } else { "tools" };
     format!(
-        "hanzo-mcp {} on {transport}: {local_tools} local tools{mode}, {roots}, {door}",
+        "hanzo-mcp {} on {transport}: {local_tools} local {tools}{mode}, {roots}, {door}",
         env!("CARGO_PKG_VERSION")
     )
 }

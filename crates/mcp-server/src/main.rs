@@ -35,12 +35,11 @@ fn main() -> ExitCode {
         }
         Some(("completions", m)) => {
             if let Some(shell) = m.get_one::<clap_complete::Shell>("shell") {
-                clap_complete::generate(
-                    *shell,
-                    &mut command(),
-                    "hanzo-mcp",
-                    &mut std::io::stdout(),
-                );
+                use std::io::Write as _;
+                let script = completions(*shell);
+                if std::io::stdout().write_all(&script).is_err() {
+                    return ExitCode::FAILURE;
+                }
             }
             return ExitCode::SUCCESS;
         }
@@ -58,4 +57,22 @@ fn main() -> ExitCode {
         Ok(cli) => mcp_local_server::cli::run(cli, &matches),
         Err(e) => e.exit(),
     }
+}
+
+/// The completion script for `shell`. For bash, clap_complete spells the
+/// states of a subcommand of a program whose name has a `-` one way where
+/// it computes them (`hanzo__mcp__subcmd__install`) and another in the
+/// `case` arms (`hanzo__subcmd__mcp__subcmd__install`), so nothing after
+/// the subcommand completed; the arms are respelled the way the state is
+/// computed.
+fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command(), "hanzo-mcp", &mut script);
+    if shell == clap_complete::Shell::Bash {
+        let text = String::from_utf8_lossy(&script);
+        return text
+            .replace("hanzo__subcmd__mcp__subcmd__", "hanzo__mcp__subcmd__")
+            .into_bytes();
+    }
+    script
 }

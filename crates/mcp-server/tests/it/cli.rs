@@ -446,6 +446,46 @@ fn completions_and_the_manual_page_cover_every_subcommand() {
     assert_eq!(refused.status.code(), Some(2));
 }
 
+/// The bash script completes a subcommand's own flags and values, not
+/// only the subcommands (the program's name has a `-`, which
+/// clap_complete spells two ways).
+#[test]
+fn bash_completes_after_the_subcommand() {
+    let out = run(&["completions", "bash"], &[]);
+    assert!(out.status.success());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("hanzo-mcp.bash");
+    std::fs::write(&script, &out.stdout).expect("write the script");
+    let complete = |words: &[&str]| -> String {
+        let line = format!(
+            "source '{}'; COMP_WORDS=({}); COMP_CWORD={}; _hanzo__mcp hanzo-mcp '{}' '{}'; \
+             echo \"${{COMPREPLY[*]}}\"",
+            script.display(),
+            words
+                .iter()
+                .map(|w| format!("'{w}'"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            words.len() - 1,
+            words[words.len() - 1],
+            words[words.len() - 2],
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &line])
+            .output()
+            .expect("bash runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    let install = complete(&["hanzo-mcp", "install", "--"]);
+    assert!(install.contains("--client"), "{install}");
+    assert_eq!(
+        complete(&["hanzo-mcp", "serve", "--all"]),
+        "--allowed-tools"
+    );
+    let config = complete(&["hanzo-mcp", "config", ""]);
+    assert!(config.contains("show"), "{config}");
+}
+
 /// Subcommands build their flags only when they run: built all at once,
 /// the command line still passes clap's own consistency checks (no flag
 /// named twice, the global `--config` included), and each subcommand's
