@@ -956,7 +956,9 @@ async fn serve_http(
     addr: std::net::SocketAddr,
 ) -> Result<(), ServerError> {
     let mut http = args.http_config();
-    if http.bearer.is_none() && !args.http_no_auth {
+    // Only loopback gets a bearer made for it: every other address must be
+    // given one (`HANZO_MCP_HTTP_BEARER`), and is refused without.
+    if http.bearer.is_none() && !args.http_no_auth && addr.ip().is_loopback() {
         http.bearer = Some(crate::http::bearer::generate_and_write(addr)?);
     }
     crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await

@@ -489,6 +489,26 @@ async fn bearer_is_required_when_configured() {
     assert_eq!(json_body(right).await["result"]["resultType"], "complete");
 }
 
+/// Through the binary too: no bearer is made up for a non-loopback
+/// address, with or without `--http-no-auth`.
+#[test]
+fn the_binary_refuses_a_non_loopback_bind_without_a_bearer() {
+    for extra in [&[][..], &["--http-no-auth"][..]] {
+        let mut args = vec!["serve", "--no-door", "--http", "0.0.0.0:0"];
+        args.extend_from_slice(extra);
+        let out = crate::common::run(&args, &[]);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(
+                "--http 0.0.0.0:0: a non-loopback address needs a bearer (HANZO_MCP_HTTP_BEARER)"
+            ),
+            "{extra:?}: {stderr}"
+        );
+        assert!(!stderr.contains("http-bearer-"), "{extra:?}: {stderr}");
+    }
+}
+
 #[tokio::test]
 async fn non_loopback_bind_without_bearer_is_refused() {
     let server = Arc::new(tools::server("t", Vec::new()));
