@@ -576,8 +576,8 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         }
     };
     match &cli.command {
-        Command::Install(args) => return install(args, false),
-        Command::Uninstall(args) => return install(&args.args, true),
+        Command::Install(args) => return install(args, config.as_deref(), false),
+        Command::Uninstall(args) => return install(&args.args, config.as_deref(), true),
         _ => {}
     }
     if let Command::Doctor(DoctorArgs { flags }) | Command::Config(ConfigCommand::Show(flags)) =
@@ -691,8 +691,9 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
 
 /// `hanzo-mcp install` (or, with `remove`, `uninstall`): one line on
 /// stdout (the file with `--print`); exit status 1 with the reason on
-/// stderr when it cannot.
-fn install(args: &InstallArgs, remove: bool) -> ExitCode {
+/// stderr when it cannot. A `--config FILE` given goes into the entry as
+/// its absolute path.
+fn install(args: &InstallArgs, config: Option<&std::path::Path>, remove: bool) -> ExitCode {
     use std::io::Write;
     let command = match std::env::current_exe().and_then(std::fs::canonicalize) {
         Ok(path) => path.display().to_string(),
@@ -703,13 +704,26 @@ fn install(args: &InstallArgs, remove: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let mut entry = vec!["serve".to_owned()];
+    if let Some(config) = config {
+        match std::fs::canonicalize(config) {
+            Ok(path) => entry.extend(["--config".to_owned(), path.display().to_string()]),
+            Err(error) => {
+                report(&format!(
+                    "hanzo-mcp: --config {}: {error}",
+                    config.display()
+                ));
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let scope = args
         .scope
         .unwrap_or_else(|| crate::install::default_scope(args.client));
     let outcome = if remove {
-        crate::install::uninstall(args.client, scope, &command)
+        crate::install::uninstall(args.client, scope, &command, &entry)
     } else {
-        crate::install::install(args.client, scope, &command, args.print)
+        crate::install::install(args.client, scope, &command, &entry, args.print)
     };
     match outcome {
         Ok(crate::install::Outcome::Printed(text)) => {

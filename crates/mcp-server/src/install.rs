@@ -121,8 +121,9 @@ pub fn default_scope(client: Client) -> Scope {
     }
 }
 
-/// The entry for `command` in `client`'s format: `serve` over stdio.
-fn json_entry(client: Client, command: &str) -> CstInputValue {
+/// The entry for `command` in `client`'s format: `command` with `args`
+/// (`serve`, and `--config FILE` when one was named).
+fn json_entry(client: Client, command: &str, args: &[String]) -> CstInputValue {
     let mut fields = Vec::new();
     if client == Client::Vscode {
         fields.push(("type".to_owned(), CstInputValue::String("stdio".to_owned())));
@@ -133,35 +134,36 @@ fn json_entry(client: Client, command: &str) -> CstInputValue {
     ));
     fields.push((
         "args".to_owned(),
-        CstInputValue::Array(vec![CstInputValue::String("serve".to_owned())]),
+        CstInputValue::Array(args.iter().cloned().map(CstInputValue::String).collect()),
     ));
     CstInputValue::Object(fields)
 }
 
 /// The same entry as a JSON value, to compare with what a file holds.
-fn json_entry_value(client: Client, command: &str) -> serde_json::Value {
+fn json_entry_value(client: Client, command: &str, args: &[String]) -> serde_json::Value {
     let mut entry = serde_json::Map::new();
     if client == Client::Vscode {
         entry.insert("type".to_owned(), "stdio".into());
     }
     entry.insert("command".to_owned(), command.into());
-    entry.insert("args".to_owned(), serde_json::json!(["serve"]));
+    entry.insert("args".to_owned(), serde_json::json!(args));
     serde_json::Value::Object(entry)
 }
 
 /// `text` (a client's file, empty when there is none) with the entry for
-/// `command` set, or `None` when it is there already.
+/// `command` and `args` set, or `None` when it is there already.
 fn with_entry(
     client: Client,
     format: Format,
     text: &str,
     command: &str,
+    args: &[String],
 ) -> Result<Option<String>, String> {
     match format {
         Format::Json(key) => {
             let parsed = jsonc_parser::parse_to_serde_value(text, &ParseOptions::default())
                 .map_err(|e| format!("not JSON: {e}"))?;
-            let wanted = json_entry_value(client, command);
+            let wanted = json_entry_value(client, command, args);
             if parsed
                 .as_ref()
                 .and_then(|v| v.get(key))
@@ -175,9 +177,9 @@ fn with_entry(
                 .map_err(|e| format!("not JSON: {e}"))?;
             let servers = root.object_value_or_set().object_value_or_set(key);
             match servers.get(ENTRY) {
-                Some(prop) => prop.set_value(json_entry(client, command)),
+                Some(prop) => prop.set_value(json_entry(client, command, args)),
                 None => {
-                    servers.append(ENTRY, json_entry(client, command));
+                    servers.append(ENTRY, json_entry(client, command, args));
                 }
             }
             Ok(Some(root.to_string()))
@@ -200,7 +202,7 @@ fn with_entry(
                         }),
                     )
                 });
-            if existing == Some((Some(command.to_owned()), Some(vec!["serve".to_owned()]))) {
+            if existing == Some((Some(command.to_owned()), Some(args.to_vec()))) {
                 return Ok(None);
             }
             let servers = doc.entry("mcp_servers").or_insert_with(|| {
@@ -213,8 +215,7 @@ fn with_entry(
             };
             let mut entry = toml_edit::Table::new();
             entry.insert("command", toml_edit::value(command));
-            let mut args = toml_edit::Array::new();
-            args.push("serve");
+            let args: toml_edit::Array = args.iter().map(String::as_str).collect();
             entry.insert("args", toml_edit::value(args));
             servers.insert(ENTRY, toml_edit::Item::Table(entry));
             Ok(Some(doc.to_string()))
@@ -331,8 +332,10 @@ impl std::fmt::Display for Outcome {
 }
 
 /// Installs the entry for `command` (the running binary's absolute path)
-/// into `client`'s file at `scope`; with `print`, only returns the file as
-/// it would be.
+/// with `args` (`serve`, then `--config FILE` when one was named: a
+/// client's server never reads the default config file, whose folder its
+/// roots may hold) into `client`'s file at `scope`; with `print`, only
+/// returns the file as it would be.
 ///
 /// # Errors
 /// No file for that scope, a file that does not parse, or one that cannot
@@ -341,12 +344,13 @@ pub fn install(
     client: Client,
     scope: Scope,
     command: &str,
+    args: &[String],
     print: bool,
 ) -> Result<Outcome, String> {
     let (file, format) = target(client, scope)?;
     let before = read(&file)?;
     let text = before.clone().unwrap_or_default();
-    let after = with_entry(client, format, &text, command)
+    let after = with_entry(client, format, &text, command, args)
         .map_err(|e| format!("{}: {e}", file.display()))?;
     let Some(after) = after else {
         return Ok(if print {
@@ -374,7 +378,12 @@ pub fn install(
 ///
 /// # Errors
 /// As [`install`].
-pub fn uninstall(client: Client, scope: Scope, command: &str) -> Result<Outcome, String> {
+pub fn uninstall(
+    client: Client,
+    scope: Scope,
+    command: &str,
+    args: &[String],
+) -> Result<Outcome, String> {
     let (file, format) = target(client, scope)?;
     let Some(text) = read(&file)? else {
         return Ok(Outcome::NotInstalled(file));
@@ -387,6 +396,7 @@ pub fn uninstall(client: Client, scope: Scope, command: &str) -> Result<Outcome,
         format,
         previous.as_deref().unwrap_or_default(),
         command,
+        args,
     )
     .ok()
     .flatten();

@@ -234,6 +234,39 @@ fn each_client_is_created_merged_idempotent_backed_up_and_uninstalled_exactly() 
     }
 }
 
+/// `install --config FILE` names the file in the entry by its absolute
+/// path (a client's server reads no config file it is not named), in
+/// JSON and TOML alike; installing again is a no-op, and `uninstall`
+/// with the same flag gives the file back as it was.
+#[test]
+fn install_with_a_config_file_names_it_in_the_entry() {
+    let place = Place::new();
+    let config = place.project.path().join("hanzo.toml");
+    std::fs::write(&config, "log_level = \"warn\"\n").expect("config");
+    let config = std::fs::canonicalize(&config).expect("canonical");
+    let expected = serde_json::json!(["serve", "--config", config.display().to_string()]);
+    for (client, file) in [
+        ("cursor", place.home.path().join(".cursor/mcp.json")),
+        ("codex", place.home.path().join(".codex/config.toml")),
+    ] {
+        let (code, _) = place.run(&["install", "--client", client, "--config", "hanzo.toml"]);
+        assert_eq!(code, 0, "{client}");
+        assert_eq!(entry(&file)["args"], expected, "{client}");
+        assert_eq!(entry(&file)["command"], binary(), "{client}");
+        let written = std::fs::read_to_string(&file).expect("file");
+        let (code, out) = place.run(&["install", "--client", client, "--config", "hanzo.toml"]);
+        assert_eq!(code, 0, "{client}");
+        assert!(out.contains("already"), "{client}: {out}");
+        assert_eq!(std::fs::read_to_string(&file).expect("file"), written);
+        let (code, _) = place.run(&["uninstall", "--client", client, "--config", "hanzo.toml"]);
+        assert_eq!(code, 0, "{client}");
+        assert!(
+            !file.exists(),
+            "{client}: created by install, gone after uninstall"
+        );
+    }
+}
+
 #[test]
 fn uninstall_after_other_changes_removes_only_the_entry() {
     let place = Place::new();
