@@ -973,7 +973,13 @@ async fn serve_http(
     // Only loopback gets a bearer made for it: every other address must be
     // given one (`HANZO_MCP_HTTP_BEARER`), and is refused without.
     if http.bearer.is_none() && !args.http_no_auth && addr.ip().is_loopback() {
-        http.bearer = Some(crate::http::bearer::generate_and_write(addr)?);
+        // Over HTTP the roots are `--root`, else the working directory.
+        let roots = if args.sources.roots.is_empty() {
+            std::env::current_dir().into_iter().collect()
+        } else {
+            args.sources.roots.clone()
+        };
+        http.bearer = Some(crate::http::bearer::generate_and_write(addr, &roots)?);
     }
     crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await
 }

@@ -16,16 +16,29 @@ use crate::error::ServerError;
 /// mode 0600 in a folder of mode 0700. The path, never the bearer, is
 /// written to stderr. The bearer is never logged.
 ///
+/// The file is never written inside one of `roots` (the folders the tools
+/// may read): an agent could read the bearer there.
+///
 /// # Errors
-/// [`ServerError::Config`] naming the file when it cannot be written
-/// (`--http-no-auth` or `HANZO_MCP_HTTP_BEARER` avoid the file).
-pub fn generate_and_write(addr: SocketAddr) -> Result<String, ServerError> {
+/// [`ServerError::Config`] naming the file when it cannot be written, or
+/// when it would lie inside one of `roots` (`--http-no-auth` or
+/// `HANZO_MCP_HTTP_BEARER` avoid the file; `HANZO_MCP_STATE` moves it).
+pub fn generate_and_write(addr: SocketAddr, roots: &[PathBuf]) -> Result<String, ServerError> {
     let bearer = format!(
         "{}{}",
         uuid::Uuid::new_v4().simple(),
         uuid::Uuid::new_v4().simple()
     );
     let path = bearer_path(addr)?;
+    if let Some(root) = roots.iter().find(|root| inside(&path, root)) {
+        return Err(ServerError::Config(format!(
+            "--http {addr}: the bearer file {} would lie inside the root {}, where the tools \
+             could read it; set HANZO_MCP_HTTP_BEARER, or HANZO_MCP_STATE to a folder outside \
+             the roots",
+            path.display(),
+            root.display()
+        )));
+    }
     write_private(&path, &bearer).map_err(|e| {
         ServerError::Config(format!(
             "--http {addr}: cannot write the bearer file {}: {e} (set HANZO_MCP_HTTP_BEARER, or pass --http-no-auth)",
@@ -38,6 +51,34 @@ pub fn generate_and_write(addr: SocketAddr) -> Result<String, ServerError> {
         path.display()
     );
     Ok(bearer)
+}
+
+/// Whether `path` lies inside `root`, both resolved (symbolic links
+/// followed; for a path that does not exist yet, its nearest existing
+/// ancestor), compared by whole components.
+fn inside(path: &std::path::Path, root: &std::path::Path) -> bool {
+    let Ok(root) = std::fs::canonicalize(root) else {
+        return false;
+    };
+    let mut existing = path;
+    let mut rest = Vec::new();
+    let resolved = loop {
+        match std::fs::canonicalize(existing) {
+            Ok(real) => break Some(real),
+            Err(_) => match (existing.parent(), existing.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_owned());
+                    existing = parent;
+                }
+                _ => break None,
+            },
+        }
+    };
+    let Some(mut resolved) = resolved else {
+        return false;
+    };
+    resolved.extend(rest.iter().rev());
+    resolved.starts_with(&root)
 }
 
 /// Where the bearer of a server on `addr` is written.

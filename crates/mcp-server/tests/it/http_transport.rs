@@ -509,6 +509,31 @@ fn the_binary_refuses_a_non_loopback_bind_without_a_bearer() {
     }
 }
 
+/// The bearer the server makes is never written where the tools can read
+/// it: a state folder inside the root (a server started in the home
+/// folder, say) stops the start, naming the file, the root and the fix,
+/// and writes nothing.
+#[test]
+fn the_bearer_file_is_never_written_inside_a_root() {
+    let root = tempfile::tempdir().expect("root");
+    let state = root.path().join("state");
+    let out = crate::common::run(
+        &["serve", "--no-door", "--http", "127.0.0.1:0", "--root"]
+            .into_iter()
+            .chain([root.path().to_str().expect("utf-8")])
+            .collect::<Vec<_>>(),
+        &[("HANZO_MCP_STATE", state.to_str().expect("utf-8"))],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("would lie inside the root")
+            && stderr.contains("set HANZO_MCP_HTTP_BEARER, or HANZO_MCP_STATE to a folder outside"),
+        "{stderr}"
+    );
+    assert!(!state.exists(), "nothing written");
+}
+
 #[tokio::test]
 async fn non_loopback_bind_without_bearer_is_refused() {
     let server = Arc::new(tools::server("t", Vec::new()));
