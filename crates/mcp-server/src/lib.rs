@@ -139,6 +139,7 @@ pub mod install;
 pub mod lifecycle;
 pub mod local;
 pub mod logging;
+mod mode_view;
 mod outbox;
 pub mod peer;
 pub mod programs;

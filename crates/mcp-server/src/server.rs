@@ -13,7 +13,6 @@
 //!   flushed; after [`ServerConfig::shutdown_grace`] the rest are answered
 //!   with -32603 so every request still gets exactly one response.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,18 +21,17 @@ use mcp_proto::{
     ToolsCapability,
 };
 use serde_json::Map;
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
 
-use crate::error::ServerError;
 use crate::features::{CompletionSource, PromptSource, ResourceSource, RootsListener};
 use crate::lifecycle::Negotiated;
-use crate::outbox::{Outbox, write_loop};
 use crate::source::Composition;
-use crate::stdio::read_lines;
 use mcp_local_tools::mode::Modes;
 
-pub use crate::session::subscriptions::{MAX_SUBSCRIBED_URI_BYTES, MAX_SUBSCRIPTIONS};
+/// The most resource URIs one session may subscribe to at once.
+pub const MAX_SUBSCRIPTIONS: usize = 1_000;
+
+/// The longest resource URI `resources/subscribe` accepts, in bytes.
+pub const MAX_SUBSCRIBED_URI_BYTES: usize = 8 * 1024;
 
 /// The default of [`ServerConfig::max_in_flight`]: enough for any agent's
 /// parallel calls, and with the 16 MiB output bound it keeps a client that
@@ -110,7 +108,7 @@ pub struct Server {
     /// Which local actions run programs, and the allowlist over them.
     programs: Option<crate::programs::ProgramGate>,
     /// The sessions' narrowed views of the tool list.
-    mode_views: crate::session::ModeViews,
+    mode_views: crate::mode_view::ModeViews,
 }
 
 impl std::fmt::Debug for Server {
@@ -265,7 +263,7 @@ impl Server {
 
     /// The sessions' narrowed views of the tool list (kept here so that
     /// sessions in the same mode share them).
-    pub(crate) fn mode_views(&self) -> &crate::session::ModeViews {
+    pub(crate) fn mode_views(&self) -> &crate::mode_view::ModeViews {
         &self.mode_views
     }
 
@@ -337,63 +335,6 @@ impl Server {
     /// The roots listener, when the server has one.
     pub fn roots_listener(&self) -> Option<Arc<dyn RootsListener>> {
         self.roots.clone()
-    }
-
-    /// Serves one connection: reads messages from `input`, writes messages to
-    /// `output`, until `input` ends or `shutdown` completes; then lets calls
-    /// in flight finish (bounded by [`ServerConfig::shutdown_grace`]) and
-    /// flushes. Returns an error only when reading or writing fails.
-    ///
-    /// When more than [`ServerConfig::max_output_backlog_bytes`] of output
-    /// wait unread, no more input is read until the client reads
-    /// (backpressure). When writing fails (the client closed our output),
-    /// reading stops, calls in flight are cancelled and the write error is
-    /// returned at once.
-    pub async fn serve<R, W, S>(
-        self: Arc<Self>,
-        input: R,
-        output: W,
-        shutdown: S,
-    ) -> Result<(), ServerError>
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-        S: Future<Output = ()> + Send,
-    {
-        let (outbox, out_rx, backlog) = Outbox::bounded(self.config.max_output_backlog_bytes);
-        let mut writer = tokio::spawn(write_loop(output, out_rx, Some(backlog)));
-        let mut serving = Box::pin(self.serve_outbox(input, outbox, shutdown));
-        let (read, written) = tokio::select! {
-            read = &mut serving => (read, writer.await),
-            // The writer ends early only on a write error (the connection
-            // holds an outbox): dropping `serving` stops reading and
-            // aborts the calls in flight.
-            written = &mut writer => (Ok(()), written),
-        };
-        drop(serving);
-        read?;
-        match written {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(ServerError::Write(error)),
-            Err(join) => Err(ServerError::Write(std::io::Error::other(join.to_string()))),
-        }
-    }
-
-    /// [`Server::serve`] with the messages going to `outbox`, whose
-    /// receiver the caller drains.
-    async fn serve_outbox<R, S>(
-        self: Arc<Self>,
-        input: R,
-        outbox: Outbox,
-        shutdown: S,
-    ) -> Result<(), ServerError>
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        S: Future<Output = ()> + Send,
-    {
-        let (line_tx, lines) = mpsc::channel(16);
-        let reader = tokio::spawn(read_lines(input, self.config.max_line_bytes, line_tx));
-        crate::session::run(self, lines, Some(reader.abort_handle()), outbox, shutdown).await
     }
 }
 

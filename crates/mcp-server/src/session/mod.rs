@@ -29,18 +29,18 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use mcp_proto::{ErrorObject, Message, Notification, RequestId, Response};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinHandle};
 
 use crate::error::ServerError;
 use crate::lifecycle::{Lifecycle, Phase};
 use crate::logging::ConnectionLevel;
-use crate::outbox::Outbox;
+use crate::outbox::{Outbox, write_loop};
 use crate::peer::PeerShared;
 use crate::server::Server;
-use crate::stdio::LineEvent;
+use crate::stdio::{LineEvent, read_lines};
 use inflight::InFlight;
-pub(crate) use mode::ModeViews;
 use roots::RootsState;
 use subscriptions::Subscriptions;
 
@@ -323,5 +323,67 @@ where
     match read_error {
         Some(error) => Err(ServerError::Read(error)),
         None => Ok(()),
+    }
+}
+
+/// Serving a connection is the session's work: these methods of
+/// [`Server`] live here, so the server's module does not depend on the
+/// session's.
+impl Server {
+    /// Serves one connection: reads messages from `input`, writes messages to
+    /// `output`, until `input` ends or `shutdown` completes; then lets calls
+    /// in flight finish (bounded by [`ServerConfig::shutdown_grace`]) and
+    /// flushes. Returns an error only when reading or writing fails.
+    ///
+    /// When more than [`ServerConfig::max_output_backlog_bytes`] of output
+    /// wait unread, no more input is read until the client reads
+    /// (backpressure). When writing fails (the client closed our output),
+    /// reading stops, calls in flight are cancelled and the write error is
+    /// returned at once.
+    pub async fn serve<R, W, S>(
+        self: Arc<Self>,
+        input: R,
+        output: W,
+        shutdown: S,
+    ) -> Result<(), ServerError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+        S: Future<Output = ()> + Send,
+    {
+        let (outbox, out_rx, backlog) = Outbox::bounded(self.config().max_output_backlog_bytes);
+        let mut writer = tokio::spawn(write_loop(output, out_rx, Some(backlog)));
+        let mut serving = Box::pin(self.serve_outbox(input, outbox, shutdown));
+        let (read, written) = tokio::select! {
+            read = &mut serving => (read, writer.await),
+            // The writer ends early only on a write error (the connection
+            // holds an outbox): dropping `serving` stops reading and
+            // aborts the calls in flight.
+            written = &mut writer => (Ok(()), written),
+        };
+        drop(serving);
+        read?;
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => Err(ServerError::Write(error)),
+            Err(join) => Err(ServerError::Write(std::io::Error::other(join.to_string()))),
+        }
+    }
+
+    /// [`Server::serve`] with the messages going to `outbox`, whose
+    /// receiver the caller drains.
+    async fn serve_outbox<R, S>(
+        self: Arc<Self>,
+        input: R,
+        outbox: Outbox,
+        shutdown: S,
+    ) -> Result<(), ServerError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        S: Future<Output = ()> + Send,
+    {
+        let (line_tx, lines) = mpsc::channel(16);
+        let reader = tokio::spawn(read_lines(input, self.config().max_line_bytes, line_tx));
+        crate::session::run(self, lines, Some(reader.abort_handle()), outbox, shutdown).await
     }
 }

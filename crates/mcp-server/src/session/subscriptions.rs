@@ -20,11 +20,7 @@ use crate::outbox::Outbox;
 use crate::server::Server;
 use crate::source::CallContext;
 
-/// The most resource URIs one session may subscribe to at once.
-pub const MAX_SUBSCRIPTIONS: usize = 1_000;
-
-/// The longest resource URI `resources/subscribe` accepts, in bytes.
-pub const MAX_SUBSCRIBED_URI_BYTES: usize = 8 * 1024;
+use crate::server::{MAX_SUBSCRIBED_URI_BYTES, MAX_SUBSCRIPTIONS};
 
 /// The resource URIs one session subscribed to.
 pub(super) type Subscriptions = Arc<Mutex<HashSet<String>>>;
