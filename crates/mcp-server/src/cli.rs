@@ -71,9 +71,9 @@ pub enum Command {
     Man,
 }
 
-/// `serve`'s flags, as `doctor` and `config show` take them: read as
-/// `serve` reads them only when those run (clap builds every flag of a
-/// subcommand at every start, which `serve`'s start-up would pay for).
+/// `serve`'s flags, as `doctor` and `config show` take them: kept as
+/// given and read with `serve`'s own parser ([`ServeFlags::parse`]) when
+/// those run, so every flag is defined once, in [`ServeArgs`].
 #[derive(Debug, Clone, Args)]
 pub struct ServeFlags {
     /// Any of `serve`'s flags (`hanzo-mcp serve --help`).

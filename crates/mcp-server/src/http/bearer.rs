@@ -30,7 +30,13 @@ pub fn generate_and_write(addr: SocketAddr, roots: &[PathBuf]) -> Result<String,
         uuid::Uuid::new_v4().simple()
     );
     let path = bearer_path(addr)?;
-    if let Some(root) = roots.iter().find(|root| inside(&path, root)) {
+    // Resolved as the tools resolve paths (links followed, a missing tail
+    // under its nearest existing folder): `Ok` means they could read it.
+    let readable = mcp_local_tools::Roots::new(roots.to_vec())
+        .ok()
+        .and_then(|roots| roots.resolve(&path.to_string_lossy()).ok());
+    if let Some(resolved) = readable {
+        let root = resolved.root;
         return Err(ServerError::Config(format!(
             "--http {addr}: the bearer file {} would lie inside the root {}, where the tools \
              could read it; set HANZO_MCP_HTTP_BEARER, or HANZO_MCP_STATE to a folder outside \
@@ -51,34 +57,6 @@ pub fn generate_and_write(addr: SocketAddr, roots: &[PathBuf]) -> Result<String,
         path.display()
     );
     Ok(bearer)
-}
-
-/// Whether `path` lies inside `root`, both resolved (symbolic links
-/// followed; for a path that does not exist yet, its nearest existing
-/// ancestor), compared by whole components.
-fn inside(path: &std::path::Path, root: &std::path::Path) -> bool {
-    let Ok(root) = std::fs::canonicalize(root) else {
-        return false;
-    };
-    let mut existing = path;
-    let mut rest = Vec::new();
-    let resolved = loop {
-        match std::fs::canonicalize(existing) {
-            Ok(real) => break Some(real),
-            Err(_) => match (existing.parent(), existing.file_name()) {
-                (Some(parent), Some(name)) => {
-                    rest.push(name.to_owned());
-                    existing = parent;
-                }
-                _ => break None,
-            },
-        }
-    };
-    let Some(mut resolved) = resolved else {
-        return false;
-    };
-    resolved.extend(rest.iter().rev());
-    resolved.starts_with(&root)
 }
 
 /// Where the bearer of a server on `addr` is written.
