@@ -19,6 +19,10 @@ pub use crate::deferred_door::{DoorProbe, DoorReach};
 use crate::error::ServerError;
 use crate::gated::GatedSource;
 use crate::local::LocalSource;
+use crate::mounted::{MountedSource, RootsFrom};
+
+/// The server's credentials, never in a mounted child's environment.
+const SECRET_ENV: [&str; 2] = ["HANZO_API_KEY", "HANZO_MCP_HTTP_BEARER"];
 use crate::source::{Composition, ToolSource};
 
 /// The local toolbox over `roots`: every tool compiled in, then `mode`
@@ -88,7 +92,8 @@ fn local_source(roots: Vec<PathBuf>, options: &Options) -> Result<LocalSource, S
 /// The tool sources of a server, assembled ([`assemble`]).
 #[derive(Debug)]
 pub struct Assembly {
-    /// The sources in routing order: (`test`), `local`, `door`.
+    /// The sources in routing order: (`test`), `local`, the mounted
+    /// servers, `door`.
     pub composition: Composition,
     /// Whether a source's list can change (the door is on).
     pub list_changed: bool,
@@ -140,6 +145,11 @@ pub struct Options {
     /// The `ui` registries (`name=URL,...`), when
     /// `HANZO_MCP_UI_REGISTRIES` is not set: the configuration file's.
     pub ui_registries: Option<String>,
+    /// Other MCP servers mounted as sources, after the local tools and
+    /// before the door, in this order.
+    pub mounts: Vec<crate::mounted::Mount>,
+    /// How long `tools/list` waits for a mounted server's first list.
+    pub mount_wait: Duration,
     /// Adds the test-only `test_sleep` tool.
     #[cfg(feature = "test-tools")]
     pub test_tools: bool,
@@ -159,6 +169,8 @@ impl Options {
             secret_env: Vec::new(),
             door_address: None,
             ui_registries: None,
+            mounts: Vec::new(),
+            mount_wait: Duration::from_secs(2),
             #[cfg(feature = "test-tools")]
             test_tools: false,
         }
@@ -259,6 +271,32 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     let (local, view) = gate(local, &local_tools);
     sources.push(local);
     gated.extend(view);
+    // Mounted servers are told the roots the local tools have now.
+    let roots_from = match &client_roots {
+        Some(source) => RootsFrom::Client(source.clone()),
+        None => RootsFrom::Fixed(untrusted.clone()),
+    };
+    for mount in &options.mounts {
+        let mut spec = mount.spec.clone();
+        if let mcp_mount::Transport::Stdio(stdio) = &mut spec.transport {
+            // A mounted server never inherits the server's credentials;
+            // what it needs is named for it in its own `env`.
+            stdio
+                .env_remove
+                .extend(SECRET_ENV.iter().map(|v| (*v).to_owned()));
+            stdio.env_remove.extend(options.secret_env.iter().cloned());
+        }
+        let source = Arc::new(MountedSource::start(
+            spec,
+            mcp_mount::Limits::default(),
+            options.mount_wait,
+            &mount.discriminator,
+            roots_from.clone(),
+        ));
+        let (source, view) = gate(source, &[]);
+        sources.push(source);
+        gated.extend(view);
+    }
     let mut probe = None;
     if options.door {
         let door = Arc::new(DeferredDoor::start(
@@ -273,7 +311,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     }
     Ok(Assembly {
         composition: Composition::new(sources).reserve("local", reserved),
-        list_changed: options.door,
+        list_changed: options.door || !options.mounts.is_empty(),
         gated,
         client_roots,
         modes,

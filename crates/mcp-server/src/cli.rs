@@ -232,6 +232,19 @@ pub struct SourceArgs {
     )]
     pub secret_env: Vec<String>,
 
+    /// Another MCP server to mount as a source, after the local tools and
+    /// before the door (repeatable, in order): `NAME=COMMAND [ARG...]` for
+    /// a child process over stdio, `NAME=URL` for streamable HTTP. NAME is
+    /// its key in --allowed-tools. Replaces the configuration file's
+    /// `[[servers]]`.
+    #[arg(long = "server", value_name = "NAME=COMMAND|URL")]
+    pub servers: Vec<String>,
+
+    /// How long `tools/list` waits for a mounted server's first list, in
+    /// seconds (default: as --door-wait).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub server_wait: Option<Duration>,
+
     /// Adds the test-only `test_sleep` tool (built with the `test-tools`
     /// feature only).
     #[cfg(feature = "test-tools")]
@@ -245,6 +258,47 @@ pub struct SourceArgs {
 }
 
 impl SourceArgs {
+    /// The mounted servers: `--server` flags, else the file's `[[servers]]`.
+    ///
+    /// # Errors
+    /// [`ServerError::Config`] naming the flag at fault.
+    pub fn mounts(&self) -> Result<Vec<crate::mounted::Mount>, ServerError> {
+        if self.servers.is_empty() {
+            return Ok(self.file.servers.clone());
+        }
+        let mounts = self
+            .servers
+            .iter()
+            .map(|text| crate::mounted::parse_server_flag(text))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ServerError::Config(format!("--server: {e}")))?;
+        crate::mounted::check_distinct(&mounts)
+            .map_err(|e| ServerError::Config(format!("--server: {e}")))?;
+        Ok(mounts)
+    }
+
+    /// The names of the mounted servers (`--server NAME=…`, else the
+    /// file's `[[servers]]`), as `--allowed-tools` may name them.
+    pub fn mount_names(&self) -> Vec<String> {
+        if self.servers.is_empty() {
+            return self
+                .file
+                .servers
+                .iter()
+                .map(|m| m.spec.name.clone())
+                .collect();
+        }
+        self.servers
+            .iter()
+            .map(|s| {
+                s.split_once('=')
+                    .map_or(s.as_str(), |(n, _)| n)
+                    .trim()
+                    .to_owned()
+            })
+            .collect()
+    }
+
     /// The assembly options these arguments describe.
     ///
     /// # Errors
@@ -252,7 +306,7 @@ impl SourceArgs {
     pub fn options(&self) -> Result<Options, ServerError> {
         Ok(Options {
             roots: self.roots.clone(),
-            allowed: parse_allowed_tools(self.allowed_tools.as_deref())?,
+            allowed: parse_allowed_tools(self.allowed_tools.as_deref(), &self.mount_names())?,
             door: !self.no_door,
             door_wait: self.door_wait,
             fetch_allow_private: self.fetch_allow_private,
@@ -261,6 +315,8 @@ impl SourceArgs {
             secret_env: self.secret_env.clone(),
             door_address: self.file.door_address.clone(),
             ui_registries: self.file.ui_registries.clone(),
+            mounts: self.mounts()?,
+            mount_wait: self.server_wait.unwrap_or(self.door_wait),
             #[cfg(feature = "test-tools")]
             test_tools: self.test_tools,
         })
@@ -317,9 +373,12 @@ pub(crate) fn parse_log_level(text: &str) -> Result<String, String> {
 /// Reads `--allowed-tools` / `HANZO_MCP_ALLOWED_TOOLS`: inline JSON, or
 /// `@FILE`. Errors name the flag, the file and what is wrong, including a
 /// server key that is not one of [`GATED_SOURCES`].
-pub fn parse_allowed_tools(value: Option<&str>) -> Result<AllowedTools, ServerError> {
+pub fn parse_allowed_tools(
+    value: Option<&str>,
+    mounted: &[String],
+) -> Result<AllowedTools, ServerError> {
     let (allowed, origin) = read_allowed_tools(value)?;
-    match unknown_servers(&allowed) {
+    match unknown_servers(&allowed, mounted) {
         Some(problem) => Err(ServerError::Config(format!("{origin}: {problem}"))),
         None => Ok(allowed),
     }
@@ -349,14 +408,14 @@ fn read_allowed_tools(value: Option<&str>) -> Result<(AllowedTools, String), Ser
 pub const GATED_SOURCES: [&str; 2] = ["local", "door"];
 
 /// What is wrong with `allowed`'s server keys when one names no source of
-/// [`GATED_SOURCES`] (a misspelled key would otherwise leave its source
-/// ungated): `unknown server "Local" (the servers here are "local" and
-/// "door")`. `None` when every key names a source.
-pub fn unknown_servers(allowed: &AllowedTools) -> Option<String> {
+/// [`GATED_SOURCES`] or `mounted` (a misspelled key would otherwise leave
+/// its source ungated): `unknown server "Local" (the servers here are
+/// "local" and "door")`. `None` when every key names a source.
+pub fn unknown_servers(allowed: &AllowedTools, mounted: &[String]) -> Option<String> {
     let mut unknown: Vec<String> = allowed
         .servers()
         .map(|(name, _)| name)
-        .filter(|name| !GATED_SOURCES.contains(name))
+        .filter(|name| !GATED_SOURCES.contains(name) && !mounted.iter().any(|m| m == name))
         .map(|name| format!("{name:?}"))
         .collect();
     if unknown.is_empty() {
@@ -368,11 +427,13 @@ pub fn unknown_servers(allowed: &AllowedTools) -> Option<String> {
     } else {
         "servers"
     };
+    let mut known: Vec<String> = vec![format!("{:?}", GATED_SOURCES[0])];
+    known.extend(mounted.iter().map(|m| format!("{m:?}")));
+    let last = format!("{:?}", GATED_SOURCES[1]);
     Some(format!(
-        "unknown {noun} {} (the servers here are {:?} and {:?})",
+        "unknown {noun} {} (the servers here are {} and {last})",
         unknown.join(", "),
-        GATED_SOURCES[0],
-        GATED_SOURCES[1]
+        known.join(", "),
     ))
 }
 
@@ -381,7 +442,7 @@ pub fn unknown_servers(allowed: &AllowedTools) -> Option<String> {
 /// problems of the value are left to [`SourceArgs::options`] (exit status 1).
 fn refuse_unknown_servers(args: &SourceArgs) -> Option<ExitCode> {
     let (allowed, origin) = read_allowed_tools(args.allowed_tools.as_deref()).ok()?;
-    let problem = unknown_servers(&allowed)?;
+    let problem = unknown_servers(&allowed, &args.mount_names())?;
     report(&format!("hanzo-mcp: configuration: {origin}: {problem}"));
     Some(ExitCode::from(2))
 }
@@ -600,7 +661,7 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
                 }
             };
         if is_doctor {
-            args.sources.file = effective.extra.clone();
+            args.sources.file.take_env_settings(&effective.extra);
             return doctor(&args, &effective);
         }
         use std::io::Write;
@@ -622,7 +683,7 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    sources.file = effective.extra.clone();
+    sources.file.take_env_settings(&effective.extra);
     if let Some(refused) = refuse_unknown_servers(sources) {
         return refused;
     }

@@ -32,6 +32,17 @@
 //!
 //! [ui]
 //! registries = "acme=https://ui.acme.dev/r"
+//!
+//! [[servers]]                # as --server, in routing order
+//! name = "kb"
+//! command = "npx"
+//! args = ["-y", "@acme/kb-mcp"]
+//! env = { KB_INDEX = "/srv/kb" }
+//!
+//! [[servers]]
+//! name = "github"
+//! url = "https://api.githubcopilot.com/mcp/"
+//! bearer_env = "GITHUB_TOKEN" # the bearer is read from this variable
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -78,6 +89,8 @@ pub struct ConfigFile {
     pub http: Option<HttpSection>,
     /// The `ui` tool.
     pub ui: Option<UiSection>,
+    /// `[[servers]]`: other MCP servers mounted as sources, in order.
+    pub servers: Option<Vec<ServerSection>>,
 }
 
 /// `[door]`.
@@ -112,6 +125,101 @@ pub struct HttpSection {
     pub body_timeout: Option<u64>,
     /// `--http-max-connections`.
     pub max_connections: Option<u64>,
+}
+
+/// One `[[servers]]` entry: a mounted MCP server (as `--server`): a
+/// `command` (with `args`, `env`, `cwd`) started as a child over stdio, or
+/// a streamable HTTP `url` (with `headers`, and the bearer read from the
+/// variable `bearer_env`).
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSection {
+    /// The source's name, as `allowed_tools` and modes name it.
+    pub name: String,
+    /// The program to start.
+    pub command: Option<String>,
+    /// Its arguments.
+    pub args: Option<Vec<String>>,
+    /// Variables set for it.
+    pub env: Option<std::collections::BTreeMap<String, String>>,
+    /// Its working directory.
+    pub cwd: Option<PathBuf>,
+    /// The streamable HTTP endpoint.
+    pub url: Option<String>,
+    /// Headers sent with every request.
+    pub headers: Option<std::collections::BTreeMap<String, String>>,
+    /// The variable holding the bearer sent as `Authorization`.
+    pub bearer_env: Option<String>,
+    /// The argument `"<tool>:<value>"` allowlist entries name (default
+    /// `action`).
+    pub discriminator: Option<String>,
+}
+
+impl ServerSection {
+    /// The mount this entry describes.
+    ///
+    /// # Errors
+    /// A message naming the key at fault (`servers[1].url: ...`).
+    pub fn mount(&self, at: usize) -> Result<crate::mounted::Mount, String> {
+        let key = format!("servers[{at}]");
+        crate::mounted::check_name(&self.name).map_err(|e| format!("key {key}.name: {e}"))?;
+        let transport = match (&self.command, &self.url) {
+            (Some(command), None) => {
+                if self.headers.is_some() || self.bearer_env.is_some() {
+                    return Err(format!(
+                        "key {key}: headers and bearer_env belong to a server with a url"
+                    ));
+                }
+                mcp_mount::Transport::Stdio(mcp_mount::StdioServer {
+                    command: command.clone(),
+                    args: self.args.clone().unwrap_or_default(),
+                    env: self.env.clone().unwrap_or_default().into_iter().collect(),
+                    env_remove: Vec::new(),
+                    cwd: self.cwd.clone(),
+                })
+            }
+            (None, Some(url)) => {
+                if self.args.is_some() || self.env.is_some() || self.cwd.is_some() {
+                    return Err(format!(
+                        "key {key}: args, env and cwd belong to a server with a command"
+                    ));
+                }
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(format!(
+                        "key {key}.url: {url:?} is not an http:// or https:// address"
+                    ));
+                }
+                let bearer = self.bearer_env.as_ref().and_then(|var| {
+                    let value = std::env::var(var).ok().filter(|v| !v.trim().is_empty());
+                    if value.is_none() {
+                        tracing::warn!(server = %self.name, variable = %var, "the bearer variable is not set; the server is asked without one");
+                    }
+                    value.map(|v| v.trim().to_owned())
+                });
+                mcp_mount::Transport::Http(mcp_mount::HttpServer {
+                    url: url.clone(),
+                    headers: self
+                        .headers
+                        .clone()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .collect(),
+                    bearer,
+                })
+            }
+            _ => return Err(format!("key {key}: give either command or url")),
+        };
+        Ok(crate::mounted::Mount {
+            spec: mcp_mount::MountSpec {
+                name: self.name.clone(),
+                transport,
+            },
+            discriminator: self
+                .discriminator
+                .clone()
+                .unwrap_or_else(|| "action".to_owned()),
+        })
+    }
 }
 
 /// `[ui]`.
@@ -293,6 +401,18 @@ pub struct Extra {
     /// `ui.registries` from the file, used when `HANZO_MCP_UI_REGISTRIES`
     /// is not set.
     pub ui_registries: Option<String>,
+    /// `[[servers]]` from the file, used when no `--server` is given.
+    pub servers: Vec<crate::mounted::Mount>,
+}
+
+impl Extra {
+    /// Takes the settings [`Effective`] works out after the flags (the
+    /// door's address, the `ui` registries) from `effective`, keeping the
+    /// `servers` read with the flags.
+    pub fn take_env_settings(&mut self, effective: &Extra) {
+        self.door_address.clone_from(&effective.door_address);
+        self.ui_registries.clone_from(&effective.ui_registries);
+    }
 }
 
 /// What [`apply`] made of flags, environment and file.
@@ -377,6 +497,31 @@ pub fn apply_sources(
         },
         origin,
     });
+    // servers
+    let origin = layered(
+        given(matches, "servers", "--server", None),
+        file.servers.as_ref(),
+        |entries| {
+            let mounts = entries
+                .iter()
+                .enumerate()
+                .map(|(at, entry)| entry.mount(at))
+                .collect::<Result<Vec<_>, _>>()?;
+            crate::mounted::check_distinct(&mounts).map_err(|e| format!("key servers: {e}"))?;
+            sources.file.servers = mounts;
+            Ok(())
+        },
+    )?;
+    let names = sources.mount_names();
+    settings.push(Setting {
+        key: "servers",
+        value: if names.is_empty() {
+            "(none)".to_owned()
+        } else {
+            names.join(", ")
+        },
+        origin,
+    });
     // allowed_tools
     let origin = layered(
         given(
@@ -388,7 +533,7 @@ pub fn apply_sources(
         file.allowed_tools.as_ref(),
         |table| {
             let json = serde_json::Value::Object(table.clone()).to_string();
-            crate::cli::parse_allowed_tools(Some(&json))
+            crate::cli::parse_allowed_tools(Some(&json), &sources.mount_names())
                 .map_err(|e| format!("key allowed_tools: {}", strip_flag(&e.to_string())))?;
             sources.allowed_tools = Some(json);
             Ok(())

@@ -155,6 +155,12 @@ impl ToolSource for GatedSource {
         self.surface().owns(tool)
     }
 
+    /// What the source claims stays claimed when gated out: a gated-out
+    /// name of a mounted server is refused, never passed to a later source.
+    fn claims(&self, tool: &str) -> bool {
+        self.inner.claims(tool)
+    }
+
     fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             let params = call.params()?;

@@ -140,6 +140,7 @@ pub mod lifecycle;
 pub mod local;
 pub mod logging;
 mod mode_view;
+pub mod mounted;
 mod outbox;
 pub mod peer;
 pub mod programs;

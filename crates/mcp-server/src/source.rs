@@ -295,6 +295,15 @@ pub trait ToolSource: Send + Sync {
     /// names it does not list (an ungated door accepts op names).
     fn owns(&self, tool: &str) -> bool;
 
+    /// Whether `tool` is this source's name even when the source does not
+    /// own it now: a mounted server's names stay its own while it restarts
+    /// or has them gated out, so a call of one is never routed to a later
+    /// source (the door). The default claims nothing.
+    fn claims(&self, tool: &str) -> bool {
+        let _ = tool;
+        false
+    }
+
     /// Calls `call.name()`. A tool's own failure is `Ok` with `isError:
     /// true`; `Err` is a JSON-RPC error (for example -32602 for arguments the
     /// source refuses outright).
@@ -439,6 +448,8 @@ pub struct Composition {
     /// (HIP-0300 §2.2, "a local name wins"), with that source's name.
     reserved: Option<Arc<Reserved>>,
     memo: Arc<std::sync::Mutex<Memo>>,
+    /// The name collisions already reported (`tool\0first\0later`).
+    warned: Arc<std::sync::Mutex<HashSet<String>>>,
 }
 
 /// Tool names reserved to one source ([`Composition::reserve`]).
@@ -464,6 +475,7 @@ impl Composition {
             sources,
             reserved: None,
             memo: Arc::default(),
+            warned: Arc::default(),
         }
     }
 
@@ -522,13 +534,32 @@ impl Composition {
         }
         let mut merged = SourceList::default();
         let mut runs = Vec::new();
-        let mut seen: HashSet<String> = HashSet::new();
-        for source in &self.sources {
+        // Each listed name and the source that listed it.
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (at, source) in self.sources.iter().enumerate() {
             let list = source.list_tools().await;
             let start = merged.tools.len();
             for tool in list.tools {
-                if self.admits(source.name(), &tool.name) && seen.insert(tool.name.clone()) {
-                    merged.tools.push(tool);
+                if !self.admits(source.name(), &tool.name) {
+                    let owner = self
+                        .reserved
+                        .as_ref()
+                        .and_then(|r| self.sources.iter().position(|s| s.name() == r.owner));
+                    if let Some(owner) = owner {
+                        self.warn_taken(&tool.name, owner, at);
+                    }
+                    continue;
+                }
+                let earlier = seen
+                    .get(&tool.name)
+                    .copied()
+                    .or_else(|| self.sources[..at].iter().position(|s| s.claims(&tool.name)));
+                match earlier {
+                    None => {
+                        seen.insert(tool.name.clone(), at);
+                        merged.tools.push(tool);
+                    }
+                    Some(first) => self.warn_taken(&tool.name, first, at),
                 }
             }
             if merged.tools.len() > start {
@@ -558,11 +589,69 @@ impl Composition {
         merged
     }
 
-    /// The first source that owns `tool`, if any.
+    /// One warning line per name and pair of sources when a later source
+    /// lists a name an earlier one has (the door's names are expected to
+    /// collide with local ones, HIP-0300 §2.2, and are not reported).
+    fn warn_taken(&self, tool: &str, first: usize, later: usize) {
+        let (first, later) = (self.sources[first].name(), self.sources[later].name());
+        if later == "door" {
+            return;
+        }
+        let key = format!("{tool}\0{first}\0{later}");
+        let new = self
+            .warned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key);
+        if new {
+            tracing::warn!(
+                tool,
+                kept = first,
+                dropped = later,
+                "two sources list the same tool name; the earlier source's is kept"
+            );
+        }
+    }
+
+    /// The first source that owns `tool`, or claims it without owning it
+    /// now ([`ToolSource::claims`]: a mounted server that is down, or has
+    /// the name gated out, answers the call itself, with an `isError`
+    /// result or -32602), if any. No later source gets a claimed name.
     pub fn route(&self, tool: &str) -> Option<&Arc<dyn ToolSource>> {
         self.sources
             .iter()
-            .find(|s| self.admits(s.name(), tool) && s.owns(tool))
+            .find(|source| !matches!(self.decide(source, tool), Decision::Next))
+    }
+
+    /// [`Composition::route`], waiting for a source whose first list has
+    /// not arrived ([`ToolSource::list_stamp`] is `None`; as long as its
+    /// `list_tools` waits, which is bounded) before passing over it, so a
+    /// call made before the first `tools/list` goes where the list would
+    /// send it. A source before the owner never waits once it has a list.
+    pub async fn route_ready(&self, tool: &str) -> Option<&Arc<dyn ToolSource>> {
+        for source in &self.sources {
+            let mut decision = self.decide(source, tool);
+            if matches!(decision, Decision::Next) && source.list_stamp().is_none() {
+                source.list_tools().await;
+                decision = self.decide(source, tool);
+            }
+            if !matches!(decision, Decision::Next) {
+                return Some(source);
+            }
+        }
+        None
+    }
+
+    fn decide(&self, source: &Arc<dyn ToolSource>, tool: &str) -> Decision {
+        if !self.admits(source.name(), tool) {
+            Decision::Next
+        } else if source.owns(tool) {
+            Decision::Owns
+        } else if source.claims(tool) {
+            Decision::Claims
+        } else {
+            Decision::Next
+        }
     }
 
     /// Calls the tool through the first source that owns its name; a name no
@@ -572,7 +661,7 @@ impl Composition {
         call: CallRequest,
         cx: CallContext,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        match self.route(call.name()) {
+        match self.route_ready(call.name()).await {
             Some(source) => source.call_tool(call, cx).await,
             None => Err(unknown_tool(call.name())),
         }
@@ -585,6 +674,16 @@ impl Composition {
             .filter_map(|s| s.list_changes())
             .collect()
     }
+}
+
+/// Where one source leaves a call of one name.
+enum Decision {
+    /// The source owns the name: the call goes there.
+    Owns,
+    /// The source claims the name without owning it: it answers.
+    Claims,
+    /// Ask the next source.
+    Next,
 }
 
 /// The error for a tool name no source owns: -32602 with the name in `data`.

@@ -26,6 +26,7 @@ mod install;
 mod lifecycle;
 mod list_memo;
 mod mode;
+mod mounted;
 mod rmcp_client;
 mod roots;
 mod start_up_line;

@@ -1,0 +1,116 @@
+//! What to mount: a command to start (stdio) or an address to POST to
+//! (streamable HTTP), and the bounds every wait of the client keeps.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// One server to mount: its name (its key in an `allowedTools`
+/// configuration) and how to reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MountSpec {
+    /// The server's name: `[A-Za-z0-9_-]`, 1 to 64 characters
+    /// ([`validate_name`]).
+    pub name: String,
+    /// How the server is reached.
+    pub transport: Transport,
+}
+
+/// How a mounted server is reached (MCP 2025-11-25 basic/transports).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process that reads messages on its stdin and writes them on
+    /// its stdout, one per line.
+    Stdio(StdioServer),
+    /// A streamable HTTP endpoint.
+    Http(HttpServer),
+}
+
+/// A server started as a child process.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StdioServer {
+    /// The program: a path, or a name looked up on `PATH`.
+    pub command: String,
+    /// Its arguments, passed as they are (never through a shell).
+    pub args: Vec<String>,
+    /// Variables set for the child, on top of the parent's environment.
+    pub env: Vec<(String, String)>,
+    /// Variables removed from the parent's environment before `env` is
+    /// applied (the parent's credentials: a mounted server gets only what
+    /// is named for it in `env`).
+    pub env_remove: Vec<String>,
+    /// The working directory; the parent's when `None`.
+    pub cwd: Option<PathBuf>,
+}
+
+/// A server reached over streamable HTTP.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpServer {
+    /// The endpoint (`http://` or `https://`).
+    pub url: String,
+    /// Headers sent with every request, besides the transport's own.
+    pub headers: Vec<(String, String)>,
+    /// The bearer sent as `Authorization: Bearer …`, when there is one.
+    /// Never logged and never shown by `Debug` of [`MountedServer`](crate::MountedServer).
+    pub bearer: Option<String>,
+}
+
+/// How long the client waits for what, and how it restarts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest wait for the answer to `initialize` (and for the first
+    /// page of `tools/list`); a server slower than this is stopped and
+    /// started again later. Default 30 s.
+    pub initialize: Duration,
+    /// The longest wait for a `tools/list` page. Default 30 s.
+    pub list: Duration,
+    /// The longest wait for a `tools/call` result. Default 10 min.
+    pub call: Duration,
+    /// The first wait before a restart; doubled after each failure up to
+    /// [`Limits::backoff_max`], back to this after a run of a minute.
+    /// Default 500 ms.
+    pub backoff_min: Duration,
+    /// The longest wait before a restart. Default 30 s.
+    pub backoff_max: Duration,
+    /// The longest line (one message) read from a child, in bytes; a
+    /// longer one ends the connection. Default 16 MiB.
+    pub max_message_bytes: usize,
+    /// The most `tools/list` pages read. Default 64.
+    pub max_pages: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            initialize: Duration::from_secs(30),
+            list: Duration::from_secs(30),
+            call: Duration::from_secs(600),
+            backoff_min: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(30),
+            max_message_bytes: 16 << 20,
+            max_pages: 64,
+        }
+    }
+}
+
+/// Checks a mounted server's name: 1 to 64 characters of `A-Z a-z 0-9 _ -`,
+/// so it can be an `allowedTools` key, a flag value and a log prefix.
+///
+/// # Errors
+/// A sentence saying what is wrong with `name`.
+pub fn validate_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 64 {
+        return Err(format!(
+            "a server name has 1 to 64 characters, {name:?} has {}",
+            name.chars().count()
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(format!(
+            "a server name uses only letters, digits, '_' and '-'; {name:?} has {bad:?}"
+        ));
+    }
+    Ok(())
+}

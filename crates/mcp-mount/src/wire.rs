@@ -1,0 +1,179 @@
+//! Messages from a mounted server, read with the `result` of a response
+//! kept as the exact JSON text it arrived as, and the one edit the client
+//! makes to a caller's params text (its progress token).
+
+use std::borrow::Cow;
+
+use mcp_proto::{ErrorObject, FromValue, RequestId};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// One message a mounted server sent.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    /// The answer to one of the client's requests.
+    Response {
+        id: RequestId,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    },
+    /// A request the transport could not deliver, answered for the
+    /// server (`why` says what went wrong, in one line).
+    Undelivered { id: RequestId, why: String },
+    /// A request of the server's (`roots/list`, `sampling/createMessage`,
+    /// `elicitation/create`, `ping`).
+    Request {
+        id: RequestId,
+        method: String,
+        params: Option<Value>,
+    },
+    /// A notification (`notifications/progress`, `…/tools/list_changed`,
+    /// `…/message`, `…/cancelled`).
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+}
+
+#[derive(serde::Deserialize)]
+struct Wire<'a> {
+    id: Option<Value>,
+    method: Option<String>,
+    params: Option<Value>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    error: Option<Value>,
+}
+
+/// Reads one message. `None` for text that is no JSON-RPC message (a
+/// response without an id, a member of the wrong type); such text is
+/// skipped, with a debug line, by the caller.
+pub(crate) fn parse(text: &[u8]) -> Option<Incoming> {
+    let text = std::str::from_utf8(text).ok()?;
+    let replaced;
+    let wire: Wire<'_> = match serde_json::from_str(text) {
+        Ok(wire) => wire,
+        Err(_) => match mcp_proto::recover::replace_lone_surrogates(text) {
+            Cow::Owned(fixed) => {
+                replaced = fixed;
+                serde_json::from_str(&replaced).ok()?
+            }
+            Cow::Borrowed(_) => return None,
+        },
+    };
+    let id = wire.id.and_then(|id| RequestId::from_value(id).ok());
+    if let Some(method) = wire.method {
+        return Some(match id {
+            Some(id) => Incoming::Request {
+                id,
+                method,
+                params: wire.params,
+            },
+            None => Incoming::Notification {
+                method,
+                params: wire.params,
+            },
+        });
+    }
+    let id = id?;
+    let outcome = match (wire.result, wire.error) {
+        (Some(result), None) => Ok(result.to_owned()),
+        (_, Some(error)) => Err(ErrorObject::from_value(error).unwrap_or_else(|e| {
+            ErrorObject::internal_error(format!("the server's error object is malformed: {e}"))
+        })),
+        (None, None) => return None,
+    };
+    Some(Incoming::Response { id, outcome })
+}
+
+/// `params` (a `tools/call` params object's text) with the value of
+/// `_meta.progressToken` replaced by `token` (JSON text), every other byte
+/// kept; `None` when it has no progress token or cannot be read (the call
+/// then goes out unchanged, without progress).
+pub(crate) fn with_progress_token(params: &str, token: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<&'a RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct MetaHead<'a> {
+        #[serde(rename = "progressToken", borrow)]
+        token: Option<&'a RawValue>,
+    }
+    let head: Head<'_> = serde_json::from_str(params).ok()?;
+    let meta: MetaHead<'_> = serde_json::from_str(head.meta?.get()).ok()?;
+    let old = meta.token?.get();
+    // The raw value borrows from `params`: its offset is its address's.
+    let start = (old.as_ptr() as usize).checked_sub(params.as_ptr() as usize)?;
+    let end = start + old.len();
+    if params.get(start..end) != Some(old) {
+        return None;
+    }
+    let mut text = String::with_capacity(params.len() + token.len());
+    text.push_str(&params[..start]);
+    text.push_str(token);
+    text.push_str(&params[end..]);
+    Some(text)
+}
+
+/// A request's JSON text, with `params` written as given.
+pub(crate) fn request(id: &RequestId, method: &str, params: &str) -> Vec<u8> {
+    let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_owned());
+    let method = serde_json::to_string(method).unwrap_or_default();
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method},"params":{params}}}"#).into_bytes()
+}
+
+/// A notification's JSON text.
+pub(crate) fn notification(method: &str, params: Option<&Value>) -> Vec<u8> {
+    let message =
+        mcp_proto::Message::Notification(mcp_proto::Notification::new(method, params.cloned()));
+    serde_json::to_vec(&message).unwrap_or_default()
+}
+
+/// A response's JSON text.
+pub(crate) fn response(id: RequestId, outcome: Result<Value, ErrorObject>) -> Vec<u8> {
+    let response = match outcome {
+        Ok(result) => mcp_proto::Response::success(id, result),
+        Err(error) => mcp_proto::Response::error(Some(id), error),
+    };
+    serde_json::to_vec(&mcp_proto::Message::Response(response)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_progress_token_changes() {
+        let params = r#"{"name":"echo","arguments":{"n":123456789012345678901234567890,"s":"\ud800"},"_meta":{"a":1,"progressToken":  "tok" ,"z":[]}}"#;
+        let out = with_progress_token(params, "\"m-7\"").unwrap();
+        assert_eq!(
+            out,
+            r#"{"name":"echo","arguments":{"n":123456789012345678901234567890,"s":"\ud800"},"_meta":{"a":1,"progressToken":  "m-7" ,"z":[]}}"#
+        );
+        assert_eq!(with_progress_token(r#"{"name":"x"}"#, "1"), None);
+        assert_eq!(with_progress_token(r#"{"name":"x","_meta":{}}"#, "1"), None);
+    }
+
+    #[test]
+    fn a_result_stays_the_text_it_was() {
+        let line = br#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"n":1E400,"k":"\u00e9"}}"#;
+        match parse(line) {
+            Some(Incoming::Response { id, outcome }) => {
+                assert_eq!(id, RequestId::from(3));
+                assert_eq!(
+                    outcome.unwrap().get(),
+                    r#"{"content":[],"n":1E400,"k":"\u00e9"}"#
+                );
+            }
+            other => panic!("not a response: {other:?}"),
+        }
+        assert!(parse(br#"{"jsonrpc":"2.0","result":{}}"#).is_none());
+        assert!(matches!(
+            parse(
+                br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#
+            ),
+            Some(Incoming::Notification { .. })
+        ));
+    }
+}

@@ -1,0 +1,404 @@
+//! Other MCP servers mounted as sources (`--server`, `[[servers]]`):
+//! through the binary, with the tests' own small stdio server
+//! (`tests/fixtures/mounted_server.py`, which logs every line it gets),
+//! another `hanzo-mcp` over streamable HTTP, and a loopback door.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use mcp_fake_door::{Behaviour, FakeDoor};
+use serde_json::{Value, json};
+
+use crate::common::stdio::Proc;
+use crate::common::{CANARY, call_params, first_text, listening_port, tool_names};
+
+/// The fixture server's path.
+fn fixture() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mounted_server.py")
+        .display()
+        .to_string()
+}
+
+/// `--server NAME=python3 <fixture> --prefix PREFIX --log LOG <extra>`.
+fn server_flag(name: &str, prefix: &str, log: &Path, extra: &str) -> String {
+    format!(
+        "{name}=python3 {} --prefix {prefix} --log {} {extra}",
+        fixture(),
+        log.display()
+    )
+}
+
+/// Every line the fixture server at `log` received, as JSON (its first
+/// line, `{"pid": N}`, included).
+fn received(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line in the log"))
+        .collect()
+}
+
+/// The `tools/call` names the fixture server at `log` received.
+fn calls_received(log: &Path) -> Vec<String> {
+    received(log)
+        .iter()
+        .filter(|m| m["method"] == "tools/call")
+        .map(|m| m["params"]["name"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// Waits until `check` holds, for at most 20 s (a safety net, not a
+/// timing assertion); whether it did.
+fn eventually(mut check: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(20) {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+struct Setup {
+    server: Proc,
+    root: tempfile::TempDir,
+    logs: tempfile::TempDir,
+    kb_log: PathBuf,
+    big_log: PathBuf,
+    door: FakeDoor,
+}
+
+/// `hanzo-mcp serve` on a temporary root with the door at a fake one, the
+/// bearer [`CANARY`], the fixture mounted as `kb` (prefix `kb_`) and `big`
+/// (prefix `big_`), and `extra` arguments; initialized (2025-11-25, with
+/// `roots` not declared so the root is `--root`'s).
+fn start(extra: &[&str]) -> Setup {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let logs = tempfile::tempdir().expect("logs");
+    let home = logs.path().to_str().expect("utf-8").to_owned();
+    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
+    let big = server_flag("big", "big_", &logs.path().join("big.log"), "");
+    let root_arg = root.path().to_str().expect("utf-8").to_owned();
+    let mut args = vec![
+        "serve",
+        "--root",
+        &root_arg,
+        "--server",
+        &kb,
+        "--server",
+        &big,
+        "--server-wait",
+        "20",
+    ];
+    args.extend_from_slice(extra);
+    let mut server = Proc::spawn_with_env(
+        &args,
+        &[
+            ("HANZO_MCP_DOOR", door.url().as_str()),
+            ("HANZO_API_KEY", CANARY),
+            ("HOME", home.as_str()),
+        ],
+    );
+    server.initialize("2025-11-25");
+    Setup {
+        server,
+        root,
+        kb_log: logs.path().join("kb.log"),
+        big_log: logs.path().join("big.log"),
+        logs,
+        door,
+    }
+}
+
+/// The next message that is not `notifications/tools/list_changed` (one
+/// comes when a mounted server's first list arrives).
+fn next_other_than_list_changed(server: &mut Proc) -> Value {
+    loop {
+        let message = server.recv();
+        if message["method"] != "notifications/tools/list_changed" {
+            return message;
+        }
+    }
+}
+
+fn list(server: &mut Proc, id: i64) -> Value {
+    server.call(id, "tools/list", json!({}))["result"].clone()
+}
+
+#[test]
+fn mounted_servers_are_merged_in_order_and_gated_per_server() {
+    let allowed = r#"{"local":["fs"],"big":["big_echo","big_ops:read","common","big_roots"]}"#;
+    let mut setup = start(&["--allowed-tools", allowed]);
+    let listed = list(&mut setup.server, 1);
+    let kb = [
+        "kb_echo", "kb_ops", "kb_slow", "kb_grow", "kb_roots", "kb_env", "common",
+    ];
+    let mut expected: Vec<&str> = vec!["fs"];
+    expected.extend(kb);
+    // `common` is kb's (the earlier source); `fs` is the local tool's.
+    expected.extend(["big_echo", "big_ops", "big_roots"]);
+    expected.extend(["describe", "agents", "billing"]);
+    assert_eq!(tool_names(&listed), expected);
+    let ops = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "big_ops")
+        .unwrap();
+    assert_eq!(
+        ops["inputSchema"]["properties"]["action"]["enum"],
+        json!(["read"])
+    );
+
+    // Refused, and never seen by the server that has them, nor the door.
+    let server = &mut setup.server;
+    let refused = [
+        (2, call_params("big_ops", json!({ "action": "write" }))),
+        (3, call_params("big_slow", json!({}))),
+        (4, call_params("big_env", json!({ "name": "HOME" }))),
+    ];
+    for (id, params) in refused {
+        let answer = server.call(id, "tools/call", params);
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    }
+    let ran = server.call(
+        5,
+        "tools/call",
+        call_params("big_ops", json!({ "action": "read" })),
+    );
+    assert_eq!(first_text(&ran["result"]), "ran read");
+    assert_eq!(calls_received(&setup.big_log), ["big_ops"]);
+    assert!(setup.door.requests_for("tools/call").is_empty());
+
+    // The name both list is kb's; the warning names both.
+    let common = server.call(6, "tools/call", call_params("common", json!({})));
+    assert_eq!(first_text(&common["result"]), "kb_common");
+    let warned = setup.server.stderr_lines();
+    assert!(
+        warned.iter().any(|l| l.contains("common")
+            && l.contains("kept")
+            && l.contains("kb")
+            && l.contains("big")),
+        "{warned:?}"
+    );
+}
+
+#[test]
+fn arguments_and_results_pass_byte_for_byte_and_no_secret_reaches_the_child() {
+    let mut setup = start(&[]);
+    let arguments = r#"{"n":123456789012345678901234567890,"f":1E400,"z":-0,"s":"\ud800\u00e9","k":{"b":1,"a":2}}"#;
+    setup.server.send_line(&format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"kb_echo","arguments":{arguments}}}}}"#
+    ));
+    let line = setup.server.response(7).to_owned();
+    assert!(line.contains(&format!(r#""raw":{arguments}"#)), "{line}");
+    assert!(
+        line.contains(r#""odd":[1E400,-0,123456789012345678901234567890]"#),
+        "{line}"
+    );
+    let env = setup.server.call(
+        8,
+        "tools/call",
+        call_params("kb_env", json!({ "name": "HANZO_API_KEY" })),
+    );
+    assert_eq!(first_text(&env["result"]), "");
+    let home = setup.server.call(
+        9,
+        "tools/call",
+        call_params("kb_env", json!({ "name": "HOME" })),
+    );
+    assert_eq!(
+        first_text(&home["result"]),
+        setup.logs.path().to_str().unwrap()
+    );
+    // The roots a mounted server is told are the local tools'.
+    let roots = setup
+        .server
+        .call(10, "tools/call", call_params("kb_roots", json!({})));
+    let told: Value = serde_json::from_str(first_text(&roots["result"])).unwrap();
+    let root = setup.root.path().canonicalize().unwrap();
+    assert_eq!(
+        told["roots"][0]["uri"],
+        format!("file://{}", root.display())
+    );
+}
+
+#[test]
+fn progress_and_cancellation_are_relayed_with_ids_mapped() {
+    let mut setup = start(&[]);
+    let server = &mut setup.server;
+    server.request(
+        11,
+        "tools/call",
+        json!({ "name": "kb_slow", "arguments": {}, "_meta": { "progressToken": "mine" } }),
+    );
+    let progress = next_other_than_list_changed(server);
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], "mine");
+    // The server saw a token of hanzo-mcp's, not the caller's.
+    let sent = received(&setup.kb_log);
+    let call = sent.iter().find(|m| m["method"] == "tools/call").unwrap();
+    let theirs = &call["params"]["_meta"]["progressToken"];
+    assert!(theirs.is_string() && *theirs != "mine", "{theirs}");
+    server.send(&json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": { "requestId": 11, "reason": "test" }
+    }));
+    let their_id = call["id"].clone();
+    let log = setup.kb_log.clone();
+    assert!(
+        eventually(|| received(&log)
+            .iter()
+            .any(|m| m.get("cancelled") == Some(&their_id))),
+        "the mounted server heard of the cancellation: {:?}",
+        received(&log)
+    );
+}
+
+#[test]
+fn list_changes_are_relayed_and_a_killed_child_comes_back() {
+    let mut setup = start(&[]);
+    let server = &mut setup.server;
+    // The first list is in (and its list_changed sent) once this answers.
+    list(server, 20);
+    server.request(12, "tools/call", call_params("kb_grow", json!({})));
+    let grown = next_other_than_list_changed(server);
+    assert_eq!(first_text(&grown["result"]), "grown");
+    let changed = server.recv();
+    assert_eq!(
+        changed["method"], "notifications/tools/list_changed",
+        "{changed}"
+    );
+    assert!(tool_names(&list(server, 13)).contains(&"kb_extra".to_owned()));
+
+    let pid = received(&setup.kb_log)[0]["pid"].as_i64().unwrap();
+    std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    let mut id = 14;
+    // While it is down, its names stay its own: a call gets an isError
+    // result naming it, never the door.
+    let back = eventually(|| {
+        id += 1;
+        let answer = server.call(
+            id,
+            "tools/call",
+            call_params("kb_ops", json!({ "action": "read" })),
+        );
+        let result = &answer["result"];
+        if result["isError"] == true {
+            assert!(first_text(result).contains("\"kb\""), "{answer}");
+            return false;
+        }
+        first_text(result) == "ran read"
+    });
+    assert!(back, "kb came back");
+    assert!(setup.door.requests_for("tools/call").is_empty());
+    let pids: Vec<i64> = received(&setup.kb_log)
+        .iter()
+        .filter_map(|m| m["pid"].as_i64())
+        .collect();
+    assert_eq!(pids.len(), 2, "{pids:?}");
+}
+
+#[test]
+fn a_server_that_never_initializes_costs_at_most_the_wait() {
+    let logs = tempfile::tempdir().unwrap();
+    let hang = server_flag("hang", "h_", &logs.path().join("hang.log"), "--hang-init");
+    let mut server = Proc::spawn(&[
+        "serve",
+        "--root",
+        logs.path().to_str().unwrap(),
+        "--no-door",
+        "--server",
+        &hang,
+        "--server-wait",
+        "0.5",
+    ]);
+    server.initialize("2025-11-25");
+    let start = Instant::now();
+    let listed = server.call(1, "tools/list", json!({}));
+    // Far below the 30 s the server is given to answer initialize.
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let names = tool_names(&listed["result"]);
+    assert!(names.contains(&"fs".to_owned()) && !names.iter().any(|n| n.starts_with("h_")));
+    let call = server.call(2, "tools/call", call_params("h_echo", json!({})));
+    assert_eq!(call["error"]["code"], -32602, "{call}");
+}
+
+#[test]
+fn an_http_server_is_mounted_from_the_configuration_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let inner = Proc::spawn_with_env(
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root,
+            "--no-door",
+            "--test-tools",
+        ],
+        &[("HANZO_MCP_HTTP_BEARER", "inner-bearer-7d1f")],
+    );
+    let mut port = None;
+    assert!(eventually(|| {
+        port = listening_port(inner.id());
+        port.is_some()
+    }));
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[servers]]\nname = \"web\"\nurl = \"http://127.0.0.1:{}/mcp\"\nbearer_env = \"WEB_TOKEN\"\n",
+            port.unwrap()
+        ),
+    )
+    .unwrap();
+    let mut outer = Proc::spawn_with_env(
+        &[
+            "serve",
+            "--root",
+            root,
+            "--no-door",
+            "--config",
+            config.to_str().unwrap(),
+            "--server-wait",
+            "20",
+        ],
+        &[("WEB_TOKEN", "inner-bearer-7d1f")],
+    );
+    outer.initialize("2025-11-25");
+    let names = tool_names(&outer.call(1, "tools/list", json!({}))["result"]);
+    assert_eq!(
+        names.last().map(String::as_str),
+        Some("test_sleep"),
+        "{names:?}"
+    );
+    outer.request(
+        2,
+        "tools/call",
+        json!({ "name": "test_sleep", "arguments": { "ms": 300, "steps": 3 }, "_meta": { "progressToken": 5 } }),
+    );
+    let mut progress = 0;
+    let result = loop {
+        let message = outer.recv();
+        if message["method"] == "notifications/progress" {
+            assert_eq!(message["params"]["progressToken"], 5);
+            progress += 1;
+        } else if message["method"] != "notifications/tools/list_changed" {
+            break message;
+        }
+    };
+    assert_eq!(
+        result["result"]["content"][0]["text"], "slept 300 ms",
+        "{result}"
+    );
+    assert!(progress >= 1, "progress relayed over HTTP");
+}
