@@ -9,16 +9,9 @@ use std::time::{Duration, Instant};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
+use crate::common::servers::{fixture, server_everything};
 use crate::common::stdio::Proc;
 use crate::common::{CANARY, call_params, first_text, listening_port, tool_names};
-
-/// The fixture server's path.
-fn fixture() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/mounted_server.py")
-        .display()
-        .to_string()
-}
 
 /// `--server NAME=python3 <fixture> --prefix PREFIX --log LOG <extra>`.
 fn server_flag(name: &str, prefix: &str, log: &Path, extra: &str) -> String {
@@ -134,7 +127,14 @@ fn mounted_servers_are_merged_in_order_and_gated_per_server() {
     let mut setup = start(&["--allowed-tools", allowed]);
     let listed = list(&mut setup.server, 1);
     let kb = [
-        "kb_echo", "kb_ops", "kb_slow", "kb_grow", "kb_roots", "kb_env", "common",
+        "kb_echo",
+        "kb_ops",
+        "kb_slow",
+        "kb_grow",
+        "kb_roots",
+        "kb_sample",
+        "kb_env",
+        "common",
     ];
     let mut expected: Vec<&str> = vec!["fs"];
     expected.extend(kb);
@@ -401,4 +401,162 @@ fn an_http_server_is_mounted_from_the_configuration_file() {
         "{result}"
     );
     assert!(progress >= 1, "progress relayed over HTTP");
+}
+
+#[test]
+fn the_official_everything_server_is_mounted_gated_and_relayed() {
+    let script = server_everything();
+    let logs = tempfile::tempdir().unwrap();
+    let root = logs.path().to_str().unwrap().to_owned();
+    let everything = format!("everything=node {} stdio", script.display());
+    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let allowed = r#"{"everything":["echo","get-env","trigger-long-running-operation","get-sum"]}"#;
+    let mut server = Proc::spawn_with_env(
+        &[
+            "serve",
+            "--root",
+            &root,
+            "--server",
+            &everything,
+            "--server",
+            &kb,
+            "--server-wait",
+            "30",
+            "--allowed-tools",
+            allowed,
+        ],
+        &[
+            ("HANZO_MCP_DOOR", door.url().as_str()),
+            ("HANZO_API_KEY", CANARY),
+            ("HOME", root.as_str()),
+        ],
+    );
+    server.initialize("2025-11-25");
+    let names = tool_names(&list(&mut server, 1));
+    let at = |name: &str| names.iter().position(|n| n == name);
+    // local, then everything (gated to four), then kb, then the door.
+    assert_eq!(at("fs"), Some(0));
+    let mounted: Vec<&str> = names[12..16].iter().map(String::as_str).collect();
+    assert_eq!(
+        mounted,
+        [
+            "echo",
+            "get-env",
+            "get-sum",
+            "trigger-long-running-operation"
+        ]
+    );
+    assert_eq!(at("kb_echo"), Some(16));
+    assert!(at("billing") > at("kb_env"));
+    assert_eq!(at("get-tiny-image"), None);
+
+    let refused = server.call(2, "tools/call", call_params("get-tiny-image", json!({})));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        door.requests_for("tools/call").is_empty(),
+        "a gated-out name never reaches the door"
+    );
+
+    server.send_line(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"caf\u00e9 \ud83d\ude00"}}}"#);
+    let echoed = server.response(3).to_owned();
+    assert!(echoed.contains("Echo: café 😀"), "{echoed}");
+
+    let env = server.call(4, "tools/call", call_params("get-env", json!({})));
+    let text = first_text(&env["result"]);
+    assert!(text.contains("PATH") && !text.contains(CANARY), "{text}");
+
+    server.request(
+        5,
+        "tools/call",
+        json!({ "name": "trigger-long-running-operation", "arguments": { "duration": 1, "steps": 3 },
+                "_meta": { "progressToken": "everything-progress" } }),
+    );
+    let mut progress = 0;
+    let done = loop {
+        let message = server.recv();
+        match message["method"].as_str() {
+            Some("notifications/progress") => {
+                assert_eq!(message["params"]["progressToken"], "everything-progress");
+                progress += 1;
+            }
+            Some(_) => {}
+            None => break message,
+        }
+    };
+    assert_eq!(done["id"], 5, "{done}");
+    assert!(progress >= 2, "{progress} progress notifications");
+}
+
+#[test]
+fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
+    let logs = tempfile::tempdir().unwrap();
+    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
+    let args = [
+        "serve",
+        "--root",
+        logs.path().to_str().unwrap(),
+        "--no-door",
+        "--server",
+        &kb,
+        "--server-wait",
+        "20",
+    ];
+    // A client with sampling: the request reaches it and its answer goes back.
+    let mut server = Proc::spawn(&args);
+    server.handshake("2025-11-25", json!({ "sampling": {} }));
+    server.request(1, "tools/call", call_params("kb_sample", json!({})));
+    let asked = next_other_than_list_changed(&mut server);
+    assert_eq!(asked["method"], "sampling/createMessage", "{asked}");
+    assert_eq!(asked["params"]["maxTokens"], 5);
+    server.send(&json!({
+        "jsonrpc": "2.0", "id": asked["id"],
+        "result": { "role": "assistant", "content": { "type": "text", "text": "sampled" }, "model": "m" }
+    }));
+    let answer = next_other_than_list_changed(&mut server);
+    let told: Value = serde_json::from_str(first_text(&answer["result"])).unwrap();
+    assert_eq!(told["content"]["text"], "sampled", "{answer}");
+
+    // A client without it: the server gets the standard error.
+    let mut server = Proc::spawn(&args);
+    server.initialize("2025-11-25");
+    let answer = server.call(1, "tools/call", call_params("kb_sample", json!({})));
+    let told: Value = serde_json::from_str(first_text(&answer["result"])).unwrap();
+    assert_eq!(told["code"], -32601, "{answer}");
+}
+
+#[test]
+fn a_mounted_child_dies_with_the_server() {
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("kb.log");
+    let kb = server_flag("kb", "kb_", &log, "");
+    let mut server = Proc::spawn(&[
+        "serve",
+        "--root",
+        logs.path().to_str().unwrap(),
+        "--no-door",
+        "--server",
+        &kb,
+        "--server-wait",
+        "20",
+    ]);
+    server.initialize("2025-11-25");
+    list(&mut server, 1);
+    let pid = received(&log)[0]["pid"].as_i64().unwrap();
+    let alive = |pid: i64| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            !stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z'))
+        })
+    };
+    assert!(alive(pid));
+    std::process::Command::new("kill")
+        .args(["-9", &server.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(
+        eventually(|| !alive(pid)),
+        "the mounted child {pid} outlived the server"
+    );
 }

@@ -8,6 +8,7 @@
 pub mod driver;
 pub mod http;
 pub mod rest;
+pub mod servers;
 pub mod stdio;
 pub mod tools;
 
