@@ -620,7 +620,7 @@ fn argument(params: &CallToolRequestParams, name: &str) -> Result<String, ErrorO
 
 /// The call's handle for requests to the client, or -32603 when the
 /// connection has none (2026-07-28).
-fn client(cx: &CallContext) -> Result<&mcp_local_server::Peer, ErrorObject> {
+fn client(cx: &CallContext) -> Result<&dyn mcp_local_server::source::ClientRequests, ErrorObject> {
     cx.client().ok_or_else(|| {
         ErrorObject::internal_error("this revision carries no requests to the client")
     })

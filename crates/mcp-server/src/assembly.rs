@@ -17,9 +17,9 @@ use crate::client_roots::ClientRootsSource;
 use crate::deferred_door::DeferredDoor;
 pub use crate::deferred_door::{DoorProbe, DoorReach};
 use crate::error::ServerError;
-use crate::gated::GatedSource;
 use crate::local::LocalSource;
-use crate::mounted::{MountedSource, RootsFrom};
+use mcp_sources::gated::GatedSource;
+use mcp_sources::mounted::MountedSource;
 
 /// The server's credentials, never in a mounted child's environment.
 const SECRET_ENV: [&str; 2] = ["HANZO_API_KEY", "HANZO_MCP_HTTP_BEARER"];
@@ -272,9 +272,15 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     sources.push(local);
     gated.extend(view);
     // Mounted servers are told the roots the local tools have now.
-    let roots_from = match &client_roots {
-        Some(source) => RootsFrom::Client(source.clone()),
-        None => RootsFrom::Fixed(untrusted.clone()),
+    let roots_now: mcp_sources::mounted::RootsFn = match &client_roots {
+        Some(source) => {
+            let source = source.clone();
+            Arc::new(move || source.roots().dirs().to_vec())
+        }
+        None => {
+            let dirs = untrusted.clone();
+            Arc::new(move || dirs.clone())
+        }
     };
     for mount in &options.mounts {
         let mut spec = mount.spec.clone();
@@ -291,7 +297,11 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             mcp_mount::Limits::default(),
             options.mount_wait,
             &mount.discriminator,
-            roots_from.clone(),
+            roots_now.clone(),
+            mcp_mount::ClientInfo {
+                name: "hanzo-mcp".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+            },
         ));
         let (source, view) = gate(source, &[]);
         sources.push(source);

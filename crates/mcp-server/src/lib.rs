@@ -132,7 +132,7 @@ pub mod doctor;
 pub mod door;
 pub mod error;
 pub mod features;
-pub mod gated;
+pub use mcp_sources::gated;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod install;
@@ -147,7 +147,7 @@ pub mod programs;
 pub mod progress;
 pub mod server;
 mod session;
-pub mod source;
+pub use mcp_sources::source;
 mod stdio;
 #[cfg(feature = "test-tools")]
 pub mod test_tools;

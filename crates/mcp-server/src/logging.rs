@@ -124,6 +124,12 @@ impl Logger {
     }
 }
 
+impl mcp_sources::ClientLog for Logger {
+    fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
+        Logger::log(self, level, logger, data)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

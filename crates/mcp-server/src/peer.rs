@@ -330,6 +330,29 @@ impl Peer {
     }
 }
 
+impl mcp_sources::ClientRequests for Peer {
+    fn capabilities(&self) -> Option<&Value> {
+        Peer::capabilities(self)
+    }
+
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+    ) -> mcp_sources::BoxFuture<'a, Result<Value, ErrorObject>> {
+        Box::pin(Peer::request(self, method, params))
+    }
+
+    fn request_with_timeout<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+        timeout: Duration,
+    ) -> mcp_sources::BoxFuture<'a, Result<Value, ErrorObject>> {
+        Box::pin(Peer::request_with_timeout(self, method, params, timeout))
+    }
+}
+
 /// The client capability a server-to-client request needs.
 fn required_capability(method: &str) -> Option<&'static str> {
     match method {

@@ -1,5 +1,6 @@
 //! The properties of the pure core (docs/ARCHITECTURE.md, "Gating"), checked with proptest over small name
-//! alphabets (so names collide, repeat and miss often).
+//! alphabets (so names collide, repeat and miss often): here for one server,
+//! in [`sources`] for N sources with the per-source semantics.
 
 use std::collections::BTreeSet;
 
@@ -9,6 +10,8 @@ use mcp_gating::{
 use proptest::prelude::*;
 
 use crate::common::{TestTool, grouped};
+
+mod sources;
 
 /// Tool names from a five-letter alphabet, one or two letters.
 fn name() -> impl Strategy<Value = String> {

@@ -13,9 +13,9 @@ use mcp_gating::CallDecision;
 use mcp_proto::ErrorObject;
 
 use super::Session;
-use crate::gated::refused_call;
 use crate::mode_view::ModeView;
 use crate::source::{CallRequest, unknown_tool};
+use mcp_sources::gated::refused_call;
 
 /// Numbers sessions: 0 is never given out (it is the default of a
 /// [`crate::CallContext`] made outside a session).

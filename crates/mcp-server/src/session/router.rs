@@ -22,7 +22,6 @@ use super::Session;
 use super::inflight::{Reply, Work};
 use crate::lifecycle::Negotiated;
 use crate::logging::Logger;
-use crate::progress::ProgressReporter;
 use crate::source::CallContext;
 
 /// How long a stateless (2026-07-28) client may cache our `tools/list`,
@@ -114,7 +113,7 @@ impl Session {
         let progress = request_meta
             .and_then(|m| m.get(meta::PROGRESS_TOKEN))
             .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok())
-            .map(|token| ProgressReporter::new(token, self.outbox.related_to(id.clone())));
+            .map(|token| crate::progress::reporter(token, self.outbox.related_to(id.clone())));
         let log = self.server.has_logging().then(|| {
             let outbox = self.outbox.related_to(id.clone());
             if era.is_stateless() {
@@ -131,8 +130,11 @@ impl Session {
         CallContext {
             progress,
             cancel: cancel.clone(),
-            log,
-            client,
+            log: log
+                .map(|log| std::sync::Arc::new(log) as std::sync::Arc<dyn mcp_sources::ClientLog>),
+            client: client.map(|peer| {
+                std::sync::Arc::new(peer) as std::sync::Arc<dyn mcp_sources::ClientRequests>
+            }),
             session: self.number,
             // Decided per call, where the session's mode is known
             // (`tools/call`).

@@ -1,4 +1,4 @@
-//! A gated view of a tool source (docs/ARCHITECTURE.md, "Gating"):
+//! A gated view of a tool source (the crate docs, "Gating"):
 //! the source's list after `allowedTools`, and calls checked against it.
 //!
 //! Gating happens per source, before the merge. A tool gated out of a source
@@ -208,7 +208,7 @@ impl ToolSource for GatedSource {
 /// door's tools and its `describe`; the value is `null` when the call
 /// carried none, or not a string: `tool "fs" needs an allowed action here
 /// (allowed: read)`).
-pub(crate) fn refused_call(name: &str, refusal: &Refusal, allowed: Vec<String>) -> ErrorObject {
+pub fn refused_call(name: &str, refusal: &Refusal, allowed: Vec<String>) -> ErrorObject {
     let (tool, discriminator, value) = match refusal {
         Refusal::OpNotAllowed {
             tool,

@@ -1,4 +1,4 @@
-//! Tool sources and their composition (docs/ARCHITECTURE.md, "Sources and composition").
+//! Tool sources and their composition.
 //!
 //! A [`ToolSource`] lists its tools and calls one. The server holds an ordered
 //! [`Composition`] of sources: their lists are merged first-wins by tool name,
@@ -19,9 +19,7 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::logging::Logger;
-use crate::peer::Peer;
-use crate::progress::ProgressReporter;
+pub use crate::context::{ClientLog, ClientRequests, NotificationSink, ProgressReporter};
 
 /// A boxed, sendable future: what [`ToolSource`] methods return so that a
 /// source can be held as `Arc<dyn ToolSource>`.
@@ -116,7 +114,7 @@ impl CallRequest {
     /// Refuses a call whose `arguments` name a discriminator key
     /// (`action`, `op`, or `name`) more than once: gating and modes read
     /// one value, and a source that reads another would run what was not
-    /// checked (docs/ARCHITECTURE.md, "Gating"). Called wherever a call is
+    /// checked (the crate docs, "Gating"). Called wherever a call is
     /// checked before it is passed on. Arguments that cannot be read are
     /// refused too (closed, never open).
     ///
@@ -241,13 +239,12 @@ pub struct CallContext {
     /// Fires when the caller cancels the request
     /// (`notifications/cancelled`); long work checks it and stops.
     pub cancel: CancellationToken,
-    /// Present when the server has logging
-    /// ([`Server::with_logging`](crate::Server::with_logging)): sends
+    /// Present when the server has logging: sends
     /// `notifications/message` filtered by the level the client asked for.
-    pub log: Option<Logger>,
+    pub log: Option<Arc<dyn ClientLog>>,
     /// Present on a connection that can carry requests to the client
     /// (revisions 2024-11-05 to 2025-11-25): sampling, elicitation, roots.
-    pub client: Option<Peer>,
+    pub client: Option<Arc<dyn ClientRequests>>,
     /// The number of the session the call came on (a stdio connection, an
     /// HTTP session, one stateless request): the key of per-session state
     /// such as the `mode` tool's choice. 0 outside a session.
@@ -256,7 +253,7 @@ pub struct CallContext {
     /// (`git`'s hooks, filters and the other programs its configuration
     /// can name): true when an action that runs programs (`exec`) is
     /// reachable in the caller's session, through the allowlist and its
-    /// mode (docs/ARCHITECTURE.md, "Gating"). `false` by default: a call
+    /// mode (the crate docs, "Gating"). `false` by default: a call
     /// made outside a session is not trusted with more.
     pub run_programs: bool,
 }
@@ -272,16 +269,16 @@ impl CallContext {
     }
 
     /// The handle for requests to the client, when the connection has one.
-    pub fn client(&self) -> Option<&Peer> {
-        self.client.as_ref()
+    pub fn client(&self) -> Option<&dyn ClientRequests> {
+        self.client.as_deref()
     }
 }
 
-/// One place tools come from: the local toolbox, the door, or a gated view of
-/// either.
+/// One place tools come from: a local toolbox, a door, another MCP server,
+/// or a gated view of one.
 ///
 /// A source's name is its key in the `allowedTools` configuration (`local`,
-/// `door`; docs/ARCHITECTURE.md, "Gating").
+/// `door`, a mounted server's name).
 pub trait ToolSource: Send + Sync {
     /// The source's name (`local`, `door`).
     fn name(&self) -> &str;
@@ -483,7 +480,7 @@ impl Composition {
     /// tool of such a name is listed, and a call of such a name is routed
     /// to `owner` or to nobody (-32602, unknown tool), whether `owner`
     /// lists the tool, has it gated out or a mode hides it
-    /// (docs/ARCHITECTURE.md, "Gating": local names are reserved). The
+    /// (the crate docs, "Gating": local names are reserved). The
     /// local toolbox's names are reserved this way, so that gating a local
     /// tool out never hands its name to the door.
     pub fn reserve(mut self, owner: &str, names: impl IntoIterator<Item = String>) -> Self {
@@ -655,7 +652,7 @@ impl Composition {
     }
 
     /// Calls the tool through the first source that owns its name; a name no
-    /// source owns is -32602 "unknown tool" (docs/ARCHITECTURE.md, "Conventions").
+    /// source owns is -32602 "unknown tool" (the crate docs, "Conventions").
     pub async fn call_tool(
         &self,
         call: CallRequest,

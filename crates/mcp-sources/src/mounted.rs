@@ -1,0 +1,219 @@
+//! Another MCP server as a tool source, named for it: its list is the server's (waited for at most the
+//! configured time on the first `tools/list`), a call of a name it lists is
+//! passed through byte for byte ([`mcp_mount::MountedServer::call_tool_raw`]),
+//! its progress comes back under the caller's own token, and what it asks
+//! of its client goes to the client of a call in flight to it.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use mcp_gating::SurfaceRules;
+use mcp_mount::{BoxFuture as MountFuture, ClientHandler, MountedServer};
+use mcp_proto::ErrorObject;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+use crate::context::ClientRequests;
+use crate::source::{BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource};
+
+/// The directories a mounted server is told are its roots when it asks
+/// (`roots/list`), read at each request.
+pub type RootsFn = Arc<dyn Fn() -> Vec<std::path::PathBuf> + Send + Sync>;
+
+/// The clients of the calls in flight to one mounted server, newest last:
+/// the server's `sampling/createMessage` and `elicitation/create` go to the
+/// newest that declared the capability.
+#[derive(Default)]
+struct Callers {
+    next: u64,
+    peers: Vec<(u64, Arc<dyn ClientRequests>)>,
+}
+
+/// Answers a mounted server's requests: `roots/list` from our roots,
+/// sampling and elicitation through our client.
+struct Relay {
+    roots: RootsFn,
+    callers: Arc<Mutex<Callers>>,
+}
+
+impl ClientHandler for Relay {
+    fn list_roots(&self) -> MountFuture<'static, Result<Value, ErrorObject>> {
+        let roots: Vec<Value> = (self.roots)()
+            .iter()
+            .map(|dir| {
+                let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+                json!({ "uri": file_uri(dir), "name": name })
+            })
+            .collect();
+        Box::pin(async move { Ok(json!({ "roots": roots })) })
+    }
+
+    fn relay(
+        &self,
+        method: &'static str,
+        params: Option<Value>,
+    ) -> MountFuture<'static, Result<Value, ErrorObject>> {
+        let capability = if method == mcp_proto::methods::CreateMessage::NAME {
+            "sampling"
+        } else {
+            "elicitation"
+        };
+        let peer = {
+            let callers = self.callers.lock().unwrap_or_else(PoisonError::into_inner);
+            callers
+                .peers
+                .iter()
+                .rev()
+                .find(|(_, peer)| peer.declares(capability))
+                .map(|(_, peer)| peer.clone())
+        };
+        Box::pin(async move {
+            match peer {
+                Some(peer) => {
+                    peer.request(method, params.unwrap_or_else(|| json!({})))
+                        .await
+                }
+                None => Err(ErrorObject::method_not_found(method)),
+            }
+        })
+    }
+}
+
+/// `file://` URI of an absolute path (each byte outside the unreserved
+/// set and `/` percent-encoded).
+fn file_uri(path: &std::path::Path) -> String {
+    let mut uri = String::from("file://");
+    for byte in path.to_string_lossy().bytes() {
+        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
+            uri.push(byte as char);
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
+}
+
+/// A mounted server as a tool source.
+pub struct MountedSource {
+    server: MountedServer,
+    wait: Duration,
+    rules: SurfaceRules,
+    callers: Arc<Mutex<Callers>>,
+}
+
+impl std::fmt::Debug for MountedSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MountedSource")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MountedSource {
+    /// Mounts `spec` (starting it in the background: call inside a Tokio
+    /// runtime). `wait` bounds how long the first `tools/list` waits for
+    /// its list; `discriminator` is the argument `"<tool>:<value>"`
+    /// allowlist entries name (`action` for servers shaped like Hanzo's);
+    /// `roots` answer its `roots/list`; `info` is the `clientInfo` it is
+    /// told.
+    pub fn start(
+        spec: mcp_mount::MountSpec,
+        limits: mcp_mount::Limits,
+        wait: Duration,
+        discriminator: &str,
+        roots: RootsFn,
+        info: mcp_mount::ClientInfo,
+    ) -> Self {
+        let callers = Arc::new(Mutex::new(Callers::default()));
+        let handler = Arc::new(Relay {
+            roots,
+            callers: callers.clone(),
+        });
+        let server = MountedServer::start(spec, limits, info, handler);
+        let mut rules = SurfaceRules::local();
+        discriminator.clone_into(&mut rules.discriminator);
+        Self {
+            server,
+            wait,
+            rules,
+            callers,
+        }
+    }
+
+    /// The mounted server.
+    pub fn server(&self) -> &MountedServer {
+        &self.server
+    }
+}
+
+/// Removes a call's client from [`Callers`] when the call ends.
+struct Registered<'a>(&'a Mutex<Callers>, u64);
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        let mut callers = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        callers.peers.retain(|(id, _)| *id != self.1);
+    }
+}
+
+impl ToolSource for MountedSource {
+    fn name(&self) -> &str {
+        self.server.name()
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, SourceList> {
+        Box::pin(async move {
+            let tools = self.server.tools_within(self.wait).await;
+            SourceList {
+                tools: tools.to_vec(),
+                meta: None,
+            }
+        })
+    }
+
+    fn owns(&self, tool: &str) -> bool {
+        self.server.lists(tool)
+    }
+
+    fn claims(&self, tool: &str) -> bool {
+        self.server.has_listed(tool)
+    }
+
+    fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
+        Box::pin(async move {
+            let _registered = cx.client.clone().map(|peer| {
+                let mut callers = self.callers.lock().unwrap_or_else(PoisonError::into_inner);
+                callers.next += 1;
+                let id = callers.next;
+                callers.peers.push((id, peer));
+                Registered(&self.callers, id)
+            });
+            let Some(reporter) = cx.progress else {
+                return self.server.call_tool_raw(call.raw(), None).await;
+            };
+            let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
+            let relay = tokio::spawn(async move {
+                while let Some(progress) = rx.recv().await {
+                    reporter.forward(progress);
+                }
+            });
+            let result = self.server.call_tool_raw(call.raw(), Some(tx)).await;
+            let _ = relay.await;
+            result
+        })
+    }
+
+    fn list_changes(&self) -> Option<watch::Receiver<u64>> {
+        Some(self.server.generations())
+    }
+
+    /// The list's generation once the first attempt to connect has ended
+    /// (before that `list_tools` waits).
+    fn list_stamp(&self) -> Option<u64> {
+        self.server.settled().then(|| self.server.generation())
+    }
+
+    fn surface_rules(&self) -> SurfaceRules {
+        self.rules.clone()
+    }
+}
