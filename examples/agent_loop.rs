@@ -1,17 +1,21 @@
 //! An agent runtime that starts two MCP servers as child processes, talks
-//! to each over stdio with rmcp (the official Rust SDK) as its client, and
-//! registers each server's tools through the agent's `allowedTools`.
+//! to each over stdio, and registers each server's tools through the
+//! agent's `allowedTools`, built from the library's parts: `mcp-sources`'
+//! `MountedSource` (an MCP client of a child process, from `mcp-mount`)
+//! seen through a `GatedSource` (`mcp-gating`'s allowlist, per server).
 //!
-//! The gating happens where the registry is assembled, per server, with
-//! `mcp-gating`: a tool gated out is never registered, so the runtime has
-//! nowhere to route a call to it. It refuses such a call itself, exactly as
-//! an unknown tool (-32602), and the server never hears of it
+//! The gating happens where the registry is assembled, per server: a tool
+//! gated out is never registered, so the runtime has nowhere to route a
+//! call to it. The gated view refuses such a call itself, exactly as an
+//! unknown tool (-32602), and the server never hears of it
 //! (docs/ARCHITECTURE.md, "Gating").
 //!
 //! Both servers are `hanzo-mcp serve --no-door --root <folder>`, each on a
 //! temporary folder of its own: `project`, which the agent may change, and
 //! `docs`, which it may only read. The allowlist names `docs` alone, so
-//! `project` keeps every tool it lists.
+//! `project` keeps every tool it lists. The two list the same names, so
+//! the runtime keeps one registry per server (as runtimes that show a
+//! model `server__tool` names do) rather than one merged `Composition`.
 //!
 //! Run: `cargo run -p mcp-examples --example agent_loop`. The tests at the
 //! bottom check each step and run with `cargo test` (`test = true` on this
@@ -22,13 +26,15 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
 
-use mcp_gating::{AllowedTools, CallDecision, GatedSurface, Policy, SurfaceRules};
-use mcp_proto::{ErrorObject, Tool};
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
+use mcp_gating::{AllowedTools, GatedSurface, Policy};
+use mcp_mount::{ClientInfo, Limits, MountSpec, StdioServer, Transport};
+use mcp_proto::{CallToolRequestParams, CallToolResult, ErrorObject, FromValue, Tool};
+use mcp_sources::gated::GatedSource;
+use mcp_sources::mounted::MountedSource;
+use mcp_sources::{CallContext, CallRequest, ToolSource};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -41,13 +47,12 @@ const ALLOWED_TOOLS: &str = r#"{"docs": ["fs:read"]}"#;
 /// One server the runtime is connected to.
 struct Server {
     name: String,
-    client: RunningService<RoleClient, ()>,
     /// Every tool name the server listed, gated or not (for the printout).
     listed: Vec<String>,
-    /// What the runtime registered from this server: the gated surface,
-    /// which is both the tool list shown to the model and the only way a
+    /// What the runtime registered from this server: the gated view, whose
+    /// list is the tools shown to the model and which is the only way a
     /// call reaches the server.
-    registry: GatedSurface<Tool>,
+    registry: GatedSource,
 }
 
 impl Server {
@@ -58,55 +63,71 @@ impl Server {
         name: &str,
         root: &Path,
         state: &Path,
-        allowed: &AllowedTools,
+        allowed: &Arc<AllowedTools>,
     ) -> Result<Self> {
-        let mut command = tokio::process::Command::new(binary);
-        command
-            .args(["serve", "--no-door", "--log-level", "warn", "--root"])
-            .arg(root)
-            // Its memory, plans and exec spools stay in our temporary folder.
-            .env("HANZO_MCP_STATE", state)
-            // The runtime does the gating; a variable left in our own
-            // environment must not narrow the server's list behind our back.
-            .env_remove("HANZO_MCP_ALLOWED_TOOLS");
-        let client = ().serve(TokioChildProcess::new(command)?).await?;
-
-        // rmcp's tools and mcp-proto's are the same JSON; mcp-gating reads
-        // and narrows `mcp_proto::Tool` (its feature `proto`).
-        let listed: Vec<Tool> =
-            serde_json::from_value(serde_json::to_value(client.list_all_tools().await?)?)?;
-
-        // The one gating step. `GatedSurface` keeps the tools the rule of
-        // `resolve_allowed_tools` keeps (fail-open: a server the map does not
-        // name keeps all), narrows a tool kept by `"tool:action"` entries to
-        // those actions, and decides every call. `SurfaceRules::local()`:
-        // hanzo-mcp's tools take an `action`, and a server owns only the
-        // names it listed.
-        let registry = GatedSurface::new(
-            name,
-            &listed,
-            allowed,
-            Policy::FailOpen,
-            SurfaceRules::local(),
-        );
-        for unmatched in registry.unmatched_entries() {
+        let spec = MountSpec {
+            name: name.to_owned(),
+            transport: Transport::Stdio(StdioServer {
+                command: binary.display().to_string(),
+                args: ["serve", "--no-door", "--log-level", "warn", "--root"]
+                    .map(String::from)
+                    .into_iter()
+                    .chain([root.display().to_string()])
+                    .collect(),
+                // Its memory, plans and exec spools stay in our temporary folder.
+                env: vec![("HANZO_MCP_STATE".to_owned(), state.display().to_string())],
+                // The runtime does the gating; a variable left in our own
+                // environment must not narrow the server's list behind our back.
+                env_remove: vec!["HANZO_MCP_ALLOWED_TOOLS".to_owned()],
+                cwd: None,
+            }),
+        };
+        // hanzo-mcp's tools take an `action`: "tool:action" entries narrow it.
+        let source = Arc::new(MountedSource::start(
+            spec,
+            Limits::default(),
+            Duration::from_secs(30),
+            "action",
+            Arc::new(Vec::new),
+            ClientInfo::default(),
+        ));
+        let listed: Vec<Tool> = source.list_tools().await.tools;
+        if listed.is_empty() {
+            return Err(format!(
+                "{name}: the server listed no tools ({:?})",
+                source.server().status()
+            )
+            .into());
+        }
+        // The one gating step. The gated view keeps the tools the rule of
+        // `resolve_allowed_tools` keeps (fail-open: a server the map does
+        // not name keeps all), narrows a tool kept by `"tool:action"`
+        // entries to those actions, and decides every call.
+        let rules = source.surface_rules();
+        let registry = GatedSource::new(source, &listed, allowed.clone(), Policy::FailOpen, rules);
+        for unmatched in registry.surface().unmatched_entries() {
             eprintln!("warning: allowedTools for {name}: {unmatched}");
         }
         Ok(Self {
             name: name.to_owned(),
-            client,
             listed: listed.into_iter().map(|tool| tool.name).collect(),
             registry,
         })
     }
 
+    /// The gated surface: the registered tools and the call decisions.
+    fn surface(&self) -> Arc<GatedSurface<Tool>> {
+        self.registry.surface()
+    }
+
     /// The registered tools as the model would see them, with the actions
     /// left to each narrowed tool.
     fn registered(&self) -> Vec<String> {
-        self.registry
+        let surface = self.surface();
+        surface
             .tools()
             .iter()
-            .map(|tool| match self.registry.allowed_values(&tool.name) {
+            .map(|tool| match surface.allowed_values(&tool.name) {
                 Some(actions) => format!("{} (action {})", tool.name, actions.join("|")),
                 None => tool.name.clone(),
             })
@@ -119,33 +140,34 @@ impl Server {
 enum Outcome {
     /// The server ran it.
     Ran(CallToolResult),
-    /// The runtime answered it without sending anything: the error the
-    /// model gets (the same as for a tool that does not exist), and why.
-    Refused { error: ErrorObject, why: String },
+    /// The registry answered it without sending anything: the error the
+    /// model gets (the same as for a tool that does not exist).
+    Refused(ErrorObject),
 }
 
 impl Outcome {
     fn summary(&self) -> String {
         match self {
             Outcome::Ran(result) => {
-                let text = result
-                    .content
-                    .first()
-                    .and_then(|block| block.as_text())
-                    .map(|text| text.text.trim_end())
-                    .unwrap_or_default();
                 let status = if result.is_error == Some(true) {
                     "tool error"
                 } else {
                     "ok"
                 };
-                format!("{status}: {text:?}")
+                format!("{status}: {:?}", first_text(result).trim_end())
             }
-            Outcome::Refused { error, why } => {
-                format!("refused {} {:?} ({why})", error.code, error.message)
-            }
+            Outcome::Refused(error) => format!("refused {} {:?}", error.code, error.message),
         }
     }
+}
+
+/// The text of a result's first content block ("" when it has none).
+fn first_text(result: &CallToolResult) -> String {
+    let value = serde_json::to_value(result).unwrap_or_default();
+    value["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The agent's connections and their registries.
@@ -154,39 +176,31 @@ struct Runtime {
 }
 
 impl Runtime {
-    /// Routes a call to `tool` of `server` if that server registered it and
-    /// the registry permits these arguments; otherwise refuses it here.
+    /// Routes a call to `tool` of `server` through that server's registry,
+    /// which refuses what it did not register or does not permit.
     async fn call(&self, server: &str, tool: &str, arguments: Value) -> Result<Outcome> {
-        let Value::Object(arguments) = arguments else {
-            return Err("tool arguments are a JSON object".into());
-        };
-        let refuse = |why: String| Outcome::Refused {
-            error: ErrorObject::invalid_params(format!("Unknown tool: {tool}")),
-            why,
-        };
         let Some(connected) = self.servers.iter().find(|s| s.name == server) else {
-            return Ok(refuse(format!("no server {server:?}")));
+            return Ok(Outcome::Refused(ErrorObject::invalid_params(format!(
+                "no server {server:?}"
+            ))));
         };
+        let params =
+            CallToolRequestParams::from_value(json!({ "name": tool, "arguments": arguments }))?;
         match connected
             .registry
-            .check_call_arguments(tool, Some(&arguments))
+            .call_tool(CallRequest::from_params(&params), CallContext::default())
+            .await
         {
-            CallDecision::Permitted => {}
-            CallDecision::NotOwned => {
-                return Ok(refuse(format!("{tool:?} is not registered for {server}")));
-            }
-            CallDecision::Refused(refusal) => return Ok(refuse(refusal.to_string())),
+            Ok(result) => Ok(Outcome::Ran(CallToolResult::from_value(
+                serde_json::from_str(result.get())?,
+            )?)),
+            Err(error) => Ok(Outcome::Refused(error)),
         }
-        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        Ok(Outcome::Ran(connected.client.call_tool(params).await?))
     }
 
-    /// Closes each connection; rmcp then waits for the server to exit.
-    async fn shut_down(self) -> Result<()> {
-        for server in self.servers {
-            server.client.cancel().await?;
-        }
-        Ok(())
+    /// Unmounts every server: each child's process group is killed.
+    fn shut_down(self) {
+        drop(self.servers);
     }
 }
 
@@ -225,7 +239,7 @@ impl Folders {
 /// Both servers started, connected and registered under [`ALLOWED_TOOLS`].
 async fn start_runtime(folders: &Folders) -> Result<Runtime> {
     let binary = hanzo_mcp_binary()?;
-    let allowed: AllowedTools = serde_json::from_str(ALLOWED_TOOLS)?;
+    let allowed: Arc<AllowedTools> = Arc::new(serde_json::from_str(ALLOWED_TOOLS)?);
     let mut servers = Vec::new();
     for (name, root) in [("project", &folders.project), ("docs", &folders.docs)] {
         let state = folders.state.join(name);
@@ -291,7 +305,7 @@ fn build_hanzo_mcp() -> Result<PathBuf> {
         .ok_or_else(|| "cargo built hanzo-mcp but did not say where".into())
 }
 
-#[tokio::main(flavor = "current_thread")]
+#[tokio::main]
 async fn main() -> Result<()> {
     let folders = Folders::new()?;
     let runtime = start_runtime(&folders).await?;
@@ -333,13 +347,14 @@ async fn main() -> Result<()> {
         let exists = if path.exists() { "exists" } else { "absent" };
         println!("{shown}: {exists}");
     }
-    runtime.shut_down().await
+    runtime.shut_down();
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_gating::OpTool;
+    use mcp_gating::{CallDecision, OpTool};
     use mcp_proto::JsonObject;
 
     /// The runtime of `main` on fresh folders.
@@ -364,19 +379,19 @@ mod tests {
         }
     }
 
-    fn ran_text(outcome: &Outcome) -> &str {
+    fn ran_text(outcome: &Outcome) -> String {
         match outcome {
             Outcome::Ran(result) => {
                 assert_ne!(result.is_error, Some(true), "{result:?}");
-                &result.content[0].as_text().expect("a text block").text
+                first_text(result)
             }
-            Outcome::Refused { why, .. } => panic!("refused: {why}"),
+            Outcome::Refused(error) => panic!("refused: {error:?}"),
         }
     }
 
     fn refusal_code(outcome: &Outcome) -> i64 {
         match outcome {
-            Outcome::Refused { error, .. } => error.code,
+            Outcome::Refused(error) => error.code,
             Outcome::Ran(result) => panic!("the call reached the server: {result:?}"),
         }
     }
@@ -391,14 +406,16 @@ mod tests {
         assert!(project.listed.iter().any(|name| name == "exec"));
 
         // Not named in the allowlist: every listed tool, unchanged.
-        let registered: Vec<&str> = project.registry.tools().iter().map(|t| &*t.name).collect();
+        let surface = project.surface();
+        let registered: Vec<&str> = surface.tools().iter().map(|t| &*t.name).collect();
         assert_eq!(registered, project.listed);
 
         // "fs:read": fs alone, its action enum narrowed to read.
         assert_eq!(docs.registered(), ["fs (action read)"]);
-        let fs = &docs.registry.tools()[0];
+        let surface = docs.surface();
+        let fs = &surface.tools()[0];
         assert_eq!(fs.op_values("action"), Some(vec!["read".to_owned()]));
-        runtime.shut_down().await.expect("shut down");
+        runtime.shut_down();
     }
 
     #[tokio::test]
@@ -416,7 +433,7 @@ mod tests {
             let outcome = runtime.call(name, "fs", read).await.expect("a call");
             assert_eq!(ran_text(&outcome), text, "{name}");
         }
-        runtime.shut_down().await.expect("shut down");
+        runtime.shut_down();
     }
 
     #[tokio::test]
@@ -437,7 +454,7 @@ mod tests {
         let outcome = runtime.call("docs", "exec", touch(&folders.docs)).await;
         assert_eq!(refusal_code(&outcome.expect("a call")), -32602);
         assert!(!folders.docs.join("marker").exists());
-        assert!(!server(&runtime, "docs").registry.owns("exec"));
+        assert!(!server(&runtime, "docs").surface().owns("exec"));
 
         // A registered tool with an action left out of the allowlist.
         let write =
@@ -445,11 +462,11 @@ mod tests {
         let outcome = runtime.call("docs", "fs", write.clone()).await;
         assert_eq!(refusal_code(&outcome.expect("a call")), -32602);
         assert!(!folders.docs.join("new.txt").exists());
-        let docs = &server(&runtime, "docs").registry;
+        let docs = server(&runtime, "docs").surface();
         assert!(matches!(
             docs.check_call_arguments("fs", Some(&arguments(write))),
             CallDecision::Refused(_)
         ));
-        runtime.shut_down().await.expect("shut down");
+        runtime.shut_down();
     }
 }
