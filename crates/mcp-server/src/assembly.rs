@@ -292,7 +292,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
                 .extend(SECRET_ENV.iter().map(|v| (*v).to_owned()));
             stdio.env_remove.extend(options.secret_env.iter().cloned());
         }
-        let source = Arc::new(MountedSource::start(
+        let mounted = Arc::new(MountedSource::start(
             spec,
             mcp_mount::Limits::default(),
             options.mount_wait,
@@ -303,7 +303,21 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
                 version: env!("CARGO_PKG_VERSION").to_owned(),
             },
         ));
-        let (source, view) = gate(source, &[]);
+        // When the client's roots change, the server is told
+        // (`notifications/roots/list_changed`) and asks again.
+        if let Some(roots) = &client_roots {
+            let mut changes = roots.roots_changes();
+            let server = Arc::downgrade(&mounted);
+            tokio::spawn(async move {
+                while changes.changed().await.is_ok() {
+                    let Some(server) = server.upgrade() else {
+                        break;
+                    };
+                    server.server().roots_changed();
+                }
+            });
+        }
+        let (source, view) = gate(mounted, &[]);
         sources.push(source);
         gated.extend(view);
     }

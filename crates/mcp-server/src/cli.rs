@@ -927,7 +927,8 @@ pub fn serve_server(args: &ServeArgs, assembly: Assembly) -> Result<Server, Serv
 const START_LINE_DOOR_WAIT: Duration = Duration::from_secs(1);
 
 /// The start-up line of `serve` (one line on stderr, at `info`): version,
-/// transport, roots, how many local tools the allowlist leaves, and the
+/// transport, roots, how many local tools the allowlist leaves, the
+/// mounted servers' names, and the
 /// door's address and state; with `door_first_report`, an unreachable
 /// door is said in the words of the outage line (HIP-0300 §2.2), which
 /// this line then stands for.
@@ -976,8 +977,14 @@ pub fn start_up_line(
         Some((address, DoorReach::NotKnown(why))) => format!("door {address} ({why})"),
     };
     let tools = if local_tools == 1 { "tool" } else { "tools" };
+    let mounted = args.sources.mount_names();
+    let servers = match mounted.len() {
+        0 => String::new(),
+        1 => format!(", server {}", mounted[0]),
+        _ => format!(", servers {}", mounted.join(", ")),
+    };
     format!(
-        "hanzo-mcp {} on {transport}: {local_tools} local {tools}{mode}, {roots}, {door}",
+        "hanzo-mcp {} on {transport}: {local_tools} local {tools}{mode}, {roots}{servers}, {door}",
         env!("CARGO_PKG_VERSION")
     )
 }

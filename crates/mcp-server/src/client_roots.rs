@@ -32,6 +32,8 @@ pub struct ClientRootsSource {
     fallback: Roots,
     /// The source calls go to, with the roots in force, and those roots.
     current: RwLock<(Arc<LocalSource>, Roots)>,
+    /// Bumped whenever the roots change (mounted servers are told).
+    changes: watch::Sender<u64>,
 }
 
 impl ClientRootsSource {
@@ -43,7 +45,13 @@ impl ClientRootsSource {
             current: RwLock::new((Arc::new(base.clone()), roots.clone())),
             base,
             fallback: roots,
+            changes: watch::Sender::new(0),
         }
+    }
+
+    /// A receiver whose value changes whenever the roots do.
+    pub fn roots_changes(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     /// The directories tools are confined to now.
@@ -123,5 +131,6 @@ impl RootsListener for ClientRootsSource {
             }
         };
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = next;
+        self.changes.send_modify(|n| *n += 1);
     }
 }

@@ -560,3 +560,42 @@ fn a_mounted_child_dies_with_the_server() {
         "the mounted child {pid} outlived the server"
     );
 }
+
+#[test]
+fn a_mounted_server_is_told_when_the_clients_roots_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("first"), dir.path().join("second"));
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    let log = dir.path().join("kb.log");
+    let kb = server_flag("kb", "kb_", &log, "");
+    // No --root: the local tools, and so the mounted servers, follow the
+    // client's roots.
+    let mut command = crate::common::hanzo_mcp();
+    command
+        .args(["serve", "--no-door", "--server", &kb, "--server-wait", "20"])
+        .current_dir(&first);
+    let mut server = Proc::start(command);
+    server.handshake("2025-11-25", json!({ "roots": { "listChanged": true } }));
+    let uri = |dir: &Path| format!("file://{}", dir.canonicalize().unwrap().display());
+    let answer_roots = |server: &mut Proc, dir: &Path| {
+        let asked = next_other_than_list_changed(server);
+        assert_eq!(asked["method"], "roots/list", "{asked}");
+        server.send(&json!({ "jsonrpc": "2.0", "id": asked["id"],
+            "result": { "roots": [ { "uri": uri(dir) } ] } }));
+    };
+    answer_roots(&mut server, &first);
+    list(&mut server, 1);
+    server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }));
+    answer_roots(&mut server, &second);
+    assert!(
+        eventually(|| received(&log)
+            .iter()
+            .any(|m| m["method"] == "notifications/roots/list_changed")),
+        "kb was told: {:?}",
+        received(&log)
+    );
+    let told = server.call(2, "tools/call", call_params("kb_roots", json!({})));
+    let told: Value = serde_json::from_str(first_text(&told["result"])).unwrap();
+    assert_eq!(told["roots"][0]["uri"], uri(&second));
+}
