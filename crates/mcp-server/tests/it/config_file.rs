@@ -360,3 +360,33 @@ fn serve_uses_the_file_and_names_it_in_the_start_up_line() {
     assert_eq!(names(&list), ["fs", "think"]);
     server.wait();
 }
+
+#[test]
+fn the_readmes_server_samples_are_valid_configuration() {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .expect("README.md");
+    let samples: Vec<&str> = readme
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .filter(|block| block.contains("[[servers]]"))
+        .collect();
+    assert_eq!(
+        samples.len(),
+        2,
+        "the configuration sample and the servers sample"
+    );
+    for sample in samples {
+        let file =
+            mcp_local_server::config::parse(sample).unwrap_or_else(|e| panic!("{e}\n{sample}"));
+        let servers = file.servers.expect("[[servers]]");
+        let names: Vec<String> = servers
+            .iter()
+            .enumerate()
+            .map(|(at, entry)| entry.mount(at).expect("a valid entry").spec.name)
+            .collect();
+        assert_eq!(names, ["knowledge-base", "github"]);
+    }
+}
