@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::link::{Link, Outgoing};
+use crate::link::{Deliver, Link, Outbound, Outgoing};
 use crate::spec::{Limits, MountSpec, Transport};
 use crate::wire::{self, Incoming};
 
@@ -174,7 +174,9 @@ type Waiter = oneshot::Sender<Result<Box<RawValue>, Failure>>;
 
 /// One live connection.
 struct Conn {
-    out: mpsc::Sender<Outgoing>,
+    /// Set once the transport is up (messages the server sends before
+    /// then cannot be answered, and are not).
+    out: std::sync::OnceLock<Outbound>,
     pending: Mutex<HashMap<RequestId, Waiter>>,
     /// Our progress token (as sent) → where its notifications go.
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>,
@@ -200,10 +202,12 @@ impl Drop for Pending<'_> {
         let removed = lock(&self.conn.pending).remove(&self.id).is_some();
         if removed && !self.conn.closed.is_cancelled() {
             let params = json!({ "requestId": self.id, "reason": "the caller stopped waiting" });
-            let _ = self.conn.out.try_send(Outgoing {
-                id: None,
-                body: wire::notification(Cancelled::NAME, Some(&params)),
-            });
+            if let Some(out) = self.conn.out.get() {
+                out.send_soon(Outgoing {
+                    id: None,
+                    body: wire::notification(Cancelled::NAME, Some(&params)),
+                });
+            }
         }
     }
 }
@@ -213,9 +217,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Conn {
-    fn new(out: mpsc::Sender<Outgoing>, closed: CancellationToken) -> Self {
+    fn new(closed: CancellationToken) -> Self {
         Self {
-            out,
+            out: std::sync::OnceLock::new(),
             pending: Mutex::default(),
             progress: Mutex::default(),
             relays: Mutex::default(),
@@ -244,8 +248,13 @@ impl Conn {
         };
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
+        let Some(out) = self.out.get() else {
+            pending.done = true;
+            lock(&self.pending).remove(&id);
+            return Err(Failure::Gone("its connection is not open".to_owned()));
+        };
         tokio::select! {
-            sent = self.out.send(message) => if sent.is_err() {
+            sent = out.send(message) => if sent.is_err() {
                 pending.done = true;
                 lock(&self.pending).remove(&id);
                 return Err(Failure::Gone("its connection is closed".to_owned()));
@@ -262,10 +271,12 @@ impl Conn {
     }
 
     fn notify(&self, method: &str, params: Option<&Value>) {
-        let _ = self.out.try_send(Outgoing {
-            id: None,
-            body: wire::notification(method, params),
-        });
+        if let Some(out) = self.out.get() {
+            out.send_soon(Outgoing {
+                id: None,
+                body: wire::notification(method, params),
+            });
+        }
     }
 
     /// Ends every wait with `why`.
@@ -442,11 +453,11 @@ fn failed_call(text: &str) -> Box<RawValue> {
     serde_json::value::to_raw_value(&result).expect("a JSON value is JSON text")
 }
 
-fn connect(shared: &Shared) -> Result<Link, String> {
+fn connect(shared: &Shared, deliver: Deliver) -> Result<Link, String> {
     let name = &shared.spec.name;
     match &shared.spec.transport {
-        Transport::Stdio(spec) => crate::stdio::connect(name, spec, &shared.limits),
-        Transport::Http(spec) => crate::http::connect(name, spec, &shared.limits),
+        Transport::Stdio(spec) => crate::stdio::connect(name, spec, &shared.limits, deliver),
+        Transport::Http(spec) => crate::http::connect(name, spec, &shared.limits, deliver),
     }
 }
 
@@ -500,38 +511,37 @@ async fn supervise(shared: Arc<Shared>) {
 
 /// One connection, from start to end; what ended it, in one line.
 async fn run_once(shared: &Arc<Shared>) -> String {
-    let link = match connect(shared) {
+    let closed = CancellationToken::new();
+    let conn = Arc::new(Conn::new(closed.clone()));
+    let refresh = Arc::new(Notify::new());
+    // Each message is handled where it is read: a response wakes its call
+    // with no queue between.
+    let deliver: Deliver = {
+        let conn = conn.clone();
+        let shared = shared.clone();
+        let refresh = refresh.clone();
+        Arc::new(move |message| dispatch(&shared, &conn, &refresh, message))
+    };
+    let link = match connect(shared, deliver) {
         Ok(link) => link,
         Err(why) => return why,
     };
     let Link {
         out,
-        mut incoming,
-        closed,
+        closed: link_closed,
         guard,
         negotiated,
     } = link;
     let _guard = guard;
-    let conn = Arc::new(Conn::new(out, closed.clone()));
-    let refresh = Arc::new(Notify::new());
-    // The reader runs from the start: `initialize`'s answer comes through it.
-    let reader = {
-        let conn = conn.clone();
-        let shared = shared.clone();
-        let refresh = refresh.clone();
-        tokio::spawn(async move {
-            loop {
-                let message = tokio::select! {
-                    message = incoming.recv() => message,
-                    () = conn.closed.cancelled() => None,
-                };
-                let Some(message) = message else { break };
-                dispatch(&shared, &conn, &refresh, message);
-            }
-            conn.closed.cancel();
-        })
-    };
-    let _reader = AbortOnDrop(reader);
+    let _ = conn.out.set(out);
+    // The connection's end is the transport's.
+    let _follow = AbortOnDrop(tokio::spawn({
+        let closed = closed.clone();
+        async move {
+            link_closed.cancelled().await;
+            closed.cancel();
+        }
+    }));
     let initialize = json!({
         "protocolVersion": Revision::LATEST_WITH_HANDSHAKE.as_str(),
         "capabilities": shared.handler.capabilities(),
@@ -730,13 +740,14 @@ fn dispatch(shared: &Arc<Shared>, conn: &Arc<Conn>, refresh: &Notify, message: I
             let task = tokio::spawn(async move {
                 let outcome = answer.await;
                 lock(&task_conn.relays).remove(&task_id);
-                let _ = task_conn
-                    .out
-                    .send(Outgoing {
-                        id: None,
-                        body: wire::response(task_id, outcome),
-                    })
-                    .await;
+                if let Some(out) = task_conn.out.get() {
+                    let _ = out
+                        .send(Outgoing {
+                            id: None,
+                            body: wire::response(task_id, outcome),
+                        })
+                        .await;
+                }
             });
             lock(&conn.relays).insert(id, task.abort_handle());
         }

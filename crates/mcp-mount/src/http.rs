@@ -16,7 +16,7 @@ use mcp_proto::sse::SseParser;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::link::{Link, Outgoing, QUEUE};
+use crate::link::{Deliver, Link, Outbound, Outgoing, QUEUE};
 use crate::spec::{HttpServer, Limits};
 use crate::wire::{self, Incoming};
 
@@ -29,7 +29,7 @@ struct State {
     name: String,
     session: Mutex<Option<String>>,
     revision: Mutex<Option<String>>,
-    incoming: mpsc::Sender<Incoming>,
+    deliver: Deliver,
     closed: CancellationToken,
     max: usize,
 }
@@ -40,7 +40,12 @@ struct State {
 /// # Errors
 /// A sentence saying why the endpoint cannot be used (not http(s), or the
 /// HTTP client could not be built).
-pub(crate) fn connect(name: &str, spec: &HttpServer, limits: &Limits) -> Result<Link, String> {
+pub(crate) fn connect(
+    name: &str,
+    spec: &HttpServer,
+    limits: &Limits,
+    deliver: Deliver,
+) -> Result<Link, String> {
     if !(spec.url.starts_with("http://") || spec.url.starts_with("https://")) {
         return Err(format!(
             "{:?} is not an http:// or https:// address",
@@ -54,14 +59,13 @@ pub(crate) fn connect(name: &str, spec: &HttpServer, limits: &Limits) -> Result<
         .map_err(|e| format!("the HTTP client could not be built: {e}"))?;
     let closed = CancellationToken::new();
     let (out_tx, mut out_rx) = mpsc::channel::<Outgoing>(QUEUE);
-    let (in_tx, in_rx) = mpsc::channel(QUEUE);
     let state = Arc::new(State {
         client,
         spec: spec.clone(),
         name: name.to_owned(),
         session: Mutex::new(None),
         revision: Mutex::new(None),
-        incoming: in_tx,
+        deliver,
         closed: closed.clone(),
         max: limits.max_message_bytes,
     });
@@ -105,8 +109,7 @@ pub(crate) fn connect(name: &str, spec: &HttpServer, limits: &Limits) -> Result<
         state,
     };
     Ok(Link {
-        out: out_tx,
-        incoming: in_rx,
+        out: Outbound::Queue(out_tx),
         closed,
         guard: Box::new(guard),
         negotiated,
@@ -166,10 +169,7 @@ impl State {
     async fn fail(&self, id: Option<RequestId>, error: String) {
         tracing::debug!(server = %self.name, %error, "a message to the server was not delivered");
         if let Some(id) = id {
-            let _ = self
-                .incoming
-                .send(Incoming::Undelivered { id, why: error })
-                .await;
+            (self.deliver)(Incoming::Undelivered { id, why: error });
         }
     }
 
@@ -272,7 +272,7 @@ impl State {
         match wire::parse(text) {
             Some(message) => {
                 let response = matches!(message, Incoming::Response { .. });
-                let _ = self.incoming.send(message).await;
+                (self.deliver)(message);
                 response
             }
             None => {

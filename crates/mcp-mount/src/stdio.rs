@@ -12,11 +12,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mcp_proto::framing::{AsyncFrameReader, FrameError};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::sync::CancellationToken;
 
-use crate::link::{Link, Outgoing, QUEUE};
+use crate::link::{Deliver, Link, Outbound};
 use crate::spec::{Limits, StdioServer};
 use crate::wire;
 
@@ -32,7 +31,12 @@ const STDERR_LINE_BYTES: usize = 1024;
 ///
 /// # Errors
 /// A sentence naming the program and why it could not start.
-pub(crate) fn connect(name: &str, spec: &StdioServer, limits: &Limits) -> Result<Link, String> {
+pub(crate) fn connect(
+    name: &str,
+    spec: &StdioServer,
+    limits: &Limits,
+    deliver: Deliver,
+) -> Result<Link, String> {
     let mut command = tokio::process::Command::new(&spec.command);
     command
         .args(&spec.args)
@@ -63,23 +67,6 @@ pub(crate) fn connect(name: &str, spec: &StdioServer, limits: &Limits) -> Result
     };
     let closed = CancellationToken::new();
     let exited = Arc::new(AtomicBool::new(false));
-    let (out_tx, mut out_rx) = mpsc::channel::<Outgoing>(QUEUE);
-    let (in_tx, in_rx) = mpsc::channel(QUEUE);
-
-    let writer = {
-        let closed = closed.clone();
-        let mut stdin = stdin;
-        tokio::spawn(async move {
-            while let Some(message) = out_rx.recv().await {
-                let mut line = message.body;
-                line.push(b'\n');
-                if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
-                    break;
-                }
-            }
-            closed.cancel();
-        })
-    };
     let reader = {
         let closed = closed.clone();
         let name = name.to_owned();
@@ -90,11 +77,7 @@ pub(crate) fn connect(name: &str, spec: &StdioServer, limits: &Limits) -> Result
             loop {
                 match lines.read_line().await {
                     Ok(Some(line)) => match wire::parse(&line) {
-                        Some(message) => {
-                            if in_tx.send(message).await.is_err() {
-                                break;
-                            }
-                        }
+                        Some(message) => deliver(message),
                         None => {
                             tracing::debug!(server = %name, "a line that is no JSON-RPC message was skipped")
                         }
@@ -135,11 +118,10 @@ pub(crate) fn connect(name: &str, spec: &StdioServer, limits: &Limits) -> Result
     let guard = ChildGuard {
         pid,
         exited,
-        tasks: vec![writer, reader, stderr_copy, waiter],
+        tasks: vec![reader, stderr_copy, waiter],
     };
     Ok(Link {
-        out: out_tx,
-        incoming: in_rx,
+        out: Outbound::Pipe(Arc::new(tokio::sync::Mutex::new(stdin))),
         closed,
         guard: Box::new(guard),
         negotiated: Box::new(|_| {}),
