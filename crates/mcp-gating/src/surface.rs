@@ -38,6 +38,15 @@ pub struct SurfaceRules {
     /// checked as `info`. Empty for [`door`](Self::door) and
     /// [`local`](Self::local); see [`with_aliases`](Self::with_aliases).
     pub aliases: HashMap<String, HashMap<String, String>>,
+    /// Whether a `"<tool>:<value>"` entry keeps a listed tool only when its
+    /// input schema declares the discriminator's values. A tool that does
+    /// not cannot be narrowed, and a call's `<discriminator>` would be
+    /// checked while the tool reads another argument, so it is withheld
+    /// (and the entry reported, [`Mismatch::NoDiscriminator`]). True for
+    /// [`mounted`](Self::mounted) servers, whose tools are anyone's; false
+    /// for [`door`](Self::door) and [`local`](Self::local), whose tools all
+    /// declare theirs.
+    pub ops_need_declared_values: bool,
 }
 
 impl SurfaceRules {
@@ -50,6 +59,7 @@ impl SurfaceRules {
             op_names_callable: true,
             owns_unlisted: true,
             aliases: HashMap::new(),
+            ops_need_declared_values: false,
         }
     }
 
@@ -62,6 +72,28 @@ impl SurfaceRules {
             op_names_callable: false,
             owns_unlisted: false,
             aliases: HashMap::new(),
+            ops_need_declared_values: false,
+        }
+    }
+
+    /// Another MCP server mounted as a source: discriminator
+    /// `discriminator` (`action` for servers shaped like Hanzo's), no
+    /// `describe`, only listed names, and a `"<tool>:<value>"` entry keeps
+    /// only a tool whose schema declares that argument's values
+    /// ([`ops_need_declared_values`](Self::ops_need_declared_values)).
+    ///
+    /// ```
+    /// use mcp_gating::SurfaceRules;
+    ///
+    /// let rules = SurfaceRules::mounted("method");
+    /// assert_eq!(rules.discriminator, "method");
+    /// assert!(rules.ops_need_declared_values && !rules.owns_unlisted);
+    /// ```
+    pub fn mounted(discriminator: &str) -> Self {
+        Self {
+            discriminator: discriminator.to_owned(),
+            ops_need_declared_values: true,
+            ..Self::local()
         }
     }
 
@@ -214,6 +246,10 @@ pub enum Mismatch {
     /// The tool exists and declares its discriminator's values, and the
     /// entry's op is not one of them.
     NoSuchOp,
+    /// The entry names an op of a tool whose schema declares no values
+    /// for the discriminator, under rules that then withhold the tool
+    /// ([`SurfaceRules::ops_need_declared_values`]).
+    NoDiscriminator,
 }
 
 /// An entry that matches nothing in a source, for a start-up warning.
@@ -232,6 +268,12 @@ impl fmt::Display for UnmatchedEntry {
             Mismatch::NoSuchOp => write!(
                 f,
                 "{:?}: tool {:?} has no such op",
+                self.entry.to_string(),
+                self.entry.tool()
+            ),
+            Mismatch::NoDiscriminator => write!(
+                f,
+                "{:?}: tool {:?} declares no values for the argument this entry narrows, so it is withheld (name the tool alone, or set the server's discriminator)",
                 self.entry.to_string(),
                 self.entry.tool()
             ),
@@ -535,11 +577,17 @@ impl<'t> Selection<'t> {
                 continue;
             };
             let declared = tool.op_values(selection.discriminator);
-            let access = access_of(&rules.canonical_grant(name, grant), declared.as_ref());
             selection
                 .declared_by_tool
                 .entry(name)
                 .or_insert_with(|| declared.clone());
+            if rules.ops_need_declared_values
+                && declared.is_none()
+                && matches!(grant, ToolGrant::Ops(_))
+            {
+                continue;
+            }
+            let access = access_of(&rules.canonical_grant(name, grant), declared.as_ref());
             if matches!(&access, Access::Ops(ops) if ops.is_empty()) {
                 continue;
             }
@@ -635,6 +683,9 @@ fn unmatched_entries(
                         Some(op) if !values.iter().any(|value| value == op) => Mismatch::NoSuchOp,
                         _ => return None,
                     }
+                }
+                Some(None) if rules.ops_need_declared_values && entry.op().is_some() => {
+                    Mismatch::NoDiscriminator
                 }
                 Some(None) => return None,
             };

@@ -305,7 +305,15 @@ impl State {
 fn without_url(error: &reqwest::Error) -> String {
     let mut text = error.to_string();
     if let Some(url) = error.url() {
+        text = text.replace(&format!(" for url ({url})"), "");
         text = text.replace(url.as_str(), "the server");
+    }
+    // The cause says what went wrong (refused, no such host, TLS).
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
     }
     text
 }

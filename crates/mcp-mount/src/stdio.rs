@@ -185,7 +185,7 @@ async fn copy_stderr(name: String, mut stderr: impl AsyncRead + Unpin) {
             if copied < STDERR_LINES {
                 copied += 1;
                 let text = String::from_utf8_lossy(&line[..line.len().min(STDERR_LINE_BYTES)]);
-                tracing::info!(target: "mcp_mount::stderr", server = %name, "{}", text.trim_end());
+                tracing::info!(target: "mcp_mount::stderr", "[{name}] {}", text.trim_end());
             } else {
                 dropped += 1;
             }

@@ -283,6 +283,9 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
         }
     };
     for mount in &options.mounts {
+        for note in &mount.notes {
+            tracing::warn!(server = %mount.spec.name, "{note}");
+        }
         let mut spec = mount.spec.clone();
         if let mcp_mount::Transport::Stdio(stdio) = &mut spec.transport {
             // A mounted server never inherits the server's credentials;

@@ -91,6 +91,8 @@ pub struct ConfigFile {
     pub ui: Option<UiSection>,
     /// `[[servers]]`: other MCP servers mounted as sources, in order.
     pub servers: Option<Vec<ServerSection>>,
+    /// `--server-wait`, in seconds.
+    pub server_wait: Option<f64>,
 }
 
 /// `[door]`.
@@ -163,20 +165,26 @@ impl ServerSection {
     pub fn mount(&self, at: usize) -> Result<crate::mounted::Mount, String> {
         let key = format!("servers[{at}]");
         crate::mounted::check_name(&self.name).map_err(|e| format!("key {key}.name: {e}"))?;
-        let transport = match (&self.command, &self.url) {
+        let (transport, notes) = match (&self.command, &self.url) {
             (Some(command), None) => {
                 if self.headers.is_some() || self.bearer_env.is_some() {
                     return Err(format!(
                         "key {key}: headers and bearer_env belong to a server with a url"
                     ));
                 }
-                mcp_mount::Transport::Stdio(mcp_mount::StdioServer {
-                    command: command.clone(),
-                    args: self.args.clone().unwrap_or_default(),
-                    env: self.env.clone().unwrap_or_default().into_iter().collect(),
-                    env_remove: Vec::new(),
-                    cwd: self.cwd.clone(),
-                })
+                if command.trim().is_empty() {
+                    return Err(format!("key {key}.command: the command is empty"));
+                }
+                (
+                    mcp_mount::Transport::Stdio(mcp_mount::StdioServer {
+                        command: command.clone(),
+                        args: self.args.clone().unwrap_or_default(),
+                        env: self.env.clone().unwrap_or_default().into_iter().collect(),
+                        env_remove: Vec::new(),
+                        cwd: self.cwd.clone(),
+                    }),
+                    Vec::new(),
+                )
             }
             (None, Some(url)) => {
                 if self.args.is_some() || self.env.is_some() || self.cwd.is_some() {
@@ -184,28 +192,49 @@ impl ServerSection {
                         "key {key}: args, env and cwd belong to a server with a command"
                     ));
                 }
-                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                let parsed = url::Url::parse(url)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+                    .ok_or_else(|| {
+                        format!("key {key}.url: {url:?} is not an http:// or https:// address")
+                    })?;
+                let loopback = match parsed.host() {
+                    Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
+                    Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                    Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                    None => false,
+                };
+                if let Some(var) = &self.bearer_env
+                    && parsed.scheme() == "http"
+                    && !loopback
+                {
                     return Err(format!(
-                        "key {key}.url: {url:?} is not an http:// or https:// address"
+                        "key {key}.url: the bearer from {var} would cross the network in clear text (plain http:// to a host that is not loopback); use https://"
                     ));
                 }
+                let mut notes = Vec::new();
                 let bearer = self.bearer_env.as_ref().and_then(|var| {
                     let value = std::env::var(var).ok().filter(|v| !v.trim().is_empty());
                     if value.is_none() {
-                        tracing::warn!(server = %self.name, variable = %var, "the bearer variable is not set; the server is asked without one");
+                        notes.push(format!(
+                            "the variable {var} (bearer_env) is not set; the server is asked without a bearer"
+                        ));
                     }
                     value.map(|v| v.trim().to_owned())
                 });
-                mcp_mount::Transport::Http(mcp_mount::HttpServer {
-                    url: url.clone(),
-                    headers: self
-                        .headers
-                        .clone()
-                        .unwrap_or_default()
-                        .into_iter()
-                        .collect(),
-                    bearer,
-                })
+                (
+                    mcp_mount::Transport::Http(mcp_mount::HttpServer {
+                        url: url.clone(),
+                        headers: self
+                            .headers
+                            .clone()
+                            .unwrap_or_default()
+                            .into_iter()
+                            .collect(),
+                        bearer,
+                    }),
+                    notes,
+                )
             }
             _ => return Err(format!("key {key}: give either command or url")),
         };
@@ -218,6 +247,7 @@ impl ServerSection {
                 .discriminator
                 .clone()
                 .unwrap_or_else(|| "action".to_owned()),
+            notes,
         })
     }
 }
@@ -512,13 +542,37 @@ pub fn apply_sources(
             Ok(())
         },
     )?;
-    let names = sources.mount_names();
+    let shown: Vec<String> = match sources.mounts() {
+        Ok(mounts) => mounts.iter().map(crate::mounted::Mount::describe).collect(),
+        Err(_) => sources.mount_names(),
+    };
     settings.push(Setting {
         key: "servers",
-        value: if names.is_empty() {
+        value: if shown.is_empty() {
             "(none)".to_owned()
         } else {
-            names.join(", ")
+            shown.join("; ")
+        },
+        origin,
+    });
+    // server_wait
+    let origin = layered(
+        given(matches, "server_wait", "--server-wait", None),
+        file.server_wait,
+        |seconds| {
+            sources.server_wait = Some(
+                std::time::Duration::try_from_secs_f64(seconds).map_err(|_| {
+                    format!("key server_wait: {seconds} is not a number of seconds")
+                })?,
+            );
+            Ok(())
+        },
+    )?;
+    settings.push(Setting {
+        key: "server_wait",
+        value: match sources.server_wait {
+            Some(wait) => format!("{} s", wait.as_secs_f64()),
+            None => "(as door.wait)".to_owned(),
         },
         origin,
     });

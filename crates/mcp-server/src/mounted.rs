@@ -10,6 +10,34 @@ pub struct Mount {
     /// The argument its `"<tool>:<value>"` allowlist entries name
     /// (`action` unless configured).
     pub discriminator: String,
+    /// Warnings to give once logging is up (a `bearer_env` not set).
+    pub notes: Vec<String>,
+}
+
+impl Mount {
+    /// `name (command args...)` or `name (url, bearer from VAR)`, for
+    /// `config show`; never a bearer's value.
+    pub fn describe(&self) -> String {
+        let name = &self.spec.name;
+        match &self.spec.transport {
+            mcp_mount::Transport::Stdio(stdio) => {
+                let mut line = stdio.command.clone();
+                for arg in &stdio.args {
+                    line.push(' ');
+                    line.push_str(arg);
+                }
+                format!("{name} ({line})")
+            }
+            mcp_mount::Transport::Http(http) => {
+                let bearer = if http.bearer.is_some() {
+                    ", with a bearer"
+                } else {
+                    ""
+                };
+                format!("{name} ({}{bearer})", http.url)
+            }
+        }
+    }
 }
 
 /// The names no mounted server may take: the sources `hanzo-mcp` has
@@ -55,6 +83,7 @@ pub fn parse_server_flag(text: &str) -> Result<Mount, String> {
             transport,
         },
         discriminator: "action".to_owned(),
+        notes: Vec::new(),
     })
 }
 
@@ -65,7 +94,7 @@ pub fn parse_server_flag(text: &str) -> Result<Mount, String> {
 /// A sentence naming the fault.
 pub fn check_name(name: &str) -> Result<(), String> {
     mcp_mount::validate_name(name)?;
-    if TAKEN.contains(&name) {
+    if TAKEN.iter().any(|taken| taken.eq_ignore_ascii_case(name)) {
         return Err(format!(
             "the server name {name:?} is hanzo-mcp's own source; choose another"
         ));

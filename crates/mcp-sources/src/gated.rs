@@ -124,6 +124,13 @@ fn rebuild(
         policy,
         rules.clone(),
     ));
+    for unmatched in fresh.unmatched_entries() {
+        // The one mismatch that withholds a tool the entry names: said at
+        // every rebuild (a list changes rarely), at warn.
+        if unmatched.mismatch == mcp_gating::Mismatch::NoDiscriminator {
+            tracing::warn!(source = name, "allowedTools: {unmatched}");
+        }
+    }
     *surface.write().unwrap_or_else(PoisonError::into_inner) = fresh.clone();
     fresh
 }

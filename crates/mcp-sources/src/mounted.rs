@@ -130,8 +130,7 @@ impl MountedSource {
             callers: callers.clone(),
         });
         let server = MountedServer::start(spec, limits, info, handler);
-        let mut rules = SurfaceRules::local();
-        discriminator.clone_into(&mut rules.discriminator);
+        let rules = SurfaceRules::mounted(discriminator);
         Self {
             server,
             wait,

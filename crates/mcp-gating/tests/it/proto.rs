@@ -150,3 +150,61 @@ fn resolve_works_on_tools_by_reference() {
         .collect();
     assert_eq!(kept, ["describe", "git"]);
 }
+
+/// A mounted server's tool whose schema has no `action` values: an entry
+/// `"tool:value"` cannot be enforced (a call's `action` would be checked
+/// while the tool reads another argument), so the tool is withheld and the
+/// entry reported; the tool named alone is kept.
+#[test]
+fn a_mounted_tool_without_the_discriminator_is_withheld_from_a_value_entry() {
+    use mcp_gating::{GatedSurface, Mismatch, Policy, SurfaceRules};
+    let tools: Vec<Tool> = serde_json::from_value(json!([
+        { "name": "message", "inputSchema": { "type": "object",
+            "properties": { "messageType": { "enum": ["error", "success"] } } } },
+        { "name": "ops", "inputSchema": { "type": "object",
+            "properties": { "action": { "enum": ["read", "write"] } } } }
+    ]))
+    .unwrap();
+    let allowed: AllowedTools =
+        serde_json::from_value(json!({ "kb": ["message:error", "ops:read"] })).unwrap();
+    let surface = GatedSurface::new(
+        "kb",
+        &tools,
+        &allowed,
+        Policy::FailOpen,
+        SurfaceRules::mounted("action"),
+    );
+    let names: Vec<&str> = surface.tools().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["ops"]);
+    let sneaky = json!({ "messageType": "success", "action": "error" });
+    assert_eq!(
+        surface.check_call_arguments("message", sneaky.as_object()),
+        CallDecision::NotOwned
+    );
+    let unmatched = surface.unmatched_entries();
+    assert_eq!(unmatched.len(), 1);
+    assert_eq!(unmatched[0].mismatch, Mismatch::NoDiscriminator);
+    // The same entry under `messageType` narrows it, as for any tool.
+    let allowed: AllowedTools = serde_json::from_value(json!({ "kb": ["message:error"] })).unwrap();
+    let surface = GatedSurface::new(
+        "kb",
+        &tools,
+        &allowed,
+        Policy::FailOpen,
+        SurfaceRules::mounted("messageType"),
+    );
+    assert_eq!(
+        surface.tools()[0].op_values("messageType"),
+        Some(vec!["error".to_owned()])
+    );
+    // Named alone, it is kept whole.
+    let allowed: AllowedTools = serde_json::from_value(json!({ "kb": ["message"] })).unwrap();
+    let surface = GatedSurface::new(
+        "kb",
+        &tools,
+        &allowed,
+        Policy::FailOpen,
+        SurfaceRules::mounted("action"),
+    );
+    assert_eq!(surface.tools().len(), 1);
+}

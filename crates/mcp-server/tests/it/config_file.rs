@@ -390,3 +390,46 @@ fn the_readmes_server_samples_are_valid_configuration() {
         assert_eq!(names, ["knowledge-base", "github"]);
     }
 }
+
+#[test]
+fn a_server_bearer_over_plain_http_to_another_host_stops_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        "[[servers]]\nname = \"remote\"\nurl = \"http://192.0.2.2:8080/mcp\"\nbearer_env = \"TOKEN\"\n",
+    )
+    .unwrap();
+    let output = run(
+        &["serve", "--no-door", "--config", config.to_str().unwrap()],
+        &[("TOKEN", "t")],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("servers[0].url") && stderr.contains("clear text"),
+        "{stderr}"
+    );
+    // Loopback and https are fine: `config show` names the server.
+    std::fs::write(
+        &config,
+        "server_wait = 3\n[[servers]]\nname = \"local-web\"\nurl = \"http://127.0.0.1:8080/mcp\"\nbearer_env = \"TOKEN\"\n",
+    )
+    .unwrap();
+    let output = run(
+        &["config", "show", "--config", config.to_str().unwrap()],
+        &[("TOKEN", "t")],
+    );
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{shown}");
+    assert!(
+        shown.contains("local-web (http://127.0.0.1:8080/mcp, with a bearer)"),
+        "{shown}"
+    );
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("server_wait") && l.contains("= 3 s")),
+        "{shown}"
+    );
+}

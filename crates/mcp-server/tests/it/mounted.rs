@@ -123,7 +123,10 @@ fn list(server: &mut Proc, id: i64) -> Value {
 
 #[test]
 fn mounted_servers_are_merged_in_order_and_gated_per_server() {
-    let allowed = r#"{"local":["fs"],"big":["big_echo","big_ops:read","common","big_roots"]}"#;
+    // `big_env:HOME`: big_env has no `action` argument, so the entry
+    // cannot be enforced and the tool is withheld.
+    let allowed =
+        r#"{"local":["fs"],"big":["big_echo","big_ops:read","common","big_roots","big_env:HOME"]}"#;
     let mut setup = start(&["--allowed-tools", allowed]);
     let listed = list(&mut setup.server, 1);
     let kb = [
@@ -159,6 +162,13 @@ fn mounted_servers_are_merged_in_order_and_gated_per_server() {
         (2, call_params("big_ops", json!({ "action": "write" }))),
         (3, call_params("big_slow", json!({}))),
         (4, call_params("big_env", json!({ "name": "HOME" }))),
+        (
+            14,
+            call_params(
+                "big_env",
+                json!({ "name": "HANZO_API_KEY", "action": "HOME" }),
+            ),
+        ),
     ];
     for (id, params) in refused {
         let answer = server.call(id, "tools/call", params);
@@ -177,6 +187,12 @@ fn mounted_servers_are_merged_in_order_and_gated_per_server() {
     let common = server.call(6, "tools/call", call_params("common", json!({})));
     assert_eq!(first_text(&common["result"]), "kb_common");
     let warned = setup.server.stderr_lines();
+    assert!(
+        warned
+            .iter()
+            .any(|l| l.contains("big_env:HOME") && l.contains("withheld")),
+        "{warned:?}"
+    );
     assert!(
         warned.iter().any(|l| l.contains("common")
             && l.contains("kept")
