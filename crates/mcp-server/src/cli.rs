@@ -965,11 +965,16 @@ pub fn start_up_line(
         .mode
         .as_deref()
         .map_or_else(String::new, |m| format!(", mode {m}"));
+    let without_door = if args.sources.servers.is_empty() && args.sources.file.servers.is_empty() {
+        "local tools"
+    } else {
+        "local tools and mounted servers"
+    };
     let door = match door {
         None => "door off".to_owned(),
         Some((address, DoorReach::Reachable)) => format!("door {address} reachable"),
         Some((address, DoorReach::Unreachable(why))) if door_first_report => format!(
-            "door {address}: door unavailable ({why}); serving local tools only until it answers"
+            "door {address}: door unavailable ({why}); serving {without_door} only until it answers"
         ),
         Some((address, DoorReach::Unreachable(why))) => {
             format!("door {address} unreachable ({why})")

@@ -91,6 +91,7 @@ pub async fn run(args: &ServeArgs, effective: &Effective) -> Vec<Finding> {
         ),
     });
     out.extend(roots(args));
+    out.extend(mounted(args).await);
     out.extend(door(args).await);
     out.push(bearer());
     out.push(on_path("hanzo", "hanzo CLI", "needed only for `hanzo auth token` and `hanzo auth login`; install it from https://hanzo.ai, or set HANZO_API_KEY"));
@@ -133,9 +134,77 @@ fn roots(args: &ServeArgs) -> Vec<Finding> {
 
 /// The door: its address, the name resolved, then a real `tools/list`
 /// (TLS included).
+/// How long `doctor` gives a mounted server to answer `initialize` and
+/// list its tools.
+const SERVER_CHECK_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Each mounted server started as `serve` would start it (without our
+/// credentials), initialized and listed, then stopped: one line each.
+async fn mounted(args: &ServeArgs) -> Vec<Finding> {
+    let mounts = match args.sources.mounts() {
+        Ok(mounts) => mounts,
+        Err(error) => return vec![finding(Verdict::Fail, "server", error.to_string())],
+    };
+    let mut out = Vec::new();
+    for mount in mounts {
+        let mut spec = mount.spec.clone();
+        if let mcp_mount::Transport::Stdio(stdio) = &mut spec.transport {
+            stdio
+                .env_remove
+                .extend(["HANZO_API_KEY", "HANZO_MCP_HTTP_BEARER"].map(String::from));
+            stdio
+                .env_remove
+                .extend(args.sources.secret_env.iter().cloned());
+        }
+        let limits = mcp_mount::Limits {
+            initialize: SERVER_CHECK_WAIT,
+            list: SERVER_CHECK_WAIT,
+            ..mcp_mount::Limits::default()
+        };
+        let server = mcp_mount::MountedServer::start(
+            spec,
+            limits,
+            mcp_mount::ClientInfo {
+                name: "hanzo-mcp doctor".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+            },
+            std::sync::Arc::new(mcp_mount::NoClient),
+        );
+        let tools = server.tools_within(SERVER_CHECK_WAIT).await;
+        let name = &mount.spec.name;
+        let described = mount.describe();
+        out.push(match server.status() {
+            mcp_mount::Status::Ready => finding(
+                Verdict::Ok,
+                "server",
+                format!("{described}: {} tools", tools.len()),
+            ),
+            mcp_mount::Status::Down(why) => finding(
+                Verdict::Fail,
+                "server",
+                format!("{described}: {why}; check its command or address (`serve` would start it again and again)"),
+            ),
+            _ => finding(
+                Verdict::Fail,
+                "server",
+                format!("{name}: no answer to initialize within {} s", SERVER_CHECK_WAIT.as_secs()),
+            ),
+        });
+        for note in &mount.notes {
+            out.push(finding(Verdict::Note, "server", format!("{name}: {note}")));
+        }
+    }
+    out
+}
+
 async fn door(args: &ServeArgs) -> Vec<Finding> {
     if args.sources.no_door {
-        return vec![finding(Verdict::Ok, "door", "off (local tools only)")];
+        let what = if args.sources.mount_names().is_empty() {
+            "off (local tools only)"
+        } else {
+            "off (local tools and mounted servers only)"
+        };
+        return vec![finding(Verdict::Ok, "door", what)];
     }
     let options = match args.sources.options() {
         Ok(options) => options,

@@ -147,3 +147,35 @@ fn a_configuration_file_that_does_not_parse_is_a_failed_check_and_the_rest_are_m
     );
     assert!(line(&lines, "git").starts_with("ok   git: "), "{lines:#?}");
 }
+
+#[test]
+fn doctor_starts_each_mounted_server_and_fails_one_that_cannot_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = crate::common::servers::fixture();
+    let log = dir.path().join("kb.log");
+    let output = run(
+        &[
+            "doctor",
+            "--no-door",
+            "--server",
+            "typo=hanzo-mcp-no-such-program",
+            "--server",
+            &format!("kb=python3 {fixture} --prefix kb_ --log {}", log.display()),
+        ],
+        &[("HOME", dir.path().to_str().unwrap())],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("FAIL server: typo") && l.contains("could not start")),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("ok   server: kb") && l.ends_with(": 9 tools")),
+        "{stdout}"
+    );
+}
