@@ -149,6 +149,8 @@ struct Shared {
     settled: watch::Sender<bool>,
     /// Every name the server has listed since it was mounted.
     known: Mutex<HashSet<String>>,
+    /// The bound on what the server's log notifications write to ours.
+    output: crate::stdio::OutputLimit,
     /// Whether the current outage has had its warning (one per outage).
     outage_reported: std::sync::atomic::AtomicBool,
     stop: CancellationToken,
@@ -316,6 +318,7 @@ impl MountedServer {
             generation: watch::Sender::new(0),
             settled: watch::Sender::new(false),
             known: Mutex::default(),
+            output: crate::stdio::OutputLimit::default(),
             outage_reported: std::sync::atomic::AtomicBool::new(false),
             stop: stop.clone(),
         });
@@ -604,6 +607,13 @@ async fn run_once(shared: &Arc<Shared>) -> String {
             Err(why) if closed.is_cancelled() => return why,
             Err(why) => tracing::warn!(server = %shared.spec.name, "its tools/list failed: {why}"),
         }
+        // At most one read of the list per REFRESH_GAP, however often the
+        // server says it changed.
+        tokio::select! {
+            () = tokio::time::sleep(REFRESH_GAP) => {}
+            () = closed.cancelled() => return "its connection ended".to_owned(),
+            () = shared.stop.cancelled() => return "unmounted".to_owned(),
+        }
         tokio::select! {
             () = refresh.notified() => {}
             () = closed.cancelled() => return "its connection ended".to_owned(),
@@ -620,12 +630,26 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// The most tools kept from one server: a list beyond any model's use
+/// (HIP-0300 §1 measured clients truncating at 128), bounded so that a
+/// server cannot make every merge and gating pass slow.
+const MAX_TOOLS: usize = 4096;
+
+/// The least time between two reads of a server's list.
+const REFRESH_GAP: Duration = Duration::from_millis(100);
+
+/// The most requests of a server's own being answered at once (sampling,
+/// elicitation, roots); one more closes its connection (an outage, then a
+/// restart), so a server that asks in a loop cannot grow our memory.
+const MAX_RELAYS: usize = 64;
+
 /// Every page of the server's `tools/list`; a tool whose name breaks the
 /// MCP name rule or that has no `inputSchema` object is dropped with a
 /// warning.
 async fn list_tools(shared: &Shared, conn: &Conn) -> Result<Vec<Tool>, String> {
     let name = &shared.spec.name;
     let mut tools: Vec<Tool> = Vec::new();
+    let mut names: HashSet<String> = HashSet::new();
     let mut seen_cursors = HashSet::new();
     let mut cursor: Option<String> = None;
     for _ in 0..shared.limits.max_pages {
@@ -651,9 +675,13 @@ async fn list_tools(shared: &Shared, conn: &Conn) -> Result<Vec<Tool>, String> {
             return Err("its result has no tools array".to_owned());
         };
         for item in items {
+            if tools.len() >= MAX_TOOLS {
+                tracing::warn!(server = %name, max = MAX_TOOLS, "the server lists more tools than are kept; the rest are dropped");
+                return Ok(tools);
+            }
             match Tool::from_value(item.clone()) {
                 Ok(tool) => match mcp_proto::validate_tool_name(&tool.name) {
-                    Ok(()) if !tools.iter().any(|t| t.name == tool.name) => tools.push(tool),
+                    Ok(()) if names.insert(tool.name.clone()) => tools.push(tool),
                     Ok(()) => {
                         tracing::warn!(server = %name, tool = %tool.name, "a tool listed twice was kept once")
                     }
@@ -717,13 +745,20 @@ fn dispatch(shared: &Arc<Shared>, conn: &Arc<Conn>, refresh: &Notify, message: I
                 let data = params
                     .as_ref()
                     .and_then(|p| p.get("data"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                tracing::info!(target: "mcp_mount::log", server = %name, "{data}");
+                    .map(Value::to_string)
+                    .unwrap_or_default();
+                shared.output.line(name, &data);
             }
             _ => tracing::debug!(server = %name, %method, "a notification was ignored"),
         },
         Incoming::Request { id, method, params } => {
+            if lock(&conn.relays).len() >= MAX_RELAYS {
+                // Answering would queue without bound: a server that asks
+                // this much is treated as broken, like one that floods.
+                tracing::warn!(server = %name, max = MAX_RELAYS, "the server has more of its own requests outstanding than allowed; its connection is closed");
+                conn.closed.cancel();
+                return;
+            }
             let handler = shared.handler.clone();
             let answer: BoxFuture<'static, Result<Value, ErrorObject>> = match method.as_str() {
                 Ping::NAME => Box::pin(async { Ok(json!({})) }),

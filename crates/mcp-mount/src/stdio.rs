@@ -72,8 +72,13 @@ pub(crate) fn connect(
         let name = name.to_owned();
         let max = limits.max_message_bytes;
         tokio::spawn(async move {
+            let bounded = LineBound {
+                inner: stdout,
+                max,
+                run: 0,
+            };
             let mut lines =
-                AsyncFrameReader::with_max_line_len(tokio::io::BufReader::new(stdout), max);
+                AsyncFrameReader::with_max_line_len(tokio::io::BufReader::new(bounded), max);
             loop {
                 match lines.read_line().await {
                     Ok(Some(line)) => match wire::parse(&line) {
@@ -84,6 +89,10 @@ pub(crate) fn connect(
                     },
                     Ok(None) => break,
                     Err(FrameError::LineTooLong { .. }) => {
+                        tracing::warn!(server = %name, max, "the server wrote a message longer than the limit; its connection is closed");
+                        break;
+                    }
+                    Err(FrameError::Io(error)) if error.kind() == std::io::ErrorKind::Other => {
                         tracing::warn!(server = %name, max, "the server wrote a message longer than the limit; its connection is closed");
                         break;
                     }
@@ -155,15 +164,58 @@ impl Drop for ChildGuard {
     }
 }
 
-/// Copies the child's stderr to ours through `tracing`, one line at a time,
-/// each prefixed with the server's name, cut at [`STDERR_LINE_BYTES`], at
-/// most [`STDERR_LINES`] per [`STDERR_WINDOW`].
+/// A bound on what a server writes to our stderr (its own stderr, its log
+/// notifications): each line prefixed with its name, cut at
+/// [`STDERR_LINE_BYTES`], at most [`STDERR_LINES`] per [`STDERR_WINDOW`];
+/// the lines dropped are counted and the count said once the window ends.
+#[derive(Debug)]
+pub(crate) struct OutputLimit {
+    state: std::sync::Mutex<(Instant, u32, u64)>,
+}
+
+impl Default for OutputLimit {
+    fn default() -> Self {
+        Self {
+            state: std::sync::Mutex::new((Instant::now(), 0, 0)),
+        }
+    }
+}
+
+impl OutputLimit {
+    /// Writes `text` (one line) for server `name`, if the bound lets it.
+    pub(crate) fn line(&self, name: &str, text: &str) {
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (window, copied, dropped) = &mut *state;
+        if window.elapsed() >= STDERR_WINDOW {
+            if *dropped > 0 {
+                tracing::warn!(server = %name, dropped = *dropped, "output lines of the server were not copied (too many)");
+            }
+            *window = Instant::now();
+            *copied = 0;
+            *dropped = 0;
+        }
+        if *copied >= STDERR_LINES {
+            *dropped += 1;
+            return;
+        }
+        *copied += 1;
+        let mut end = text.len().min(STDERR_LINE_BYTES);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        tracing::info!(target: "mcp_mount::stderr", "[{name}] {}", text[..end].trim_end());
+    }
+}
+
+/// Copies the child's stderr to ours, one line at a time, through an
+/// [`OutputLimit`].
 async fn copy_stderr(name: String, mut stderr: impl AsyncRead + Unpin) {
+    let limit = OutputLimit::default();
     let mut buffer = Vec::with_capacity(4096);
     let mut chunk = [0u8; 4096];
-    let mut window = Instant::now();
-    let mut copied = 0u32;
-    let mut dropped = 0u64;
     loop {
         let n = match stderr.read(&mut chunk).await {
             Ok(0) | Err(_) => break,
@@ -172,29 +224,49 @@ async fn copy_stderr(name: String, mut stderr: impl AsyncRead + Unpin) {
         buffer.extend_from_slice(&chunk[..n]);
         let mut start = 0;
         while let Some(at) = buffer[start..].iter().position(|b| *b == b'\n') {
-            let line = &buffer[start..start + at];
+            limit.line(&name, &String::from_utf8_lossy(&buffer[start..start + at]));
             start += at + 1;
-            if window.elapsed() >= STDERR_WINDOW {
-                if dropped > 0 {
-                    tracing::warn!(server = %name, dropped, "stderr lines of the server were not copied (too many)");
-                }
-                window = Instant::now();
-                copied = 0;
-                dropped = 0;
-            }
-            if copied < STDERR_LINES {
-                copied += 1;
-                let text = String::from_utf8_lossy(&line[..line.len().min(STDERR_LINE_BYTES)]);
-                tracing::info!(target: "mcp_mount::stderr", "[{name}] {}", text.trim_end());
-            } else {
-                dropped += 1;
-            }
         }
         buffer.drain(..start);
         // A line longer than the cap is cut now, not kept growing.
         if buffer.len() > STDERR_LINE_BYTES {
             buffer.truncate(STDERR_LINE_BYTES);
         }
+    }
+}
+
+/// The child's stdout, failing a read once more than `max` bytes have come
+/// without a line end: a message longer than the limit ends the connection
+/// as it streams, not when (if ever) its newline arrives.
+struct LineBound<R> {
+    inner: R,
+    max: usize,
+    run: usize,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for LineBound<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let this = &mut *self;
+        let polled = std::pin::Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let std::task::Poll::Ready(Ok(())) = &polled {
+            let fresh = &buf.filled()[before..];
+            this.run = match fresh.iter().rposition(|b| *b == b'\n') {
+                Some(at) => fresh.len() - at - 1,
+                None => this.run + fresh.len(),
+            };
+            if this.run > this.max {
+                return std::task::Poll::Ready(Err(std::io::Error::other(format!(
+                    "a message longer than {} bytes",
+                    this.max
+                ))));
+            }
+        }
+        polled
     }
 }
 

@@ -78,6 +78,15 @@ impl GatedSource {
             .clone()
     }
 
+    /// Whether this source's allowlist names `tool` (whole or by value):
+    /// such a name is this source's before its list arrives, so a call of
+    /// it is never routed to a later source.
+    fn names(&self, tool: &str) -> bool {
+        self.allowed
+            .server(self.inner.name())
+            .is_some_and(|list| list.grant(tool).is_some())
+    }
+
     fn follow_changes(&self) {
         let Some(mut changes) = self.inner.list_changes() else {
             return;
@@ -165,14 +174,14 @@ impl ToolSource for GatedSource {
     /// What the source claims stays claimed when gated out: a gated-out
     /// name of a mounted server is refused, never passed to a later source.
     fn claims(&self, tool: &str) -> bool {
-        self.inner.claims(tool)
+        self.inner.claims(tool) || self.names(tool)
     }
 
     fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             let params = call.params()?;
             if self.surface().owns(&params.name) {
-                call.refuse_duplicated_discriminator()?;
+                call.refuse_duplicated_keys(&[self.rules.discriminator.as_str()])?;
             }
             let decision = self
                 .surface()

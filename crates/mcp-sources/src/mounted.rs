@@ -20,13 +20,19 @@ use crate::source::{BoxFuture, CallContext, CallRequest, SourceList, ToolCall, T
 /// (`roots/list`), read at each request.
 pub type RootsFn = Arc<dyn Fn() -> Vec<std::path::PathBuf> + Send + Sync>;
 
-/// The clients of the calls in flight to one mounted server, newest last:
-/// the server's `sampling/createMessage` and `elicitation/create` go to the
-/// newest that declared the capability.
+/// The clients of the calls in flight to one mounted server, newest last,
+/// with the session each call came on: the server's
+/// `sampling/createMessage` and `elicitation/create` go to that client
+/// only while every call in flight comes from one session (a request does
+/// not say which call it serves, so with two sessions' calls in flight it
+/// could be either, and one session's client must never answer for
+/// another's call).
 #[derive(Default)]
 struct Callers {
     next: u64,
-    peers: Vec<(u64, Arc<dyn ClientRequests>)>,
+    /// (call, session, the call's client when its connection carries
+    /// requests to the client): every call in flight, with a client or not.
+    peers: Vec<(u64, u64, Option<Arc<dyn ClientRequests>>)>,
 }
 
 /// Answers a mounted server's requests: `roots/list` from our roots,
@@ -60,12 +66,25 @@ impl ClientHandler for Relay {
         };
         let peer = {
             let callers = self.callers.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut sessions = callers.peers.iter().map(|(_, session, _)| *session);
+            let first = sessions.next();
+            if sessions.any(|session| Some(session) != first) {
+                return Box::pin(async move {
+                    Err(ErrorObject::new(
+                        mcp_proto::error_code::METHOD_NOT_FOUND,
+                        format!(
+                            "{method}: calls from several clients are in flight, so none is asked"
+                        ),
+                    ))
+                });
+            }
             callers
                 .peers
                 .iter()
                 .rev()
-                .find(|(_, peer)| peer.declares(capability))
-                .map(|(_, peer)| peer.clone())
+                .filter_map(|(_, _, peer)| peer.as_ref())
+                .find(|peer| peer.declares(capability))
+                .cloned()
         };
         Box::pin(async move {
             match peer {
@@ -151,7 +170,7 @@ struct Registered<'a>(&'a Mutex<Callers>, u64);
 impl Drop for Registered<'_> {
     fn drop(&mut self) {
         let mut callers = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        callers.peers.retain(|(id, _)| *id != self.1);
+        callers.peers.retain(|(id, _, _)| *id != self.1);
     }
 }
 
@@ -180,13 +199,13 @@ impl ToolSource for MountedSource {
 
     fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
-            let _registered = cx.client.clone().map(|peer| {
+            let _registered = {
                 let mut callers = self.callers.lock().unwrap_or_else(PoisonError::into_inner);
                 callers.next += 1;
                 let id = callers.next;
-                callers.peers.push((id, peer));
+                callers.peers.push((id, cx.session, cx.client.clone()));
                 Registered(&self.callers, id)
-            });
+            };
             let Some(reporter) = cx.progress else {
                 return self.server.call_tool_raw(call.raw(), None).await;
             };

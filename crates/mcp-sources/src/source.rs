@@ -122,8 +122,24 @@ impl CallRequest {
     /// -32602 `tools/call: arguments name "op" twice; give each key once`
     /// with `data` `{"tool": …, "key": …}`.
     pub fn refuse_duplicated_discriminator(&self) -> Result<(), ErrorObject> {
+        self.refuse_duplicated_keys(&[])
+    }
+
+    /// [`refuse_duplicated_discriminator`](Self::refuse_duplicated_discriminator),
+    /// also for each of `also` (a mounted server's own discriminator, such
+    /// as `method`).
+    ///
+    /// # Errors
+    /// As [`refuse_duplicated_discriminator`](Self::refuse_duplicated_discriminator).
+    pub fn refuse_duplicated_keys(&self, also: &[&str]) -> Result<(), ErrorObject> {
         let text = mcp_proto::recover::replace_lone_surrogates(self.params.get());
-        let key = match duplicated_key(&text, &["action", "op", "name"]) {
+        let mut keys: Vec<&str> = vec!["action", "op", "name"];
+        for key in also {
+            if !keys.contains(key) {
+                keys.push(key);
+            }
+        }
+        let key = match duplicated_key(&text, &keys) {
             Ok(None) => return Ok(()),
             Ok(Some(key)) => key,
             Err(error) => {
@@ -166,18 +182,18 @@ impl CallRequest {
 
 /// The first of `keys` that the top-level object `arguments` of the
 /// params object `params` holds more than once, if any.
-fn duplicated_key(
+fn duplicated_key<'k>(
     params: &str,
-    keys: &[&'static str],
-) -> Result<Option<&'static str>, serde_json::Error> {
+    keys: &[&'k str],
+) -> Result<Option<&'k str>, serde_json::Error> {
     #[derive(serde::Deserialize)]
     struct Params<'a> {
         #[serde(borrow)]
         arguments: Option<&'a RawValue>,
     }
-    struct Keys<'k>(&'k [&'static str]);
-    impl<'de> serde::de::Visitor<'de> for Keys<'_> {
-        type Value = Option<&'static str>;
+    struct Keys<'s, 'k>(&'s [&'k str]);
+    impl<'de, 'k> serde::de::Visitor<'de> for Keys<'_, 'k> {
+        type Value = Option<&'k str>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("an object")
         }
@@ -628,7 +644,7 @@ impl Composition {
     pub async fn route_ready(&self, tool: &str) -> Option<&Arc<dyn ToolSource>> {
         for source in &self.sources {
             let mut decision = self.decide(source, tool);
-            if matches!(decision, Decision::Next) && source.list_stamp().is_none() {
+            if !matches!(decision, Decision::Owns) && source.list_stamp().is_none() {
                 source.list_tools().await;
                 decision = self.decide(source, tool);
             }

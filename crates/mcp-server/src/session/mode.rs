@@ -82,7 +82,11 @@ pub(super) fn check_call(
     else {
         return Err(unknown_tool(call.name()));
     };
-    call.refuse_duplicated_discriminator()?;
+    let discriminators: Vec<&str> = surfaces
+        .iter()
+        .map(|surface| surface.rules().discriminator.as_str())
+        .collect();
+    call.refuse_duplicated_keys(&discriminators)?;
     let params = call.params()?;
     // The layers of the allowlist come first; the mode layers are the
     // last `labels.len()`.

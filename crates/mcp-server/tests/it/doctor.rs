@@ -175,7 +175,7 @@ fn doctor_starts_each_mounted_server_and_fails_one_that_cannot_start() {
     assert!(
         stdout
             .lines()
-            .any(|l| l.starts_with("ok   server: kb") && l.ends_with(": 9 tools")),
+            .any(|l| l.starts_with("ok   server: kb") && l.ends_with(": 11 tools")),
         "{stdout}"
     );
 }

@@ -137,6 +137,8 @@ fn mounted_servers_are_merged_in_order_and_gated_per_server() {
         "kb_roots",
         "kb_sample",
         "kb_env",
+        "kb_issue",
+        "kb_flood",
         "common",
     ];
     let mut expected: Vec<&str> = vec!["fs"];
@@ -614,4 +616,162 @@ fn a_mounted_server_is_told_when_the_clients_roots_change() {
     let told = server.call(2, "tools/call", call_params("kb_roots", json!({})));
     let told: Value = serde_json::from_str(first_text(&told["result"])).unwrap();
     assert_eq!(told["roots"][0]["uri"], uri(&second));
+}
+
+#[test]
+fn a_name_the_allowlist_gives_a_server_is_its_own_before_its_list_arrives() {
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let logs = tempfile::tempdir().unwrap();
+    let hang = server_flag("kb", "kb_", &logs.path().join("kb.log"), "--hang-init");
+    let mut server = Proc::spawn_with_env(
+        &[
+            "serve",
+            "--root",
+            logs.path().to_str().unwrap(),
+            "--server",
+            &hang,
+            "--server-wait",
+            "0.3",
+            "--allowed-tools",
+            r#"{"kb": ["kb_ops:read", "billing"]}"#,
+        ],
+        &[
+            ("HANZO_MCP_DOOR", door.url().as_str()),
+            ("HANZO_API_KEY", CANARY),
+        ],
+    );
+    server.initialize("2025-11-25");
+    // `billing` is also the door's: named for kb, it is kb's alone.
+    for (id, name) in [(1, "kb_ops"), (2, "billing")] {
+        let answer = server.call(
+            id,
+            "tools/call",
+            call_params(name, json!({ "action": "read" })),
+        );
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    }
+    assert!(door.requests_for("tools/call").is_empty());
+}
+
+#[test]
+fn a_mounted_servers_own_discriminator_named_twice_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("kb.log");
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[servers]]\nname = \"kb\"\ncommand = \"python3\"\nargs = [{:?}, \"--prefix\", \"kb_\", \"--log\", {:?}]\ndiscriminator = \"method\"\n\n[allowed_tools]\nkb = [\"kb_issue:create\"]\n",
+            fixture(),
+            log.display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut server = Proc::spawn(&[
+        "serve",
+        "--root",
+        dir.path().to_str().unwrap(),
+        "--no-door",
+        "--config",
+        config.to_str().unwrap(),
+        "--server-wait",
+        "20",
+    ]);
+    server.initialize("2025-11-25");
+    let ok = server.call(
+        1,
+        "tools/call",
+        call_params("kb_issue", json!({ "method": "create" })),
+    );
+    assert_eq!(ok["result"]["content"][0]["text"], "ran create", "{ok}");
+    server.send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"kb_issue","arguments":{"method":"update","method":"create"}}}"#);
+    let twice: Value = serde_json::from_str(server.response(2)).unwrap();
+    assert_eq!(twice["error"]["code"], -32602, "{twice}");
+    assert!(
+        twice["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("twice"),
+        "{twice}"
+    );
+    assert_eq!(calls_received(&log), ["kb_issue"]);
+}
+
+#[test]
+fn a_child_that_writes_without_a_line_end_is_an_outage_not_a_hang() {
+    let logs = tempfile::tempdir().unwrap();
+    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
+    let mut server = Proc::spawn(&[
+        "serve",
+        "--root",
+        logs.path().to_str().unwrap(),
+        "--no-door",
+        "--server",
+        &kb,
+        "--server-wait",
+        "20",
+    ]);
+    server.initialize("2025-11-25");
+    let answer = server.call(1, "tools/call", call_params("kb_flood", json!({})));
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(first_text(&answer["result"]).contains("\"kb\""), "{answer}");
+}
+
+/// Over `--http`, one session's call must never get another session's
+/// client to answer the mounted server's sampling request: with calls of
+/// two sessions in flight, nobody is asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampling_never_asks_another_sessions_client() {
+    let logs = tempfile::tempdir().unwrap();
+    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
+    let server = Proc::spawn(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--http-no-auth",
+        "--no-door",
+        "--root",
+        logs.path().to_str().unwrap(),
+        "--server",
+        &kb,
+        "--server-wait",
+        "20",
+    ]);
+    let mut port = None;
+    assert!(eventually(|| {
+        port = listening_port(server.id());
+        port.is_some()
+    }));
+    let http = crate::common::http::Http::new(&format!("http://127.0.0.1:{}/mcp", port.unwrap()));
+    let victim = http.open_session(json!({ "sampling": {} })).await;
+    let attacker = http.open_session(json!({})).await;
+    // The victim's long call is in flight (its stream would carry a
+    // sampling request, which it would answer).
+    let slow = tokio::spawn({
+        let victim = victim.clone();
+        async move {
+            victim
+                .post(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": { "name": "kb_slow", "arguments": {} } }))
+                .await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let answer = attacker
+        .call(
+            2,
+            &json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": { "name": "kb_sample", "arguments": {} } }),
+        )
+        .await;
+    let told: Value = serde_json::from_str(first_text(&answer["result"])).unwrap();
+    assert_eq!(told["code"], -32601, "{answer}");
+    assert!(
+        told["message"]
+            .as_str()
+            .unwrap()
+            .contains("several clients"),
+        "{answer}"
+    );
+    slow.abort();
 }
