@@ -32,8 +32,11 @@ struct Callers {
     next: u64,
     /// (call, session, the call's client when its connection carries
     /// requests to the client): every call in flight, with a client or not.
-    peers: Vec<(u64, u64, Option<Arc<dyn ClientRequests>>)>,
+    peers: Vec<Caller>,
 }
+
+/// One call in flight: its number, its session, its client's handle.
+type Caller = (u64, u64, Option<Arc<dyn ClientRequests>>);
 
 /// Answers a mounted server's requests: `roots/list` from our roots,
 /// sampling and elicitation through our client.
