@@ -245,10 +245,13 @@ async fn mode_changed(
 /// then lets the requests in flight finish. `reader`, when given, is the
 /// task feeding `input`; it is stopped when the session ends.
 ///
-/// Input is not read while the session answers
+/// While the session answers
 /// [`ServerConfig::max_in_flight`](crate::ServerConfig::max_in_flight)
-/// requests, nor while the outbox holds more unread output than its bound:
-/// the client sees back-pressure, and no request is dropped.
+/// requests, input is still read, but the first request read waits, and
+/// nothing more is read, until a slot frees: notifications (a
+/// cancellation) and responses are acted on meanwhile. Nothing is read
+/// while the outbox holds more unread output than its bound. The client
+/// sees back-pressure, and no request is dropped.
 pub(crate) async fn run<S>(
     server: Arc<Server>,
     mut input: mpsc::Receiver<LineEvent>,
@@ -279,9 +282,23 @@ where
     let backlog = session.outbox.backlog().cloned();
     let full = || backlog.as_ref().is_some_and(|b| b.is_full());
     let mut read_error = None;
+    // A request read while the session is at its bound waits here (one at
+    // most: reading stops until it is dispatched), so notifications such
+    // as a cancellation, and responses to our requests, are still read
+    // and acted on while every slot is taken.
+    let mut parked: Option<Message> = None;
+    let mut input_done = false;
     tokio::pin!(shutdown);
     loop {
         let busy = session.inflight.is_full();
+        if !busy && let Some(message) = parked.take() {
+            session.on_message(message);
+            continue;
+        }
+        if input_done && parked.is_none() {
+            tracing::debug!("end of input: finishing calls in flight");
+            break;
+        }
         tokio::select! {
             biased;
             () = &mut shutdown => {
@@ -298,18 +315,22 @@ where
             // unread, wait for the writer instead of reading more.
             () = async { if let Some(b) = &backlog { b.drained().await } }, if full() => {}
             () = session.request_ended(), if !session.inflight.is_empty() => {}
-            event = input.recv(), if !full() && !busy => match event {
+            event = input.recv(), if !full() && parked.is_none() && !input_done => match event {
+                Some(LineEvent::Line(bytes)) if busy => match mcp_proto::parse_message(&bytes) {
+                    Ok(Message::Request(request)) => parked = Some(Message::Request(request)),
+                    _ => session.on_line(&bytes),
+                },
                 Some(LineEvent::Line(bytes)) => session.on_line(&bytes),
+                Some(LineEvent::Message(message @ Message::Request(_))) if busy => {
+                    parked = Some(message);
+                }
                 Some(LineEvent::Message(message)) => session.on_message(message),
                 Some(LineEvent::Rejected(id, error)) => session.send_error(id, error),
                 Some(LineEvent::Failed(error)) => {
                     read_error = Some(error);
                     break;
                 }
-                None => {
-                    tracing::debug!("end of input: finishing calls in flight");
-                    break;
-                }
+                None => input_done = true,
             },
         }
     }

@@ -775,3 +775,35 @@ async fn sampling_never_asks_another_sessions_client() {
     );
     slow.abort();
 }
+
+#[test]
+fn a_cancellation_is_read_while_every_slot_waits_on_a_mounted_server() {
+    let logs = tempfile::tempdir().unwrap();
+    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
+    let mut server = Proc::spawn(&[
+        "serve",
+        "--root",
+        logs.path().to_str().unwrap(),
+        "--no-door",
+        "--server",
+        &kb,
+        "--server-wait",
+        "20",
+        "--max-in-flight",
+        "2",
+    ]);
+    server.initialize("2025-11-25");
+    list(&mut server, 0);
+    // Both slots wait on kb's slow tool (5 s each).
+    server.request(1, "tools/call", call_params("kb_slow", json!({})));
+    server.request(2, "tools/call", call_params("kb_slow", json!({})));
+    server.send(
+        &json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": { "requestId": 1 } }),
+    );
+    server.request(3, "ping", json!({}));
+    // The cancellation frees a slot at once, so the ping is answered before
+    // the other slow call ends.
+    let first = next_other_than_list_changed(&mut server);
+    assert_eq!(first["id"], 3, "{first}");
+}
