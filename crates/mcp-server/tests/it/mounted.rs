@@ -429,6 +429,24 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
     let everything = format!("everything=node {} stdio", script.display());
     let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
     let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    // A third server, over streamable HTTP: another hanzo-mcp whose one
+    // tool not named like a local one is `test_sleep`.
+    let web_server = Proc::spawn(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--http-no-auth",
+        "--root",
+        &root,
+        "--no-door",
+        "--test-tools",
+    ]);
+    let mut port = None;
+    assert!(eventually(|| {
+        port = listening_port(web_server.id());
+        port.is_some()
+    }));
+    let web = format!("web=http://127.0.0.1:{}/mcp", port.unwrap());
     let allowed = r#"{"everything":["echo","get-env","trigger-long-running-operation","get-sum"]}"#;
     let mut server = Proc::spawn_with_env(
         &[
@@ -439,6 +457,8 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
             &everything,
             "--server",
             &kb,
+            "--server",
+            &web,
             "--server-wait",
             "30",
             "--allowed-tools",
@@ -453,7 +473,7 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
     server.initialize("2025-11-25");
     let names = tool_names(&list(&mut server, 1));
     let at = |name: &str| names.iter().position(|n| n == name);
-    // local, then everything (gated to four), then kb, then the door.
+    // local, then everything (gated to four).
     assert_eq!(at("fs"), Some(0));
     let mounted: Vec<&str> = names[12..16].iter().map(String::as_str).collect();
     assert_eq!(
@@ -465,9 +485,17 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
             "trigger-long-running-operation"
         ]
     );
+    // Then kb, then web, then the door.
     assert_eq!(at("kb_echo"), Some(16));
-    assert!(at("billing") > at("kb_env"));
+    assert_eq!(at("test_sleep"), at("common").map(|c| c + 1));
+    assert_eq!(at("describe"), at("test_sleep").map(|t| t + 1));
     assert_eq!(at("get-tiny-image"), None);
+    let slept = server.call(
+        9,
+        "tools/call",
+        call_params("test_sleep", json!({ "ms": 1 })),
+    );
+    assert_eq!(first_text(&slept["result"]), "slept 1 ms", "{slept}");
 
     let refused = server.call(2, "tools/call", call_params("get-tiny-image", json!({})));
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
