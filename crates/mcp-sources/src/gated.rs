@@ -197,13 +197,27 @@ impl ToolSource for GatedSource {
                         allowed.unwrap_or_default(),
                     ))
                 }
-                CallDecision::NotOwned => Err(unknown_tool(&params.name)),
+                CallDecision::NotOwned => match self.inner.unavailable() {
+                    // A name this source's allowlist gives it, while the
+                    // source is down: its own answer, nothing sent.
+                    Some(why) if self.names(&params.name) && self.inner.claims(&params.name) => {
+                        crate::source::result_text(&json!({
+                            "content": [{ "type": "text", "text": why }],
+                            "isError": true
+                        }))
+                    }
+                    _ => Err(unknown_tool(&params.name)),
+                },
             }
         })
     }
 
     fn list_changes(&self) -> Option<watch::Receiver<u64>> {
         self.inner.list_changes()
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        self.inner.unavailable()
     }
 
     fn surface_rules(&self) -> SurfaceRules {

@@ -200,6 +200,16 @@ impl ToolSource for MountedSource {
         self.server.has_listed(tool)
     }
 
+    fn unavailable(&self) -> Option<String> {
+        match self.server.status() {
+            mcp_mount::Status::Down(why) => Some(format!(
+                "the MCP server {:?} is not running ({why}); try again shortly",
+                self.server.name()
+            )),
+            _ => None,
+        }
+    }
+
     fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
             let _registered = {

@@ -308,6 +308,14 @@ pub trait ToolSource: Send + Sync {
     /// names it does not list (an ungated door accepts op names).
     fn owns(&self, tool: &str) -> bool;
 
+    /// When the source cannot take calls now (a mounted server that is
+    /// down or not yet started), why, as a tool result's text: a gated
+    /// view answers a call of a name it would allow with that
+    /// (`isError`), as the source itself would. `None` by default.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+
     /// Whether `tool` is this source's name even when the source does not
     /// own it now: a mounted server's names stay its own while it restarts
     /// or has them gated out, so a call of one is never routed to a later

@@ -835,3 +835,47 @@ fn a_cancellation_is_read_while_every_slot_waits_on_a_mounted_server() {
     let first = next_other_than_list_changed(&mut server);
     assert_eq!(first["id"], 3, "{first}");
 }
+
+#[test]
+fn a_gated_server_that_is_down_answers_its_allowed_names_with_an_error_result() {
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("kb.log");
+    let kb = server_flag("kb", "kb_", &log, "");
+    let mut server = Proc::spawn(&[
+        "serve",
+        "--root",
+        logs.path().to_str().unwrap(),
+        "--no-door",
+        "--server",
+        &kb,
+        "--server-wait",
+        "20",
+        "--allowed-tools",
+        r#"{"kb": ["kb_ops:read"]}"#,
+    ]);
+    server.initialize("2025-11-25");
+    list(&mut server, 0);
+    let pid = received(&log)[0]["pid"].as_i64().unwrap();
+    std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    let (mut id, mut down) = (0, false);
+    let back = eventually(|| {
+        id += 1;
+        let answer = server.call(
+            id,
+            "tools/call",
+            call_params("kb_ops", json!({ "action": "read" })),
+        );
+        assert!(answer["error"].is_null(), "never an unknown tool: {answer}");
+        let text = first_text(&answer["result"]).to_owned();
+        if answer["result"]["isError"] == true {
+            assert!(text.contains("\"kb\""), "{answer}");
+            down = true;
+            return false;
+        }
+        text == "ran read"
+    });
+    assert!(back && down, "back {back}, seen down {down}");
+}
