@@ -1073,7 +1073,8 @@ async fn serve_http(
 
 /// The capability table of `toolbox` (`hanzo-mcp tools --capabilities`):
 /// a Markdown table with one row per action (its aliases, and what it can
-/// do), then one row for the door's tools, whose every op is forwarded.
+/// do), then one row for the door's tools, whose every op is forwarded,
+/// and one for the tools of mounted servers, likewise forwarded.
 pub fn capability_table(toolbox: &mcp_local_tools::Toolbox) -> String {
     let mut table = String::from("| tool | action | also accepted | can |\n|---|---|---|---|\n");
     for row in toolbox.capabilities() {
@@ -1093,6 +1094,9 @@ pub fn capability_table(toolbox: &mcp_local_tools::Toolbox) -> String {
     }
     table.push_str(
         "| door tools | every `op`, and `describe` | | forwarded: the door's owner decides what it does |\n",
+    );
+    table.push_str(
+        "| mounted servers' tools | every tool, every value of its discriminator | | forwarded: the mounted server decides what it does (a stdio server is a program the configuration starts, whatever the allowlist) |\n",
     );
     table
 }

@@ -427,7 +427,7 @@ fn the_readme_capability_table_is_the_one_the_binary_prints() {
         table
             .lines()
             .last()
-            .is_some_and(|l| l.starts_with("| door tools"))
+            .is_some_and(|l| l.starts_with("| mounted servers' tools"))
     );
     let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
     let readme = std::fs::read_to_string(&readme_path).expect("README.md");
