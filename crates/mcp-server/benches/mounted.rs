@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::json;
-use stdio::{Proc, hermetic};
+use stdio::{Proc, hermetic, percentile};
 
 /// Rounds; every figure is the median of its per-round values.
 const ROUNDS: usize = 11;
@@ -51,11 +51,6 @@ struct Subject {
     call: &'static str,
     /// What its answer contains.
     expect: &'static str,
-}
-
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort_unstable();
-    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
 }
 
 fn median(values: &mut [Duration]) -> Duration {
@@ -113,24 +108,7 @@ fn calls(subject: &mut Subject) -> (Duration, Duration) {
     proc.handshake("2025-11-25", json!({}));
     proc.send_line(r#"{"jsonrpc":"2.0","id":0,"method":"tools/list"}"#);
     proc.response(0);
-    let mut times = Vec::with_capacity(CALLS);
-    for id in 1..=CALLS {
-        let line = subject.call.replace("\"ID\"", &id.to_string());
-        let start = Instant::now();
-        proc.send_line(&line);
-        let answer = proc.response(id as u64);
-        let elapsed = start.elapsed();
-        if id == 1 {
-            assert!(
-                answer.contains(subject.expect),
-                "{}: {answer}",
-                subject.name
-            );
-        }
-        if id > WARM_UP {
-            times.push(elapsed);
-        }
-    }
+    let mut times = proc.timed_calls(subject.call, CALLS, WARM_UP, subject.expect, &subject.name);
     proc.finish();
     (percentile(&mut times, 0.5), percentile(&mut times, 0.99))
 }

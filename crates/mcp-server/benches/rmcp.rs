@@ -75,7 +75,7 @@ use std::time::{Duration, Instant};
 use http::{Connection, find};
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::json;
-use stdio::{Proc, hermetic, load_average};
+use stdio::{Proc, hermetic, load_average, percentile};
 
 /// Rounds; every figure is the median of its per-round values.
 const ROUNDS: usize = 15;
@@ -123,12 +123,6 @@ struct Round {
     rss_kib: u64,
     http: [f64; 2],
     http_rss_kib: u64,
-}
-
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort_unstable();
-    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples[index]
 }
 
 fn median_f64(values: &mut [f64]) -> f64 {
@@ -203,24 +197,7 @@ fn calls(subject: &Subject, root: &Path) -> (Duration, Duration, u64) {
     proc.handshake("2025-11-25", json!({}));
     proc.send_line(r#"{"jsonrpc":"2.0","id":0,"method":"tools/list"}"#);
     proc.response(0);
-    let mut times = Vec::with_capacity(CALLS);
-    for id in 1..=CALLS {
-        let line = subject.call.replace("\"ID\"", &id.to_string());
-        let start = Instant::now();
-        proc.send_line(&line);
-        let answer = proc.response(id as u64);
-        let elapsed = start.elapsed();
-        if id == 1 {
-            assert!(
-                answer.contains(subject.expect),
-                "{}: {answer}",
-                subject.name
-            );
-        }
-        if id > WARM_UP {
-            times.push(elapsed);
-        }
-    }
+    let mut times = proc.timed_calls(&subject.call, CALLS, WARM_UP, subject.expect, subject.name);
     let rss = proc.peak_rss_kib();
     proc.finish();
     (

@@ -9,8 +9,7 @@
 use std::time::Duration;
 
 use mcp_door_client::{DoorClient, DoorStatus};
-use serde_json::Value;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 use crate::source::{BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource};
 
@@ -70,20 +69,12 @@ impl ToolSource for DoorSource {
     /// written.
     fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
-            let Some(reporter) = cx.progress else {
-                return self.door.call_tool_raw(call.raw(), None).await;
-            };
             // The door's progress notifications name the caller's own token
-            // (the params go through unchanged); relay them as they come.
-            let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
-            let relay = tokio::spawn(async move {
-                while let Some(progress) = rx.recv().await {
-                    reporter.forward(progress);
-                }
-            });
-            let result = self.door.call_tool_raw(call.raw(), Some(tx)).await;
-            let _ = relay.await;
-            result
+            // (the params go through unchanged); relayed as they come.
+            mcp_sources::relaying_progress(cx.progress, |progress| {
+                self.door.call_tool_raw(call.raw(), progress)
+            })
+            .await
         })
     }
 

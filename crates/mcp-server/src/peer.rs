@@ -31,11 +31,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use mcp_proto::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ErrorObject, FromValue, ListRootsResult, Message, Notification, Request, RequestId, Response,
-    ResponsePayload, error_code,
+    ErrorObject, Message, Notification, Request, RequestId, Response, ResponsePayload, error_code,
 };
-use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -289,47 +286,11 @@ impl Peer {
             }
         }
     }
-
-    /// `sampling/createMessage`: asks the client's LLM for a message.
-    /// Errors as [`request`](Self::request), plus -32603 when the client's
-    /// result is not a `CreateMessageResult`.
-    pub async fn create_message(
-        &self,
-        params: &CreateMessageRequestParams,
-    ) -> Result<CreateMessageResult, ErrorObject> {
-        self.typed(mcp_proto::methods::CreateMessage::NAME, params)
-            .await
-    }
-
-    /// `elicitation/create`: asks the user, through the client, for input.
-    /// Errors as [`request`](Self::request), plus -32603 when the client's
-    /// result is not an `ElicitResult`.
-    pub async fn elicit(&self, params: &ElicitRequestParams) -> Result<ElicitResult, ErrorObject> {
-        self.typed(mcp_proto::methods::Elicit::NAME, params).await
-    }
-
-    /// `roots/list`: the client's roots. Errors as
-    /// [`request`](Self::request), plus -32603 when the client's result is
-    /// not a `ListRootsResult`.
-    pub async fn list_roots(&self) -> Result<ListRootsResult, ErrorObject> {
-        self.typed(mcp_proto::methods::ListRoots::NAME, &json!({}))
-            .await
-    }
-
-    async fn typed<P: Serialize, R: FromValue>(
-        &self,
-        method: &str,
-        params: &P,
-    ) -> Result<R, ErrorObject> {
-        let params = serde_json::to_value(params)
-            .map_err(|e| ErrorObject::internal_error(format!("{method}: params: {e}")))?;
-        let result = self.request(method, params).await?;
-        R::from_value(result).map_err(|e| {
-            ErrorObject::internal_error(format!("the client's {method} result is malformed: {e}"))
-        })
-    }
 }
 
+/// The typed requests (`create_message`, `elicit`, `list_roots`) are
+/// `mcp_sources::ClientRequests`' own, on `dyn ClientRequests`: a call's
+/// [`CallContext::client`](crate::CallContext::client) gives one.
 impl mcp_sources::ClientRequests for Peer {
     fn capabilities(&self) -> Option<&Value> {
         Peer::capabilities(self)

@@ -80,6 +80,31 @@ impl ProgressReporter {
     }
 }
 
+/// Runs `call` with a sender for progress notifications from upstream
+/// when `progress` is given (their params, relayed under the caller's own
+/// token by [`ProgressReporter::forward`] as they come), and `None`
+/// otherwise; returns what `call` returns once every relayed notification
+/// is sent. For sources that carry a call elsewhere (the door, a mounted
+/// server).
+pub async fn relaying_progress<T, F, Fut>(progress: Option<ProgressReporter>, call: F) -> T
+where
+    F: FnOnce(Option<tokio::sync::mpsc::UnboundedSender<Value>>) -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
+    let Some(reporter) = progress else {
+        return call(None).await;
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let relay = async move {
+        while let Some(params) = rx.recv().await {
+            reporter.forward(params);
+        }
+    };
+    // The relay ends when the call drops its sender.
+    let (result, ()) = tokio::join!(call(Some(tx)), relay);
+    result
+}
+
 /// Sends `notifications/message` to the client of a call (MCP 2025-11-25
 /// server/utilities/logging), filtered by the level the client asked for.
 pub trait ClientLog: Send + Sync + std::fmt::Debug {

@@ -85,7 +85,9 @@ pub mod gated;
 pub mod mounted;
 pub mod source;
 
-pub use context::{ClientLog, ClientRequests, NotificationSink, ProgressReporter};
+pub use context::{
+    ClientLog, ClientRequests, NotificationSink, ProgressReporter, relaying_progress,
+};
 pub use source::{
     BoxFuture, CallContext, CallRequest, Composition, MergedList, SourceList, SourceRun, ToolCall,
     ToolSource, result_text, unknown_tool,

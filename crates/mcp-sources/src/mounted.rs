@@ -11,7 +11,7 @@ use mcp_gating::SurfaceRules;
 use mcp_mount::{BoxFuture as MountFuture, ClientHandler, MountedServer};
 use mcp_proto::ErrorObject;
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 use crate::context::ClientRequests;
 use crate::source::{BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource};
@@ -219,18 +219,10 @@ impl ToolSource for MountedSource {
                 callers.peers.push((id, cx.session, cx.client.clone()));
                 Registered(&self.callers, id)
             };
-            let Some(reporter) = cx.progress else {
-                return self.server.call_tool_raw(call.raw(), None).await;
-            };
-            let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
-            let relay = tokio::spawn(async move {
-                while let Some(progress) = rx.recv().await {
-                    reporter.forward(progress);
-                }
-            });
-            let result = self.server.call_tool_raw(call.raw(), Some(tx)).await;
-            let _ = relay.await;
-            result
+            crate::context::relaying_progress(cx.progress, |progress| {
+                self.server.call_tool_raw(call.raw(), progress)
+            })
+            .await
         })
     }
 

@@ -32,6 +32,21 @@ fn received(log: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// SIGKILL to process `pid`.
+fn kill(pid: i64) {
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success(), "kill -9 {pid}");
+}
+
+/// Kills the fixture server that logs to `log` (its first line names its
+/// pid).
+fn kill_fixture(log: &Path) {
+    kill(received(log)[0]["pid"].as_i64().expect("the fixture's pid"));
+}
+
 /// The `tools/call` names the fixture server at `log` received.
 fn calls_received(log: &Path) -> Vec<String> {
     received(log)
@@ -115,6 +130,49 @@ fn next_other_than_list_changed(server: &mut Proc) -> Value {
             return message;
         }
     }
+}
+
+/// `hanzo-mcp serve --root <root> --no-door --server <server>
+/// --server-wait 20 <extra>`, not yet initialized.
+fn serve_mounted(root: &Path, server: &str, extra: &[&str]) -> Proc {
+    let root = root.to_str().expect("a UTF-8 path");
+    let mut args = vec![
+        "serve",
+        "--root",
+        root,
+        "--no-door",
+        "--server",
+        server,
+        "--server-wait",
+        "20",
+    ];
+    args.extend_from_slice(extra);
+    Proc::spawn(&args)
+}
+
+/// `hanzo-mcp serve --http 127.0.0.1:0 --no-door --root <root> <extra>`
+/// (with `env`) and the port it listens on, once it does.
+fn serve_http(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> (Proc, u16) {
+    let root = root.to_str().expect("a UTF-8 path");
+    let mut args = vec![
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--no-door",
+        "--root",
+        root,
+    ];
+    args.extend_from_slice(extra);
+    let server = Proc::spawn_with_env(&args, env);
+    let mut port = None;
+    assert!(
+        eventually(|| {
+            port = listening_port(server.id());
+            port.is_some()
+        }),
+        "the server listens"
+    );
+    (server, port.expect("a port"))
 }
 
 fn list(server: &mut Proc, id: i64) -> Value {
@@ -293,11 +351,7 @@ fn list_changes_are_relayed_and_a_killed_child_comes_back() {
     );
     assert!(tool_names(&list(server, 13)).contains(&"kb_extra".to_owned()));
 
-    let pid = received(&setup.kb_log)[0]["pid"].as_i64().unwrap();
-    std::process::Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
+    kill_fixture(&setup.kb_log);
     let mut id = 14;
     // While it is down, its names stay its own: a call gets an isError
     // result naming it, never the door.
@@ -353,29 +407,16 @@ fn a_server_that_never_initializes_costs_at_most_the_wait() {
 fn an_http_server_is_mounted_from_the_configuration_file() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
-    let inner = Proc::spawn_with_env(
-        &[
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--root",
-            root,
-            "--no-door",
-            "--test-tools",
-        ],
+    let (_inner, port) = serve_http(
+        dir.path(),
+        &["--test-tools"],
         &[("HANZO_MCP_HTTP_BEARER", "inner-bearer-7d1f")],
     );
-    let mut port = None;
-    assert!(eventually(|| {
-        port = listening_port(inner.id());
-        port.is_some()
-    }));
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,
         format!(
-            "[[servers]]\nname = \"web\"\nurl = \"http://127.0.0.1:{}/mcp\"\nbearer_env = \"WEB_TOKEN\"\n",
-            port.unwrap()
+            "[[servers]]\nname = \"web\"\nurl = \"http://127.0.0.1:{port}/mcp\"\nbearer_env = \"WEB_TOKEN\"\n"
         ),
     )
     .unwrap();
@@ -431,22 +472,8 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
     let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
     // A third server, over streamable HTTP: another hanzo-mcp whose one
     // tool not named like a local one is `test_sleep`.
-    let web_server = Proc::spawn(&[
-        "serve",
-        "--http",
-        "127.0.0.1:0",
-        "--http-no-auth",
-        "--root",
-        &root,
-        "--no-door",
-        "--test-tools",
-    ]);
-    let mut port = None;
-    assert!(eventually(|| {
-        port = listening_port(web_server.id());
-        port.is_some()
-    }));
-    let web = format!("web=http://127.0.0.1:{}/mcp", port.unwrap());
+    let (_web_server, port) = serve_http(logs.path(), &["--http-no-auth", "--test-tools"], &[]);
+    let web = format!("web=http://127.0.0.1:{port}/mcp");
     let allowed = r#"{"everything":["echo","get-env","trigger-long-running-operation","get-sum"]}"#;
     let mut server = Proc::spawn_with_env(
         &[
@@ -538,18 +565,8 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
 fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
     let logs = tempfile::tempdir().unwrap();
     let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let args = [
-        "serve",
-        "--root",
-        logs.path().to_str().unwrap(),
-        "--no-door",
-        "--server",
-        &kb,
-        "--server-wait",
-        "20",
-    ];
     // A client with sampling: the request reaches it and its answer goes back.
-    let mut server = Proc::spawn(&args);
+    let mut server = serve_mounted(logs.path(), &kb, &[]);
     server.handshake("2025-11-25", json!({ "sampling": {} }));
     server.request(1, "tools/call", call_params("kb_sample", json!({})));
     let asked = next_other_than_list_changed(&mut server);
@@ -564,7 +581,7 @@ fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
     assert_eq!(told["content"]["text"], "sampled", "{answer}");
 
     // A client without it: the server gets the standard error.
-    let mut server = Proc::spawn(&args);
+    let mut server = serve_mounted(logs.path(), &kb, &[]);
     server.initialize("2025-11-25");
     let answer = server.call(1, "tools/call", call_params("kb_sample", json!({})));
     let told: Value = serde_json::from_str(first_text(&answer["result"])).unwrap();
@@ -576,16 +593,7 @@ fn a_mounted_child_dies_with_the_server() {
     let logs = tempfile::tempdir().unwrap();
     let log = logs.path().join("kb.log");
     let kb = server_flag("kb", "kb_", &log, "");
-    let mut server = Proc::spawn(&[
-        "serve",
-        "--root",
-        logs.path().to_str().unwrap(),
-        "--no-door",
-        "--server",
-        &kb,
-        "--server-wait",
-        "20",
-    ]);
+    let mut server = serve_mounted(logs.path(), &kb, &[]);
     server.initialize("2025-11-25");
     list(&mut server, 1);
     let pid = received(&log)[0]["pid"].as_i64().unwrap();
@@ -597,10 +605,7 @@ fn a_mounted_child_dies_with_the_server() {
         })
     };
     assert!(alive(pid));
-    std::process::Command::new("kill")
-        .args(["-9", &server.id().to_string()])
-        .status()
-        .unwrap();
+    kill(i64::from(server.id()));
     assert!(
         eventually(|| !alive(pid)),
         "the mounted child {pid} outlived the server"
@@ -729,16 +734,7 @@ fn a_mounted_servers_own_discriminator_named_twice_is_refused() {
 fn a_child_that_writes_without_a_line_end_is_an_outage_not_a_hang() {
     let logs = tempfile::tempdir().unwrap();
     let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let mut server = Proc::spawn(&[
-        "serve",
-        "--root",
-        logs.path().to_str().unwrap(),
-        "--no-door",
-        "--server",
-        &kb,
-        "--server-wait",
-        "20",
-    ]);
+    let mut server = serve_mounted(logs.path(), &kb, &[]);
     server.initialize("2025-11-25");
     let answer = server.call(1, "tools/call", call_params("kb_flood", json!({})));
     assert_eq!(answer["result"]["isError"], true, "{answer}");
@@ -752,25 +748,12 @@ fn a_child_that_writes_without_a_line_end_is_an_outage_not_a_hang() {
 async fn sampling_never_asks_another_sessions_client() {
     let logs = tempfile::tempdir().unwrap();
     let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let server = Proc::spawn(&[
-        "serve",
-        "--http",
-        "127.0.0.1:0",
-        "--http-no-auth",
-        "--no-door",
-        "--root",
-        logs.path().to_str().unwrap(),
-        "--server",
-        &kb,
-        "--server-wait",
-        "20",
-    ]);
-    let mut port = None;
-    assert!(eventually(|| {
-        port = listening_port(server.id());
-        port.is_some()
-    }));
-    let http = crate::common::http::Http::new(&format!("http://127.0.0.1:{}/mcp", port.unwrap()));
+    let (_server, port) = serve_http(
+        logs.path(),
+        &["--http-no-auth", "--server", &kb, "--server-wait", "20"],
+        &[],
+    );
+    let http = crate::common::http::Http::new(&format!("http://127.0.0.1:{port}/mcp"));
     let victim = http.open_session(json!({ "sampling": {} })).await;
     let attacker = http.open_session(json!({})).await;
     // The victim's long call is in flight (its stream would carry a
@@ -808,18 +791,7 @@ async fn sampling_never_asks_another_sessions_client() {
 fn a_cancellation_is_read_while_every_slot_waits_on_a_mounted_server() {
     let logs = tempfile::tempdir().unwrap();
     let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let mut server = Proc::spawn(&[
-        "serve",
-        "--root",
-        logs.path().to_str().unwrap(),
-        "--no-door",
-        "--server",
-        &kb,
-        "--server-wait",
-        "20",
-        "--max-in-flight",
-        "2",
-    ]);
+    let mut server = serve_mounted(logs.path(), &kb, &["--max-in-flight", "2"]);
     server.initialize("2025-11-25");
     list(&mut server, 0);
     // Both slots wait on kb's slow tool (5 s each).
@@ -855,11 +827,7 @@ fn a_gated_server_that_is_down_answers_its_allowed_names_with_an_error_result() 
     ]);
     server.initialize("2025-11-25");
     list(&mut server, 0);
-    let pid = received(&log)[0]["pid"].as_i64().unwrap();
-    std::process::Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
+    kill_fixture(&log);
     let (mut id, mut down) = (0, false);
     let back = eventually(|| {
         id += 1;

@@ -43,6 +43,13 @@ pub fn hermetic(command: &mut Command) {
     command.env("XDG_CONFIG_HOME", "/nonexistent/hanzo-mcp-tests");
 }
 
+/// The `p` quantile (0 to 1) of `samples`, nearest rank (sorts them).
+pub fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort_unstable();
+    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
+    samples[index]
+}
+
 /// Whether the JSON-RPC `line` carries `"id":<id>` (a number id), without
 /// parsing it.
 pub fn line_has_id(line: &str, id: u64) -> bool {
@@ -318,6 +325,36 @@ impl Proc {
     /// The handshake with no client capabilities; the `initialize` result.
     pub fn initialize(&mut self, revision: &str) -> Value {
         self.handshake(revision, json!({}))["result"].clone()
+    }
+
+    /// `calls` sequential requests made of `template` (its `"ID"` replaced
+    /// by the id, 1 up), each sent when the last was answered: the round
+    /// trips after the first `warm_up`. The first answer must contain
+    /// `expect` (`name` says whose it is when it does not). For the
+    /// benches.
+    pub fn timed_calls(
+        &mut self,
+        template: &str,
+        calls: usize,
+        warm_up: usize,
+        expect: &str,
+        name: &str,
+    ) -> Vec<Duration> {
+        let mut times = Vec::with_capacity(calls.saturating_sub(warm_up));
+        for id in 1..=calls {
+            let line = template.replace("\"ID\"", &id.to_string());
+            let start = Instant::now();
+            self.send_line(&line);
+            let answer = self.response(id as u64);
+            let elapsed = start.elapsed();
+            if id == 1 {
+                assert!(answer.contains(expect), "{name}: {answer}");
+            }
+            if id > warm_up {
+                times.push(elapsed);
+            }
+        }
+        times
     }
 
     // The process.
