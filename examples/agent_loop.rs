@@ -30,8 +30,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_gating::{AllowedTools, GatedSurface, Policy};
-use mcp_mount::{ClientInfo, Limits, MountSpec, StdioServer, Transport};
-use mcp_proto::{CallToolRequestParams, CallToolResult, ErrorObject, FromValue, Tool};
+use mcp_mount::{Limits, MountSpec, StdioServer, Transport};
+use mcp_proto::{
+    CallToolRequestParams, CallToolResult, ErrorObject, FromValue, Implementation, Tool,
+};
 use mcp_sources::gated::GatedSource;
 use mcp_sources::mounted::MountedSource;
 use mcp_sources::{CallContext, CallRequest, ToolSource};
@@ -89,7 +91,7 @@ impl Server {
             Duration::from_secs(30),
             "action",
             Arc::new(Vec::new),
-            ClientInfo::default(),
+            Implementation::new("agent_loop", env!("CARGO_PKG_VERSION")),
         ));
         let listed: Vec<Tool> = source.list_tools().await.tools;
         if listed.is_empty() {

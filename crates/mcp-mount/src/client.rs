@@ -22,7 +22,7 @@ use mcp_proto::methods::{
     CallTool, Cancelled, CreateMessage, Elicit, Initialize, Initialized, ListRoots, ListTools,
     LoggingMessage, Ping, Progress, ToolListChanged,
 };
-use mcp_proto::{ErrorObject, FromValue, RequestId, Revision, Tool};
+use mcp_proto::{ErrorObject, FromValue, Implementation, RequestId, Revision, Tool};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
@@ -93,24 +93,6 @@ pub enum Status {
     Down(String),
 }
 
-/// Who the client says it is in `initialize`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientInfo {
-    /// The client's name (`clientInfo.name`).
-    pub name: String,
-    /// Its version (`clientInfo.version`).
-    pub version: String,
-}
-
-impl Default for ClientInfo {
-    fn default() -> Self {
-        Self {
-            name: env!("CARGO_PKG_NAME").to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-        }
-    }
-}
-
 /// One mounted server, connected in the background and reconnected when
 /// its connection ends. Cloning is cheap; the server is stopped (its child
 /// killed) when the last clone is dropped.
@@ -140,7 +122,7 @@ impl Drop for StopOnDrop {
 struct Shared {
     spec: MountSpec,
     limits: Limits,
-    info: ClientInfo,
+    info: Implementation,
     handler: Arc<dyn ClientHandler>,
     live: Mutex<Live>,
     /// Bumped whenever the list changes (arrives, is read again, empties).
@@ -297,11 +279,11 @@ impl Conn {
 impl MountedServer {
     /// Mounts `spec`: starts connecting in the background (call inside a
     /// Tokio runtime) and returns at once. `handler` answers the server's
-    /// requests; `info` is what `initialize` says of the client.
+    /// requests; `info` is the `clientInfo` of `initialize`.
     pub fn start(
         spec: MountSpec,
         limits: Limits,
-        info: ClientInfo,
+        info: Implementation,
         handler: Arc<dyn ClientHandler>,
     ) -> Self {
         let stop = CancellationToken::new();
@@ -548,7 +530,7 @@ async fn run_once(shared: &Arc<Shared>) -> String {
     let initialize = json!({
         "protocolVersion": Revision::LATEST_WITH_HANDSHAKE.as_str(),
         "capabilities": shared.handler.capabilities(),
-        "clientInfo": { "name": shared.info.name, "version": shared.info.version },
+        "clientInfo": shared.info,
     })
     .to_string();
     let answer = tokio::select! {

@@ -29,7 +29,8 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use std::time::Duration;
-//! use mcp_mount::{ClientInfo, Limits, MountSpec, MountedServer, NoClient, StdioServer, Transport};
+//! use mcp_mount::{Limits, MountSpec, MountedServer, NoClient, StdioServer, Transport};
+//! use mcp_proto::Implementation;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let spec = MountSpec {
@@ -40,7 +41,8 @@
 //!         ..StdioServer::default()
 //!     }),
 //! };
-//! let server = MountedServer::start(spec, Limits::default(), ClientInfo::default(), Arc::new(NoClient));
+//! let me = Implementation::new("my-agent", "1.0.0");
+//! let server = MountedServer::start(spec, Limits::default(), me, Arc::new(NoClient));
 //! let tools = server.tools_within(Duration::from_secs(10)).await;
 //! println!("{} tools", tools.len());
 //! let params = serde_json::value::RawValue::from_string(
@@ -60,5 +62,5 @@ pub mod spec;
 mod stdio;
 mod wire;
 
-pub use client::{BoxFuture, ClientHandler, ClientInfo, MountedServer, NoClient, Status};
+pub use client::{BoxFuture, ClientHandler, MountedServer, NoClient, Status};
 pub use spec::{HttpServer, Limits, MountSpec, StdioServer, Transport, validate_name};

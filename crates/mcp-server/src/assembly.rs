@@ -301,10 +301,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             options.mount_wait,
             &mount.discriminator,
             roots_now.clone(),
-            mcp_mount::ClientInfo {
-                name: "hanzo-mcp".to_owned(),
-                version: env!("CARGO_PKG_VERSION").to_owned(),
-            },
+            Implementation::new("hanzo-mcp", env!("CARGO_PKG_VERSION")),
         ));
         // When the client's roots change, the server is told
         // (`notifications/roots/list_changed`) and asks again.

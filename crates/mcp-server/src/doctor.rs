@@ -164,10 +164,7 @@ async fn mounted(args: &ServeArgs) -> Vec<Finding> {
         let server = mcp_mount::MountedServer::start(
             spec,
             limits,
-            mcp_mount::ClientInfo {
-                name: "hanzo-mcp doctor".to_owned(),
-                version: env!("CARGO_PKG_VERSION").to_owned(),
-            },
+            mcp_proto::Implementation::new("hanzo-mcp doctor", env!("CARGO_PKG_VERSION")),
             std::sync::Arc::new(mcp_mount::NoClient),
         );
         let tools = server.tools_within(SERVER_CHECK_WAIT).await;

@@ -57,7 +57,7 @@
 //!         Duration::from_secs(10),
 //!         "action",
 //!         Arc::new(Vec::new),
-//!         mcp_mount::ClientInfo::default(),
+//!         mcp_proto::Implementation::new("my-agent", "1.0.0"),
 //!     ));
 //!     let rules = source.surface_rules();
 //!     Arc::new(GatedSource::new(source, &[], allowed.clone(), Policy::FailOpen, rules))

@@ -144,7 +144,7 @@ impl MountedSource {
         wait: Duration,
         discriminator: &str,
         roots: RootsFn,
-        info: mcp_mount::ClientInfo,
+        info: mcp_proto::Implementation,
     ) -> Self {
         let callers = Arc::new(Mutex::new(Callers::default()));
         let handler = Arc::new(Relay {
