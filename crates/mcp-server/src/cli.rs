@@ -687,6 +687,11 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
     if let Some(refused) = refuse_unknown_servers(sources) {
         return refused;
     }
+    // A `--server` that cannot be read is a usage error, as clap's are.
+    if let Err(error) = sources.mounts() {
+        report(&format!("hanzo-mcp: {error}"));
+        return ExitCode::from(2);
+    }
     let log_level = match &cli.command {
         Command::Serve(args) => args.log_level.clone(),
         _ => None,
@@ -1043,6 +1048,8 @@ async fn serve_http(
     addr: std::net::SocketAddr,
 ) -> Result<(), ServerError> {
     let mut http = args.http_config();
+    // Removed when serving ends.
+    let mut _bearer_file = None;
     // Only loopback gets a bearer made for it: every other address must be
     // given one (`HANZO_MCP_HTTP_BEARER`), and is refused without.
     if http.bearer.is_none() && !args.http_no_auth && addr.ip().is_loopback() {
@@ -1052,7 +1059,9 @@ async fn serve_http(
         } else {
             args.sources.roots.clone()
         };
-        http.bearer = Some(crate::http::bearer::generate_and_write(addr, &roots)?);
+        let (bearer, file) = crate::http::bearer::generate_and_write(addr, &roots)?;
+        http.bearer = Some(bearer);
+        _bearer_file = Some(file);
     }
     crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await
 }

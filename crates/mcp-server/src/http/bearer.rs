@@ -14,7 +14,8 @@ use crate::error::ServerError;
 /// (`HANZO_MCP_STATE`, else the platform data folder under `hanzo-mcp/`;
 /// `-pid<pid>` in place of the port for port 0), created or replaced with
 /// mode 0600 in a folder of mode 0700. The path, never the bearer, is
-/// written to stderr. The bearer is never logged.
+/// written to stderr. The bearer is never logged. The file is removed
+/// when the returned [`BearerFile`] is dropped, at the server's end.
 ///
 /// The file is never written inside one of `roots` (the folders the tools
 /// may read): an agent could read the bearer there.
@@ -23,7 +24,10 @@ use crate::error::ServerError;
 /// [`ServerError::Config`] naming the file when it cannot be written, or
 /// when it would lie inside one of `roots` (`--http-no-auth` or
 /// `HANZO_MCP_HTTP_BEARER` avoid the file; `HANZO_MCP_STATE` moves it).
-pub fn generate_and_write(addr: SocketAddr, roots: &[PathBuf]) -> Result<String, ServerError> {
+pub fn generate_and_write(
+    addr: SocketAddr,
+    roots: &[PathBuf],
+) -> Result<(String, BearerFile), ServerError> {
     let bearer = format!(
         "{}{}",
         uuid::Uuid::new_v4().simple(),
@@ -56,7 +60,26 @@ pub fn generate_and_write(addr: SocketAddr, roots: &[PathBuf]) -> Result<String,
         "hanzo-mcp: --http {addr}: clients must send `Authorization: Bearer <token>`, the token being the contents of {} (readable only by you; --http-no-auth turns this off)",
         path.display()
     );
-    Ok(bearer)
+    Ok((bearer, BearerFile(path)))
+}
+
+/// The bearer file of a running server, removed when this is dropped (the
+/// server's orderly end): a bearer that no server checks any more is not
+/// left on disk.
+#[derive(Debug)]
+pub struct BearerFile(PathBuf);
+
+impl BearerFile {
+    /// Where the file is.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for BearerFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// Where the bearer of a server on `addr` is written.

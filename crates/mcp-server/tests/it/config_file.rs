@@ -433,3 +433,20 @@ fn a_server_bearer_over_plain_http_to_another_host_stops_the_start() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_server_flag_that_cannot_be_read_is_a_usage_error() {
+    for (flag, says) in [
+        ("bad name=x", "' '"),
+        ("door=x", "hanzo-mcp's own"),
+        ("kb", "NAME=COMMAND"),
+    ] {
+        let output = run(&["serve", "--no-door", "--server", flag], &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag}: {stderr}");
+        assert!(
+            stderr.contains("--server") && stderr.contains(says),
+            "{flag}: {stderr}"
+        );
+    }
+}

@@ -534,6 +534,53 @@ fn the_bearer_file_is_never_written_inside_a_root() {
     assert!(!state.exists(), "nothing written");
 }
 
+/// The bearer file a loopback server makes is gone once the server has
+/// ended on its own terms (SIGTERM): a bearer nobody checks is not left
+/// on disk.
+#[test]
+fn the_bearer_file_is_removed_when_the_server_ends() {
+    let root = tempfile::tempdir().expect("root");
+    let state = tempfile::tempdir().expect("state");
+    let server = crate::common::Proc::spawn_with_env(
+        &[
+            "serve",
+            "--no-door",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root.path().to_str().unwrap(),
+        ],
+        &[("HANZO_MCP_STATE", state.path().to_str().unwrap())],
+    );
+    let file = || {
+        std::fs::read_dir(state.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .find(|entry| {
+                entry
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with("http-bearer-")
+            })
+    };
+    let start = std::time::Instant::now();
+    while file().is_none() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(file().is_some(), "the bearer file is written");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let start = std::time::Instant::now();
+    while file().is_some() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(file().is_none(), "the bearer file is removed");
+}
+
 #[tokio::test]
 async fn non_loopback_bind_without_bearer_is_refused() {
     let server = Arc::new(tools::server("t", Vec::new()));
