@@ -180,7 +180,8 @@ pub(crate) struct Outcome {
     pub(crate) stdout: Capture,
     /// Its stderr, capped.
     pub(crate) stderr: Capture,
-    /// Wall time from spawn to the end.
+    /// Wall time from spawn to the end (`exec` reports it).
+    #[cfg_attr(not(feature = "exec"), allow(dead_code))]
     pub(crate) duration: Duration,
 }
 
@@ -192,7 +193,9 @@ pub(crate) struct Group {
 }
 
 impl Group {
-    /// The process id of the group leader (the child), while it runs.
+    /// The process id of the group leader (the child), while it runs
+    /// (`exec`'s background jobs report it).
+    #[cfg(feature = "exec")]
     pub(crate) fn pid(&self) -> Option<u32> {
         self.pgid
     }

@@ -304,6 +304,7 @@ fn open(path: &Path) -> rusqlite::Result<Connection> {
 
 /// The scope a call's records live in: `global`, or the workspace (the
 /// canonical first root). `asked` is the `scope` argument.
+#[cfg(feature = "memory")]
 pub(crate) fn scope(asked: Option<&str>, ctx: &ToolContext) -> Result<String, String> {
     match asked {
         None | Some("workspace") => Ok(workspace_scope(ctx)),

@@ -9,7 +9,6 @@
 
 use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
-use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
@@ -20,7 +19,7 @@ use crate::context::ToolContext;
 pub(crate) fn text_id<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<String>, D::Error> {
-    use serde::de::Error as _;
+    use serde::{Deserialize as _, de::Error as _};
     match Option::<Value>::deserialize(deserializer)? {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text)),
@@ -37,7 +36,7 @@ pub(crate) fn text_id<'de, D: serde::Deserializer<'de>>(
 pub(crate) fn number_id<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<i64>, D::Error> {
-    use serde::de::Error as _;
+    use serde::{Deserialize as _, de::Error as _};
     match Option::<Value>::deserialize(deserializer)? {
         None | Some(Value::Null) => Ok(None),
         Some(value) => one_number_id(&value).map(Some).map_err(D::Error::custom),
@@ -49,7 +48,7 @@ pub(crate) fn number_id<'de, D: serde::Deserializer<'de>>(
 pub(crate) fn number_ids<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Vec<i64>>, D::Error> {
-    use serde::de::Error as _;
+    use serde::{Deserialize as _, de::Error as _};
     match Option::<Value>::deserialize(deserializer)? {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Array(items)) => items
