@@ -82,7 +82,7 @@ fn in_process_server(fake: &FakeDoor, root: &Path, flavor: &str) -> InProcess {
         let (server, door, composition) =
             local_and_door(&fake.url(), "bench-token", root, Duration::from_secs(5));
         door.fetch_now().await;
-        (Connection::with_buffer(server, 1 << 20), composition)
+        (Connection::stdio(server, 1 << 20), composition)
     });
     InProcess {
         rt,

@@ -3,7 +3,9 @@
 //! 2024-11-05 to 2026-07-28, and a concurrent stdio transport.
 //!
 //! The binary is a thin user of this crate; runtimes that embed the server
-//! build a [`Composition`] of [`ToolSource`]s and call [`Server::serve`].
+//! build a [`Composition`] of [`ToolSource`]s and either call
+//! [`Server::serve`] on a byte stream or drive a session message by
+//! message with [`Server::connect`].
 //!
 //! # Layers
 //!
@@ -16,6 +18,9 @@
 //!   (parsed messages in, tagged messages out) whose concerns live one to
 //!   a file: dispatch by method type, the handshake, requests in flight
 //!   and their bound, tools, resources and prompts, subscriptions, roots.
+//! - [`connection`]: a session's ends as messages ([`Server::connect`]),
+//!   which the stdio and HTTP transports adapt and an embedder's own
+//!   transport can use.
 //! - [`features`]: resources, prompts and completions, each a trait
 //!   registered on the [`Server`] ([`ResourceSource`], [`PromptSource`],
 //!   [`CompletionSource`]).
@@ -35,18 +40,25 @@
 //!
 //! # Example: a server with one tool of your own
 //!
-//! A [`ToolSource`] lists its tools and answers calls to the names it owns;
-//! a [`Server`] over a [`Composition`] of sources serves any byte stream
-//! (here an in-memory pipe; `tokio::io::stdin()`/`stdout()` for stdio). The
-//! wire types come from [`mcp_proto`], re-exported here.
+//! A [`ToolSource`] lists its tools and answers calls to the names it owns.
+//! A [`Server`] over a [`Composition`] of sources runs one session per
+//! connection: [`Server::connect`] gives its ends as messages
+//! ([`Connection`]), which any transport can carry; [`Server::serve`] is
+//! the stdio transport over the same session (`tokio::io::stdin()` and
+//! `stdout()`, or any byte stream). The wire types come from
+//! [`mcp_proto`], re-exported here.
 //!
 //! ```
 //! use std::sync::Arc;
-//! use mcp_local_server::mcp_proto::{CallToolResult, Implementation, Tool};
+//! use mcp_local_server::mcp_proto::{
+//!     CallToolResult, Implementation, InitializeRequestParams, InitializeResult, Message,
+//!     Request, Tool, methods,
+//! };
 //! use mcp_local_server::source::{BoxFuture, CallRequest, ToolCall, result_text, unknown_tool};
-//! use mcp_local_server::{CallContext, Composition, Server, ServerConfig, SourceList, ToolSource};
+//! use mcp_local_server::{
+//!     CallContext, Composition, Incoming, Server, ServerConfig, SourceList, ToolSource,
+//! };
 //! use serde_json::{Value, json};
-//! use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 //!
 //! struct Echo;
 //!
@@ -91,30 +103,37 @@
 //!     composition,
 //!     ServerConfig::new(Implementation::new("my-server", "1.0.0")),
 //! ));
-//! // One pipe each way: dropping the client's writing end ends the input.
-//! let (mut client_out, server_in) = tokio::io::duplex(64 * 1024);
-//! let (server_out, client_in) = tokio::io::duplex(64 * 1024);
-//! let serving = tokio::spawn(server.serve(server_in, server_out, std::future::pending()));
+//! let mut connection = server.connect();
 //!
-//! let mut lines = BufReader::new(client_in).lines();
+//! // Typed messages (a stateless 2026-07-28 client skips `initialize`).
+//! let initialize = Request::typed::<methods::Initialize>(1, &InitializeRequestParams {
+//!     protocol_version: "2025-11-25".into(),
+//!     client_info: Implementation::new("example", "0"),
+//!     ..Default::default()
+//! }).unwrap();
+//! connection.send(Message::Request(initialize)).await.unwrap();
+//! let Message::Response(init) = connection.recv().await.unwrap().message().unwrap() else {
+//!     panic!("a response");
+//! };
+//! let init: InitializeResult = init.parse_result().unwrap();
+//! assert_eq!(init.protocol_version, "2025-11-25");
+//! assert_eq!(init.server_info.name, "my-server");
+//!
+//! // Or text, parsed by the session as a transport's bytes would be.
 //! for message in [
-//!     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-//!         "protocolVersion": "2025-11-25", "capabilities": {},
-//!         "clientInfo": {"name": "example", "version": "0"}}}),
 //!     json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
 //!     json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 //!         "params": {"name": "echo", "arguments": {"text": "hello"}}}),
 //! ] {
-//!     client_out.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+//!     connection.send(Incoming::Text(message.to_string().into_bytes())).await.unwrap();
 //! }
-//! let init: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
-//! assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
-//! let call: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
-//! assert_eq!(call, json!({"jsonrpc": "2.0", "id": 2,
-//!     "result": {"content": [{"type": "text", "text": "hello"}]}}));
+//! let call = connection.recv().await.unwrap();
+//! assert_eq!(call.bytes, br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hello"}]}}"#);
 //!
-//! drop(client_out); // end of input: the server finishes and returns
-//! serving.await.unwrap().unwrap();
+//! // Dropping the input ends the session; its output then ends too.
+//! let (input, mut output) = connection.split();
+//! drop(input);
+//! assert!(output.recv().await.is_none());
 //! # }
 //! ```
 #![deny(missing_docs)]
@@ -127,6 +146,7 @@ pub mod assembly;
 pub mod cli;
 pub mod client_roots;
 pub mod config;
+pub mod connection;
 mod deferred_door;
 pub mod doctor;
 pub mod door;
@@ -152,11 +172,13 @@ mod stdio;
 #[cfg(feature = "test-tools")]
 pub mod test_tools;
 
+pub use connection::{Connection, ConnectionInput, ConnectionOutput, Incoming, SessionEnded};
 pub use error::ServerError;
 pub use features::{
     CompletionSource, PromptSource, ResourceSource, ResourceUpdates, RootsListener,
 };
 pub use logging::Logger;
+pub use outbox::{Kind, Outgoing};
 pub use peer::Peer;
 pub use server::{Server, ServerConfig};
 pub use source::{CallContext, Composition, SourceList, ToolSource};

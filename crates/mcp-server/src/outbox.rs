@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use mcp_proto::{Message, RequestId, ResponsePayload, meta};
+use mcp_proto::{ErrorObject, Message, RequestId, ResponsePayload, meta};
 use serde::ser::Serialize;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
@@ -28,6 +28,17 @@ pub struct Outgoing {
     pub related: Option<RequestId>,
     /// What the message is, for routing without reading `bytes` again.
     pub kind: Kind,
+}
+
+impl Outgoing {
+    /// The message, parsed again from [`Outgoing::bytes`] (for a consumer
+    /// that wants the value rather than the text).
+    ///
+    /// # Errors
+    /// None in practice: the bytes are a message this crate serialized.
+    pub fn message(&self) -> Result<Message, ErrorObject> {
+        mcp_proto::parse_message(&self.bytes).map_err(|bad| bad.error)
+    }
 }
 
 /// What an [`Outgoing`] message is.
@@ -151,7 +162,7 @@ impl Backlog {
         self.drained.notified().await;
     }
 
-    fn written(&self, bytes: usize) {
+    pub(crate) fn written(&self, bytes: usize) {
         self.queued.fetch_sub(bytes, Ordering::Relaxed);
         self.drained.notify_one();
     }

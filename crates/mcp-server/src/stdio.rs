@@ -2,35 +2,24 @@
 //! newline framing, delivered to the connection loop over a channel so the
 //! loop never holds a half-read line.
 
-use mcp_proto::ErrorObject;
 use mcp_proto::framing::{AsyncFrameReader, FrameError};
 use tokio::io::{AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
-/// One thing the reader saw.
-#[derive(Debug)]
-pub enum LineEvent {
-    /// A complete, non-blank line without its line end.
-    Line(Vec<u8>),
-    /// A message a transport parsed already (HTTP): no bytes, no second
-    /// parse.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    Message(mcp_proto::Message),
-    /// A line that cannot be a message (longer than the limit; discarded as
-    /// it streamed): answer with this error, to the id its start named.
-    Rejected(Option<mcp_proto::RequestId>, ErrorObject),
-    /// Reading failed; nothing follows.
-    Failed(std::io::Error),
-}
+use crate::connection::Incoming;
 
 /// Reads `input` line by line into `tx` until end of input, a read error, or
 /// `tx` closing. A line over `max_line_bytes` is skipped without being held
-/// in memory (mcp-proto framing); blank lines are skipped.
+/// in memory (mcp-proto framing) and sent as [`Incoming::Refused`]; blank
+/// lines are skipped.
+///
+/// # Errors
+/// The read error that ended the input.
 pub async fn read_lines<R: AsyncRead + Unpin>(
     input: R,
     max_line_bytes: usize,
-    tx: mpsc::Sender<LineEvent>,
-) {
+    tx: mpsc::Sender<Incoming>,
+) -> std::io::Result<()> {
     // 16 KiB: most messages in one read. The buffer is zeroed when it is
     // made; 64 KiB cost a start 66,000 instructions and 16 page faults.
     let mut reader = AsyncFrameReader::with_max_line_len(
@@ -38,26 +27,27 @@ pub async fn read_lines<R: AsyncRead + Unpin>(
         max_line_bytes,
     );
     loop {
-        let event = match reader.read_line().await {
-            Ok(Some(line)) => LineEvent::Line(line),
-            Ok(None) => return,
+        let incoming = match reader.read_line().await {
+            Ok(Some(line)) => Incoming::Text(line),
+            Ok(None) => return Ok(()),
             Err(error) => match error.to_error_object() {
-                Some(answer) => {
-                    let id = match &error {
+                Some(answer) => Incoming::Refused {
+                    id: match &error {
                         FrameError::LineTooLong { id, .. } => id.clone(),
                         _ => None,
-                    };
-                    LineEvent::Rejected(id, answer)
+                    },
+                    error: answer,
+                },
+                None => {
+                    return Err(match error {
+                        FrameError::Io(io) => io,
+                        other => std::io::Error::other(other.to_string()),
+                    });
                 }
-                None => LineEvent::Failed(match error {
-                    FrameError::Io(io) => io,
-                    other => std::io::Error::other(other.to_string()),
-                }),
             },
         };
-        let last = matches!(event, LineEvent::Failed(_));
-        if tx.send(event).await.is_err() || last {
-            return;
+        if tx.send(incoming).await.is_err() {
+            return Ok(());
         }
     }
 }

@@ -30,14 +30,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::connection::{ConnectionInput, Incoming, spawn_session};
 use crate::outbox::{Kind, Outbox, Outgoing};
 use crate::server::Server;
 use crate::session::Session;
-use crate::stdio::LineEvent;
-
-/// Client messages that may wait for a session to take them; a POST beyond
-/// them waits (back-pressure).
-const INPUT_BACKLOG: usize = 64;
 
 /// Messages for one HTTP request that may wait before its stream takes
 /// them.
@@ -122,10 +118,11 @@ impl Replies for Standalone {
 
 /// A running 2025-11-25 session fed by the HTTP transport.
 pub struct LiveSession {
-    input: mpsc::Sender<LineEvent>,
+    input: ConnectionInput,
     routes: Arc<Mutex<Routes>>,
     stop: CancellationToken,
-    task: JoinHandle<()>,
+    /// The session's task and the task routing its output.
+    tasks: [JoinHandle<()>; 2],
 }
 
 impl std::fmt::Debug for LiveSession {
@@ -138,10 +135,10 @@ impl LiveSession {
     /// Starts a session of `server`: one task, which runs the session and
     /// routes its output.
     pub fn start(server: Arc<Server>) -> Self {
-        let (outbox, mut from_server) = Outbox::channel();
-        let (input, messages) = mpsc::channel::<LineEvent>(INPUT_BACKLOG);
-        let routes: Arc<Mutex<Routes>> = Arc::default();
         let stop = CancellationToken::new();
+        let (input, mut from_server, session) =
+            spawn_session(server, stop.clone().cancelled_owned());
+        let routes: Arc<Mutex<Routes>> = Arc::default();
 
         let router = {
             let routes = routes.clone();
@@ -151,7 +148,7 @@ impl LiveSession {
                     if let Some(refusal) = route(&routes, out) {
                         // The server's request fails at once instead of
                         // waiting for an answer that cannot come.
-                        let _ = input.send(LineEvent::Message(refusal)).await;
+                        let _ = input.send(refusal).await;
                     }
                 }
                 // The session ended: wake every waiter.
@@ -160,38 +157,25 @@ impl LiveSession {
                 routes.standalone = None;
             }
         };
-        let serving = crate::session::run(
-            server,
-            messages,
-            None,
-            outbox,
-            stop.clone().cancelled_owned(),
-        );
-        let task = tokio::spawn(async move {
-            let (served, ()) = tokio::join!(serving, router);
-            if let Err(error) = served {
-                tracing::debug!(%error, "HTTP session ended with an error");
-            }
-        });
         Self {
             input,
             routes,
             stop,
-            task,
+            tasks: [session, tokio::spawn(router)],
         }
     }
 
     /// Sends one message that expects no reply (a notification or a
     /// response). Returns `false` when the session has ended.
     pub async fn send(&self, message: Message) -> bool {
-        self.input.send(LineEvent::Message(message)).await.is_ok()
+        self.input.send(message).await.is_ok()
     }
 
     /// Sends a body that did not parse as a message but was meant as a
     /// response (JSON-RPC 2.0 §5): the session reads it to fail the server
     /// request it answers. Returns `false` when the session has ended.
     pub async fn send_malformed(&self, body: Vec<u8>) -> bool {
-        self.input.send(LineEvent::Line(body)).await.is_ok()
+        self.input.send(Incoming::Text(body)).await.is_ok()
     }
 
     /// Sends `request`; the messages the session sends while handling it
@@ -270,7 +254,9 @@ impl LiveSession {
 impl Drop for LiveSession {
     fn drop(&mut self) {
         // Nobody can read what the session would still say.
-        self.task.abort();
+        for task in &self.tasks {
+            task.abort();
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! A session takes parsed [`Message`]s in and sends its messages to an
 //! [`Outbox`], each tagged with the client request it belongs to; the
-//! transports only frame them (stdio, [`crate::framing`]) or route them
+//! transports only frame them (stdio, [`crate::stdio`]) or route them
 //! (streamable HTTP, [`crate::http`]). The concerns live one to a file:
 //!
 //! - [`router`]: dispatch by method type (`mcp_proto::methods`), params
@@ -33,13 +33,14 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinHandle};
 
+use crate::connection::Incoming;
 use crate::error::ServerError;
 use crate::lifecycle::{Lifecycle, Phase};
 use crate::logging::ConnectionLevel;
 use crate::outbox::{Outbox, write_loop};
 use crate::peer::PeerShared;
 use crate::server::Server;
-use crate::stdio::{LineEvent, read_lines};
+use crate::stdio::read_lines;
 use inflight::InFlight;
 use roots::RootsState;
 use subscriptions::Subscriptions;
@@ -113,9 +114,8 @@ impl Session {
         }
     }
 
-    /// One line of input (stdio, or an HTTP body meant as a response that
-    /// did not parse).
-    pub(crate) fn on_line(&mut self, bytes: &[u8]) {
+    /// The text of one message, not parsed yet ([`Incoming::Text`]).
+    pub(crate) fn on_text(&mut self, bytes: &[u8]) {
         match mcp_proto::parse_message(bytes) {
             Err(bad) if meant_as_response(bytes) => {
                 // JSON-RPC 2.0 §5: a response is never answered. A bad one
@@ -240,10 +240,9 @@ async fn mode_changed(
     }
 }
 
-/// Serves one long-lived session (a stdio connection, an HTTP session):
-/// takes its input from `input` until it ends or `shutdown` completes,
-/// then lets the requests in flight finish. `reader`, when given, is the
-/// task feeding `input`; it is stopped when the session ends.
+/// Serves one long-lived session (a stdio connection, an HTTP session, a
+/// [`crate::Connection`]): takes its input from `input` until it ends or
+/// `shutdown` completes, then lets the requests in flight finish.
 ///
 /// While the session answers
 /// [`ServerConfig::max_in_flight`](crate::ServerConfig::max_in_flight)
@@ -252,13 +251,14 @@ async fn mode_changed(
 /// cancellation) and responses are acted on meanwhile. Nothing is read
 /// while the outbox holds more unread output than its bound. The client
 /// sees back-pressure, and no request is dropped.
+///
+/// Returns whether the input ended (`false`: `shutdown` completed first).
 pub(crate) async fn run<S>(
     server: Arc<Server>,
-    mut input: mpsc::Receiver<LineEvent>,
-    reader: Option<AbortHandle>,
+    mut input: mpsc::Receiver<Incoming>,
     outbox: Outbox,
     shutdown: S,
-) -> Result<(), ServerError>
+) -> bool
 where
     S: Future<Output = ()> + Send,
 {
@@ -268,20 +268,13 @@ where
         session.subscriptions = Some(subscribed);
         watchers.push(forwarder);
     }
-    // Stops the reader and the watchers also when this future is dropped
-    // ([`Server::serve`] on a write error).
-    let _stop = AbortOnDrop(
-        reader
-            .iter()
-            .cloned()
-            .chain(watchers.iter().map(JoinHandle::abort_handle))
-            .collect(),
-    );
+    // Stops the watchers also when this future is dropped ([`Server::serve`]
+    // on a write error).
+    let _stop = AbortOnDrop(watchers.iter().map(JoinHandle::abort_handle).collect());
     // This session's mode changes are announced like a source's.
     let mut modes = server.modes().map(|modes| modes.subscribe());
     let backlog = session.outbox.backlog().cloned();
     let full = || backlog.as_ref().is_some_and(|b| b.is_full());
-    let mut read_error = None;
     // A request read while the session is at its bound waits here (one at
     // most: reading stops until it is dispatched), so notifications such
     // as a cancellation, and responses to our requests, are still read
@@ -315,36 +308,26 @@ where
             // unread, wait for the writer instead of reading more.
             () = async { if let Some(b) = &backlog { b.drained().await } }, if full() => {}
             () = session.request_ended(), if !session.inflight.is_empty() => {}
-            event = input.recv(), if !full() && parked.is_none() && !input_done => match event {
-                Some(LineEvent::Line(bytes)) if busy => match mcp_proto::parse_message(&bytes) {
+            incoming = input.recv(), if !full() && parked.is_none() && !input_done => match incoming {
+                Some(Incoming::Text(bytes)) if busy => match mcp_proto::parse_message(&bytes) {
                     Ok(Message::Request(request)) => parked = Some(Message::Request(request)),
-                    _ => session.on_line(&bytes),
+                    _ => session.on_text(&bytes),
                 },
-                Some(LineEvent::Line(bytes)) => session.on_line(&bytes),
-                Some(LineEvent::Message(message @ Message::Request(_))) if busy => {
+                Some(Incoming::Text(bytes)) => session.on_text(&bytes),
+                Some(Incoming::Message(message @ Message::Request(_))) if busy => {
                     parked = Some(message);
                 }
-                Some(LineEvent::Message(message)) => session.on_message(message),
-                Some(LineEvent::Rejected(id, error)) => session.send_error(id, error),
-                Some(LineEvent::Failed(error)) => {
-                    read_error = Some(error);
-                    break;
-                }
+                Some(Incoming::Message(message)) => session.on_message(message),
+                Some(Incoming::Refused { id, error }) => session.send_error(id, error),
                 None => input_done = true,
             },
         }
-    }
-    if let Some(reader) = reader {
-        reader.abort();
     }
     for watcher in watchers {
         watcher.abort();
     }
     session.finish().await;
-    match read_error {
-        Some(error) => Err(ServerError::Read(error)),
-        None => Ok(()),
-    }
+    input_done
 }
 
 /// Serving a connection is the session's work: these methods of
@@ -392,7 +375,7 @@ impl Server {
     }
 
     /// [`Server::serve`] with the messages going to `outbox`, whose
-    /// receiver the caller drains.
+    /// receiver the caller drains: the stdio reader feeds the session.
     async fn serve_outbox<R, S>(
         self: Arc<Self>,
         input: R,
@@ -404,7 +387,18 @@ impl Server {
         S: Future<Output = ()> + Send,
     {
         let (line_tx, lines) = mpsc::channel(16);
-        let reader = tokio::spawn(read_lines(input, self.config().max_line_bytes, line_tx));
-        crate::session::run(self, lines, Some(reader.abort_handle()), outbox, shutdown).await
+        let mut reader = tokio::spawn(read_lines(input, self.config().max_line_bytes, line_tx));
+        // Stops the reader also when this future is dropped
+        // ([`Server::serve`] on a write error).
+        let _stop = AbortOnDrop(vec![reader.abort_handle()]);
+        if !run(self, lines, outbox, shutdown).await {
+            // Shutdown came first: nothing more is read.
+            reader.abort();
+            return Ok(());
+        }
+        match (&mut reader).await {
+            Ok(read) => read.map_err(ServerError::Read),
+            Err(join) => Err(ServerError::Read(std::io::Error::other(join.to_string()))),
+        }
     }
 }

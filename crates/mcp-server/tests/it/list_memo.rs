@@ -15,11 +15,11 @@ use serde_json::{Map, Value, json};
 
 use crate::common::driver::{Connection, local_and_door};
 
-/// A server over the local tools and a door at `fake`, on an in-memory pipe.
+/// A session of a server over the local tools and a door at `fake`.
 async fn connect(fake: &FakeDoor, root: &std::path::Path) -> (Connection, DoorClient, Composition) {
     let (server, door, composition) =
         local_and_door(&fake.url(), "memo-test", root, Duration::from_secs(30));
-    (Connection::with_buffer(server, 1 << 20), door, composition)
+    (Connection::open(server), door, composition)
 }
 
 /// Waits for the fetch the door source started on its own. (`fetch_now`

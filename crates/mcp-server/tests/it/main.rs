@@ -12,6 +12,7 @@ mod bad_input;
 mod cli;
 mod concurrency;
 mod config_file;
+mod connection;
 mod doctor;
 mod door;
 mod door_e2e;

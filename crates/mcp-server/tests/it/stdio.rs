@@ -24,7 +24,7 @@ use mcp_local_server::{Composition, Server, ServerConfig, ServerError};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
-use crate::common::driver::Connection;
+use crate::common::driver::{Connection, StdioPipes};
 use crate::common::http::{exchange, raw_post};
 use crate::common::stdio::PATIENCE;
 use crate::common::tools::server;
@@ -127,7 +127,7 @@ async fn a_line_starting_with_a_byte_order_mark_is_answered() {
 
 // The output path.
 
-fn backlog_server(max_output_backlog_bytes: usize) -> Arc<Server> {
+pub(crate) fn backlog_server(max_output_backlog_bytes: usize) -> Arc<Server> {
     let info = Implementation::new("stdio-output-test", "0.0.1");
     let mut config = ServerConfig::new(info);
     config.max_output_backlog_bytes = max_output_backlog_bytes;
@@ -154,12 +154,11 @@ fn ping(id: u64) -> Vec<u8> {
 
 #[tokio::test]
 async fn closed_output_stops_reading_and_returns_the_write_error() {
-    let Connection {
+    let StdioPipes {
         input: mut to_server,
         output: from_server,
         serving,
-        ..
-    } = Connection::open(backlog_server(16 << 20));
+    } = StdioPipes::open(backlog_server(16 << 20), 1 << 16);
     // The client closes the server's output, keeps its input open.
     drop(from_server);
     to_server
@@ -186,7 +185,7 @@ async fn closed_output_stops_reading_and_returns_the_write_error() {
 
 /// Lets every other task of this single-threaded runtime run until it
 /// blocks.
-async fn settle() {
+pub(crate) async fn settle() {
     for _ in 0..20_000 {
         tokio::task::yield_now().await;
     }
@@ -196,12 +195,11 @@ async fn settle() {
 async fn unread_output_stops_input_then_every_ping_is_answered_once() {
     const PINGS: u64 = 100_000;
     const LIMIT: usize = 64 * 1024;
-    let Connection {
+    let StdioPipes {
         input: mut to_server,
         output: from_server,
         serving,
-        ..
-    } = Connection::with_buffer(backlog_server(LIMIT), 4096);
+    } = StdioPipes::open(backlog_server(LIMIT), 4096);
     let mut from_server = from_server.lines();
 
     to_server

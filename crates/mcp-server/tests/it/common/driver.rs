@@ -1,7 +1,8 @@
 //! The one in-process driver, for the tests and the door bench
-//! (`#[path]`-included there): a [`Server`] serving one connection over
-//! in-memory pipes, written to and read from as a client would, one JSON
-//! message a line.
+//! (`#[path]`-included there): a [`Server`]'s session driven as a client
+//! would drive it, through the message-level API ([`Server::connect`]), or
+//! through the stdio transport on in-memory pipes when the bytes on the
+//! wire are what a test is about.
 #![allow(dead_code)]
 
 use std::sync::Arc;
@@ -10,8 +11,8 @@ use std::time::Duration;
 use mcp_door_client::{Bearer, BearerSource, DoorClient, DoorClientConfig};
 use mcp_local_server::door::DoorSource;
 use mcp_local_server::local::LocalSource;
-use mcp_local_server::mcp_proto::Implementation;
-use mcp_local_server::{Composition, Server, ServerConfig, ServerError, ToolSource};
+use mcp_local_server::mcp_proto::{Implementation, message_from_value};
+use mcp_local_server::{Composition, Incoming, Server, ServerConfig, ServerError, ToolSource};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::task::JoinHandle;
@@ -20,25 +21,20 @@ use tokio::task::JoinHandle;
 /// assertion.
 pub const PATIENCE: Duration = Duration::from_secs(60);
 
-/// The client's ends of one connection, and the task serving it.
-pub struct Connection {
+/// The client's ends of `Server::serve` on in-memory pipes, and its task.
+pub struct StdioPipes {
     /// What the server reads.
     pub input: DuplexStream,
     /// What the server writes.
     pub output: BufReader<DuplexStream>,
     /// `Server::serve` of this connection, ended by end of input.
     pub serving: JoinHandle<Result<(), ServerError>>,
-    line: Vec<u8>,
 }
 
-impl Connection {
-    /// Serves `server` on pipes of 64 KiB each way.
-    pub fn open(server: Arc<Server>) -> Self {
-        Self::with_buffer(server, 1 << 16)
-    }
-
-    /// Serves `server` on pipes of `buffer` bytes each way.
-    pub fn with_buffer(server: Arc<Server>, buffer: usize) -> Self {
+impl StdioPipes {
+    /// Serves `server` over stdio framing on pipes of `buffer` bytes each
+    /// way.
+    pub fn open(server: Arc<Server>, buffer: usize) -> Self {
         let (input, server_in) = tokio::io::duplex(buffer);
         let (server_out, output) = tokio::io::duplex(buffer);
         let serving = tokio::spawn(async move {
@@ -50,38 +46,101 @@ impl Connection {
             input,
             output: BufReader::new(output),
             serving,
+        }
+    }
+}
+
+/// How the driver reaches the session.
+enum Wire {
+    /// [`Server::connect`]: messages in, messages out.
+    Messages(mcp_local_server::Connection),
+    /// [`Server::serve`] on in-memory pipes: lines in, lines out.
+    Stdio(StdioPipes),
+}
+
+/// A client of one session.
+pub struct Connection {
+    wire: Wire,
+    line: Vec<u8>,
+}
+
+impl Connection {
+    /// A session of `server`, driven by messages.
+    pub fn open(server: Arc<Server>) -> Self {
+        Self {
+            wire: Wire::Messages(server.connect()),
             line: Vec::new(),
         }
     }
 
-    /// Writes `bytes` and a newline.
+    /// A session of `server` served over stdio framing, on pipes of
+    /// `buffer` bytes each way.
+    pub fn stdio(server: Arc<Server>, buffer: usize) -> Self {
+        Self {
+            wire: Wire::Stdio(StdioPipes::open(server, buffer)),
+            line: Vec::new(),
+        }
+    }
+
+    /// Sends `bytes` as the text of one message (a line, over stdio).
     pub async fn send_raw(&mut self, bytes: &[u8]) {
-        self.input.write_all(bytes).await.expect("write");
-        self.input.write_all(b"\n").await.expect("write");
+        match &mut self.wire {
+            Wire::Messages(connection) => connection
+                .send(Incoming::Text(bytes.to_vec()))
+                .await
+                .expect("the session takes input"),
+            Wire::Stdio(pipes) => {
+                pipes.input.write_all(bytes).await.expect("write");
+                pipes.input.write_all(b"\n").await.expect("write");
+            }
+        }
     }
 
-    /// Writes one message.
+    /// Sends one message: parsed, when it is one, as a transport that
+    /// parsed it would hand it over; else as text.
     pub async fn send(&mut self, message: Value) {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        self.input.write_all(&line).await.expect("write");
+        match &mut self.wire {
+            Wire::Messages(connection) => {
+                let incoming = match message_from_value(message.clone()) {
+                    Ok(parsed) => Incoming::Message(parsed),
+                    Err(_) => Incoming::Text(message.to_string().into_bytes()),
+                };
+                connection
+                    .send(incoming)
+                    .await
+                    .expect("the session takes input");
+            }
+            Wire::Stdio(_) => self.send_raw(message.to_string().as_bytes()).await,
+        }
     }
 
-    /// The next line the server writes, with its newline; empty at the end.
-    /// Waits as long as it takes (for a bench).
+    /// The next message the server sends, as a line with its newline;
+    /// empty at the end. Waits as long as it takes (for a bench).
     pub async fn read_raw(&mut self) -> &[u8] {
         self.line.clear();
-        self.output
-            .read_until(b'\n', &mut self.line)
-            .await
-            .expect("read");
+        match &mut self.wire {
+            Wire::Messages(connection) => {
+                if let Some(out) = connection.recv().await {
+                    self.line.extend_from_slice(&out.bytes);
+                    self.line.push(b'\n');
+                }
+            }
+            Wire::Stdio(pipes) => {
+                pipes
+                    .output
+                    .read_until(b'\n', &mut self.line)
+                    .await
+                    .expect("read");
+            }
+        }
         &self.line
     }
 
-    /// Writes `request` (one line, newline included) and reads the next
+    /// Sends `request` (one line, newline included) and reads the next
     /// line (for a bench).
     pub async fn round_trip(&mut self, request: &[u8]) -> &[u8] {
-        self.input.write_all(request).await.expect("write");
+        let text = request.strip_suffix(b"\n").unwrap_or(request);
+        self.send_raw(text).await;
         self.read_raw().await
     }
 
