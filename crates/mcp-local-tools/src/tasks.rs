@@ -110,7 +110,7 @@ impl TasksTool {
 actions! {
     /// Which `tasks` action to run.
     pub(crate) enum TasksAction {
-        Add = "add" ["create"] { reads: false, can: [State], pool: true, usage: "{title, [description], [priority], [tags], [parent], [blocked_by]}: a new pending task (title may also be given as text, content or subject); returns its id." },
+        Add = "add" ["create"] { reads: false, can: [State], pool: true, usage: "{title, [id], [description], [priority], [tags], [parent], [blocked_by]}: a new pending task (title may also be given as text, content or subject) with the id given when it is free, else a new one; returns its id." },
         List = "list" { reads: true, can: [], pool: true, usage: "{[status], [priority], [tag], [offset], [limit]}: tasks by priority, then age; blocked ones marked." },
         Get = "get" { reads: true, can: [], pool: true, usage: "{id}: one task." },
         Update = "update" { reads: false, can: [State], pool: true, usage: "{id, [title], [description], [status], [priority], [tags], [parent], [blocked_by]}: change a task." },
@@ -160,7 +160,7 @@ fn word<T: Serialize>(value: T) -> String {
 pub(crate) struct TasksArgs {
     /// add | list | get | update | complete | remove | search | help (also accepted: create = add, delete = remove).
     action: TasksAction,
-    /// get, update, complete, remove: the task's id (a number; its decimal string is accepted too).
+    /// get, update, complete, remove: the task's id (a number; its decimal string is accepted too). add: the id wanted for the new task (kept when free).
     #[serde(default, deserialize_with = "crate::util::number_id")]
     id: Option<i64>,
     /// add, update: what the task is (also accepted as text, content or subject).
@@ -310,13 +310,32 @@ impl TasksTool {
         let blocked_by = json_list(&args.blocked_by)?.unwrap_or_else(|| "[]".to_owned());
         check_text(args)?;
         let priority = word(args.priority.unwrap_or(Priority::Medium));
+        // An id the caller chose (as agents that number their own lists
+        // do) is kept when it is free; without one the store picks.
+        if let Some(wanted) = args.id
+            && wanted < 1
+        {
+            return Err(format!("add: id {wanted} is not a task id (a whole number from 1); omit id to get a new one").into());
+        }
         let id = self.store.write(|tx| {
             check_links(tx, scope, None, args)?;
+            if let Some(wanted) = args.id {
+                let taken: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM tasks WHERE id = ?1)",
+                    [wanted],
+                    |row| row.get(0),
+                )?;
+                if taken {
+                    return Err(WriteError::Refused(format!(
+                        "add: task id {wanted} is taken; omit id to get a new one, or update task {wanted}"
+                    )));
+                }
+            }
             let now = now();
             tx.execute(
-                "INSERT INTO tasks (scope, title, description, status, priority, tags, parent, blocked_by, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, ?7, ?8, ?8)",
-                (scope, title, args.description.as_deref().unwrap_or(""), &priority, &tags, args.parent, &blocked_by, &now),
+                "INSERT INTO tasks (id, scope, title, description, status, priority, tags, parent, blocked_by, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?9)",
+                (args.id, scope, title, args.description.as_deref().unwrap_or(""), &priority, &tags, args.parent, &blocked_by, &now),
             )?;
             Ok(tx.last_insert_rowid())
         })?;

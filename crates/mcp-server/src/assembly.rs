@@ -265,10 +265,13 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
         ));
         (view.clone() as Arc<dyn ToolSource>, Some(view))
     };
-    let local_count = Policy::FailOpen
-        .resolve(reserved.iter(), &allowed, "local")
-        .len();
     let (local, view) = gate(local, &local_tools);
+    // Gated: the tools the view lists (a tool whose every allowed action
+    // names nothing is not one); otherwise every tool compiled in.
+    let local_count = match &view {
+        Some(view) => view.surface().tools().len(),
+        None => reserved.len(),
+    };
     sources.push(local);
     gated.extend(view);
     // Mounted servers are told the roots the local tools have now.

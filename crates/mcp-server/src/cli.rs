@@ -664,6 +664,14 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
             args.sources.file.take_env_settings(&effective.extra);
             return doctor(&args, &effective);
         }
+        // What `serve` would refuse, `config show` refuses too.
+        if let Some(name) = &args.mode
+            && let Err(error) =
+                check_mode(name, &mode_names(&args), &mode_spelling(&args, &effective))
+        {
+            report(&format!("hanzo-mcp: {error}"));
+            return ExitCode::from(2);
+        }
         use std::io::Write;
         return match write!(std::io::stdout().lock(), "{}", effective.show()) {
             Ok(()) => ExitCode::SUCCESS,
@@ -733,7 +741,10 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
     };
     let outcome = runtime.block_on(async {
         match cli.command {
-            Command::Serve(args) => serve(args, config_used).await,
+            Command::Serve(args) => {
+                let mode = mode_spelling(&args, &effective);
+                serve(args, config_used, mode).await
+            }
             Command::Tools(args) => print_tools(args).await,
             Command::Config(_)
             | Command::Doctor(_)
@@ -748,10 +759,66 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
     runtime.shutdown_timeout(Duration::from_millis(100));
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        // A setting to change: a usage error, as a value that does not
+        // parse is.
+        Err(error @ ServerError::Config(_)) => {
+            report(&format!("hanzo-mcp: {error}"));
+            ExitCode::from(2)
+        }
         Err(error) => {
             report(&format!("hanzo-mcp: {error}"));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// How the `mode` setting of a start was written, for an error about it:
+/// `--mode NAME`, `HANZO_MCP_MODE=NAME`, or `FILE: key mode: "NAME"`.
+pub(crate) fn mode_spelling(args: &ServeArgs, effective: &crate::config::Effective) -> String {
+    use crate::config::Origin;
+    let name = args.mode.as_deref().unwrap_or_default();
+    let origin = effective
+        .settings
+        .iter()
+        .find(|s| s.key == "mode")
+        .map(|s| s.origin.clone());
+    match (origin, &effective.loaded.path) {
+        (Some(Origin::Env(var)), _) => format!("{var}={name}"),
+        (Some(Origin::File), Some(path)) => format!("{}: key mode: {name:?}", path.display()),
+        _ => format!("--mode {name}"),
+    }
+}
+
+/// Whether `name` is one of `known` presets; the refusal names the
+/// setting as `spelling` wrote it, and the presets there are.
+pub(crate) fn check_mode(name: &str, known: &[String], spelling: &str) -> Result<(), ServerError> {
+    if known.iter().any(|k| k == name) {
+        return Ok(());
+    }
+    Err(ServerError::Config(if known.is_empty() {
+        format!("{spelling}: this hanzo-mcp is built without the `mode` tool")
+    } else {
+        format!("{spelling}: no such mode (known: {})", known.join(", "))
+    }))
+}
+
+/// The names of the `mode` presets a start with `args` has (built in,
+/// and from `--modes` or `HANZO_MCP_MODES`); empty without the `mode`
+/// tool. Reads the presets file.
+pub fn mode_names(args: &ServeArgs) -> Vec<String> {
+    #[cfg(feature = "mode")]
+    {
+        let mut toolbox = mcp_local_tools::Toolbox::with_default_tools();
+        toolbox.with_mode_file(args.sources.modes.as_deref());
+        toolbox
+            .modes()
+            .map(|modes| modes.presets().iter().map(|p| p.name.clone()).collect())
+            .unwrap_or_default()
+    }
+    #[cfg(not(feature = "mode"))]
+    {
+        let _ = args;
+        Vec::new()
     }
 }
 
@@ -999,12 +1066,30 @@ pub fn start_up_line(
     )
 }
 
-async fn serve(args: ServeArgs, config_used: Option<PathBuf>) -> Result<(), ServerError> {
+async fn serve(
+    args: ServeArgs,
+    config_used: Option<PathBuf>,
+    mode: String,
+) -> Result<(), ServerError> {
     let assembly = assemble(&args.sources.options()?).await?;
     warn_unmatched_local(&assembly.gated);
+    // Everything that refuses the start does so before the start-up line.
+    if let Some(name) = &args.mode {
+        let known: Vec<String> = assembly
+            .modes
+            .as_ref()
+            .map(|modes| modes.presets().iter().map(|p| p.name.clone()).collect())
+            .unwrap_or_default();
+        check_mode(name, &known, &mode)?;
+    }
+    let door = assembly.door.clone();
+    let local_tools = assembly.local_tools;
+    let server = Arc::new(serve_server(&args, assembly)?);
+    let http = match args.http {
+        Some(addr) => Some(prepare_http(&args, addr)?),
+        None => None,
+    };
     {
-        let door = assembly.door.clone();
-        let local_tools = assembly.local_tools;
         let args = args.clone();
         tokio::spawn(async move {
             let reach = match &door {
@@ -1031,25 +1116,49 @@ async fn serve(args: ServeArgs, config_used: Option<PathBuf>) -> Result<(), Serv
             }
         });
     }
-    let server = Arc::new(serve_server(&args, assembly)?);
-    if let Some(addr) = args.http {
-        return serve_http(server, &args, addr).await;
+    if let Some(http) = http {
+        return http.serve(server).await;
     }
     let (input, output) = crate::stdio::pipes();
     server.serve(input, output, shutdown_signal()).await
 }
 
-/// `serve --http ADDR`: the streamable HTTP transport, with a generated
-/// bearer unless one is set or `--http-no-auth` is given.
-#[cfg(feature = "http")]
-async fn serve_http(
-    server: Arc<Server>,
-    args: &ServeArgs,
+/// `serve --http ADDR`, checked and ready: the settings, and the bearer
+/// file made for it (removed when this is dropped, so when serving ends).
+struct HttpStart {
     addr: std::net::SocketAddr,
-) -> Result<(), ServerError> {
+    #[cfg(feature = "http")]
+    config: crate::http::HttpConfig,
+    #[cfg(feature = "http")]
+    _bearer_file: Option<crate::http::bearer::BearerFile>,
+}
+
+impl HttpStart {
+    /// Serves `server` until a shutdown signal.
+    #[cfg(feature = "http")]
+    async fn serve(self, server: Arc<Server>) -> Result<(), ServerError> {
+        crate::http::serve_http(server, self.addr, self.config, |_| {}, shutdown_signal()).await
+    }
+
+    #[cfg(not(feature = "http"))]
+    async fn serve(self, _: Arc<Server>) -> Result<(), ServerError> {
+        unreachable!(
+            "prepare_http refuses --http without the feature ({})",
+            self.addr
+        )
+    }
+}
+
+/// The streamable HTTP settings of `serve --http ADDR`, refused as
+/// [`crate::http::serve_http`] would refuse them (an empty bearer, a
+/// non-loopback address without one), and a bearer generated (and written
+/// to its file) for loopback unless one is set or `--http-no-auth` is
+/// given.
+#[cfg(feature = "http")]
+fn prepare_http(args: &ServeArgs, addr: std::net::SocketAddr) -> Result<HttpStart, ServerError> {
     let mut http = args.http_config();
-    // Removed when serving ends.
-    let mut _bearer_file = None;
+    crate::http::check_config(addr, &http)?;
+    let mut bearer_file = None;
     // Only loopback gets a bearer made for it: every other address must be
     // given one (`HANZO_MCP_HTTP_BEARER`), and is refused without.
     if http.bearer.is_none() && !args.http_no_auth && addr.ip().is_loopback() {
@@ -1061,18 +1170,19 @@ async fn serve_http(
         };
         let (bearer, file) = crate::http::bearer::generate_and_write(addr, &roots)?;
         http.bearer = Some(bearer);
-        _bearer_file = Some(file);
+        bearer_file = Some(file);
     }
-    crate::http::serve_http(server, addr, http, |_| {}, shutdown_signal()).await
+    Ok(HttpStart {
+        addr,
+        config: http,
+        _bearer_file: bearer_file,
+    })
 }
 
 /// `serve --http` in a build without the `http` feature: refused, saying so.
 #[cfg(not(feature = "http"))]
-async fn serve_http(
-    _: Arc<Server>,
-    _: &ServeArgs,
-    _: std::net::SocketAddr,
-) -> Result<(), ServerError> {
+fn prepare_http(_: &ServeArgs, addr: std::net::SocketAddr) -> Result<HttpStart, ServerError> {
+    let _ = HttpStart { addr };
     Err(ServerError::Config(
         "--http: this hanzo-mcp is built without the `http` feature (streamable HTTP); \
          build it with that feature, or serve over stdio"

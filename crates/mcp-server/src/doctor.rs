@@ -91,6 +91,7 @@ pub async fn run(args: &ServeArgs, effective: &Effective) -> Vec<Finding> {
         ),
     });
     out.extend(roots(args));
+    out.extend(mode(args, effective));
     out.extend(mounted(args).await);
     out.extend(door(args).await);
     out.push(bearer());
@@ -99,6 +100,26 @@ pub async fn run(args: &ServeArgs, effective: &Effective) -> Vec<Finding> {
     out.push(state().await);
     out.push(clients());
     out
+}
+
+/// The `mode` every session is bound to, when one is set: a preset that
+/// exists, or `FAIL` naming the setting and the presets there are.
+fn mode(args: &ServeArgs, effective: &Effective) -> Option<Finding> {
+    let name = args.mode.as_deref()?;
+    let spelling = crate::cli::mode_spelling(args, effective);
+    Some(
+        match crate::cli::check_mode(name, &crate::cli::mode_names(args), &spelling) {
+            Ok(()) => finding(Verdict::Ok, "mode", format!("{name}, for every session")),
+            Err(error) => finding(
+                Verdict::Fail,
+                "mode",
+                error
+                    .to_string()
+                    .trim_start_matches("configuration: ")
+                    .to_owned(),
+            ),
+        },
+    )
 }
 
 fn roots(args: &ServeArgs) -> Vec<Finding> {

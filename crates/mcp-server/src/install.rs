@@ -267,6 +267,29 @@ fn read(file: &Path) -> Result<Option<String>, String> {
     }
 }
 
+/// Removes the folders above `file` that are empty now (the ones `install`
+/// made for a file it created, such as `.cursor` or `.codex`), from the
+/// nearest up, stopping at the first that is not empty and never touching
+/// the home folder, the working directory or anything above them.
+fn remove_empty_folders(file: &Path) {
+    let stops: Vec<PathBuf> = [home().ok(), std::env::current_dir().ok()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let Some(base) = stops.iter().find(|stop| file.starts_with(stop)) else {
+        return;
+    };
+    for folder in file.ancestors().skip(1) {
+        if folder == base || !folder.starts_with(base) {
+            return;
+        }
+        // Fails, and so stops the walk, when the folder holds anything.
+        if std::fs::remove_dir(folder).is_err() {
+            return;
+        }
+    }
+}
+
 /// Writes `text` to `file` through a temporary file beside it.
 fn write(file: &Path, text: &str) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("{}: {e}", file.display());
@@ -408,6 +431,7 @@ pub fn uninstall(
             }
             None => {
                 std::fs::remove_file(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+                remove_empty_folders(&file);
                 return Ok(Outcome::RemovedFile(file));
             }
         }

@@ -382,6 +382,35 @@ async fn task_ids_are_taken_as_numbers_or_their_strings() {
 }
 
 #[tokio::test]
+async fn an_id_given_to_add_is_kept_when_free_and_refused_when_taken() {
+    let st = State::new();
+    let (err, text, structured) = st
+        .tasks(json!({"action": "add", "id": "7", "title": "seven"}))
+        .await;
+    assert!(!err, "{text}");
+    assert_eq!(text, "added task 7: seven\n");
+    assert_eq!(structured, json!({"id": 7}));
+    // Without an id, the next one after the largest.
+    let (_, text, _) = st.tasks(json!({"action": "add", "title": "eight"})).await;
+    assert_eq!(text, "added task 8: eight\n");
+    let (err, text, _) = st
+        .tasks(json!({"action": "add", "id": 7, "title": "again"}))
+        .await;
+    assert!(err);
+    assert_eq!(
+        text,
+        "add: task id 7 is taken; omit id to get a new one, or update task 7"
+    );
+    let (err, text, _) = st
+        .tasks(json!({"action": "add", "id": 0, "title": "zero"}))
+        .await;
+    assert!(err);
+    assert!(text.starts_with("add: id 0 is not a task id"), "{text}");
+    // Nothing was written by the refusals.
+    assert_eq!(total(&st, "tasks", "tasks").await, 2);
+}
+
+#[tokio::test]
 async fn tasks_with_blocking_filters_and_aliases() {
     let st = State::new();
     let (_, text, a) = st

@@ -77,7 +77,7 @@ use mcp_proto::{ErrorObject, Message, RequestId, Revision};
 use crate::server::Server;
 use check::{PROTOCOL_VERSION, header as text};
 use post::on_post;
-pub use serve::serve_http;
+pub use serve::{check_config, serve_http};
 use sessions::{HttpSession, Sessions, on_delete, on_get, sweeper};
 
 /// Settings of the HTTP transport.

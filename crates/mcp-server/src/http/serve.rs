@@ -11,6 +11,30 @@ use super::{HttpConfig, router};
 use crate::error::ServerError;
 use crate::server::Server;
 
+/// Refuses settings [`serve_http`] cannot serve with: a configured bearer
+/// that is empty or only whitespace, and a non-loopback `addr` without a
+/// bearer.
+///
+/// # Errors
+/// [`ServerError::Config`] naming `--http ADDR` and the problem.
+pub fn check_config(addr: SocketAddr, config: &HttpConfig) -> Result<(), ServerError> {
+    if config
+        .bearer
+        .as_deref()
+        .is_some_and(|b| b.trim().is_empty())
+    {
+        return Err(ServerError::Config(format!(
+            "--http {addr}: the bearer (HANZO_MCP_HTTP_BEARER) is empty or only whitespace"
+        )));
+    }
+    if !addr.ip().is_loopback() && config.bearer.as_deref().is_none_or(str::is_empty) {
+        return Err(ServerError::Config(format!(
+            "--http {addr}: a non-loopback address needs a bearer (HANZO_MCP_HTTP_BEARER)"
+        )));
+    }
+    Ok(())
+}
+
 /// Serves `server` over streamable HTTP on `addr` until `shutdown`
 /// completes. Refuses (`ServerError::Config`) a configured bearer that is
 /// empty or only whitespace, a non-loopback `addr` without a bearer, and an
@@ -26,20 +50,7 @@ pub async fn serve_http<S>(
 where
     S: Future<Output = ()> + Send + 'static,
 {
-    if config
-        .bearer
-        .as_deref()
-        .is_some_and(|b| b.trim().is_empty())
-    {
-        return Err(ServerError::Config(format!(
-            "--http {addr}: the bearer (HANZO_MCP_HTTP_BEARER) is empty or only whitespace"
-        )));
-    }
-    if !addr.ip().is_loopback() && config.bearer.as_deref().is_none_or(str::is_empty) {
-        return Err(ServerError::Config(format!(
-            "--http {addr}: a non-loopback address needs a bearer (HANZO_MCP_HTTP_BEARER)"
-        )));
-    }
+    check_config(addr, &config)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| ServerError::Config(format!("--http {addr}: cannot bind: {e}")))?;

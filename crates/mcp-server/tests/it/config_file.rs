@@ -450,3 +450,40 @@ fn a_server_flag_that_cannot_be_read_is_a_usage_error() {
         );
     }
 }
+
+#[test]
+fn a_mode_that_names_no_preset_stops_serve_and_config_show_naming_where_it_was_set() {
+    let (_dir, path) = config_file("mode = \"nonexistent\"\n");
+    let known = "no such mode (known: full, review)";
+    let cases: [(&[&str], &[(&str, &str)], String); 3] = [
+        (
+            &["--config", &path],
+            &[],
+            format!("hanzo-mcp: configuration: {path}: key mode: \"nonexistent\": {known}\n"),
+        ),
+        (
+            &[],
+            &[("HANZO_MCP_MODE", "nonexistent")],
+            format!("hanzo-mcp: configuration: HANZO_MCP_MODE=nonexistent: {known}\n"),
+        ),
+        (
+            &["--mode", "nonexistent"],
+            &[],
+            format!("hanzo-mcp: configuration: --mode nonexistent: {known}\n"),
+        ),
+    ];
+    let root = tempfile::tempdir().expect("root");
+    let root = root.path().to_str().expect("utf-8");
+    for (flags, env, expected) in &cases {
+        for command in [&["serve", "--no-door"][..], &["config", "show"][..]] {
+            let mut args = command.to_vec();
+            args.extend_from_slice(&["--root", root]);
+            args.extend_from_slice(flags);
+            let (code, stdout, stderr) = outcome(&args, env);
+            assert_eq!(code, 2, "{args:?} {env:?}: {stderr}");
+            assert_eq!(stdout, "", "{args:?}");
+            // The refusal alone: no start-up line before it.
+            assert_eq!(&stderr, expected, "{args:?} {env:?}");
+        }
+    }
+}

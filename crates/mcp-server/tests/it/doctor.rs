@@ -149,6 +149,24 @@ fn a_configuration_file_that_does_not_parse_is_a_failed_check_and_the_rest_are_m
 }
 
 #[test]
+fn a_mode_that_names_no_preset_fails_and_one_that_does_is_ok() {
+    let door = [("HANZO_MCP_DOOR", "http://127.0.0.1:9/v1/mcp")];
+    let (code, lines) = doctor(&[door[0], ("HANZO_MCP_MODE", "nonexistent")]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        line(&lines, "mode"),
+        "FAIL mode: HANZO_MCP_MODE=nonexistent: no such mode (known: full, review)"
+    );
+    let (_, lines) = doctor(&[door[0], ("HANZO_MCP_MODE", "review")]);
+    assert_eq!(line(&lines, "mode"), "ok   mode: review, for every session");
+    let (_, lines) = doctor(&door);
+    assert!(
+        !lines.iter().any(|l| l.contains(" mode: ")),
+        "no mode line without a mode: {lines:#?}"
+    );
+}
+
+#[test]
 fn doctor_starts_each_mounted_server_and_fails_one_that_cannot_start() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = crate::common::servers::fixture();

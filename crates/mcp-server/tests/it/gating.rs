@@ -200,8 +200,9 @@ fn the_environment_variable_and_a_file_configure_the_same() {
 
 /// `hanzo-mcp serve` and `hanzo-mcp tools` with `--no-door --root
 /// <temporary> --allowed-tools <config>`: each stops at start with exit
-/// status `code` and nothing on stdout; each command's stderr.
-fn refused_at_start(config: &str, code: i32) -> Vec<(&'static str, String)> {
+/// status 2 (a setting to change) and nothing on stdout; each command's
+/// stderr.
+fn refused_at_start(config: &str) -> Vec<(&'static str, String)> {
     let root = tempfile::tempdir().expect("tempdir");
     let root = root.path().to_str().expect("utf-8");
     ["serve", "tools"]
@@ -218,7 +219,7 @@ fn refused_at_start(config: &str, code: i32) -> Vec<(&'static str, String)> {
                 ],
                 &[],
             );
-            assert_eq!(out.status.code(), Some(code), "{command} {config}");
+            assert_eq!(out.status.code(), Some(2), "{command} {config}");
             assert!(out.stdout.is_empty(), "{command} {config}");
             (command, String::from_utf8_lossy(&out.stderr).into_owned())
         })
@@ -238,7 +239,7 @@ fn an_allowed_tools_key_naming_no_source_is_refused_with_status_2() {
         ),
     ];
     for (config, expected) in cases {
-        for (command, stderr) in refused_at_start(config, 2) {
+        for (command, stderr) in refused_at_start(config) {
             assert_eq!(stderr, format!("{expected}\n"), "{command} {config}");
         }
     }
@@ -279,7 +280,7 @@ fn a_bad_configuration_is_a_clear_error_at_start() {
         ),
     ];
     for (config, expected) in cases {
-        for (_, stderr) in refused_at_start(config, 1) {
+        for (_, stderr) in refused_at_start(config) {
             assert!(stderr.starts_with("hanzo-mcp: configuration: "), "{stderr}");
             assert!(stderr.contains(expected), "{config}: {stderr}");
         }

@@ -497,7 +497,7 @@ fn the_binary_refuses_a_non_loopback_bind_without_a_bearer() {
         let mut args = vec!["serve", "--no-door", "--http", "0.0.0.0:0"];
         args.extend_from_slice(extra);
         let out = crate::common::run(&args, &[]);
-        assert_eq!(out.status.code(), Some(1), "{extra:?}");
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             stderr.contains(
@@ -506,6 +506,8 @@ fn the_binary_refuses_a_non_loopback_bind_without_a_bearer() {
             "{extra:?}: {stderr}"
         );
         assert!(!stderr.contains("http-bearer-"), "{extra:?}: {stderr}");
+        // Refused before anything else is said: no start-up line.
+        assert_eq!(stderr.lines().count(), 1, "{extra:?}: {stderr}");
     }
 }
 
@@ -524,7 +526,7 @@ fn the_bearer_file_is_never_written_inside_a_root() {
             .collect::<Vec<_>>(),
         &[("HANZO_MCP_STATE", state.to_str().expect("utf-8"))],
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("would lie inside the root")

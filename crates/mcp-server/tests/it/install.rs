@@ -155,6 +155,11 @@ fn each_client_is_created_merged_idempotent_backed_up_and_uninstalled_exactly() 
             !file.exists(),
             "{client}: a file install created is removed"
         );
+        // And the folder it made for it, but never the home or project
+        // folder the file sits in.
+        let folder = file.parent().expect("parent");
+        let base = folder == place.home.path() || folder == place.project.path();
+        assert_eq!(folder.exists(), base, "{client}: {}", folder.display());
 
         // An existing file: merged, kept, backed up.
         std::fs::create_dir_all(file.parent().expect("parent")).expect("folder");

@@ -997,7 +997,7 @@ fn a_modes_file_that_cannot_be_read_stops_the_start() {
         .stdin(Stdio::null())
         .output()
         .expect("run hanzo-mcp");
-    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("--modes: modes file") && stderr.contains("no-such-modes.json"),

@@ -171,6 +171,7 @@ fn a_door_answering_500_costs_one_line_whatever_is_asked_then_its_return() {
 
 #[test]
 fn the_start_up_line_counts_the_allowed_local_tools_and_says_the_door_is_off() {
+    // `exec:nosuch` allows no action of `exec`: not a tool the list has.
     let mut setup = serve_with_door(
         "http://127.0.0.1:9/v1/mcp",
         &[
@@ -178,7 +179,7 @@ fn the_start_up_line_counts_the_allowed_local_tools_and_says_the_door_is_off() {
             "info",
             "--no-door",
             "--allowed-tools",
-            r#"{"local":["fs","git:status"]}"#,
+            r#"{"local":["fs","git:status","exec:nosuch"]}"#,
             "--mode",
             "review",
         ],
