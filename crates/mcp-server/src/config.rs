@@ -964,7 +964,9 @@ impl Effective {
         Self::finish(loaded, settings)
     }
 
-    /// As [`Effective::apply_serve`], for the settings of `tools`.
+    /// As [`Effective::apply_serve`], for the settings of `tools`, which
+    /// lists what `serve` over stdio would: without `--root` the default
+    /// file is not read, as there.
     ///
     /// # Errors
     /// As [`Effective::apply_serve`].
@@ -973,7 +975,8 @@ impl Effective {
         sources: &mut SourceArgs,
         matches: &ArgMatches,
     ) -> Result<Effective, ServerError> {
-        let loaded = load_for(config_flag, sources, false)?;
+        let client_roots = sources.roots.is_empty();
+        let loaded = load_for(config_flag, sources, client_roots)?;
         check_serve_values(&loaded.file).map_err(|e| in_file(&loaded, &e))?;
         let mut settings = Vec::new();
         apply_sources(sources, matches, &loaded.file, &mut settings)

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::common::{Proc, hanzo_mcp, names, run};
+use crate::common::{Proc, hanzo_mcp, names, run, tool_names};
 
 /// `hanzo-mcp <args>` with `env`, its exit code, stdout and stderr.
 fn outcome(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
@@ -330,6 +330,44 @@ fn the_default_file_inside_a_root_or_under_client_roots_is_read_only_when_named(
     let named = file.to_str().expect("utf-8");
     let out = show_in(home.path(), home.path(), &["--config", named]);
     assert_eq!(shown(&out, "mode"), "review  (config file)");
+}
+
+#[test]
+fn tools_reads_the_default_file_exactly_when_stdio_serve_would() {
+    let home = tempfile::tempdir().expect("home");
+    let folder = home.path().join(".config/hanzo-mcp");
+    std::fs::create_dir_all(&folder).expect("config folder");
+    std::fs::write(
+        folder.join("config.toml"),
+        "[allowed_tools]\nlocal = [\"think\"]\n",
+    )
+    .expect("write");
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+    let tools = |extra: &[&str]| {
+        let out = hanzo_mcp()
+            .args(["tools", "--no-door"])
+            .args(extra)
+            .current_dir(elsewhere.path())
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{out:?}");
+        let listed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        (
+            tool_names(&listed),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Without --root, as `serve` over stdio: not read, and said.
+    let (listed, stderr) = tools(&[]);
+    assert_eq!(listed.len(), 12, "{listed:?}");
+    assert!(stderr.contains("is not read without --root"), "{stderr}");
+    // With a root elsewhere: read.
+    let root = elsewhere.path().to_str().expect("utf-8");
+    let (listed, _) = tools(&["--root", root]);
+    assert_eq!(listed, ["think"]);
 }
 
 #[test]
