@@ -67,8 +67,15 @@ pub enum Command {
         shell: clap_complete::Shell,
     },
     /// Print the manual page (roff) on stdout (`hanzo-mcp man >
-    /// ~/.local/share/man/man1/hanzo-mcp.1`).
-    Man,
+    /// ~/.local/share/man/man1/hanzo-mcp.1`), or with `--dir` write it and
+    /// one page per subcommand (`hanzo-mcp-serve.1`, ...) into a folder.
+    Man {
+        /// Write every page into this folder (`~/.local/share/man/man1`)
+        /// instead of printing the top-level one; the files written are
+        /// printed, one a line.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// `serve`'s flags, as `doctor` and `config show` take them: kept as
@@ -687,7 +694,7 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
         | Command::Install(_)
         | Command::Uninstall(_)
         | Command::Completions { .. }
-        | Command::Man => {
+        | Command::Man { .. } => {
             return ExitCode::SUCCESS;
         }
     };
@@ -751,7 +758,7 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
             | Command::Install(_)
             | Command::Uninstall(_)
             | Command::Completions { .. }
-            | Command::Man => Ok(()),
+            | Command::Man { .. } => Ok(()),
         }
     });
     // stdin is read on a blocking thread that may still wait for input after

@@ -43,19 +43,63 @@ fn main() -> ExitCode {
             }
             return ExitCode::SUCCESS;
         }
-        Some(("man", _)) => {
-            let rendered = clap_mangen::Man::new(command()).render(&mut std::io::stdout());
-            return if rendered.is_ok() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            };
-        }
+        Some(("man", m)) => return man(m.get_one::<std::path::PathBuf>("dir")),
         _ => {}
     }
     match Cli::from_arg_matches(&matches) {
         Ok(cli) => mcp_local_server::cli::run(cli, &matches),
         Err(e) => e.exit(),
+    }
+}
+
+/// `hanzo-mcp man`: the top-level page on stdout, or with `dir` every
+/// page written there and each file named on stdout; exit status 1 with
+/// the reason when writing fails.
+fn man(dir: Option<&std::path::PathBuf>) -> ExitCode {
+    use std::io::Write as _;
+    let Some(dir) = dir else {
+        return match clap_mangen::Man::new(command()).render(&mut std::io::stdout()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        };
+    };
+    /// Writes the page of `cmd` and of each of its visible subcommands,
+    /// deepest first, into `dir`; pushes each file's path.
+    fn write_pages(
+        cmd: &clap::Command,
+        dir: &std::path::Path,
+        written: &mut Vec<std::path::PathBuf>,
+    ) -> std::io::Result<()> {
+        for sub in cmd.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+            write_pages(sub, dir, written)?;
+        }
+        written.push(clap_mangen::Man::new(cmd.clone()).generate_to(dir)?);
+        Ok(())
+    }
+    // Built, each subcommand's page is named for its whole command line
+    // (`hanzo-mcp-config-show.1`).
+    let mut cmd = command().disable_help_subcommand(true);
+    cmd.build();
+    let mut pages = Vec::new();
+    let written = std::fs::create_dir_all(dir)
+        .and_then(|()| write_pages(&cmd, dir, &mut pages))
+        .map(|()| pages);
+    match written {
+        Ok(pages) => {
+            let mut out = std::io::stdout().lock();
+            for page in pages {
+                let _ = writeln!(out, "{}", page.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "hanzo-mcp: man --dir {}: {error}",
+                dir.display()
+            );
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -442,6 +442,30 @@ fn completions_and_the_manual_page_cover_every_subcommand() {
     for word in ["serve", "tools", "config", "completions", "door"] {
         assert!(page.contains(word), "the page lacks {word}");
     }
+    // Every page, written into a folder and named.
+    let folder = tempfile::tempdir().expect("folder");
+    let man1 = folder.path().join("man1");
+    let out = run(&["man", "--dir", man1.to_str().expect("utf-8")], &[]);
+    assert!(out.status.success(), "{out:?}");
+    let listed = String::from_utf8(out.stdout).expect("utf-8");
+    for page in [
+        "hanzo-mcp",
+        "hanzo-mcp-serve",
+        "hanzo-mcp-doctor",
+        "hanzo-mcp-config-show",
+    ] {
+        let path = man1.join(format!("{page}.1"));
+        assert!(
+            listed
+                .lines()
+                .any(|line| line == path.to_str().expect("utf-8")),
+            "{page} not named: {listed}"
+        );
+        let text = std::fs::read_to_string(&path).expect("the page");
+        assert!(text.contains(&format!("\n.TH {page} 1 ")), "{page}: {text}");
+    }
+    let serve = std::fs::read_to_string(man1.join("hanzo-mcp-serve.1")).expect("serve's page");
+    assert!(serve.contains("allowed\\-tools"), "serve's flags: {serve}");
     let refused = run(&["completions", "tcsh"], &[]);
     assert_eq!(refused.status.code(), Some(2));
 }
