@@ -315,7 +315,9 @@ impl TasksTool {
         if let Some(wanted) = args.id
             && wanted < 1
         {
-            return Err(format!("add: id {wanted} is not a task id (a whole number from 1); omit id to get a new one").into());
+            return Err(format!(
+                "add: id {wanted} is not a task id (a whole number from 1); omit id to get a new one"
+            ));
         }
         let id = self.store.write(|tx| {
             check_links(tx, scope, None, args)?;
