@@ -493,7 +493,9 @@ fn a_server_flag_that_cannot_be_read_is_a_usage_error() {
 fn a_mode_that_names_no_preset_stops_serve_and_config_show_naming_where_it_was_set() {
     let (_dir, path) = config_file("mode = \"nonexistent\"\n");
     let known = "no such mode (known: full, review)";
-    let cases: [(&[&str], &[(&str, &str)], String); 3] = [
+    /// Flags, variables, and the refusal expected.
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], String);
+    let cases: [Case; 3] = [
         (
             &["--config", &path],
             &[],
