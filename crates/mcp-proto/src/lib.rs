@@ -88,6 +88,7 @@ pub mod methods;
 pub mod param_header;
 pub mod recover;
 pub mod revision;
+pub mod router;
 pub mod schema;
 pub mod sse;
 pub mod tool_name;

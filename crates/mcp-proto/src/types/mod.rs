@@ -58,3 +58,66 @@ pub use tools::{
 /// A `_meta` object: keys such as those in [`crate::meta`] mapped to any
 /// JSON (MCP 2025-11-25 basic "_meta").
 pub type Meta = serde_json::Map<String, serde_json::Value>;
+
+/// The members revision 2026-07-28 adds to results, set on the typed
+/// result before it is serialized (MCP 2026-07-28 schema: `Result` has
+/// `resultType`; `CacheableResult` adds `ttlMs` and `cacheScope`). A
+/// result of an older revision has none of them; each is `None` there.
+pub trait ResultMembers {
+    /// `resultType: "complete"`, unless the result has a `resultType`.
+    fn mark_complete(&mut self);
+    /// `ttlMs` and `cacheScope`, each unless the result has it; a result
+    /// that is not cacheable has neither and ignores this.
+    fn allow_caching(&mut self, ttl_ms: u64, scope: CacheScope) {
+        let _ = (ttl_ms, scope);
+    }
+}
+
+macro_rules! result_members {
+    ($($ty:ty),* $(,)?) => {$(
+        impl ResultMembers for $ty {
+            fn mark_complete(&mut self) {
+                self.result_type.get_or_insert_with(|| "complete".to_owned());
+            }
+        }
+    )*};
+}
+
+macro_rules! cacheable_result_members {
+    ($($ty:ty),* $(,)?) => {$(
+        impl ResultMembers for $ty {
+            fn mark_complete(&mut self) {
+                self.result_type.get_or_insert_with(|| "complete".to_owned());
+            }
+            fn allow_caching(&mut self, ttl_ms: u64, scope: CacheScope) {
+                self.ttl_ms.get_or_insert(ttl_ms);
+                self.cache_scope.get_or_insert(scope);
+            }
+        }
+    )*};
+}
+
+result_members!(
+    EmptyResult,
+    CompleteResult,
+    ElicitResult,
+    InputRequiredResult,
+    GetPromptResult,
+    ListRootsResult,
+    CreateMessageResult,
+    CallToolResult,
+);
+cacheable_result_members!(
+    DiscoverResult,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ReadResourceResult,
+    ListToolsResult,
+);
+
+/// `initialize` belongs to the revisions before 2026-07-28, whose results
+/// have none of these members.
+impl ResultMembers for InitializeResult {
+    fn mark_complete(&mut self) {}
+}

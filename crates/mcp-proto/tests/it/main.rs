@@ -12,6 +12,7 @@ mod examples;
 mod framing;
 mod own_schema;
 mod properties;
+mod router;
 mod schema_validation;
 mod types;
 mod wire_snapshots;

@@ -64,12 +64,15 @@ pub(crate) struct Session {
     roots_state: Arc<Mutex<RootsState>>,
     outbox: Outbox,
     inflight: InFlight,
+    /// What the server offers besides tools ([`router`]'s bits).
+    features: usize,
 }
 
 impl Session {
     /// A fresh session of `server` whose messages go to `outbox`.
     pub(crate) fn new(server: Arc<Server>, outbox: Outbox) -> Self {
         let config = server.config();
+        let features = router::features(&server);
         Self {
             number: mode::next_session(),
             peer: PeerShared::new(outbox.clone(), config.client_request_timeout),
@@ -81,6 +84,7 @@ impl Session {
             roots_fetch: None,
             roots_state: Arc::default(),
             outbox,
+            features,
         }
     }
 
@@ -147,28 +151,6 @@ impl Session {
                     tracing::debug!("ignoring a response to no request of ours");
                 }
             }
-        }
-    }
-
-    fn on_notification(&mut self, notification: Notification) {
-        match notification.method.as_str() {
-            mcp_proto::methods::Initialized::NAME => {
-                self.lifecycle.initialized();
-                self.fetch_roots();
-            }
-            mcp_proto::methods::RootsListChanged::NAME => self.fetch_roots(),
-            mcp_proto::methods::Cancelled::NAME => {
-                let id = notification
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.get("requestId"))
-                    .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
-                match id {
-                    Some(id) => self.inflight.cancel(&id),
-                    None => tracing::debug!("notifications/cancelled without a valid requestId"),
-                }
-            }
-            other => tracing::debug!(method = other, "ignoring notification"),
         }
     }
 }

@@ -8,86 +8,135 @@ use std::sync::Arc;
 use mcp_proto::methods::{
     Complete, GetPrompt, ListPrompts, ListResourceTemplates, ListResources, Method, ReadResource,
 };
-use mcp_proto::{ErrorObject, error_code};
-use serde_json::Value;
+use mcp_proto::router::Answer;
+use mcp_proto::{
+    CompleteRequestParams, CompleteResult, ErrorObject, GetPromptRequestParams, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResult, error_code,
+};
 
 use super::Session;
-use super::inflight::Work;
-use super::router::{LIST_TTL_MS, cursor_of, decode, typed_work};
+use super::router::{LIST_TTL_MS, RequestCx, typed_work};
 use crate::features::{PromptSource, ResourceSource};
 use crate::lifecycle::Negotiated;
-use crate::source::CallContext;
+
+/// Lists are cacheable for a minute in 2026-07-28.
+const LIST: Option<u64> = Some(LIST_TTL_MS);
 
 impl Session {
+    /// The resource source, or -32601 for method `M` without one.
     fn resources<M: Method>(&self) -> Result<Arc<dyn ResourceSource>, ErrorObject> {
         self.server
             .resource_source()
             .ok_or_else(|| ErrorObject::method_not_found(M::METHOD))
     }
 
+    /// The prompt source, or -32601 for method `M` without one.
     fn prompts<M: Method>(&self) -> Result<Arc<dyn PromptSource>, ErrorObject> {
         self.server
             .prompt_source()
             .ok_or_else(|| ErrorObject::method_not_found(M::METHOD))
     }
 
-    /// The work of a resources, prompts or completion request (`method`),
-    /// or `None` for another method. Lists are cacheable for a minute in
-    /// 2026-07-28; a read is not cached unless the source says for how
-    /// long (`ttlMs` 0); a prompt or a completion carries no cache fields.
-    pub(super) fn feature_work(
+    /// `resources/list`: one page of the resource source's list.
+    pub(super) fn list_resources(
         &self,
-        method: &str,
-        era: Negotiated,
-        params: Option<Value>,
-        cx: CallContext,
-    ) -> Option<Result<Work, ErrorObject>> {
-        let list = Some(LIST_TTL_MS);
-        let cursor = |method: &str| cursor_of(method, params.as_ref());
-        Some(match method {
-            ListResources::METHOD => self.resources::<ListResources>().and_then(|source| {
-                let cursor = cursor(method)?;
-                Ok(typed_work(era, list, async move {
-                    source.list_resources(cursor, cx).await
-                }))
-            }),
-            ListResourceTemplates::METHOD => {
-                self.resources::<ListResourceTemplates>()
-                    .and_then(|source| {
-                        let cursor = cursor(method)?;
-                        let listing =
-                            async move { source.list_resource_templates(cursor, cx).await };
-                        Ok(typed_work(era, list, listing))
-                    })
-            }
-            ReadResource::METHOD => self.resources::<ReadResource>().and_then(|source| {
-                let params = decode::<ReadResource>(params)?;
-                let read = async move {
-                    let read = source.read_resource(params, cx).await;
-                    read.map_err(|error| not_found_for(era, error))
-                };
-                Ok(typed_work(era, Some(0), read))
-            }),
-            ListPrompts::METHOD => self.prompts::<ListPrompts>().and_then(|source| {
-                let cursor = cursor(method)?;
-                Ok(typed_work(era, list, async move {
-                    source.list_prompts(cursor, cx).await
-                }))
-            }),
-            GetPrompt::METHOD => self.prompts::<GetPrompt>().and_then(|source| {
-                let params = decode::<GetPrompt>(params)?;
-                Ok(typed_work(era, None, async move {
-                    source.get_prompt(params, cx).await
-                }))
-            }),
-            Complete::METHOD => match self.server.completion_source() {
-                Some(source) => decode::<Complete>(params).map(|params| {
-                    typed_work(era, None, async move { source.complete(params, cx).await })
-                }),
-                None => Err(ErrorObject::method_not_found(method)),
-            },
-            _ => return None,
+        cx: RequestCx,
+        params: PaginatedRequestParams,
+    ) -> Answer<ListResourcesResult> {
+        let source = match self.resources::<ListResources>() {
+            Ok(source) => source,
+            Err(error) => return Answer::Now(Err(error)),
+        };
+        let call = self.call_context(&cx);
+        typed_work(cx.era, LIST, async move {
+            source.list_resources(params.cursor, call).await
         })
+    }
+
+    /// `resources/templates/list`: one page of the resource templates.
+    pub(super) fn list_resource_templates(
+        &self,
+        cx: RequestCx,
+        params: PaginatedRequestParams,
+    ) -> Answer<ListResourceTemplatesResult> {
+        let source = match self.resources::<ListResourceTemplates>() {
+            Ok(source) => source,
+            Err(error) => return Answer::Now(Err(error)),
+        };
+        let call = self.call_context(&cx);
+        typed_work(cx.era, LIST, async move {
+            source.list_resource_templates(params.cursor, call).await
+        })
+    }
+
+    /// `resources/read`: not cached unless the source says for how long
+    /// (`ttlMs` 0).
+    pub(super) fn read_resource(
+        &self,
+        cx: RequestCx,
+        params: ReadResourceRequestParams,
+    ) -> Answer<ReadResourceResult> {
+        let source = match self.resources::<ReadResource>() {
+            Ok(source) => source,
+            Err(error) => return Answer::Now(Err(error)),
+        };
+        let call = self.call_context(&cx);
+        let era = cx.era;
+        typed_work(era, Some(0), async move {
+            let read = source.read_resource(params, call).await;
+            read.map_err(|error| not_found_for(era, error))
+        })
+    }
+
+    /// `prompts/list`: one page of the prompt source's list.
+    pub(super) fn list_prompts(
+        &self,
+        cx: RequestCx,
+        params: PaginatedRequestParams,
+    ) -> Answer<ListPromptsResult> {
+        let source = match self.prompts::<ListPrompts>() {
+            Ok(source) => source,
+            Err(error) => return Answer::Now(Err(error)),
+        };
+        let call = self.call_context(&cx);
+        typed_work(cx.era, LIST, async move {
+            source.list_prompts(params.cursor, call).await
+        })
+    }
+
+    /// `prompts/get`: one prompt, filled in; no cache members.
+    pub(super) fn get_prompt(
+        &self,
+        cx: RequestCx,
+        params: GetPromptRequestParams,
+    ) -> Answer<GetPromptResult> {
+        let source = match self.prompts::<GetPrompt>() {
+            Ok(source) => source,
+            Err(error) => return Answer::Now(Err(error)),
+        };
+        let call = self.call_context(&cx);
+        typed_work(cx.era, None, async move {
+            source.get_prompt(params, call).await
+        })
+    }
+
+    /// `completion/complete`: the completion source's answer; no cache
+    /// members.
+    pub(super) fn complete(
+        &self,
+        cx: RequestCx,
+        params: CompleteRequestParams,
+    ) -> Answer<CompleteResult> {
+        let Some(source) = self.server.completion_source() else {
+            return Answer::Now(Err(ErrorObject::method_not_found(Complete::METHOD)));
+        };
+        let call = self.call_context(&cx);
+        typed_work(
+            cx.era,
+            None,
+            async move { source.complete(params, call).await },
+        )
     }
 }
 

@@ -8,17 +8,16 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mcp_proto::methods::{Method, Subscribe, Unsubscribe};
+use mcp_proto::router::{Answer, BoxFuture};
 use mcp_proto::{EmptyResult, ErrorObject, Message, Notification};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
 use super::Session;
-use super::inflight::{Reply, Work};
-use super::router::{decode, shaped};
+use super::router::{RequestCx, shaped};
 use crate::lifecycle::Negotiated;
 use crate::outbox::Outbox;
 use crate::server::Server;
-use crate::source::CallContext;
 
 use crate::server::{MAX_SUBSCRIBED_URI_BYTES, MAX_SUBSCRIPTIONS};
 
@@ -74,13 +73,21 @@ impl Session {
     /// (-32002 otherwise, as `resources/read`). A URI longer than
     /// [`MAX_SUBSCRIBED_URI_BYTES`], or a new one beyond
     /// [`MAX_SUBSCRIPTIONS`] per session, is -32602.
-    pub(super) fn subscribe(
+    pub(super) fn subscribe(&self, cx: RequestCx, params: Option<Value>) -> Answer<EmptyResult> {
+        match self.subscription(cx, params) {
+            Ok(work) => Answer::Later(work),
+            Err(error) => Answer::Now(Err(error)),
+        }
+    }
+
+    /// The work of [`Session::subscribe`], or why there is none.
+    fn subscription(
         &self,
-        era: Negotiated,
+        cx: RequestCx,
         params: Option<Value>,
-        cx: CallContext,
-    ) -> Result<Work, ErrorObject> {
+    ) -> Result<BoxFuture<Result<EmptyResult, ErrorObject>>, ErrorObject> {
         let method = Subscribe::METHOD;
+        let era = cx.era;
         let (Some(subscriptions), Some(source)) =
             (&self.subscriptions, self.server.resource_source())
         else {
@@ -111,14 +118,15 @@ impl Session {
             return Err(full());
         }
         let subscriptions = subscriptions.clone();
+        let call = self.call_context(&cx);
         Ok(Box::pin(async move {
-            source.check_resource(&uri, cx).await?;
+            source.check_resource(&uri, call).await?;
             let mut subscribed = subscriptions.lock().unwrap_or_else(PoisonError::into_inner);
             if at_limit(&subscribed, &uri) {
                 return Err(full());
             }
             subscribed.insert(uri);
-            shaped(era, &EmptyResult::default()).map(Reply::Value)
+            Ok(shaped(era, EmptyResult::default(), None))
         }))
     }
 
@@ -146,7 +154,7 @@ impl Session {
 /// The `uri` of a (un)subscribe request: -32602 when missing or no string.
 fn uri_of<M: Method>(params: Option<Value>) -> Result<String, ErrorObject> {
     match params.as_ref().and_then(|p| p.get("uri")) {
-        Some(Value::String(_)) => Ok(decode::<Subscribe>(params)?.uri),
+        Some(Value::String(uri)) => Ok(uri.clone()),
         _ => Err(ErrorObject::invalid_params(format!(
             "{}: params.uri (a string) is required",
             M::METHOD

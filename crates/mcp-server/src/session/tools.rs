@@ -15,6 +15,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use mcp_proto::router::Answer;
+
 use super::inflight::{Reply, Work};
 use super::router::LIST_TTL_MS;
 use super::{Session, mode};
@@ -24,11 +26,15 @@ use crate::source::CallRequest;
 impl Session {
     /// `tools/list`: the merged list as the session's mode leaves it. One
     /// page holds every tool, so any cursor is -32602.
-    pub(super) fn list_tools(
-        &self,
-        era: Negotiated,
-        params: Option<&Value>,
-    ) -> Result<Work, ErrorObject> {
+    pub(super) fn list_tools(&self, era: Negotiated, params: Option<&Value>) -> Answer<Reply> {
+        match self.list_work(era, params) {
+            Ok(work) => Answer::Later(work),
+            Err(error) => Answer::Now(Err(error)),
+        }
+    }
+
+    /// The work of [`Session::list_tools`], or why there is none.
+    fn list_work(&self, era: Negotiated, params: Option<&Value>) -> Result<Work, ErrorObject> {
         match params {
             None | Some(Value::Null) => {}
             Some(Value::Object(map)) => {
@@ -99,11 +105,11 @@ impl Session {
             })
             .and_then(|params| {
                 let (call, meta) = CallRequest::with_meta(params)?;
-                let request_meta = meta.map(|meta| json!({ "_meta": meta }));
-                let era = self
-                    .lifecycle
-                    .era_for(CallTool::METHOD, request_meta.as_ref())?;
-                Ok((call, era, request_meta))
+                let era = self.lifecycle.era_for(
+                    CallTool::METHOD,
+                    meta.as_ref().map(|meta| json!({ "_meta": meta })).as_ref(),
+                )?;
+                Ok((call, era, meta))
             });
         let (call, era, request_meta) = match prepared {
             Ok(prepared) => prepared,
