@@ -206,9 +206,16 @@ impl Lifecycle {
                 Some(revision) if revision.is_stateless() => {
                     if matches!(
                         method,
-                        mcp_proto::methods::Initialize::NAME | mcp_proto::methods::Ping::NAME
+                        mcp_proto::methods::Initialize::NAME
+                            | mcp_proto::methods::Ping::NAME
+                            | mcp_proto::methods::SetLevel::NAME
+                            | mcp_proto::methods::Subscribe::NAME
+                            | mcp_proto::methods::Unsubscribe::NAME
                     ) {
-                        // Neither method exists in the stateless revisions.
+                        // None of these exists in the stateless revisions
+                        // (2026-07-28 has the per-request `_meta` log level
+                        // and `subscriptions/listen` instead), so each is
+                        // -32601 whatever its params.
                         return Err(ErrorObject::method_not_found(method));
                     }
                     check_stateless_meta(params)?;
