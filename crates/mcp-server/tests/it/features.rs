@@ -316,10 +316,18 @@ async fn stateless_reads_carry_result_type_and_cache_fields() {
     // Whatever their params: without them too (a method that does not
     // exist is not one whose params are wrong).
     for (id, method, params) in [
-        (4, "logging/setLevel", json!({ "_meta": meta, "level": "info" })),
+        (
+            4,
+            "logging/setLevel",
+            json!({ "_meta": meta, "level": "info" }),
+        ),
         (5, "logging/setLevel", json!({ "_meta": meta })),
         (6, "resources/subscribe", json!({ "_meta": meta })),
-        (7, "resources/unsubscribe", json!({ "_meta": meta, "uri": 7 })),
+        (
+            7,
+            "resources/unsubscribe",
+            json!({ "_meta": meta, "uri": 7 }),
+        ),
     ] {
         let answer = client.call(id, method, params).await;
         assert_eq!(answer["error"]["code"], json!(-32601), "{method}: {answer}");
