@@ -298,9 +298,8 @@ impl SourceArgs {
         self.servers
             .iter()
             .map(|s| {
-                s.split_once('=')
-                    .map_or(s.as_str(), |(n, _)| n)
-                    .trim()
+                crate::mounted::split_server_flag(s)
+                    .map_or(s.trim(), |(name, _)| name)
                     .to_owned()
             })
             .collect()

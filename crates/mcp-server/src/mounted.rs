@@ -44,6 +44,14 @@ impl Mount {
 /// itself.
 const TAKEN: [&str; 2] = ["local", "door"];
 
+/// The name and the command or URL of a `--server NAME=…` value, each
+/// trimmed; `None` without a `=`. The name is not checked
+/// ([`parse_server_flag`] does).
+pub fn split_server_flag(text: &str) -> Option<(&str, &str)> {
+    text.split_once('=')
+        .map(|(name, target)| (name.trim(), target.trim()))
+}
+
 /// Reads `--server NAME=COMMAND [ARG...]` (the command line split as a
 /// POSIX shell would, without running one) or `--server NAME=URL`
 /// (`http://` or `https://`: streamable HTTP).
@@ -51,14 +59,12 @@ const TAKEN: [&str; 2] = ["local", "door"];
 /// # Errors
 /// A sentence naming what is wrong: no `=`, a bad name, an empty command.
 pub fn parse_server_flag(text: &str) -> Result<Mount, String> {
-    let Some((name, target)) = text.split_once('=') else {
+    let Some((name, target)) = split_server_flag(text) else {
         return Err(format!(
             "{text:?} is not NAME=COMMAND or NAME=URL (for example kb=\"npx -y @acme/kb-mcp\")"
         ));
     };
-    let name = name.trim();
     check_name(name)?;
-    let target = target.trim();
     let transport = if target.starts_with("http://") || target.starts_with("https://") {
         mcp_mount::Transport::Http(mcp_mount::HttpServer {
             url: target.to_owned(),
