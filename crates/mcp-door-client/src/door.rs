@@ -5,7 +5,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_proto::{ErrorObject, validate_tool_name};
+use mcp_proto::{
+    CallToolRequestParams, CallToolResult, ErrorObject, FromValue, InputRequiredResult,
+    validate_tool_name,
+};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
@@ -247,6 +250,43 @@ impl DoorClient {
     /// Ask only after the local tools said no (docs/ARCHITECTURE.md, "Gating").
     pub fn owns(&self, name: &str) -> bool {
         validate_tool_name(name).is_ok()
+    }
+
+    /// Forwards a call given as typed params and answers with a typed
+    /// outcome: the tool's [`CallToolResult`], or, when the server needs
+    /// something first (MCP 2026-07-28 `resultType: "input_required"`),
+    /// its [`InputRequiredResult`]. Failures are as for
+    /// [`DoorClient::call_tool`]: an `isError` result naming the door and
+    /// what went wrong, or the door's JSON-RPC error.
+    ///
+    /// # Errors
+    /// The door's JSON-RPC error; -32602 when `params` cannot be written
+    /// as JSON; -32603 when the door's result has the right top-level
+    /// shape but a member of the wrong type (the message names it).
+    pub async fn call(
+        &self,
+        params: &CallToolRequestParams,
+        progress: Option<mpsc::UnboundedSender<Value>>,
+    ) -> Result<CallOutcome, ErrorObject> {
+        let Value::Object(params) = serde_json::to_value(params)
+            .map_err(|e| ErrorObject::invalid_params(format!("tools/call params: {e}")))?
+        else {
+            return Err(not_an_object());
+        };
+        let result = self.call_tool(params, progress).await?;
+        let decoded = if result.get("resultType").and_then(Value::as_str) == Some(INPUT_REQUIRED) {
+            InputRequiredResult::from_value(result).map(CallOutcome::InputRequired)
+        } else {
+            CallToolResult::from_value(result).map(CallOutcome::Complete)
+        };
+        decoded.map_err(|e| {
+            ErrorObject::internal_error(format!(
+                "{} {}: answered a tools/call result that does not decode: {}",
+                self.inner.config.wording.name,
+                self.inner.address,
+                e.at_key("result")
+            ))
+        })
     }
 
     /// Forwards a `tools/call` (HIP-0300 §2.2): [`DoorClient::call_tool_raw`]
@@ -594,6 +634,21 @@ enum Forwarded {
     Local(Value),
     /// The door's JSON-RPC error.
     Rpc(ErrorObject),
+}
+
+/// The `resultType` of a call that needs input before it completes (MCP
+/// 2026-07-28).
+const INPUT_REQUIRED: &str = "input_required";
+
+/// A `tools/call` answered: completed, or waiting for input (MCP
+/// 2026-07-28 `CallToolResult` and `InputRequiredResult`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CallOutcome {
+    /// The tool's result (`isError` set when the tool, or the door, failed).
+    Complete(CallToolResult),
+    /// What the server needs before the call can complete.
+    InputRequired(InputRequiredResult),
 }
 
 /// What is wrong with a door's `tools/call` result, `None` when it is a

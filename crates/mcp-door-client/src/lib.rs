@@ -31,7 +31,9 @@
 //!   [`DoorClient::call_tool_raw`] (the caller's params text in, the door's
 //!   result text out, byte for byte but for the required `_meta` keys),
 //!   [`DoorClient::call_tool`] (the same through `serde_json::Value`),
-//!   [`DoorClient::owns`].
+//!   [`DoorClient::call`] (typed params in, a [`CallOutcome`] out: the
+//!   tool's `CallToolResult`, or the `InputRequiredResult` of a call that
+//!   needs input first), [`DoorClient::owns`].
 //! - [`merge`]: local first, a local name wins, the door's `_meta` kept;
 //!   [`MergedTools`] remembers the merge until the door's list changes.
 //!
@@ -84,7 +86,7 @@ pub use config::{
     BearerSource, CachePolicy, ClientInfo, DEFAULT_API_BASE, DOOR_PATH, DOOR_REVISION,
     DoorClientConfig, Timeouts, Wording, door_address,
 };
-pub use door::{DoorClient, DoorSnapshot, DoorStatus, OutageLog};
+pub use door::{CallOutcome, DoorClient, DoorSnapshot, DoorStatus, OutageLog};
 pub use error::DoorClientError;
 pub use list::{DoorList, DropReason, DroppedTool};
 pub use merge::{MergedTools, merge};

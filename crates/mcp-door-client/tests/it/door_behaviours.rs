@@ -3,9 +3,11 @@
 
 use std::time::Duration;
 
-use mcp_door_client::{DoorClient, DoorClientError, DoorStatus, DropReason, DroppedTool, merge};
+use mcp_door_client::{
+    CallOutcome, DoorClient, DoorClientError, DoorStatus, DropReason, DroppedTool, merge,
+};
 use mcp_fake_door::{Behaviour, FakeDoor, LONG_NAME_LEN, huge_tools, normal_meta};
-use mcp_proto::{ErrorObject, Tool};
+use mcp_proto::{CallToolRequestParams, CallToolResult, ErrorObject, Tool};
 use serde_json::{Value, json};
 
 use crate::common::{
@@ -1024,4 +1026,55 @@ fn door_lines(logs: &Captured, fake: &FakeDoor, needle: &str) -> Vec<String> {
         .into_iter()
         .filter(|line| line.contains(&address))
         .collect()
+}
+
+/// The typed call of a door answering `result`.
+async fn typed_call_answered_with(result: Value) -> Result<CallOutcome, ErrorObject> {
+    let fake = FakeDoor::start(Behaviour::CallResult(result)).expect("fake door");
+    let door = DoorClient::new(config_for(&fake)).expect("door");
+    let params = CallToolRequestParams {
+        name: "agents".into(),
+        ..CallToolRequestParams::default()
+    };
+    door.call(&params, None).await
+}
+
+#[tokio::test]
+async fn a_typed_call_tells_a_complete_result_from_one_that_needs_input() {
+    let complete = typed_call_answered_with(json!({
+        "content": [{"type": "text", "text": "two agents"}],
+        "resultType": "complete"
+    }))
+    .await;
+    let mut expected = CallToolResult::text("two agents");
+    expected.result_type = Some("complete".into());
+    assert_eq!(complete, Ok(CallOutcome::Complete(expected)));
+
+    let input = typed_call_answered_with(json!({
+        "resultType": "input_required",
+        "inputRequests": {"confirm": {"method": "elicitation/create", "params": {}}},
+        "requestState": "opaque-state"
+    }))
+    .await;
+    let Ok(CallOutcome::InputRequired(input)) = input else {
+        panic!("input required: {input:?}");
+    };
+    assert_eq!(input.request_state.as_deref(), Some("opaque-state"));
+    assert_eq!(
+        input
+            .input_requests
+            .as_ref()
+            .map(|r| r.contains_key("confirm")),
+        Some(true)
+    );
+
+    // A member of the wrong type is named.
+    let wrong = typed_call_answered_with(json!({"content": [], "isError": "yes"})).await;
+    let error = wrong.expect_err("does not decode");
+    assert_eq!(error.code, -32603);
+    assert!(
+        error.message.contains("result.isError"),
+        "{}",
+        error.message
+    );
 }
