@@ -509,6 +509,13 @@ pub fn apply_sources(
         given(matches, "roots", "--root", None),
         file.roots.as_ref(),
         |roots| {
+            // Checked here, so the refusal names the key, not the flag.
+            if let Some(root) = roots.iter().find(|root| !root.is_dir()) {
+                return Err(format!(
+                    "key roots: {:?} is not a directory",
+                    root.display().to_string()
+                ));
+            }
             sources.roots.clone_from(roots);
             Ok(())
         },
@@ -608,6 +615,13 @@ pub fn apply_sources(
         given(matches, "modes", "--modes", None).or(by_env),
         file.modes.as_ref(),
         |path| {
+            // Read as `serve` reads it, so the refusal names the key.
+            if let Err(error) = std::fs::metadata(path) {
+                return Err(format!(
+                    "key modes: {:?}: {error}",
+                    path.display().to_string()
+                ));
+            }
             sources.modes = Some(path.clone());
             Ok(())
         },

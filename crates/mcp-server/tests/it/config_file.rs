@@ -200,7 +200,15 @@ fn each_kind_of_setting_takes_the_flag_then_the_variable_then_the_file_then_the_
 
 #[test]
 fn an_unknown_key_or_a_bad_value_stops_the_start_naming_the_file_and_the_key() {
-    let cases: [(&str, &str); 5] = [
+    let cases: [(&str, &str); 7] = [
+        (
+            "roots = [\"/nonexistent/hanzo-root\"]\n",
+            "key roots: \"/nonexistent/hanzo-root\" is not a directory",
+        ),
+        (
+            "modes = \"/nonexistent/modes.json\"\n",
+            "key modes: \"/nonexistent/modes.json\": No such file",
+        ),
         (
             "[door]\nwiat = 2\n",
             "key door.wiat (line 2): unknown field `wiat`, expected one of `enabled`",
