@@ -165,15 +165,19 @@ fn a_mounted_tool_without_the_discriminator_is_withheld_from_a_value_entry() {
             "properties": { "action": { "enum": ["read", "write"] } } } }
     ]))
     .unwrap();
-    let allowed: AllowedTools =
-        serde_json::from_value(json!({ "kb": ["message:error", "ops:read"] })).unwrap();
-    let surface = GatedSurface::new(
-        "kb",
-        &tools,
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::mounted("action"),
-    );
+    // `kb`'s surface under the allowlist `entries`, its discriminator
+    // being `discriminator`.
+    let gate = |entries: Value, discriminator: &str| {
+        let allowed: AllowedTools = serde_json::from_value(json!({ "kb": entries })).unwrap();
+        GatedSurface::new(
+            "kb",
+            &tools,
+            &allowed,
+            Policy::FailOpen,
+            SurfaceRules::mounted(discriminator),
+        )
+    };
+    let surface = gate(json!(["message:error", "ops:read"]), "action");
     let names: Vec<&str> = surface.tools().iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["ops"]);
     let sneaky = json!({ "messageType": "success", "action": "error" });
@@ -185,26 +189,11 @@ fn a_mounted_tool_without_the_discriminator_is_withheld_from_a_value_entry() {
     assert_eq!(unmatched.len(), 1);
     assert_eq!(unmatched[0].mismatch, Mismatch::NoDiscriminator);
     // The same entry under `messageType` narrows it, as for any tool.
-    let allowed: AllowedTools = serde_json::from_value(json!({ "kb": ["message:error"] })).unwrap();
-    let surface = GatedSurface::new(
-        "kb",
-        &tools,
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::mounted("messageType"),
-    );
+    let surface = gate(json!(["message:error"]), "messageType");
     assert_eq!(
         surface.tools()[0].op_values("messageType"),
         Some(vec!["error".to_owned()])
     );
     // Named alone, it is kept whole.
-    let allowed: AllowedTools = serde_json::from_value(json!({ "kb": ["message"] })).unwrap();
-    let surface = GatedSurface::new(
-        "kb",
-        &tools,
-        &allowed,
-        Policy::FailOpen,
-        SurfaceRules::mounted("action"),
-    );
-    assert_eq!(surface.tools().len(), 1);
+    assert_eq!(gate(json!(["message"]), "action").tools().len(), 1);
 }
