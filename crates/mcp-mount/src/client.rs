@@ -254,6 +254,19 @@ impl Conn {
         }
     }
 
+    /// Sends a notification and waits until it is written (or queued in
+    /// order), so what is sent next comes after it.
+    async fn notify_in_order(&self, method: &str, params: Option<&Value>) {
+        if let Some(out) = self.out.get() {
+            let _ = out
+                .send(Outgoing {
+                    id: None,
+                    body: wire::notification(method, params),
+                })
+                .await;
+        }
+    }
+
     fn notify(&self, method: &str, params: Option<&Value>) {
         if let Some(out) = self.out.get() {
             out.send_soon(Outgoing {
@@ -566,7 +579,9 @@ async fn run_once(shared: &Arc<Shared>) -> String {
         }
     };
     negotiated(revision.as_str());
-    conn.notify(Initialized::NAME, None);
+    // Written before anything else is sent: the server may take no other
+    // request until it has it (MCP 2025-11-25 basic/lifecycle).
+    conn.notify_in_order(Initialized::NAME, None).await;
     lock(&shared.live).conn = Some(conn.clone());
     loop {
         match list_tools(shared, &conn).await {

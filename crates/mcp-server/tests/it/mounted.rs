@@ -370,6 +370,26 @@ fn progress_and_cancellation_are_relayed_with_ids_mapped() {
 }
 
 #[test]
+fn a_mounted_server_gets_initialized_before_any_other_request() {
+    let mut setup = start(&[]);
+    list(&mut setup.server, 1);
+    let methods: Vec<Value> = received(&setup.kb_log)
+        .iter()
+        .skip(1)
+        .take(3)
+        .map(|message| message["method"].clone())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            json!("initialize"),
+            json!("notifications/initialized"),
+            json!("tools/list")
+        ]
+    );
+}
+
+#[test]
 fn list_changes_are_relayed_and_a_killed_child_comes_back() {
     let mut setup = start(&[]);
     let server = &mut setup.server;
