@@ -218,6 +218,10 @@ impl Server {
                 ))
             })?;
         self.mode_floor_name = preset.allowed.is_some().then(|| name.to_owned());
+        if preset.allowed.is_some() {
+            // So the `mode` tool names the mode a session works in.
+            modes.set_floor(name);
+        }
         self.mode_floor = preset.allowed.clone().map(|mut entries| {
             if !entries.iter().any(|e| e == "mode") {
                 entries.push("mode".to_owned());

@@ -71,6 +71,9 @@ pub struct Modes {
     changed: tokio::sync::broadcast::Sender<u64>,
     /// The tools' action aliases, `(tool, alias, action)`.
     aliases: Vec<(&'static str, &'static str, &'static str)>,
+    /// The preset the host binds every connection to (`--mode`), which a
+    /// connection narrows within but never leaves.
+    floor: std::sync::OnceLock<String>,
 }
 
 impl Modes {
@@ -116,6 +119,7 @@ impl Modes {
             current: Mutex::new(HashMap::new()),
             changed: tokio::sync::broadcast::channel(CHANGES_BACKLOG).0,
             aliases: Vec::new(),
+            floor: std::sync::OnceLock::new(),
         }
     }
 
@@ -165,7 +169,8 @@ impl Modes {
     /// The allowlist entries of connection `session`'s mode, with `mode`
     /// itself; `None` when its mode allows everything.
     pub fn allowed_for(&self, session: u64) -> Option<Vec<String>> {
-        let name = self.current_name(session);
+        // The floor is the host's layer, applied by the host.
+        let name = self.own_name(session);
         let preset = self.presets.iter().find(|p| p.name == name)?;
         let mut allowed = preset.allowed.clone()?;
         if !allowed.iter().any(|e| e == "mode") {
@@ -189,13 +194,38 @@ impl Modes {
         }
     }
 
-    /// The name of connection `session`'s mode (`full` until it sets one).
-    pub fn current_name(&self, session: u64) -> String {
+    /// Binds every connection to preset `name` (the host's `--mode`):
+    /// what [`Modes::current_name`] says until a connection narrows
+    /// further, and what `mode list`, `current` and `set` name. Only the
+    /// first call counts.
+    pub fn set_floor(&self, name: &str) {
+        let _ = self.floor.set(name.to_owned());
+    }
+
+    /// The preset every connection is bound to, if the host set one.
+    pub fn floor(&self) -> Option<&str> {
+        self.floor.get().map(String::as_str)
+    }
+
+    /// The name of connection `session`'s own mode (`full` until it sets
+    /// one), not counting the host's floor.
+    fn own_name(&self, session: u64) -> String {
         self.current
             .lock()
             .ok()
             .and_then(|c| c.get(&session).cloned())
             .unwrap_or_else(|| "full".to_owned())
+    }
+
+    /// The name of the mode connection `session` works in: its own, when
+    /// it set one other than `full`; else the host's floor, if any; else
+    /// `full`.
+    pub fn current_name(&self, session: u64) -> String {
+        let own = self.own_name(session);
+        match self.floor() {
+            Some(floor) if own == "full" => floor.to_owned(),
+            _ => own,
+        }
     }
 
     #[cfg_attr(not(feature = "mode"), allow(dead_code))]

@@ -74,21 +74,35 @@ impl ActionTool for ModeTool {
                 ModeAction::List => Ok(list(modes, ctx.session)),
                 ModeAction::Current => {
                     let name = modes.current_name(ctx.session);
-                    let mut result = CallToolResult::text(format!("mode: {name}\n"));
-                    result.structured_content = Some(json!({"mode": name}));
+                    let text = match modes.floor() {
+                        Some(floor) if floor == name => {
+                            format!("mode: {name}{}\n", floor_note(floor))
+                        }
+                        _ => format!("mode: {name}\n"),
+                    };
+                    let mut result = CallToolResult::text(text);
+                    result.structured_content = Some(match modes.floor() {
+                        Some(floor) => json!({"mode": name, "floor": floor}),
+                        None => json!({"mode": name}),
+                    });
                     Ok(result)
                 }
                 ModeAction::Set => {
                     let name = args.name.as_deref().ok_or("set: missing field 'name'")?;
                     let preset = modes.set(ctx.session, name)?;
                     Ok(CallToolResult::text(format!(
-                        "mode: {} ({})\n",
-                        preset.name, preset.description
+                        "mode: {} ({}){}\n",
+                        preset.name,
+                        preset.description,
+                        modes.floor().map(within_floor).unwrap_or_default()
                     )))
                 }
                 ModeAction::Reset => {
                     modes.set(ctx.session, "full")?;
-                    Ok(CallToolResult::text("mode: full\n"))
+                    Ok(CallToolResult::text(match modes.floor() {
+                        Some(floor) => format!("mode: {floor}{}\n", floor_note(floor)),
+                        None => "mode: full\n".to_owned(),
+                    }))
                 }
                 ModeAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
             }
@@ -97,6 +111,18 @@ impl ActionTool for ModeTool {
 }
 
 local_tool!(ModeTool);
+
+/// What `mode current` adds for the host's floor.
+fn floor_note(floor: &str) -> String {
+    format!(
+        " (the host binds every session to {floor}; `mode set` narrows within it, never past it)"
+    )
+}
+
+/// What `mode set` adds under the host's floor.
+fn within_floor(floor: &str) -> String {
+    format!("; within the host's mode {floor}, which every session keeps")
+}
 
 fn list(modes: &Modes, session: u64) -> CallToolResult {
     let current = modes.current_name(session);
@@ -118,6 +144,11 @@ fn list(modes: &Modes, session: u64) -> CallToolResult {
             "allowed": preset.allowed,
             "current": preset.name == current,
         }));
+    }
+    if let Some(floor) = modes.floor() {
+        text.push_str(&format!(
+            "(the host binds every session to {floor}; a mode narrows within it, never past it)\n"
+        ));
     }
     if let Some(error) = modes.file_error() {
         text.push_str(&format!(

@@ -37,7 +37,7 @@ impl Session {
     /// host's `--mode` floor, then the session's own mode.
     pub(super) fn narrowing_labels(&self) -> Vec<String> {
         let floor = self.server.mode_floor_name().map(|name| {
-            format!("mode {name:?}, which the host sets for every session (--mode) and no session can leave")
+            format!("mode {name:?}, which the host set for every session at start and no session can leave")
         });
         let own = self.server.modes().and_then(|modes| {
             modes.allowed_for(self.number)?;

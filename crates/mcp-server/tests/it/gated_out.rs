@@ -232,6 +232,23 @@ fn mode_flag_binds_every_session_and_mode_set_cannot_widen_it() {
             );
         }
     }
+    // The mode tool names the mode the session works in: the host's.
+    let mode = |server: &mut Proc, id, action: &str| {
+        let answer = server.call(
+            id,
+            "tools/call",
+            call_params("mode", json!({ "action": action })),
+        );
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        mode(&mut server, 30, "current")
+            .starts_with("mode: review (the host binds every session to review")
+    );
+    assert!(mode(&mut server, 31, "list").contains("\n* review: "));
     for (id, name) in [(2, "full"), (3, "review")] {
         let set = server.call(
             id,
@@ -242,6 +259,14 @@ fn mode_flag_binds_every_session_and_mode_set_cannot_widen_it() {
             set.get("result").is_some() && set["result"]["isError"] != json!(true),
             "{set}"
         );
+        let said = set["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            said.ends_with("within the host's mode review, which every session keeps\n"),
+            "{said}"
+        );
+        assert!(mode(&mut server, id + 40, "current").starts_with("mode: review"));
         let write = server.call(
             id + 10,
             "tools/call",
