@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use mcp_proto::CallToolResult;
+use rusqlite::OptionalExtension as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -110,7 +111,7 @@ impl TasksTool {
 actions! {
     /// Which `tasks` action to run.
     pub(crate) enum TasksAction {
-        Add = "add" ["create"] { reads: false, can: [State], pool: true, usage: "{title, [id], [description], [priority], [tags], [parent], [blocked_by]}: a new pending task (title may also be given as text, content or subject) with the id given when it is free, else a new one; returns its id." },
+        Add = "add" ["create"] { reads: false, can: [State], pool: true, usage: "{title, [id], [description], [priority], [tags], [parent], [blocked_by]}: a new pending task (title may also be given as text, content or subject), with the id given (refused when taken) or else the next free one; returns its id." },
         List = "list" { reads: true, can: [], pool: true, usage: "{[status], [priority], [tag], [offset], [limit]}: tasks by priority, then age; blocked ones marked." },
         Get = "get" { reads: true, can: [], pool: true, usage: "{id}: one task." },
         Update = "update" { reads: false, can: [State], pool: true, usage: "{id, [title], [description], [status], [priority], [tags], [parent], [blocked_by]}: change a task." },
@@ -322,15 +323,24 @@ impl TasksTool {
         let id = self.store.write(|tx| {
             check_links(tx, scope, None, args)?;
             if let Some(wanted) = args.id {
-                let taken: bool = tx.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM tasks WHERE id = ?1)",
-                    [wanted],
-                    |row| row.get(0),
-                )?;
-                if taken {
-                    return Err(WriteError::Refused(format!(
-                        "add: task id {wanted} is taken; omit id to get a new one, or update task {wanted}"
-                    )));
+                // Ids are shared by every workspace's tasks.
+                let holder: Option<String> = tx
+                    .query_row("SELECT scope FROM tasks WHERE id = ?1", [wanted], |row| {
+                        row.get(0)
+                    })
+                    .optional()?;
+                match holder {
+                    Some(holder) if holder == scope => {
+                        return Err(WriteError::Refused(format!(
+                            "add: task id {wanted} is taken; omit id to get a new one, or update task {wanted}"
+                        )));
+                    }
+                    Some(_) => {
+                        return Err(WriteError::Refused(format!(
+                            "add: task id {wanted} belongs to another workspace's task (ids are shared by every workspace); omit id to get a new one"
+                        )));
+                    }
+                    None => {}
                 }
             }
             let now = now();

@@ -408,6 +408,21 @@ async fn an_id_given_to_add_is_kept_when_free_and_refused_when_taken() {
     assert!(text.starts_with("add: id 0 is not a task id"), "{text}");
     // Nothing was written by the refusals.
     assert_eq!(total(&st, "tasks", "tasks").await, 2);
+    // Ids are shared by every workspace: another one is told so, and not
+    // sent to update a task it cannot see.
+    let elsewhere = tempfile::tempdir().expect("another workspace");
+    let roots = mcp_local_tools::Roots::new(vec![elsewhere.path().to_path_buf()]).expect("roots");
+    let (err, text, _) = call(
+        &TasksTool::new(st.store.clone()),
+        ToolContext::new(roots),
+        json!({"action": "add", "id": 7, "title": "mine"}),
+    )
+    .await;
+    assert!(err);
+    assert_eq!(
+        text,
+        "add: task id 7 belongs to another workspace's task (ids are shared by every workspace); omit id to get a new one"
+    );
 }
 
 #[tokio::test]
