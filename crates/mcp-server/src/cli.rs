@@ -865,7 +865,12 @@ fn install(args: &InstallArgs, config: Option<&std::path::Path>, remove: bool) -
         crate::install::install(args.client, scope, &command, &entry, args.print)
     };
     match outcome {
-        Ok(crate::install::Outcome::Printed(text)) => {
+        Ok(crate::install::Outcome::Printed(file, text)) => {
+            // The file's name on stderr, so stdout is the file alone.
+            report(&format!(
+                "hanzo-mcp: {} as install would write it:",
+                file.display()
+            ));
             let _ = write!(std::io::stdout().lock(), "{text}");
             ExitCode::SUCCESS
         }

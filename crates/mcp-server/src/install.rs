@@ -315,8 +315,8 @@ pub enum Outcome {
     RemovedFile(PathBuf),
     /// There was no entry to remove.
     NotInstalled(PathBuf),
-    /// `--print`: the file as it would be.
-    Printed(String),
+    /// `--print`: the file (its path) as it would be written.
+    Printed(PathBuf, String),
 }
 
 impl std::fmt::Display for Outcome {
@@ -349,7 +349,7 @@ impl std::fmt::Display for Outcome {
                 "{} has no `{ENTRY}` entry; nothing changed",
                 file.display()
             ),
-            Outcome::Printed(text) => f.write_str(text),
+            Outcome::Printed(_, text) => f.write_str(text),
         }
     }
 }
@@ -377,13 +377,13 @@ pub fn install(
         .map_err(|e| format!("{}: {e}", file.display()))?;
     let Some(after) = after else {
         return Ok(if print {
-            Outcome::Printed(text)
+            Outcome::Printed(file, text)
         } else {
             Outcome::AlreadyInstalled(file)
         });
     };
     if print {
-        return Ok(Outcome::Printed(after));
+        return Ok(Outcome::Printed(file, after));
     }
     let backup = match &before {
         Some(previous) => {

@@ -57,8 +57,14 @@ fn main() -> ExitCode {
 /// the reason when writing fails.
 fn man(dir: Option<&std::path::PathBuf>) -> ExitCode {
     use std::io::Write as _;
+    // No page is written for clap's `help` subcommand, so no page names
+    // it; every page carries the version.
+    let mut cmd = command()
+        .disable_help_subcommand(true)
+        .propagate_version(true);
+    cmd.build();
     let Some(dir) = dir else {
-        return match clap_mangen::Man::new(command()).render(&mut std::io::stdout()) {
+        return match clap_mangen::Man::new(cmd).render(&mut std::io::stdout()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(_) => ExitCode::FAILURE,
         };
@@ -78,8 +84,6 @@ fn man(dir: Option<&std::path::PathBuf>) -> ExitCode {
     }
     // Built, each subcommand's page is named for its whole command line
     // (`hanzo-mcp-config-show.1`).
-    let mut cmd = command().disable_help_subcommand(true);
-    cmd.build();
     let mut pages = Vec::new();
     let written = std::fs::create_dir_all(dir)
         .and_then(|()| write_pages(&cmd, dir, &mut pages))

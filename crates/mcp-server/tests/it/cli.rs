@@ -464,7 +464,12 @@ fn completions_and_the_manual_page_cover_every_subcommand() {
         let text = std::fs::read_to_string(&path).expect("the page");
         assert!(text.contains(&format!("\n.TH {page} 1 ")), "{page}: {text}");
     }
+    // It names only pages that exist (no `help` subcommand page), and
+    // every page carries the version.
+    assert!(!page.contains("hanzo\\-mcp\\-help"), "{page}");
+    let version = env!("CARGO_PKG_VERSION");
     let serve = std::fs::read_to_string(man1.join("hanzo-mcp-serve.1")).expect("serve's page");
+    assert!(serve.contains(&format!("\"serve {version}\"")), "{serve}");
     assert!(serve.contains("allowed\\-tools"), "serve's flags: {serve}");
     let refused = run(&["completions", "tcsh"], &[]);
     assert_eq!(refused.status.code(), Some(2));

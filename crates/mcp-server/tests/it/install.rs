@@ -21,8 +21,16 @@ impl Place {
         }
     }
 
-    /// Runs `hanzo-mcp <args>` here; exit code and stdout.
+    /// Runs `hanzo-mcp <args>` here; exit code and stdout. Nothing is
+    /// written to stderr.
     fn run(&self, args: &[&str]) -> (i32, String) {
+        let (code, out, err) = self.run_with_stderr(args);
+        assert!(err.is_empty(), "{err}");
+        (code, out)
+    }
+
+    /// As [`Place::run`], with what was written to stderr.
+    fn run_with_stderr(&self, args: &[&str]) -> (i32, String, String) {
         let out = hanzo_mcp()
             .args(args)
             .current_dir(self.project.path())
@@ -32,14 +40,10 @@ impl Place {
             .stdin(std::process::Stdio::null())
             .output()
             .expect("run");
-        assert!(
-            out.stderr.is_empty(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         (
             out.status.code().unwrap_or(-1),
             String::from_utf8(out.stdout).expect("utf-8"),
+            String::from_utf8(out.stderr).expect("utf-8"),
         )
     }
 }
@@ -218,9 +222,13 @@ fn each_client_is_created_merged_idempotent_backed_up_and_uninstalled_exactly() 
 
         // --print shows it without writing.
         let printed: Vec<&str> = install.iter().copied().chain(["--print"]).collect();
-        let (code, out) = place.run(&printed);
+        let (code, out, err) = place.run_with_stderr(&printed);
         assert_eq!(code, 0);
         assert_eq!(out, installed);
+        assert_eq!(
+            err,
+            format!("hanzo-mcp: {} as install would write it:\n", file.display())
+        );
 
         // Uninstall: the file as it was.
         let (code, _) = place.run(&uninstall);
