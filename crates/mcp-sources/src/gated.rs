@@ -133,14 +133,24 @@ fn rebuild(
         policy,
         rules.clone(),
     ));
-    for unmatched in fresh.unmatched_entries() {
-        // The one mismatch that withholds a tool the entry names: said at
-        // every rebuild (a list changes rarely), at warn.
-        if unmatched.mismatch == mcp_gating::Mismatch::NoDiscriminator {
-            tracing::warn!(source = name, "allowedTools: {unmatched}");
+    let mut current = surface.write().unwrap_or_else(PoisonError::into_inner);
+    // The one mismatch that withholds a tool the entry names: said at
+    // warn, once, when a list first shows it (not at every rebuild).
+    let withheld = |surface: &GatedSurface<Tool>| -> Vec<String> {
+        surface
+            .unmatched_entries()
+            .iter()
+            .filter(|u| u.mismatch == mcp_gating::Mismatch::NoDiscriminator)
+            .map(ToString::to_string)
+            .collect()
+    };
+    let before = withheld(&current);
+    for entry in withheld(&fresh) {
+        if !before.contains(&entry) {
+            tracing::warn!(source = name, "allowedTools: {entry}");
         }
     }
-    *surface.write().unwrap_or_else(PoisonError::into_inner) = fresh.clone();
+    *current = fresh.clone();
     fresh
 }
 

@@ -390,6 +390,29 @@ fn a_mounted_server_gets_initialized_before_any_other_request() {
 }
 
 #[test]
+fn an_entry_that_cannot_narrow_a_tool_is_warned_about_once() {
+    let logs = tempfile::tempdir().unwrap();
+    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
+    let mut server = serve_mounted(
+        logs.path(),
+        &kb,
+        &["--allowed-tools", r#"{"kb": ["kb_echo:x", "kb_ops:read"]}"#],
+    );
+    server.initialize("2025-11-25");
+    for id in 1..=3 {
+        let names = tool_names(&list(&mut server, id));
+        assert!(names.contains(&"kb_ops".to_owned()) && !names.contains(&"kb_echo".to_owned()));
+    }
+    assert_eq!(server.wait().code(), Some(0));
+    let warned = server
+        .stderr_lines()
+        .iter()
+        .filter(|line| line.contains("\"kb_echo:x\"") && line.contains("withheld"))
+        .count();
+    assert_eq!(warned, 1, "one warning for three lists");
+}
+
+#[test]
 fn list_changes_are_relayed_and_a_killed_child_comes_back() {
     let mut setup = start(&[]);
     let server = &mut setup.server;
