@@ -846,6 +846,18 @@ fn install(args: &InstallArgs, config: Option<&std::path::Path>, remove: bool) -
     let mut entry = vec!["serve".to_owned()];
     if let Some(config) = config {
         match std::fs::canonicalize(config) {
+            Ok(path) if !remove => {
+                // A file the server would refuse would stop the client's
+                // server at every start: refused here instead.
+                let named = crate::config::ConfigPath::Named(path.clone());
+                if let Err(error) = crate::config::load(&named, &[]) {
+                    report(&format!(
+                        "hanzo-mcp: {error}; fix it first: the client's server would stop at every start"
+                    ));
+                    return ExitCode::FAILURE;
+                }
+                entry.extend(["--config".to_owned(), path.display().to_string()]);
+            }
             Ok(path) => entry.extend(["--config".to_owned(), path.display().to_string()]),
             Err(error) => {
                 report(&format!(

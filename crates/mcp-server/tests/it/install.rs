@@ -334,3 +334,23 @@ fn a_scope_a_client_lacks_and_a_file_that_does_not_parse_are_refused() {
     );
     assert_eq!(std::fs::read_to_string(&file).expect("file"), "{ not json");
 }
+
+#[test]
+fn a_config_file_the_server_would_refuse_is_not_installed() {
+    let place = Place::new();
+    let config = place.project.path().join("bad.toml");
+    std::fs::write(&config, "[door]\nwiat = 2\n").expect("write");
+    let (code, out, err) =
+        place.run_with_stderr(&["install", "--client", "codex", "--config", "bad.toml"]);
+    assert_eq!(code, 1);
+    assert_eq!(out, "");
+    assert!(
+        err.contains("key door.wiat (line 2): unknown field")
+            && err.ends_with("fix it first: the client's server would stop at every start\n"),
+        "{err}"
+    );
+    assert!(
+        !place.home.path().join(".codex").exists(),
+        "nothing written"
+    );
+}
