@@ -92,6 +92,7 @@ pub async fn run(args: &ServeArgs, effective: &Effective) -> Vec<Finding> {
     });
     out.extend(roots(args));
     out.extend(mode(args, effective));
+    out.extend(allowed_local(args));
     out.extend(mounted(args).await);
     out.extend(door(args).await);
     out.push(bearer());
@@ -120,6 +121,50 @@ fn mode(args: &ServeArgs, effective: &Effective) -> Option<Finding> {
             ),
         },
     )
+}
+
+/// The entries of the allowlist's `local` list that match none of the
+/// local tools or actions (a typo leaves that tool out, and a list of
+/// typos leaves no local tool): a note naming them and what is left.
+fn allowed_local(args: &ServeArgs) -> Option<Finding> {
+    use crate::source::ToolSource as _;
+    let allowed = crate::cli::parse_allowed_tools(
+        args.sources.allowed_tools.as_deref(),
+        &args.sources.mount_names(),
+    )
+    .ok()?;
+    allowed.server("local")?;
+    let here = std::env::current_dir().ok()?;
+    let local = crate::local::LocalSource::new(vec![here]).ok()?;
+    let surface = mcp_gating::GatedSurface::new(
+        "local",
+        local.definitions(),
+        &allowed,
+        mcp_gating::Policy::FailOpen,
+        local.surface_rules(),
+    );
+    let unmatched: Vec<String> = surface
+        .unmatched_entries()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if unmatched.is_empty() {
+        return None;
+    }
+    let left: Vec<&str> = surface.tools().iter().map(|t| t.name.as_str()).collect();
+    Some(finding(
+        Verdict::Note,
+        "allowed_tools",
+        format!(
+            "local: {}; the local tools left: {}",
+            unmatched.join("; "),
+            if left.is_empty() {
+                "none".to_owned()
+            } else {
+                left.join(", ")
+            }
+        ),
+    ))
 }
 
 fn roots(args: &ServeArgs) -> Vec<Finding> {

@@ -167,6 +167,27 @@ fn a_mode_that_names_no_preset_fails_and_one_that_does_is_ok() {
 }
 
 #[test]
+fn allowlist_entries_that_match_no_local_tool_are_named_with_what_is_left() {
+    let door = ("HANZO_MCP_DOOR", "http://127.0.0.1:9/v1/mcp");
+    let (_, lines) = doctor(&[
+        door,
+        (
+            "HANZO_MCP_ALLOWED_TOOLS",
+            r#"{"local": ["think", "nosuchtool", "fs:nope"]}"#,
+        ),
+    ]);
+    assert_eq!(
+        line(&lines, "allowed_tools"),
+        "note allowed_tools: local: \"nosuchtool\" matches no tool; \"fs:nope\": tool \"fs\" has no such op; the local tools left: think"
+    );
+    let (_, lines) = doctor(&[door, ("HANZO_MCP_ALLOWED_TOOLS", r#"{"local": ["think"]}"#)]);
+    assert!(
+        !lines.iter().any(|l| l.contains(" allowed_tools: ")),
+        "{lines:#?}"
+    );
+}
+
+#[test]
 fn doctor_starts_each_mounted_server_and_fails_one_that_cannot_start() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = crate::common::servers::fixture();
