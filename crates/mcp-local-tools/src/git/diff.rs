@@ -32,9 +32,7 @@ pub(crate) struct Numstat {
 }
 
 pub(crate) async fn diff(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
-    let mut options: Vec<String> = ["--no-color", "--no-ext-diff", "--no-textconv"]
-        .map(str::to_owned)
-        .to_vec();
+    let mut options: Vec<String> = super::history::NO_PROGRAMS.map(str::to_owned).to_vec();
     let staged = GitArgs::flag(args.staged);
     if staged {
         options.push("--cached".to_owned());

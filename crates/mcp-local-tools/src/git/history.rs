@@ -11,8 +11,18 @@ const DEFAULT_LOG: u32 = 20;
 /// The most commits one `log` shows.
 const MAX_LOG: u32 = 1000;
 
-/// The flags every reading command that may print a patch gets.
-const NO_PROGRAMS: [&str; 3] = ["--no-color", "--no-ext-diff", "--no-textconv"];
+/// The flags every reading command that may print a patch gets: no
+/// external diff or textconv program, and submodules never entered (a
+/// work-tree `.gitmodules` saying `ignore = none` beats any config, but
+/// not the command line; git would otherwise run itself in each, with the
+/// submodule's own config and git directory).
+pub(crate) const NO_PROGRAMS: [&str; 5] = [
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--ignore-submodules=all",
+    "--submodule=short",
+];
 
 pub(crate) async fn log(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     let limit = args.limit.unwrap_or(DEFAULT_LOG).clamp(1, MAX_LOG);

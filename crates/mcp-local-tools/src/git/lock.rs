@@ -20,9 +20,10 @@
 //!   into (their own config is not inspected), and only the `file`, `git`,
 //!   `http` and `https` transports are allowed (ssh starts `ssh`, and a
 //!   remote helper is a program);
-//! - a repository whose config includes a file that lies inside the roots
-//!   (outside its git directory) is refused: the agent could change that
-//!   file between the listing and the run;
+//! - a repository whose config includes a file outside its own git
+//!   directory is refused: inside the roots the agent could change that
+//!   file between the listing and the run; outside them it is a file no
+//!   tool may read, whose values `remote` or `branch` would show;
 //! - a repository whose config sets a key no override can neutralise
 //!   ([`UNLOCKABLE`]) is refused.
 
@@ -86,6 +87,7 @@ const FIXED: &[(&str, &str)] = &[
     ("fetch.recurseSubmodules", "false"),
     ("push.recurseSubmodules", "no"),
     ("diff.ignoreSubmodules", "all"),
+    ("diff.submodule", "short"),
     ("status.submoduleSummary", "false"),
     ("protocol.allow", "never"),
     ("protocol.ssh.allow", "never"),
@@ -208,17 +210,24 @@ pub(crate) fn lock(
         let Some(file) = &entry.file else { continue };
         let path = cwd.join(file);
         let real = std::fs::canonicalize(&path).unwrap_or(path);
-        let own = git_dirs.iter().any(|dir| real.starts_with(dir))
-            || real
-                .components()
-                .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"));
-        if !own && roots.root_of(&real).is_some() {
+        if git_dirs.iter().any(|dir| real.starts_with(dir)) {
+            continue;
+        }
+        if roots.root_of(&real).is_some() {
             return Err(format!(
                 "git: the repository's config includes {}, a file inside the roots; \
                  refused while no program may run (an included file could name one)",
                 real.display()
             ));
         }
+        // Outside the roots: the tools would show what it holds (a
+        // remote's URL with its token, say), which no tool may read.
+        return Err(format!(
+            "git: the repository's config includes {}, a file outside the roots and outside \
+             its git directory; refused while no program may run (its values would be read \
+             and shown)",
+            real.display()
+        ));
     }
     if let Some(entry) = entries
         .iter()

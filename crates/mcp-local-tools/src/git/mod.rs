@@ -42,7 +42,9 @@
 //! `GIT_PAGER=cat`), `GIT_TERMINAL_PROMPT=0`, `GIT_EDITOR=true`, and no
 //! `GIT_ASKPASS` or `SSH_ASKPASS`, so nothing waits for a person. Reading
 //! actions also run without external diff drivers or textconv
-//! (`--no-ext-diff --no-textconv`), without signature checks (a
+//! (`--no-ext-diff --no-textconv`), without entering submodules
+//! (`--ignore-submodules=all`, which beats a `.gitmodules` entry), without
+//! signature checks (a
 //! repository's `gpg.program` is never run), without optional locks, and
 //! with the clean, smudge and process filters of the repository's own
 //! config turned off (those of the user's global config, such as Git LFS,
@@ -61,8 +63,10 @@
 //! global files are not read (the identity and ordinary settings are
 //! passed on), every key naming a program is overridden on the command
 //! scope, no hook runs, only the `file`, `git`, `http` and `https`
-//! transports are allowed, submodules are not recursed into, and a
-//! repository whose config includes a file inside the roots is refused.
+//! transports are allowed, submodules are not recursed into, a writing
+//! action in a repository with submodules is refused (git would run itself
+//! inside each, with the submodule's own config), and a repository whose
+//! config includes a file outside its own git directory is refused.
 //! The details are in `src/git/lock.rs`.
 
 mod diff;
@@ -261,6 +265,27 @@ impl ActionTool for GitTool {
 
 local_tool!(GitTool);
 
+/// Held by a writing call while no program may run (see [`dispatch`]).
+static LOCKED_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+impl GitAction {
+    /// Whether the action changes the work tree or the index, where git
+    /// would look inside submodules.
+    fn touches_work_tree(self) -> bool {
+        matches!(
+            self,
+            GitAction::Add
+                | GitAction::Commit
+                | GitAction::Reset
+                | GitAction::Stash
+                | GitAction::Switch
+                | GitAction::Pull
+                | GitAction::Apply
+                | GitAction::Clean
+        )
+    }
+}
+
 async fn dispatch(args: &GitArgs, ctx: &ToolContext) -> ToolResult {
     let timeout = args.timeout()?;
     if args.action == GitAction::Init {
@@ -271,6 +296,17 @@ async fn dispatch(args: &GitArgs, ctx: &ToolContext) -> ToolResult {
     if args.action.spec().reads_only && ctx.run_programs {
         repo.without_repository_filters().await?;
     }
+    // While no program may run, an action that changes the work tree or
+    // the index is refused in a repository with submodules; the check and
+    // the action are one step for every such call of this process, so no
+    // other call can add a submodule in between.
+    let _one_at_a_time = if repo.is_locked() && args.action.touches_work_tree() {
+        let guard = LOCKED_WRITES.lock().await;
+        repo.refuse_submodules(args.action.spec().name).await?;
+        Some(guard)
+    } else {
+        None
+    };
     match args.action {
         GitAction::Status => status::status(&repo).await,
         GitAction::Diff => diff::diff(args, &repo).await,

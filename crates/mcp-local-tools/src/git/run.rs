@@ -402,6 +402,62 @@ impl<'a> Repo<'a> {
         Ok((repo, resolved.path))
     }
 
+    /// Whether this call may start no program (its config is locked).
+    pub(crate) fn is_locked(&self) -> bool {
+        self.locked.is_some()
+    }
+
+    /// Refuses a writing action (`action`) in a repository whose index
+    /// records submodules. git tells whether a submodule is modified by
+    /// running itself inside it, with the submodule's own config (filters,
+    /// drivers) and git directory, none of which is checked here; a
+    /// work-tree `.gitmodules` entry `ignore = none` makes it do so
+    /// whatever the configuration says, and only the reading commands take
+    /// `--ignore-submodules` (which they get).
+    ///
+    /// # Errors
+    /// The refusal naming the submodules' paths, or why the index could
+    /// not be read.
+    pub(crate) async fn refuse_submodules(&self, action: &str) -> Result<(), String> {
+        const CAP: usize = 64 * 1024 * 1024;
+        let outcome = self
+            .run_capped(Access::Read, &["ls-files", "--stage", "-z"], None, CAP)
+            .await?;
+        self.result("ls-files", &outcome)?;
+        if outcome.stdout.dropped() > 0 {
+            return Err(format!(
+                "git {action}: the index lists more than 64 MiB of entries; not checked for submodules, so refused while no program may run"
+            ));
+        }
+        let listing = outcome.stdout.text("");
+        // `mode SP object SP stage TAB path`; a submodule is mode 160000.
+        let submodules: Vec<&str> = listing
+            .split('\0')
+            .filter_map(|entry| entry.strip_prefix("160000 "))
+            .map(|rest| rest.split_once('\t').map_or(rest, |(_, path)| path))
+            .collect();
+        if submodules.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<String> = submodules
+            .iter()
+            .take(5)
+            .map(|p| format!("{p:?}"))
+            .collect();
+        Err(format!(
+            "git {action}: this repository has submodules ({}{}); while no program may run, \
+             git would run itself inside each with the submodule's own configuration, which \
+             is not checked, so writing actions are refused here (status, diff, log and show \
+             work, without entering submodules)",
+            shown.join(", "),
+            if submodules.len() > shown.len() {
+                ", ..."
+            } else {
+                ""
+            }
+        ))
+    }
+
     /// Runs `git <args>` with the safe options and environment, `stdin`
     /// written to it; stdout kept up to [`OUTPUT_CAP`] bytes.
     pub(crate) async fn run(

@@ -52,7 +52,14 @@ pub(crate) async fn status(repo: &Repo<'_>) -> ToolResult {
     let outcome = repo
         .run_capped(
             Access::Read,
-            &["status", "--porcelain=v2", "--branch", "-z"],
+            // Submodules are never entered (see `history::NO_PROGRAMS`).
+            &[
+                "status",
+                "--porcelain=v2",
+                "--branch",
+                "-z",
+                "--ignore-submodules=all",
+            ],
             None,
             // Parsed, not shown: kept whole up to a large bound.
             16 * 1024 * 1024,

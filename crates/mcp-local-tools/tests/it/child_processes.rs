@@ -373,6 +373,42 @@ async fn an_include_into_the_roots_is_refused_when_programs_may_not_run() {
     assert_eq!(c.starts(), "");
 }
 
+/// A repository config that includes a file outside the roots (another
+/// repository's config, holding a remote URL with its token): refused
+/// while no program may run, since `remote` would show what no tool may
+/// read; read as usual when programs may run.
+#[tokio::test]
+async fn an_include_outside_the_roots_is_refused_when_programs_may_not_run() {
+    let c = Case::new();
+    let other = c.s.base.join("outside/other");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q"]);
+    git(
+        &other,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://user:TOKEN-OUTSIDE@example.com/x.git",
+        ],
+    );
+    let included = other.join(".git/config");
+    git(
+        &c.proj,
+        &["config", "include.path", &included.display().to_string()],
+    );
+    let (is_error, text) = c.git(false, json!({"action": "remote"})).await;
+    assert!(is_error, "{text}");
+    assert!(!text.contains("TOKEN-OUTSIDE"), "{text}");
+    assert!(text.contains("a file outside the roots"), "{text}");
+    let (is_error, text) = c.git(true, json!({"action": "remote"})).await;
+    assert!(!is_error, "{text}");
+    assert!(
+        text.contains("TOKEN-OUTSIDE"),
+        "the include is real: {text}"
+    );
+}
+
 /// A remote whose transport runs a command (`ext::`, allowed by the
 /// repository): refused with programs off, run with them on.
 #[tokio::test]
@@ -441,6 +477,78 @@ async fn a_repository_git_proxy_or_alternate_refs_command_runs_only_when_program
     assert!(is_error, "{text}");
     assert!(text.contains("core.alternaterefscommand"), "{text}");
     assert_eq!(c.starts(), "");
+}
+
+/// A submodule whose own config names a filter, with a work-tree
+/// `.gitmodules` saying `ignore = none` (which beats any config) and a
+/// changed file: git would run itself inside it to tell whether it is
+/// modified, with that config. With programs off the reading actions never
+/// enter it (the canary stays silent, and what its git directory holds is
+/// never shown) and the writing ones are refused naming it; with them on,
+/// `status` runs the filter (the vector is real).
+#[tokio::test]
+async fn a_submodule_is_never_entered_while_no_program_may_run() {
+    let c = Case::new();
+    let sm = c.proj.join("sm");
+    std::fs::create_dir_all(&sm).unwrap();
+    git(&sm, &["init", "-q", "-b", "main"]);
+    std::fs::write(sm.join("g.txt"), "two\n").unwrap();
+    git(&sm, &["add", "g.txt"]);
+    git(&sm, &["commit", "-q", "-m", "sub"]);
+    std::fs::write(sm.join(".git/info/attributes"), "g.txt filter=x\n").unwrap();
+    git(
+        &sm,
+        &["config", "filter.x.clean", &format!("{} clean", c.canary)],
+    );
+    c.proj_file(
+        ".gitmodules",
+        "[submodule \"sm\"]\n\tpath = sm\n\turl = ./sm\n\tignore = none\n",
+    );
+    git(&c.proj, &["add", ".gitmodules", "sm"]);
+    git(&c.proj, &["commit", "-q", "-m", "with a submodule"]);
+    git(&c.proj, &["config", "diff.submodule", "diff"]);
+    // The same size: git must read the file (through the filter) to tell.
+    std::fs::write(sm.join("g.txt"), "owt\n").unwrap();
+
+    for args in [
+        json!({"action": "status"}),
+        json!({"action": "diff"}),
+        json!({"action": "show"}),
+        json!({"action": "log", "paths": ["proj/sm"]}),
+    ] {
+        let (is_error, text) = c.git(false, args.clone()).await;
+        assert!(!is_error, "{args}: {text}");
+        assert!(!text.contains("+owt"), "{args}: {text}");
+        assert_eq!(c.starts(), "", "{args}");
+    }
+    for args in [
+        json!({"action": "commit", "message": "m", "all": true}),
+        json!({"action": "add", "all": true}),
+        json!({"action": "stash"}),
+        json!({"action": "reset"}),
+    ] {
+        let (is_error, text) = c.git(false, args.clone()).await;
+        assert!(is_error, "{args}: {text}");
+        assert!(
+            text.contains("this repository has submodules (\"sm\")"),
+            "{args}: {text}"
+        );
+        assert_eq!(c.starts(), "", "{args}");
+    }
+    // The vector is real: the same status, as plain git runs it, starts
+    // the submodule's filter.
+    let plain = Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&c.proj)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(plain.status.success());
+    assert!(
+        c.starts().contains("clean"),
+        "plain git enters the submodule"
+    );
 }
 
 /// A push to a repository on a local path runs a second git in that
