@@ -33,6 +33,7 @@ pub(crate) struct Numstat {
 
 pub(crate) async fn diff(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     let mut options: Vec<String> = super::history::NO_PROGRAMS.map(str::to_owned).to_vec();
+    options.extend(repo.submodule_flags().iter().map(|f| (*f).to_owned()));
     let staged = GitArgs::flag(args.staged);
     if staged {
         options.push("--cached".to_owned());

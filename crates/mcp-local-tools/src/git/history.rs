@@ -11,23 +11,15 @@ const DEFAULT_LOG: u32 = 20;
 /// The most commits one `log` shows.
 const MAX_LOG: u32 = 1000;
 
-/// The flags every reading command that may print a patch gets: no
-/// external diff or textconv program, and submodules never entered (a
-/// work-tree `.gitmodules` saying `ignore = none` beats any config, but
-/// not the command line; git would otherwise run itself in each, with the
-/// submodule's own config and git directory).
-pub(crate) const NO_PROGRAMS: [&str; 5] = [
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--ignore-submodules=all",
-    "--submodule=short",
-];
+/// The flags every reading command that may print a patch gets (with
+/// [`Repo::submodule_flags`]).
+pub(crate) const NO_PROGRAMS: [&str; 3] = ["--no-color", "--no-ext-diff", "--no-textconv"];
 
 pub(crate) async fn log(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     let limit = args.limit.unwrap_or(DEFAULT_LOG).clamp(1, MAX_LOG);
     let mut argv: Vec<String> = vec!["log".to_owned()];
     argv.extend(NO_PROGRAMS.map(str::to_owned));
+    argv.extend(repo.submodule_flags().iter().map(|f| (*f).to_owned()));
     argv.push("--format=%h %as %an: %s%d".to_owned());
     argv.push(format!("--max-count={limit}"));
     // Each value shares its argv element with its option: never an option
@@ -59,6 +51,7 @@ pub(crate) async fn log(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
 pub(crate) async fn show(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     let mut argv: Vec<String> = vec!["show".to_owned()];
     argv.extend(NO_PROGRAMS.map(str::to_owned));
+    argv.extend(repo.submodule_flags().iter().map(|f| (*f).to_owned()));
     if GitArgs::flag(args.stat) {
         argv.push("--stat".to_owned());
     }

@@ -42,9 +42,7 @@
 //! `GIT_PAGER=cat`), `GIT_TERMINAL_PROMPT=0`, `GIT_EDITOR=true`, and no
 //! `GIT_ASKPASS` or `SSH_ASKPASS`, so nothing waits for a person. Reading
 //! actions also run without external diff drivers or textconv
-//! (`--no-ext-diff --no-textconv`), without entering submodules
-//! (`--ignore-submodules=all`, which beats a `.gitmodules` entry), without
-//! signature checks (a
+//! (`--no-ext-diff --no-textconv`), without signature checks (a
 //! repository's `gpg.program` is never run), without optional locks, and
 //! with the clean, smudge and process filters of the repository's own
 //! config turned off (those of the user's global config, such as Git LFS,
@@ -63,7 +61,9 @@
 //! global files are not read (the identity and ordinary settings are
 //! passed on), every key naming a program is overridden on the command
 //! scope, no hook runs, only the `file`, `git`, `http` and `https`
-//! transports are allowed, submodules are not recursed into, a writing
+//! transports are allowed, submodules are never entered (reading actions
+//! pass `--ignore-submodules=all`, which beats a `.gitmodules` entry as no
+//! config does), a writing
 //! action in a repository with submodules is refused (git would run itself
 //! inside each, with the submodule's own config), and a repository whose
 //! config includes a file outside its own git directory is refused.

@@ -407,6 +407,20 @@ impl<'a> Repo<'a> {
         self.locked.is_some()
     }
 
+    /// The flags that keep a reading command out of submodules while no
+    /// program may run: `--ignore-submodules=all` (which beats a work-tree
+    /// `.gitmodules` entry `ignore = none`, as no config does) and
+    /// `--submodule=short`. Entering one, git would run itself there with
+    /// the submodule's own config (filters, drivers) and git directory,
+    /// which may lie outside the roots. Empty when programs may run.
+    pub(crate) fn submodule_flags(&self) -> &'static [&'static str] {
+        if self.is_locked() {
+            &["--ignore-submodules=all", "--submodule=short"]
+        } else {
+            &[]
+        }
+    }
+
     /// Refuses a writing action (`action`) in a repository whose index
     /// records submodules. git tells whether a submodule is modified by
     /// running itself inside it, with the submodule's own config (filters,

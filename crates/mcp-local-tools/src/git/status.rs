@@ -49,17 +49,13 @@ pub(crate) struct Status {
 }
 
 pub(crate) async fn status(repo: &Repo<'_>) -> ToolResult {
+    let mut argv = vec!["status", "--porcelain=v2", "--branch", "-z"];
+    // `status` takes the first of them only (no `--submodule`).
+    argv.extend(repo.submodule_flags().first());
     let outcome = repo
         .run_capped(
             Access::Read,
-            // Submodules are never entered (see `history::NO_PROGRAMS`).
-            &[
-                "status",
-                "--porcelain=v2",
-                "--branch",
-                "-z",
-                "--ignore-submodules=all",
-            ],
+            &argv,
             None,
             // Parsed, not shown: kept whole up to a large bound.
             16 * 1024 * 1024,
