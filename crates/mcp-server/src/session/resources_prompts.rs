@@ -3,6 +3,7 @@
 //! (server/utilities/completion), each served from the source registered
 //! on the [`Server`](crate::Server), and -32601 when there is none.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use mcp_proto::methods::{
@@ -12,13 +13,14 @@ use mcp_proto::router::Answer;
 use mcp_proto::{
     CompleteRequestParams, CompleteResult, ErrorObject, GetPromptRequestParams, GetPromptResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResult, error_code,
+    ReadResourceRequestParams, ReadResourceResult, ResultMembers, error_code,
 };
 
 use super::Session;
 use super::router::{LIST_TTL_MS, RequestCx, typed_work};
 use crate::features::{PromptSource, ResourceSource};
 use crate::lifecycle::Negotiated;
+use crate::source::CallContext;
 
 /// Lists are cacheable for a minute in 2026-07-28.
 const LIST: Option<u64> = Some(LIST_TTL_MS);
@@ -38,18 +40,35 @@ impl Session {
             .ok_or_else(|| ErrorObject::method_not_found(M::METHOD))
     }
 
+    /// The work of a request `source` answers (its error when the server
+    /// has none): `answer` gets the source and the request's call context;
+    /// the typed result gets the members its revision requires,
+    /// cacheable for `ttl_ms` when given.
+    fn served<S: ?Sized, T, Fut>(
+        &self,
+        source: Result<Arc<S>, ErrorObject>,
+        cx: &RequestCx,
+        ttl_ms: Option<u64>,
+        answer: impl FnOnce(Arc<S>, CallContext) -> Fut,
+    ) -> Answer<T>
+    where
+        T: ResultMembers + Send + 'static,
+        Fut: Future<Output = Result<T, ErrorObject>> + Send + 'static,
+    {
+        match source {
+            Ok(source) => typed_work(cx.era, ttl_ms, answer(source, self.call_context(cx))),
+            Err(error) => Answer::Now(Err(error)),
+        }
+    }
+
     /// `resources/list`: one page of the resource source's list.
     pub(super) fn list_resources(
         &self,
         cx: RequestCx,
         params: PaginatedRequestParams,
     ) -> Answer<ListResourcesResult> {
-        let source = match self.resources::<ListResources>() {
-            Ok(source) => source,
-            Err(error) => return Answer::Now(Err(error)),
-        };
-        let call = self.call_context(&cx);
-        typed_work(cx.era, LIST, async move {
+        let source = self.resources::<ListResources>();
+        self.served(source, &cx, LIST, |source, call| async move {
             source.list_resources(params.cursor, call).await
         })
     }
@@ -60,12 +79,8 @@ impl Session {
         cx: RequestCx,
         params: PaginatedRequestParams,
     ) -> Answer<ListResourceTemplatesResult> {
-        let source = match self.resources::<ListResourceTemplates>() {
-            Ok(source) => source,
-            Err(error) => return Answer::Now(Err(error)),
-        };
-        let call = self.call_context(&cx);
-        typed_work(cx.era, LIST, async move {
+        let source = self.resources::<ListResourceTemplates>();
+        self.served(source, &cx, LIST, |source, call| async move {
             source.list_resource_templates(params.cursor, call).await
         })
     }
@@ -77,13 +92,9 @@ impl Session {
         cx: RequestCx,
         params: ReadResourceRequestParams,
     ) -> Answer<ReadResourceResult> {
-        let source = match self.resources::<ReadResource>() {
-            Ok(source) => source,
-            Err(error) => return Answer::Now(Err(error)),
-        };
-        let call = self.call_context(&cx);
         let era = cx.era;
-        typed_work(era, Some(0), async move {
+        let source = self.resources::<ReadResource>();
+        self.served(source, &cx, Some(0), |source, call| async move {
             let read = source.read_resource(params, call).await;
             read.map_err(|error| not_found_for(era, error))
         })
@@ -95,12 +106,8 @@ impl Session {
         cx: RequestCx,
         params: PaginatedRequestParams,
     ) -> Answer<ListPromptsResult> {
-        let source = match self.prompts::<ListPrompts>() {
-            Ok(source) => source,
-            Err(error) => return Answer::Now(Err(error)),
-        };
-        let call = self.call_context(&cx);
-        typed_work(cx.era, LIST, async move {
+        let source = self.prompts::<ListPrompts>();
+        self.served(source, &cx, LIST, |source, call| async move {
             source.list_prompts(params.cursor, call).await
         })
     }
@@ -111,12 +118,8 @@ impl Session {
         cx: RequestCx,
         params: GetPromptRequestParams,
     ) -> Answer<GetPromptResult> {
-        let source = match self.prompts::<GetPrompt>() {
-            Ok(source) => source,
-            Err(error) => return Answer::Now(Err(error)),
-        };
-        let call = self.call_context(&cx);
-        typed_work(cx.era, None, async move {
+        let source = self.prompts::<GetPrompt>();
+        self.served(source, &cx, None, |source, call| async move {
             source.get_prompt(params, call).await
         })
     }
@@ -128,15 +131,13 @@ impl Session {
         cx: RequestCx,
         params: CompleteRequestParams,
     ) -> Answer<CompleteResult> {
-        let Some(source) = self.server.completion_source() else {
-            return Answer::Now(Err(ErrorObject::method_not_found(Complete::METHOD)));
-        };
-        let call = self.call_context(&cx);
-        typed_work(
-            cx.era,
-            None,
-            async move { source.complete(params, call).await },
-        )
+        let source = self
+            .server
+            .completion_source()
+            .ok_or_else(|| ErrorObject::method_not_found(Complete::METHOD));
+        self.served(source, &cx, None, |source, call| async move {
+            source.complete(params, call).await
+        })
     }
 }
 
