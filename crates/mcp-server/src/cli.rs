@@ -235,7 +235,8 @@ pub struct SourceArgs {
         long = "secret-env",
         value_name = "NAME",
         env = "HANZO_MCP_SECRET_ENV",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = parse_variable_name
     )]
     pub secret_env: Vec<String>,
 
@@ -451,6 +452,26 @@ fn refuse_unknown_servers(args: &SourceArgs) -> Option<ExitCode> {
     let problem = unknown_servers(&allowed, &args.mount_names())?;
     report(&format!("hanzo-mcp: configuration: {origin}: {problem}"));
     Some(ExitCode::from(2))
+}
+
+/// An environment variable's name as POSIX spells one (a letter or `_`,
+/// then letters, digits and `_`), surrounding spaces trimmed.
+///
+/// # Errors
+/// Any other text: it names no variable, so nothing would be removed.
+pub fn parse_variable_name(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        Ok(name.to_owned())
+    } else {
+        Err(format!(
+            "{name:?} is not a variable name (letters, digits and _, not starting with a digit)"
+        ))
+    }
 }
 
 /// Writes `line` to stderr, ignoring a failure: a closed or full stderr

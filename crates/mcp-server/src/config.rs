@@ -645,6 +645,10 @@ pub fn apply_sources(
         ),
         file.secret_env.as_ref(),
         |names| {
+            for name in names {
+                crate::cli::parse_variable_name(name)
+                    .map_err(|e| format!("key secret_env: {e}"))?;
+            }
             sources.secret_env.clone_from(names);
             Ok(())
         },

@@ -200,7 +200,11 @@ fn each_kind_of_setting_takes_the_flag_then_the_variable_then_the_file_then_the_
 
 #[test]
 fn an_unknown_key_or_a_bad_value_stops_the_start_naming_the_file_and_the_key() {
-    let cases: [(&str, &str); 7] = [
+    let cases: [(&str, &str); 8] = [
+        (
+            "secret_env = [\"A B\"]\n",
+            "key secret_env: \"A B\" is not a variable name",
+        ),
         (
             "roots = [\"/nonexistent/hanzo-root\"]\n",
             "key roots: \"/nonexistent/hanzo-root\" is not a directory",
