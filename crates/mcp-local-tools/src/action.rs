@@ -96,6 +96,10 @@ pub(crate) trait ActionTool: Clone + Send + Sync + 'static {
     const DEFAULT_ACTION: Option<&'static str> = None;
     /// The most bytes of text one result of this tool carries.
     const RESULT_CAP: usize = 256 * 1024;
+    /// True for a tool that takes [`FILE_CHANGES`] itself; for every
+    /// other tool an action that writes files holds it shared while it
+    /// runs.
+    const GUARDS_FILE_CHANGES: bool = false;
 
     /// How long one call may run when the tool bounds its calls itself
     /// (a `timeout_ms` field); the toolbox's bound then grows to this.
@@ -118,6 +122,15 @@ pub(crate) trait ActionTool: Clone + Send + Sync + 'static {
         Box::pin(async { Err(format!("{}: internal error: no async actions", Self::NAME)) })
     }
 }
+
+/// Held shared by every action that writes files under the roots while
+/// it runs, and exclusively by a `git` call that may start no program,
+/// from its first check of the repository to its last command: what git
+/// is allowed to read and run is decided from the files as they were
+/// checked, so no other call of this process may change them in between
+/// (a directory swapped for a symlink, a branch switched so that a
+/// conditional include applies).
+pub(crate) static FILE_CHANGES: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
 /// The tool definition of `T` for `tools/list`.
 pub(crate) fn definition<T: ActionTool>() -> Tool {
@@ -206,6 +219,12 @@ pub(crate) fn call<T: ActionTool>(
             Err(message) => return CallToolResult::error(message),
         };
         let spec = args.action().spec();
+        let _changing =
+            if !T::GUARDS_FILE_CHANGES && spec.capabilities.contains(&Capability::WriteFiles) {
+                Some(FILE_CHANGES.read().await)
+            } else {
+                None
+            };
         let result = if spec.name == "help" {
             let mut text = help::<T>();
             if T::STARTS_CHILDREN {
@@ -460,3 +479,72 @@ macro_rules! local_tool {
     };
 }
 pub(crate) use local_tool;
+
+#[cfg(all(test, feature = "fs", feature = "git"))]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+
+    use super::FILE_CHANGES;
+    use crate::{Roots, ToolContext, Toolbox};
+
+    /// Calls `tool` with `args` on its own task; `run_programs` as given.
+    fn spawn_call(
+        roots: &Roots,
+        run_programs: bool,
+        tool: &'static str,
+        args: Value,
+    ) -> tokio::task::JoinHandle<bool> {
+        let mut ctx = ToolContext::new(roots.clone());
+        ctx.run_programs = run_programs;
+        let Value::Object(args) = args else {
+            unreachable!("arguments are an object")
+        };
+        tokio::spawn(async move {
+            let result = Toolbox::with_default_tools()
+                .call(tool, args, ctx)
+                .await
+                .expect("a known tool");
+            result.is_error != Some(true)
+        })
+    }
+
+    /// A locked `git` call waits for a file write in progress, and a file
+    /// write waits for a locked `git` call: neither runs while the other
+    /// holds the lock (held here by hand, as the other call would).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn locked_git_calls_and_file_writes_exclude_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(init.success());
+        let roots = Roots::new(vec![root.clone()]).unwrap();
+
+        let writing = FILE_CHANGES.read().await;
+        let status = spawn_call(&roots, false, "git", json!({"action": "status"}));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!status.is_finished(), "git ran during a file write");
+        drop(writing);
+        assert!(status.await.unwrap(), "git status runs once the write ends");
+
+        let git_call = FILE_CHANGES.write().await;
+        let write = spawn_call(
+            &roots,
+            false,
+            "fs",
+            json!({"action": "write", "path": "a.txt", "content": "x"}),
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!write.is_finished(), "a file was written during a git call");
+        assert!(!root.join("a.txt").exists());
+        drop(git_call);
+        assert!(write.await.unwrap(), "the write runs once git ends");
+        assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "x");
+    }
+}

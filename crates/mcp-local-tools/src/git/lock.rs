@@ -24,6 +24,14 @@
 //!   directory is refused: inside the roots the agent could change that
 //!   file between the listing and the run; outside them it is a file no
 //!   tool may read, whose values `remote` or `branch` would show;
+//! - a repository whose config has a conditional include (`includeIf`)
+//!   is refused: whether it applies can change within the call (a
+//!   branch switched), after the listing;
+//! - bundle URIs are off (`fetch.bundleURI`, `transfer.bundleURI`): a
+//!   fetch would import the bundle a path names, wherever it lies;
+//! - a repository `core.excludesFile` outside the roots is not read (it
+//!   would tell, through `status`, which lines a file no tool may read
+//!   holds);
 //! - a repository whose config sets a key no override can neutralise
 //!   ([`UNLOCKABLE`]) is refused.
 
@@ -89,6 +97,8 @@ const FIXED: &[(&str, &str)] = &[
     ("diff.ignoreSubmodules", "all"),
     ("diff.submodule", "short"),
     ("status.submoduleSummary", "false"),
+    ("fetch.bundleURI", ""),
+    ("transfer.bundleURI", "false"),
     ("protocol.allow", "never"),
     ("protocol.ssh.allow", "never"),
     ("protocol.ext.allow", "never"),
@@ -195,20 +205,33 @@ pub(crate) struct Locked {
 }
 
 /// Builds the locked config from `entries` (every scope, includes
-/// followed), listed in `cwd`. `git_dirs` are the repository's git and
-/// common directories: a config file there is the repository's own. An
-/// error names an included config file inside the roots.
+/// followed). `top` is the folder git names the repository's config files
+/// relative to (the work tree's top). `git_dirs` are the repository's git
+/// and common directories: a config file there is the repository's own.
+/// An error names an included config file outside them, a conditional
+/// include, or a key no override neutralises.
 pub(crate) fn lock(
     entries: &[Entry],
-    cwd: &Path,
+    top: &Path,
     roots: &Roots,
     git_dirs: &[PathBuf],
 ) -> Result<Locked, String> {
     let mut locked = Locked::default();
     let repository = |e: &Entry| matches!(e.scope.as_str(), "local" | "worktree");
+    if let Some(entry) = entries
+        .iter()
+        .find(|e| repository(e) && e.key.to_ascii_lowercase().starts_with("includeif."))
+    {
+        return Err(format!(
+            "git: the repository's config has a conditional include ({}); refused while no \
+             program may run (whether it applies can change during the call, after the \
+             config was checked)",
+            entry.key
+        ));
+    }
     for entry in entries.iter().filter(|&e| repository(e)) {
         let Some(file) = &entry.file else { continue };
-        let path = cwd.join(file);
+        let path = top.join(file);
         let real = std::fs::canonicalize(&path).unwrap_or(path);
         if git_dirs.iter().any(|dir| real.starts_with(dir)) {
             continue;
@@ -286,7 +309,36 @@ pub(crate) fn lock(
             locked.helper_remotes.push(remote.to_owned());
         }
     }
+    if let Some(entry) = entries
+        .iter()
+        .rev()
+        .find(|e| repository(e) && e.key.eq_ignore_ascii_case("core.excludesfile"))
+        && !excludes_inside(entry.value.as_deref(), top, roots)
+    {
+        locked
+            .config
+            .push(("core.excludesFile".to_owned(), "/dev/null".to_owned()));
+    }
     Ok(locked)
+}
+
+/// Whether a repository's `core.excludesFile` value names a file inside
+/// the roots: a plain path (relative ones from `top`), resolved. `~` and
+/// `%(prefix)` forms are not expanded here, so they count as outside.
+fn excludes_inside(value: Option<&str>, top: &Path, roots: &Roots) -> bool {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return true;
+    };
+    if value.starts_with('~') || value.starts_with("%(") {
+        return false;
+    }
+    let path = top.join(value);
+    // A file not there yet is judged by its folder.
+    let real = std::fs::canonicalize(&path).or_else(|_| {
+        let parent = path.parent().unwrap_or(&path);
+        std::fs::canonicalize(parent)
+    });
+    real.is_ok_and(|real| roots.root_of(&real).is_some())
 }
 
 #[cfg(test)]

@@ -82,7 +82,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{Action, ActionFuture, ActionTool, action_args, actions, local_tool};
+use crate::action::{
+    Action, ActionFuture, ActionTool, FILE_CHANGES, action_args, actions, local_tool,
+};
+use crate::capability::Capability;
 use crate::context::ToolContext;
 use crate::util::{Hints, ToolResult};
 use run::Repo;
@@ -229,10 +232,10 @@ impl GitArgs {
 
 const DESCRIPTION: &str = "Git on a repository inside the roots (the machine's git, never a shell): status (also structured), diff (unstaged, staged, between refs; capped per file with a numstat header), log, show, blame, branch, switch, add, commit, reset, stash, tag, remote, fetch, pull, push (force only with lease), worktree, rev_parse, apply, clean (dry run unless confirm), init. Options can never be injected through refs, names or paths. Call with {\"action\":\"help\"} for every action's fields.";
 
-const HELP_NOTES: &str = "path is the repository's folder (or any path in its work tree; default the first root); it, its work tree, its git directories and object stores must be inside the roots.
+const HELP_NOTES: &str = "path is the repository's folder (or any path in its work tree; default the first root); it, its work tree, its git directories and object stores must be inside the roots, and no path inside a .git folder is accepted.
 A ref, branch, tag or remote beginning with '-' is refused; remotes must be configured ones; paths go after '--' and are literal.
 Reading actions run no program the repository's config names (fsmonitor, pager, external diff, textconv, filters, gpg); writing actions keep its hooks.
-When this session may run no program (no run-programs action is reachable), every action runs git alone: the system and global config are not read (your identity and ordinary settings are passed on), every config key naming a program is overridden, no hook runs, only file, git, http and https remotes work, and a repository config including a file inside the roots is refused.
+When this session may run no program (no run-programs action is reachable), every action runs git alone: the system and global config are not read (your identity and ordinary settings are passed on), every config key naming a program is overridden, no hook runs, only git, http and https remotes work (a local path or file:// remote would run git with the other repository's config), bundle URIs are off, and a repository is refused when its config includes a file outside its git directory or has a conditional include (includeIf), or when its git directory holds a symlink (hooks/ aside); these calls run one at a time, with no other call changing files meanwhile.
 Each git command is bounded by timeout_ms (default 120000, at most 600000) and its output by 30000 bytes (head and tail kept); a failing command is an error with git's stderr and exit status.";
 
 action_args!(GitArgs => GitAction);
@@ -251,6 +254,7 @@ impl ActionTool for GitTool {
     };
     const STARTS_CHILDREN: bool = true;
     const HELP_NOTES: &'static str = HELP_NOTES;
+    const GUARDS_FILE_CHANGES: bool = true;
 
     fn time_limit(&self) -> Option<Duration> {
         // Each git command is bounded by its own timeout_ms (several run per
@@ -264,9 +268,6 @@ impl ActionTool for GitTool {
 }
 
 local_tool!(GitTool);
-
-/// Held by a writing call while no program may run (see [`dispatch`]).
-static LOCKED_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 impl GitAction {
     /// Whether the action changes the work tree or the index, where git
@@ -288,6 +289,28 @@ impl GitAction {
 
 async fn dispatch(args: &GitArgs, ctx: &ToolContext) -> ToolResult {
     let timeout = args.timeout()?;
+    // While no program may run, what git may read and run is decided
+    // from the repository as it is checked below; the whole call holds
+    // the file-changes lock exclusively, so no other call of this process
+    // changes a file (switches a branch, swaps a folder for a symlink)
+    // between that check and git's last command. Otherwise a writing
+    // action holds it shared, like every other tool's.
+    let locked = !ctx.run_programs;
+    let writes = args
+        .action
+        .spec()
+        .capabilities
+        .contains(&Capability::WriteFiles);
+    let _exclusive = if locked {
+        Some(FILE_CHANGES.write().await)
+    } else {
+        None
+    };
+    let _shared = if !locked && writes {
+        Some(FILE_CHANGES.read().await)
+    } else {
+        None
+    };
     if args.action == GitAction::Init {
         return worktree::init(args, ctx, timeout).await;
     }
@@ -297,16 +320,10 @@ async fn dispatch(args: &GitArgs, ctx: &ToolContext) -> ToolResult {
         repo.without_repository_filters().await?;
     }
     // While no program may run, an action that changes the work tree or
-    // the index is refused in a repository with submodules; the check and
-    // the action are one step for every such call of this process, so no
-    // other call can add a submodule in between.
-    let _one_at_a_time = if repo.is_locked() && args.action.touches_work_tree() {
-        let guard = LOCKED_WRITES.lock().await;
+    // the index is refused in a repository with submodules.
+    if repo.is_locked() && args.action.touches_work_tree() {
         repo.refuse_submodules(args.action.spec().name).await?;
-        Some(guard)
-    } else {
-        None
-    };
+    }
     match args.action {
         GitAction::Status => status::status(&repo).await,
         GitAction::Diff => diff::diff(args, &repo).await,

@@ -107,6 +107,7 @@ impl<'a> Repo<'a> {
             .roots
             .resolve_existing(input)
             .map_err(|e| e.to_string())?;
+        refuse_git_folder(input, &resolved.root, &resolved.path)?;
         let cwd = if resolved.path.is_dir() {
             resolved.path.clone()
         } else {
@@ -143,16 +144,18 @@ impl<'a> Repo<'a> {
         let top = top.stdout.text(SEE_ALL);
         let top = std::fs::canonicalize(top.trim_end_matches('\n'))
             .map_err(|e| format!("git: the work tree {}: {e}", top.trim()))?;
-        if ctx.roots.root_of(&top).is_none() {
+        let Some(root) = ctx.roots.root_of(&top) else {
             return Err(format!(
                 "git: the work tree of {input} is {}, outside the roots",
                 top.to_string_lossy()
             ));
-        }
+        };
+        refuse_git_folder(input, root, &top)?;
         let mut repo = repo;
         let git_dirs = repo.check_git_dirs(input).await?;
         if !ctx.run_programs {
-            repo.lock(&git_dirs).await?;
+            refuse_symlinks(input, &git_dirs)?;
+            repo.lock(&top, &git_dirs).await?;
         }
         Ok(repo)
     }
@@ -160,8 +163,10 @@ impl<'a> Repo<'a> {
     /// Lists the config of every scope (includes followed) and keeps what
     /// every later run of this call gets, so that git can start no program
     /// (see the `lock` module). The listing itself starts none: `git
-    /// config` runs no filter, hook or helper.
-    pub(crate) async fn lock(&mut self, git_dirs: &[PathBuf]) -> Result<(), String> {
+    /// config` runs no filter, hook or helper. `top` is the work tree's
+    /// top folder (git names the repository's config files relative to
+    /// it), `git_dirs` its git and common directories.
+    pub(crate) async fn lock(&mut self, top: &Path, git_dirs: &[PathBuf]) -> Result<(), String> {
         self.locked = None;
         let outcome = self
             .run_capped(
@@ -183,7 +188,7 @@ impl<'a> Repo<'a> {
             return Err("git: the configuration is too large to check".to_owned());
         }
         let entries = lock::parse(&outcome.stdout.text(""));
-        self.locked = Some(lock::lock(&entries, &self.cwd, &self.ctx.roots, git_dirs)?);
+        self.locked = Some(lock::lock(&entries, top, &self.ctx.roots, git_dirs)?);
         Ok(())
     }
 
@@ -384,6 +389,7 @@ impl<'a> Repo<'a> {
             .roots
             .resolve(path.unwrap_or("."))
             .map_err(|e| e.to_string())?;
+        refuse_git_folder(path.unwrap_or("."), &resolved.root, &resolved.path)?;
         let mut cwd = resolved.path.clone();
         while !cwd.is_dir() {
             cwd = cwd
@@ -400,6 +406,11 @@ impl<'a> Repo<'a> {
             program: git_program(ctx)?,
         };
         Ok((repo, resolved.path))
+    }
+
+    /// The folder git runs in.
+    pub(crate) fn cwd(&self) -> &Path {
+        &self.cwd
     }
 
     /// Whether this call may start no program (its config is locked).
@@ -732,6 +743,76 @@ impl<'a> Repo<'a> {
             })
             .collect()
     }
+}
+
+/// Refuses `path` (canonical, inside `root`) when a folder below the root
+/// is named `.git` (in any case: some file systems fold it). There git
+/// would take the files of a git directory for a work tree (`init` makes
+/// `.git/.git`, after which `apply` writes `.git/config`), and the agent
+/// could build the configuration every other check relies on.
+fn refuse_git_folder(input: &str, root: &Path, path: &Path) -> Result<(), String> {
+    let below = path.strip_prefix(root).unwrap_or(path);
+    if below
+        .components()
+        .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+    {
+        return Err(format!(
+            "git: {input} resolves to {}, inside a .git folder; the git tool works in work trees, never inside a git directory",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The most entries of the git directories [`refuse_symlinks`] looks at.
+const MAX_GIT_DIR_ENTRIES: usize = 1_000_000;
+
+/// Refuses, while no program may run, a repository whose git directory
+/// or common directory holds a symlink anywhere (the `hooks` folder
+/// aside: no hook runs then). git follows them: a `shallow`, `packed-refs`
+/// or pack file linked to a file outside the roots would be read, and
+/// shown by `log` or `branch`.
+fn refuse_symlinks(input: &str, git_dirs: &[PathBuf]) -> Result<(), String> {
+    let mut tops: Vec<&PathBuf> = Vec::new();
+    for dir in git_dirs {
+        if !git_dirs
+            .iter()
+            .any(|other| other != dir && dir.starts_with(other))
+            && !tops.contains(&dir)
+        {
+            tops.push(dir);
+        }
+    }
+    let mut seen = 0usize;
+    for top in tops {
+        let mut pending = vec![top.clone()];
+        while let Some(dir) = pending.pop() {
+            let entries = std::fs::read_dir(&dir)
+                .map_err(|e| format!("git: reading {}: {e}", dir.display()))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| format!("git: reading {}: {e}", dir.display()))?;
+                seen += 1;
+                if seen > MAX_GIT_DIR_ENTRIES {
+                    return Err(format!(
+                        "git: the git directory of {input} holds more than {MAX_GIT_DIR_ENTRIES} entries; not checked for symlinks, so refused while no program may run"
+                    ));
+                }
+                let kind = entry
+                    .file_type()
+                    .map_err(|e| format!("git: reading {}: {e}", entry.path().display()))?;
+                if kind.is_symlink() {
+                    return Err(format!(
+                        "git: the git directory of {input} holds a symlink, {}; refused while no program may run (git would read what it points to)",
+                        entry.path().display()
+                    ));
+                }
+                if kind.is_dir() && !(dir == *top && entry.file_name() == "hooks") {
+                    pending.push(entry.path());
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `&str`s of an argv.

@@ -196,7 +196,8 @@ pub(crate) async fn clean(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
 pub(crate) async fn init(args: &GitArgs, ctx: &ToolContext, timeout: Duration) -> ToolResult {
     let (mut repo, target) = Repo::for_init(ctx, args.path.as_deref(), timeout)?;
     if !ctx.run_programs {
-        repo.lock(&[]).await?;
+        let base = repo.cwd().to_path_buf();
+        repo.lock(&base, &[]).await?;
     }
     if std::fs::symlink_metadata(target.join(".git")).is_ok() {
         // git init there reinitialises the repository its `.git` names,

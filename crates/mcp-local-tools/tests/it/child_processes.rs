@@ -110,9 +110,12 @@ impl Case {
         toolbox
     }
 
-    /// Calls `git` on `proj` with `args`; returns (isError, text).
+    /// Calls `git` with `args` (on `proj` unless they name a `path`);
+    /// returns (isError, text).
     async fn git(&self, run_programs: bool, mut args: Value) -> (bool, String) {
-        args["path"] = json!("proj");
+        if args.get("path").is_none() {
+            args["path"] = json!("proj");
+        }
         let mut ctx = ToolContext::new(self.s.roots.clone());
         ctx.run_programs = run_programs;
         let Value::Object(map) = args else {
@@ -651,5 +654,193 @@ async fn children_never_see_the_servers_credentials() {
             "Removed from every child process's environment: HANZO_API_KEY, HANZO_MCP_HTTP_BEARER, MY_TOKEN.\n"
         ),
         "{help}"
+    );
+}
+
+/// A path inside a `.git` folder is refused, whether programs may run or
+/// not: `init` there would make `.git/.git`, after which the old git
+/// directory is a work tree whose `config` and `HEAD` `apply` writes. A
+/// subfolder of the work tree is fine, with an include inside the git
+/// directory too (git names config files relative to the top folder).
+#[tokio::test]
+async fn a_path_inside_a_git_folder_is_refused() {
+    let c = Case::new();
+    for run_programs in [false, true] {
+        let (is_error, text) = c
+            .git(run_programs, json!({"action": "init", "path": "proj/.git"}))
+            .await;
+        assert!(is_error, "{text}");
+        assert!(text.contains("inside a .git folder"), "{text}");
+        assert!(!c.proj.join(".git/.git").exists());
+        let (is_error, text) = c
+            .git(
+                run_programs,
+                json!({"action": "apply", "path": "proj/.git/refs", "patch": "x"}),
+            )
+            .await;
+        assert!(is_error, "{text}");
+        assert!(text.contains("inside a .git folder"), "{text}");
+    }
+    // The vector is real: plain git makes the nested git directory.
+    git(&c.proj.join(".git"), &["init", "-q"]);
+    assert!(c.proj.join(".git/.git/HEAD").exists());
+    std::fs::remove_dir_all(c.proj.join(".git/.git")).unwrap();
+
+    std::fs::create_dir(c.proj.join("sub")).unwrap();
+    std::fs::write(c.proj.join(".git/extra"), "[user]\n\tname = Included\n").unwrap();
+    git(&c.proj, &["config", "include.path", "extra"]);
+    let (is_error, text) = c
+        .git(false, json!({"action": "status", "path": "proj/sub"}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("On branch main"), "{text}");
+}
+
+/// A conditional include in the repository's config is refused while no
+/// program may run: it was not in force when the config was checked, and
+/// a switched branch brings it in. With programs allowed it works (its
+/// filter runs after the switch), which shows the vector is real.
+#[tokio::test]
+async fn a_conditional_include_is_refused_while_no_program_may_run() {
+    let c = Case::new();
+    std::fs::write(
+        c.proj.join(".git/evil.inc"),
+        format!("[filter \"x\"]\n\tclean = {} clean\n", c.canary),
+    )
+    .unwrap();
+    git(
+        &c.proj,
+        &["config", "includeIf.onbranch:evil.path", "evil.inc"],
+    );
+    git(&c.proj, &["branch", "evil"]);
+    c.proj_file(".gitattributes", "f.txt filter=x\n");
+    for args in [
+        json!({"action": "switch", "branch": "evil"}),
+        json!({"action": "status"}),
+    ] {
+        let (is_error, text) = c.git(false, args).await;
+        assert!(is_error, "{text}");
+        assert!(text.contains("conditional include"), "{text}");
+    }
+    c.proj_file("f.txt", "two\n");
+    let (is_error, text) = c
+        .git(false, json!({"action": "add", "paths": ["proj/f.txt"]}))
+        .await;
+    assert!(is_error, "{text}");
+    assert_eq!(c.starts(), "");
+
+    let (is_error, text) = c
+        .git(true, json!({"action": "switch", "branch": "evil"}))
+        .await;
+    assert!(!is_error, "{text}");
+    let (is_error, text) = c
+        .git(true, json!({"action": "add", "paths": ["proj/f.txt"]}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(c.starts().contains("clean"));
+}
+
+/// A symlink inside the git directory (here `packed-refs`, naming a file
+/// outside the roots) is refused while no program may run; one under
+/// `hooks/` is not (no hook runs then). With programs allowed git follows
+/// it, which shows the vector is real.
+#[tokio::test]
+async fn a_symlink_in_the_git_directory_is_refused_while_no_program_may_run() {
+    let c = Case::new();
+    let head = git(&c.proj, &["rev-parse", "HEAD"]);
+    let outside = c.s.base.join("outside/packed");
+    std::fs::write(
+        &outside,
+        format!("{} refs/heads/SECRET-NAME\n", head.trim()),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(c.canary.as_str(), c.proj.join(".git/hooks/pre-commit")).unwrap();
+    let (is_error, text) = c.git(false, json!({"action": "branch"})).await;
+    assert!(!is_error, "a hook symlink is fine: {text}");
+    std::os::unix::fs::symlink(&outside, c.proj.join(".git/packed-refs")).unwrap();
+    let (is_error, text) = c.git(false, json!({"action": "branch"})).await;
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains("holds a symlink") && text.contains("packed-refs"),
+        "{text}"
+    );
+    assert!(!text.contains("SECRET-NAME"), "{text}");
+    let (is_error, text) = c.git(true, json!({"action": "branch"})).await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("SECRET-NAME"), "the vector is real: {text}");
+}
+
+/// A repository `fetch.bundleURI` naming a bundle outside the roots is
+/// not fetched while no program may run (git imports it before it even
+/// reaches the remote); with programs allowed it is.
+#[tokio::test]
+async fn a_bundle_uri_is_not_fetched_while_no_program_may_run() {
+    let c = Case::new();
+    let other = c.s.base.join("outside/other");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q", "-b", "main"]);
+    std::fs::write(other.join("s"), "SECRET\n").unwrap();
+    git(&other, &["add", "s"]);
+    git(&other, &["commit", "-q", "-m", "secret"]);
+    let bundle = c.s.base.join("outside/other.bundle");
+    git(
+        &other,
+        &[
+            "bundle",
+            "create",
+            "-q",
+            &bundle.display().to_string(),
+            "--all",
+        ],
+    );
+    // Nothing listens on port 1: the fetch itself fails either way.
+    git(
+        &c.proj,
+        &["remote", "add", "origin", "https://127.0.0.1:1/x.git"],
+    );
+    git(
+        &c.proj,
+        &["config", "fetch.bundleURI", &bundle.display().to_string()],
+    );
+    let bundled = || git(&c.proj, &["for-each-ref", "refs/bundles/"]);
+    let (is_error, text) = c
+        .git(false, json!({"action": "fetch", "remote": "origin"}))
+        .await;
+    assert!(is_error, "{text}");
+    assert_eq!(bundled(), "");
+    let (is_error, text) = c
+        .git(true, json!({"action": "fetch", "remote": "origin"}))
+        .await;
+    assert!(is_error, "{text}");
+    assert!(
+        bundled().contains("refs/bundles/main"),
+        "the vector is real"
+    );
+}
+
+/// A repository `core.excludesFile` outside the roots is not read while
+/// no program may run (`status` would tell which names it lists); one
+/// inside the roots is.
+#[tokio::test]
+async fn an_excludes_file_outside_the_roots_is_not_read_while_no_program_may_run() {
+    let c = Case::new();
+    std::fs::write(c.s.base.join("outside/excludes"), "probe-*\n").unwrap();
+    c.proj_file("probe-1", "x");
+    let outside = c.s.base.join("outside/excludes").display().to_string();
+    git(&c.proj, &["config", "core.excludesFile", &outside]);
+    let (is_error, text) = c.git(false, json!({"action": "status"})).await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("probe-1"), "not read: {text}");
+    let (is_error, text) = c.git(true, json!({"action": "status"})).await;
+    assert!(!is_error, "{text}");
+    assert!(!text.contains("probe-1"), "the vector is real: {text}");
+
+    c.proj_file("excludes", "probe-*\n");
+    git(&c.proj, &["config", "core.excludesFile", "excludes"]);
+    let (is_error, text) = c.git(false, json!({"action": "status"})).await;
+    assert!(!is_error, "{text}");
+    assert!(
+        !text.contains("probe-1"),
+        "inside the roots it is read: {text}"
     );
 }
