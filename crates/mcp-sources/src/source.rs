@@ -372,6 +372,8 @@ pub struct MergedList {
     /// name, its gating rules and the range of `list.tools` it gave (the
     /// merge keeps sources in order, so each source's tools are one run).
     runs: Vec<SourceRun>,
+    /// Each source's [`ToolSource::list_stamp`] as its list was taken.
+    stamps: Vec<Option<u64>>,
     rendered: std::sync::Mutex<Vec<(&'static str, JsonText)>>,
     /// Tool name → its `x-mcp-header` annotations, for the tools that have
     /// any; read from the schemas on first use.
@@ -390,13 +392,22 @@ pub struct SourceRun {
 }
 
 impl MergedList {
-    fn new(list: SourceList, runs: Vec<SourceRun>) -> Self {
+    fn new(list: SourceList, runs: Vec<SourceRun>, stamps: Vec<Option<u64>>) -> Self {
         Self {
             list,
             runs,
+            stamps,
             rendered: std::sync::Mutex::new(Vec::new()),
             param_headers: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Each source's [`ToolSource::list_stamp`] (in the composition's
+    /// order) read as its list was taken for this merge: equal to
+    /// [`Composition::stamps`] now means this list is still current, so a
+    /// client that has it needs no `notifications/tools/list_changed`.
+    pub fn stamps(&self) -> &[Option<u64>] {
+        &self.stamps
     }
 
     /// The `x-mcp-header` annotations of the input schema of tool `name`
@@ -555,10 +566,12 @@ impl Composition {
         }
         let mut merged = SourceList::default();
         let mut runs = Vec::new();
+        let mut taken = Vec::with_capacity(self.sources.len());
         // Each listed name and the source that listed it.
         let mut seen: HashMap<String, usize> = HashMap::new();
         for (at, source) in self.sources.iter().enumerate() {
             let list = source.list_tools().await;
+            taken.push(source.list_stamp());
             let start = merged.tools.len();
             for tool in list.tools {
                 if !self.admits(source.name(), &tool.name) {
@@ -597,7 +610,7 @@ impl Composition {
                 }
             }
         }
-        let merged = Arc::new(MergedList::new(merged, runs));
+        let merged = Arc::new(MergedList::new(merged, runs, taken));
         // Stamps read before the sources were asked: a change while they
         // answered gives new stamps, so the next request merges again.
         if let Some(stamps) = stamps {
@@ -686,6 +699,12 @@ impl Composition {
             Some(source) => source.call_tool(call, cx).await,
             None => Err(unknown_tool(call.name())),
         }
+    }
+
+    /// Every source's [`ToolSource::list_stamp`] now, in order (compare
+    /// with [`MergedList::stamps`]).
+    pub fn stamps(&self) -> Vec<Option<u64>> {
+        self.sources.iter().map(|s| s.list_stamp()).collect()
     }
 
     /// Receivers for every source whose list can change.

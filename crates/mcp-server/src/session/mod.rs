@@ -66,6 +66,10 @@ pub(crate) struct Session {
     inflight: InFlight,
     /// What the server offers besides tools ([`router`]'s bits).
     features: usize,
+    /// Each source's list stamp in the last tool list this session
+    /// answered (`None` before its first): a source's change that list
+    /// already shows is not announced again.
+    listed: Arc<Mutex<Option<Vec<Option<u64>>>>>,
 }
 
 impl Session {
@@ -85,6 +89,7 @@ impl Session {
             roots_state: Arc::default(),
             outbox,
             features,
+            listed: Arc::default(),
         }
     }
 
@@ -115,6 +120,25 @@ impl Session {
                 mcp_proto::methods::ToolListChanged::NAME,
                 None,
             )));
+        }
+    }
+
+    /// A source's tool list changed: `notifications/tools/list_changed`,
+    /// unless the client has not listed the tools yet (its first list will
+    /// be current) or the last list it was answered already shows every
+    /// source's current list (the change was the first list of a source
+    /// that list waited for). A source that cannot stamp its list is
+    /// always announced.
+    fn source_changed(&self) {
+        let current = self.server.composition().stamps();
+        let shown = self
+            .listed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .is_none_or(|listed| *listed == current && !current.contains(&None));
+        if !shown {
+            self.send_list_changed();
         }
     }
 
@@ -280,7 +304,7 @@ where
                 tracing::info!("shutdown signal: finishing calls in flight");
                 break;
             }
-            Some(()) = changed.recv() => session.send_list_changed(),
+            Some(()) = changed.recv() => session.source_changed(),
             Some(mine) = mode_changed(&mut modes, session.number) => {
                 if mine {
                     session.send_list_changed();

@@ -56,9 +56,24 @@ impl Session {
         }
         let server = self.server.clone();
         let narrowing = self.narrowing();
+        let listed = Arc::clone(&self.listed);
+        let outbox = self.outbox.clone();
         Ok(Box::pin(async move {
             let merged = server.composition().merged().await;
             let stateless = era.is_stateless();
+            // A source that changed while the list was merged is announced
+            // here: the session's own watch may have seen that change
+            // before this list was recorded, and let it pass.
+            let taken = merged.stamps().to_vec();
+            let behind = taken != server.composition().stamps();
+            *listed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(taken);
+            if behind && !stateless && server.lists_can_change() {
+                outbox.send(&mcp_proto::Message::Notification(
+                    mcp_proto::Notification::new(mcp_proto::methods::ToolListChanged::NAME, None),
+                ));
+            }
             let render = |tools: &[mcp_proto::Tool], meta: Option<&mcp_proto::Meta>| {
                 serde_json::value::to_raw_value(&ListResult {
                     tools,

@@ -379,6 +379,39 @@ fn list_changed_is_sent_when_the_door_list_arrives() {
     assert_eq!(names(&second), merged_names());
 }
 
+/// A first `tools/list` that waited for the door's list already shows it:
+/// no `list_changed` follows for that list (the client would list again
+/// for nothing).
+#[test]
+fn a_list_that_waited_for_the_door_is_not_followed_by_list_changed() {
+    // The door's list lands while the first tools/list waits for it.
+    let door =
+        FakeDoor::start(Behaviour::Slow(std::time::Duration::from_millis(400))).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), &["--door-wait", "10"]);
+    let server = &mut setup.server;
+    server.initialize("2025-11-25");
+    let mut seen = Vec::new();
+    for (id, method) in [(1, "tools/list"), (2, "ping")] {
+        server.request(id, method, json!({}));
+        loop {
+            let message = server.recv();
+            let answer = message["id"] == id;
+            seen.push(message);
+            if answer {
+                break;
+            }
+        }
+    }
+    let list = seen.iter().find(|m| m["id"] == 1).expect("the list");
+    assert_eq!(names(list), merged_names());
+    assert!(
+        !seen
+            .iter()
+            .any(|m| m["method"] == "notifications/tools/list_changed"),
+        "{seen:?}"
+    );
+}
+
 #[test]
 fn no_door_turns_forwarding_off() {
     let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
