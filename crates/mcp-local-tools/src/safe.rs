@@ -254,6 +254,90 @@ pub(crate) fn remove_file(root: &Path, path: &Path) -> Result<(), PathError> {
         std::fs::remove_file(path).map_err(|e| changed_or(path, &e))
     }
 }
+/// Removes the directory `path` (canonical parent, inside `root`) and
+/// everything in it. On Linux every step goes through directory handles:
+/// the parent is opened beneath the root with no symlink on the way, each
+/// directory is opened from its parent's handle with `O_NOFOLLOW`, and each
+/// entry is removed with `unlinkat` on the handle of the directory it was
+/// read from. A folder swapped for a symlink mid-way is never followed, so
+/// nothing outside the root is removed. On other systems the standard
+/// library's `remove_dir_all` (which resolves the parents by path).
+pub(crate) fn remove_tree(root: &Path, path: &Path) -> Result<(), PathError> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(PathError::new(
+            path.to_string_lossy(),
+            PathErrorKind::Io("cannot remove a root".to_owned()),
+        ));
+    };
+    refuse_git_internals(root, path)?;
+    #[cfg(target_os = "linux")]
+    {
+        let changed = |e: rustix::io::Errno| changed_or(path, &std::io::Error::from(e));
+        let parent_dir = open_at(root, parent, OpenMode::Directory)?;
+        let dir = open_child_dir(&parent_dir, name).map_err(changed)?;
+        empty_dir(&dir, 0).map_err(changed)?;
+        rustix::fs::unlinkat(&parent_dir, name, rustix::fs::AtFlags::REMOVEDIR).map_err(changed)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (root, parent, name);
+        std::fs::remove_dir_all(path).map_err(|e| changed_or(path, &e))
+    }
+}
+
+/// The most nested folders [`remove_tree`] descends (one open handle each).
+#[cfg(target_os = "linux")]
+const MAX_REMOVE_DEPTH: usize = 256;
+
+/// Opens the folder `name` of `parent` (a handle), never through a symlink.
+#[cfg(target_os = "linux")]
+fn open_child_dir<P: rustix::fd::AsFd, N: rustix::path::Arg>(
+    parent: P,
+    name: N,
+) -> rustix::io::Result<rustix::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    rustix::fs::openat(
+        parent,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+}
+
+/// Removes everything in the folder `dir` (a handle), depth first.
+#[cfg(target_os = "linux")]
+fn empty_dir(dir: &rustix::fd::OwnedFd, depth: usize) -> rustix::io::Result<()> {
+    use rustix::fs::{AtFlags, FileType};
+    if depth > MAX_REMOVE_DEPTH {
+        return Err(rustix::io::Errno::NAMETOOLONG);
+    }
+    // Read the names first: removing while reading may skip entries.
+    let mut entries: Vec<(std::ffi::CString, FileType)> = Vec::new();
+    for entry in rustix::fs::Dir::read_from(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name.to_bytes() == b"." || name.to_bytes() == b".." {
+            continue;
+        }
+        let kind = match entry.file_type() {
+            FileType::Unknown => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                .map(|stat| FileType::from_raw_mode(stat.st_mode))?,
+            kind => kind,
+        };
+        entries.push((name.to_owned(), kind));
+    }
+    for (name, kind) in entries {
+        if kind == FileType::Directory {
+            let child = open_child_dir(dir, name.as_c_str())?;
+            empty_dir(&child, depth + 1)?;
+            rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::REMOVEDIR)?;
+        } else {
+            rustix::fs::unlinkat(dir, name.as_c_str(), AtFlags::empty())?;
+        }
+    }
+    Ok(())
+}
+
 /// A root's directory handle, opened once for many opens beneath it (the
 /// search walk opens every file through one).
 #[derive(Debug)]
@@ -406,5 +490,32 @@ mod tests {
         let err = remove_file(&from.root, &from.path).unwrap_err();
         assert_eq!(err.kind, PathErrorKind::Changed);
         assert!(s.base.join("outside/a.txt").exists());
+    }
+
+    /// A folder removed with its contents: a parent swapped for a symlink
+    /// after the check is refused, and a symlink inside the tree is
+    /// removed, never followed. (The standard library's `remove_dir_all`
+    /// resolves the parents by path: with `sub` swapped it removed
+    /// `outside/tree`.)
+    #[test]
+    fn swap_race_remove_tree_refused_and_symlinks_not_followed() {
+        let s = setup();
+        let tree = s.base.join("root/sub/tree");
+        std::fs::create_dir_all(tree.join("deep/er")).unwrap();
+        std::fs::write(tree.join("deep/er/f"), "x").unwrap();
+        symlink(s.base.join("outside"), tree.join("deep/link")).unwrap();
+        std::fs::create_dir_all(s.base.join("outside/tree")).unwrap();
+        let resolved = s.roots.resolve("sub/tree").unwrap();
+        swap_parent(&s);
+        let err = remove_tree(&resolved.root, &resolved.path).unwrap_err();
+        assert_eq!(err.kind, PathErrorKind::Changed);
+        assert!(s.base.join("outside/tree").is_dir());
+
+        std::fs::remove_file(s.base.join("root/sub")).unwrap();
+        std::fs::rename(s.base.join("root/sub_old"), s.base.join("root/sub")).unwrap();
+        remove_tree(&resolved.root, &resolved.path).unwrap();
+        assert!(!tree.exists());
+        assert!(s.base.join("outside/a.txt").exists());
+        assert!(s.base.join("outside/tree").is_dir());
     }
 }

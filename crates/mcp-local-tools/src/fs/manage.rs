@@ -189,10 +189,7 @@ pub(super) fn rm(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         .map_err(|e| PathError::from_io(input, &e).to_string())?;
     if meta.is_dir() {
         if args.recursive.unwrap_or(false) {
-            // std's remove_dir_all never follows symlinks inside the tree
-            // (it walks with openat and O_NOFOLLOW on Linux).
-            std::fs::remove_dir_all(&entry.path)
-                .map_err(|e| PathError::from_io(input, &e).to_string())?;
+            safe::remove_tree(&entry.root, &entry.path).map_err(|e| e.to_string())?;
             Ok(CallToolResult::text(format!(
                 "removed directory {shown} and its contents"
             )))

@@ -7,19 +7,17 @@
 //!
 //! Check-then-use: on Linux, `read`, `write`, `edit`, `multi_edit`,
 //! `patch` and the files `search` reads are opened beneath the root with
-//! `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`; `mkdir`, `mv`, `rm` of a
-//! file and the atomic-write rename act through a parent handle opened the
-//! same way. A component swapped for a symlink after the check is refused.
+//! `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`; `mkdir`, `mv`, `rm` (a
+//! folder's whole tree too, entry by entry from directory handles) and the
+//! atomic-write rename act through a parent handle opened the same way. A
+//! component swapped for a symlink after the check is refused.
 //!
 //! Residual race, documented rather than closed: `list`, `info`, `tree`,
 //! `find` and the search walk read directory listings and metadata by path,
 //! so a directory swapped for a symlink in the instant between resolving and
 //! reading could have its names (never contents) listed from the new
-//! target; and `rm` with `recursive` hands the resolved path to the standard
-//! library's `remove_dir_all`, which never follows a symlink inside the tree
-//! or at its top, but resolves the parent directories by path, so a parent
-//! swapped in that instant is followed. On systems other than Linux, opens
-//! are plain path opens after the check, with the same window.
+//! target. On systems other than Linux, opens and removals are plain path
+//! operations after the check, with the same window.
 
 mod edit;
 mod manage;

@@ -27,6 +27,7 @@
 //! - a repository whose config has a conditional include (`includeIf`)
 //!   is refused: whether it applies can change within the call (a
 //!   branch switched), after the listing;
+//! - no automatic maintenance runs (`maintenance.auto`, `gc.auto`);
 //! - bundle URIs are off (`fetch.bundleURI`, `transfer.bundleURI`): a
 //!   fetch would import the bundle a path names, wherever it lies;
 //! - a repository `core.excludesFile` outside the roots is not read (it
@@ -97,6 +98,14 @@ const FIXED: &[(&str, &str)] = &[
     ("diff.ignoreSubmodules", "all"),
     ("diff.submodule", "short"),
     ("status.submoduleSummary", "false"),
+    // No automatic maintenance: `commit`, `fetch` and `pull` would start
+    // `git maintenance run --auto` (gc, prune, repack), which reads keys
+    // such as `gc.recentObjectsHook` (a shell command) and
+    // `gc.repackFilterTo` (a pack written anywhere), and may outlive the
+    // call detached.
+    ("maintenance.auto", "false"),
+    ("gc.auto", "0"),
+    ("gc.autoDetach", "false"),
     ("fetch.bundleURI", ""),
     ("transfer.bundleURI", "false"),
     ("protocol.allow", "never"),
@@ -107,10 +116,16 @@ const FIXED: &[(&str, &str)] = &[
 
 /// Keys that name a program and that no value on the command scope can
 /// take back (lower case): git keeps the *first* `core.gitProxy` it
-/// reads, which is the repository's, not the last; and it runs any
-/// `core.alternateRefsCommand` through a shell, an empty one too. A
-/// repository that sets one is refused while no program may run.
-const UNLOCKABLE: [&str; 2] = ["core.gitproxy", "core.alternaterefscommand"];
+/// reads, which is the repository's, not the last; it runs any
+/// `core.alternateRefsCommand` through a shell, an empty one too; and
+/// `gc.recentObjectsHook` is a list, every value of which `gc` runs (a
+/// value added on the command line adds a command). A repository that
+/// sets one is refused while no program may run.
+const UNLOCKABLE: [&str; 3] = [
+    "core.gitproxy",
+    "core.alternaterefscommand",
+    "gc.recentobjectshook",
+];
 
 /// The transports allowed (each runs inside git), unless the repository
 /// is stricter. Not `file`: a local path or `file://` remote is served by

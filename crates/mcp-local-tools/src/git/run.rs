@@ -154,6 +154,9 @@ impl<'a> Repo<'a> {
         let mut repo = repo;
         let git_dirs = repo.check_git_dirs(input).await?;
         if !ctx.run_programs {
+            for dir in &git_dirs {
+                repo.inside_dot_git(input, dir)?;
+            }
             refuse_symlinks(input, &git_dirs)?;
             repo.lock(&top, &git_dirs).await?;
         }
@@ -252,6 +255,27 @@ impl<'a> Repo<'a> {
         self.check_alternates(input, Path::new(objects))?;
         resolved.truncate(2);
         Ok(resolved)
+    }
+
+    /// Refuses, while no program may run, a git directory (`dir`,
+    /// canonical, inside the roots) that does not lie inside a folder
+    /// named `.git`: one made with `--separate-git-dir` is reached through
+    /// a `.git` file, and the file tools, which never write inside a
+    /// `.git` folder, could rewrite its config between calls.
+    fn inside_dot_git(&self, input: &str, dir: &Path) -> Result<(), String> {
+        let root = self.ctx.roots.root_of(dir).unwrap_or(dir);
+        let below = dir.strip_prefix(root).unwrap_or(dir);
+        if below
+            .components()
+            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+        {
+            return Ok(());
+        }
+        Err(format!(
+            "git: the git directory of {input} is {}, which is not inside a .git folder; refused \
+             while no program may run (the file tools may change it, config and hooks included)",
+            dir.display()
+        ))
     }
 
     /// `path` canonicalised, when it lies inside the roots; an error

@@ -844,3 +844,127 @@ async fn an_excludes_file_outside_the_roots_is_not_read_while_no_program_may_run
         "inside the roots it is read: {text}"
     );
 }
+
+/// Writes `n` loose blobs into `proj`, none of them reachable, and
+/// returns how many loose objects the repository holds.
+fn loose_blobs(c: &Case, n: usize) -> usize {
+    let dir = c.s.base.join("outside/blobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let paths: Vec<String> = (0..n)
+        .map(|i| {
+            let path = dir.join(i.to_string());
+            std::fs::write(&path, format!("blob {i}\n")).unwrap();
+            path.display().to_string()
+        })
+        .collect();
+    let mut args = vec!["hash-object", "-w"];
+    args.extend(paths.iter().map(String::as_str));
+    git(&c.proj, &args);
+    loose_count(&c.proj)
+}
+
+/// The loose objects of the repository at `proj`.
+fn loose_count(proj: &Path) -> usize {
+    std::fs::read_dir(proj.join(".git/objects"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().len() == 2)
+        .map(|e| std::fs::read_dir(e.path()).unwrap().count())
+        .sum()
+}
+
+/// `commit` starts `git maintenance run --auto`, whose gc runs every
+/// `gc.recentObjectsHook` through the shell (a list: no value on the
+/// command line takes one back): while no program may run, no maintenance
+/// starts, and a repository setting the hook is refused. With programs
+/// allowed the hook runs, which shows the vector is real.
+#[tokio::test]
+async fn automatic_maintenance_never_runs_while_no_program_may_run() {
+    let c = Case::new();
+    for (key, value) in [
+        ("user.name", "Ada"),
+        ("user.email", "ada@example.com"),
+        ("gc.auto", "1"),
+        ("gc.autoDetach", "false"),
+        ("maintenance.autoDetach", "false"),
+        ("gc.pruneExpire", "now"),
+    ] {
+        git(&c.proj, &["config", key, value]);
+    }
+    let before = loose_blobs(&c, 4000);
+    c.proj_file("f.txt", "two\n");
+    let (is_error, text) = c
+        .git(
+            false,
+            json!({"action": "commit", "message": "locked", "all": true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(loose_count(&c.proj) >= before, "gc ran while locked");
+
+    let hook = format!("{} recent-objects-hook", c.canary);
+    git(&c.proj, &["config", "gc.recentObjectsHook", &hook]);
+    c.proj_file("f.txt", "three\n");
+    let (is_error, text) = c
+        .git(
+            false,
+            json!({"action": "commit", "message": "refused", "all": true}),
+        )
+        .await;
+    assert!(is_error, "{text}");
+    assert!(text.contains("gc.recentobjectshook"), "{text}");
+    assert_eq!(c.starts(), "");
+
+    let (is_error, text) = c
+        .git(
+            true,
+            json!({"action": "commit", "message": "free", "all": true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(
+        c.starts().contains("recent-objects-hook"),
+        "the vector is real"
+    );
+    assert!(
+        loose_count(&c.proj) < before,
+        "gc ran with programs allowed"
+    );
+}
+
+/// A repository whose git directory is not inside a `.git` folder (made
+/// with `--separate-git-dir`, reached through a `.git` file) is refused
+/// while no program may run: the file tools, which never write inside a
+/// `.git` folder, may write there (its config, its hooks). It works when
+/// programs may run.
+#[tokio::test]
+async fn a_git_directory_outside_a_dot_git_folder_is_refused_while_no_program_may_run() {
+    let c = Case::new();
+    let separate = c.s.root.join("sepgd");
+    git(
+        &c.s.root,
+        &[
+            "init",
+            "-q",
+            "--separate-git-dir",
+            &separate.display().to_string(),
+            "w",
+        ],
+    );
+    let (is_error, text) = c.git(false, json!({"action": "status", "path": "w"})).await;
+    assert!(is_error, "{text}");
+    assert!(text.contains("not inside a .git folder"), "{text}");
+    let (is_error, text) = c.git(true, json!({"action": "status", "path": "w"})).await;
+    assert!(!is_error, "{text}");
+
+    // The vector is real: `fs` writes into that git directory.
+    let mut ctx = ToolContext::new(c.s.roots.clone());
+    ctx.run_programs = false;
+    let Value::Object(args) = json!({"action": "write", "path": "sepgd/probe", "content": "x"})
+    else {
+        unreachable!("an object")
+    };
+    let result = c.toolbox().call("fs", args, ctx).await.unwrap();
+    assert_ne!(result.is_error, Some(true));
+    assert!(separate.join("probe").exists());
+}
