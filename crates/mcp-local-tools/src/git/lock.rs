@@ -30,7 +30,8 @@
 //! - no automatic maintenance runs (`maintenance.auto`, `gc.auto`);
 //! - bundle URIs are off (`fetch.bundleURI`, `transfer.bundleURI`): a
 //!   fetch would import the bundle a path names, wherever it lies;
-//! - a repository `core.excludesFile` outside the roots is not read (it
+//! - a `core.excludesFile` outside the roots is not read when the
+//!   repository's config, or a global file inside the roots, names it (it
 //!   would tell, through `status`, which lines a file no tool may read
 //!   holds);
 //! - a repository whose config sets a key no override can neutralise
@@ -289,6 +290,20 @@ pub(crate) fn lock(
                     && entries
                         .iter()
                         .any(|e| repository(e) && e.key.eq_ignore_ascii_case(&key)))
+            {
+                continue;
+            }
+            // A global file inside the roots is one the agent may have
+            // written: an excludes file it names outside the roots would
+            // be read (`status` tells which of its lines match).
+            let writable = entry.file.as_deref().is_some_and(|file| {
+                let path = Path::new(file);
+                let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+                roots.root_of(&real).is_some()
+            });
+            if key == "core.excludesfile"
+                && writable
+                && !excludes_inside(entry.value.as_deref(), top, roots)
             {
                 continue;
             }

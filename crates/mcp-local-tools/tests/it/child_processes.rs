@@ -835,6 +835,19 @@ async fn an_excludes_file_outside_the_roots_is_not_read_while_no_program_may_run
     assert!(!is_error, "{text}");
     assert!(!text.contains("probe-1"), "the vector is real: {text}");
 
+    // The same named by a global config file inside the roots.
+    git(&c.proj, &["config", "--unset", "core.excludesFile"]);
+    c.home_file(
+        ".gitconfig",
+        &format!("[core]\n\texcludesFile = {outside}\n"),
+    );
+    let (is_error, text) = c.git(false, json!({"action": "status"})).await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("probe-1"), "not read: {text}");
+    let (is_error, text) = c.git(true, json!({"action": "status"})).await;
+    assert!(!is_error, "{text}");
+    assert!(!text.contains("probe-1"), "the vector is real: {text}");
+
     c.proj_file("excludes", "probe-*\n");
     git(&c.proj, &["config", "core.excludesFile", "excludes"]);
     let (is_error, text) = c.git(false, json!({"action": "status"})).await;
