@@ -168,7 +168,7 @@ impl<'a> Repo<'a> {
     /// (see the `lock` module). The listing itself starts none: `git
     /// config` runs no filter, hook or helper. `top` is the work tree's
     /// top folder (git names the repository's config files relative to
-    /// it), `git_dirs` its git and common directories.
+    /// it), `git_dirs` its git and common directories (none for `init`).
     pub(crate) async fn lock(&mut self, top: &Path, git_dirs: &[PathBuf]) -> Result<(), String> {
         self.locked = None;
         let outcome = self
@@ -190,7 +190,13 @@ impl<'a> Repo<'a> {
         if outcome.stdout.dropped() > 0 {
             return Err("git: the configuration is too large to check".to_owned());
         }
-        let entries = lock::parse(&outcome.stdout.text(""));
+        let mut entries = lock::parse(&outcome.stdout.text(""));
+        if git_dirs.is_empty() {
+            // `init`: git reads no repository's config there (it does not
+            // look for one), so a repository around the folder is not ours
+            // to check.
+            entries.retain(|e| !matches!(e.scope.as_str(), "local" | "worktree"));
+        }
         self.locked = Some(lock::lock(&entries, top, &self.ctx.roots, git_dirs)?);
         Ok(())
     }

@@ -686,6 +686,14 @@ async fn a_path_inside_a_git_folder_is_refused() {
     assert!(c.proj.join(".git/.git/HEAD").exists());
     std::fs::remove_dir_all(c.proj.join(".git/.git")).unwrap();
 
+    // A new repository inside the work tree of another: git init reads no
+    // repository's config, so the one around it is not checked.
+    let (is_error, text) = c
+        .git(false, json!({"action": "init", "path": "proj/nested"}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(c.proj.join("nested/.git/HEAD").exists());
+
     std::fs::create_dir(c.proj.join("sub")).unwrap();
     std::fs::write(c.proj.join(".git/extra"), "[user]\n\tname = Included\n").unwrap();
     git(&c.proj, &["config", "include.path", "extra"]);
