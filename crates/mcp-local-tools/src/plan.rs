@@ -131,6 +131,7 @@ impl ActionTool for PlanTool {
 
     fn run_blocking(&self, args: PlanArgs, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);
+        self.store.ready(&ctx.roots)?;
         match args.action {
             PlanAction::Set => self.set(&scope, args),
             PlanAction::Update => self.update(&scope, &args),

@@ -24,6 +24,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::context::ToolContext;
+use crate::roots::Roots;
 
 /// How long a write waits for another connection's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -120,6 +121,9 @@ pub struct Store {
     /// `None`: the state folder's `state.db`, found at first use.
     path: Option<PathBuf>,
     conn: Mutex<Option<(PathBuf, Connection)>>,
+    /// The roots of the last call that used the store ([`Store::ready`]):
+    /// every open checks the path against them.
+    roots: Mutex<Option<Roots>>,
 }
 
 impl Store {
@@ -128,6 +132,7 @@ impl Store {
         Store {
             path: None,
             conn: Mutex::new(None),
+            roots: Mutex::new(None),
         }
     }
 
@@ -136,6 +141,7 @@ impl Store {
         Store {
             path: Some(path),
             conn: Mutex::new(None),
+            roots: Mutex::new(None),
         }
     }
 
@@ -167,6 +173,21 @@ impl Store {
         }
     }
 
+    /// Opens the database for a call whose roots are `roots` (a no-op
+    /// when it is open), and remembers them: this and every later open
+    /// refuses a path through a symlink the agent could have made
+    /// ([`refuse_links_in_roots`]).
+    ///
+    /// # Errors
+    /// As [`Store::with`], and the refusal.
+    pub(crate) fn ready(&self, roots: &Roots) -> Result<(), String> {
+        *self
+            .roots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(roots.clone());
+        self.with(|_| Ok(()))
+    }
+
     /// Runs `work` on the open connection (opening it first if needed).
     /// Call from the blocking pool. An open or read failure is one line
     /// naming the file and what to do.
@@ -183,7 +204,21 @@ impl Store {
                 Some(path) => path.clone(),
                 None => crate::state::state_dir()?.join(DB_FILE),
             };
-            let conn = open(&path).map_err(|e| unusable(&path, &e))?;
+            let roots = self
+                .roots
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            let conn = match roots {
+                // No file may change between the check and the open.
+                Some(roots) => {
+                    let _changes = crate::action::FILE_CHANGES.blocking_write();
+                    refuse_links_in_roots(&path, &roots)?;
+                    open(&path)
+                }
+                None => open(&path),
+            }
+            .map_err(|e| unusable(&path, &e))?;
             *slot = Some((path, conn));
         }
         let (path, conn) = slot.as_mut().expect("opened above");
@@ -257,6 +292,38 @@ fn unusable(path: &Path, error: &dyn std::fmt::Display) -> String {
         "state database {} cannot be used: {error}. It was left unchanged; move it aside (or set HANZO_MCP_STATE to another folder) and call again",
         path.display()
     )
+}
+
+/// Refuses the database path `db` when it, its folder, a folder above, or
+/// its `-wal`, `-shm` or `-journal` file is a symlink whose folder lies
+/// inside the roots: the agent could have made it (with `git apply`, say)
+/// to have the database created, written or read anywhere. Symlinks
+/// outside the roots (a home folder reached through one) are the user's.
+fn refuse_links_in_roots(db: &Path, roots: &Roots) -> Result<(), String> {
+    let db = std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf());
+    let mut candidates: Vec<PathBuf> = db.ancestors().map(Path::to_path_buf).collect();
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        candidates.push(PathBuf::from(name));
+    }
+    for path in candidates {
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        let Some(folder) = path.parent().filter(|_| is_link) else {
+            continue;
+        };
+        let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+        if roots.root_of(&folder).is_some() {
+            return Err(format!(
+                "state database {}: {} is a symlink inside the roots, which the agent could have \
+                 pointed anywhere; refused (remove it, or set HANZO_MCP_STATE to a folder outside \
+                 the roots)",
+                db.display(),
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Opens (creating when missing) and migrates the database at `path`.

@@ -249,6 +249,7 @@ impl ActionTool for TasksTool {
 
     fn run_blocking(&self, args: TasksArgs, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);
+        self.store.ready(&ctx.roots)?;
         let id = || {
             args.id.ok_or_else(|| {
                 format!(

@@ -188,6 +188,7 @@ impl ActionTool for MemoryTool {
     fn run_blocking(&self, args: MemoryArgs, ctx: &ToolContext) -> ToolResult {
         let scope = scope(args.scope.as_deref(), ctx)?;
         let store = &self.store;
+        self.store.ready(&ctx.roots)?;
         match args.action {
             MemoryAction::Store => store_memory(store, &scope, &args),
             MemoryAction::Recall => match (&args.key, &args.query) {

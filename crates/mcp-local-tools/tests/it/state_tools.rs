@@ -869,3 +869,37 @@ async fn export_keeps_files_git_internals_and_the_outside_safe() {
     assert!(text.contains("outside the roots"), "{text}");
     assert!(!st.s.base.join("outside/new.jsonl").exists());
 }
+
+/// A state folder reached through a symlink inside the roots (one the
+/// agent could make with `git apply`) is refused: the database is neither
+/// created nor read where it points. The same with the database file
+/// itself linked. A symlink outside the roots (the user's) is followed.
+#[tokio::test]
+async fn a_state_path_through_a_symlink_inside_the_roots_is_refused() {
+    let s = Sandbox::new();
+    let outside = s.base.join("outside/state");
+    std::fs::create_dir_all(&outside).unwrap();
+    let ctx = || ToolContext::new(s.roots.clone());
+    let store_args = json!({"action": "store", "key": "k", "content": "PWNED"});
+
+    std::os::unix::fs::symlink(&outside, s.root.join("linked")).unwrap();
+    let store = Arc::new(Store::at(s.root.join("linked/state.db")));
+    let (is_error, text, _) = call(&MemoryTool::new(store), ctx(), store_args.clone()).await;
+    assert!(is_error, "{text}");
+    assert!(text.contains("is a symlink inside the roots"), "{text}");
+    assert!(!outside.join("state.db").exists());
+
+    std::fs::create_dir(s.root.join("real")).unwrap();
+    std::os::unix::fs::symlink(outside.join("x.db"), s.root.join("real/state.db")).unwrap();
+    let store = Arc::new(Store::at(s.root.join("real/state.db")));
+    let (is_error, text, _) = call(&MemoryTool::new(store), ctx(), store_args.clone()).await;
+    assert!(is_error, "{text}");
+    assert!(!outside.join("x.db").exists());
+
+    let users = s.base.join("users-link");
+    std::os::unix::fs::symlink(&outside, &users).unwrap();
+    let store = Arc::new(Store::at(users.join("state.db")));
+    let (is_error, text, _) = call(&MemoryTool::new(store), ctx(), store_args).await;
+    assert!(!is_error, "{text}");
+    assert!(outside.join("state.db").exists());
+}
