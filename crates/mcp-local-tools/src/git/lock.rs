@@ -7,11 +7,14 @@
 //! a hook, an editor, a credential helper, an ssh command ...). With
 //! programs forbidden:
 //!
-//! - the system and global files are not read at all
-//!   (`GIT_CONFIG_NOSYSTEM=1`, `GIT_CONFIG_GLOBAL=/dev/null`); the user's
-//!   identity and a short list of ordinary settings ([`PASSED_ON`]) are
-//!   read from them beforehand and given back on the command scope, unless
-//!   the repository sets them itself;
+//! - the system and global files are not read by any run of the call
+//!   (`GIT_CONFIG_NOSYSTEM=1`, `GIT_CONFIG_GLOBAL=/dev/null`), the checks
+//!   that find the repository included; the user's identity and a short
+//!   list of ordinary settings ([`PASSED_ON`]) are read from the files
+//!   themselves beforehand (their includes not followed) and given back on
+//!   the command scope, unless the repository sets them itself;
+//! - `pull` merges with a built-in strategy only (`pull.twohead=ort`,
+//!   `branch.<name>.mergeOptions` emptied);
 //! - every key of any scope that names a program ([`neutral_value`]) is
 //!   overridden on the command scope (`GIT_CONFIG_COUNT`, which wins over
 //!   every file);
@@ -105,6 +108,10 @@ const FIXED: &[(&str, &str)] = &[
     // `gc.repackFilterTo` (a pack written anywhere), and may outlive the
     // call detached.
     ("maintenance.auto", "false"),
+    // The merge strategies `pull` uses: only built-in ones. A strategy
+    // name is a program (`git-merge-<name>`), and `resolve` and `octopus`
+    // are shell scripts.
+    ("pull.twohead", "ort"),
     ("gc.auto", "0"),
     ("gc.autoDetach", "false"),
     ("fetch.bundleURI", ""),
@@ -200,6 +207,9 @@ pub(crate) fn neutral_value(key: &str) -> Option<&'static str> {
         ("gpg", _, "program") => Some(""),
         ("interactive", None, "difffilter") => Some(""),
         ("remote", Some(_), "uploadpack") => Some("git-upload-pack"),
+        // Options for `merge` when on that branch: `-s <strategy>` names
+        // a program.
+        ("branch", Some(_), "mergeoptions") => Some(""),
         ("remote", Some(_), "receivepack") => Some("git-receive-pack"),
         ("uploadpack", None, "packobjectshook") => Some(""),
         ("hook", Some(_), "command") => Some(""),
@@ -404,6 +414,7 @@ mod tests {
             ("credential.https://example.com.helper", ""),
             ("gpg.ssh.program", ""),
             ("remote.origin.uploadpack", "git-upload-pack"),
+            ("branch.main.mergeOptions", ""),
             ("protocol.foo.allow", "never"),
         ] {
             assert_eq!(neutral_value(key), Some(value), "{key}");

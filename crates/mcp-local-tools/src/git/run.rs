@@ -52,6 +52,10 @@ pub(crate) struct Repo<'a> {
     /// (see the `lock` module); `None` while programs are allowed, and
     /// during the listing that builds it.
     locked: Option<Locked>,
+    /// When the call may start no program: the system and global config
+    /// files' own entries (their includes not followed), read once before
+    /// any other run ([`Repo::user_config`]).
+    user_entries: Option<Vec<lock::Entry>>,
     /// The `git` program run, by absolute path ([`git_program`]).
     program: PathBuf,
 }
@@ -123,8 +127,13 @@ impl<'a> Repo<'a> {
             timeout,
             read_config: Vec::new(),
             locked: None,
+            user_entries: None,
             program: git_program(ctx)?,
         };
+        let mut repo = repo;
+        if !ctx.run_programs {
+            repo.user_entries = Some(repo.user_config().await?);
+        }
         let top = repo
             .run(Access::Read, &["rev-parse", "--show-toplevel"], None)
             .await?;
@@ -151,7 +160,6 @@ impl<'a> Repo<'a> {
             ));
         };
         refuse_git_folder(input, root, &top)?;
-        let mut repo = repo;
         let git_dirs = repo.check_git_dirs(input).await?;
         if !ctx.run_programs {
             for dir in &git_dirs {
@@ -190,7 +198,11 @@ impl<'a> Repo<'a> {
         if outcome.stdout.dropped() > 0 {
             return Err("git: the configuration is too large to check".to_owned());
         }
-        let mut entries = lock::parse(&outcome.stdout.text(""));
+        let mut entries = match &self.user_entries {
+            Some(entries) => entries.clone(),
+            None => self.user_config().await?,
+        };
+        entries.extend(lock::parse(&outcome.stdout.text("")));
         if git_dirs.is_empty() {
             // `init`: git reads no repository's config there (it does not
             // look for one), so a repository around the folder is not ours
@@ -199,6 +211,36 @@ impl<'a> Repo<'a> {
         }
         self.locked = Some(lock::lock(&entries, top, &self.ctx.roots, git_dirs)?);
         Ok(())
+    }
+
+    /// The entries of the system and global config files themselves
+    /// (`--no-includes`: an include in a global file inside the roots,
+    /// which the agent may have written, could name any file, whose values
+    /// would be passed on and shown), listed from `/` so that no
+    /// repository's config is read. Every other run of a call that may
+    /// start no program reads neither file.
+    async fn user_config(&self) -> Result<Vec<lock::Entry>, String> {
+        let args = [
+            "config",
+            "--list",
+            "--show-scope",
+            "--show-origin",
+            "--no-includes",
+            "-z",
+        ];
+        let mut spec = self.spec(Access::Read, &args, None);
+        spec.cwd = PathBuf::from("/");
+        spec.env
+            .retain(|(name, _)| name != "GIT_CONFIG_NOSYSTEM" && name != "GIT_CONFIG_GLOBAL");
+        let outcome =
+            crate::process::run(&spec, self.timeout, &self.ctx.cancel, LISTING_CAP, None).await?;
+        self.result("config", &outcome)?;
+        if outcome.stdout.dropped() > 0 {
+            return Err("git: the global configuration is too large to check".to_owned());
+        }
+        let mut entries = lock::parse(&outcome.stdout.text(""));
+        entries.retain(|e| matches!(e.scope.as_str(), "system" | "global"));
+        Ok(entries)
     }
 
     /// Refuses `remote` (or, for `None`, any remote) when it names a
@@ -433,6 +475,7 @@ impl<'a> Repo<'a> {
             timeout,
             read_config: Vec::new(),
             locked: None,
+            user_entries: None,
             program: git_program(ctx)?,
         };
         Ok((repo, resolved.path))
@@ -586,11 +629,27 @@ impl<'a> Repo<'a> {
             env.push(("GIT_OPTIONAL_LOCKS".to_owned(), "0".to_owned()));
         }
         let mut config: Vec<&(String, String)> = Vec::new();
-        if let Some(locked) = &self.locked {
+        // Before the lock too: the checks that find the repository would
+        // otherwise read the global config and what it includes (and
+        // quote its values in their errors).
+        let mut safe_dirs: Vec<(String, String)> = Vec::new();
+        if !self.ctx.run_programs {
             env.push(("GIT_CONFIG_NOSYSTEM".to_owned(), "1".to_owned()));
             env.push(("GIT_CONFIG_GLOBAL".to_owned(), "/dev/null".to_owned()));
-            config.extend(&locked.config);
+            match &self.locked {
+                Some(locked) => config.extend(&locked.config),
+                // Until then only the user's `safe.directory` entries,
+                // which finding the repository needs.
+                None => safe_dirs.extend(
+                    self.user_entries
+                        .iter()
+                        .flatten()
+                        .filter(|e| e.key.eq_ignore_ascii_case("safe.directory"))
+                        .filter_map(|e| Some((e.key.clone(), e.value.clone()?))),
+                ),
+            }
         }
+        config.extend(&safe_dirs);
         if access == Access::Read {
             config.extend(&self.read_config);
         }

@@ -989,3 +989,39 @@ async fn a_git_directory_outside_a_dot_git_folder_is_refused_while_no_program_ma
     assert_ne!(result.is_error, Some(true));
     assert!(separate.join("probe").exists());
 }
+
+/// A global config file inside the roots (which the agent may write) that
+/// includes a file outside them: while no program may run, nothing of the
+/// included file is read, neither passed on (the commit's author) nor
+/// quoted in an error; with programs allowed git reads it, which shows the
+/// vector is real.
+#[tokio::test]
+async fn a_global_include_outside_the_roots_is_not_read_while_no_program_may_run() {
+    let c = Case::new();
+    let other = c.s.base.join("outside/other.gitconfig");
+    std::fs::write(&other, "[user]\n\tname = OUTSIDE-NAME\n").unwrap();
+    c.home_file(
+        ".gitconfig",
+        &format!(
+            "[user]\n\temail = h@example.com\n[include]\n\tpath = {}\n",
+            other.display()
+        ),
+    );
+    c.proj_file("f.txt", "two\n");
+    let (_, text) = c
+        .git(
+            false,
+            json!({"action": "commit", "message": "locked", "all": true}),
+        )
+        .await;
+    assert!(!text.contains("OUTSIDE-NAME"), "{text}");
+    assert!(!git(&c.proj, &["log", "-1", "--format=%an"]).contains("OUTSIDE-NAME"));
+
+    std::fs::write(&other, "[core]\n\tabbrev = OUTSIDE-VALUE\n").unwrap();
+    let (is_error, text) = c.git(false, json!({"action": "status"})).await;
+    assert!(!is_error, "{text}");
+    assert!(!text.contains("OUTSIDE-VALUE"), "{text}");
+    let (is_error, text) = c.git(true, json!({"action": "status"})).await;
+    assert!(is_error, "{text}");
+    assert!(text.contains("OUTSIDE-VALUE"), "the vector is real: {text}");
+}
