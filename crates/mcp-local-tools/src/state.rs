@@ -6,7 +6,9 @@
 //! `~/.local/share/hanzo-mcp` on Linux; `~/Library/Application
 //! Support/hanzo-mcp` on macOS).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use crate::roots::Roots;
 
 /// The variable that names the state folder.
 pub const STATE_VAR: &str = "HANZO_MCP_STATE";
@@ -20,4 +22,50 @@ pub fn state_dir() -> Result<PathBuf, String> {
     directories::BaseDirs::new()
         .map(|dirs| dirs.data_dir().join("hanzo-mcp"))
         .ok_or_else(|| format!("no state folder: set {STATE_VAR} (no home folder is known)"))
+}
+
+/// Refuses `file` (a file of the state folder, `what` naming it) when it,
+/// its folder, a folder above it, or its `-wal`, `-shm` or `-journal`
+/// sibling is a symlink whose folder lies inside `roots`: with the state
+/// folder inside a root (a home folder given as a root), the agent could
+/// make one (with `git apply`, say) to have the server read, write or
+/// create a file anywhere. Symlinks outside the roots (a home folder
+/// reached through one) are the user's and followed.
+///
+/// # Errors
+/// The refusal, naming the symlink and the way out.
+#[cfg_attr(
+    not(any(
+        feature = "memory",
+        feature = "plan",
+        feature = "tasks",
+        feature = "ui"
+    )),
+    allow(dead_code)
+)]
+pub(crate) fn refuse_links_in_roots(what: &str, file: &Path, roots: &Roots) -> Result<(), String> {
+    let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut candidates: Vec<PathBuf> = file.ancestors().map(Path::to_path_buf).collect();
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut name = file.as_os_str().to_owned();
+        name.push(suffix);
+        candidates.push(PathBuf::from(name));
+    }
+    for path in candidates {
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        let Some(folder) = path.parent().filter(|_| is_link) else {
+            continue;
+        };
+        let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+        if roots.root_of(&folder).is_some() {
+            return Err(format!(
+                "{what} {}: {} is a symlink inside the roots, which the agent could have \
+                 pointed anywhere; refused (remove it, or set {STATE_VAR} to a folder outside \
+                 the roots)",
+                file.display(),
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }

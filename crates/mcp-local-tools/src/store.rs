@@ -176,7 +176,7 @@ impl Store {
     /// Opens the database for a call whose roots are `roots` (a no-op
     /// when it is open), and remembers them: this and every later open
     /// refuses a path through a symlink the agent could have made
-    /// ([`refuse_links_in_roots`]).
+    /// ([`crate::state::refuse_links_in_roots`]).
     ///
     /// # Errors
     /// As [`Store::with`], and the refusal.
@@ -213,7 +213,7 @@ impl Store {
                 // No file may change between the check and the open.
                 Some(roots) => {
                     let _changes = crate::action::FILE_CHANGES.blocking_write();
-                    refuse_links_in_roots(&path, &roots)?;
+                    crate::state::refuse_links_in_roots("state database", &path, &roots)?;
                     open(&path)
                 }
                 None => open(&path),
@@ -292,38 +292,6 @@ fn unusable(path: &Path, error: &dyn std::fmt::Display) -> String {
         "state database {} cannot be used: {error}. It was left unchanged; move it aside (or set HANZO_MCP_STATE to another folder) and call again",
         path.display()
     )
-}
-
-/// Refuses the database path `db` when it, its folder, a folder above, or
-/// its `-wal`, `-shm` or `-journal` file is a symlink whose folder lies
-/// inside the roots: the agent could have made it (with `git apply`, say)
-/// to have the database created, written or read anywhere. Symlinks
-/// outside the roots (a home folder reached through one) are the user's.
-fn refuse_links_in_roots(db: &Path, roots: &Roots) -> Result<(), String> {
-    let db = std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf());
-    let mut candidates: Vec<PathBuf> = db.ancestors().map(Path::to_path_buf).collect();
-    for suffix in ["-wal", "-shm", "-journal"] {
-        let mut name = db.as_os_str().to_owned();
-        name.push(suffix);
-        candidates.push(PathBuf::from(name));
-    }
-    for path in candidates {
-        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-        let Some(folder) = path.parent().filter(|_| is_link) else {
-            continue;
-        };
-        let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
-        if roots.root_of(&folder).is_some() {
-            return Err(format!(
-                "state database {}: {} is a symlink inside the roots, which the agent could have \
-                 pointed anywhere; refused (remove it, or set HANZO_MCP_STATE to a folder outside \
-                 the roots)",
-                db.display(),
-                path.display()
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Opens (creating when missing) and migrates the database at `path`.

@@ -45,11 +45,16 @@ impl UiTool {
         Some(dir.join("ui").join("frameworks.json"))
     }
 
-    /// The frameworks of every workspace (workspace folder to name).
-    fn load_frameworks(&self) -> BTreeMap<String, String> {
+    /// The frameworks of every workspace (workspace folder to name). The
+    /// file is not read through a symlink the agent could have made
+    /// ([`crate::state::refuse_links_in_roots`]), nor when it is a symlink.
+    fn load_frameworks(&self, ctx: &ToolContext) -> BTreeMap<String, String> {
         let mut map: BTreeMap<String, String> = self
             .frameworks_file()
-            .and_then(|f| std::fs::read_to_string(f).ok())
+            .filter(|f| {
+                crate::state::refuse_links_in_roots("ui frameworks file", f, &ctx.roots).is_ok()
+            })
+            .and_then(|f| read_no_follow(&f))
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default();
         if let Ok(memory) = self.frameworks.lock() {
@@ -62,12 +67,12 @@ impl UiTool {
 
     fn framework(&self, ctx: &ToolContext) -> String {
         let workspace = ctx.roots.primary().to_string_lossy().into_owned();
-        self.load_frameworks()
+        self.load_frameworks(ctx)
             .remove(&workspace)
             .unwrap_or_else(|| "react".to_owned())
     }
 
-    pub(super) fn set_framework(&self, args: &UiArgs, ctx: &ToolContext) -> ToolResult {
+    pub(super) async fn set_framework(&self, args: &UiArgs, ctx: &ToolContext) -> ToolResult {
         let framework = args
             .framework
             .as_deref()
@@ -86,9 +91,14 @@ impl UiTool {
         }
         let mut note = String::new();
         if let Some(file) = self.frameworks_file() {
-            let mut map = self.load_frameworks();
+            // No file changes between the check and the write.
+            let _changes = crate::action::FILE_CHANGES.write().await;
+            let mut map = self.load_frameworks(ctx);
             map.insert(workspace.clone(), framework.clone());
-            if let Err(e) = store(&file, &map) {
+            let stored =
+                crate::state::refuse_links_in_roots("ui frameworks file", &file, &ctx.roots)
+                    .and_then(|()| store(&file, &map).map_err(|e| e.to_string()));
+            if let Err(e) = stored {
                 note = format!(
                     " (kept for this server only: cannot write {}: {e})",
                     file.display()
@@ -108,14 +118,62 @@ impl UiTool {
     }
 }
 
-/// Writes `map` as JSON to `file` (temporary sibling, then rename).
-fn store(file: &std::path::Path, map: &BTreeMap<String, String>) -> std::io::Result<()> {
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
+/// The text of `file`, read without following a symlink there (and
+/// without waiting on a FIFO); `None` when it cannot be read.
+fn read_no_follow(file: &std::path::Path) -> Option<String> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        file,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let mut file = std::fs::File::from(fd);
+    if !file.metadata().ok()?.is_file() {
+        return None;
     }
-    let temp = file.with_extension(format!("json.tmp-{}", std::process::id()));
-    std::fs::write(&temp, serde_json::to_vec_pretty(map)?)?;
-    std::fs::rename(&temp, file)
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut file, &mut text).ok()?;
+    Some(text)
+}
+
+/// Writes `map` as JSON to `file`: a new temporary file in its folder
+/// (created exclusively, never through a symlink), then renamed over it,
+/// both through the folder's handle.
+fn store(file: &std::path::Path, map: &BTreeMap<String, String>) -> std::io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+        return Err(std::io::Error::other("no folder"));
+    };
+    std::fs::create_dir_all(dir)?;
+    let folder = rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let temp = format!(
+        "frameworks.json.tmp-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let fd = rustix::fs::openat(
+        &folder,
+        temp.as_str(),
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )?;
+    let written = std::io::Write::write_all(
+        &mut std::fs::File::from(fd),
+        &serde_json::to_vec_pretty(map)?,
+    );
+    let renamed = written.and_then(|()| {
+        rustix::fs::renameat(&folder, temp.as_str(), &folder, name).map_err(std::io::Error::from)
+    });
+    if renamed.is_err() {
+        let _ = rustix::fs::unlinkat(&folder, temp.as_str(), rustix::fs::AtFlags::empty());
+    }
+    renamed
 }
 
 /// `text` as one shell word: as is when plain, else single-quoted.

@@ -233,7 +233,7 @@ impl ActionTool for UiTool {
                     UiAction::View => self.view(&args).await,
                     UiAction::Install => self.install(&args, &ctx).await,
                     UiAction::AddCommand => self.add_command(&args, &ctx),
-                    UiAction::SetFramework => self.set_framework(&args, &ctx),
+                    UiAction::SetFramework => self.set_framework(&args, &ctx).await,
                     UiAction::GetFramework => Ok(self.get_framework(&ctx)),
                     UiAction::Help => unreachable!("the framework answers help"),
                 }

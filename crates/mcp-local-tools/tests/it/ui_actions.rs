@@ -395,6 +395,73 @@ async fn the_framework_is_remembered_per_workspace() {
     );
 }
 
+/// With the state folder inside a root, the frameworks file is neither
+/// read nor written through a symlink there (one the agent could make):
+/// an outside file it points to is not copied in, nor overwritten, and a
+/// temporary file name taken by a symlink is never written through.
+#[tokio::test]
+async fn the_frameworks_file_never_follows_a_symlink_inside_the_roots() {
+    let s = Sandbox::new();
+    let state = s.root.join("home/state");
+    let ui_dir = state.join("ui");
+    std::fs::create_dir_all(&ui_dir).unwrap();
+    let outside = s.base.join("outside/cfg.json");
+    std::fs::write(&outside, r#"{"api_token": "SECRET-JSON-TOKEN"}"#).unwrap();
+    std::os::unix::fs::symlink(&outside, ui_dir.join("frameworks.json")).unwrap();
+    let tool = UiTool::with_config(UiConfig {
+        state_dir: Some(state.clone()),
+        ..UiConfig::default()
+    });
+    let (err, text, _) = ui(
+        &tool,
+        &s,
+        json!({"action": "set_framework", "framework": "vue"}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(text.contains("is a symlink inside the roots"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        r#"{"api_token": "SECRET-JSON-TOKEN"}"#
+    );
+    // Not replaced by a file holding the outside file's entries.
+    let left = std::fs::symlink_metadata(ui_dir.join("frameworks.json")).unwrap();
+    assert!(left.file_type().is_symlink());
+
+    // The folder itself a symlink to an outside folder: nothing is made there.
+    std::fs::remove_dir_all(&ui_dir).unwrap();
+    std::os::unix::fs::symlink(s.base.join("outside"), &ui_dir).unwrap();
+    let (err, text, _) = ui(
+        &tool,
+        &s,
+        json!({"action": "set_framework", "framework": "vue"}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(text.contains("is a symlink inside the roots"), "{text}");
+    let made: Vec<_> = std::fs::read_dir(s.base.join("outside"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with("frameworks"))
+        .collect();
+    assert!(made.is_empty(), "{made:?}");
+
+    // A plain folder: the file is written, and read back.
+    std::fs::remove_file(&ui_dir).unwrap();
+    let (err, text, _) = ui(
+        &tool,
+        &s,
+        json!({"action": "set_framework", "framework": "vue"}),
+    )
+    .await;
+    assert!(!err && !text.contains("cannot write"), "{text}");
+    let (_, text, _) = ui(&tool, &s, json!({"action": "get_framework"})).await;
+    assert_eq!(text, "vue\n");
+    let stored = std::fs::read_to_string(ui_dir.join("frameworks.json")).unwrap();
+    assert!(stored.contains("\"vue\""), "{stored}");
+}
+
 #[tokio::test]
 async fn the_guard_applies_and_no_credential_is_sent() {
     const CANARY: &str = "hk-canary-ui-77f0";
