@@ -69,3 +69,37 @@ pub(crate) fn refuse_links_in_roots(what: &str, file: &Path, roots: &Roots) -> R
     }
     Ok(())
 }
+
+/// Whether `file` (a file of the state folder) is one the agent may have
+/// written or redirected: it lies inside `roots`, or a symlink inside them
+/// leads to it ([`refuse_links_in_roots`]). A server does not read such a
+/// file as its own settings unless told to.
+pub fn reachable_by_agent(file: &Path, roots: &Roots) -> bool {
+    if refuse_links_in_roots("file", file, roots).is_err() {
+        return true;
+    }
+    let folder = file.parent().unwrap_or(file);
+    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    roots.root_of(&folder).is_some()
+}
+
+/// The text of `file`, read without following a symlink at its last
+/// component and without waiting on a FIFO; `None` when it is not a
+/// regular file or cannot be read.
+#[cfg_attr(not(feature = "ui"), allow(dead_code))]
+pub(crate) fn read_no_follow(file: &Path) -> Option<String> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        file,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let mut file = std::fs::File::from(fd);
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut file, &mut text).ok()?;
+    Some(text)
+}

@@ -185,7 +185,34 @@ impl Store {
             .roots
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(roots.clone());
-        self.with(|_| Ok(()))
+        if self.conn.lock().is_ok_and(|slot| slot.is_some()) {
+            return Ok(());
+        }
+        // The file-changes lock before the connection's: no file changes
+        // between the check and the open.
+        let _changes = crate::action::FILE_CHANGES.blocking_write();
+        let mut slot = self
+            .conn
+            .lock()
+            .map_err(|_| "the state database lock is poisoned".to_owned())?;
+        if slot.is_none() {
+            *slot = Some(self.open_now(Some(roots))?);
+        }
+        Ok(())
+    }
+
+    /// Opens the database, first refusing a path through a symlink
+    /// inside `roots` when given.
+    fn open_now(&self, roots: Option<&Roots>) -> Result<(PathBuf, Connection), String> {
+        let path = match &self.path {
+            Some(path) => path.clone(),
+            None => crate::state::state_dir()?.join(DB_FILE),
+        };
+        if let Some(roots) = roots {
+            crate::state::refuse_links_in_roots("state database", &path, roots)?;
+        }
+        let conn = open(&path).map_err(|e| unusable(&path, &e))?;
+        Ok((path, conn))
     }
 
     /// Runs `work` on the open connection (opening it first if needed).
@@ -200,26 +227,26 @@ impl Store {
             .lock()
             .map_err(|_| "the state database lock is poisoned".to_owned())?;
         if slot.is_none() {
-            let path = match &self.path {
-                Some(path) => path.clone(),
-                None => crate::state::state_dir()?.join(DB_FILE),
-            };
             let roots = self
                 .roots
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .clone();
-            let conn = match roots {
-                // No file may change between the check and the open.
-                Some(roots) => {
-                    let _changes = crate::action::FILE_CHANGES.blocking_write();
-                    crate::state::refuse_links_in_roots("state database", &path, &roots)?;
-                    open(&path)
-                }
-                None => open(&path),
-            }
-            .map_err(|e| unusable(&path, &e))?;
-            *slot = Some((path, conn));
+            *slot = Some(match roots {
+                // Opened again within a call (the file went bad): the
+                // check cannot wait for the file-changes lock here, which
+                // this call may hold shared.
+                Some(roots) => match crate::action::FILE_CHANGES.try_write() {
+                    Ok(_changes) => self.open_now(Some(&roots))?,
+                    Err(_) => {
+                        return Err(
+                            "the state database is being reopened while files change; call again"
+                                .to_owned(),
+                        );
+                    }
+                },
+                None => self.open_now(None)?,
+            });
         }
         let (path, conn) = slot.as_mut().expect("opened above");
         let path = path.clone();

@@ -52,9 +52,25 @@ fn local_source(roots: Vec<PathBuf>, options: &Options) -> Result<LocalSource, S
                 },
             ));
         }
+        // `ui.json` in a state folder the roots hold (a home folder given
+        // as a root) may be the agent's: not read unless named.
         #[cfg(feature = "ui")]
-        if options.fetch_allow_private || options.ui_registries.is_some() {
-            let mut config = mcp_local_tools::ui::UiConfig::from_env();
+        let ui_file_is_agents = mcp_local_tools::ui::registries_file().is_some_and(|file| {
+            let agents = mcp_local_tools::state::reachable_by_agent(&file, &roots)
+                && std::fs::symlink_metadata(&file).is_ok();
+            if agents {
+                tracing::warn!(
+                    file = %file.display(),
+                    "the ui registries file lies inside a root (or a symlink there leads to it), \
+                     where the agent could have written it; not read (name registries with \
+                     HANZO_MCP_UI_REGISTRIES or the configuration file's ui.registries)"
+                );
+            }
+            agents
+        });
+        #[cfg(feature = "ui")]
+        if options.fetch_allow_private || options.ui_registries.is_some() || ui_file_is_agents {
+            let mut config = mcp_local_tools::ui::UiConfig::from_env_with(!ui_file_is_agents);
             if options.fetch_allow_private {
                 config.policy = policy;
             }

@@ -182,6 +182,9 @@ impl ActionTool for MemoryTool {
         idempotent: false,
         open_world: false,
     };
+    // The store is readied first (which may take the file-changes lock
+    // exclusively), then an action that writes files holds it shared.
+    const GUARDS_FILE_CHANGES: bool = true;
     const HELP_NOTES: &'static str =
         "scope is workspace (the default) or global. Every write is committed before the answer.";
 
@@ -189,6 +192,10 @@ impl ActionTool for MemoryTool {
         let scope = scope(args.scope.as_deref(), ctx)?;
         let store = &self.store;
         self.store.ready(&ctx.roots)?;
+        let writes = crate::action::Action::spec(args.action)
+            .capabilities
+            .contains(&crate::capability::Capability::WriteFiles);
+        let _changing = writes.then(|| crate::action::FILE_CHANGES.blocking_read());
         match args.action {
             MemoryAction::Store => store_memory(store, &scope, &args),
             MemoryAction::Recall => match (&args.key, &args.query) {

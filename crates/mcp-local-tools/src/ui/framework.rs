@@ -54,7 +54,7 @@ impl UiTool {
             .filter(|f| {
                 crate::state::refuse_links_in_roots("ui frameworks file", f, &ctx.roots).is_ok()
             })
-            .and_then(|f| read_no_follow(&f))
+            .and_then(|f| crate::state::read_no_follow(&f))
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default();
         if let Ok(memory) = self.frameworks.lock() {
@@ -116,25 +116,6 @@ impl UiTool {
         result.structured_content = Some(json!({"framework": framework}));
         result
     }
-}
-
-/// The text of `file`, read without following a symlink there (and
-/// without waiting on a FIFO); `None` when it cannot be read.
-fn read_no_follow(file: &std::path::Path) -> Option<String> {
-    use rustix::fs::{Mode, OFlags};
-    let fd = rustix::fs::open(
-        file,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .ok()?;
-    let mut file = std::fs::File::from(fd);
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut file, &mut text).ok()?;
-    Some(text)
 }
 
 /// Writes `map` as JSON to `file`: a new temporary file in its folder

@@ -90,7 +90,16 @@ impl UiConfig {
     /// [`REGISTRIES_VAR`] when set, else from `ui.json` in the state folder
     /// (`{"registries": [{"name", "index_url", "item_url"}]}`) when present.
     /// A bad list is reported on stderr and the built-in registries kept.
+    /// `ui.json` is read only when it is a regular file (never through a
+    /// symlink at its name, never a FIFO).
     pub fn from_env() -> UiConfig {
+        UiConfig::from_env_with(true)
+    }
+
+    /// As [`UiConfig::from_env`], without reading `ui.json` when
+    /// `read_file` is false (a server whose roots hold the state folder:
+    /// [`crate::state::reachable_by_agent`]).
+    pub fn from_env_with(read_file: bool) -> UiConfig {
         let mut config = UiConfig {
             policy: NetPolicy::from_env(),
             ..UiConfig::default()
@@ -105,25 +114,32 @@ impl UiConfig {
                     eprintln!("hanzo-mcp: {REGISTRIES_VAR}: {e}; using the built-in registries")
                 }
             }
-        } else if let Ok(dir) = crate::state::state_dir() {
-            let file = dir.join("ui.json");
-            if let Ok(text) = std::fs::read_to_string(&file) {
-                #[derive(Deserialize)]
-                struct File {
-                    registries: Vec<Registry>,
-                }
-                match serde_json::from_str::<File>(&text) {
-                    Ok(f) if !f.registries.is_empty() => config.registries = f.registries,
-                    Ok(_) => {}
-                    Err(e) => eprintln!(
-                        "hanzo-mcp: {}: {e}; using the built-in registries",
-                        file.display()
-                    ),
-                }
+        } else if let Some(file) = registries_file().filter(|_| read_file)
+            && let Some(text) = crate::state::read_no_follow(&file)
+        {
+            #[derive(Deserialize)]
+            struct File {
+                registries: Vec<Registry>,
+            }
+            match serde_json::from_str::<File>(&text) {
+                Ok(f) if !f.registries.is_empty() => config.registries = f.registries,
+                Ok(_) => {}
+                Err(e) => eprintln!(
+                    "hanzo-mcp: {}: {e}; using the built-in registries",
+                    file.display()
+                ),
             }
         }
         config
     }
+}
+
+/// The registries file, `ui.json` in the state folder (`None` without a
+/// state folder).
+pub fn registries_file() -> Option<PathBuf> {
+    crate::state::state_dir()
+        .ok()
+        .map(|dir| dir.join("ui.json"))
 }
 
 /// The `ui` local tool. Cheap to clone; clones share the cache.

@@ -539,3 +539,35 @@ fn a_mode_that_names_no_preset_stops_serve_and_config_show_naming_where_it_was_s
         }
     }
 }
+
+/// The `ui` registries file in a state folder that a root holds (the
+/// agent could have written it) is not read; with the root elsewhere it
+/// is, which shows the file is otherwise used.
+#[test]
+fn a_ui_registries_file_inside_a_root_is_not_read() {
+    let root = tempfile::tempdir().expect("root");
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+    let state = root.path().join("state");
+    std::fs::create_dir_all(&state).expect("state folder");
+    std::fs::write(
+        state.join("ui.json"),
+        r#"{"registries":[{"name":"planted","index_url":"https://planted.example/r/index.json","item_url":"https://planted.example/r/{name}.json"}]}"#,
+    )
+    .expect("ui.json");
+    let state = state.to_str().expect("utf-8");
+    for (root, read) in [(root.path(), false), (elsewhere.path(), true)] {
+        let root = root.to_str().expect("utf-8");
+        let mut server = Proc::spawn_with_env(
+            &["serve", "--no-door", "--root", root],
+            &[("HANZO_MCP_STATE", state)],
+        );
+        server.initialize("2025-11-25");
+        let answer = server.call(
+            1,
+            "tools/call",
+            crate::common::call_params("ui", json!({"action": "registries"})),
+        );
+        let text = crate::common::first_text(&answer["result"]);
+        assert_eq!(text.contains("planted"), read, "root {root}: {text}");
+    }
+}
