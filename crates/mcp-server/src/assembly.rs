@@ -53,16 +53,19 @@ fn local_source(roots: Vec<PathBuf>, options: &Options) -> Result<LocalSource, S
             ));
         }
         // `ui.json` in a state folder the roots hold (a home folder given
-        // as a root) may be the agent's: not read unless named.
+        // as a root) may be the agent's: not read unless named. Without
+        // --root the client names the roots, later: not read either (as
+        // the configuration file).
         #[cfg(feature = "ui")]
         let ui_file_is_agents = mcp_local_tools::ui::registries_file().is_some_and(|file| {
-            let agents = mcp_local_tools::state::reachable_by_agent(&file, &roots)
-                && std::fs::symlink_metadata(&file).is_ok();
+            let agents = std::fs::symlink_metadata(&file).is_ok()
+                && (options.roots.is_empty()
+                    || mcp_local_tools::state::reachable_by_agent(&file, &roots));
             if agents {
                 tracing::warn!(
                     file = %file.display(),
-                    "the ui registries file lies inside a root (or a symlink there leads to it), \
-                     where the agent could have written it; not read (name registries with \
+                    "the ui registries file lies inside a root (or a symlink there leads to it, or \
+                     the client names the roots), where the agent could have written it; not read (name registries with \
                      HANZO_MCP_UI_REGISTRIES or the configuration file's ui.registries)"
                 );
             }

@@ -541,8 +541,9 @@ fn a_mode_that_names_no_preset_stops_serve_and_config_show_naming_where_it_was_s
 }
 
 /// The `ui` registries file in a state folder that a root holds (the
-/// agent could have written it) is not read; with the root elsewhere it
-/// is, which shows the file is otherwise used.
+/// agent could have written it) is not read, nor without `--root` (the
+/// client names the roots); with the root elsewhere it is, which shows
+/// the file is otherwise used.
 #[test]
 fn a_ui_registries_file_inside_a_root_is_not_read() {
     let root = tempfile::tempdir().expect("root");
@@ -555,12 +556,19 @@ fn a_ui_registries_file_inside_a_root_is_not_read() {
     )
     .expect("ui.json");
     let state = state.to_str().expect("utf-8");
-    for (root, read) in [(root.path(), false), (elsewhere.path(), true)] {
-        let root = root.to_str().expect("utf-8");
-        let mut server = Proc::spawn_with_env(
-            &["serve", "--no-door", "--root", root],
-            &[("HANZO_MCP_STATE", state)],
-        );
+    let (inside, outside) = (
+        root.path().to_str().expect("utf-8"),
+        elsewhere.path().to_str().expect("utf-8"),
+    );
+    // Without --root the client names the roots: not read either.
+    for (args, read) in [
+        (vec!["--root", inside], false),
+        (vec![], false),
+        (vec!["--root", outside], true),
+    ] {
+        let mut argv = vec!["serve", "--no-door"];
+        argv.extend(&args);
+        let mut server = Proc::spawn_with_env(&argv, &[("HANZO_MCP_STATE", state)]);
         server.initialize("2025-11-25");
         let answer = server.call(
             1,
@@ -568,6 +576,6 @@ fn a_ui_registries_file_inside_a_root_is_not_read() {
             crate::common::call_params("ui", json!({"action": "registries"})),
         );
         let text = crate::common::first_text(&answer["result"]);
-        assert_eq!(text.contains("planted"), read, "root {root}: {text}");
+        assert_eq!(text.contains("planted"), read, "{args:?}: {text}");
     }
 }
