@@ -232,9 +232,12 @@ pub(crate) fn rename(
     }
 }
 
-/// Removes the file or symlink `path` (canonical parent, inside `root`)
-/// from its parent's handle, never following a symlink.
-pub(crate) fn remove_file(root: &Path, path: &Path) -> Result<(), PathError> {
+/// The parent and name of `path` (inside `root`) for a removal: refused
+/// for a root (no parent) and inside a `.git` folder.
+fn removable<'p>(
+    root: &Path,
+    path: &'p Path,
+) -> Result<(&'p Path, &'p std::ffi::OsStr), PathError> {
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(PathError::new(
             path.to_string_lossy(),
@@ -242,6 +245,13 @@ pub(crate) fn remove_file(root: &Path, path: &Path) -> Result<(), PathError> {
         ));
     };
     refuse_git_internals(root, path)?;
+    Ok((parent, name))
+}
+
+/// Removes the file or symlink `path` (canonical parent, inside `root`)
+/// from its parent's handle, never following a symlink.
+pub(crate) fn remove_file(root: &Path, path: &Path) -> Result<(), PathError> {
+    let (parent, name) = removable(root, path)?;
     #[cfg(target_os = "linux")]
     {
         let dir = open_at(root, parent, OpenMode::Directory)?;
@@ -254,6 +264,7 @@ pub(crate) fn remove_file(root: &Path, path: &Path) -> Result<(), PathError> {
         std::fs::remove_file(path).map_err(|e| changed_or(path, &e))
     }
 }
+
 /// Removes the directory `path` (canonical parent, inside `root`) and
 /// everything in it. On Linux every step goes through directory handles:
 /// the parent is opened beneath the root with no symlink on the way, each
@@ -263,13 +274,7 @@ pub(crate) fn remove_file(root: &Path, path: &Path) -> Result<(), PathError> {
 /// nothing outside the root is removed. On other systems the standard
 /// library's `remove_dir_all` (which resolves the parents by path).
 pub(crate) fn remove_tree(root: &Path, path: &Path) -> Result<(), PathError> {
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(PathError::new(
-            path.to_string_lossy(),
-            PathErrorKind::Io("cannot remove a root".to_owned()),
-        ));
-    };
-    refuse_git_internals(root, path)?;
+    let (parent, name) = removable(root, path)?;
     #[cfg(target_os = "linux")]
     {
         let changed = |e: rustix::io::Errno| changed_or(path, &std::io::Error::from(e));

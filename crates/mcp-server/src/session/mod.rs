@@ -116,10 +116,7 @@ impl Session {
     fn send_list_changed(&self) {
         let ready = matches!(self.lifecycle.phase(), Phase::Initialized { .. });
         if ready && self.server.lists_can_change() {
-            self.outbox.send(&Message::Notification(Notification::new(
-                mcp_proto::methods::ToolListChanged::NAME,
-                None,
-            )));
+            list_changed(&self.outbox);
         }
     }
 
@@ -185,6 +182,15 @@ impl Drop for Session {
             modes.forget(self.number);
         }
     }
+}
+
+/// Queues `notifications/tools/list_changed` (MCP 2025-11-25
+/// server/tools) on `outbox`.
+fn list_changed(outbox: &Outbox) {
+    outbox.send(&Message::Notification(Notification::new(
+        mcp_proto::methods::ToolListChanged::NAME,
+        None,
+    )));
 }
 
 /// Whether a line that failed to parse was meant as a response

@@ -70,9 +70,7 @@ impl Session {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(taken);
             if behind && !stateless && server.lists_can_change() {
-                outbox.send(&mcp_proto::Message::Notification(
-                    mcp_proto::Notification::new(mcp_proto::methods::ToolListChanged::NAME, None),
-                ));
+                super::list_changed(&outbox);
             }
             let render = |tools: &[mcp_proto::Tool], meta: Option<&mcp_proto::Meta>| {
                 serde_json::value::to_raw_value(&ListResult {
