@@ -26,14 +26,13 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use mcp_proto::error::{MAX_QUOTED_BYTES, excerpt};
 use mcp_proto::{CallToolResult, ContentBlock, Tool};
-use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::capability::{ActionCapabilities, Capability, describe};
 use crate::context::ToolContext;
 use crate::tool::CallFuture;
-use crate::util::{Hints, ToolResult, input_schema, run_blocking, tool_definition};
+use crate::util::{Hints, ToolResult, run_blocking, tool_definition};
 
 /// One action of a tool, as the tool's table declares it.
 #[derive(Debug)]
@@ -55,19 +54,32 @@ pub(crate) struct ActionSpec {
 }
 
 /// An enum of a tool's actions; implemented by [`actions!`].
-pub(crate) trait Action: Copy + Send + Sync + 'static {
+pub(crate) trait Action: Copy + Send + Sync + DeserializeOwned + 'static {
     /// Every action, in the order `help` lists them.
     const ALL: &'static [Self];
     /// This action's row of the table.
     fn spec(self) -> &'static ActionSpec;
 }
 
-/// A tool's argument type: `action` plus every action's fields.
-pub(crate) trait ActionArgs: DeserializeOwned + JsonSchema + Send + 'static {
+/// One call of a tool: which action, with that action's own fields
+/// (an enum with one variant per action but `help`, each holding the
+/// action's argument struct); implemented by [`actions!`].
+///
+/// Each action's struct says which fields are required (a field without
+/// `Option` or a default), so no tool checks for a missing field itself:
+/// [`call`] parses the struct of the action named, and the error names the
+/// action and the field.
+pub(crate) trait ActionArgs: Sized + Send + 'static {
     /// The tool's action enum.
     type Action: Action;
-    /// The action these arguments ask for.
+    /// The action this call asks for.
     fn action(&self) -> Self::Action;
+    /// Parses `fields` (the call's arguments without `action`) as the
+    /// arguments of `action`; `None` for `help`, which takes no fields and
+    /// is answered by the framework.
+    fn parse(action: Self::Action, fields: Map<String, Value>) -> Option<Result<Self, String>>;
+    /// Each action's field schema (not `help`'s), in table order.
+    fn field_schemas() -> Vec<(&'static ActionSpec, Map<String, Value>)>;
 }
 
 /// The future an async action returns.
@@ -134,13 +146,124 @@ pub(crate) static FILE_CHANGES: tokio::sync::RwLock<()> = tokio::sync::RwLock::c
 
 /// The tool definition of `T` for `tools/list`.
 pub(crate) fn definition<T: ActionTool>() -> Tool {
-    let mut schema = input_schema::<T::Args>();
-    if T::DEFAULT_ACTION.is_some()
-        && let Some(Value::Array(required)) = schema.get_mut("required")
-    {
-        required.retain(|name| name != "action");
+    tool_definition(
+        T::NAME,
+        T::TITLE,
+        T::DESCRIPTION,
+        tool_schema::<T>(),
+        T::HINTS,
+    )
+}
+
+/// The `help` row every tool's table ends with ([`actions!`] adds it).
+pub(crate) const HELP: ActionSpec = ActionSpec {
+    name: "help",
+    aliases: &[],
+    usage: "this text.",
+    reads_only: true,
+    capabilities: &[],
+    blocking: false,
+};
+
+/// The input schema of `T`: one object whose properties are every
+/// action's fields (clients refuse an input schema that is a `oneOf` at
+/// its top), `action` an enum of the action names (`required` unless the
+/// tool has a default action). Which actions take a field, and which need
+/// it, is written at the head of its description:
+/// `"read, write (required): the file."`; a field that means different
+/// things to different actions has one such part per meaning, split by
+/// ` | `. The per-action required fields are also what `help` lists and
+/// what [`call`] checks.
+fn tool_schema<T: ActionTool>() -> Map<String, Value> {
+    let actions = <<T::Args as ActionArgs>::Action as Action>::ALL;
+    let names: Vec<Value> = actions.iter().map(|a| Value::from(a.spec().name)).collect();
+    let aliases: Vec<String> = alias_list::<T>()
+        .into_iter()
+        .map(|(alias, name)| format!("{alias} = {name}"))
+        .collect();
+    let mut action_text = actions
+        .iter()
+        .map(|a| a.spec().name)
+        .collect::<Vec<_>>()
+        .join(" | ");
+    if !aliases.is_empty() {
+        action_text.push_str(&format!(" (also accepted: {})", aliases.join(", ")));
     }
-    tool_definition(T::NAME, T::TITLE, T::DESCRIPTION, schema, T::HINTS)
+    let mut properties = Map::new();
+    properties.insert(
+        "action".to_owned(),
+        serde_json::json!({"type": "string", "enum": names, "description": action_text}),
+    );
+    // Per field: its schema (the first action's) and, per distinct
+    // description, the actions with whether each requires the field.
+    let mut fields: Vec<(String, Map<String, Value>, Vec<(String, Vec<(&str, bool)>)>)> =
+        Vec::new();
+    for (spec, schema) in <T::Args as ActionArgs>::field_schemas() {
+        let required: Vec<&str> = match schema.get("required") {
+            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let Some(Value::Object(props)) = schema.get("properties") else {
+            continue;
+        };
+        for (name, field) in props {
+            let Value::Object(field) = field else {
+                continue;
+            };
+            let mut field = field.clone();
+            let text = match field.remove("description") {
+                Some(Value::String(text)) => text,
+                _ => String::new(),
+            };
+            let taker = (spec.name, required.contains(&name.as_str()));
+            let at = match fields.iter().position(|(n, ..)| n == name) {
+                Some(at) => at,
+                None => {
+                    fields.push((name.clone(), field, Vec::new()));
+                    fields.len() - 1
+                }
+            };
+            match fields[at].2.iter_mut().find(|(t, _)| *t == text) {
+                Some((_, takers)) => takers.push(taker),
+                None => fields[at].2.push((text, vec![taker])),
+            }
+        }
+    }
+    for (name, mut field, meanings) in fields {
+        let parts: Vec<String> = meanings
+            .iter()
+            .map(|(text, takers)| {
+                let all: Vec<&str> = takers.iter().map(|(a, _)| *a).collect();
+                let needing: Vec<&str> =
+                    takers.iter().filter(|(_, r)| *r).map(|(a, _)| *a).collect();
+                let need = if needing.is_empty() {
+                    String::new()
+                } else if needing.len() == all.len() {
+                    " (required)".to_owned()
+                } else {
+                    format!(" (required by {})", needing.join(", "))
+                };
+                format!("{}{need}: {text}", all.join(", "))
+            })
+            .collect();
+        field.insert("description".to_owned(), Value::String(parts.join(" | ")));
+        properties.insert(name, Value::Object(field));
+    }
+    let mut schema = Map::new();
+    schema.insert("type".to_owned(), Value::from("object"));
+    schema.insert(
+        "description".to_owned(),
+        Value::String(format!(
+            "Arguments of `{}`: `action` plus that action's fields (`{{\"action\":\"help\"}}` lists them).",
+            T::NAME
+        )),
+    );
+    schema.insert("properties".to_owned(), Value::Object(properties));
+    if T::DEFAULT_ACTION.is_none() {
+        schema.insert("required".to_owned(), serde_json::json!(["action"]));
+    }
+    schema.insert("additionalProperties".to_owned(), Value::Bool(false));
+    schema
 }
 
 impl ActionSpec {
@@ -205,17 +328,13 @@ pub(crate) fn alias_list<T: ActionTool>() -> Vec<(&'static str, &'static str)> {
 /// Runs one call of `tool`: parse, `help`, dispatch, cap.
 pub(crate) fn call<T: ActionTool>(
     tool: &T,
-    mut arguments: Map<String, Value>,
+    arguments: Map<String, Value>,
     ctx: ToolContext,
 ) -> CallFuture<'_> {
     Box::pin(async move {
-        if let Some(default) = T::DEFAULT_ACTION
-            && !arguments.contains_key("action")
-        {
-            arguments.insert("action".to_owned(), Value::String(default.to_owned()));
-        }
-        let args: T::Args = match parse_args(arguments) {
-            Ok(args) => args,
+        let args = match parse_call::<T>(arguments) {
+            Ok(Some(args)) => args,
+            Ok(None) => return CallToolResult::text(help_with_children::<T>()),
             Err(message) => return CallToolResult::error(message),
         };
         let spec = args.action().spec();
@@ -225,16 +344,7 @@ pub(crate) fn call<T: ActionTool>(
             } else {
                 None
             };
-        let result = if spec.name == "help" {
-            let mut text = help::<T>();
-            if T::STARTS_CHILDREN {
-                text.push_str(&format!(
-                    "Removed from every child process's environment: {}.\n",
-                    crate::child_env::current().removed().join(", ")
-                ));
-            }
-            CallToolResult::text(text)
-        } else if spec.blocking {
+        let result = if spec.blocking {
             let tool = tool.clone();
             let work_ctx = ctx.clone();
             run_blocking(&ctx, move || tool.run_blocking(args, &work_ctx)).await
@@ -244,6 +354,43 @@ pub(crate) fn call<T: ActionTool>(
                 .unwrap_or_else(CallToolResult::error)
         };
         cap_result(result, T::RESULT_CAP)
+    })
+}
+
+/// The call `arguments` make: the action they name (the tool's default
+/// when they name none), then that action's own fields; `None` for
+/// `help`. An error is one line naming what is wrong: a missing field as
+/// `read: missing field 'path'`.
+pub(crate) fn parse_call<T: ActionTool>(
+    mut arguments: Map<String, Value>,
+) -> Result<Option<T::Args>, String> {
+    /// Only the `action` member of a call (the other members are the
+    /// action's and are read once it is known).
+    #[derive(serde::Deserialize)]
+    struct Named<A> {
+        action: A,
+    }
+    type ActionOf<T> = <<T as ActionTool>::Args as ActionArgs>::Action;
+    let named = match arguments.remove("action") {
+        Some(action) => Map::from_iter([("action".to_owned(), action)]),
+        None => match T::DEFAULT_ACTION {
+            Some(default) => Map::from_iter([("action".to_owned(), Value::from(default))]),
+            None => Map::new(),
+        },
+    };
+    let action = parse_args::<Named<ActionOf<T>>>(named)?.action;
+    let Some(parsed) = <T::Args as ActionArgs>::parse(action, arguments) else {
+        return Ok(None);
+    };
+    parsed.map(Some).map_err(|message| {
+        let name = action.spec().name;
+        match message
+            .strip_prefix("invalid arguments: missing field `")
+            .and_then(|rest| rest.strip_suffix('`'))
+        {
+            Some(field) => format!("{name}: missing field '{field}'"),
+            None => message,
+        }
     })
 }
 
@@ -265,6 +412,19 @@ pub(crate) fn parse_args<T: DeserializeOwned>(arguments: Map<String, Value>) -> 
     })
 }
 
+/// The `help` text of `T`, with the variables removed from a child's
+/// environment for a tool that starts children.
+fn help_with_children<T: ActionTool>() -> String {
+    let mut text = help::<T>();
+    if T::STARTS_CHILDREN {
+        text.push_str(&format!(
+            "Removed from every child process's environment: {}.\n",
+            crate::child_env::current().removed().join(", ")
+        ));
+    }
+    text
+}
+
 /// The `help` text of `T`, built once per tool type and copied out (it
 /// depends on the type alone).
 pub(crate) fn help<T: ActionTool>() -> String {
@@ -284,11 +444,13 @@ pub(crate) fn help<T: ActionTool>() -> String {
 fn help_text<T: ActionTool>() -> String {
     let mut text = format!("{} actions (fields in brackets are optional):\n", T::NAME);
     let actions = <<T::Args as ActionArgs>::Action as Action>::ALL;
+    let schemas = <T::Args as ActionArgs>::field_schemas();
     for spec in actions.iter().map(|a| a.spec()) {
         text.push_str(spec.name);
-        if spec.usage.starts_with('{') {
-            text.push(' ');
+        if let Some((_, schema)) = schemas.iter().find(|(s, _)| s.name == spec.name) {
+            text.push_str(&field_list(schema));
         }
+        text.push_str(": ");
         text.push_str(spec.usage);
         if !spec.aliases.is_empty() {
             text.push_str(&format!(" (also called: {})", spec.aliases.join(", ")));
@@ -322,6 +484,34 @@ fn help_text<T: ActionTool>() -> String {
         }
     ));
     text
+}
+
+/// The fields of one action's schema as `help` shows them: ` {path,
+/// content, [offset]}`, the required ones first (in declaration order),
+/// then the optional ones in brackets; empty for an action without fields.
+fn field_list(schema: &Map<String, Value>) -> String {
+    let required: Vec<&str> = match schema.get("required") {
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let optional = match schema.get("properties") {
+        Some(Value::Object(props)) => props
+            .keys()
+            .filter(|name| !required.contains(&name.as_str()))
+            .map(|name| format!("[{name}]"))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let all: Vec<String> = required
+        .iter()
+        .map(|n| (*n).to_owned())
+        .chain(optional)
+        .collect();
+    if all.is_empty() {
+        String::new()
+    } else {
+        format!(" {{{}}}", all.join(", "))
+    }
 }
 
 /// Cuts the text blocks of `result` so their bytes add up to at most `cap`
@@ -375,38 +565,47 @@ pub(crate) fn cap_result(mut result: CallToolResult, cap: usize) -> CallToolResu
     result
 }
 
-/// Declares a tool's action enum and its table (see [`ActionSpec`]):
+/// Declares a tool's action enum, its table (see [`ActionSpec`]; the
+/// `help` row is added) and the enum of its calls, one variant per action
+/// holding that action's argument struct:
 ///
 /// ```ignore
 /// actions! {
-///     pub(crate) enum FsAction {
-///         Read = "read" { reads: true, can: [ReadFiles], pool: true, usage: "{path}: the file's lines." },
-///         Info = "info" ["stat"] { reads: true, can: [ReadFiles], pool: true, usage: "{path}: type and size." },
-///         Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+///     /// Which `fs` action to run.
+///     pub(crate) enum FsAction for FsCall {
+///         Read(ReadArgs) = "read" { reads: true, can: [ReadFiles], pool: true, usage: "the file's lines." },
+///         Info(PathArgs) = "info" ["stat"] { reads: true, can: [ReadFiles], pool: true, usage: "type and size." },
 ///     }
 /// }
 /// ```
+///
+/// An argument struct derives `Deserialize` (with `deny_unknown_fields`)
+/// and `JsonSchema`; its doc comments are the fields' descriptions, and
+/// the fields it requires are those without `Option` or a default.
 macro_rules! actions {
     (
         $(#[$meta:meta])*
-        $vis:vis enum $Enum:ident {
+        $vis:vis enum $Enum:ident for $Call:ident {
             $(
-                $Variant:ident = $name:literal $([$($alias:literal),+])?
+                $Variant:ident($Args:ty) = $name:literal $([$($alias:literal),+])?
                 { reads: $reads:expr, can: [$($cap:ident),* $(,)?], pool: $pool:expr, usage: $usage:expr $(,)? }
             ),+ $(,)?
         }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
         $vis enum $Enum {
             $(
                 #[serde(rename = $name $($(, alias = $alias)+)?)]
                 $Variant,
             )+
+            /// The tool's actions and their fields (answered by the framework).
+            #[serde(rename = "help")]
+            Help,
         }
 
         impl crate::action::Action for $Enum {
-            const ALL: &'static [Self] = &[$($Enum::$Variant),+];
+            const ALL: &'static [Self] = &[$($Enum::$Variant,)+ $Enum::Help];
             fn spec(self) -> &'static crate::action::ActionSpec {
                 match self {
                     $(
@@ -419,26 +618,54 @@ macro_rules! actions {
                             blocking: $pool,
                         },
                     )+
+                    $Enum::Help => &crate::action::HELP,
                 }
+            }
+        }
+
+        /// One call: the action with its own fields.
+        #[derive(Debug)]
+        $vis enum $Call {
+            $(
+                #[doc = concat!("`", $name, "`.")]
+                $Variant($Args),
+            )+
+        }
+
+        impl crate::action::ActionArgs for $Call {
+            type Action = $Enum;
+
+            fn action(&self) -> $Enum {
+                match self {
+                    $($Call::$Variant(_) => $Enum::$Variant,)+
+                }
+            }
+
+            fn parse(
+                action: $Enum,
+                fields: serde_json::Map<String, serde_json::Value>,
+            ) -> Option<Result<Self, String>> {
+                match action {
+                    $(
+                        $Enum::$Variant => {
+                            Some(crate::action::parse_args::<$Args>(fields).map($Call::$Variant))
+                        }
+                    )+
+                    $Enum::Help => None,
+                }
+            }
+
+            fn field_schemas() -> Vec<(
+                &'static crate::action::ActionSpec,
+                serde_json::Map<String, serde_json::Value>,
+            )> {
+                use crate::action::Action as _;
+                vec![$(($Enum::$Variant.spec(), crate::util::input_schema::<$Args>()),)+]
             }
         }
     };
 }
 pub(crate) use actions;
-
-/// Implements [`ActionArgs`] for an argument struct whose `action` field
-/// holds the tool's action enum: `action_args!(FsArgs => FsAction);`.
-macro_rules! action_args {
-    ($Args:ty => $Action:ty) => {
-        impl crate::action::ActionArgs for $Args {
-            type Action = $Action;
-            fn action(&self) -> $Action {
-                self.action
-            }
-        }
-    };
-}
-pub(crate) use action_args;
 
 /// Implements [`crate::LocalTool`] for an [`ActionTool`].
 macro_rules! local_tool {

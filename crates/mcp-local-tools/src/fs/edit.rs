@@ -9,7 +9,10 @@ use std::io::Read;
 use mcp_proto::CallToolResult;
 use tokio_util::sync::CancellationToken;
 
-use super::{EditSpec, FsArgs};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::EditSpec;
 use crate::context::ToolContext;
 use crate::error::{PathError, PathErrorKind};
 use crate::files::{lock_roots, open_regular, unified_diff, write_atomic};
@@ -21,12 +24,64 @@ use crate::util::ToolResult;
 /// (bytes).
 pub(crate) const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
 
-pub(super) fn write(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path()?;
-    let content = args
-        .content
-        .as_deref()
-        .ok_or("write: missing field 'content'")?;
+/// Arguments of `fs write`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WriteArgs {
+    /// The file, absolute or relative to the first root (also accepted: file_path).
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// The file's new content.
+    pub content: String,
+}
+
+/// Arguments of `fs edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EditArgs {
+    /// The file, absolute or relative to the first root (also accepted: file_path).
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// The exact text to replace; must occur exactly once unless `replace_all` (also accepted: old_string, oldText).
+    #[serde(alias = "old_string", alias = "oldText")]
+    pub old_text: String,
+    /// The text to put in its place (also accepted: new_string, newText).
+    #[serde(alias = "new_string", alias = "newText")]
+    pub new_text: String,
+    /// Replace every occurrence (default false; also accepted: replaceAll).
+    #[serde(default, alias = "replaceAll")]
+    pub replace_all: bool,
+    /// Return the diff without writing the file (default false; also accepted: dryRun).
+    #[serde(default, alias = "dryRun")]
+    pub dry_run: bool,
+}
+
+/// Arguments of `fs multi_edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MultiEditArgs {
+    /// The file, absolute or relative to the first root (also accepted: file_path).
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// Edits applied in order to the file; all succeed or none is written.
+    pub edits: Vec<EditSpec>,
+    /// Return the diff without writing the file (default false; also accepted: dryRun).
+    #[serde(default, alias = "dryRun")]
+    pub dry_run: bool,
+}
+
+/// Arguments of `fs patch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PatchArgs {
+    /// A unified diff (one or more files; paths from its headers unless `path` is given).
+    pub diff: String,
+    /// The one file the diff applies to, in place of its headers' path.
+    pub path: Option<String>,
+}
+
+pub(super) fn write(args: &WriteArgs, ctx: &ToolContext) -> ToolResult {
+    let (input, content) = (args.path.as_str(), args.content.as_str());
     if input.ends_with('/') || input.ends_with(std::path::MAIN_SEPARATOR) {
         return Err(format!(
             "write: path '{input}' ends with '/'; a file path cannot name a directory"
@@ -50,34 +105,23 @@ pub(super) fn write(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     )))
 }
 
-pub(super) fn edit(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
+pub(super) fn edit(args: EditArgs, ctx: &ToolContext) -> ToolResult {
     let spec = EditSpec {
-        old_text: args
-            .old_text
-            .clone()
-            .ok_or("edit: missing field 'old_text'")?,
-        new_text: args
-            .new_text
-            .clone()
-            .ok_or("edit: missing field 'new_text'")?,
-        replace_all: args.replace_all.unwrap_or(false),
+        old_text: args.old_text,
+        new_text: args.new_text,
+        replace_all: args.replace_all,
     };
-    edit_file(args, ctx, std::slice::from_ref(&spec))
+    edit_file(&args.path, args.dry_run, ctx, std::slice::from_ref(&spec))
 }
 
-pub(super) fn multi_edit(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let edits = args
-        .edits
-        .as_deref()
-        .ok_or("multi_edit: missing field 'edits'")?;
-    if edits.is_empty() {
+pub(super) fn multi_edit(args: &MultiEditArgs, ctx: &ToolContext) -> ToolResult {
+    if args.edits.is_empty() {
         return Err("multi_edit: 'edits' is empty".to_owned());
     }
-    edit_file(args, ctx, edits)
+    edit_file(&args.path, args.dry_run, ctx, &args.edits)
 }
 
-fn edit_file(args: &FsArgs, ctx: &ToolContext, edits: &[EditSpec]) -> ToolResult {
-    let input = args.path()?;
+fn edit_file(input: &str, dry_run: bool, ctx: &ToolContext, edits: &[EditSpec]) -> ToolResult {
     let resolved = ctx
         .roots
         .resolve_existing(input)
@@ -104,7 +148,6 @@ fn edit_file(args: &FsArgs, ctx: &ToolContext, edits: &[EditSpec]) -> ToolResult
         after = next;
         replacements += count;
     }
-    let dry_run = args.dry_run.unwrap_or(false);
     if !dry_run {
         write_atomic(&resolved, after.as_bytes()).map_err(|e| e.to_string())?;
     }
@@ -173,8 +216,8 @@ struct Planned {
     after: Option<String>,
 }
 
-pub(super) fn patch(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let diff = args.diff.as_deref().ok_or("patch: missing field 'diff'")?;
+pub(super) fn patch(args: &PatchArgs, ctx: &ToolContext) -> ToolResult {
+    let diff = args.diff.as_str();
     let line_count = diff.lines().count();
     if line_count > MAX_PATCH_LINES {
         return Err(format!(

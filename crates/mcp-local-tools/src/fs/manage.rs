@@ -4,7 +4,10 @@ use std::time::UNIX_EPOCH;
 
 use mcp_proto::CallToolResult;
 
-use super::{FsArgs, page_marker};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{or_root, page_marker};
 use crate::context::ToolContext;
 use crate::error::{PathError, PathErrorKind};
 use crate::files::create_dirs;
@@ -15,8 +18,55 @@ use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
 /// Default and largest `limit` for listings, in entries.
 pub(super) const DEFAULT_ENTRIES: u64 = 1000;
 
-pub(super) fn list(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path_or_root();
+/// Arguments of `fs list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ListArgs {
+    /// The directory, absolute or relative to the first root (default ".").
+    pub path: Option<String>,
+    /// Entries to skip (default 0).
+    pub offset: Option<u64>,
+    /// Most entries to return (default and at most 1000).
+    pub limit: Option<u64>,
+}
+
+/// Arguments of `fs info` and `fs mkdir`: one path.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PathArgs {
+    /// File or directory, absolute or relative to the first root (also accepted: file_path).
+    #[serde(alias = "file_path")]
+    pub path: String,
+}
+
+/// Arguments of `fs mv`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MvArgs {
+    /// What to move, absolute or relative to the first root (also accepted: file_path).
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// The destination path.
+    pub to: String,
+    /// Replace an existing destination (default false).
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+/// Arguments of `fs rm`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RmArgs {
+    /// What to remove, absolute or relative to the first root (also accepted: file_path).
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// Remove a directory and everything in it (default false).
+    #[serde(default)]
+    pub recursive: bool,
+}
+
+pub(super) fn list(args: &ListArgs, ctx: &ToolContext) -> ToolResult {
+    let input = or_root(&args.path);
     let resolved = ctx
         .roots
         .resolve_existing(input)
@@ -69,8 +119,7 @@ pub(super) fn list(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     Ok(CallToolResult::text(out.finish(marker)))
 }
 
-pub(super) fn info(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path()?;
+pub(super) fn info(input: &str, ctx: &ToolContext) -> ToolResult {
     let entry = ctx.roots.resolve_entry(input).map_err(|e| e.to_string())?;
     let meta = std::fs::symlink_metadata(&entry.path)
         .map_err(|e| PathError::from_io(input, &e).to_string())?;
@@ -110,8 +159,7 @@ pub(super) fn info(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     Ok(CallToolResult::text(text))
 }
 
-pub(super) fn mkdir(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path()?;
+pub(super) fn mkdir(input: &str, ctx: &ToolContext) -> ToolResult {
     let resolved = ctx.roots.resolve(input).map_err(|e| e.to_string())?;
     let shown = ctx.roots.display(&resolved.path);
     if resolved.exists {
@@ -127,9 +175,8 @@ pub(super) fn mkdir(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     Ok(CallToolResult::text(format!("created directory {shown}")))
 }
 
-pub(super) fn mv(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path()?;
-    let to_input = args.to.as_deref().ok_or("mv: missing field 'to'")?;
+pub(super) fn mv(args: &MvArgs, ctx: &ToolContext) -> ToolResult {
+    let (input, to_input) = (args.path.as_str(), args.to.as_str());
     let from = ctx.roots.resolve_entry(input).map_err(|e| e.to_string())?;
     if !from.exists {
         return Err(PathError::new(input, PathErrorKind::NotFound).to_string());
@@ -143,7 +190,7 @@ pub(super) fn mv(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
             "mv: cannot move a root ('{input}' -> '{to_input}')"
         ));
     }
-    let overwrite = args.overwrite.unwrap_or(false);
+    let overwrite = args.overwrite;
     if to.exists && !overwrite {
         return Err(format!(
             "path '{to_input}': already exists (pass overwrite: true to replace it)"
@@ -172,8 +219,8 @@ pub(super) fn mv(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     )))
 }
 
-pub(super) fn rm(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path()?;
+pub(super) fn rm(args: &RmArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path.as_str();
     let entry = ctx.roots.resolve_entry(input).map_err(|e| e.to_string())?;
     if !entry.exists {
         return Err(PathError::new(input, PathErrorKind::NotFound).to_string());
@@ -188,7 +235,7 @@ pub(super) fn rm(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     let meta = std::fs::symlink_metadata(&entry.path)
         .map_err(|e| PathError::from_io(input, &e).to_string())?;
     if meta.is_dir() {
-        if args.recursive.unwrap_or(false) {
+        if args.recursive {
             safe::remove_tree(&entry.root, &entry.path).map_err(|e| e.to_string())?;
             Ok(CallToolResult::text(format!(
                 "removed directory {shown} and its contents"

@@ -4,7 +4,10 @@ use std::io::{BufRead, BufReader, Read};
 
 use mcp_proto::{CallToolResult, ContentBlock, ImageContent};
 
-use super::{FsArgs, page_marker};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::page_marker;
 use crate::context::ToolContext;
 use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
 
@@ -19,8 +22,27 @@ const MAX_COUNT_BYTES: u64 = 64 * 1024 * 1024;
 /// How much of the start is inspected for binary content.
 const SNIFF_BYTES: usize = 8192;
 
-pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path()?;
+/// Arguments of `fs read`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReadArgs {
+    /// The file, absolute or relative to the first root (also accepted: file_path).
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// Lines to skip (default 0).
+    pub offset: Option<u64>,
+    /// Most lines to return (default and at most 2000; also accepted: head).
+    #[serde(alias = "head")]
+    pub limit: Option<u64>,
+    /// Only the last this many lines of the file.
+    pub tail: Option<u64>,
+    /// Prefix each line with its number (default false).
+    #[serde(default)]
+    pub line_numbers: bool,
+}
+
+pub(super) fn read(args: &ReadArgs, ctx: &ToolContext) -> ToolResult {
+    let input = args.path.as_str();
     let resolved = ctx
         .roots
         .resolve_existing(input)
@@ -63,7 +85,7 @@ pub(super) fn read(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     let page = LinePage {
         offset,
         limit: limit.clamp(1, DEFAULT_LINES),
-        numbers: args.line_numbers.unwrap_or(false),
+        numbers: args.line_numbers,
     };
     let text = page.read(&mut reader, ctx, input)?;
     Ok(CallToolResult::text(text))

@@ -13,7 +13,10 @@ use ignore::{WalkBuilder, WalkState};
 use mcp_proto::CallToolResult;
 
 use super::manage::DEFAULT_ENTRIES;
-use super::{FsArgs, page_marker};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{or_root, page_marker};
 use crate::context::ToolContext;
 use crate::error::{PathError, PathErrorKind};
 use crate::roots::Resolved;
@@ -66,8 +69,69 @@ fn entry_suffix(entry: &ignore::DirEntry) -> String {
     }
 }
 
-pub(super) fn tree(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path_or_root();
+/// Arguments of `fs tree`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TreeArgs {
+    /// The directory, absolute or relative to the first root (default ".").
+    pub path: Option<String>,
+    /// How many levels to show (default 3).
+    pub depth: Option<u32>,
+    /// Include hidden files (default false); .gitignore is always honoured.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Entries to skip (default 0).
+    pub offset: Option<u64>,
+    /// Most entries to return (default and at most 1000).
+    pub limit: Option<u64>,
+}
+
+/// Arguments of `fs find`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FindArgs {
+    /// A glob over paths relative to `path` (e.g. "**/*.rs").
+    pub pattern: String,
+    /// The directory, absolute or relative to the first root (default ".").
+    pub path: Option<String>,
+    /// Include hidden files (default false); .gitignore is always honoured.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Entries to skip (default 0).
+    pub offset: Option<u64>,
+    /// Most entries to return (default and at most 1000).
+    pub limit: Option<u64>,
+}
+
+/// Arguments of `fs search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchArgs {
+    /// A regular expression (or literal text with `literal`).
+    pub pattern: String,
+    /// A directory or one file, absolute or relative to the first root (default ".").
+    pub path: Option<String>,
+    /// Treat `pattern` as literal text (default false).
+    #[serde(default)]
+    pub literal: bool,
+    /// Ignore case (default false).
+    #[serde(default)]
+    pub ignore_case: bool,
+    /// Lines of context before and after each match (default 0, at most 10).
+    pub context: Option<u32>,
+    /// Only files whose path matches this glob (e.g. "*.rs").
+    pub glob: Option<String>,
+    /// Include hidden files (default false); .gitignore is always honoured.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Matching lines to skip (default 0).
+    pub offset: Option<u64>,
+    /// Most matching lines to return (default and at most 200).
+    pub limit: Option<u64>,
+}
+
+pub(super) fn tree(args: &TreeArgs, ctx: &ToolContext) -> ToolResult {
+    let input = or_root(&args.path);
     let dir = walk_dir(input, ctx)?;
     let depth = args.depth.unwrap_or(DEFAULT_DEPTH).clamp(1, 64) as usize;
     let offset = args.offset.unwrap_or(0);
@@ -77,7 +141,7 @@ pub(super) fn tree(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         .clamp(1, DEFAULT_ENTRIES);
     let mut out = Bounded::new(MAX_RESULT_BYTES);
     out.push_line(&format!("{}/", ctx.roots.display(&dir.path)));
-    let mut builder = walker(&dir.path, args.hidden.unwrap_or(false));
+    let mut builder = walker(&dir.path, args.hidden);
     builder
         .max_depth(Some(depth))
         .sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
@@ -115,12 +179,8 @@ pub(super) fn tree(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
     Ok(CallToolResult::text(out.finish(marker)))
 }
 
-pub(super) fn find(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path_or_root();
-    let pattern = args
-        .pattern
-        .as_deref()
-        .ok_or("find: missing field 'pattern'")?;
+pub(super) fn find(args: &FindArgs, ctx: &ToolContext) -> ToolResult {
+    let (input, pattern) = (or_root(&args.path), args.pattern.as_str());
     let dir = walk_dir(input, ctx)?;
     let glob = globset::GlobBuilder::new(pattern)
         .literal_separator(true)
@@ -133,7 +193,7 @@ pub(super) fn find(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         .limit
         .unwrap_or(DEFAULT_ENTRIES)
         .clamp(1, DEFAULT_ENTRIES);
-    let mut builder = walker(&dir.path, args.hidden.unwrap_or(false));
+    let mut builder = walker(&dir.path, args.hidden);
     builder.sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
     let mut out = Bounded::new(MAX_RESULT_BYTES);
     let mut found: u64 = 0;
@@ -235,20 +295,16 @@ impl Sink for Collect<'_> {
     }
 }
 
-pub(super) fn search(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args.path_or_root();
-    let pattern = args
-        .pattern
-        .as_deref()
-        .ok_or("search: missing field 'pattern'")?;
+pub(super) fn search(args: &SearchArgs, ctx: &ToolContext) -> ToolResult {
+    let (input, pattern) = (or_root(&args.path), args.pattern.as_str());
     // A directory is walked; a single file is searched on its own.
     let dir = ctx
         .roots
         .resolve_existing(input)
         .map_err(|e| e.to_string())?;
     let matcher = RegexMatcherBuilder::new()
-        .case_insensitive(args.ignore_case.unwrap_or(false))
-        .fixed_strings(args.literal.unwrap_or(false))
+        .case_insensitive(args.ignore_case)
+        .fixed_strings(args.literal)
         .line_terminator(Some(b'\n'))
         .build(pattern)
         .map_err(|e| format!("search: bad pattern: {e}"))?;
@@ -270,7 +326,7 @@ pub(super) fn search(args: &FsArgs, ctx: &ToolContext) -> ToolResult {
         &matcher,
         context,
         file_glob.as_ref(),
-        args.hidden.unwrap_or(false),
+        args.hidden,
     );
     let (mut files, stopped, mut skipped) = found?;
     files.sort_by(|a, b| {
@@ -454,7 +510,7 @@ fn render_hits(
     ctx: &ToolContext,
     files: &[FileHits],
     stopped: bool,
-    args: &FsArgs,
+    args: &SearchArgs,
     pattern: &str,
 ) -> String {
     let offset = args.offset.unwrap_or(0);
