@@ -259,9 +259,11 @@ fn tool_schema<T: ActionTool>() -> Map<String, Value> {
         )),
     );
     schema.insert("properties".to_owned(), Value::Object(properties));
-    if T::DEFAULT_ACTION.is_none() {
-        schema.insert("required".to_owned(), serde_json::json!(["action"]));
-    }
+    let required = match T::DEFAULT_ACTION {
+        None => serde_json::json!(["action"]),
+        Some(_) => serde_json::json!([]),
+    };
+    schema.insert("required".to_owned(), required);
     schema.insert("additionalProperties".to_owned(), Value::Bool(false));
     schema
 }

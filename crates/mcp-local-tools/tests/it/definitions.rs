@@ -104,3 +104,85 @@ fn schemas_are_objects_with_an_action_enum_and_valid_names() {
         );
     }
 }
+
+/// The required fields of each action as `help` lists them: `(action,
+/// fields)` for every line `name {a, b, [c]}: …` (the bracketed ones are
+/// optional and left out).
+fn required_fields(help: &str) -> Vec<(String, Vec<String>)> {
+    help.lines()
+        .filter_map(|line| {
+            let (name, rest) = line.split_once(" {")?;
+            let (fields, _) = rest.split_once("}: ")?;
+            let required = fields
+                .split(", ")
+                .filter(|f| !f.starts_with('['))
+                .map(str::to_owned)
+                .collect();
+            Some((name.to_owned(), required))
+        })
+        .collect()
+}
+
+/// Every action that requires a field, called without any: one error
+/// result naming the action and its first required field, from the
+/// framework (no tool checks for a missing field itself); and the fields
+/// agents most often leave out are among those `help` calls required.
+#[tokio::test]
+async fn a_call_missing_a_required_field_names_the_action_and_the_field() {
+    let sandbox = common::Sandbox::new();
+    let mut toolbox = Toolbox::with_default_tools();
+    toolbox.with_mode();
+    let mut checked = Vec::new();
+    for tool in toolbox.tools() {
+        let help = toolbox
+            .call(
+                &tool.name,
+                serde_json::Map::from_iter([("action".to_owned(), "help".into())]),
+                mcp_local_tools::ToolContext::new(sandbox.roots.clone()),
+            )
+            .await
+            .expect("a listed tool");
+        let help = help.content[0].as_text().expect("help is text").to_owned();
+        for (action, required) in required_fields(&help) {
+            let Some(first) = required.first() else {
+                continue;
+            };
+            let result = toolbox
+                .call(
+                    &tool.name,
+                    serde_json::Map::from_iter([("action".to_owned(), action.clone().into())]),
+                    mcp_local_tools::ToolContext::new(sandbox.roots.clone()),
+                )
+                .await
+                .expect("a listed tool");
+            assert_eq!(result.is_error, Some(true), "{} {action}", tool.name);
+            assert_eq!(result.content.len(), 1, "{} {action}", tool.name);
+            assert_eq!(
+                result.content[0].as_text(),
+                Some(format!("{action}: missing field '{first}'").as_str()),
+                "{} {action}",
+                tool.name
+            );
+            checked.push(format!("{} {action} {}", tool.name, required.join(",")));
+        }
+    }
+    for expected in [
+        "fs write path,content",
+        "fs edit path,old_text,new_text",
+        "fs mv path,to",
+        "exec run command",
+        "git commit message",
+        "git apply patch",
+        "code definition name",
+        "fetch get url",
+        "ui search query",
+        "think think thought",
+        "tasks add title",
+        "mode set name",
+    ] {
+        assert!(
+            checked.iter().any(|c| c == expected),
+            "{expected} not among {checked:#?}"
+        );
+    }
+}
