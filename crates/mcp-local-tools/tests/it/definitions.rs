@@ -123,6 +123,18 @@ fn required_fields(help: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// Calls `tool` of `toolbox` with only `{"action": action}`.
+async fn call_action(
+    toolbox: &Toolbox,
+    roots: &mcp_local_tools::Roots,
+    tool: &str,
+    action: &str,
+) -> mcp_proto::CallToolResult {
+    let args = serde_json::Map::from_iter([("action".to_owned(), action.into())]);
+    let ctx = mcp_local_tools::ToolContext::new(roots.clone());
+    toolbox.call(tool, args, ctx).await.expect("a listed tool")
+}
+
 /// Every action that requires a field, called without any: one error
 /// result naming the action and its first required field, from the
 /// framework (no tool checks for a missing field itself); and the fields
@@ -134,36 +146,23 @@ async fn a_call_missing_a_required_field_names_the_action_and_the_field() {
     toolbox.with_mode();
     let mut checked = Vec::new();
     for tool in toolbox.tools() {
-        let help = toolbox
-            .call(
-                &tool.name,
-                serde_json::Map::from_iter([("action".to_owned(), "help".into())]),
-                mcp_local_tools::ToolContext::new(sandbox.roots.clone()),
-            )
-            .await
-            .expect("a listed tool");
+        let help = call_action(&toolbox, &sandbox.roots, &tool.name, "help").await;
         let help = help.content[0].as_text().expect("help is text").to_owned();
         for (action, required) in required_fields(&help) {
             let Some(first) = required.first() else {
                 continue;
             };
-            let result = toolbox
-                .call(
-                    &tool.name,
-                    serde_json::Map::from_iter([("action".to_owned(), action.clone().into())]),
-                    mcp_local_tools::ToolContext::new(sandbox.roots.clone()),
-                )
-                .await
-                .expect("a listed tool");
-            assert_eq!(result.is_error, Some(true), "{} {action}", tool.name);
-            assert_eq!(result.content.len(), 1, "{} {action}", tool.name);
+            let result = call_action(&toolbox, &sandbox.roots, &tool.name, &action).await;
+            let what = format!("{} {action}", tool.name);
+            assert_eq!(result.is_error, Some(true), "{what}");
+            assert_eq!(result.content.len(), 1, "{what}");
+            let expected = format!("{action}: missing field '{first}'");
             assert_eq!(
                 result.content[0].as_text(),
-                Some(format!("{action}: missing field '{first}'").as_str()),
-                "{} {action}",
-                tool.name
+                Some(expected.as_str()),
+                "{what}"
             );
-            checked.push(format!("{} {action} {}", tool.name, required.join(",")));
+            checked.push(format!("{what} {}", required.join(",")));
         }
     }
     for expected in [
