@@ -155,6 +155,70 @@ pub(crate) fn definition<T: ActionTool>() -> Tool {
     )
 }
 
+/// One property of a tool's merged input schema: its schema (the first
+/// action's), and per distinct description the actions that take it,
+/// each with whether it requires it.
+struct MergedField {
+    name: String,
+    schema: Map<String, Value>,
+    meanings: Vec<(String, Vec<(&'static str, bool)>)>,
+}
+
+impl MergedField {
+    /// Records that `action` takes the field with description `text`.
+    fn add(&mut self, text: String, action: &'static str, required: bool) {
+        match self.meanings.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, takers)) => takers.push((action, required)),
+            None => self.meanings.push((text, vec![(action, required)])),
+        }
+    }
+
+    /// The property's name and schema, its description one part per
+    /// meaning: `read, write (required by read): the file.`
+    fn finish(mut self) -> (String, Map<String, Value>) {
+        let parts: Vec<String> = self
+            .meanings
+            .iter()
+            .map(|(text, takers)| {
+                let all: Vec<&str> = takers.iter().map(|(a, _)| *a).collect();
+                let needing: Vec<&str> =
+                    takers.iter().filter(|(_, r)| *r).map(|(a, _)| *a).collect();
+                let need = if needing.is_empty() {
+                    String::new()
+                } else if needing.len() == all.len() {
+                    " (required)".to_owned()
+                } else {
+                    format!(" (required by {})", needing.join(", "))
+                };
+                format!("{}{need}: {}", all.join(", "), sentence_case(text))
+            })
+            .collect();
+        self.schema
+            .insert("description".to_owned(), Value::String(parts.join(" | ")));
+        (self.name, self.schema)
+    }
+}
+
+/// `text` with its first letter lower-cased when it starts a plain word
+/// (`The file` → `the file`; `URL of` and `JSON` stay).
+fn sentence_case(text: &str) -> String {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => first
+            .to_lowercase()
+            .chain(text[first.len_utf8()..].chars())
+            .collect(),
+        _ => text.to_owned(),
+    }
+}
+
+/// The fields of an action that takes none (any field is refused).
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+// A build whose tools' actions all take fields never makes one.
+#[allow(dead_code)]
+pub(crate) struct NoArgs {}
+
 /// The `help` row every tool's table ends with ([`actions!`] adds it).
 pub(crate) const HELP: ActionSpec = ActionSpec {
     name: "help",
@@ -194,10 +258,7 @@ fn tool_schema<T: ActionTool>() -> Map<String, Value> {
         "action".to_owned(),
         serde_json::json!({"type": "string", "enum": names, "description": action_text}),
     );
-    // Per field: its schema (the first action's) and, per distinct
-    // description, the actions with whether each requires the field.
-    let mut fields: Vec<(String, Map<String, Value>, Vec<(String, Vec<(&str, bool)>)>)> =
-        Vec::new();
+    let mut fields: Vec<MergedField> = Vec::new();
     for (spec, schema) in <T::Args as ActionArgs>::field_schemas() {
         let required: Vec<&str> = match schema.get("required") {
             Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
@@ -215,39 +276,23 @@ fn tool_schema<T: ActionTool>() -> Map<String, Value> {
                 Some(Value::String(text)) => text,
                 _ => String::new(),
             };
-            let taker = (spec.name, required.contains(&name.as_str()));
-            let at = match fields.iter().position(|(n, ..)| n == name) {
+            let at = match fields.iter().position(|f| f.name == *name) {
                 Some(at) => at,
                 None => {
-                    fields.push((name.clone(), field, Vec::new()));
+                    fields.push(MergedField {
+                        name: name.clone(),
+                        schema: field,
+                        meanings: Vec::new(),
+                    });
                     fields.len() - 1
                 }
             };
-            match fields[at].2.iter_mut().find(|(t, _)| *t == text) {
-                Some((_, takers)) => takers.push(taker),
-                None => fields[at].2.push((text, vec![taker])),
-            }
+            fields[at].add(text, spec.name, required.contains(&name.as_str()));
         }
     }
-    for (name, mut field, meanings) in fields {
-        let parts: Vec<String> = meanings
-            .iter()
-            .map(|(text, takers)| {
-                let all: Vec<&str> = takers.iter().map(|(a, _)| *a).collect();
-                let needing: Vec<&str> =
-                    takers.iter().filter(|(_, r)| *r).map(|(a, _)| *a).collect();
-                let need = if needing.is_empty() {
-                    String::new()
-                } else if needing.len() == all.len() {
-                    " (required)".to_owned()
-                } else {
-                    format!(" (required by {})", needing.join(", "))
-                };
-                format!("{}{need}: {text}", all.join(", "))
-            })
-            .collect();
-        field.insert("description".to_owned(), Value::String(parts.join(" | ")));
-        properties.insert(name, Value::Object(field));
+    for field in fields {
+        let (name, schema) = field.finish();
+        properties.insert(name, Value::Object(schema));
     }
     let mut schema = Map::new();
     schema.insert("type".to_owned(), Value::from("object"));
@@ -381,16 +426,23 @@ pub(crate) fn parse_call<T: ActionTool>(
         },
     };
     let action = parse_args::<Named<ActionOf<T>>>(named)?.action;
+    // Models send `null` for a field they mean to leave out.
+    arguments.retain(|_, value| !value.is_null());
     let Some(parsed) = <T::Args as ActionArgs>::parse(action, arguments) else {
         return Ok(None);
     };
     parsed.map(Some).map_err(|message| {
         let name = action.spec().name;
-        match message
-            .strip_prefix("invalid arguments: missing field `")
+        let Some(inner) = message.strip_prefix("invalid arguments: ") else {
+            return message;
+        };
+        match inner
+            .strip_prefix("missing field `")
             .and_then(|rest| rest.strip_suffix('`'))
         {
             Some(field) => format!("{name}: missing field '{field}'"),
+            // Serde's text names the field and what the action takes.
+            None if inner.starts_with("unknown field") => format!("{name}: {inner}"),
             None => message,
         }
     })
