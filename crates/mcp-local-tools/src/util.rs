@@ -14,17 +14,17 @@ use serde_json::{Map, Value};
 use crate::context::ToolContext;
 
 /// An id given as a string or as a whole number (`"3"` or `3`), as text:
-/// models write ids either way whatever the schema says.
+/// models write ids either way whatever the schema says. For a required
+/// field: `null` is no id, and refused.
 #[cfg(feature = "exec")]
 pub(crate) fn text_id<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
-) -> Result<Option<String>, D::Error> {
+) -> Result<String, D::Error> {
     use serde::{Deserialize as _, de::Error as _};
-    match Option::<Value>::deserialize(deserializer)? {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text)),
-        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => Ok(Some(n.to_string())),
-        Some(other) => Err(D::Error::custom(format!(
+    match Value::deserialize(deserializer)? {
+        Value::String(text) => Ok(text),
+        Value::Number(n) if n.is_u64() || n.is_i64() => Ok(n.to_string()),
+        other => Err(D::Error::custom(format!(
             "invalid id {other}: expected a string or a whole number"
         ))),
     }

@@ -42,7 +42,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::process::{self, End, LineProgress, Spec};
 use crate::util::{Hints, ToolResult};
@@ -109,14 +109,13 @@ impl ExecTool {
 
 actions! {
     /// Which `exec` action to run.
-    pub(crate) enum ExecAction {
-        Run = "run" ["exec"] { reads: false, can: [RunPrograms], pool: false, usage: "{command, [cwd], [env], [stdin], [timeout_ms], [background]}: run `command` (a string runs under sh -c; an array of strings is an argv, no shell) in cwd (default: the first root) with env added and stdin as its input; waits at most timeout_ms (default 120000, at most 600000), then kills the process group and returns the output so far. Returns the exit code or signal, duration_ms, stdout and stderr (each capped at 30000 bytes, head and tail kept). A non-zero exit is an error result. background: true returns a job id at once. Also accepted: timeout for timeout_ms, run_in_background for background, and description (not used)." },
-        Output = "output" ["logs"] { reads: true, can: [State], pool: false, usage: "{id, [offset], [tail]}: a job's output (stdout and stderr as written): since the last read by default, from byte offset, or its last `tail` lines (tail 0: none, an empty page at the end); at most 30000 bytes a read." },
-        Wait = "wait" { reads: true, can: [State], pool: false, usage: "{id, [timeout_ms]}: wait until the job ends or timeout_ms passes (default 30000); returns its state and the output since the last read." },
-        Write = "write" { reads: false, can: [RunPrograms], pool: false, usage: "{id, text, [eof]}: write text to the job's stdin; eof: true closes it afterwards." },
-        Kill = "kill" { reads: false, can: [RunPrograms], pool: false, usage: "{id, [signal]}: send signal (TERM by default; KILL, INT, HUP, QUIT, USR1, USR2) to the job's whole process group." },
-        List = "list" ["ps"] { reads: true, can: [], pool: false, usage: ": the jobs of this server: id, state, pid, runtime, command." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    pub(crate) enum ExecAction for ExecCall {
+        Run(RunArgs) = "run" ["exec"] { reads: false, can: [RunPrograms], pool: false, usage: "run `command` (a string runs under sh -c; an array of strings is an argv, no shell) in cwd (default: the first root) with env added and stdin as its input; waits at most timeout_ms (default 120000, at most 600000), then kills the process group and returns the output so far. Returns the exit code or signal, duration_ms, stdout and stderr (each capped at 30000 bytes, head and tail kept). A non-zero exit is an error result. background: true returns a job id at once. Also accepted: timeout for timeout_ms, run_in_background for background." },
+        Output(OutputArgs) = "output" ["logs"] { reads: true, can: [State], pool: false, usage: "a job's output (stdout and stderr as written): since the last read by default, from byte offset, or its last `tail` lines (tail 0: none, an empty page at the end); at most 30000 bytes a read." },
+        Wait(WaitArgs) = "wait" { reads: true, can: [State], pool: false, usage: "wait until the job ends or timeout_ms passes (default 30000); returns its state and the output since the last read." },
+        Write(WriteArgs) = "write" { reads: false, can: [RunPrograms], pool: false, usage: "write text to the job's stdin; eof: true closes it afterwards (text may then be left out)." },
+        Kill(KillArgs) = "kill" { reads: false, can: [RunPrograms], pool: false, usage: "send signal (TERM by default; KILL, INT, HUP, QUIT, USR1, USR2) to the job's whole process group." },
+        List(ListArgs) = "list" ["ps"] { reads: true, can: [], pool: false, usage: "the jobs of this server: id, state, pid, runtime, command." },
     }
 }
 
@@ -164,61 +163,88 @@ impl CommandLine {
     }
 }
 
-/// Arguments of the `exec` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `exec run`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ExecArgs {
-    /// run | output | wait | write | kill | list | help (also accepted: exec = run, logs = output, ps = list).
-    action: ExecAction,
-    /// run: a shell line (run by sh -c) or an argv array (run directly).
-    command: Option<CommandLine>,
-    /// run: the working directory, inside the roots (default: the first root).
+pub(crate) struct RunArgs {
+    /// A shell line (run by sh -c) or an argv array (run directly).
+    command: CommandLine,
+    /// The working directory, inside the roots (default: the first root).
     cwd: Option<String>,
-    /// run: environment variables to add or replace.
+    /// Environment variables to add or replace.
     env: Option<BTreeMap<String, String>>,
-    /// run: text given to the command's stdin (default: empty).
+    /// Text given to the command's stdin (default: empty).
     stdin: Option<String>,
-    /// run: milliseconds before the process group is killed (default 120000, at most 600000); wait: how long to wait (default 30000) (also accepted: timeout).
+    /// Milliseconds before the process group is killed (default 120000, at most 600000; also accepted: timeout).
     #[serde(alias = "timeout")]
     timeout_ms: Option<u64>,
-    /// run: start as a background job and return its id at once (also accepted: run_in_background).
-    #[serde(alias = "run_in_background")]
-    background: Option<bool>,
-    /// run: what the command is for, in a few words; not used by the tool.
+    /// Start as a background job and return its id at once (default false; also accepted: run_in_background).
+    #[serde(default, alias = "run_in_background")]
+    background: bool,
+    /// What the command is for, in a few words; not used by the tool.
     #[allow(dead_code)]
     description: Option<String>,
-    /// output, wait, write, kill: the job id that run returned (a string; its number is accepted too).
-    #[serde(default, deserialize_with = "crate::util::text_id")]
-    id: Option<String>,
-    /// output: byte offset to read from (default: where the last read stopped).
+}
+
+/// Arguments of `exec output`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OutputArgs {
+    /// The job id that run with background: true returned (list shows them; a string, its number is accepted too).
+    #[serde(deserialize_with = "crate::util::text_id")]
+    id: String,
+    /// Byte offset to read from (default: where the last read stopped).
     offset: Option<u64>,
-    /// output: only the last this many lines (0: none, an empty page at the end).
+    /// Only the last this many lines (0: none, an empty page at the end).
     tail: Option<u64>,
-    /// write: the text to send to the job's stdin.
+}
+
+/// Arguments of `exec wait`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WaitArgs {
+    /// The job id that run with background: true returned (list shows them; a string, its number is accepted too).
+    #[serde(deserialize_with = "crate::util::text_id")]
+    id: String,
+    /// How long to wait, in milliseconds (default 30000, at most 600000; also accepted: timeout).
+    #[serde(alias = "timeout")]
+    timeout_ms: Option<u64>,
+}
+
+/// Arguments of `exec write`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WriteArgs {
+    /// The job id that run with background: true returned (list shows them; a string, its number is accepted too).
+    #[serde(deserialize_with = "crate::util::text_id")]
+    id: String,
+    /// The text to send to the job's stdin (required unless eof is true).
     text: Option<String>,
-    /// write: close the job's stdin after the text.
-    eof: Option<bool>,
-    /// kill: TERM (default), KILL, INT, HUP, QUIT, USR1 or USR2.
+    /// Close the job's stdin after the text (default false).
+    #[serde(default)]
+    eof: bool,
+}
+
+/// Arguments of `exec kill`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KillArgs {
+    /// The job id that run with background: true returned (list shows them; a string, its number is accepted too).
+    #[serde(deserialize_with = "crate::util::text_id")]
+    id: String,
+    /// TERM (default), KILL, INT, HUP, QUIT, USR1 or USR2.
     signal: Option<String>,
 }
 
-impl ExecArgs {
-    fn id(&self) -> Result<&str, String> {
-        self.id.as_deref().ok_or_else(|| {
-            format!(
-                "{}: missing field 'id' (a job id from run with background: true; list shows them)",
-                crate::action::Action::spec(self.action).name
-            )
-        })
-    }
-}
-
-action_args!(ExecArgs => ExecAction);
+/// Arguments of `exec list`: none.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ListArgs {}
 
 const DESCRIPTION: &str = "Run a command on this machine: a shell line (sh -c) or an argv array, in a directory inside the roots, with a timeout (the whole process group is killed, the output so far returned), capped stdout and stderr, and background jobs (output, wait, write, kill, list). A non-zero exit is an error result. This tool runs whatever it is given; to narrow what an agent may run, use the server's tool allowlist (for example only exec:list), not this tool. Call with {\"action\":\"help\"} for every action's fields.";
 
 impl ActionTool for ExecTool {
-    type Args = ExecArgs;
+    type Args = ExecCall;
     const NAME: &'static str = "exec";
     const TITLE: &'static str = "Run commands";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -237,28 +263,26 @@ impl ActionTool for ExecTool {
         Some(self.max_timeout + process::KILL_GRACE + process::DRAIN_AFTER_KILL * 2)
     }
 
-    fn run_async<'a>(&'a self, args: ExecArgs, ctx: ToolContext) -> ActionFuture<'a> {
+    fn run_async<'a>(&'a self, call: ExecCall, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move {
-            match args.action {
-                ExecAction::Run if args.background == Some(true) => self.start_job(&args, &ctx),
-                ExecAction::Run => self.run(&args, &ctx).await,
-                ExecAction::Output => self.jobs.output(args.id()?, args.offset, args.tail),
-                ExecAction::Wait => {
+            match call {
+                ExecCall::Run(args) if args.background => self.start_job(&args, &ctx),
+                ExecCall::Run(args) => self.run(&args, &ctx).await,
+                ExecCall::Output(args) => self.jobs.output(&args.id, args.offset, args.tail),
+                ExecCall::Wait(args) => {
                     let limit = self.timeout(args.timeout_ms, jobs::DEFAULT_WAIT)?;
-                    self.jobs.wait(args.id()?, limit, &ctx.cancel).await
+                    self.jobs.wait(&args.id, limit, &ctx.cancel).await
                 }
-                ExecAction::Write => {
-                    let text = args.text.as_deref().unwrap_or("");
-                    if args.text.is_none() && args.eof != Some(true) {
+                ExecCall::Write(args) => {
+                    // Text may be left out only to close stdin.
+                    if args.text.is_none() && !args.eof {
                         return Err("write: missing field 'text'".to_owned());
                     }
-                    self.jobs
-                        .write(args.id()?, text, args.eof == Some(true))
-                        .await
+                    let text = args.text.as_deref().unwrap_or("");
+                    self.jobs.write(&args.id, text, args.eof).await
                 }
-                ExecAction::Kill => self.jobs.kill(args.id()?, args.signal.as_deref()),
-                ExecAction::List => Ok(self.jobs.list()),
-                ExecAction::Help => unreachable!("the framework answers help"),
+                ExecCall::Kill(args) => self.jobs.kill(&args.id, args.signal.as_deref()),
+                ExecCall::List(ListArgs {}) => Ok(self.jobs.list()),
             }
         })
     }
@@ -267,11 +291,8 @@ impl ActionTool for ExecTool {
 local_tool!(ExecTool);
 
 impl ExecTool {
-    fn spec(args: &ExecArgs, ctx: &ToolContext) -> Result<(Spec, String), String> {
-        let command = args
-            .command
-            .as_ref()
-            .ok_or("run: missing field 'command'")?;
+    fn spec(args: &RunArgs, ctx: &ToolContext) -> Result<(Spec, String), String> {
+        let command = &args.command;
         let cwd = match args.cwd.as_deref() {
             Some(cwd) => {
                 let resolved = ctx.roots.resolve_existing(cwd).map_err(|e| e.to_string())?;
@@ -302,7 +323,7 @@ impl ExecTool {
         Ok((spec, command.display()))
     }
 
-    async fn run(&self, args: &ExecArgs, ctx: &ToolContext) -> ToolResult {
+    async fn run(&self, args: &RunArgs, ctx: &ToolContext) -> ToolResult {
         let timeout = self.timeout(args.timeout_ms, DEFAULT_TIMEOUT)?;
         let (spec, shown) = Self::spec(args, ctx)?;
         let progress = ctx.progress.clone();
@@ -319,7 +340,7 @@ impl ExecTool {
         Ok(run_result(&shown, &outcome, timeout))
     }
 
-    fn start_job(&self, args: &ExecArgs, ctx: &ToolContext) -> ToolResult {
+    fn start_job(&self, args: &RunArgs, ctx: &ToolContext) -> ToolResult {
         let (mut spec, shown) = Self::spec(args, ctx)?;
         if args.timeout_ms.is_some() {
             return Err(
@@ -376,4 +397,101 @@ fn run_result(shown: &str, outcome: &process::Outcome, timeout: Duration) -> Cal
     };
     result.structured_content = Some(structured);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{ExecCall, ExecTool};
+    use crate::action::parse_call;
+
+    fn parse(args: Value) -> Result<Option<ExecCall>, String> {
+        match args {
+            Value::Object(map) => parse_call::<ExecTool>(map),
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    #[test]
+    fn a_missing_required_field_is_named_with_its_action() {
+        assert_eq!(
+            parse(json!({"action": "run"})).unwrap_err(),
+            "run: missing field 'command'"
+        );
+        for (action, name) in [
+            ("output", "output"),
+            ("logs", "output"),
+            ("wait", "wait"),
+            ("write", "write"),
+            ("kill", "kill"),
+        ] {
+            assert_eq!(
+                parse(json!({"action": action})).unwrap_err(),
+                format!("{name}: missing field 'id'")
+            );
+        }
+    }
+
+    #[test]
+    fn ids_are_text_or_whole_numbers() {
+        for id in [json!(7), json!("7")] {
+            match parse(json!({"action": "output", "id": id})) {
+                Ok(Some(ExecCall::Output(args))) => assert_eq!(args.id, "7"),
+                other => panic!("{other:?}"),
+            }
+        }
+        for (id, shown) in [(json!(1.5), "1.5"), (json!(null), "null")] {
+            let text = parse(json!({"action": "kill", "id": id})).unwrap_err();
+            assert_eq!(
+                text,
+                format!(
+                    "invalid arguments: invalid id {shown}: expected a string or a whole number (field 'id')"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn aliases_and_defaults_are_read() {
+        match parse(
+            json!({"action": "exec", "command": "true", "timeout": 5, "run_in_background": true}),
+        ) {
+            Ok(Some(ExecCall::Run(args))) => {
+                assert_eq!(args.timeout_ms, Some(5));
+                assert!(args.background);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(json!({"action": "run", "command": ["ls", "-l"], "description": "list"})) {
+            Ok(Some(ExecCall::Run(args))) => {
+                assert!(!args.background);
+                assert_eq!(args.command.display(), "ls -l");
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(json!({"action": "write", "id": "3", "eof": true})) {
+            Ok(Some(ExecCall::Write(args))) => assert!(args.eof && args.text.is_none()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_field_the_action_does_not_take_is_refused() {
+        let text = parse(json!({"action": "ps", "id": "1"})).unwrap_err();
+        assert!(
+            text.starts_with("invalid arguments: unknown field `id`"),
+            "{text}"
+        );
+        let text = parse(json!({"action": "output", "id": "1", "text": "x"})).unwrap_err();
+        assert!(
+            text.starts_with("invalid arguments: unknown field `text`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn help_is_left_to_the_framework() {
+        assert!(parse(json!({"action": "help"})).unwrap().is_none());
+    }
 }

@@ -4,8 +4,9 @@
 //! per file and in total.
 
 use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use super::GitArgs;
 use super::run::{Access, OUTPUT_CAP, Repo, as_refs, quoted_path};
 use crate::util::ToolResult;
 
@@ -31,10 +32,35 @@ pub(crate) struct Numstat {
     pub(crate) from: Option<String>,
 }
 
-pub(crate) async fn diff(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+/// Arguments of `git diff`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DiffArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// Staged changes: the index against HEAD, or against ref (default false).
+    #[serde(default)]
+    pub staged: bool,
+    /// The revision to diff from (a branch, tag, hash, HEAD~2, ...): to the work tree, or to `to`.
+    #[serde(rename = "ref")]
+    pub rev: Option<String>,
+    /// The second revision (the diff goes from ref to to).
+    pub to: Option<String>,
+    /// Only these paths (absolute or relative to the first root).
+    pub paths: Option<Vec<String>>,
+    /// Lines of context around each change (default 3).
+    pub context_lines: Option<u32>,
+    /// The diffstat only (default false).
+    #[serde(default)]
+    pub stat: bool,
+}
+
+pub(crate) async fn diff(args: &DiffArgs, repo: &Repo<'_>) -> ToolResult {
     let mut options: Vec<String> = super::history::NO_PROGRAMS.map(str::to_owned).to_vec();
     options.extend(repo.submodule_flags().iter().map(|f| (*f).to_owned()));
-    let staged = GitArgs::flag(args.staged);
+    let staged = args.staged;
     if staged {
         options.push("--cached".to_owned());
     }
@@ -59,7 +85,7 @@ pub(crate) async fn diff(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
         options.push(repo.revision("to", to).await?);
     }
     options.push("--".to_owned());
-    options.extend(repo.paths(args.paths())?);
+    options.extend(repo.paths(super::paths(&args.paths))?);
     let with = |first: &[&'static str]| -> Vec<String> {
         first
             .iter()
@@ -68,7 +94,7 @@ pub(crate) async fn diff(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
             .collect()
     };
 
-    if GitArgs::flag(args.stat) {
+    if args.stat {
         let argv = with(&["diff", "--stat"]);
         return repo.call(Access::Read, &as_refs(&argv), None).await;
     }

@@ -1,8 +1,10 @@
 //! Reading history: `log`, `show`, `blame`, `rev_parse`.
 
 use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use super::GitArgs;
+use super::paths;
 use super::run::{Access, Repo, as_refs};
 use crate::util::ToolResult;
 
@@ -15,7 +17,81 @@ const MAX_LOG: u32 = 1000;
 /// [`Repo::submodule_flags`]).
 pub(crate) const NO_PROGRAMS: [&str; 3] = ["--no-color", "--no-ext-diff", "--no-textconv"];
 
-pub(crate) async fn log(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+/// Arguments of `git log`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LogArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// The revision to list from (a branch, tag, hash, HEAD~2, ...; default HEAD).
+    #[serde(rename = "ref")]
+    pub rev: Option<String>,
+    /// Most commits (default 20, at most 1000; also accepted: count).
+    #[serde(alias = "count")]
+    pub limit: Option<u32>,
+    /// Commits after this date (anything git reads: 2024-01-31, "2 weeks ago").
+    pub since: Option<String>,
+    /// Commits before this date.
+    pub until: Option<String>,
+    /// Commits whose author matches this pattern.
+    pub author: Option<String>,
+    /// Commits whose message matches this pattern.
+    pub grep: Option<String>,
+    /// Only these paths (absolute or relative to the first root).
+    pub paths: Option<Vec<String>>,
+}
+
+/// Arguments of `git show`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ShowArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// What to show (default HEAD): a revision (a branch, tag, hash, HEAD~2, ...), or a tree or blob (`HEAD:file`).
+    #[serde(rename = "ref")]
+    pub rev: Option<String>,
+    /// Only these paths (absolute or relative to the first root).
+    pub paths: Option<Vec<String>>,
+    /// The diffstat only (default false).
+    #[serde(default)]
+    pub stat: bool,
+}
+
+/// Arguments of `git blame`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BlameArgs {
+    /// The file, absolute or relative to the first root; its repository is the one it lies in.
+    pub path: String,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// The revision to blame at (a branch, tag, hash, HEAD~2, ...; default: the file in the work tree).
+    #[serde(rename = "ref")]
+    pub rev: Option<String>,
+    /// The first line (1-based).
+    pub start_line: Option<u32>,
+    /// The last line (inclusive).
+    pub end_line: Option<u32>,
+}
+
+/// Arguments of `git rev_parse`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RevParseArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// The revision to resolve (a branch, tag, hash, HEAD~2, ...; default HEAD).
+    #[serde(rename = "ref")]
+    pub rev: Option<String>,
+}
+
+pub(crate) async fn log(args: &LogArgs, repo: &Repo<'_>) -> ToolResult {
     let limit = args.limit.unwrap_or(DEFAULT_LOG).clamp(1, MAX_LOG);
     let mut argv: Vec<String> = vec!["log".to_owned()];
     argv.extend(NO_PROGRAMS.map(str::to_owned));
@@ -38,7 +114,7 @@ pub(crate) async fn log(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
         argv.push(repo.revision("ref", rev).await?);
     }
     argv.push("--".to_owned());
-    argv.extend(repo.paths(args.paths())?);
+    argv.extend(repo.paths(paths(&args.paths))?);
     let outcome = repo.run(Access::Read, &as_refs(&argv), None).await?;
     let text = repo.result("log", &outcome)?;
     Ok(CallToolResult::text(if outcome.stdout.total() == 0 {
@@ -48,11 +124,11 @@ pub(crate) async fn log(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     }))
 }
 
-pub(crate) async fn show(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+pub(crate) async fn show(args: &ShowArgs, repo: &Repo<'_>) -> ToolResult {
     let mut argv: Vec<String> = vec!["show".to_owned()];
     argv.extend(NO_PROGRAMS.map(str::to_owned));
     argv.extend(repo.submodule_flags().iter().map(|f| (*f).to_owned()));
-    if GitArgs::flag(args.stat) {
+    if args.stat {
         argv.push("--stat".to_owned());
     }
     argv.push(
@@ -60,16 +136,12 @@ pub(crate) async fn show(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
             .await?,
     );
     argv.push("--".to_owned());
-    argv.extend(repo.paths(args.paths())?);
+    argv.extend(repo.paths(paths(&args.paths))?);
     repo.call(Access::Read, &as_refs(&argv), None).await
 }
 
-pub(crate) async fn blame(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
-    let path = args
-        .path
-        .as_deref()
-        .ok_or("git blame: missing field 'path' (the file)")?;
-    let file = repo.paths(&[path.to_owned()])?.remove(0);
+pub(crate) async fn blame(args: &BlameArgs, repo: &Repo<'_>) -> ToolResult {
+    let file = repo.paths(std::slice::from_ref(&args.path))?.remove(0);
     // `--no-ignore-revs-file` drops the files `blame.ignoreRevsFile` names:
     // any file on the machine, whose first bad line git would print (an
     // empty value in `-c` does not clear the list).
@@ -108,7 +180,7 @@ pub(crate) async fn blame(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     repo.call(Access::Read, &as_refs(&argv), None).await
 }
 
-pub(crate) async fn rev_parse(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+pub(crate) async fn rev_parse(args: &RevParseArgs, repo: &Repo<'_>) -> ToolResult {
     let name = repo
         .revision("ref", args.rev.as_deref().unwrap_or("HEAD"))
         .await?;

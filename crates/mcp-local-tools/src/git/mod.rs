@@ -83,7 +83,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::action::{
-    Action, ActionFuture, ActionTool, FILE_CHANGES, action_args, actions, local_tool,
+    Action, ActionArgs, ActionFuture, ActionTool, FILE_CHANGES, actions, local_tool,
 };
 use crate::capability::Capability;
 use crate::context::ToolContext;
@@ -109,125 +109,85 @@ impl GitTool {
 
 actions! {
     /// Which `git` action to run.
-    pub(crate) enum GitAction {
-        Status = "status" { reads: true, can: [ReadFiles], pool: false, usage: "{[path]}: branch, upstream, ahead/behind, staged, unstaged, unmerged and untracked files (from porcelain v2; also as structuredContent)." },
-        Diff = "diff" { reads: true, can: [ReadFiles], pool: false, usage: "{[staged], [ref], [to], [paths], [context_lines], [stat]}: unstaged changes, or staged ones, or from ref (to the work tree, or to `to`); a numstat header, then the patch capped per file and in total; stat gives the diffstat only." },
-        Log = "log" { reads: true, can: [ReadFiles], pool: false, usage: "{[ref], [limit], [since], [until], [author], [grep], [paths]}: commits as `hash date author: subject (refs)`, newest first (limit, also called count: default 20, at most 1000)." },
-        Show = "show" { reads: true, can: [ReadFiles], pool: false, usage: "{[ref], [paths], [stat]}: a commit (default HEAD) with its patch, or a tag, tree or blob (`HEAD:file`)." },
-        Blame = "blame" { reads: true, can: [ReadFiles], pool: false, usage: "{path, [ref], [start_line], [end_line]}: who last changed each line of the file." },
-        Branch = "branch" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[subcommand], [name], [start], [force], [all]}: list (default; all adds remote branches), create name (at start, default HEAD), delete name (force deletes an unmerged branch)." },
-        Switch = "switch" ["checkout"] { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{name, [create], [start], [detach]}: switch to a branch; create makes it first (at start); detach checks out a revision without a branch." },
-        Add = "add" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{paths | all}: stage those paths, or every change (all)." },
-        Commit = "commit" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{message, [paths], [all]}: commit what is staged, or only paths, or every tracked change (all); runs the repository's hooks when programs may run." },
-        Reset = "reset" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[ref], [mode], [paths], [confirm]}: move HEAD to ref (default HEAD); mode soft or mixed (default); hard only with confirm: true; with paths, unstage them." },
-        Stash = "stash" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[subcommand], [message], [paths], [index]}: push (default; message, paths), list, pop or drop (index, default 0)." },
-        Tag = "tag" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[subcommand], [name], [start], [message]}: list (default without name) or create name (at start, default HEAD; annotated when message is given)." },
-        Remote = "remote" { reads: true, can: [ReadFiles], pool: false, usage: "{[path]}: the configured remotes with their URLs." },
-        Fetch = "fetch" { reads: false, can: [WriteFiles, Network], pool: false, usage: "{[remote], [timeout_ms]}: fetch from a configured remote (default: git's choice)." },
-        Pull = "pull" { reads: false, can: [ReadFiles, WriteFiles, Network], pool: false, usage: "{[remote], [name], [timeout_ms]}: fetch and integrate (the repository's pull settings; no editor)." },
-        Push = "push" { reads: false, can: [ReadFiles, WriteFiles, Network], pool: false, usage: "{[remote], [name], [set_upstream], [force], [timeout_ms]}: push a branch; force is --force-with-lease, never a plain force." },
-        Worktree = "worktree" { reads: true, can: [ReadFiles], pool: false, usage: "{[path]}: the repository's worktrees." },
-        RevParse = "rev_parse" { reads: true, can: [ReadFiles], pool: false, usage: "{[ref]}: the full object name of ref (default HEAD)." },
-        Apply = "apply" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{patch, [check], [staged]}: apply a unified diff to the work tree (staged: to the index too); check only tells whether it applies." },
-        Clean = "clean" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "{[paths], [confirm]}: untracked files and folders; lists what would go unless confirm: true removes them." },
-        Init = "init" { reads: false, can: [WriteFiles], pool: false, usage: "{[path], [name]}: create a repository (name: the initial branch)." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    pub(crate) enum GitAction for GitCall {
+        Status(RepoArgs) = "status" { reads: true, can: [ReadFiles], pool: false, usage: "branch, upstream, ahead/behind, staged, unstaged, unmerged and untracked files (from porcelain v2; also as structuredContent)." },
+        Diff(diff::DiffArgs) = "diff" { reads: true, can: [ReadFiles], pool: false, usage: "unstaged changes, or staged ones, or from ref (to the work tree, or to `to`); a numstat header, then the patch capped per file and in total; stat gives the diffstat only." },
+        Log(history::LogArgs) = "log" { reads: true, can: [ReadFiles], pool: false, usage: "commits as `hash date author: subject (refs)`, newest first (limit, also called count: default 20, at most 1000)." },
+        Show(history::ShowArgs) = "show" { reads: true, can: [ReadFiles], pool: false, usage: "a commit (default HEAD) with its patch, or a tag, tree or blob (`HEAD:file`)." },
+        Blame(history::BlameArgs) = "blame" { reads: true, can: [ReadFiles], pool: false, usage: "who last changed each line of the file." },
+        Branch(refs::BranchArgs) = "branch" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "list (default; all adds remote branches), create name (at start, default HEAD), delete name (force deletes an unmerged branch)." },
+        Switch(refs::SwitchArgs) = "switch" ["checkout"] { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "switch to a branch; create makes it first (at start); detach checks out a revision without a branch." },
+        Add(worktree::AddArgs) = "add" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "stage paths, or every change (all); one of them is needed." },
+        Commit(worktree::CommitArgs) = "commit" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "commit what is staged, or only paths, or every tracked change (all); runs the repository's hooks when programs may run." },
+        Reset(worktree::ResetArgs) = "reset" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "move HEAD to ref (default HEAD); mode soft or mixed (default); hard only with confirm: true; with paths, unstage them." },
+        Stash(worktree::StashArgs) = "stash" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "push (default; message, paths), list, pop or drop (index, default 0)." },
+        Tag(refs::TagArgs) = "tag" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "list (default without name) or create name (at start, default HEAD; annotated when message is given)." },
+        Remote(RepoArgs) = "remote" { reads: true, can: [ReadFiles], pool: false, usage: "the configured remotes with their URLs." },
+        Fetch(refs::RemoteArgs) = "fetch" { reads: false, can: [WriteFiles, Network], pool: false, usage: "fetch from a configured remote (default: git's choice)." },
+        Pull(refs::RemoteArgs) = "pull" { reads: false, can: [ReadFiles, WriteFiles, Network], pool: false, usage: "fetch and integrate (the repository's pull settings; no editor)." },
+        Push(refs::PushArgs) = "push" { reads: false, can: [ReadFiles, WriteFiles, Network], pool: false, usage: "push a branch; force is --force-with-lease, never a plain force." },
+        Worktree(RepoArgs) = "worktree" { reads: true, can: [ReadFiles], pool: false, usage: "the repository's worktrees." },
+        RevParse(history::RevParseArgs) = "rev_parse" { reads: true, can: [ReadFiles], pool: false, usage: "the full object name of ref (default HEAD)." },
+        Apply(worktree::ApplyArgs) = "apply" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "apply a unified diff to the work tree (staged: to the index too); check only tells whether it applies." },
+        Clean(worktree::CleanArgs) = "clean" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "untracked files and folders; lists what would go unless confirm: true removes them." },
+        Init(worktree::InitArgs) = "init" { reads: false, can: [WriteFiles], pool: false, usage: "create a repository (name: the initial branch)." },
     }
 }
 
-/// Arguments of the `git` tool: `action` plus that action's fields
-/// (`{"action":"help"}` describes them).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of the actions that take only the repository (`status`,
+/// `remote`, `worktree`).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct GitArgs {
-    /// status | diff | log | show | blame | branch | switch | add | commit | reset | stash | tag | remote | fetch | pull | push | worktree | rev_parse | apply | clean | init | help (also accepted: checkout = switch).
-    action: GitAction,
-    /// The repository: its folder or any path in its work tree (default: the first root); blame: the file; init: the folder to create it in.
-    path: Option<String>,
-    /// diff, log, show, add, commit, reset, stash push, clean: only these paths (absolute or relative to the first root).
-    paths: Option<Vec<String>>,
-    /// A revision (a branch, tag, hash, HEAD~2, ...): diff from it, log from it, show, blame at it, reset to it, rev_parse it.
-    #[serde(rename = "ref")]
-    rev: Option<String>,
-    /// diff: the second revision (the diff goes from ref to to).
-    to: Option<String>,
-    /// diff: staged changes (index against HEAD, or against ref); apply: to the index too.
-    staged: Option<bool>,
-    /// diff: lines of context around each change (default 3).
-    context_lines: Option<u32>,
-    /// diff, show: the diffstat only.
-    stat: Option<bool>,
-    /// log: most commits (default 20, at most 1000; also accepted as count).
-    #[serde(alias = "count")]
-    limit: Option<u32>,
-    /// log: commits after this date (anything git reads: 2024-01-31, "2 weeks ago").
-    since: Option<String>,
-    /// log: commits before this date.
-    until: Option<String>,
-    /// log: commits whose author matches this pattern.
-    author: Option<String>,
-    /// log: commits whose message matches this pattern.
-    grep: Option<String>,
-    /// blame: the first line (1-based).
-    start_line: Option<u32>,
-    /// blame: the last line (inclusive).
-    end_line: Option<u32>,
-    /// branch: list | create | delete; stash: push | list | pop | drop; tag: list | create.
-    subcommand: Option<String>,
-    /// branch, tag: the name to create or delete; switch: the branch (or, with detach, the revision); pull, push: the branch; init: the initial branch (also accepted as branch).
-    #[serde(alias = "branch")]
-    name: Option<String>,
-    /// branch, tag, switch with create: where the new ref starts (default HEAD).
-    start: Option<String>,
-    /// switch: create the branch first.
-    create: Option<bool>,
-    /// switch: check out a revision without a branch.
-    detach: Option<bool>,
-    /// commit: the message (required).
-    message: Option<String>,
-    /// add: every change; commit: every tracked change; branch list: remote branches too.
-    all: Option<bool>,
-    /// reset: soft | mixed (default) | hard (hard needs confirm).
-    mode: Option<String>,
-    /// reset with mode hard, clean: really do it (clean without it only lists).
-    confirm: Option<bool>,
-    /// stash pop, drop: which entry (stash@{index}, default 0).
-    index: Option<u32>,
-    /// fetch, pull, push: a configured remote (default: git's choice).
-    remote: Option<String>,
-    /// push: set the branch's upstream (-u).
-    set_upstream: Option<bool>,
-    /// branch delete: also an unmerged branch; push: --force-with-lease.
-    force: Option<bool>,
-    /// apply: the unified diff.
-    patch: Option<String>,
-    /// apply: only check that the patch applies.
-    check: Option<bool>,
+pub(crate) struct RepoArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
     /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    timeout_ms: Option<u64>,
+    pub timeout_ms: Option<u64>,
 }
 
-impl GitArgs {
-    /// `timeout_ms`, checked.
-    fn timeout(&self) -> Result<Duration, String> {
-        match self.timeout_ms {
-            None => Ok(Duration::from_millis(DEFAULT_TIMEOUT_MS)),
-            Some(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => Ok(Duration::from_millis(ms)),
-            Some(ms) => Err(format!(
-                "git: timeout_ms {ms} is out of range (1 to {MAX_TIMEOUT_MS})"
-            )),
+impl GitCall {
+    /// The fields every action takes: where the repository is (`None`:
+    /// the first root; blame's file, init's folder) and `timeout_ms`.
+    fn repository(&self) -> (Option<&str>, Option<u64>) {
+        match self {
+            GitCall::Status(a) | GitCall::Remote(a) | GitCall::Worktree(a) => {
+                (a.path.as_deref(), a.timeout_ms)
+            }
+            GitCall::Diff(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Log(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Show(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Blame(a) => (Some(a.path.as_str()), a.timeout_ms),
+            GitCall::Branch(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Switch(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Add(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Commit(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Reset(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Stash(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Tag(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Fetch(a) | GitCall::Pull(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Push(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::RevParse(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Apply(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Clean(a) => (a.path.as_deref(), a.timeout_ms),
+            GitCall::Init(a) => (a.path.as_deref(), a.timeout_ms),
         }
     }
+}
 
-    /// The caller's paths, or none.
-    fn paths(&self) -> &[String] {
-        self.paths.as_deref().unwrap_or_default()
+/// `timeout_ms`, checked.
+fn timeout(timeout_ms: Option<u64>) -> Result<Duration, String> {
+    match timeout_ms {
+        None => Ok(Duration::from_millis(DEFAULT_TIMEOUT_MS)),
+        Some(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => Ok(Duration::from_millis(ms)),
+        Some(ms) => Err(format!(
+            "git: timeout_ms {ms} is out of range (1 to {MAX_TIMEOUT_MS})"
+        )),
     }
+}
 
-    /// `true` when the flag is set.
-    fn flag(flag: Option<bool>) -> bool {
-        flag.unwrap_or(false)
-    }
+/// The caller's `paths`, or none.
+fn paths(paths: &Option<Vec<String>>) -> &[String] {
+    paths.as_deref().unwrap_or_default()
 }
 
 const DESCRIPTION: &str = "Git on a repository inside the roots (the machine's git, never a shell): status (also structured), diff (unstaged, staged, between refs; capped per file with a numstat header), log, show, blame, branch, switch, add, commit, reset, stash, tag, remote, fetch, pull, push (force only with lease), worktree, rev_parse, apply, clean (dry run unless confirm), init. Options can never be injected through refs, names or paths. Call with {\"action\":\"help\"} for every action's fields.";
@@ -238,10 +198,8 @@ Reading actions run no program the repository's config names (fsmonitor, pager, 
 When this session may run no program (no run-programs action is reachable), every action runs git alone: the system and global config are not read (your identity and ordinary settings are passed on), every config key naming a program is overridden, no hook runs, only git, http and https remotes work (a local path or file:// remote would run git with the other repository's config), bundle URIs are off, and a repository is refused when its config includes a file outside its git directory or has a conditional include (includeIf), or when its git directory is not inside a .git folder or holds a symlink (hooks/ aside); no automatic maintenance runs; these calls run one at a time, with no other call changing files meanwhile.
 Each git command is bounded by timeout_ms (default 120000, at most 600000) and its output by 30000 bytes (head and tail kept); a failing command is an error with git's stderr and exit status.";
 
-action_args!(GitArgs => GitAction);
-
 impl ActionTool for GitTool {
-    type Args = GitArgs;
+    type Args = GitCall;
     const NAME: &'static str = "git";
     const TITLE: &'static str = "Git";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -262,8 +220,8 @@ impl ActionTool for GitTool {
         Some(Duration::from_millis(MAX_TIMEOUT_MS) * 2)
     }
 
-    fn run_async<'a>(&'a self, args: GitArgs, ctx: ToolContext) -> ActionFuture<'a> {
-        Box::pin(async move { dispatch(&args, &ctx).await })
+    fn run_async<'a>(&'a self, call: GitCall, ctx: ToolContext) -> ActionFuture<'a> {
+        Box::pin(async move { dispatch(&call, &ctx).await })
     }
 }
 
@@ -287,8 +245,10 @@ impl GitAction {
     }
 }
 
-async fn dispatch(args: &GitArgs, ctx: &ToolContext) -> ToolResult {
-    let timeout = args.timeout()?;
+async fn dispatch(call: &GitCall, ctx: &ToolContext) -> ToolResult {
+    let action = call.action();
+    let (path, timeout_ms) = call.repository();
+    let timeout = timeout(timeout_ms)?;
     // While no program may run, what git may read and run is decided
     // from the repository as it is checked below; the whole call holds
     // the file-changes lock exclusively, so no other call of this process
@@ -296,11 +256,7 @@ async fn dispatch(args: &GitArgs, ctx: &ToolContext) -> ToolResult {
     // between that check and git's last command. Otherwise a writing
     // action holds it shared, like every other tool's.
     let locked = !ctx.run_programs;
-    let writes = args
-        .action
-        .spec()
-        .capabilities
-        .contains(&Capability::WriteFiles);
+    let writes = action.spec().capabilities.contains(&Capability::WriteFiles);
     let _exclusive = if locked {
         Some(FILE_CHANGES.write().await)
     } else {
@@ -311,44 +267,137 @@ async fn dispatch(args: &GitArgs, ctx: &ToolContext) -> ToolResult {
     } else {
         None
     };
-    if args.action == GitAction::Init {
+    if let GitCall::Init(args) = call {
         return worktree::init(args, ctx, timeout).await;
     }
-    let mut repo = Repo::open(ctx, args.path.as_deref(), timeout).await?;
+    let mut repo = Repo::open(ctx, path, timeout).await?;
     // A locked repository (no program may run) has every filter off already.
-    if args.action.spec().reads_only && ctx.run_programs {
+    if action.spec().reads_only && ctx.run_programs {
         repo.without_repository_filters().await?;
     }
     // While no program may run, an action that changes the work tree or
     // the index is refused in a repository with submodules.
-    if repo.is_locked() && args.action.touches_work_tree() {
-        repo.refuse_submodules(args.action.spec().name).await?;
+    if repo.is_locked() && action.touches_work_tree() {
+        repo.refuse_submodules(action.spec().name).await?;
     }
-    match args.action {
-        GitAction::Status => status::status(&repo).await,
-        GitAction::Diff => diff::diff(args, &repo).await,
-        GitAction::Log => history::log(args, &repo).await,
-        GitAction::Show => history::show(args, &repo).await,
-        GitAction::Blame => history::blame(args, &repo).await,
-        GitAction::RevParse => history::rev_parse(args, &repo).await,
-        GitAction::Branch => refs::branch(args, &repo).await,
-        GitAction::Switch => refs::switch(args, &repo).await,
-        GitAction::Tag => refs::tag(args, &repo).await,
-        GitAction::Remote => refs::remote(&repo).await,
-        GitAction::Fetch => refs::fetch(args, &repo).await,
-        GitAction::Pull => refs::pull(args, &repo).await,
-        GitAction::Push => refs::push(args, &repo).await,
-        GitAction::Add => worktree::add(args, &repo).await,
-        GitAction::Commit => worktree::commit(args, &repo).await,
-        GitAction::Reset => worktree::reset(args, &repo).await,
-        GitAction::Stash => worktree::stash(args, &repo).await,
-        GitAction::Worktree => worktree::worktree_list(&repo).await,
-        GitAction::Apply => worktree::apply(args, &repo).await,
-        GitAction::Clean => worktree::clean(args, &repo).await,
-        GitAction::Init | GitAction::Help => {
-            Ok(mcp_proto::CallToolResult::text(crate::action::help::<
-                GitTool,
-            >()))
+    match call {
+        GitCall::Status(_) => status::status(&repo).await,
+        GitCall::Diff(args) => diff::diff(args, &repo).await,
+        GitCall::Log(args) => history::log(args, &repo).await,
+        GitCall::Show(args) => history::show(args, &repo).await,
+        GitCall::Blame(args) => history::blame(args, &repo).await,
+        GitCall::RevParse(args) => history::rev_parse(args, &repo).await,
+        GitCall::Branch(args) => refs::branch(args, &repo).await,
+        GitCall::Switch(args) => refs::switch(args, &repo).await,
+        GitCall::Tag(args) => refs::tag(args, &repo).await,
+        GitCall::Remote(_) => refs::remote(&repo).await,
+        GitCall::Fetch(args) => refs::fetch(args, &repo).await,
+        GitCall::Pull(args) => refs::pull(args, &repo).await,
+        GitCall::Push(args) => refs::push(args, &repo).await,
+        GitCall::Add(args) => worktree::add(args, &repo).await,
+        GitCall::Commit(args) => worktree::commit(args, &repo).await,
+        GitCall::Reset(args) => worktree::reset(args, &repo).await,
+        GitCall::Stash(args) => worktree::stash(args, &repo).await,
+        GitCall::Worktree(_) => worktree::worktree_list(&repo).await,
+        GitCall::Apply(args) => worktree::apply(args, &repo).await,
+        GitCall::Clean(args) => worktree::clean(args, &repo).await,
+        // Run above, before any repository is opened.
+        GitCall::Init(_) => Err("git init: internal error: init opens no repository".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{GitCall, GitTool, timeout};
+    use crate::action::parse_call;
+
+    fn parse(args: Value) -> Result<Option<GitCall>, String> {
+        match args {
+            Value::Object(map) => parse_call::<GitTool>(map),
+            other => panic!("not an object: {other}"),
         }
+    }
+
+    #[test]
+    fn a_missing_required_field_is_named_with_its_action() {
+        for (args, expected) in [
+            (json!({"action": "blame"}), "blame: missing field 'path'"),
+            (json!({"action": "switch"}), "switch: missing field 'name'"),
+            (
+                json!({"action": "checkout"}),
+                "switch: missing field 'name'",
+            ),
+            (
+                json!({"action": "commit"}),
+                "commit: missing field 'message'",
+            ),
+            (json!({"action": "apply"}), "apply: missing field 'patch'"),
+        ] {
+            assert_eq!(parse(args.clone()).unwrap_err(), expected, "{args}");
+        }
+    }
+
+    #[test]
+    fn aliases_and_defaults_are_read() {
+        match parse(json!({"action": "log", "count": 5, "ref": "main"})) {
+            Ok(Some(GitCall::Log(args))) => {
+                assert_eq!(args.limit, Some(5));
+                assert_eq!(args.rev.as_deref(), Some("main"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(json!({"action": "switch", "branch": "dev"})) {
+            Ok(Some(GitCall::Switch(args))) => {
+                assert_eq!(args.name, "dev");
+                assert!(!args.create && !args.detach);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(json!({"action": "init", "branch": "trunk", "path": "new"})) {
+            Ok(Some(GitCall::Init(args))) => assert_eq!(args.name.as_deref(), Some("trunk")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_action_names_its_repository_and_timeout() {
+        let call = |args| parse(args).unwrap().unwrap();
+        let blame = call(json!({"action": "blame", "path": "src/a.rs", "timeout_ms": 5}));
+        assert_eq!(blame.repository(), (Some("src/a.rs"), Some(5)));
+        let status = call(json!({"action": "status"}));
+        assert_eq!(status.repository(), (None, None));
+        let push = call(json!({"action": "push", "path": "sub"}));
+        assert_eq!(push.repository(), (Some("sub"), None));
+    }
+
+    #[test]
+    fn a_field_the_action_does_not_take_is_refused() {
+        let text = parse(json!({"action": "status", "paths": ["a"]})).unwrap_err();
+        assert!(
+            text.starts_with(
+                "invalid arguments: unknown field `paths`, expected `path` or `timeout_ms`"
+            ),
+            "{text}"
+        );
+        let text = parse(json!({"action": "log", "limit": 1, "count": 2})).unwrap_err();
+        assert!(text.contains("duplicate field"), "{text}");
+    }
+
+    #[test]
+    fn help_is_left_to_the_framework() {
+        assert!(parse(json!({"action": "help"})).unwrap().is_none());
+    }
+
+    #[test]
+    fn timeout_ms_is_checked() {
+        assert_eq!(timeout(None).unwrap().as_millis(), 120_000);
+        assert_eq!(timeout(Some(600_000)).unwrap().as_millis(), 600_000);
+        assert_eq!(
+            timeout(Some(0)).unwrap_err(),
+            "git: timeout_ms 0 is out of range (1 to 600000)"
+        );
+        assert!(timeout(Some(600_001)).is_err());
     }
 }

@@ -2,19 +2,119 @@
 //! `fetch`, `pull`, `push`.
 
 use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use super::GitArgs;
 use super::run::{Access, Repo, as_refs, not_an_option};
 use crate::util::ToolResult;
+
+/// Arguments of `git branch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BranchArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// list | create | delete (default: create when name is given, list otherwise).
+    pub subcommand: Option<String>,
+    /// The branch to create or delete (needed by create and delete; also accepted: branch).
+    #[serde(alias = "branch")]
+    pub name: Option<String>,
+    /// Where a new branch starts (default HEAD).
+    pub start: Option<String>,
+    /// Delete the branch even when it is not merged (default false).
+    #[serde(default)]
+    pub force: bool,
+    /// List remote branches too (default false).
+    #[serde(default)]
+    pub all: bool,
+}
+
+/// Arguments of `git switch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SwitchArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// The branch (or, with detach, the revision) to switch to (also accepted: branch).
+    #[serde(alias = "branch")]
+    pub name: String,
+    /// Create the branch first (default false).
+    #[serde(default)]
+    pub create: bool,
+    /// Where a created branch starts (default HEAD).
+    pub start: Option<String>,
+    /// Check out a revision without a branch (default false).
+    #[serde(default)]
+    pub detach: bool,
+}
+
+/// Arguments of `git tag`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TagArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// list | create (default: create when name is given, list otherwise).
+    pub subcommand: Option<String>,
+    /// The tag to create (needed by create; also accepted: branch).
+    #[serde(alias = "branch")]
+    pub name: Option<String>,
+    /// Where the new tag points (default HEAD).
+    pub start: Option<String>,
+    /// The message of an annotated tag (without it the tag is lightweight).
+    pub message: Option<String>,
+}
+
+/// Arguments of `git fetch` and `git pull`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RemoteArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// A configured remote (default: git's choice).
+    pub remote: Option<String>,
+    /// The branch (needs remote; also accepted: branch).
+    #[serde(alias = "branch")]
+    pub name: Option<String>,
+}
+
+/// Arguments of `git push`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PushArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// A configured remote (default: git's choice).
+    pub remote: Option<String>,
+    /// The branch (needs remote; also accepted: branch).
+    #[serde(alias = "branch")]
+    pub name: Option<String>,
+    /// Set the branch's upstream (-u; default false).
+    #[serde(default)]
+    pub set_upstream: bool,
+    /// Push with --force-with-lease, never a plain force (default false).
+    #[serde(default)]
+    pub force: bool,
+}
 
 /// `subcommand`, or `default`, checked against `known`.
 fn subcommand<'a>(
     action: &str,
-    args: &'a GitArgs,
+    subcommand: Option<&'a str>,
     default: &'a str,
     known: &[&str],
 ) -> Result<&'a str, String> {
-    let sub = args.subcommand.as_deref().unwrap_or(default);
+    let sub = subcommand.unwrap_or(default);
     if known.contains(&sub) {
         Ok(sub)
     } else {
@@ -25,29 +125,28 @@ fn subcommand<'a>(
     }
 }
 
-/// `name`, or an error naming the action that needs it.
-fn name<'a>(action: &str, args: &'a GitArgs) -> Result<&'a str, String> {
-    args.name
-        .as_deref()
-        .ok_or_else(|| format!("git {action}: missing field 'name'"))
+/// `name`, or an error naming the action whose subcommand needs it.
+fn name<'a>(action: &str, name: Option<&'a str>) -> Result<&'a str, String> {
+    name.ok_or_else(|| format!("git {action}: missing field 'name'"))
 }
 
-pub(crate) async fn branch(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+pub(crate) async fn branch(args: &BranchArgs, repo: &Repo<'_>) -> ToolResult {
     let default = if args.name.is_some() {
         "create"
     } else {
         "list"
     };
-    match subcommand("branch", args, default, &["list", "create", "delete"])? {
+    let sub = args.subcommand.as_deref();
+    match subcommand("branch", sub, default, &["list", "create", "delete"])? {
         "list" => {
             let mut argv = vec!["branch", "--list", "-vv"];
-            if GitArgs::flag(args.all) {
+            if args.all {
                 argv.push("--all");
             }
             repo.call(Access::Read, &argv, None).await
         }
         "create" => {
-            let name = name("branch", args)?;
+            let name = name("branch", args.name.as_deref())?;
             repo.branch_name("name", name).await?;
             let mut argv = vec![
                 "branch".to_owned(),
@@ -68,13 +167,9 @@ pub(crate) async fn branch(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
             ))
         }
         _ => {
-            let name = name("branch", args)?;
+            let name = name("branch", args.name.as_deref())?;
             not_an_option("name", name)?;
-            let force = if GitArgs::flag(args.force) {
-                "-D"
-            } else {
-                "-d"
-            };
+            let force = if args.force { "-D" } else { "-d" };
             repo.call(
                 Access::Write,
                 &["branch", force, "--end-of-options", name],
@@ -85,13 +180,13 @@ pub(crate) async fn branch(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     }
 }
 
-pub(crate) async fn switch(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
-    let name = name("switch", args)?;
+pub(crate) async fn switch(args: &SwitchArgs, repo: &Repo<'_>) -> ToolResult {
+    let name = args.name.as_str();
     let mut argv: Vec<String> = vec!["switch".to_owned()];
-    if GitArgs::flag(args.detach) {
+    if args.detach {
         argv.push("--detach".to_owned());
         argv.push(repo.revision("name", name).await?);
-    } else if GitArgs::flag(args.create) {
+    } else if args.create {
         repo.branch_name("name", name).await?;
         argv.push(format!("--create={name}"));
         if let Some(start) = &args.start {
@@ -105,13 +200,19 @@ pub(crate) async fn switch(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     repo.call(Access::Write, &as_refs(&argv), None).await
 }
 
-pub(crate) async fn tag(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+pub(crate) async fn tag(args: &TagArgs, repo: &Repo<'_>) -> ToolResult {
     let default = if args.name.is_some() {
         "create"
     } else {
         "list"
     };
-    if subcommand("tag", args, default, &["list", "create"])? == "list" {
+    if subcommand(
+        "tag",
+        args.subcommand.as_deref(),
+        default,
+        &["list", "create"],
+    )? == "list"
+    {
         let outcome = repo.run(Access::Read, &["tag", "--list"], None).await?;
         let text = repo.result("tag", &outcome)?;
         return Ok(CallToolResult::text(if outcome.stdout.total() == 0 {
@@ -120,7 +221,7 @@ pub(crate) async fn tag(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
             text
         }));
     }
-    let name = name("tag", args)?;
+    let name = name("tag", args.name.as_deref())?;
     repo.tag_name("name", name).await?;
     let mut argv: Vec<String> = vec!["tag".to_owned()];
     let stdin = args.message.clone();
@@ -160,17 +261,18 @@ pub(crate) async fn remote(repo: &Repo<'_>) -> ToolResult {
 /// branch name (no `:`, so no deleting refspec).
 async fn remote_and_branch(
     action: &str,
-    args: &GitArgs,
+    remote: Option<&str>,
+    branch: Option<&str>,
     repo: &Repo<'_>,
 ) -> Result<Vec<String>, String> {
-    repo.no_helper_remote(args.remote.as_deref())?;
+    repo.no_helper_remote(remote)?;
     let mut tail = Vec::new();
-    if let Some(remote) = &args.remote {
+    if let Some(remote) = remote {
         repo.remote(remote).await?;
-        tail.push(remote.clone());
+        tail.push(remote.to_owned());
     }
-    if let Some(branch) = &args.name {
-        if args.remote.is_none() {
+    if let Some(branch) = branch {
+        if remote.is_none() {
             return Err(format!("git {action}: a branch (name) needs a remote"));
         }
         if branch.starts_with('+') {
@@ -179,36 +281,39 @@ async fn remote_and_branch(
             ));
         }
         repo.branch_name("name", branch).await?;
-        tail.push(branch.clone());
+        tail.push(branch.to_owned());
     }
     Ok(tail)
 }
 
-pub(crate) async fn fetch(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+pub(crate) async fn fetch(args: &RemoteArgs, repo: &Repo<'_>) -> ToolResult {
     let mut argv: Vec<String> = vec!["fetch".to_owned(), "--end-of-options".to_owned()];
-    argv.extend(remote_and_branch("fetch", args, repo).await?);
+    let (remote, branch) = (args.remote.as_deref(), args.name.as_deref());
+    argv.extend(remote_and_branch("fetch", remote, branch, repo).await?);
     repo.call(Access::Write, &as_refs(&argv), None).await
 }
 
-pub(crate) async fn pull(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+pub(crate) async fn pull(args: &RemoteArgs, repo: &Repo<'_>) -> ToolResult {
     let mut argv: Vec<String> = ["pull", "--no-edit", "--end-of-options"]
         .map(str::to_owned)
         .to_vec();
-    argv.extend(remote_and_branch("pull", args, repo).await?);
+    let (remote, branch) = (args.remote.as_deref(), args.name.as_deref());
+    argv.extend(remote_and_branch("pull", remote, branch, repo).await?);
     repo.call(Access::Write, &as_refs(&argv), None).await
 }
 
-pub(crate) async fn push(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+pub(crate) async fn push(args: &PushArgs, repo: &Repo<'_>) -> ToolResult {
     let mut argv: Vec<String> = vec!["push".to_owned()];
-    if GitArgs::flag(args.set_upstream) {
+    if args.set_upstream {
         argv.push("--set-upstream".to_owned());
     }
-    if GitArgs::flag(args.force) {
+    if args.force {
         // Never a plain force: the remote branch must still be where this
         // repository last saw it.
         argv.push("--force-with-lease".to_owned());
     }
     argv.push("--end-of-options".to_owned());
-    argv.extend(remote_and_branch("push", args, repo).await?);
+    let (remote, branch) = (args.remote.as_deref(), args.name.as_deref());
+    argv.extend(remote_and_branch("push", remote, branch, repo).await?);
     repo.call(Access::Write, &as_refs(&argv), None).await
 }

@@ -4,11 +4,129 @@
 use std::time::Duration;
 
 use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use super::GitArgs;
+use super::paths;
 use super::run::{Access, Repo, as_refs, not_an_option};
 use crate::context::ToolContext;
 use crate::util::ToolResult;
+
+/// Arguments of `git add`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AddArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// The paths to stage (absolute or relative to the first root).
+    pub paths: Option<Vec<String>>,
+    /// Stage every change (default false).
+    #[serde(default)]
+    pub all: bool,
+}
+
+/// Arguments of `git commit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CommitArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// The commit message.
+    pub message: String,
+    /// Only these paths (absolute or relative to the first root).
+    pub paths: Option<Vec<String>>,
+    /// Commit every tracked change (default false).
+    #[serde(default)]
+    pub all: bool,
+}
+
+/// Arguments of `git reset`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResetArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// The revision to move HEAD to (a branch, tag, hash, HEAD~2, ...; default HEAD).
+    #[serde(rename = "ref")]
+    pub rev: Option<String>,
+    /// soft | mixed (default) | hard (hard needs confirm).
+    pub mode: Option<String>,
+    /// Unstage only these paths (absolute or relative to the first root).
+    pub paths: Option<Vec<String>>,
+    /// Really do a hard reset (default false).
+    #[serde(default)]
+    pub confirm: bool,
+}
+
+/// Arguments of `git stash`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StashArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// push (default) | list | pop | drop.
+    pub subcommand: Option<String>,
+    /// The message of the entry push makes.
+    pub message: Option<String>,
+    /// What push stashes: only these paths (absolute or relative to the first root).
+    pub paths: Option<Vec<String>>,
+    /// Which entry pop and drop take (stash@{index}, default 0).
+    pub index: Option<u32>,
+}
+
+/// Arguments of `git apply`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ApplyArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// The unified diff.
+    pub patch: String,
+    /// Only check that the patch applies (default false).
+    #[serde(default)]
+    pub check: bool,
+    /// Apply to the index too (default false).
+    #[serde(default)]
+    pub staged: bool,
+}
+
+/// Arguments of `git clean`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CleanArgs {
+    /// The repository: its folder or any path in its work tree (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// Only these paths (absolute or relative to the first root).
+    pub paths: Option<Vec<String>>,
+    /// Really remove them (default false: only list what would go).
+    #[serde(default)]
+    pub confirm: bool,
+}
+
+/// Arguments of `git init`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct InitArgs {
+    /// The folder to create the repository in (default: the first root).
+    pub path: Option<String>,
+    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
+    pub timeout_ms: Option<u64>,
+    /// The initial branch (also accepted: branch).
+    #[serde(alias = "branch")]
+    pub name: Option<String>,
+}
 
 /// `git <first...> -- <paths>` as an argv.
 fn with_paths(first: &[&str], paths: Vec<String>) -> Vec<String> {
@@ -27,33 +145,30 @@ fn or_when_silent(text: String, outcome_empty: bool, empty: &str) -> CallToolRes
     })
 }
 
-pub(crate) async fn add(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
-    let all = GitArgs::flag(args.all);
-    if args.paths().is_empty() && !all {
+pub(crate) async fn add(args: &AddArgs, repo: &Repo<'_>) -> ToolResult {
+    let all = args.all;
+    if paths(&args.paths).is_empty() && !all {
         return Err("git add: give paths, or all: true for every change".to_owned());
     }
     let first: &[&str] = if all { &["add", "--all"] } else { &["add"] };
-    let argv = with_paths(first, repo.paths(args.paths())?);
+    let argv = with_paths(first, repo.paths(paths(&args.paths))?);
     let outcome = repo.run(Access::Write, &as_refs(&argv), None).await?;
     let text = repo.result("add", &outcome)?;
     let silent = outcome.stdout.total() == 0 && outcome.stderr.total() == 0;
     Ok(or_when_silent(text, silent, "staged\n"))
 }
 
-pub(crate) async fn commit(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
-    let message = args
-        .message
-        .as_deref()
-        .ok_or("git commit: missing field 'message'")?;
+pub(crate) async fn commit(args: &CommitArgs, repo: &Repo<'_>) -> ToolResult {
+    let message = args.message.as_str();
     if message.trim().is_empty() {
         return Err("git commit: message is empty".to_owned());
     }
     // The message goes through stdin: no caller text in the argv.
     let mut first = vec!["commit", "--file=-"];
-    if GitArgs::flag(args.all) {
+    if args.all {
         first.push("--all");
     }
-    let paths = repo.paths(args.paths())?;
+    let paths = repo.paths(paths(&args.paths))?;
     let argv = if paths.is_empty() {
         first.iter().map(|a| (*a).to_owned()).collect()
     } else {
@@ -63,12 +178,12 @@ pub(crate) async fn commit(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
         .await
 }
 
-pub(crate) async fn reset(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+pub(crate) async fn reset(args: &ResetArgs, repo: &Repo<'_>) -> ToolResult {
     let mode = args.mode.as_deref().unwrap_or("mixed");
     let flag = match mode {
         "soft" => "--soft",
         "mixed" => "--mixed",
-        "hard" if GitArgs::flag(args.confirm) => "--hard",
+        "hard" if args.confirm => "--hard",
         "hard" => {
             return Err(
                 "git reset: mode hard discards uncommitted changes; pass confirm: true to do it"
@@ -85,7 +200,7 @@ pub(crate) async fn reset(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
         Some(rev) => Some(repo.revision("ref", rev).await?),
         None => None,
     };
-    let paths = repo.paths(args.paths())?;
+    let paths = repo.paths(paths(&args.paths))?;
     let mut argv: Vec<String> = vec!["reset".to_owned()];
     if paths.is_empty() {
         argv.push(flag.to_owned());
@@ -104,7 +219,7 @@ pub(crate) async fn reset(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     Ok(or_when_silent(text, silent, "reset done\n"))
 }
 
-pub(crate) async fn stash(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
+pub(crate) async fn stash(args: &StashArgs, repo: &Repo<'_>) -> ToolResult {
     let sub = args.subcommand.as_deref().unwrap_or("push");
     let entry = format!("stash@{{{}}}", args.index.unwrap_or(0));
     match sub {
@@ -115,7 +230,7 @@ pub(crate) async fn stash(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
                 first.push(format!("--message={message}"));
             }
             let mut argv = first;
-            let paths = repo.paths(args.paths())?;
+            let paths = repo.paths(paths(&args.paths))?;
             if !paths.is_empty() {
                 argv.push("--".to_owned());
                 argv.extend(paths);
@@ -149,17 +264,14 @@ pub(crate) async fn worktree_list(repo: &Repo<'_>) -> ToolResult {
     repo.call(Access::Read, &["worktree", "list"], None).await
 }
 
-pub(crate) async fn apply(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
-    let patch = args
-        .patch
-        .as_deref()
-        .ok_or("git apply: missing field 'patch'")?;
-    let check = GitArgs::flag(args.check);
+pub(crate) async fn apply(args: &ApplyArgs, repo: &Repo<'_>) -> ToolResult {
+    let patch = args.patch.as_str();
+    let check = args.check;
     let mut argv = vec!["apply"];
     if check {
         argv.push("--check");
     }
-    if GitArgs::flag(args.staged) {
+    if args.staged {
         argv.push("--index");
     }
     // The patch comes through stdin.
@@ -177,10 +289,10 @@ pub(crate) async fn apply(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     Ok(or_when_silent(text, silent, done))
 }
 
-pub(crate) async fn clean(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
-    let confirm = GitArgs::flag(args.confirm);
+pub(crate) async fn clean(args: &CleanArgs, repo: &Repo<'_>) -> ToolResult {
+    let confirm = args.confirm;
     let first = ["clean", "-d", if confirm { "--force" } else { "--dry-run" }];
-    let argv = with_paths(&first, repo.paths(args.paths())?);
+    let argv = with_paths(&first, repo.paths(paths(&args.paths))?);
     let outcome = repo.run(Access::Write, &as_refs(&argv), None).await?;
     let text = repo.result("clean", &outcome)?;
     if outcome.stdout.total() == 0 {
@@ -193,7 +305,7 @@ pub(crate) async fn clean(args: &GitArgs, repo: &Repo<'_>) -> ToolResult {
     }))
 }
 
-pub(crate) async fn init(args: &GitArgs, ctx: &ToolContext, timeout: Duration) -> ToolResult {
+pub(crate) async fn init(args: &InitArgs, ctx: &ToolContext, timeout: Duration) -> ToolResult {
     let (mut repo, target) = Repo::for_init(ctx, args.path.as_deref(), timeout)?;
     if !ctx.run_programs {
         let base = repo.cwd().to_path_buf();

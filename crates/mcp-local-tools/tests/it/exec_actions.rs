@@ -430,10 +430,7 @@ async fn bad_arguments_are_named() {
             json!({"action": "run", "command": "true", "env": {"A=B": "x"}}),
             "env: 'A=B' is not a variable name (no '=' or NUL) with a value without NUL",
         ),
-        (
-            json!({"action": "output"}),
-            "output: missing field 'id' (a job id from run with background: true; list shows them)",
-        ),
+        (json!({"action": "output"}), "output: missing field 'id'"),
         (
             json!({"action": "run", "command": ["definitely-not-a-program-xyz"]}),
             "could not start 'definitely-not-a-program-xyz': No such file or directory (os error 2)",

@@ -716,7 +716,8 @@ async fn apply_with_check() {
         "{text}"
     );
     let (err, text) = g(&s, json!({"action": "apply"})).await;
-    assert!(err && text.contains("missing field 'patch'"), "{text}");
+    assert!(err, "{text}");
+    assert_eq!(text, "apply: missing field 'patch'");
 }
 
 #[tokio::test]
@@ -825,10 +826,12 @@ async fn help_lists_actions_aliases_and_readers() {
     let s = repo();
     let (err, text) = g(&s, json!({"action": "help"})).await;
     assert!(!err);
-    assert!(text.starts_with("git actions (fields in brackets are optional):\nstatus {[path]}: "));
-    assert!(text.contains("\nswitch {name, [create], [start], [detach]}: "));
+    assert!(text.starts_with(
+        "git actions (fields in brackets are optional):\nstatus {[path], [timeout_ms]}: "
+    ));
+    assert!(text.contains("\nswitch {name, [create], [detach], [path], [start], [timeout_ms]}: "));
     assert!(text.contains(" (also called: checkout) [can: read files, write files]\n"));
-    assert!(text.contains("\ncommit {message, [paths], [all]}: commit what is staged, or only paths, or every tracked change (all); runs the repository's hooks when programs may run. [can: read files, write files]\n"), "{text}");
+    assert!(text.contains("\ncommit {message, [all], [path], [paths], [timeout_ms]}: commit what is staged, or only paths, or every tracked change (all); runs the repository's hooks when programs may run. [can: read files, write files]\n"), "{text}");
     assert!(
         text.ends_with(
             "A grant of the whole tool (git) gives: read files, write files, network.\n\
@@ -855,7 +858,8 @@ async fn bad_arguments_are_clear_errors() {
         "{text}"
     );
     let (err, text) = g(&s, json!({"action": "commit"})).await;
-    assert!(err && text.contains("missing field 'message'"), "{text}");
+    assert!(err, "{text}");
+    assert_eq!(text, "commit: missing field 'message'");
 }
 
 // ---- fetch, pull, push against a local bare repository ----
@@ -1101,11 +1105,16 @@ async fn an_option_as_a_path_is_inert() {
     let s = repo2();
     let path = "--exec=touch owned";
     for action in ["diff", "log", "show", "add", "commit", "reset", "clean"] {
-        let (_, text) = g(
-            &s,
-            json!({"action": action, "paths": [path], "message": "m", "confirm": true}),
-        )
-        .await;
+        // Each action gets only the fields it takes (any other is refused
+        // before git runs): commit its message, clean and reset confirm.
+        let mut args = json!({"action": action, "paths": [path]});
+        match action {
+            "commit" => args["message"] = json!("m"),
+            "reset" | "clean" => args["confirm"] = json!(true),
+            _ => {}
+        }
+        let (_, text) = g(&s, args).await;
+        assert!(!text.starts_with("invalid arguments"), "{action}: {text}");
         assert!(!text.contains("owned\n"), "{action}: {text}");
     }
     let (err, _) = g(&s, json!({"action": "status", "path": path})).await;
