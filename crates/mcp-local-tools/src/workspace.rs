@@ -17,7 +17,7 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionTool, action_args, actions, local_tool};
+use crate::action::{ActionTool, actions, local_tool};
 use crate::context::{Surroundings, ToolContext};
 use crate::util::{Hints, ToolResult};
 
@@ -41,29 +41,30 @@ impl WorkspaceTool {
 }
 
 actions! {
-    pub(crate) enum WorkspaceAction {
-        Detect = "detect" { reads: true, can: [ReadFiles], pool: true, usage: "{[path]}: roots, git root, project kinds (from Cargo.toml, package.json, pyproject.toml, go.mod, ...) and languages by file count, for `path` or every root." },
-        Capabilities = "capabilities" { reads: true, can: [ReadFiles], pool: true, usage: ": the local tools in this server, the features compiled in, the roots, and the door's address and whether it answered." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    /// Which `workspace` action to run.
+    pub(crate) enum WorkspaceAction for WorkspaceCall {
+        Detect(DetectArgs) = "detect" { reads: true, can: [ReadFiles], pool: true, usage: "roots, git root, project kinds (from Cargo.toml, package.json, pyproject.toml, go.mod, ...) and languages by file count, for `path` or every root." },
+        Capabilities(NoArgs) = "capabilities" { reads: true, can: [ReadFiles], pool: true, usage: "the local tools in this server, the features compiled in, the roots, and the door's address and whether it answered." },
     }
 }
 
-/// Arguments of the `workspace` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `workspace detect`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct WorkspaceArgs {
-    /// detect | capabilities | help.
-    action: WorkspaceAction,
-    /// detect: the directory to inspect (default: every root).
-    path: Option<String>,
+pub(crate) struct DetectArgs {
+    /// The directory to inspect (default: every root).
+    pub path: Option<String>,
 }
+
+/// Arguments of `workspace capabilities`: none.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NoArgs {}
 
 const DESCRIPTION: &str = "The workspace: detect (roots, git root, project kinds from manifests, languages by file count) and capabilities (local tools on, roots, the door's address and whether it answered). Call with {\"action\":\"help\"} for the fields.";
 
-action_args!(WorkspaceArgs => WorkspaceAction);
-
 impl ActionTool for WorkspaceTool {
-    type Args = WorkspaceArgs;
+    type Args = WorkspaceCall;
     const NAME: &'static str = "workspace";
     const TITLE: &'static str = "Workspace";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -74,11 +75,10 @@ impl ActionTool for WorkspaceTool {
         open_world: false,
     };
 
-    fn run_blocking(&self, args: WorkspaceArgs, ctx: &ToolContext) -> ToolResult {
-        match args.action {
-            WorkspaceAction::Detect => detect(&args, ctx),
-            WorkspaceAction::Capabilities => Ok(capabilities(&self.surroundings, ctx)),
-            WorkspaceAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
+    fn run_blocking(&self, call: WorkspaceCall, ctx: &ToolContext) -> ToolResult {
+        match call {
+            WorkspaceCall::Detect(args) => detect(&args, ctx),
+            WorkspaceCall::Capabilities(NoArgs {}) => Ok(capabilities(&self.surroundings, ctx)),
         }
     }
 }
@@ -130,7 +130,7 @@ fn language(ext: &str) -> Option<&'static str> {
     })
 }
 
-fn detect(args: &WorkspaceArgs, ctx: &ToolContext) -> ToolResult {
+fn detect(args: &DetectArgs, ctx: &ToolContext) -> ToolResult {
     let dirs: Vec<std::path::PathBuf> = match args.path.as_deref() {
         Some(input) => {
             let resolved = ctx
@@ -310,7 +310,51 @@ fn capabilities(surroundings: &Surroundings, ctx: &ToolContext) -> CallToolResul
 
 #[cfg(test)]
 mod tests {
-    use super::redact_address;
+    use mcp_proto::ContentBlock;
+    use serde_json::{Value, json};
+
+    use super::{WorkspaceTool, redact_address};
+    use crate::{Roots, ToolContext};
+
+    /// Calls `workspace` with `args` in a fresh root: whether it failed,
+    /// and its text.
+    async fn call(args: Value) -> (bool, String) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Cargo.toml"), "[package]\n").unwrap();
+        let roots = Roots::new(vec![std::fs::canonicalize(dir.path()).unwrap()]).unwrap();
+        let Value::Object(args) = args else {
+            unreachable!("arguments are an object")
+        };
+        let tool = WorkspaceTool::default();
+        let result = crate::action::call(&tool, args, ToolContext::new(roots)).await;
+        let text = result
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        (result.is_error == Some(true), text)
+    }
+
+    #[tokio::test]
+    async fn detect_takes_a_path_and_capabilities_takes_nothing() {
+        let (err, text) = call(json!({"action": "detect", "path": "."})).await;
+        assert!(
+            !err && text.contains("projects:\n  rust: Cargo.toml\n"),
+            "{text}"
+        );
+        let (err, text) = call(json!({"action": "capabilities"})).await;
+        assert!(!err && text.starts_with("local tools: "), "{text}");
+        let (err, text) = call(json!({"action": "capabilities", "path": "."})).await;
+        assert!(err && text.contains("unknown field `path`"), "{text}");
+        let (err, text) = call(json!({"action": "help"})).await;
+        assert!(
+            !err && text.contains("\ndetect {[path]}: ") && text.contains("\ncapabilities: "),
+            "{text}"
+        );
+    }
 
     #[test]
     fn redacts_userinfo_query_and_fragment() {

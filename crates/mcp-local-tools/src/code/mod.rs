@@ -30,7 +30,7 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionTool, action_args, actions, local_tool};
+use crate::action::{ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::files::open_regular;
 use crate::roots::Resolved;
@@ -57,48 +57,69 @@ impl CodeTool {
 }
 
 actions! {
-    pub(crate) enum CodeAction {
-        Outline = "outline" { reads: true, can: [ReadFiles], pool: true, usage: "{path}: the definitions in one file as `line: kind name`, nested by indentation." },
-        Symbols = "symbols" { reads: true, can: [ReadFiles], pool: true, usage: "{query | path, [kind], [offset], [limit]}: definitions whose name contains query (case-insensitive), in path or every root, as path:line: kind name; with only path, every definition in it." },
-        Definition = "definition" { reads: true, can: [ReadFiles], pool: true, usage: "{name, [path]}: definitions named exactly name, as path:line: kind name." },
-        References = "references" { reads: true, can: [ReadFiles], pool: true, usage: "{name, [path], [offset], [limit]}: identifiers spelled name (not in comments or strings), as path:line:column: source line." },
-        GrepReplace = "grep_replace" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "{pattern, replacement, [path], [glob], [literal], [ignore_case], [dry_run]}: replace across files; returns the unified diffs; dry_run writes nothing; refused when the old and new text of the changed files pass 32 MiB." },
-        Summarize = "summarize" { reads: true, can: [ReadFiles], pool: true, usage: "{text | path}: a unified diff (text) as files, hunks and lines added/removed per file, with totals; a file (path) as its outline." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    /// Which `code` action to run.
+    pub(crate) enum CodeAction for CodeCall {
+        Outline(OutlineArgs) = "outline" { reads: true, can: [ReadFiles], pool: true, usage: "the definitions in one file as `line: kind name`, nested by indentation." },
+        Symbols(SymbolsArgs) = "symbols" { reads: true, can: [ReadFiles], pool: true, usage: "definitions whose name contains query (case-insensitive), in path or every root, as path:line: kind name; with only path, every definition in it (give query or path)." },
+        Definition(NameArgs) = "definition" { reads: true, can: [ReadFiles], pool: true, usage: "definitions named exactly name, as path:line: kind name." },
+        References(NameArgs) = "references" { reads: true, can: [ReadFiles], pool: true, usage: "identifiers spelled name (not in comments or strings), as path:line:column: source line." },
+        GrepReplace(replace::GrepReplaceArgs) = "grep_replace" { reads: false, can: [ReadFiles, WriteFiles], pool: true, usage: "replace across files; returns the unified diffs; dry_run writes nothing; refused when the old and new text of the changed files pass 32 MiB." },
+        Summarize(SummarizeArgs) = "summarize" { reads: true, can: [ReadFiles], pool: true, usage: "a unified diff (text) as files, hunks and lines added/removed per file, with totals; a file (path) as its outline (give text or path)." },
     }
 }
 
-/// Arguments of the `code` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `code outline`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct CodeArgs {
-    /// outline | symbols | definition | references | grep_replace | summarize | help.
-    action: CodeAction,
-    /// outline, summarize: the file; other actions: the directory (or file) to look in (default: every root).
-    path: Option<String>,
-    /// symbols: part of the name to look for (case-insensitive); without it, every symbol in path.
-    query: Option<String>,
-    /// summarize: a unified diff.
-    text: Option<String>,
-    /// symbols: only this kind (fn, struct, enum, trait, impl, mod, class, def, function, method, interface, type, func, ...).
-    kind: Option<String>,
-    /// definition, references: the exact identifier.
-    name: Option<String>,
-    /// grep_replace: a regular expression (or literal text with `literal`).
-    pattern: Option<String>,
-    /// grep_replace: the replacement; `$1` and `${name}` expand capture groups unless `literal`.
-    replacement: Option<String>,
-    /// grep_replace: only files whose path matches this glob (e.g. "*.rs").
-    glob: Option<String>,
-    /// grep_replace: treat pattern and replacement as literal text.
-    literal: Option<bool>,
-    /// grep_replace: ignore case.
-    ignore_case: Option<bool>,
-    /// grep_replace: show the diffs, write nothing (default false).
-    dry_run: Option<bool>,
+pub(crate) struct OutlineArgs {
+    /// The file to outline.
+    pub path: String,
+}
+
+/// Arguments of `code symbols`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SymbolsArgs {
+    /// Part of the name to look for (case-insensitive); without it, every symbol in path.
+    pub query: Option<String>,
+    /// The directory (or file) to look in (default: every root).
+    pub path: Option<String>,
+    /// Only this kind (fn, struct, enum, trait, impl, mod, class, def, function, method, interface, type, func, ...).
+    pub kind: Option<String>,
     /// Result lines to skip (default 0).
-    offset: Option<u64>,
+    pub offset: Option<u64>,
     /// Most result lines (default and maximum 200).
+    pub limit: Option<u64>,
+}
+
+/// Arguments of `code definition` and `code references`: one identifier.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NameArgs {
+    /// The exact identifier.
+    pub name: String,
+    /// The directory (or file) to look in (default: every root).
+    pub path: Option<String>,
+    /// Result lines to skip (default 0).
+    pub offset: Option<u64>,
+    /// Most result lines (default and maximum 200).
+    pub limit: Option<u64>,
+}
+
+/// Arguments of `code summarize`: `text` or `path`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SummarizeArgs {
+    /// A unified diff.
+    pub text: Option<String>,
+    /// The file to outline.
+    pub path: Option<String>,
+}
+
+/// Which result lines a call asks for: `offset` and `limit`.
+#[derive(Debug, Clone, Copy)]
+struct Page {
+    offset: Option<u64>,
     limit: Option<u64>,
 }
 
@@ -107,10 +128,8 @@ const DESCRIPTION: &str = "Code structure and refactoring for Rust, Python, Type
 const HELP_NOTES: &str = "Languages: Rust, Python, TypeScript, TSX, JavaScript, Go (by extension: .rs, .py, .pyi, .ts, .mts, .cts, .tsx, .js, .jsx, .mjs, .cjs, .go).
 Walks honour .gitignore; every result is capped, and a line in brackets at the end says how to get the rest.";
 
-action_args!(CodeArgs => CodeAction);
-
 impl ActionTool for CodeTool {
-    type Args = CodeArgs;
+    type Args = CodeCall;
     const NAME: &'static str = "code";
     const TITLE: &'static str = "Code";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -122,26 +141,21 @@ impl ActionTool for CodeTool {
     };
     const HELP_NOTES: &'static str = HELP_NOTES;
 
-    fn run_blocking(&self, args: CodeArgs, ctx: &ToolContext) -> ToolResult {
-        match args.action {
-            CodeAction::Outline => outline(&args, ctx),
-            CodeAction::Symbols => symbols(&args, ctx),
-            CodeAction::Definition => definition(&args, ctx),
-            CodeAction::References => references(&args, ctx),
-            CodeAction::GrepReplace => replace::grep_replace(&args, ctx),
-            CodeAction::Summarize => summarize(&args, ctx),
-            CodeAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
+    fn run_blocking(&self, call: CodeCall, ctx: &ToolContext) -> ToolResult {
+        match call {
+            CodeCall::Outline(args) => outline(&args.path, ctx),
+            CodeCall::Symbols(args) => symbols(&args, ctx),
+            CodeCall::Definition(args) => definition(&args, ctx),
+            CodeCall::References(args) => references(&args, ctx),
+            CodeCall::GrepReplace(args) => replace::grep_replace(&args, ctx),
+            CodeCall::Summarize(args) => summarize(&args, ctx),
         }
     }
 }
 
 local_tool!(CodeTool);
 
-fn outline(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
-    let input = args
-        .path
-        .as_deref()
-        .ok_or("outline: missing field 'path'")?;
+fn outline(input: &str, ctx: &ToolContext) -> ToolResult {
     let resolved = ctx
         .roots
         .resolve_existing(input)
@@ -263,12 +277,12 @@ fn has_lang(path: &Path) -> bool {
 }
 
 /// Paged result lines with the usual marker.
-fn paged(lines: Vec<String>, args: &CodeArgs, capped: bool, empty: String) -> CallToolResult {
+fn paged(lines: Vec<String>, page: Page, capped: bool, empty: String) -> CallToolResult {
     if lines.is_empty() {
         return CallToolResult::text(format!("{empty}\n"));
     }
-    let offset = args.offset.unwrap_or(0);
-    let limit = args
+    let offset = page.offset.unwrap_or(0);
+    let limit = page
         .limit
         .unwrap_or(DEFAULT_RESULTS)
         .clamp(1, DEFAULT_RESULTS);
@@ -293,14 +307,19 @@ fn paged(lines: Vec<String>, args: &CodeArgs, capped: bool, empty: String) -> Ca
     CallToolResult::text(out.finish(marker))
 }
 
-fn symbols(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
+fn symbols(args: &SymbolsArgs, ctx: &ToolContext) -> ToolResult {
+    let page = Page {
+        offset: args.offset,
+        limit: args.limit,
+    };
     let Some(query) = args.query.as_deref() else {
         // Only a path: every symbol in it.
         let path = args.path.as_deref().ok_or(
             "symbols: give query (a part of the name), or path to list every symbol in it",
         )?;
         return find_symbols(
-            args,
+            Some(path),
+            page,
             ctx,
             |_| true,
             |s| args.kind.as_deref().is_none_or(|k| k == s.kind),
@@ -309,7 +328,8 @@ fn symbols(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     };
     let needle = query.to_lowercase();
     find_symbols(
-        args,
+        args.path.as_deref(),
+        page,
         ctx,
         // Cheap pre-filter before parsing.
         |bytes| {
@@ -325,7 +345,7 @@ fn symbols(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     )
 }
 
-fn summarize(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
+fn summarize(args: &SummarizeArgs, ctx: &ToolContext) -> ToolResult {
     match (&args.text, &args.path) {
         (Some(text), None) => {
             let summary = summarize::summarize(text)?;
@@ -334,7 +354,7 @@ fn summarize(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
                 Some(serde_json::to_value(&summary).map_err(|e| format!("summarize: {e}"))?);
             Ok(result)
         }
-        (None, Some(_)) => outline(args, ctx),
+        (None, Some(path)) => outline(path, ctx),
         (Some(_), Some(_)) => {
             Err("summarize: give text (a unified diff) or path, not both".to_owned())
         }
@@ -344,13 +364,14 @@ fn summarize(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     }
 }
 
-fn definition(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
-    let name = args
-        .name
-        .as_deref()
-        .ok_or("definition: missing field 'name'")?;
+fn definition(args: &NameArgs, ctx: &ToolContext) -> ToolResult {
+    let name = args.name.as_str();
     find_symbols(
-        args,
+        args.path.as_deref(),
+        Page {
+            offset: args.offset,
+            limit: args.limit,
+        },
         ctx,
         |bytes| contains(bytes, name.as_bytes()),
         // An `impl` block extends a type; it does not define the name.
@@ -359,17 +380,19 @@ fn definition(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
     )
 }
 
-/// Walks the source files under `args.path`, parses those that pass
-/// `prefilter` (a cheap test on the raw bytes), and lists the symbols that
-/// `keep` accepts as `path:line: kind name`, paged; `empty` when none.
+/// Walks the source files under `path` (default: every root), parses those
+/// that pass `prefilter` (a cheap test on the raw bytes), and lists the
+/// symbols that `keep` accepts as `path:line: kind name`, paged as `page`
+/// says; `empty` when none.
 fn find_symbols(
-    args: &CodeArgs,
+    path: Option<&str>,
+    page: Page,
     ctx: &ToolContext,
     prefilter: impl Fn(&[u8]) -> bool,
     keep: impl Fn(&lang::Symbol) -> bool,
     empty: String,
 ) -> ToolResult {
-    let dirs = walk_dirs(args.path.as_deref(), ctx)?;
+    let dirs = walk_dirs(path, ctx)?;
     let mut lines = Vec::new();
     let capped = for_each_file(&dirs, ctx, &has_lang, &mut |path, bytes| {
         if !prefilter(bytes) {
@@ -391,14 +414,11 @@ fn find_symbols(
         }
         true
     })?;
-    Ok(paged(lines, args, capped, empty))
+    Ok(paged(lines, page, capped, empty))
 }
 
-fn references(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
-    let name = args
-        .name
-        .as_deref()
-        .ok_or("references: missing field 'name'")?;
+fn references(args: &NameArgs, ctx: &ToolContext) -> ToolResult {
+    let name = args.name.as_str();
     let dirs = walk_dirs(args.path.as_deref(), ctx)?;
     let mut lines = Vec::new();
     let capped = for_each_file(&dirs, ctx, &has_lang, &mut |path, bytes| {
@@ -422,9 +442,13 @@ fn references(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
         }
         true
     })?;
+    let page = Page {
+        offset: args.offset,
+        limit: args.limit,
+    };
     Ok(paged(
         lines,
-        args,
+        page,
         capped,
         format!("[no reference to {name} found]"),
     ))
@@ -432,4 +456,173 @@ fn references(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_proto::ContentBlock;
+    use serde_json::{Value, json};
+
+    use super::CodeTool;
+    use crate::{Roots, ToolContext};
+
+    /// A root holding `a.rs` with two functions.
+    fn root() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "fn alpha() {}\nfn alps() {}\n").unwrap();
+        dir
+    }
+
+    /// Calls `code` with `args` in `root`: whether it failed, and its text.
+    async fn call(root: &tempfile::TempDir, args: Value) -> (bool, String) {
+        let dir = std::fs::canonicalize(root.path()).unwrap();
+        let roots = Roots::new(vec![dir]).unwrap();
+        let Value::Object(args) = args else {
+            unreachable!("arguments are an object")
+        };
+        let result = crate::action::call(&CodeTool, args, ToolContext::new(roots)).await;
+        let text = result
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        (result.is_error == Some(true), text)
+    }
+
+    #[tokio::test]
+    async fn a_missing_field_is_named_with_its_action() {
+        let dir = root();
+        for (args, text) in [
+            (
+                json!({"action": "outline"}),
+                "outline: missing field 'path'",
+            ),
+            (
+                json!({"action": "definition"}),
+                "definition: missing field 'name'",
+            ),
+            (
+                json!({"action": "references"}),
+                "references: missing field 'name'",
+            ),
+            (
+                json!({"action": "grep_replace", "replacement": "b"}),
+                "grep_replace: missing field 'pattern'",
+            ),
+            (
+                json!({"action": "grep_replace", "pattern": "a"}),
+                "grep_replace: missing field 'replacement'",
+            ),
+        ] {
+            assert_eq!(call(&dir, args).await, (true, text.to_owned()));
+        }
+    }
+
+    #[tokio::test]
+    async fn one_of_two_fields_is_still_checked_by_the_action() {
+        let dir = root();
+        assert_eq!(
+            call(&dir, json!({"action": "symbols"})).await,
+            (
+                true,
+                "symbols: give query (a part of the name), or path to list every symbol in it"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            call(&dir, json!({"action": "summarize"})).await,
+            (
+                true,
+                "summarize: give text (a unified diff) or path (a file to outline)".to_owned()
+            )
+        );
+        assert_eq!(
+            call(
+                &dir,
+                json!({"action": "summarize", "text": "", "path": "a.rs"})
+            )
+            .await,
+            (
+                true,
+                "summarize: give text (a unified diff) or path, not both".to_owned()
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn a_field_of_another_action_is_refused() {
+        let dir = root();
+        for args in [
+            json!({"action": "outline", "path": "a.rs", "kind": "fn"}),
+            json!({"action": "definition", "name": "alpha", "kind": "fn"}),
+            json!({"action": "summarize", "path": "a.rs", "offset": 1}),
+        ] {
+            let (err, text) = call(&dir, args.clone()).await;
+            assert!(err && text.contains("unknown field"), "{args}: {text}");
+        }
+    }
+
+    #[tokio::test]
+    async fn each_action_gets_its_own_fields() {
+        let dir = root();
+        let outline = (false, "1: fn alpha\n2: fn alps\n".to_owned());
+        assert_eq!(
+            call(&dir, json!({"action": "outline", "path": "a.rs"})).await,
+            outline
+        );
+        assert_eq!(
+            call(&dir, json!({"action": "summarize", "path": "a.rs"})).await,
+            outline
+        );
+        assert_eq!(
+            call(
+                &dir,
+                json!({"action": "symbols", "query": "ALP", "kind": "fn", "limit": 1})
+            )
+            .await,
+            (
+                false,
+                "a.rs:1: fn alpha\n[results 1-1 of 2; continue with offset=1]\n".to_owned()
+            )
+        );
+        assert_eq!(
+            call(
+                &dir,
+                json!({"action": "definition", "name": "alps", "path": "a.rs", "offset": 0})
+            )
+            .await,
+            (false, "a.rs:2: fn alps\n".to_owned())
+        );
+        let (err, text) = call(
+            &dir,
+            json!({"action": "grep_replace", "pattern": "alps", "replacement": "beta", "dry_run": true}),
+        )
+        .await;
+        assert!(!err && text.contains("+fn beta() {}"), "{text}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.rs")).unwrap(),
+            "fn alpha() {}\nfn alps() {}\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn help_lists_each_actions_fields() {
+        let (err, text) = call(&root(), json!({"action": "help"})).await;
+        assert!(!err);
+        assert!(
+            text.starts_with("code actions (fields in brackets are optional):\noutline {path}: "),
+            "{text}"
+        );
+        assert!(
+            text.contains("\ndefinition {name, [limit], [offset], [path]}: "),
+            "{text}"
+        );
+        assert!(
+            text.contains("\ngrep_replace {pattern, replacement, [dry_run], [glob], [ignore_case], [literal], [path]}: "),
+            "{text}"
+        );
+    }
 }

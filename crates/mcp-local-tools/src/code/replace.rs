@@ -5,8 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use super::{CodeArgs, MAX_FILES, for_each_file, walk_dirs};
+use super::{MAX_FILES, for_each_file, walk_dirs};
 use crate::context::ToolContext;
 use crate::files::{unified_diff, write_atomic};
 use crate::roots::Resolved;
@@ -25,17 +27,33 @@ struct Change {
     count: usize,
 }
 
-pub(super) fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
-    let pattern = args
-        .pattern
-        .as_deref()
-        .ok_or("grep_replace: missing field 'pattern'")?;
-    let replacement = args
-        .replacement
-        .as_deref()
-        .ok_or("grep_replace: missing field 'replacement'")?;
-    let literal = args.literal.unwrap_or(false);
-    let re = compile(pattern, literal, args.ignore_case.unwrap_or(false))?;
+/// Arguments of `code grep_replace`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GrepReplaceArgs {
+    /// A regular expression (or literal text with `literal`).
+    pub pattern: String,
+    /// The replacement; `$1` and `${name}` expand capture groups unless `literal`.
+    pub replacement: String,
+    /// The directory (or file) to look in (default: every root).
+    pub path: Option<String>,
+    /// Only files whose path matches this glob (e.g. "*.rs").
+    pub glob: Option<String>,
+    /// Treat pattern and replacement as literal text (default false).
+    #[serde(default)]
+    pub literal: bool,
+    /// Ignore case (default false).
+    #[serde(default)]
+    pub ignore_case: bool,
+    /// Show the diffs, write nothing (default false).
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+pub(super) fn grep_replace(args: &GrepReplaceArgs, ctx: &ToolContext) -> ToolResult {
+    let (pattern, replacement) = (args.pattern.as_str(), args.replacement.as_str());
+    let literal = args.literal;
+    let re = compile(pattern, literal, args.ignore_case)?;
     let glob = match args.glob.as_deref() {
         Some(g) => Some(
             globset::Glob::new(g)
@@ -45,7 +63,7 @@ pub(super) fn grep_replace(args: &CodeArgs, ctx: &ToolContext) -> ToolResult {
         None => None,
     };
     let dirs = walk_dirs(args.path.as_deref(), ctx)?;
-    let dry_run = args.dry_run.unwrap_or(false);
+    let dry_run = args.dry_run;
     // Writers of the roots wait from the first read to the last write, as
     // for `fs` edits.
     let _lock = if dry_run {

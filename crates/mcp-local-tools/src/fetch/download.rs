@@ -1,24 +1,44 @@
 //! `fetch` `download`: a body saved to a file inside the roots, streamed to
 //! a temporary sibling and renamed into place.
 
+use std::collections::BTreeMap;
+
 use mcp_proto::CallToolResult;
 use reqwest::{Method, Response};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
-use super::{DEFAULT_DOWNLOAD_BYTES, FetchArgs, FetchTool};
+use super::{DEFAULT_DOWNLOAD_BYTES, FetchTool};
 use crate::context::ToolContext;
 use crate::error::PathErrorKind;
 use crate::net;
 use crate::roots::Resolved;
 use crate::util::ToolResult;
 
+/// Arguments of `fetch download`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DownloadArgs {
+    /// The http or https URL.
+    pub url: String,
+    /// Where to save the body, inside the roots.
+    pub path: String,
+    /// The most bytes to save (default 104857600); a longer body is refused and nothing is written.
+    pub max_bytes: Option<u64>,
+    /// Replace an existing file (default false).
+    #[serde(default)]
+    pub overwrite: bool,
+    /// Request headers to send (name to value). Host cannot be set.
+    pub headers: Option<BTreeMap<String, String>>,
+    /// Milliseconds the whole call may take (default 30000, at most 120000).
+    pub timeout_ms: Option<u64>,
+}
+
 impl FetchTool {
-    pub(super) async fn download(&self, args: &FetchArgs, ctx: &ToolContext) -> ToolResult {
-        let path = args
-            .path
-            .as_deref()
-            .ok_or("download: missing field 'path'")?;
+    pub(super) async fn download(&self, args: &DownloadArgs, ctx: &ToolContext) -> ToolResult {
+        let path = args.path.as_str();
         let cap = args.max_bytes.unwrap_or(DEFAULT_DOWNLOAD_BYTES);
         if cap == 0 || cap > self.config.max_download_bytes {
             return Err(format!(
@@ -26,7 +46,7 @@ impl FetchTool {
                 self.config.max_download_bytes
             ));
         }
-        let overwrite = args.overwrite == Some(true);
+        let overwrite = args.overwrite;
         let target = ctx.roots.resolve(path).map_err(|e| e.to_string())?;
         if target.path.is_dir() {
             return Err(format!("path '{path}': is a directory"));
@@ -36,7 +56,8 @@ impl FetchTool {
                 "path '{path}': already exists (pass overwrite: true to replace it)"
             ));
         }
-        let mut arrived = self.http.send(Self::outgoing(args, Method::GET)?).await?;
+        let outgoing = Self::outgoing(&args.url, args.headers.as_ref(), Method::GET)?;
+        let mut arrived = self.http.send(outgoing).await?;
         let url = arrived.url.to_string();
         check_answer(&arrived.response, &url, cap)?;
         let save = Save {

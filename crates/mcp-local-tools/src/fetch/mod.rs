@@ -41,7 +41,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 
 use crate::net::{self, Http, NetPolicy, Outgoing};
@@ -131,12 +131,11 @@ impl FetchTool {
 
 actions! {
     /// Which `fetch` action to run.
-    pub(crate) enum FetchAction {
-        Get = "get" ["fetch"] { reads: true, can: [Network], pool: false, usage: "{url, [format], [start_index], [max_length], [headers], [timeout_ms]}: the page as text: HTML as Markdown (format: markdown, the default for HTML) or plain text (text) with the main content extracted; json pretty-prints; raw is the body as it came. At most max_length characters (default 20000, at most 100000) from start_index (default 0); the result names the next start_index." },
-        Head = "head" { reads: true, can: [Network], pool: false, usage: "{url, [headers], [timeout_ms]}: status and headers only." },
-        Request = "request" { reads: false, can: [Network], pool: false, usage: "{url, [method], [headers], [body], [start_index], [max_length], [timeout_ms]}: an HTTP request (method GET, POST, PUT, PATCH or DELETE; default GET) with a text body; returns the status, headers and the body, paged like get." },
-        Download = "download" { reads: false, can: [WriteFiles, Network], pool: false, usage: "{url, path, [max_bytes], [overwrite], [timeout_ms]}: save the body to path inside the roots (at most max_bytes, default 104857600); an existing file is kept unless overwrite." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    pub(crate) enum FetchAction for FetchCall {
+        Get(GetArgs) = "get" ["fetch"] { reads: true, can: [Network], pool: false, usage: "the page as text: HTML as Markdown (format: markdown, the default for HTML) or plain text (text) with the main content extracted; json pretty-prints; raw is the body as it came. At most max_length characters (default 20000, at most 100000) from start_index (default 0); the result names the next start_index." },
+        Head(HeadArgs) = "head" { reads: true, can: [Network], pool: false, usage: "status and headers only." },
+        Request(RequestArgs) = "request" { reads: false, can: [Network], pool: false, usage: "an HTTP request (method GET, POST, PUT, PATCH or DELETE; default GET) with a text body; returns the status, headers and the body, paged like get." },
+        Download(download::DownloadArgs) = "download" { reads: false, can: [WriteFiles, Network], pool: false, usage: "save the body to path inside the roots (at most max_bytes, default 104857600); an existing file is kept unless overwrite." },
     }
 }
 
@@ -165,42 +164,72 @@ pub(crate) enum Format {
     Json,
 }
 
-/// Arguments of the `fetch` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `fetch get`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct FetchArgs {
-    /// get | head | request | download | help (also accepted: fetch = get).
-    action: FetchAction,
+pub(crate) struct GetArgs {
     /// The http or https URL.
-    url: Option<String>,
-    /// get: markdown (HTML as Markdown, main content extracted; the default for HTML), text (HTML as plain text), raw (the body as it came; the default for other types) or json (pretty-printed).
-    format: Option<Format>,
-    /// get, request: the first character to return (default 0); use the next start_index a result names.
-    start_index: Option<u64>,
-    /// get, request: the most characters to return (default 20000, at most 100000).
-    max_length: Option<u64>,
+    pub url: String,
+    /// markdown (HTML as Markdown, main content extracted; the default for HTML), text (HTML as plain text), raw (the body as it came; the default for other types) or json (pretty-printed).
+    pub format: Option<Format>,
+    /// The first character to return (default 0); use the next start_index a result names.
+    pub start_index: Option<u64>,
+    /// The most characters to return (default 20000, at most 100000).
+    pub max_length: Option<u64>,
     /// Request headers to send (name to value). Host cannot be set.
-    headers: Option<BTreeMap<String, String>>,
-    /// request: GET (default), POST, PUT, PATCH or DELETE.
-    method: Option<String>,
-    /// request: the request body (text).
-    body: Option<String>,
-    /// download: where to save the body, inside the roots.
-    path: Option<String>,
-    /// download: the most bytes to save (default 104857600); a longer body is refused and nothing is written.
-    max_bytes: Option<u64>,
-    /// download: replace an existing file (default false).
-    overwrite: Option<bool>,
+    pub headers: Option<BTreeMap<String, String>>,
     /// Milliseconds the whole call may take (default 30000, at most 120000).
-    timeout_ms: Option<u64>,
+    pub timeout_ms: Option<u64>,
 }
 
-action_args!(FetchArgs => FetchAction);
+/// Arguments of `fetch head`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct HeadArgs {
+    /// The http or https URL.
+    pub url: String,
+    /// Request headers to send (name to value). Host cannot be set.
+    pub headers: Option<BTreeMap<String, String>>,
+    /// Milliseconds the whole call may take (default 30000, at most 120000).
+    pub timeout_ms: Option<u64>,
+}
+
+/// Arguments of `fetch request`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RequestArgs {
+    /// The http or https URL.
+    pub url: String,
+    /// GET (default), POST, PUT, PATCH or DELETE.
+    pub method: Option<String>,
+    /// Request headers to send (name to value). Host cannot be set.
+    pub headers: Option<BTreeMap<String, String>>,
+    /// The request body (text).
+    pub body: Option<String>,
+    /// The first character to return (default 0); use the next start_index a result names.
+    pub start_index: Option<u64>,
+    /// The most characters to return (default 20000, at most 100000).
+    pub max_length: Option<u64>,
+    /// Milliseconds the whole call may take (default 30000, at most 120000).
+    pub timeout_ms: Option<u64>,
+}
+
+impl FetchCall {
+    /// The call's `timeout_ms` (every action takes one).
+    fn timeout_ms(&self) -> Option<u64> {
+        match self {
+            FetchCall::Get(args) => args.timeout_ms,
+            FetchCall::Head(args) => args.timeout_ms,
+            FetchCall::Request(args) => args.timeout_ms,
+            FetchCall::Download(args) => args.timeout_ms,
+        }
+    }
+}
 
 const DESCRIPTION: &str = "Read the web from this machine: get a page as Markdown (main content extracted), text, raw or pretty JSON, paged by characters with start_index; head; request with a method, headers and body; download a file into the roots. http and https only; requests to loopback, private, link-local and other internal addresses are refused (every redirect hop included); bodies and time are capped. Call with {\"action\":\"help\"} for every action's fields.";
 
 impl ActionTool for FetchTool {
-    type Args = FetchArgs;
+    type Args = FetchCall;
     const NAME: &'static str = "fetch";
     const TITLE: &'static str = "Fetch from the web";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -217,16 +246,15 @@ impl ActionTool for FetchTool {
         Some(self.config.max_timeout + Duration::from_secs(5))
     }
 
-    fn run_async<'a>(&'a self, args: FetchArgs, ctx: ToolContext) -> ActionFuture<'a> {
+    fn run_async<'a>(&'a self, call: FetchCall, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move {
-            let timeout = self.timeout(args.timeout_ms)?;
+            let timeout = self.timeout(call.timeout_ms())?;
             let work = async {
-                match args.action {
-                    FetchAction::Get => self.get(&args).await,
-                    FetchAction::Head => self.head(&args).await,
-                    FetchAction::Request => self.request(&args).await,
-                    FetchAction::Download => self.download(&args, &ctx).await,
-                    FetchAction::Help => unreachable!("the framework answers help"),
+                match call {
+                    FetchCall::Get(args) => self.get(&args).await,
+                    FetchCall::Head(args) => self.head(&args).await,
+                    FetchCall::Request(args) => self.request(&args).await,
+                    FetchCall::Download(args) => self.download(&args, &ctx).await,
                 }
             };
             tokio::select! {
@@ -255,24 +283,25 @@ impl FetchTool {
         }
     }
 
-    fn outgoing(args: &FetchArgs, method: Method) -> Result<Outgoing, String> {
-        let url = args.url.as_deref().ok_or_else(|| {
-            format!(
-                "{}: missing field 'url'",
-                crate::action::Action::spec(args.action).name
-            )
-        })?;
+    /// The request to `url` with the caller's `headers`, without a body.
+    fn outgoing(
+        url: &str,
+        headers: Option<&BTreeMap<String, String>>,
+        method: Method,
+    ) -> Result<Outgoing, String> {
         Ok(Outgoing {
             method,
             url: net::parse_url(url)?,
-            headers: net::caller_headers(args.headers.iter().flatten())?,
+            headers: net::caller_headers(headers.into_iter().flatten())?,
             body: None,
         })
     }
 
-    fn paging(args: &FetchArgs) -> Result<(usize, usize), String> {
-        let start = args.start_index.unwrap_or(0);
-        let max = args.max_length.unwrap_or(DEFAULT_MAX_LENGTH as u64);
+    /// The first character and the most characters to return, from
+    /// `start_index` and `max_length`.
+    fn paging(start_index: Option<u64>, max_length: Option<u64>) -> Result<(usize, usize), String> {
+        let start = start_index.unwrap_or(0);
+        let max = max_length.unwrap_or(DEFAULT_MAX_LENGTH as u64);
         if max == 0 || max > MAX_MAX_LENGTH as u64 {
             return Err(format!(
                 "max_length must be 1..={MAX_MAX_LENGTH} (got {max})"
@@ -281,9 +310,9 @@ impl FetchTool {
         Ok((usize::try_from(start).unwrap_or(usize::MAX), max as usize))
     }
 
-    async fn get(&self, args: &FetchArgs) -> ToolResult {
-        let (start, max) = Self::paging(args)?;
-        let outgoing = Self::outgoing(args, Method::GET)?;
+    async fn get(&self, args: &GetArgs) -> ToolResult {
+        let (start, max) = Self::paging(args.start_index, args.max_length)?;
+        let outgoing = Self::outgoing(&args.url, args.headers.as_ref(), Method::GET)?;
         let asked = outgoing.url.to_string();
         let mut arrived = self.http.send(outgoing).await?;
         let status = arrived.response.status();
@@ -373,8 +402,9 @@ impl FetchTool {
         )
     }
 
-    async fn head(&self, args: &FetchArgs) -> ToolResult {
-        let arrived = self.http.send(Self::outgoing(args, Method::HEAD)?).await?;
+    async fn head(&self, args: &HeadArgs) -> ToolResult {
+        let outgoing = Self::outgoing(&args.url, args.headers.as_ref(), Method::HEAD)?;
+        let arrived = self.http.send(outgoing).await?;
         let (text, headers) = status_and_headers(&arrived);
         let mut result = CallToolResult::text(text);
         result.structured_content = Some(json!({
@@ -385,8 +415,8 @@ impl FetchTool {
         Ok(result)
     }
 
-    async fn request(&self, args: &FetchArgs) -> ToolResult {
-        let (start, max) = Self::paging(args)?;
+    async fn request(&self, args: &RequestArgs) -> ToolResult {
+        let (start, max) = Self::paging(args.start_index, args.max_length)?;
         let method = match args
             .method
             .as_deref()
@@ -405,7 +435,7 @@ impl FetchTool {
                 ));
             }
         };
-        let mut outgoing = Self::outgoing(args, method)?;
+        let mut outgoing = Self::outgoing(&args.url, args.headers.as_ref(), method)?;
         outgoing.body = args.body.as_ref().map(|b| b.as_bytes().to_vec());
         let mut arrived = self.http.send(outgoing).await?;
         let (mut text, headers) = status_and_headers(&arrived);
@@ -516,5 +546,114 @@ fn format_name(format: Format, html: bool) -> &'static str {
         Format::Text if html => "text",
         Format::Json => "json",
         _ => "raw",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_proto::ContentBlock;
+    use serde_json::{Value, json};
+
+    use super::{FetchConfig, FetchTool};
+    use crate::{Roots, ToolContext};
+
+    /// Calls `fetch` with `args` in a fresh root: whether it failed, and
+    /// its text. Every call here fails before any request.
+    async fn call(args: Value) -> (bool, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::new(vec![std::fs::canonicalize(dir.path()).unwrap()]).unwrap();
+        let Value::Object(args) = args else {
+            unreachable!("arguments are an object")
+        };
+        let tool = FetchTool::with_config(FetchConfig::default());
+        let result = crate::action::call(&tool, args, ToolContext::new(roots)).await;
+        let text = result
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        (result.is_error == Some(true), text)
+    }
+
+    #[tokio::test]
+    async fn a_missing_field_is_named_with_its_action() {
+        for action in ["get", "head", "request", "download"] {
+            assert_eq!(
+                call(json!({"action": action})).await,
+                (true, format!("{action}: missing field 'url'")),
+                "{action}"
+            );
+        }
+        assert_eq!(
+            call(json!({"action": "download", "url": "http://example.invalid/"})).await,
+            (true, "download: missing field 'path'".to_owned())
+        );
+    }
+
+    #[tokio::test]
+    async fn every_action_takes_timeout_ms_and_checks_it_first() {
+        for args in [
+            json!({"action": "get", "url": "http://example.invalid/", "timeout_ms": 0}),
+            json!({"action": "head", "url": "http://example.invalid/", "timeout_ms": 0}),
+            json!({"action": "request", "url": "http://example.invalid/", "timeout_ms": 0}),
+            json!({"action": "download", "url": "http://example.invalid/", "path": "a", "timeout_ms": 0}),
+        ] {
+            assert_eq!(
+                call(args.clone()).await,
+                (true, "timeout_ms must be 1..=120000 (got 0)".to_owned()),
+                "{args}"
+            );
+        }
+        for action in ["get", "request"] {
+            assert_eq!(
+                call(json!({"action": action, "url": "http://example.invalid/", "max_length": 0}))
+                    .await,
+                (true, "max_length must be 1..=100000 (got 0)".to_owned()),
+                "{action}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_field_of_another_action_is_refused() {
+        for (args, field) in [
+            (
+                json!({"action": "head", "url": "http://example.invalid/", "format": "raw"}),
+                "format",
+            ),
+            (
+                json!({"action": "get", "url": "http://example.invalid/", "path": "a"}),
+                "path",
+            ),
+            (
+                json!({"action": "download", "url": "http://example.invalid/", "path": "a", "start_index": 1}),
+                "start_index",
+            ),
+        ] {
+            let (err, text) = call(args.clone()).await;
+            assert!(
+                err && text.contains(&format!("unknown field `{field}`")),
+                "{args}: {text}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn help_lists_each_actions_fields() {
+        let (err, text) = call(json!({"action": "help"})).await;
+        assert!(!err);
+        assert!(
+            text.contains("\nhead {url, [headers], [timeout_ms]}: "),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "\ndownload {url, path, [headers], [max_bytes], [overwrite], [timeout_ms]}: "
+            ),
+            "{text}"
+        );
     }
 }

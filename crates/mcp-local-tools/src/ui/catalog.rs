@@ -2,12 +2,55 @@
 //! `search` and `view`.
 
 use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::json;
 
 use super::registry::{Item, Registry};
-use super::{UiArgs, UiTool};
+use super::{UiTool, check_name};
 use crate::action::ActionTool;
 use crate::util::{ToolResult, page_marker};
+
+/// Arguments of `ui list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ListArgs {
+    /// The registry's name (default: the first configured).
+    pub registry: Option<String>,
+    /// Only items of this type (ui, block, hook, lib, ... or registry:ui).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Items to skip (default 0).
+    pub offset: Option<u64>,
+    /// Most items to show (default 100, at most 1000).
+    pub limit: Option<u64>,
+}
+
+/// Arguments of `ui search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchArgs {
+    /// Text to look for in names, titles and descriptions.
+    pub query: String,
+    /// The registry's name (default: every configured registry).
+    pub registry: Option<String>,
+    /// Only items of this type (ui, block, hook, lib, ... or registry:ui).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Most items to show (default 100, at most 1000).
+    pub limit: Option<u64>,
+}
+
+/// Arguments of `ui view`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ViewArgs {
+    /// An item name (`item` or `@registry/item`; also accepted: component).
+    #[serde(alias = "component")]
+    pub name: String,
+    /// The registry's name (default: the first configured).
+    pub registry: Option<String>,
+}
 
 /// `registry:ui` for `ui`, the name itself when it has a `:`.
 fn full_kind(kind: &str) -> String {
@@ -50,7 +93,7 @@ impl UiTool {
         result
     }
 
-    pub(super) async fn list(&self, args: &UiArgs) -> ToolResult {
+    pub(super) async fn list(&self, args: &ListArgs) -> ToolResult {
         let registry = self.registry(args.registry.as_deref())?;
         let kind = args.kind.as_deref().map(full_kind);
         let items: Vec<Item> = self
@@ -95,14 +138,11 @@ impl UiTool {
         Ok(result)
     }
 
-    pub(super) async fn search(&self, args: &UiArgs) -> ToolResult {
-        let query = args
-            .query
-            .as_deref()
-            .map(str::trim)
-            .filter(|q| !q.is_empty())
-            .ok_or("search: missing field 'query'")?
-            .to_lowercase();
+    pub(super) async fn search(&self, args: &SearchArgs) -> ToolResult {
+        let query = args.query.trim().to_lowercase();
+        if query.is_empty() {
+            return Err("search: 'query' is empty".to_owned());
+        }
         let kind = args.kind.as_deref().map(full_kind);
         let limit = args.limit.unwrap_or(100).clamp(1, 1000) as usize;
         let registries: Vec<&Registry> = match args.registry.as_deref() {
@@ -161,11 +201,9 @@ impl UiTool {
         Ok(result)
     }
 
-    pub(super) async fn view(&self, args: &UiArgs) -> ToolResult {
-        let names = Self::names(args, "view")?;
-        let [name] = names.as_slice() else {
-            return Err("view: one item at a time".to_owned());
-        };
+    pub(super) async fn view(&self, args: &ViewArgs) -> ToolResult {
+        let name = args.name.as_str();
+        check_name(name, "view")?;
         let default = self.registry(args.registry.as_deref())?;
         let (registry, plain) = self.locate(name, default)?;
         let url = registry.item(plain);

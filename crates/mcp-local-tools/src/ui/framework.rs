@@ -5,15 +5,39 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::json;
 
-use super::{FRAMEWORKS, UiArgs, UiTool};
+use super::{FRAMEWORKS, UiTool};
 use crate::context::ToolContext;
 use crate::util::ToolResult;
 
+/// Arguments of `ui add_command`: `name` or `names`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AddCommandArgs {
+    /// An item name (`item` or `@registry/item`; also accepted: component).
+    #[serde(alias = "component")]
+    pub name: Option<String>,
+    /// Item names (also accepted: components).
+    #[serde(alias = "components")]
+    pub names: Option<Vec<String>>,
+    /// The registry's name (default: the first configured).
+    pub registry: Option<String>,
+}
+
+/// Arguments of `ui set_framework`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SetFrameworkArgs {
+    /// react, vue, svelte, solid or react-native.
+    pub framework: String,
+}
+
 impl UiTool {
-    pub(super) fn add_command(&self, args: &UiArgs, ctx: &ToolContext) -> ToolResult {
-        let names = Self::names(args, "add_command")?;
+    pub(super) fn add_command(&self, args: &AddCommandArgs, ctx: &ToolContext) -> ToolResult {
+        let names = Self::names(&args.name, &args.names, "add_command")?;
         let default = self.registry(args.registry.as_deref())?;
         let cli = match self.framework(ctx).as_str() {
             "vue" => "shadcn-vue",
@@ -72,13 +96,12 @@ impl UiTool {
             .unwrap_or_else(|| "react".to_owned())
     }
 
-    pub(super) async fn set_framework(&self, args: &UiArgs, ctx: &ToolContext) -> ToolResult {
-        let framework = args
-            .framework
-            .as_deref()
-            .ok_or("set_framework: missing field 'framework'")?
-            .trim()
-            .to_ascii_lowercase();
+    pub(super) async fn set_framework(
+        &self,
+        args: &SetFrameworkArgs,
+        ctx: &ToolContext,
+    ) -> ToolResult {
+        let framework = args.framework.trim().to_ascii_lowercase();
         if !FRAMEWORKS.contains(&framework.as_str()) {
             return Err(format!(
                 "framework '{framework}' is not known ({})",

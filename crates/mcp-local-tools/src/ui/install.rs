@@ -5,23 +5,44 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Component, Path};
 
 use mcp_proto::CallToolResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::json;
 
 use super::registry::{Registry, valid_name};
-use super::{MAX_INSTALL_ITEMS, UiArgs, UiTool};
+use super::{MAX_INSTALL_ITEMS, UiTool};
 use crate::context::ToolContext;
 use crate::error::PathErrorKind;
 use crate::roots::{Resolved, Roots};
 use crate::ui::registry::Item;
 use crate::util::ToolResult;
 
+/// Arguments of `ui install`: `name` or `names`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct InstallArgs {
+    /// An item name (`item` or `@registry/item`; also accepted: component).
+    #[serde(alias = "component")]
+    pub name: Option<String>,
+    /// Item names (also accepted: components).
+    #[serde(alias = "components")]
+    pub names: Option<Vec<String>>,
+    /// The registry's name (default: the first configured).
+    pub registry: Option<String>,
+    /// The folder to install under, inside the roots (default: the first root).
+    pub path: Option<String>,
+    /// Replace existing files (default false).
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
 impl UiTool {
     /// Writes the items named and their dependencies: every file is placed
     /// and checked before any is written.
-    pub(super) async fn install(&self, args: &UiArgs, ctx: &ToolContext) -> ToolResult {
-        let names = Self::names(args, "install")?;
+    pub(super) async fn install(&self, args: &InstallArgs, ctx: &ToolContext) -> ToolResult {
+        let names = Self::names(&args.name, &args.names, "install")?;
         let default = self.registry(args.registry.as_deref())?;
-        let overwrite = args.overwrite == Some(true);
+        let overwrite = args.overwrite;
         let base = args.path.clone().unwrap_or_else(|| ".".to_owned());
         let items = self.with_dependencies(&names, default).await?;
         let planned = plan(&ctx.roots, &base, files_of(&items)?, overwrite)?;

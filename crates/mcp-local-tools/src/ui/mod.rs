@@ -37,7 +37,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::net::{Http, NetPolicy};
 use crate::util::Hints;
@@ -174,56 +174,28 @@ impl UiTool {
 
 actions! {
     /// Which `ui` action to run.
-    pub(crate) enum UiAction {
-        Registries = "registries" { reads: true, can: [], pool: false, usage: ": the configured registries (the first is the default)." },
-        List = "list" ["list_components"] { reads: true, can: [Network], pool: false, usage: "{[registry], [type], [offset], [limit]}: the registry's items: name, type, description (type: ui, block, hook, lib, ... or registry:ui; limit default 100)." },
-        Search = "search" { reads: true, can: [Network], pool: false, usage: "{query, [registry], [type], [limit]}: items whose name, title or description contains query (any case), in one registry or all." },
-        View = "view" ["get_component"] { reads: true, can: [Network], pool: false, usage: "{name, [registry]}: the whole item as the registry sends it, files included (cut at 256 KiB)." },
-        Install = "install" { reads: false, can: [WriteFiles, Network], pool: false, usage: "{name | names, [registry], [path], [overwrite]}: write the items' files and those of their registryDependencies into the workspace (under path, default the first root); refuses existing files unless overwrite and targets outside the workspace; reports the npm dependencies to add. Runs no command." },
-        AddCommand = "add_command" { reads: true, can: [], pool: false, usage: "{name | names, [registry]}: the CLI line that adds the items (npx shadcn@latest add ..., or the framework's port), for you to run." },
-        SetFramework = "set_framework" { reads: false, can: [State], pool: false, usage: "{framework}: remember the workspace's framework (react, vue, svelte, solid, react-native)." },
-        GetFramework = "get_framework" { reads: true, can: [], pool: false, usage: ": the workspace's framework (react unless set)." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    pub(crate) enum UiAction for UiCall {
+        Registries(NoArgs) = "registries" { reads: true, can: [], pool: false, usage: "the configured registries (the first is the default)." },
+        List(catalog::ListArgs) = "list" ["list_components"] { reads: true, can: [Network], pool: false, usage: "the registry's items: name, type, description (type: ui, block, hook, lib, ... or registry:ui; limit default 100)." },
+        Search(catalog::SearchArgs) = "search" { reads: true, can: [Network], pool: false, usage: "items whose name, title or description contains query (any case), in one registry or all." },
+        View(catalog::ViewArgs) = "view" ["get_component"] { reads: true, can: [Network], pool: false, usage: "the whole item as the registry sends it, files included (cut at 256 KiB)." },
+        Install(install::InstallArgs) = "install" { reads: false, can: [WriteFiles, Network], pool: false, usage: "write the items' files (name or names) and those of their registryDependencies into the workspace (under path, default the first root); refuses existing files unless overwrite and targets outside the workspace; reports the npm dependencies to add. Runs no command." },
+        AddCommand(framework::AddCommandArgs) = "add_command" { reads: true, can: [], pool: false, usage: "the CLI line that adds the items (name or names: npx shadcn@latest add ..., or the framework's port), for you to run." },
+        SetFramework(framework::SetFrameworkArgs) = "set_framework" { reads: false, can: [State], pool: false, usage: "remember the workspace's framework (react, vue, svelte, solid, react-native)." },
+        GetFramework(NoArgs) = "get_framework" { reads: true, can: [], pool: false, usage: "the workspace's framework (react unless set)." },
     }
 }
 
-/// Arguments of the `ui` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of the `ui` actions that take none (`registries`,
+/// `get_framework`).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct UiArgs {
-    /// registries | list | search | view | install | add_command | set_framework | get_framework | help (also accepted: list_components = list, get_component = view).
-    action: UiAction,
-    /// The registry's name (default: the first configured).
-    registry: Option<String>,
-    /// view, install, add_command: an item name.
-    #[serde(alias = "component")]
-    name: Option<String>,
-    /// install, add_command: item names.
-    #[serde(alias = "components")]
-    names: Option<Vec<String>>,
-    /// search: text to look for in names, titles and descriptions.
-    query: Option<String>,
-    /// list, search: only items of this type (ui, block, hook, lib, ... or registry:ui).
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    /// list: items to skip (default 0).
-    offset: Option<u64>,
-    /// list, search: most items to show (default 100, at most 1000).
-    limit: Option<u64>,
-    /// install: the folder to install under, inside the roots (default: the first root).
-    path: Option<String>,
-    /// install: replace existing files (default false).
-    overwrite: Option<bool>,
-    /// set_framework: react, vue, svelte, solid or react-native.
-    framework: Option<String>,
-}
-
-action_args!(UiArgs => UiAction);
+pub(crate) struct NoArgs {}
 
 const DESCRIPTION: &str = "UI components from registries in the shadcn format (Hanzo's and shadcn's built in): list, search, view an item with its files, install an item and its registry dependencies into the workspace (no shell; existing files kept unless overwrite; reports npm dependencies to add), the CLI add command, and the workspace's framework. Call with {\"action\":\"help\"} for every action's fields.";
 
 impl ActionTool for UiTool {
-    type Args = UiArgs;
+    type Args = UiCall;
     const NAME: &'static str = "ui";
     const TITLE: &'static str = "UI components";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -239,19 +211,18 @@ impl ActionTool for UiTool {
         Some(CALL_TIMEOUT)
     }
 
-    fn run_async<'a>(&'a self, args: UiArgs, ctx: ToolContext) -> ActionFuture<'a> {
+    fn run_async<'a>(&'a self, call: UiCall, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move {
             let work = async {
-                match args.action {
-                    UiAction::Registries => Ok(self.registries()),
-                    UiAction::List => self.list(&args).await,
-                    UiAction::Search => self.search(&args).await,
-                    UiAction::View => self.view(&args).await,
-                    UiAction::Install => self.install(&args, &ctx).await,
-                    UiAction::AddCommand => self.add_command(&args, &ctx),
-                    UiAction::SetFramework => self.set_framework(&args, &ctx).await,
-                    UiAction::GetFramework => Ok(self.get_framework(&ctx)),
-                    UiAction::Help => unreachable!("the framework answers help"),
+                match call {
+                    UiCall::Registries(NoArgs {}) => Ok(self.registries()),
+                    UiCall::List(args) => self.list(&args).await,
+                    UiCall::Search(args) => self.search(&args).await,
+                    UiCall::View(args) => self.view(&args).await,
+                    UiCall::Install(args) => self.install(&args, &ctx).await,
+                    UiCall::AddCommand(args) => self.add_command(&args, &ctx),
+                    UiCall::SetFramework(args) => self.set_framework(&args, &ctx).await,
+                    UiCall::GetFramework(NoArgs {}) => Ok(self.get_framework(&ctx)),
                 }
             };
             tokio::select! {
@@ -294,29 +265,22 @@ impl UiTool {
         }
     }
 
-    /// The names a call asks for (`name` and `names`), each checked.
-    fn names(args: &UiArgs, action: &str) -> Result<Vec<String>, String> {
-        let mut names: Vec<String> = args.name.iter().cloned().collect();
-        names.extend(args.names.iter().flatten().cloned());
-        if names.is_empty() {
+    /// The names a call asks for (`name` and `names`, at least one), each
+    /// checked.
+    fn names(
+        name: &Option<String>,
+        names: &Option<Vec<String>>,
+        action: &str,
+    ) -> Result<Vec<String>, String> {
+        let mut all: Vec<String> = name.iter().cloned().collect();
+        all.extend(names.iter().flatten().cloned());
+        if all.is_empty() {
             return Err(format!("{action}: missing field 'name' (or 'names')"));
         }
-        for name in &names {
-            let plain = name.rsplit_once('/').map_or(name.as_str(), |(ns, n)| {
-                if ns.strip_prefix('@').is_some_and(valid_name) {
-                    n
-                } else {
-                    ""
-                }
-            });
-            if !valid_name(plain) {
-                return Err(format!(
-                    "{action}: '{}' is not an item name (letters, digits, '.', '_', '-'; optionally @registry/name)",
-                    name.escape_debug()
-                ));
-            }
+        for name in &all {
+            check_name(name, action)?;
         }
-        Ok(names)
+        Ok(all)
     }
 
     /// The registry and plain name of `name` (`@registry/item` or `item`).
@@ -329,5 +293,182 @@ impl UiTool {
             Some((registry, item)) => Ok((self.registry(Some(registry))?, item)),
             None => Ok((default, name)),
         }
+    }
+}
+
+/// Refuses `name` unless it is an item name (`item` or `@registry/item`,
+/// each part of letters, digits, `.`, `_`, `-`): it goes into URLs and
+/// command lines.
+fn check_name(name: &str, action: &str) -> Result<(), String> {
+    let plain = name.rsplit_once('/').map_or(name, |(ns, n)| {
+        if ns.strip_prefix('@').is_some_and(valid_name) {
+            n
+        } else {
+            ""
+        }
+    });
+    if valid_name(plain) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{action}: '{}' is not an item name (letters, digits, '.', '_', '-'; optionally @registry/name)",
+            name.escape_debug()
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_proto::ContentBlock;
+    use serde_json::{Value, json};
+
+    use super::{Registry, UiConfig, UiTool};
+    use crate::{Roots, ToolContext};
+
+    /// A root and a state folder, and the tool keeping its frameworks
+    /// there (shadcn's registry the default).
+    struct Setup {
+        root: tempfile::TempDir,
+        _state: tempfile::TempDir,
+        tool: UiTool,
+    }
+
+    fn setup() -> Setup {
+        let (root, state) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let tool = UiTool::with_config(UiConfig {
+            registries: vec![Registry::shadcn(), Registry::hanzo()],
+            state_dir: Some(state.path().to_path_buf()),
+            ..UiConfig::default()
+        });
+        Setup {
+            root,
+            _state: state,
+            tool,
+        }
+    }
+
+    /// Calls `ui` with `args`: whether it failed, and its text. Every call
+    /// here is answered without a request.
+    async fn call(setup: &Setup, args: Value) -> (bool, String) {
+        let dir = std::fs::canonicalize(setup.root.path()).unwrap();
+        let roots = Roots::new(vec![dir]).unwrap();
+        let Value::Object(args) = args else {
+            unreachable!("arguments are an object")
+        };
+        let result = crate::action::call(&setup.tool, args, ToolContext::new(roots)).await;
+        let text = result
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        (result.is_error == Some(true), text)
+    }
+
+    #[tokio::test]
+    async fn a_missing_field_is_named_with_its_action() {
+        let s = setup();
+        for (args, text) in [
+            (json!({"action": "search"}), "search: missing field 'query'"),
+            (
+                json!({"action": "search", "query": " "}),
+                "search: 'query' is empty",
+            ),
+            (json!({"action": "view"}), "view: missing field 'name'"),
+            (
+                json!({"action": "set_framework"}),
+                "set_framework: missing field 'framework'",
+            ),
+            (
+                json!({"action": "install"}),
+                "install: missing field 'name' (or 'names')",
+            ),
+            (
+                json!({"action": "add_command", "names": []}),
+                "add_command: missing field 'name' (or 'names')",
+            ),
+        ] {
+            assert_eq!(call(&s, args).await, (true, text.to_owned()));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_field_of_another_action_is_refused() {
+        let s = setup();
+        for (args, field) in [
+            (json!({"action": "view", "names": ["button"]}), "names"),
+            (
+                json!({"action": "registries", "registry": "shadcn"}),
+                "registry",
+            ),
+            (
+                json!({"action": "search", "query": "x", "offset": 1}),
+                "offset",
+            ),
+            (
+                json!({"action": "get_framework", "framework": "vue"}),
+                "framework",
+            ),
+        ] {
+            let (err, text) = call(&s, args.clone()).await;
+            assert!(
+                err && text.contains(&format!("unknown field `{field}`")),
+                "{args}: {text}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn names_are_checked_before_any_request() {
+        let s = setup();
+        for args in [
+            json!({"action": "view", "name": "$(id)"}),
+            json!({"action": "get_component", "component": "../x"}),
+            json!({"action": "install", "names": ["button", "-rf"]}),
+            json!({"action": "add_command", "components": ["@shadcn/../x"]}),
+        ] {
+            let (err, text) = call(&s, args.clone()).await;
+            assert!(
+                err && text.contains("is not an item name"),
+                "{args}: {text}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn the_framework_is_kept_and_names_the_cli() {
+        let s = setup();
+        assert_eq!(
+            call(
+                &s,
+                json!({"action": "add_command", "name": "button", "names": ["card"]})
+            )
+            .await,
+            (false, "npx shadcn@latest add button card\n".to_owned())
+        );
+        let (err, text) = call(&s, json!({"action": "set_framework", "framework": " Vue "})).await;
+        assert!(!err && text.ends_with(": vue\n"), "{text}");
+        assert_eq!(
+            call(&s, json!({"action": "get_framework"})).await,
+            (false, "vue\n".to_owned())
+        );
+        assert_eq!(
+            call(&s, json!({"action": "add_command", "component": "button"})).await,
+            (false, "npx shadcn-vue@latest add button\n".to_owned())
+        );
+    }
+
+    #[tokio::test]
+    async fn help_lists_each_actions_fields() {
+        let (err, text) = call(&setup(), json!({"action": "help"})).await;
+        assert!(!err);
+        assert!(text.contains("\nregistries: "), "{text}");
+        assert!(text.contains("\nview {name, [registry]}: "), "{text}");
+        assert!(
+            text.contains("\ninstall {[name], [names], [overwrite], [path], [registry]}: "),
+            "{text}"
+        );
     }
 }
