@@ -13,10 +13,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::action::{ActionTool, action_args, actions, local_tool};
+use crate::action::{ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, workspace_scope};
-use crate::util::{Hints, ToolResult};
+use crate::util::{Hints, NoArgs, ToolResult};
 
 /// Most steps in one plan.
 pub const MAX_STEPS: usize = 200;
@@ -36,13 +36,12 @@ impl PlanTool {
 
 actions! {
     /// Which `plan` action to run.
-    pub(crate) enum PlanAction {
-        Set = "set" { reads: false, can: [State], pool: true, usage: "{steps: [{content, [status], [active_form], [note]}], [explanation]}: replace the whole plan (steps may also be given as todos or plan; content as step; status pending, in_progress or completed; at most one in_progress)." },
-        Update = "update" { reads: false, can: [State], pool: true, usage: "{index, [status], [note]}: change step `index` (1-based)." },
-        Get = "get" ["show"] { reads: true, can: [], pool: true, usage: ": the plan." },
-        Next = "next" { reads: true, can: [], pool: true, usage: ": the step in progress, else the first pending one." },
-        Clear = "clear" { reads: false, can: [State], pool: true, usage: ": remove the plan." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    pub(crate) enum PlanAction for PlanCall {
+        Set(SetArgs) = "set" { reads: false, can: [State], pool: true, usage: "replace the whole plan; each step is {content, [status], [active_form], [note]} (steps may also be given as todos or plan; content as step; status pending, in_progress or completed; at most one in_progress)." },
+        Update(UpdateArgs) = "update" { reads: false, can: [State], pool: true, usage: "change step `index` (1-based)." },
+        Get(NoArgs) = "get" ["show"] { reads: true, can: [], pool: true, usage: "the plan." },
+        Next(NoArgs) = "next" { reads: true, can: [], pool: true, usage: "the step in progress, else the first pending one." },
+        Clear(NoArgs) = "clear" { reads: false, can: [State], pool: true, usage: "remove the plan." },
     }
 }
 
@@ -87,26 +86,28 @@ pub(crate) struct Step {
     note: Option<String>,
 }
 
-/// Arguments of the `plan` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `plan set`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct PlanArgs {
-    /// set | update | get | next | clear | help (also accepted: show = get).
-    action: PlanAction,
-    /// set: the steps, in order (also accepted as todos or plan).
+pub(crate) struct SetArgs {
+    /// The steps, in order (also accepted as todos or plan).
     #[serde(alias = "todos", alias = "plan")]
-    steps: Option<Vec<Step>>,
-    /// set: why the plan is what it is.
+    steps: Vec<Step>,
+    /// Why the plan is what it is.
     explanation: Option<String>,
-    /// update: the step's number, from 1.
-    index: Option<usize>,
-    /// update: the step's new status.
-    status: Option<StepStatus>,
-    /// update: a note on the step.
-    note: Option<String>,
 }
 
-action_args!(PlanArgs => PlanAction);
+/// Arguments of `plan update`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct UpdateArgs {
+    /// The step's number, from 1.
+    index: usize,
+    /// The step's new status.
+    status: Option<StepStatus>,
+    /// A note on the step.
+    note: Option<String>,
+}
 
 /// A stored plan.
 #[derive(Debug, Default, Serialize)]
@@ -118,7 +119,7 @@ struct Plan {
 const DESCRIPTION: &str = "The agent's current plan for this workspace, kept in a local database so it survives a compacted context or a restarted server: set the whole list (Claude Code todos or Codex update_plan shape), update one step, get it, get the next step, clear it. At most one step in progress. Call with {\"action\":\"help\"} for the fields.";
 
 impl ActionTool for PlanTool {
-    type Args = PlanArgs;
+    type Args = PlanCall;
     const NAME: &'static str = "plan";
     const TITLE: &'static str = "Plan";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -129,22 +130,21 @@ impl ActionTool for PlanTool {
         open_world: false,
     };
 
-    fn run_blocking(&self, args: PlanArgs, ctx: &ToolContext) -> ToolResult {
+    fn run_blocking(&self, call: PlanCall, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);
         self.store.ready(&ctx.roots)?;
-        match args.action {
-            PlanAction::Set => self.set(&scope, args),
-            PlanAction::Update => self.update(&scope, &args),
-            PlanAction::Get => Ok(shown(&self.load(&scope)?)),
-            PlanAction::Next => Ok(next_step(&self.load(&scope)?)),
-            PlanAction::Clear => {
+        match call {
+            PlanCall::Set(args) => self.set(&scope, args),
+            PlanCall::Update(args) => self.update(&scope, &args),
+            PlanCall::Get(NoArgs {}) => Ok(shown(&self.load(&scope)?)),
+            PlanCall::Next(NoArgs {}) => Ok(next_step(&self.load(&scope)?)),
+            PlanCall::Clear(NoArgs {}) => {
                 self.store.write(|tx| {
                     tx.execute("DELETE FROM plans WHERE scope = ?1", [&scope])?;
                     Ok(())
                 })?;
                 Ok(CallToolResult::text("plan cleared\n"))
             }
-            PlanAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
         }
     }
 }
@@ -153,8 +153,8 @@ local_tool!(PlanTool);
 
 impl PlanTool {
     /// Replaces the plan with `args.steps` (and its explanation).
-    fn set(&self, scope: &str, args: PlanArgs) -> ToolResult {
-        let steps = args.steps.ok_or("set: missing field 'steps'")?;
+    fn set(&self, scope: &str, args: SetArgs) -> ToolResult {
+        let steps = args.steps;
         if steps.len() > MAX_STEPS {
             return Err(format!(
                 "set: {} steps; a plan holds at most {MAX_STEPS}",
@@ -172,8 +172,8 @@ impl PlanTool {
 
     /// Sets the status or note of step `args.index` (from 1), in one
     /// transaction with reading the plan.
-    fn update(&self, scope: &str, args: &PlanArgs) -> ToolResult {
-        let index = args.index.ok_or("update: missing field 'index'")?;
+    fn update(&self, scope: &str, args: &UpdateArgs) -> ToolResult {
+        let index = args.index;
         if args.status.is_none() && args.note.is_none() {
             return Err("update: give 'status' or 'note'".to_owned());
         }
@@ -314,4 +314,56 @@ fn shown(plan: &Plan) -> CallToolResult {
         "completed": done,
     }));
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::PlanTool;
+    use crate::store::Store;
+    use crate::util::{call_for_test, help_fields};
+
+    #[tokio::test]
+    async fn set_needs_steps_and_update_an_index() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).expect("the root");
+        let plan = PlanTool::new(Arc::new(Store::at(dir.path().join("state/state.db"))));
+        let call = |args| call_for_test(&plan, &root, args);
+        assert_eq!(
+            call(json!({"action": "set", "explanation": "x"})).await,
+            (true, "set: missing field 'steps'".to_owned())
+        );
+        assert_eq!(
+            call(json!({"action": "update", "status": "completed"})).await,
+            (true, "update: missing field 'index'".to_owned())
+        );
+        let (err, text) =
+            call(json!({"action": "set", "plan": [{"step": "a"}, {"step": "b"}]})).await;
+        assert!(!err, "{text}");
+        assert_eq!(
+            call(json!({"action": "update", "index": 1})).await,
+            (true, "update: give 'status' or 'note'".to_owned())
+        );
+        let (_, text) = call(json!({"action": "update", "index": 1, "status": "completed"})).await;
+        assert_eq!(text, "1. [x] a\n2. [ ] b\n[1 of 2 completed]\n");
+        let (err, text) = call(json!({"action": "next", "index": 1})).await;
+        assert!(
+            err && text.starts_with("invalid arguments: unknown field `index`"),
+            "{text}"
+        );
+        assert_eq!(
+            call(json!({"action": "next"})).await,
+            (false, "2. [ ] b\n".to_owned())
+        );
+        let (_, text) = call(json!({"action": "help"})).await;
+        assert_eq!(help_fields(&text, "set"), ["steps", "[explanation]"]);
+        let mut fields = help_fields(&text, "update");
+        assert_eq!(fields.remove(0), "index");
+        fields.sort();
+        assert_eq!(fields, ["[note]", "[status]"]);
+    }
 }

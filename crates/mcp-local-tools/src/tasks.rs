@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::action::{ActionTool, action_args, actions, local_tool};
+use crate::action::{ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, workspace_scope};
 use crate::util::{Hints, ToolResult, page_marker};
@@ -26,19 +26,15 @@ pub const MAX_TITLE_BYTES: usize = 1024;
 pub const MAX_DESCRIPTION_BYTES: usize = 16 * 1024;
 
 /// Title and description within their caps.
-fn check_text(args: &TasksArgs) -> Result<(), String> {
-    if let Some(title) = &args.title
+fn check_text(title: Option<&str>, description: Option<&str>) -> Result<(), String> {
+    if let Some(title) = title
         && (title.len() > MAX_TITLE_BYTES || title.chars().any(char::is_control))
     {
         return Err(format!(
             "title must be at most {MAX_TITLE_BYTES} bytes without control characters"
         ));
     }
-    if args
-        .description
-        .as_ref()
-        .is_some_and(|d| d.len() > MAX_DESCRIPTION_BYTES)
-    {
+    if description.is_some_and(|d| d.len() > MAX_DESCRIPTION_BYTES) {
         return Err(format!(
             "description must be at most {MAX_DESCRIPTION_BYTES} bytes"
         ));
@@ -52,9 +48,10 @@ fn check_links(
     tx: &rusqlite::Transaction<'_>,
     scope: &str,
     id: Option<i64>,
-    args: &TasksArgs,
+    parent: Option<i64>,
+    blocked_by: Option<&[i64]>,
 ) -> Result<(), WriteError> {
-    let links = args.parent.iter().chain(args.blocked_by.iter().flatten());
+    let links = parent.iter().chain(blocked_by.into_iter().flatten());
     for &other in links {
         if Some(other) == id {
             return Err(WriteError::Refused(format!(
@@ -73,7 +70,8 @@ fn check_links(
         }
     }
     // A parent chain that comes back to `id` would be a cycle.
-    if let (Some(id), Some(mut parent)) = (id, args.parent) {
+    if let (Some(id), Some(first)) = (id, parent) {
+        let mut parent = first;
         for _ in 0..10_000 {
             let next: Option<i64> = tx.query_row(
                 "SELECT parent FROM tasks WHERE scope = ?1 AND id = ?2",
@@ -83,8 +81,7 @@ fn check_links(
             match next {
                 Some(next) if next == id => {
                     return Err(WriteError::Refused(format!(
-                        "parent {}: task {id} is already its ancestor",
-                        args.parent.unwrap_or_default()
+                        "parent {first}: task {id} is already its ancestor"
                     )));
                 }
                 Some(next) => parent = next,
@@ -110,15 +107,14 @@ impl TasksTool {
 
 actions! {
     /// Which `tasks` action to run.
-    pub(crate) enum TasksAction {
-        Add = "add" ["create"] { reads: false, can: [State], pool: true, usage: "{title, [id], [description], [priority], [tags], [parent], [blocked_by]}: a new pending task (title may also be given as text, content or subject), with the id given (refused when taken) or else the next free one; returns its id." },
-        List = "list" { reads: true, can: [], pool: true, usage: "{[status], [priority], [tag], [offset], [limit]}: tasks by priority, then age; blocked ones marked." },
-        Get = "get" { reads: true, can: [], pool: true, usage: "{id}: one task." },
-        Update = "update" { reads: false, can: [State], pool: true, usage: "{id, [title], [description], [status], [priority], [tags], [parent], [blocked_by]}: change a task." },
-        Complete = "complete" { reads: false, can: [State], pool: true, usage: "{id}: mark a task completed." },
-        Remove = "remove" ["delete"] { reads: false, can: [State], pool: true, usage: "{id}: delete a task." },
-        Search = "search" { reads: true, can: [], pool: true, usage: "{query, [limit]}: tasks whose title or description contains query (case-insensitive)." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    pub(crate) enum TasksAction for TasksCall {
+        Add(AddArgs) = "add" ["create"] { reads: false, can: [State], pool: true, usage: "a new pending task (title may also be given as text, content or subject), with the id given (refused when taken) or else the next free one; returns its id." },
+        List(ListArgs) = "list" { reads: true, can: [], pool: true, usage: "tasks by priority, then age; blocked ones marked." },
+        Get(IdArgs) = "get" { reads: true, can: [], pool: true, usage: "one task." },
+        Update(UpdateArgs) = "update" { reads: false, can: [State], pool: true, usage: "change a task." },
+        Complete(IdArgs) = "complete" { reads: false, can: [State], pool: true, usage: "mark a task completed." },
+        Remove(IdArgs) = "remove" ["delete"] { reads: false, can: [State], pool: true, usage: "delete a task." },
+        Search(SearchArgs) = "search" { reads: true, can: [], pool: true, usage: "tasks whose title or description contains query (case-insensitive)." },
     }
 }
 
@@ -155,43 +151,90 @@ fn word<T: Serialize>(value: T) -> String {
         .unwrap_or_default()
 }
 
-/// Arguments of the `tasks` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `tasks add`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct TasksArgs {
-    /// add | list | get | update | complete | remove | search | help (also accepted: create = add, delete = remove).
-    action: TasksAction,
-    /// get, update, complete, remove: the task's id (a number; its decimal string is accepted too). add: the id wanted for the new task (kept when free).
+pub(crate) struct AddArgs {
+    /// What the task is (also accepted as text, content or subject).
+    #[serde(alias = "text", alias = "content", alias = "subject")]
+    title: String,
+    /// The id wanted for the new task, kept when free (a number; its decimal string is accepted too).
     #[serde(default, deserialize_with = "crate::util::number_id")]
     id: Option<i64>,
-    /// add, update: what the task is (also accepted as text, content or subject).
-    #[serde(alias = "text", alias = "content", alias = "subject")]
-    title: Option<String>,
-    /// add, update: more detail.
+    /// More detail.
     description: Option<String>,
-    /// update: pending, in_progress or completed; list: only this status.
-    status: Option<Status>,
-    /// add, update: low, medium (default), high or urgent; list: only this priority.
+    /// low, medium (a new task's default), high or urgent.
     priority: Option<Priority>,
-    /// add, update: labels.
+    /// Labels.
     tags: Option<Vec<String>>,
-    /// list: only tasks with this tag.
-    tag: Option<String>,
-    /// add, update: the id of the task this one is part of.
+    /// The id of the task this one is part of.
     #[serde(default, deserialize_with = "crate::util::number_id")]
     parent: Option<i64>,
-    /// add, update: ids of the tasks that must be completed first.
+    /// Ids of the tasks that must be completed first.
     #[serde(default, deserialize_with = "crate::util::number_ids")]
     blocked_by: Option<Vec<i64>>,
-    /// search: words to look for.
-    query: Option<String>,
-    /// list: tasks to skip (default 0).
+}
+
+/// Arguments of `tasks list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ListArgs {
+    /// Only tasks with this status.
+    status: Option<Status>,
+    /// Only tasks with this priority.
+    priority: Option<Priority>,
+    /// Only tasks with this tag.
+    tag: Option<String>,
+    /// Tasks to skip (default 0).
     offset: Option<u64>,
-    /// list, search: most tasks (default and at most 100).
+    /// Most tasks (default and at most 100).
     limit: Option<u64>,
 }
 
-action_args!(TasksArgs => TasksAction);
+/// Arguments of `tasks get`, `complete` and `remove`: one task.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct IdArgs {
+    /// The task's id (a number; its decimal string is accepted too).
+    #[serde(deserialize_with = "crate::util::required_number_id")]
+    id: i64,
+}
+
+/// Arguments of `tasks update`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct UpdateArgs {
+    /// The task's id (a number; its decimal string is accepted too).
+    #[serde(deserialize_with = "crate::util::required_number_id")]
+    id: i64,
+    /// What the task is (also accepted as text, content or subject).
+    #[serde(alias = "text", alias = "content", alias = "subject")]
+    title: Option<String>,
+    /// More detail.
+    description: Option<String>,
+    /// pending, in_progress or completed.
+    status: Option<Status>,
+    /// low, medium (a new task's default), high or urgent.
+    priority: Option<Priority>,
+    /// Labels.
+    tags: Option<Vec<String>>,
+    /// The id of the task this one is part of.
+    #[serde(default, deserialize_with = "crate::util::number_id")]
+    parent: Option<i64>,
+    /// Ids of the tasks that must be completed first.
+    #[serde(default, deserialize_with = "crate::util::number_ids")]
+    blocked_by: Option<Vec<i64>>,
+}
+
+/// Arguments of `tasks search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchArgs {
+    /// Words to look for.
+    query: String,
+    /// Most tasks (default and at most 100).
+    limit: Option<u64>,
+}
 
 /// One task as shown.
 #[derive(Debug, Serialize)]
@@ -236,7 +279,7 @@ fn task_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Task> {
 const DESCRIPTION: &str = "Durable tasks for this workspace in a local database: add, list (filters by status, priority and tag; blocked tasks marked), get, update, complete, remove, search. Call with {\"action\":\"help\"} for the fields.";
 
 impl ActionTool for TasksTool {
-    type Args = TasksArgs;
+    type Args = TasksCall;
     const NAME: &'static str = "tasks";
     const TITLE: &'static str = "Tasks";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -247,31 +290,23 @@ impl ActionTool for TasksTool {
         open_world: false,
     };
 
-    fn run_blocking(&self, args: TasksArgs, ctx: &ToolContext) -> ToolResult {
+    fn run_blocking(&self, call: TasksCall, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);
         self.store.ready(&ctx.roots)?;
-        let id = || {
-            args.id.ok_or_else(|| {
-                format!(
-                    "{}: missing field 'id'",
-                    crate::action::Action::spec(args.action).name
-                )
-            })
-        };
-        match args.action {
-            TasksAction::Add => self.add(&scope, &args),
-            TasksAction::List => self.list(&scope, &args),
-            TasksAction::Get => Ok(shown(&[self.get(&scope, id()?)?], None)),
-            TasksAction::Update => self.update(&scope, id()?, &args),
-            TasksAction::Complete => {
-                let args = TasksArgs {
+        match call {
+            TasksCall::Add(args) => self.add(&scope, &args),
+            TasksCall::List(args) => self.list(&scope, &args),
+            TasksCall::Get(IdArgs { id }) => Ok(shown(&[self.get(&scope, id)?], None)),
+            TasksCall::Update(args) => self.update(&scope, &args),
+            TasksCall::Complete(IdArgs { id }) => {
+                let args = UpdateArgs {
+                    id,
                     status: Some(Status::Completed),
-                    ..args.clone()
+                    ..UpdateArgs::default()
                 };
-                self.update(&scope, id()?, &args)
+                self.update(&scope, &args)
             }
-            TasksAction::Remove => {
-                let id = id()?;
+            TasksCall::Remove(IdArgs { id }) => {
                 self.store.write(|tx| {
                     if tx.execute(
                         "DELETE FROM tasks WHERE scope = ?1 AND id = ?2",
@@ -286,8 +321,7 @@ impl ActionTool for TasksTool {
                 })?;
                 Ok(CallToolResult::text(format!("removed task {id}\n")))
             }
-            TasksAction::Search => self.search(&scope, &args),
-            TasksAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
+            TasksCall::Search(args) => self.search(&scope, &args),
         }
     }
 }
@@ -302,15 +336,14 @@ fn json_list<T: Serialize>(items: &Option<Vec<T>>) -> Result<Option<String>, Str
 }
 
 impl TasksTool {
-    fn add(&self, scope: &str, args: &TasksArgs) -> ToolResult {
-        let title = args
-            .title
-            .as_deref()
-            .filter(|t| !t.trim().is_empty())
-            .ok_or("add: missing field 'title'")?;
+    fn add(&self, scope: &str, args: &AddArgs) -> ToolResult {
+        let title = args.title.as_str();
+        if title.trim().is_empty() {
+            return Err("add: 'title' is empty".to_owned());
+        }
         let tags = json_list(&args.tags)?.unwrap_or_else(|| "[]".to_owned());
         let blocked_by = json_list(&args.blocked_by)?.unwrap_or_else(|| "[]".to_owned());
-        check_text(args)?;
+        check_text(Some(title), args.description.as_deref())?;
         let priority = word(args.priority.unwrap_or(Priority::Medium));
         // An id the caller chose (as agents that number their own lists
         // do) is kept when it is free; without one the store picks.
@@ -322,7 +355,7 @@ impl TasksTool {
             ));
         }
         let id = self.store.write(|tx| {
-            check_links(tx, scope, None, args)?;
+            check_links(tx, scope, None, args.parent, args.blocked_by.as_deref())?;
             if let Some(wanted) = args.id {
                 // Ids are shared by every workspace's tasks.
                 let holder: Option<String> = tx
@@ -371,14 +404,15 @@ impl TasksTool {
             .ok_or_else(|| format!("no task {id} in this workspace"))
     }
 
-    fn update(&self, scope: &str, id: i64, args: &TasksArgs) -> ToolResult {
+    fn update(&self, scope: &str, args: &UpdateArgs) -> ToolResult {
+        let id = args.id;
         let tags = json_list(&args.tags)?;
         let blocked_by = json_list(&args.blocked_by)?;
         let status = args.status.map(word);
         let priority = args.priority.map(word);
-        check_text(args)?;
+        check_text(args.title.as_deref(), args.description.as_deref())?;
         self.store.write(|tx| {
-            check_links(tx, scope, Some(id), args)?;
+            check_links(tx, scope, Some(id), args.parent, args.blocked_by.as_deref())?;
             let changed = tx.execute(
                 "UPDATE tasks SET title = COALESCE(?3, title), description = COALESCE(?4, description),
                    status = COALESCE(?5, status), priority = COALESCE(?6, priority), tags = COALESCE(?7, tags),
@@ -394,7 +428,7 @@ impl TasksTool {
         Ok(shown(&[self.get(scope, id)?], None))
     }
 
-    fn list(&self, scope: &str, args: &TasksArgs) -> ToolResult {
+    fn list(&self, scope: &str, args: &ListArgs) -> ToolResult {
         let offset = crate::util::sql_offset(args.offset);
         let limit = args.limit.unwrap_or(PAGE).clamp(1, PAGE) as i64;
         let status = args.status.map(word);
@@ -425,12 +459,11 @@ impl TasksTool {
         Ok(shown(&tasks, marker))
     }
 
-    fn search(&self, scope: &str, args: &TasksArgs) -> ToolResult {
-        let query = args
-            .query
-            .as_deref()
-            .filter(|q| !q.is_empty())
-            .ok_or("search: missing field 'query'")?;
+    fn search(&self, scope: &str, args: &SearchArgs) -> ToolResult {
+        let query = args.query.as_str();
+        if query.is_empty() {
+            return Err("search: 'query' is empty".to_owned());
+        }
         let limit = args.limit.unwrap_or(PAGE).clamp(1, PAGE) as i64;
         let pattern = format!(
             "%{}%",
@@ -481,4 +514,78 @@ fn shown(tasks: &[Task], marker: Option<String>) -> CallToolResult {
     let mut result = CallToolResult::text(text);
     result.structured_content = Some(json!({ "tasks": tasks }));
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::TasksTool;
+    use crate::store::Store;
+    use crate::util::{call_for_test, help_fields};
+
+    #[tokio::test]
+    async fn each_action_names_its_missing_field() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).expect("the root");
+        let tasks = TasksTool::new(Arc::new(Store::at(dir.path().join("state/state.db"))));
+        let call = |args| call_for_test(&tasks, &root, args);
+        for action in ["get", "update", "complete", "remove", "delete"] {
+            let name = if action == "delete" { "remove" } else { action };
+            assert_eq!(
+                call(json!({"action": action})).await,
+                (true, format!("{name}: missing field 'id'")),
+            );
+        }
+        assert_eq!(
+            call(json!({"action": "add", "priority": "high"})).await,
+            (true, "add: missing field 'title'".to_owned())
+        );
+        assert_eq!(
+            call(json!({"action": "add", "title": " "})).await,
+            (true, "add: 'title' is empty".to_owned())
+        );
+        assert_eq!(
+            call(json!({"action": "search", "limit": 3})).await,
+            (true, "search: missing field 'query'".to_owned())
+        );
+        assert_eq!(
+            call(json!({"action": "search", "query": ""})).await,
+            (true, "search: 'query' is empty".to_owned())
+        );
+        assert_eq!(
+            call(json!({"action": "create", "subject": "one", "id": "3"})).await,
+            (false, "added task 3: one\n".to_owned())
+        );
+        let (err, text) = call(json!({"action": "get", "id": "three"})).await;
+        assert!(err && text.contains("invalid id \"three\""), "{text}");
+        let (err, text) = call(json!({"action": "complete", "id": 3, "title": "x"})).await;
+        assert!(
+            err && text.starts_with("invalid arguments: unknown field `title`"),
+            "{text}"
+        );
+        assert_eq!(
+            call(json!({"action": "complete", "id": "3"})).await,
+            (false, "#3 [completed] (medium) one\n".to_owned())
+        );
+        let (_, text) = call(json!({"action": "help"})).await;
+        let mut fields = help_fields(&text, "add");
+        assert_eq!(fields.remove(0), "title");
+        fields.sort();
+        assert_eq!(
+            fields,
+            [
+                "[blocked_by]",
+                "[description]",
+                "[id]",
+                "[parent]",
+                "[priority]",
+                "[tags]"
+            ]
+        );
+        assert!(text.contains("\nget {id}: one task."), "{text}");
+    }
 }

@@ -14,9 +14,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::json;
 
-use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
-use crate::util::Hints;
+use crate::util::{Hints, NoArgs};
 
 /// Most thoughts kept per connection; the oldest go first.
 pub const MAX_THOUGHTS: usize = 500;
@@ -43,11 +43,10 @@ impl ThinkTool {
 // the `review` mode keeps it. `clear` forgets the list and does not.
 actions! {
     /// Which `think` action to run.
-    pub(crate) enum ThinkAction {
-        Think = "think" { reads: true, can: [], pool: false, usage: "{thought, [thought_number], [total_thoughts], [next_thought_needed], [is_revision], [revises_thought], [branch_from_thought], [branch_id], [needs_more_thoughts]}: record a step of reasoning (the default action); answers the running summary." },
-        History = "history" { reads: true, can: [], pool: false, usage: ": every thought of this connection, in order." },
-        Clear = "clear" { reads: false, can: [], pool: false, usage: ": forget this connection's thoughts." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    pub(crate) enum ThinkAction for ThinkCall {
+        Think(ThinkArgs) = "think" { reads: true, can: [], pool: false, usage: "record a step of reasoning (the default action); answers the running summary." },
+        History(NoArgs) = "history" { reads: true, can: [], pool: false, usage: "every thought of this connection, in order." },
+        Clear(NoArgs) = "clear" { reads: false, can: [], pool: false, usage: "forget this connection's thoughts." },
     }
 }
 
@@ -91,44 +90,42 @@ fn lenient_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Erro
     }
 }
 
-/// Arguments of the `think` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `think think`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ThinkArgs {
-    /// think (default) | history | clear | help.
-    action: ThinkAction,
-    /// think: this step of reasoning.
-    thought: Option<String>,
-    /// think: its number, from 1 (default: the next).
+    /// This step of reasoning.
+    thought: String,
+    /// Its number, from 1 (default: the next).
     #[serde(default, alias = "thoughtNumber", deserialize_with = "lenient_number")]
     thought_number: Option<u64>,
-    /// think: how many steps are expected in all.
+    /// How many steps are expected in all.
     #[serde(default, alias = "totalThoughts", deserialize_with = "lenient_number")]
     total_thoughts: Option<u64>,
-    /// think: whether another step follows (default true).
+    /// Whether another step follows (default true).
     #[serde(
         default,
         alias = "nextThoughtNeeded",
         deserialize_with = "lenient_bool"
     )]
     next_thought_needed: Option<bool>,
-    /// think: this step revises an earlier one.
+    /// This step revises an earlier one.
     #[serde(default, alias = "isRevision", deserialize_with = "lenient_bool")]
     is_revision: Option<bool>,
-    /// think: the number of the step revised.
+    /// The number of the step revised.
     #[serde(default, alias = "revisesThought", deserialize_with = "lenient_number")]
     revises_thought: Option<u64>,
-    /// think: the step this branch starts from.
+    /// The step this branch starts from.
     #[serde(
         default,
         alias = "branchFromThought",
         deserialize_with = "lenient_number"
     )]
     branch_from_thought: Option<u64>,
-    /// think: the branch's name.
+    /// The branch's name.
     #[serde(alias = "branchId")]
     branch_id: Option<String>,
-    /// think: more steps are needed than total_thoughts said.
+    /// More steps are needed than total_thoughts said.
     #[serde(
         default,
         alias = "needsMoreThoughts",
@@ -136,8 +133,6 @@ pub(crate) struct ThinkArgs {
     )]
     needs_more_thoughts: Option<bool>,
 }
-
-action_args!(ThinkArgs => ThinkAction);
 
 /// One recorded thought.
 #[derive(Debug, Clone, Serialize)]
@@ -158,7 +153,7 @@ struct Thought {
 const DESCRIPTION: &str = "Think step by step: record one step of reasoning at a time (revise or branch earlier steps) and get the running summary back. Call with just {\"thought\": \"...\"}; {\"action\":\"help\"} lists the optional fields. Nothing outside this connection changes.";
 
 impl ActionTool for ThinkTool {
-    type Args = ThinkArgs;
+    type Args = ThinkCall;
     const NAME: &'static str = "think";
     const TITLE: &'static str = "Think";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -170,21 +165,20 @@ impl ActionTool for ThinkTool {
     };
     const DEFAULT_ACTION: Option<&'static str> = Some("think");
 
-    fn run_async<'a>(&'a self, args: ThinkArgs, ctx: ToolContext) -> ActionFuture<'a> {
+    fn run_async<'a>(&'a self, call: ThinkCall, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move {
             // A poisoned lock still holds whole thoughts (a push is the
             // only write); the record stays usable.
             let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
             let thoughts = sessions.entry(ctx.session).or_default();
-            match args.action {
-                ThinkAction::Think => record(thoughts, args),
-                ThinkAction::History => Ok(summary(thoughts, true)),
-                ThinkAction::Clear => {
+            match call {
+                ThinkCall::Think(args) => record(thoughts, args),
+                ThinkCall::History(NoArgs {}) => Ok(summary(thoughts, true)),
+                ThinkCall::Clear(NoArgs {}) => {
                     let n = thoughts.len();
                     thoughts.clear();
                     Ok(CallToolResult::text(format!("cleared {n} thoughts\n")))
                 }
-                ThinkAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
             }
         })
     }
@@ -193,10 +187,10 @@ impl ActionTool for ThinkTool {
 local_tool!(ThinkTool);
 
 fn record(thoughts: &mut Vec<Thought>, args: ThinkArgs) -> Result<CallToolResult, String> {
-    let thought = args
-        .thought
-        .filter(|t| !t.trim().is_empty())
-        .ok_or("think: missing field 'thought'")?;
+    let thought = args.thought;
+    if thought.trim().is_empty() {
+        return Err("think: 'thought' is empty".to_owned());
+    }
     if thought.len() > MAX_THOUGHT_BYTES {
         return Err(format!(
             "think: the thought is {} bytes; at most {MAX_THOUGHT_BYTES}",
@@ -294,4 +288,80 @@ fn summary(thoughts: &[Thought], all: bool) -> CallToolResult {
         "thoughts": if all { serde_json::to_value(thoughts).unwrap_or_default() } else { json!(null) },
     }));
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::ThinkTool;
+    use crate::util::{call_for_test, help_fields};
+
+    #[tokio::test]
+    async fn each_action_takes_its_own_fields() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let think = ThinkTool::new();
+        let call = |args| call_for_test(&think, dir.path(), args);
+        assert_eq!(
+            call(json!({})).await,
+            (true, "think: missing field 'thought'".to_owned())
+        );
+        assert_eq!(
+            call(json!({"thought": "  "})).await,
+            (true, "think: 'thought' is empty".to_owned())
+        );
+        let (err, text) = call(json!({"thought": "a", "thoughtNumber": "two"})).await;
+        assert!(
+            err && text.contains("'two' is not a whole number"),
+            "{text}"
+        );
+        let (err, text) = call(json!({"thought": "a", "is_revision": "true"})).await;
+        assert_eq!(
+            (err, text.as_str()),
+            (true, "think: is_revision needs revises_thought")
+        );
+        let (err, text) = call(
+            json!({"thought": "a", "thoughtNumber": "2", "totalThoughts": 3, "nextThoughtNeeded": "false"}),
+        )
+        .await;
+        assert!(!err, "{text}");
+        assert_eq!(
+            text,
+            "thought 2 of 3; 1 recorded; 0 revisions; branches: none; next thought not needed\n"
+        );
+        // `history` and `clear` take no fields.
+        let (err, text) = call(json!({"action": "history", "thought": "b"})).await;
+        assert!(
+            err && text.starts_with("invalid arguments: unknown field `thought`"),
+            "{text}"
+        );
+        let (_, text) = call(json!({"action": "history"})).await;
+        assert!(text.starts_with("2/3: a\n"), "{text}");
+        let (_, text) = call(json!({"action": "help"})).await;
+        assert!(
+            text.contains("\nhistory: every thought of this connection, in order. [can: none]\n"),
+            "{text}"
+        );
+        let mut fields = help_fields(&text, "think");
+        assert_eq!(fields.remove(0), "thought");
+        fields.sort();
+        assert_eq!(
+            fields,
+            [
+                "[branch_from_thought]",
+                "[branch_id]",
+                "[is_revision]",
+                "[needs_more_thoughts]",
+                "[next_thought_needed]",
+                "[revises_thought]",
+                "[thought_number]",
+                "[total_thoughts]"
+            ]
+        );
+        assert!(help_fields(&text, "history").is_empty());
+        assert_eq!(
+            call(json!({"action": "clear"})).await,
+            (false, "cleared 1 thoughts\n".to_owned())
+        );
+    }
 }

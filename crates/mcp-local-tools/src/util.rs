@@ -43,6 +43,16 @@ pub(crate) fn number_id<'de, D: serde::Deserializer<'de>>(
     }
 }
 
+/// A required id, taken as [`number_id`] takes it (a missing one is
+/// named by the framework).
+#[cfg(feature = "tasks")]
+pub(crate) fn required_number_id<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<i64, D::Error> {
+    use serde::{Deserialize as _, de::Error as _};
+    one_number_id(&Value::deserialize(deserializer)?).map_err(D::Error::custom)
+}
+
 /// A list of ids, each as [`number_id`] takes it.
 #[cfg(feature = "tasks")]
 pub(crate) fn number_ids<'de, D: serde::Deserializer<'de>>(
@@ -74,6 +84,13 @@ fn one_number_id(value: &Value) -> Result<i64, String> {
         format!("invalid id {value}: expected a whole number (or its decimal string)")
     })
 }
+
+/// The arguments of an action that takes no fields (any field given is
+/// refused).
+#[cfg(any(feature = "think", feature = "plan", feature = "mode"))]
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NoArgs {}
 
 /// The most bytes of text one result carries (64 KiB); past it, output stops
 /// with a marker saying how to get the rest.
@@ -303,4 +320,49 @@ pub(crate) fn utc_timestamp(secs: u64) -> String {
 #[cfg(any(feature = "memory", feature = "tasks"))]
 pub(crate) fn sql_offset(offset: Option<u64>) -> i64 {
     offset.unwrap_or(0).min(i64::MAX as u64) as i64
+}
+
+/// Calls `tool` with `args` (a JSON object) through the action framework,
+/// in a context whose one root is `root`; whether the result is an error,
+/// and its text.
+#[cfg(test)]
+pub(crate) async fn call_for_test<T: crate::action::ActionTool>(
+    tool: &T,
+    root: &std::path::Path,
+    args: Value,
+) -> (bool, String) {
+    let roots = crate::Roots::new(vec![root.to_path_buf()]).expect("the test's root exists");
+    let Value::Object(args) = args else {
+        panic!("test arguments are an object: {args}")
+    };
+    let result = crate::action::call(tool, args, ToolContext::new(roots)).await;
+    let text = result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            mcp_proto::ContentBlock::Text(text) => Some(text.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    (result.is_error == Some(true), text)
+}
+
+/// The fields `help` lists for `action` in `help` (the text between the
+/// braces of its line); empty when it lists none.
+#[cfg(test)]
+pub(crate) fn help_fields(help: &str, action: &str) -> Vec<String> {
+    let Some(line) = help.lines().find(|line| {
+        line.starts_with(&format!("{action} {{")) || line.starts_with(&format!("{action}:"))
+    }) else {
+        panic!("no line for {action} in {help}")
+    };
+    match line
+        .split_once('{')
+        .and_then(|(_, rest)| rest.split_once("}:"))
+    {
+        Some((fields, _)) if line.starts_with(&format!("{action} {{")) => {
+            fields.split(", ").map(str::to_owned).collect()
+        }
+        _ => Vec::new(),
+    }
 }

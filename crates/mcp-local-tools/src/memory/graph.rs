@@ -9,7 +9,10 @@ use std::io::Read as _;
 use mcp_proto::CallToolResult;
 use serde_json::{Value, json};
 
-use super::{Entity, MemoryAction, MemoryArgs, ObservationsIn, ObservationsOut, Relation, need};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{Entity, ObservationsIn, ObservationsOut, Relation};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError};
 use crate::util::ToolResult;
@@ -19,70 +22,170 @@ const MAX_IMPORT_BYTES: u64 = 64 * 1024 * 1024;
 /// Bad lines named one by one in an `import` result; the rest are counted.
 const BAD_LINES_SHOWN: usize = 20;
 
-pub(super) fn run(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolContext) -> ToolResult {
-    match args.action {
-        MemoryAction::CreateEntities => {
-            let entities = need(&args.entities, "create_entities", "entities")?;
-            let created = store.write(|tx| create_entities(tx, scope, entities))?;
-            Ok(graph_result(&Graph {
-                entities: created,
-                relations: Vec::new(),
-            }))
-        }
-        MemoryAction::CreateRelations => {
-            let relations = need(&args.relations, "create_relations", "relations")?;
-            let created = store.write(|tx| create_relations(tx, scope, relations))?;
-            Ok(graph_result(&Graph {
-                entities: Vec::new(),
-                relations: created,
-            }))
-        }
-        MemoryAction::AddObservations => {
-            let observations = need(&args.observations, "add_observations", "observations")?;
-            let added = store.write(|tx| add_observations(tx, scope, observations))?;
-            Ok(json_result(&Value::Array(added)))
-        }
-        MemoryAction::DeleteEntities => {
-            let names = need(&args.entity_names, "delete_entities", "entityNames")?;
-            let removed = store.write(|tx| delete_entities(tx, scope, names))?;
-            Ok(CallToolResult::text(format!(
-                "deleted {removed} entities\n"
-            )))
-        }
-        MemoryAction::DeleteObservations => {
-            let deletions = need(&args.deletions, "delete_observations", "deletions")?;
-            let removed = store.write(|tx| delete_observations(tx, scope, deletions))?;
-            Ok(CallToolResult::text(format!(
-                "deleted {removed} observations\n"
-            )))
-        }
-        MemoryAction::DeleteRelations => {
-            let relations = need(&args.relations, "delete_relations", "relations")?;
-            let removed = store.write(|tx| delete_relations(tx, scope, relations))?;
-            Ok(CallToolResult::text(format!(
-                "deleted {removed} relations\n"
-            )))
-        }
-        MemoryAction::ReadGraph => Ok(graph_result(&read(store, scope, None)?)),
-        MemoryAction::SearchNodes => {
-            let query = need(&args.query, "search_nodes", "query")?.to_lowercase();
-            let graph = read(store, scope, None)?;
-            let names = matching_names(&graph, &query);
-            Ok(graph_result(&graph.only(&names)))
-        }
-        MemoryAction::OpenNodes => {
-            let names = need(&args.names, "open_nodes", "names")?;
-            Ok(graph_result(&read(store, scope, Some(names))?.only(names)))
-        }
-        MemoryAction::Import => import(store, scope, need(&args.path, "import", "path")?, ctx),
-        MemoryAction::Export => export(store, scope, args, ctx),
-        _ => Err("internal error: not a graph action".to_owned()),
-    }
+/// Arguments of `memory create_entities`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EntitiesArgs {
+    /// The entities.
+    entities: Vec<Entity>,
+    /// workspace (default: the first root) or global.
+    pub(super) scope: Option<String>,
+}
+
+/// Arguments of `memory create_relations` and `delete_relations`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RelationsArgs {
+    /// The relations.
+    relations: Vec<Relation>,
+    /// workspace (default: the first root) or global.
+    pub(super) scope: Option<String>,
+}
+
+/// Arguments of `memory add_observations`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ObservationsArgs {
+    /// Observations per entity.
+    observations: Vec<ObservationsIn>,
+    /// workspace (default: the first root) or global.
+    pub(super) scope: Option<String>,
+}
+
+/// Arguments of `memory delete_entities`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EntityNamesArgs {
+    /// The names.
+    #[serde(rename = "entityNames")]
+    entity_names: Vec<String>,
+    /// workspace (default: the first root) or global.
+    pub(super) scope: Option<String>,
+}
+
+/// Arguments of `memory delete_observations`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DeletionsArgs {
+    /// Observations per entity.
+    deletions: Vec<ObservationsOut>,
+    /// workspace (default: the first root) or global.
+    pub(super) scope: Option<String>,
+}
+
+/// Arguments of `memory search_nodes`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchNodesArgs {
+    /// Words to look for.
+    query: String,
+    /// workspace (default: the first root) or global.
+    pub(super) scope: Option<String>,
+}
+
+/// Arguments of `memory open_nodes`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NamesArgs {
+    /// The names.
+    names: Vec<String>,
+    /// workspace (default: the first root) or global.
+    pub(super) scope: Option<String>,
+}
+
+/// Arguments of `memory import`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ImportArgs {
+    /// The JSONL file, inside the roots.
+    pub(super) path: String,
+    /// workspace (default: the first root) or global.
+    pub(super) scope: Option<String>,
+}
+
+/// Arguments of `memory export`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExportArgs {
+    /// The JSONL file, inside the roots.
+    path: String,
+    /// workspace (default: the first root) or global.
+    pub(super) scope: Option<String>,
+    /// Replace an existing file (default false).
+    #[serde(default)]
+    overwrite: bool,
+}
+
+/// `create_entities`: adds the new entities; answers those.
+pub(super) fn create_entities(store: &Store, scope: &str, args: &EntitiesArgs) -> ToolResult {
+    let created = store.write(|tx| add_entities(tx, scope, &args.entities))?;
+    Ok(graph_result(&Graph {
+        entities: created,
+        relations: Vec::new(),
+    }))
+}
+
+/// `create_relations`: adds the new relations; answers those.
+pub(super) fn create_relations(store: &Store, scope: &str, args: &RelationsArgs) -> ToolResult {
+    let created = store.write(|tx| add_relations(tx, scope, &args.relations))?;
+    Ok(graph_result(&Graph {
+        entities: Vec::new(),
+        relations: created,
+    }))
+}
+
+/// `add_observations`: answers the observations added per entity.
+pub(super) fn add_observations(store: &Store, scope: &str, args: &ObservationsArgs) -> ToolResult {
+    let added = store.write(|tx| add_observation_lists(tx, scope, &args.observations))?;
+    Ok(json_result(&Value::Array(added)))
+}
+
+/// `delete_entities`: answers how many were deleted.
+pub(super) fn delete_entities(store: &Store, scope: &str, args: &EntityNamesArgs) -> ToolResult {
+    let removed = store.write(|tx| remove_entities(tx, scope, &args.entity_names))?;
+    Ok(CallToolResult::text(format!(
+        "deleted {removed} entities\n"
+    )))
+}
+
+/// `delete_observations`: answers how many were deleted.
+pub(super) fn delete_observations(store: &Store, scope: &str, args: &DeletionsArgs) -> ToolResult {
+    let removed = store.write(|tx| remove_observations(tx, scope, &args.deletions))?;
+    Ok(CallToolResult::text(format!(
+        "deleted {removed} observations\n"
+    )))
+}
+
+/// `delete_relations`: answers how many were deleted.
+pub(super) fn delete_relations(store: &Store, scope: &str, args: &RelationsArgs) -> ToolResult {
+    let removed = store.write(|tx| remove_relations(tx, scope, &args.relations))?;
+    Ok(CallToolResult::text(format!(
+        "deleted {removed} relations\n"
+    )))
+}
+
+/// `read_graph`: the whole graph of `scope`.
+pub(super) fn read_graph(store: &Store, scope: &str) -> ToolResult {
+    Ok(graph_result(&read(store, scope, None)?))
+}
+
+/// `search_nodes`: the matching entities and the relations among them.
+pub(super) fn search_nodes(store: &Store, scope: &str, args: &SearchNodesArgs) -> ToolResult {
+    let query = args.query.to_lowercase();
+    let graph = read(store, scope, None)?;
+    let names = matching_names(&graph, &query);
+    Ok(graph_result(&graph.only(&names)))
+}
+
+/// `open_nodes`: the named entities and the relations among them.
+pub(super) fn open_nodes(store: &Store, scope: &str, args: &NamesArgs) -> ToolResult {
+    let names = &args.names;
+    Ok(graph_result(&read(store, scope, Some(names))?.only(names)))
 }
 
 /// Adds each item's new observations to its entity, which must exist;
 /// `{entityName, addedObservations}` per item.
-fn add_observations(
+fn add_observation_lists(
     tx: &rusqlite::Transaction<'_>,
     scope: &str,
     observations: &[ObservationsIn],
@@ -109,7 +212,7 @@ fn add_observations(
 
 /// Deletes the entities named and every relation to or from them; the
 /// count of entities deleted.
-fn delete_entities(
+fn remove_entities(
     tx: &rusqlite::Transaction<'_>,
     scope: &str,
     names: &[String],
@@ -129,7 +232,7 @@ fn delete_entities(
 }
 
 /// Deletes the observations given per entity; the count deleted.
-fn delete_observations(
+fn remove_observations(
     tx: &rusqlite::Transaction<'_>,
     scope: &str,
     deletions: &[ObservationsOut],
@@ -147,7 +250,7 @@ fn delete_observations(
 }
 
 /// Deletes the relations given; the count deleted.
-fn delete_relations(
+fn remove_relations(
     tx: &rusqlite::Transaction<'_>,
     scope: &str,
     relations: &[Relation],
@@ -245,7 +348,7 @@ fn insert_observation(
 }
 
 /// Adds the entities whose names are new; returns those.
-fn create_entities(
+fn add_entities(
     tx: &rusqlite::Transaction<'_>,
     scope: &str,
     entities: &[Entity],
@@ -296,7 +399,7 @@ fn check_relation(r: &Relation) -> Result<(), String> {
 }
 
 /// Adds the relations not there yet; returns those.
-fn create_relations(
+fn add_relations(
     tx: &rusqlite::Transaction<'_>,
     scope: &str,
     relations: &[Relation],
@@ -366,7 +469,8 @@ enum Line {
     Relation(Relation),
 }
 
-fn import(store: &Store, scope: &str, path: &str, ctx: &ToolContext) -> ToolResult {
+/// `import`: reads a JSONL file of the reference format into `scope`.
+pub(super) fn import(store: &Store, scope: &str, path: &str, ctx: &ToolContext) -> ToolResult {
     let resolved = ctx
         .roots
         .resolve_existing(path)
@@ -403,8 +507,8 @@ fn import(store: &Store, scope: &str, path: &str, ctx: &ToolContext) -> ToolResu
     }
     let (new_entities, new_relations) = store.write(|tx| {
         Ok((
-            create_entities(tx, scope, &entities)?.len(),
-            create_relations(tx, scope, &relations)?.len(),
+            add_entities(tx, scope, &entities)?.len(),
+            add_relations(tx, scope, &relations)?.len(),
         ))
     })?;
     let mut out = format!(
@@ -431,10 +535,16 @@ fn import(store: &Store, scope: &str, path: &str, ctx: &ToolContext) -> ToolResu
     Ok(result)
 }
 
-fn export(store: &Store, scope: &str, args: &MemoryArgs, ctx: &ToolContext) -> ToolResult {
-    let path = need(&args.path, "export", "path")?;
+/// `export`: writes the graph of `scope` as a JSONL file.
+pub(super) fn export(
+    store: &Store,
+    scope: &str,
+    args: &ExportArgs,
+    ctx: &ToolContext,
+) -> ToolResult {
+    let path = args.path.as_str();
     let resolved = ctx.roots.resolve(path).map_err(|e| e.to_string())?;
-    let overwrite = args.overwrite == Some(true);
+    let overwrite = args.overwrite;
     // Checked here for a clear message before the graph is read; the
     // write below refuses an existing file again, atomically.
     if resolved.exists && !overwrite {

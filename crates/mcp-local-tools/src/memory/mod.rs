@@ -24,7 +24,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::action::{ActionTool, action_args, actions, local_tool};
+use crate::action::{Action as _, ActionArgs as _, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, scope};
 use crate::util::{Hints, ToolResult, page_marker};
@@ -49,25 +49,24 @@ impl MemoryTool {
 
 actions! {
     /// Which `memory` action to run.
-    pub(crate) enum MemoryAction {
-        Store = "store" { reads: false, can: [State], pool: true, usage: "{content, [key], [tags], [scope]}: remember content under key (a new key is made when none is given); an existing key is replaced." },
-        Recall = "recall" { reads: true, can: [], pool: true, usage: "{key | query, [scope], [limit]}: the memory with that key, or the memories best matching the query." },
-        List = "list" { reads: true, can: [], pool: true, usage: "{[scope], [tag], [offset], [limit]}: memories, newest first." },
-        Update = "update" { reads: false, can: [State], pool: true, usage: "{key, [content], [tags], [scope]}: change a memory's content or tags." },
-        Forget = "forget" ["delete"] { reads: false, can: [State], pool: true, usage: "{key, [scope]}: remove a memory." },
-        Search = "search" { reads: true, can: [], pool: true, usage: "{query, [scope], [limit]}: full-text search over keys, contents and tags, best first." },
-        CreateEntities = "create_entities" { reads: false, can: [State], pool: true, usage: "{entities: [{name, entityType, observations}], [scope]}: add entities (existing names are skipped)." },
-        CreateRelations = "create_relations" { reads: false, can: [State], pool: true, usage: "{relations: [{from, to, relationType}], [scope]}: add relations (in active voice; duplicates skipped)." },
-        AddObservations = "add_observations" { reads: false, can: [State], pool: true, usage: "{observations: [{entityName, contents}], [scope]}: add observations to existing entities." },
-        DeleteEntities = "delete_entities" { reads: false, can: [State], pool: true, usage: "{entityNames, [scope]}: remove entities, their observations and relations." },
-        DeleteObservations = "delete_observations" { reads: false, can: [State], pool: true, usage: "{deletions: [{entityName, observations}], [scope]}: remove observations." },
-        DeleteRelations = "delete_relations" { reads: false, can: [State], pool: true, usage: "{relations: [{from, to, relationType}], [scope]}: remove relations." },
-        ReadGraph = "read_graph" { reads: true, can: [], pool: true, usage: "{[scope]}: every entity and relation." },
-        SearchNodes = "search_nodes" { reads: true, can: [], pool: true, usage: "{query, [scope]}: entities whose name, type or observations contain query (case-insensitive), and the relations between them." },
-        OpenNodes = "open_nodes" { reads: true, can: [], pool: true, usage: "{names, [scope]}: the named entities and the relations between them." },
-        Import = "import" { reads: false, can: [ReadFiles, State], pool: true, usage: "{path, [scope]}: read a reference memory server JSONL file (inside the roots); bad lines are reported by number and skipped." },
-        Export = "export" { reads: false, can: [WriteFiles], pool: true, usage: "{path, [scope], [overwrite]}: write the graph as JSONL (inside the roots); refuses to replace a file unless overwrite." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    pub(crate) enum MemoryAction for MemoryCall {
+        Store(StoreArgs) = "store" { reads: false, can: [State], pool: true, usage: "remember content under key (a new key is made when none is given); an existing key is replaced." },
+        Recall(RecallArgs) = "recall" { reads: true, can: [], pool: true, usage: "the memory with that key, or the memories best matching the query (give key or query)." },
+        List(ListArgs) = "list" { reads: true, can: [], pool: true, usage: "memories, newest first." },
+        Update(UpdateArgs) = "update" { reads: false, can: [State], pool: true, usage: "change a memory's content or tags." },
+        Forget(KeyArgs) = "forget" ["delete"] { reads: false, can: [State], pool: true, usage: "remove a memory." },
+        Search(SearchArgs) = "search" { reads: true, can: [], pool: true, usage: "full-text search over keys, contents and tags, best first." },
+        CreateEntities(graph::EntitiesArgs) = "create_entities" { reads: false, can: [State], pool: true, usage: "add entities ([{name, entityType, observations}]; existing names are skipped)." },
+        CreateRelations(graph::RelationsArgs) = "create_relations" { reads: false, can: [State], pool: true, usage: "add relations ([{from, to, relationType}], in active voice; duplicates skipped)." },
+        AddObservations(graph::ObservationsArgs) = "add_observations" { reads: false, can: [State], pool: true, usage: "add observations ([{entityName, contents}]) to existing entities." },
+        DeleteEntities(graph::EntityNamesArgs) = "delete_entities" { reads: false, can: [State], pool: true, usage: "remove entities, their observations and relations." },
+        DeleteObservations(graph::DeletionsArgs) = "delete_observations" { reads: false, can: [State], pool: true, usage: "remove observations ([{entityName, observations}])." },
+        DeleteRelations(graph::RelationsArgs) = "delete_relations" { reads: false, can: [State], pool: true, usage: "remove relations ([{from, to, relationType}])." },
+        ReadGraph(ScopeArgs) = "read_graph" { reads: true, can: [], pool: true, usage: "every entity and relation." },
+        SearchNodes(graph::SearchNodesArgs) = "search_nodes" { reads: true, can: [], pool: true, usage: "entities whose name, type or observations contain query (case-insensitive), and the relations between them." },
+        OpenNodes(graph::NamesArgs) = "open_nodes" { reads: true, can: [], pool: true, usage: "the named entities and the relations between them." },
+        Import(graph::ImportArgs) = "import" { reads: false, can: [ReadFiles, State], pool: true, usage: "read a reference memory server JSONL file (inside the roots); bad lines are reported by number and skipped." },
+        Export(graph::ExportArgs) = "export" { reads: false, can: [WriteFiles], pool: true, usage: "write the graph as JSONL (inside the roots); refuses to replace a file unless overwrite." },
     }
 }
 
@@ -120,59 +119,120 @@ pub(crate) struct ObservationsOut {
     pub observations: Vec<String>,
 }
 
-/// Arguments of the `memory` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `memory store`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct MemoryArgs {
-    /// store | recall | list | update | forget | search | create_entities | create_relations | add_observations | delete_entities | delete_observations | delete_relations | read_graph | search_nodes | open_nodes | import | export | help (also accepted: delete = forget).
-    action: MemoryAction,
-    /// store, recall, update, forget: the memory's key.
+pub(crate) struct StoreArgs {
+    /// What to remember.
+    content: String,
+    /// The memory's key.
     key: Option<String>,
-    /// store, update: what to remember.
-    content: Option<String>,
-    /// store, update: labels; list: see tag.
+    /// Labels.
     tags: Option<Vec<String>>,
     /// workspace (default: the first root) or global.
     scope: Option<String>,
-    /// recall, search, search_nodes: words to look for.
-    query: Option<String>,
-    /// list: only memories with this tag.
-    tag: Option<String>,
-    /// list: memories to skip (default 0).
-    offset: Option<u64>,
-    /// list, recall, search: most results (default and at most 50).
-    limit: Option<u64>,
-    /// create_entities: the entities.
-    entities: Option<Vec<Entity>>,
-    /// create_relations, delete_relations: the relations.
-    relations: Option<Vec<Relation>>,
-    /// add_observations: observations per entity.
-    observations: Option<Vec<ObservationsIn>>,
-    /// delete_entities: the names.
-    #[serde(rename = "entityNames")]
-    entity_names: Option<Vec<String>>,
-    /// delete_observations: observations per entity.
-    deletions: Option<Vec<ObservationsOut>>,
-    /// open_nodes: the names.
-    names: Option<Vec<String>>,
-    /// import, export: the JSONL file, inside the roots.
-    path: Option<String>,
-    /// export: replace an existing file.
-    overwrite: Option<bool>,
 }
 
-action_args!(MemoryArgs => MemoryAction);
+/// Arguments of `memory recall`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RecallArgs {
+    /// The memory's key.
+    key: Option<String>,
+    /// Words to look for.
+    query: Option<String>,
+    /// workspace (default: the first root) or global.
+    scope: Option<String>,
+    /// Most results (default and at most 50).
+    limit: Option<u64>,
+}
 
-fn need<'a, T>(value: &'a Option<T>, action: &str, field: &str) -> Result<&'a T, String> {
-    value
-        .as_ref()
-        .ok_or_else(|| format!("{action}: missing field '{field}'"))
+/// Arguments of `memory list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ListArgs {
+    /// workspace (default: the first root) or global.
+    scope: Option<String>,
+    /// Only memories with this tag.
+    tag: Option<String>,
+    /// Memories to skip (default 0).
+    offset: Option<u64>,
+    /// Most results (default and at most 50).
+    limit: Option<u64>,
+}
+
+/// Arguments of `memory update`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct UpdateArgs {
+    /// The memory's key.
+    key: String,
+    /// What to remember.
+    content: Option<String>,
+    /// Labels.
+    tags: Option<Vec<String>>,
+    /// workspace (default: the first root) or global.
+    scope: Option<String>,
+}
+
+/// Arguments of `memory forget`: one key.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KeyArgs {
+    /// The memory's key.
+    key: String,
+    /// workspace (default: the first root) or global.
+    scope: Option<String>,
+}
+
+/// Arguments of `memory search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchArgs {
+    /// Words to look for.
+    query: String,
+    /// workspace (default: the first root) or global.
+    scope: Option<String>,
+    /// Most results (default and at most 50).
+    limit: Option<u64>,
+}
+
+/// Arguments of `memory read_graph`: only the scope.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScopeArgs {
+    /// workspace (default: the first root) or global.
+    scope: Option<String>,
+}
+
+impl MemoryCall {
+    /// The `scope` the call names, if any.
+    fn scope(&self) -> Option<&str> {
+        match self {
+            MemoryCall::Store(a) => a.scope.as_deref(),
+            MemoryCall::Recall(a) => a.scope.as_deref(),
+            MemoryCall::List(a) => a.scope.as_deref(),
+            MemoryCall::Update(a) => a.scope.as_deref(),
+            MemoryCall::Forget(a) => a.scope.as_deref(),
+            MemoryCall::Search(a) => a.scope.as_deref(),
+            MemoryCall::CreateEntities(a) => a.scope.as_deref(),
+            MemoryCall::CreateRelations(a) | MemoryCall::DeleteRelations(a) => a.scope.as_deref(),
+            MemoryCall::AddObservations(a) => a.scope.as_deref(),
+            MemoryCall::DeleteEntities(a) => a.scope.as_deref(),
+            MemoryCall::DeleteObservations(a) => a.scope.as_deref(),
+            MemoryCall::ReadGraph(a) => a.scope.as_deref(),
+            MemoryCall::SearchNodes(a) => a.scope.as_deref(),
+            MemoryCall::OpenNodes(a) => a.scope.as_deref(),
+            MemoryCall::Import(a) => a.scope.as_deref(),
+            MemoryCall::Export(a) => a.scope.as_deref(),
+        }
+    }
 }
 
 const DESCRIPTION: &str = "Long-lived memory in a local database, per workspace or global: keyed memories (store, recall, list, update, forget, full-text search) and a knowledge graph of entities, observations and relations (the reference memory server's actions), with import and export of its JSONL files. Call with {\"action\":\"help\"} for every action's fields.";
 
 impl ActionTool for MemoryTool {
-    type Args = MemoryArgs;
+    type Args = MemoryCall;
     const NAME: &'static str = "memory";
     const TITLE: &'static str = "Memory";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -188,32 +248,40 @@ impl ActionTool for MemoryTool {
     const HELP_NOTES: &'static str =
         "scope is workspace (the default) or global. Every write is committed before the answer.";
 
-    fn run_blocking(&self, args: MemoryArgs, ctx: &ToolContext) -> ToolResult {
-        let scope = scope(args.scope.as_deref(), ctx)?;
+    fn run_blocking(&self, call: MemoryCall, ctx: &ToolContext) -> ToolResult {
+        let scope = scope(call.scope(), ctx)?;
         let store = &self.store;
         self.store.ready(&ctx.roots)?;
-        let writes = crate::action::Action::spec(args.action)
+        let writes = call
+            .action()
+            .spec()
             .capabilities
             .contains(&crate::capability::Capability::WriteFiles);
         let _changing = writes.then(|| crate::action::FILE_CHANGES.blocking_read());
-        match args.action {
-            MemoryAction::Store => store_memory(store, &scope, &args),
-            MemoryAction::Recall => match (&args.key, &args.query) {
+        match call {
+            MemoryCall::Store(args) => store_memory(store, &scope, &args),
+            MemoryCall::Recall(args) => match (&args.key, &args.query) {
                 (Some(key), _) => recall(store, &scope, key),
                 (None, Some(query)) => search(store, &scope, query, args.limit),
                 (None, None) => Err("recall: give 'key' or 'query'".to_owned()),
             },
-            MemoryAction::List => list(store, &scope, &args),
-            MemoryAction::Update => update(store, &scope, &args),
-            MemoryAction::Forget => forget(store, &scope, need(&args.key, "forget", "key")?),
-            MemoryAction::Search => search(
-                store,
-                &scope,
-                need(&args.query, "search", "query")?,
-                args.limit,
-            ),
-            MemoryAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
-            _ => graph::run(store, &scope, &args, ctx),
+            MemoryCall::List(args) => list(store, &scope, &args),
+            MemoryCall::Update(args) => update(store, &scope, &args),
+            MemoryCall::Forget(args) => forget(store, &scope, &args.key),
+            MemoryCall::Search(args) => search(store, &scope, &args.query, args.limit),
+            MemoryCall::CreateEntities(args) => graph::create_entities(store, &scope, &args),
+            MemoryCall::CreateRelations(args) => graph::create_relations(store, &scope, &args),
+            MemoryCall::AddObservations(args) => graph::add_observations(store, &scope, &args),
+            MemoryCall::DeleteEntities(args) => graph::delete_entities(store, &scope, &args),
+            MemoryCall::DeleteObservations(args) => {
+                graph::delete_observations(store, &scope, &args)
+            }
+            MemoryCall::DeleteRelations(args) => graph::delete_relations(store, &scope, &args),
+            MemoryCall::ReadGraph(_) => graph::read_graph(store, &scope),
+            MemoryCall::SearchNodes(args) => graph::search_nodes(store, &scope, &args),
+            MemoryCall::OpenNodes(args) => graph::open_nodes(store, &scope, &args),
+            MemoryCall::Import(args) => graph::import(store, &scope, &args.path, ctx),
+            MemoryCall::Export(args) => graph::export(store, &scope, &args, ctx),
         }
     }
 }
@@ -233,8 +301,8 @@ fn check_content(content: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn store_memory(store: &Store, scope: &str, args: &MemoryArgs) -> ToolResult {
-    let content = need(&args.content, "store", "content")?;
+fn store_memory(store: &Store, scope: &str, args: &StoreArgs) -> ToolResult {
+    let content = args.content.as_str();
     check_content(content)?;
     let tags =
         serde_json::to_string(&args.tags.clone().unwrap_or_default()).map_err(|e| e.to_string())?;
@@ -358,7 +426,7 @@ fn page_limit(limit: Option<u64>) -> u64 {
     limit.unwrap_or(PAGE).clamp(1, PAGE)
 }
 
-fn list(store: &Store, scope: &str, args: &MemoryArgs) -> ToolResult {
+fn list(store: &Store, scope: &str, args: &ListArgs) -> ToolResult {
     let offset = crate::util::sql_offset(args.offset) as u64;
     let limit = page_limit(args.limit);
     let tag = args.tag.clone();
@@ -382,8 +450,8 @@ fn list(store: &Store, scope: &str, args: &MemoryArgs) -> ToolResult {
     Ok(shown(&found, marker))
 }
 
-fn update(store: &Store, scope: &str, args: &MemoryArgs) -> ToolResult {
-    let key = need(&args.key, "update", "key")?;
+fn update(store: &Store, scope: &str, args: &UpdateArgs) -> ToolResult {
+    let key = args.key.as_str();
     if args.content.is_none() && args.tags.is_none() {
         return Err("update: give 'content' or 'tags'".to_owned());
     }
@@ -450,4 +518,94 @@ fn search(store: &Store, scope: &str, query: &str, limit: Option<u64>) -> ToolRe
             .collect::<rusqlite::Result<Vec<_>>>()
     })?;
     Ok(shown(&found, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::MemoryTool;
+    use crate::store::Store;
+    use crate::util::call_for_test;
+
+    #[tokio::test]
+    async fn each_action_names_its_missing_field() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).expect("the root");
+        let memory = MemoryTool::new(Arc::new(Store::at(dir.path().join("state/state.db"))));
+        let call = |args| call_for_test(&memory, &root, args);
+        for (action, field) in [
+            ("store", "content"),
+            ("update", "key"),
+            ("forget", "key"),
+            ("search", "query"),
+            ("create_entities", "entities"),
+            ("create_relations", "relations"),
+            ("add_observations", "observations"),
+            ("delete_entities", "entityNames"),
+            ("delete_observations", "deletions"),
+            ("delete_relations", "relations"),
+            ("search_nodes", "query"),
+            ("open_nodes", "names"),
+            ("import", "path"),
+            ("export", "path"),
+        ] {
+            assert_eq!(
+                call(json!({"action": action, "scope": "global"})).await,
+                (true, format!("{action}: missing field '{field}'")),
+            );
+        }
+        assert_eq!(
+            call(json!({"action": "delete"})).await,
+            (true, "forget: missing field 'key'".to_owned())
+        );
+        assert_eq!(
+            call(json!({"action": "recall"})).await,
+            (true, "recall: give 'key' or 'query'".to_owned())
+        );
+        assert_eq!(
+            call(json!({"action": "update", "key": "k"})).await,
+            (true, "update: give 'content' or 'tags'".to_owned())
+        );
+        assert_eq!(
+            call(json!({"action": "store", "key": "k", "content": "x", "scope": "global"})).await,
+            (false, "stored memory 'k'\n".to_owned())
+        );
+        assert_eq!(
+            call(json!({"action": "recall", "key": "k", "scope": "global"})).await,
+            (false, "k: x\n".to_owned())
+        );
+        let (err, text) = call(json!({"action": "read_graph", "query": "x"})).await;
+        assert!(
+            err && text.starts_with("invalid arguments: unknown field `query`"),
+            "{text}"
+        );
+        // The scope is read from every action's own fields.
+        let (err, text) = call(json!({"action": "read_graph", "scope": "team"})).await;
+        assert_eq!(
+            (err, text.as_str()),
+            (
+                true,
+                "scope: 'team' is not a scope (accepted: workspace, global)"
+            )
+        );
+        assert_eq!(
+            call(json!({"action": "export", "path": "g.jsonl"})).await,
+            (
+                false,
+                "exported 0 entities and 0 relations to g.jsonl\n".to_owned()
+            )
+        );
+        let (err, text) = call(json!({"action": "export", "path": "g.jsonl"})).await;
+        assert_eq!(
+            (err, text.as_str()),
+            (
+                true,
+                "export: 'g.jsonl' exists; pass overwrite: true to replace it"
+            )
+        );
+    }
 }

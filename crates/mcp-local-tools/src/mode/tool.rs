@@ -8,9 +8,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::Modes;
-use crate::action::{ActionFuture, ActionTool, action_args, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
-use crate::util::Hints;
+use crate::util::{Hints, NoArgs};
 
 /// The `mode` local tool. Cheap to clone; clones share the [`Modes`].
 #[derive(Debug, Clone)]
@@ -32,31 +32,26 @@ impl ModeTool {
 
 actions! {
     /// Which `mode` action to run.
-    pub(crate) enum ModeAction {
-        List = "list" { reads: true, can: [], pool: false, usage: ": the modes, what each allows, and which is this connection's." },
-        Current = "current" { reads: true, can: [], pool: false, usage: ": this connection's mode." },
-        Set = "set" ["activate"] { reads: false, can: [State], pool: false, usage: "{name}: switch this connection to mode name; the tool list narrows (never past the server's own allowlist) and the client is told it changed." },
-        Reset = "reset" { reads: false, can: [State], pool: false, usage: ": back to full." },
-        Help = "help" { reads: true, can: [], pool: false, usage: ": this text." },
+    pub(crate) enum ModeAction for ModeCall {
+        List(NoArgs) = "list" { reads: true, can: [], pool: false, usage: "the modes, what each allows, and which is this connection's." },
+        Current(NoArgs) = "current" { reads: true, can: [], pool: false, usage: "this connection's mode." },
+        Set(SetArgs) = "set" ["activate"] { reads: false, can: [State], pool: false, usage: "switch this connection to mode name; the tool list narrows (never past the server's own allowlist) and the client is told it changed." },
+        Reset(NoArgs) = "reset" { reads: false, can: [State], pool: false, usage: "back to full." },
     }
 }
 
-/// Arguments of the `mode` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `mode set`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ModeArgs {
-    /// list | current | set | reset | help (also accepted: activate = set).
-    action: ModeAction,
-    /// set: the mode's name (list shows them).
-    name: Option<String>,
+pub(crate) struct SetArgs {
+    /// The mode's name (list shows them).
+    name: String,
 }
-
-action_args!(ModeArgs => ModeAction);
 
 const DESCRIPTION: &str = "Switch what this connection may use among named modes: full (everything configured), review (only actions that read), and any the user defined. The server narrows the tool list to match and tells the client it changed. Call with {\"action\":\"help\"} for the fields.";
 
 impl ActionTool for ModeTool {
-    type Args = ModeArgs;
+    type Args = ModeCall;
     const NAME: &'static str = "mode";
     const TITLE: &'static str = "Mode";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -67,12 +62,12 @@ impl ActionTool for ModeTool {
         open_world: false,
     };
 
-    fn run_async<'a>(&'a self, args: ModeArgs, ctx: ToolContext) -> ActionFuture<'a> {
+    fn run_async<'a>(&'a self, call: ModeCall, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move {
             let modes = &self.modes;
-            match args.action {
-                ModeAction::List => Ok(list(modes, ctx.session)),
-                ModeAction::Current => {
+            match call {
+                ModeCall::List(NoArgs {}) => Ok(list(modes, ctx.session)),
+                ModeCall::Current(NoArgs {}) => {
                     let name = modes.current_name(ctx.session);
                     let text = match modes.floor() {
                         Some(floor) if floor == name => {
@@ -87,9 +82,8 @@ impl ActionTool for ModeTool {
                     });
                     Ok(result)
                 }
-                ModeAction::Set => {
-                    let name = args.name.as_deref().ok_or("set: missing field 'name'")?;
-                    let preset = modes.set(ctx.session, name)?;
+                ModeCall::Set(args) => {
+                    let preset = modes.set(ctx.session, &args.name)?;
                     Ok(CallToolResult::text(format!(
                         "mode: {} ({}){}\n",
                         preset.name,
@@ -97,14 +91,13 @@ impl ActionTool for ModeTool {
                         modes.floor().map(within_floor).unwrap_or_default()
                     )))
                 }
-                ModeAction::Reset => {
+                ModeCall::Reset(NoArgs {}) => {
                     modes.set(ctx.session, "full")?;
                     Ok(CallToolResult::text(match modes.floor() {
                         Some(floor) => format!("mode: {floor}{}\n", floor_note(floor)),
                         None => "mode: full\n".to_owned(),
                     }))
                 }
-                ModeAction::Help => Ok(CallToolResult::text(crate::action::help::<Self>())),
             }
         })
     }
@@ -158,4 +151,47 @@ fn list(modes: &Modes, session: u64) -> CallToolResult {
     let mut result = CallToolResult::text(text);
     result.structured_content = Some(json!({ "modes": rows }));
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::ModeTool;
+    use crate::mode::Modes;
+    use crate::util::call_for_test;
+
+    #[tokio::test]
+    async fn set_needs_a_name_and_the_others_take_no_fields() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let mode = ModeTool::new(Arc::new(Modes::builtin(&[])));
+        let call = |args| call_for_test(&mode, dir.path(), args);
+        assert_eq!(
+            call(json!({"action": "set"})).await,
+            (true, "set: missing field 'name'".to_owned())
+        );
+        let (err, text) = call(json!({"action": "activate", "name": "review"})).await;
+        assert!(!err && text.starts_with("mode: review ("), "{text}");
+        assert_eq!(
+            call(json!({"action": "current"})).await,
+            (false, "mode: review\n".to_owned())
+        );
+        let (err, text) = call(json!({"action": "reset", "name": "full"})).await;
+        assert!(
+            err && text.starts_with("invalid arguments: unknown field `name`"),
+            "{text}"
+        );
+        assert_eq!(
+            call(json!({"action": "reset"})).await,
+            (false, "mode: full\n".to_owned())
+        );
+        let (_, text) = call(json!({"action": "help"})).await;
+        assert!(
+            text.contains("\nset {name}: switch this connection"),
+            "{text}"
+        );
+        assert!(text.contains("\nreset: back to full."), "{text}");
+    }
 }

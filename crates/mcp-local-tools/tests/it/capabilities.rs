@@ -111,7 +111,7 @@ async fn help_shows_each_actions_capabilities_and_what_the_tool_gives() {
     let toolbox = Toolbox::with_default_tools();
     let text = help(&toolbox, &s.roots, "memory").await;
     assert!(
-        text.contains("export {path, [scope], [overwrite]}: write the graph as JSONL (inside the roots); refuses to replace a file unless overwrite. [can: write files]\n"),
+        text.contains("export {path, [overwrite], [scope]}: write the graph as JSONL (inside the roots); refuses to replace a file unless overwrite. [can: write files]\n"),
         "{text}"
     );
     assert!(
