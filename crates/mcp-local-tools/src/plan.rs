@@ -16,7 +16,8 @@ use serde_json::json;
 use crate::action::{ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, workspace_scope};
-use crate::util::{Hints, NoArgs, ToolResult};
+use crate::action::NoArgs;
+use crate::util::{Hints, ToolResult};
 
 /// Most steps in one plan.
 pub const MAX_STEPS: usize = 200;

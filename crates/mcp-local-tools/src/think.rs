@@ -16,7 +16,8 @@ use serde_json::json;
 
 use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
-use crate::util::{Hints, NoArgs};
+use crate::action::NoArgs;
+use crate::util::Hints;
 
 /// Most thoughts kept per connection; the oldest go first.
 pub const MAX_THOUGHTS: usize = 500;

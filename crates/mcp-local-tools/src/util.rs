@@ -85,13 +85,6 @@ fn one_number_id(value: &Value) -> Result<i64, String> {
     })
 }
 
-/// The arguments of an action that takes no fields (any field given is
-/// refused).
-#[cfg(any(feature = "think", feature = "plan", feature = "mode"))]
-#[derive(Debug, serde::Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NoArgs {}
-
 /// The most bytes of text one result carries (64 KiB); past it, output stops
 /// with a marker saying how to get the rest.
 pub const MAX_RESULT_BYTES: usize = 64 * 1024;

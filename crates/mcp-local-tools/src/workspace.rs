@@ -17,7 +17,7 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionTool, actions, local_tool};
+use crate::action::{ActionTool, NoArgs, actions, local_tool};
 use crate::context::{Surroundings, ToolContext};
 use crate::util::{Hints, ToolResult};
 
@@ -55,11 +55,6 @@ pub(crate) struct DetectArgs {
     /// The directory to inspect (default: every root).
     pub path: Option<String>,
 }
-
-/// Arguments of `workspace capabilities`: none.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NoArgs {}
 
 const DESCRIPTION: &str = "The workspace: detect (roots, git root, project kinds from manifests, languages by file count) and capabilities (local tools on, roots, the door's address and whether it answered). Call with {\"action\":\"help\"} for the fields.";
 

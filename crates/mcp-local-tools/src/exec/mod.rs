@@ -42,7 +42,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::action::{ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, NoArgs, actions, local_tool};
 use crate::context::ToolContext;
 use crate::process::{self, End, LineProgress, Spec};
 use crate::util::{Hints, ToolResult};
@@ -115,7 +115,7 @@ actions! {
         Wait(WaitArgs) = "wait" { reads: true, can: [State], pool: false, usage: "wait until the job ends or timeout_ms passes (default 30000); returns its state and the output since the last read." },
         Write(WriteArgs) = "write" { reads: false, can: [RunPrograms], pool: false, usage: "write text to the job's stdin; eof: true closes it afterwards (text may then be left out)." },
         Kill(KillArgs) = "kill" { reads: false, can: [RunPrograms], pool: false, usage: "send signal (TERM by default; KILL, INT, HUP, QUIT, USR1, USR2) to the job's whole process group." },
-        List(ListArgs) = "list" ["ps"] { reads: true, can: [], pool: false, usage: "the jobs of this server: id, state, pid, runtime, command." },
+        List(NoArgs) = "list" ["ps"] { reads: true, can: [], pool: false, usage: "the jobs of this server: id, state, pid, runtime, command." },
     }
 }
 
@@ -236,11 +236,6 @@ pub(crate) struct KillArgs {
     signal: Option<String>,
 }
 
-/// Arguments of `exec list`: none.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ListArgs {}
-
 const DESCRIPTION: &str = "Run a command on this machine: a shell line (sh -c) or an argv array, in a directory inside the roots, with a timeout (the whole process group is killed, the output so far returned), capped stdout and stderr, and background jobs (output, wait, write, kill, list). A non-zero exit is an error result. This tool runs whatever it is given; to narrow what an agent may run, use the server's tool allowlist (for example only exec:list), not this tool. Call with {\"action\":\"help\"} for every action's fields.";
 
 impl ActionTool for ExecTool {
@@ -282,7 +277,7 @@ impl ActionTool for ExecTool {
                     self.jobs.write(&args.id, text, args.eof).await
                 }
                 ExecCall::Kill(args) => self.jobs.kill(&args.id, args.signal.as_deref()),
-                ExecCall::List(ListArgs {}) => Ok(self.jobs.list()),
+                ExecCall::List(NoArgs {}) => Ok(self.jobs.list()),
             }
         })
     }

@@ -10,7 +10,8 @@ use serde_json::json;
 use super::Modes;
 use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
-use crate::util::{Hints, NoArgs};
+use crate::action::NoArgs;
+use crate::util::Hints;
 
 /// The `mode` local tool. Cheap to clone; clones share the [`Modes`].
 #[derive(Debug, Clone)]

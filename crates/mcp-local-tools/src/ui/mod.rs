@@ -34,10 +34,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, NoArgs, actions, local_tool};
 use crate::context::ToolContext;
 use crate::net::{Http, NetPolicy};
 use crate::util::Hints;
@@ -185,12 +184,6 @@ actions! {
         GetFramework(NoArgs) = "get_framework" { reads: true, can: [], pool: false, usage: "the workspace's framework (react unless set)." },
     }
 }
-
-/// Arguments of the `ui` actions that take none (`registries`,
-/// `get_framework`).
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NoArgs {}
 
 const DESCRIPTION: &str = "UI components from registries in the shadcn format (Hanzo's and shadcn's built in): list, search, view an item with its files, install an item and its registry dependencies into the workspace (no shell; existing files kept unless overwrite; reports npm dependencies to add), the CLI add command, and the workspace's framework. Call with {\"action\":\"help\"} for every action's fields.";
 
