@@ -288,18 +288,34 @@ pub fn take_optional<T: FromValue>(
 ///
 /// Fields are listed as `field: "wireName" required` or
 /// `field: "wireName" optional`; `extra` receives every member not listed.
+///
+/// A struct that embeds another wire struct's members (flattened into it on
+/// the wire, such as a list result and its [`crate::PaginatedResult`]) ends
+/// the list with `..field`: that field is decoded, with [`FromValue`], from
+/// the members left once the listed ones are taken, so it picks its own
+/// members out of the same object and keeps the unknown ones in its
+/// `extra`. Nothing is copied, and errors name the member as it stands in
+/// the outer object.
 macro_rules! wire_struct_decode {
     ($ty:ident { $($field:ident : $key:literal $kind:ident),* $(,)? }) => {
+        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($field: $key $kind,)* } extra: map);
+    };
+    ($ty:ident { $($field:ident : $key:literal $kind:ident,)* ..$rest:ident $(,)? }) => {
+        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($field: $key $kind,)* }
+            $rest: $crate::decode::FromValue::from_value(::serde_json::Value::Object(map))?);
+    };
+    (@impl $ty:ident, $map:ident, { $($field:ident : $key:literal $kind:ident,)* }
+        $rest:ident : $rest_value:expr) => {
         impl $crate::decode::FromValue for $ty {
             fn from_value(
                 value: ::serde_json::Value,
             ) -> ::std::result::Result<Self, $crate::decode::DecodeError> {
                 #[allow(unused_mut)]
-                let mut map: $crate::decode::JsonObject =
+                let mut $map: $crate::decode::JsonObject =
                     $crate::decode::FromValue::from_value(value)?;
                 Ok(Self {
-                    $($field: $crate::decode::wire_struct_decode!(@take map, $key, $kind),)*
-                    extra: map,
+                    $($field: $crate::decode::wire_struct_decode!(@take $map, $key, $kind),)*
+                    $rest: $rest_value,
                 })
             }
         }

@@ -4,7 +4,7 @@ use serde_json::Value;
 use crate::decode::{
     DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_struct_decode,
 };
-use crate::types::{Icon, Meta, ToolResultContent, ToolUseContent};
+use crate::types::{Meta, Resource, ToolResultContent, ToolUseContent};
 
 /// Who a message or datum is for (MCP 2025-11-25 `Role`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
@@ -130,51 +130,43 @@ wire_struct_decode!(AudioContent {
     meta: "_meta" optional,
 });
 
-/// A link to a resource the server can read (MCP 2025-06-18 `ResourceLink`).
+/// A link to a resource the server can read (MCP 2025-06-18 `ResourceLink`:
+/// a `Resource` with `"type": "resource_link"`). It holds the [`Resource`]
+/// flattened, so the resource's members stand beside the `type` that
+/// [`ContentBlock::ResourceLink`] writes.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
-    /// The resource URI.
-    pub uri: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Display name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the resource is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes of the raw content, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Icons for display.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Display hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
+    /// The linked resource, with its unknown members.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub resource: Resource,
 }
 
-wire_struct_decode!(ResourceLink {
-    uri: "uri" required,
-    name: "name" required,
-    title: "title" optional,
-    description: "description" optional,
-    mime_type: "mimeType" optional,
-    size: "size" optional,
-    icons: "icons" optional,
-    annotations: "annotations" optional,
-    meta: "_meta" optional,
-});
+/// ```
+/// use mcp_proto::{ContentBlock, Resource, ResourceLink};
+///
+/// let link = ContentBlock::ResourceLink(ResourceLink::from(Resource {
+///     uri: "file:///a.txt".into(),
+///     name: "a.txt".into(),
+///     ..Resource::default()
+/// }));
+/// assert_eq!(
+///     serde_json::to_string(&link).unwrap(),
+///     r#"{"type":"resource_link","uri":"file:///a.txt","name":"a.txt"}"#
+/// );
+/// ```
+impl From<Resource> for ResourceLink {
+    fn from(resource: Resource) -> Self {
+        Self { resource }
+    }
+}
+
+impl FromValue for ResourceLink {
+    fn from_value(value: Value) -> Result<Self, DecodeError> {
+        Resource::from_value(value).map(Self::from)
+    }
+}
+
+wire_deserialize!(ResourceLink);
 
 /// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
 /// `TextResourceContents` / `BlobResourceContents`).

@@ -78,6 +78,58 @@ wire_struct_decode!(PaginatedRequestParams {
     meta: "_meta" optional,
 });
 
+/// The members every list result has after its items (MCP 2026-07-28
+/// `PaginatedResult` and `CacheableResult`, which `ListToolsResult`,
+/// `ListResourcesResult`, `ListResourceTemplatesResult` and
+/// `ListPromptsResult` extend; up to 2025-11-25 `PaginatedResult` is
+/// `nextCursor` and `_meta` only).
+///
+/// Each list result embeds it as `page`, flattened: its members stand on
+/// the wire beside the items, as in
+/// `{"tools": [..], "nextCursor": "2", "ttlMs": 300000, "cacheScope": "public", "resultType": "complete"}`.
+/// 2026-07-28 requires `ttlMs`, `cacheScope` and `resultType`; they are
+/// optional here so a reply of an older revision can still be read.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaginatedResult {
+    /// Opaque cursor for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// How long the list may be cached, in milliseconds (2026-07-28).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may share the cached list (2026-07-28).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `"complete"` (2026-07-28; absent means complete).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members not known to this crate, kept as they came.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+wire_struct_decode!(PaginatedResult {
+    next_cursor: "nextCursor" optional,
+    ttl_ms: "ttlMs" optional,
+    cache_scope: "cacheScope" optional,
+    result_type: "resultType" optional,
+    meta: "_meta" optional,
+});
+
+impl PaginatedResult {
+    /// A page with `nextCursor` only: `Some` for every page but the last.
+    pub fn with_next_cursor(next_cursor: Option<String>) -> Self {
+        Self {
+            next_cursor,
+            ..Self::default()
+        }
+    }
+}
+
 /// A result with no members of its own, as for `ping` and
 /// `logging/setLevel` (MCP 2025-11-25 `EmptyResult`; `resultType` in
 /// 2026-07-28).

@@ -34,7 +34,7 @@ pub use elicitation::{ElicitRequestParams, ElicitResult, InputRequiredResult};
 pub use implementation::{Icon, Implementation};
 pub use lifecycle::{
     CacheScope, DiscoverResult, EmptyResult, InitializeRequestParams, InitializeResult,
-    NotificationParams, PaginatedRequestParams, RequestParams,
+    NotificationParams, PaginatedRequestParams, PaginatedResult, RequestParams,
 };
 pub use logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelRequestParams};
 pub use notifications::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken};
@@ -107,12 +107,26 @@ result_members!(
     CreateMessageResult,
     CallToolResult,
 );
-cacheable_result_members!(
-    DiscoverResult,
+cacheable_result_members!(DiscoverResult, ReadResourceResult, PaginatedResult);
+
+/// A list result has these members in its `page`.
+macro_rules! paginated_result_members {
+    ($($ty:ty),* $(,)?) => {$(
+        impl ResultMembers for $ty {
+            fn mark_complete(&mut self) {
+                self.page.mark_complete();
+            }
+            fn allow_caching(&mut self, ttl_ms: u64, scope: CacheScope) {
+                self.page.allow_caching(ttl_ms, scope);
+            }
+        }
+    )*};
+}
+
+paginated_result_members!(
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
-    ReadResourceResult,
     ListToolsResult,
 );
 

@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::decode::{JsonObject, wire_struct_decode};
-use crate::types::{CacheScope, ContentBlock, Icon, Meta, Role};
+use crate::types::{ContentBlock, Icon, Meta, PaginatedResult, Role};
 
 /// A prompt template the server offers (MCP 2025-11-25 server/prompts `Prompt`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
@@ -138,31 +138,13 @@ wire_struct_decode!(GetPromptResult {
 pub struct ListPromptsResult {
     /// The prompts of this page.
     pub prompts: Vec<Prompt>,
-    /// Opaque cursor for the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the list may be cached, in milliseconds (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may share the cached list (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` (2026-07-28; absent means complete).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
+    /// `nextCursor`, the caching members, `resultType`, `_meta` and the
+    /// members not known to this crate, beside the items on the wire.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub page: PaginatedResult,
 }
 
 wire_struct_decode!(ListPromptsResult {
     prompts: "prompts" required,
-    next_cursor: "nextCursor" optional,
-    ttl_ms: "ttlMs" optional,
-    cache_scope: "cacheScope" optional,
-    result_type: "resultType" optional,
-    meta: "_meta" optional,
+    ..page
 });

@@ -1,7 +1,7 @@
 use serde::Serialize;
 
 use crate::decode::{JsonObject, wire_struct_decode};
-use crate::types::{Annotations, CacheScope, Icon, Meta, ResourceContents};
+use crate::types::{Annotations, CacheScope, Icon, Meta, PaginatedResult, ResourceContents};
 
 /// A resource the server can read (MCP 2025-11-25 server/resources `Resource`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
@@ -99,33 +99,15 @@ wire_struct_decode!(ResourceTemplate {
 pub struct ListResourcesResult {
     /// The resources of this page.
     pub resources: Vec<Resource>,
-    /// Opaque cursor for the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the list may be cached, in milliseconds (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may share the cached list (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` (2026-07-28; absent means complete).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
+    /// `nextCursor`, the caching members, `resultType`, `_meta` and the
+    /// members not known to this crate, beside the items on the wire.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub page: PaginatedResult,
 }
 
 wire_struct_decode!(ListResourcesResult {
     resources: "resources" required,
-    next_cursor: "nextCursor" optional,
-    ttl_ms: "ttlMs" optional,
-    cache_scope: "cacheScope" optional,
-    result_type: "resultType" optional,
-    meta: "_meta" optional,
+    ..page
 });
 
 /// The result of `resources/templates/list` (MCP 2025-11-25 server/resources).
@@ -134,33 +116,15 @@ wire_struct_decode!(ListResourcesResult {
 pub struct ListResourceTemplatesResult {
     /// The templates of this page.
     pub resource_templates: Vec<ResourceTemplate>,
-    /// Opaque cursor for the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the list may be cached, in milliseconds (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may share the cached list (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` (2026-07-28; absent means complete).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
+    /// `nextCursor`, the caching members, `resultType`, `_meta` and the
+    /// members not known to this crate, beside the items on the wire.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub page: PaginatedResult,
 }
 
 wire_struct_decode!(ListResourceTemplatesResult {
     resource_templates: "resourceTemplates" required,
-    next_cursor: "nextCursor" optional,
-    ttl_ms: "ttlMs" optional,
-    cache_scope: "cacheScope" optional,
-    result_type: "resultType" optional,
-    meta: "_meta" optional,
+    ..page
 });
 
 /// Params of `resources/read` (MCP 2025-11-25 server/resources).

@@ -2,7 +2,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::decode::{JsonObject, wire_struct_decode};
-use crate::types::{CacheScope, ContentBlock, Icon, Meta};
+use crate::types::{ContentBlock, Icon, Meta, PaginatedResult};
 
 /// A tool the server offers (MCP 2025-11-25 server/tools `Tool`; `title`
 /// and `outputSchema` since 2025-06-18, `icons` and `execution` since
@@ -109,33 +109,15 @@ wire_struct_decode!(ToolExecution {
 pub struct ListToolsResult {
     /// The tools of this page.
     pub tools: Vec<Tool>,
-    /// Opaque cursor for the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the list may be cached, in milliseconds (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may share the cached list (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` (2026-07-28; absent means complete).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
+    /// `nextCursor`, the caching members, `resultType`, `_meta` and the
+    /// members not known to this crate, beside the items on the wire.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub page: PaginatedResult,
 }
 
 wire_struct_decode!(ListToolsResult {
     tools: "tools" required,
-    next_cursor: "nextCursor" optional,
-    ttl_ms: "ttlMs" optional,
-    cache_scope: "cacheScope" optional,
-    result_type: "resultType" optional,
-    meta: "_meta" optional,
+    ..page
 });
 
 /// The params of `tools/call` (MCP 2025-11-25 server/tools; in 2026-07-28
