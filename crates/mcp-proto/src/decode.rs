@@ -329,6 +329,81 @@ macro_rules! wire_struct_decode {
     };
 }
 
+/// Defines a wire struct and its decoding from one list of fields: the
+/// struct, deriving `Debug`, `Clone`, `PartialEq`, `Serialize` and
+/// `JsonSchema`, and its [`FromValue`] and `Deserialize` through
+/// [`wire_struct_decode!`].
+///
+/// Each field is written `pub field: Type as "wireName",`, in the order the
+/// members are written. A field of type `Option<_>` is an optional member:
+/// absent or `null` reads as `None`, and `None` is left out when written.
+/// Any other field is a required member. The macro adds
+/// `pub extra: JsonObject` last, for the members not listed, kept as they
+/// came. A struct that embeds the members of another wire struct ends
+/// instead with `pub field: Type as ..,`: that field is flattened and takes
+/// every member not listed, its own and the unknown ones.
+///
+/// Attributes on the struct (doc comments, `#[derive(Default)]`) and on the
+/// fields (doc comments, `#[serde(serialize_with = "..")]`) are kept.
+///
+/// ```text
+/// wire_struct! {
+///     /// A root the client exposes (MCP 2025-11-25 client/roots).
+///     #[derive(Default)]
+///     pub struct Root {
+///         /// The root's URI.
+///         pub uri: String as "uri",
+///         /// Display name.
+///         pub name: Option<String> as "name",
+///     }
+/// }
+/// ```
+macro_rules! wire_struct {
+    ($(#[$attr:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        $crate::decode::wire_struct!(@field [$(#[$attr])* pub struct $name] [] [] $($body)*);
+    };
+    // The embedded struct: flattened, it takes the members not listed.
+    (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]
+        $(#[$fattr:meta])* pub $field:ident : $ty:ty as .. $(,)?) => {
+        $crate::decode::wire_struct!(@emit $head
+            [$($fields)* $(#[$fattr])* #[serde(flatten)] pub $field: $ty,]
+            [$($decode)* ..$field]);
+    };
+    (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]
+        $(#[$fattr:meta])* pub $field:ident : Option<$ty:ty> as $key:literal, $($rest:tt)*) => {
+        $crate::decode::wire_struct!(@field $head
+            [$($fields)* $(#[$fattr])*
+                #[serde(rename = $key, skip_serializing_if = "Option::is_none")]
+                pub $field: Option<$ty>,]
+            [$($decode)* $field: $key optional,]
+            $($rest)*);
+    };
+    (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]
+        $(#[$fattr:meta])* pub $field:ident : $ty:ty as $key:literal, $($rest:tt)*) => {
+        $crate::decode::wire_struct!(@field $head
+            [$($fields)* $(#[$fattr])* #[serde(rename = $key)] pub $field: $ty,]
+            [$($decode)* $field: $key required,]
+            $($rest)*);
+    };
+    // Every field listed: the unknown members go to `extra`.
+    (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]) => {
+        $crate::decode::wire_struct!(@emit $head
+            [$($fields)*
+                #[doc = "Members not known to this crate, kept as they came."]
+                #[serde(flatten)]
+                pub extra: $crate::decode::JsonObject,]
+            [$($decode)*]);
+    };
+    (@emit [$(#[$attr:meta])* pub struct $name:ident] [$($fields:tt)*] [$($decode:tt)*]) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::schemars::JsonSchema)]
+        pub struct $name {
+            $($fields)*
+        }
+        $crate::decode::wire_struct_decode!($name { $($decode)* });
+    };
+}
+
 /// Implements `serde::Deserialize` through [`FromValue`], so serde users get
 /// the same member-naming errors.
 macro_rules! wire_deserialize {
@@ -348,6 +423,7 @@ macro_rules! wire_deserialize {
 }
 
 pub(crate) use wire_deserialize;
+pub(crate) use wire_struct;
 pub(crate) use wire_struct_decode;
 
 /// Serializes an `f64` as a JSON integer when it has no fractional part and

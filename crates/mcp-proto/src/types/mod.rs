@@ -20,8 +20,8 @@ mod sampling;
 mod tools;
 
 pub use capabilities::{
-    ClientCapabilities, PromptsCapability, ResourcesCapability, RootsCapability,
-    ServerCapabilities, ToolsCapability,
+    ClientCapabilities, ListChangedCapability, PromptsCapability, ResourcesCapability,
+    RootsCapability, ServerCapabilities, ToolsCapability,
 };
 pub use completion::{
     CompleteRequestParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
@@ -108,27 +108,6 @@ result_members!(
     CallToolResult,
 );
 cacheable_result_members!(DiscoverResult, ReadResourceResult, PaginatedResult);
-
-/// A list result has these members in its `page`.
-macro_rules! paginated_result_members {
-    ($($ty:ty),* $(,)?) => {$(
-        impl ResultMembers for $ty {
-            fn mark_complete(&mut self) {
-                self.page.mark_complete();
-            }
-            fn allow_caching(&mut self, ttl_ms: u64, scope: CacheScope) {
-                self.page.allow_caching(ttl_ms, scope);
-            }
-        }
-    )*};
-}
-
-paginated_result_members!(
-    ListPromptsResult,
-    ListResourcesResult,
-    ListResourceTemplatesResult,
-    ListToolsResult,
-);
 
 /// `initialize` belongs to the revisions before 2026-07-28, whose results
 /// have none of these members.

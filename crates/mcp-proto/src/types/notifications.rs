@@ -4,8 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::decode::{
-    DecodeError, FromValue, JsonObject, serialize_number, serialize_opt_number, wire_deserialize,
-    wire_struct_decode,
+    DecodeError, FromValue, serialize_number, serialize_opt_number, wire_deserialize, wire_struct,
 };
 use crate::id::RequestId;
 use crate::types::Meta;
@@ -44,63 +43,36 @@ impl FromValue for ProgressToken {
 
 wire_deserialize!(ProgressToken);
 
-/// Params of `notifications/progress` (MCP 2025-11-25 basic/utilities/progress;
-/// `message` since 2025-03-26).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProgressNotificationParams {
-    /// The token from the request's `_meta.progressToken`.
-    pub progress_token: ProgressToken,
-    /// Progress so far; grows with each notification (unit chosen by the sender).
-    #[serde(serialize_with = "serialize_number")]
-    pub progress: f64,
-    /// The total, when known, in the same unit.
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "serialize_opt_number"
-    )]
-    pub total: Option<f64>,
-    /// A human-readable status line.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// Params of `notifications/progress` (MCP 2025-11-25 basic/utilities/progress;
+    /// `message` since 2025-03-26).
+    pub struct ProgressNotificationParams {
+        /// The token from the request's `_meta.progressToken`.
+        pub progress_token: ProgressToken as "progressToken",
+        /// Progress so far; grows with each notification (unit chosen by the sender).
+        #[serde(serialize_with = "serialize_number")]
+        pub progress: f64 as "progress",
+        /// The total, when known, in the same unit.
+        #[serde(serialize_with = "serialize_opt_number")]
+        pub total: Option<f64> as "total",
+        /// A human-readable status line.
+        pub message: Option<String> as "message",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
 
-wire_struct_decode!(ProgressNotificationParams {
-    progress_token: "progressToken" required,
-    progress: "progress" required,
-    total: "total" optional,
-    message: "message" optional,
-    meta: "_meta" optional,
-});
-
-/// Params of `notifications/cancelled` (MCP 2025-11-25
-/// basic/utilities/cancellation). `requestId` is required in 2026-07-28 and
-/// optional in 2025-11-25 (where a task may be cancelled instead).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CancelledNotificationParams {
-    /// The id of the request to cancel.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<RequestId>,
-    /// Why, for logs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// Params of `notifications/cancelled` (MCP 2025-11-25
+    /// basic/utilities/cancellation). `requestId` is required in 2026-07-28 and
+    /// optional in 2025-11-25 (where a task may be cancelled instead).
+    #[derive(Default)]
+    pub struct CancelledNotificationParams {
+        /// The id of the request to cancel.
+        pub request_id: Option<RequestId> as "requestId",
+        /// Why, for logs.
+        pub reason: Option<String> as "reason",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
-
-wire_struct_decode!(CancelledNotificationParams {
-    request_id: "requestId" optional,
-    reason: "reason" optional,
-    meta: "_meta" optional,
-});
