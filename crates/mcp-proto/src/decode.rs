@@ -192,31 +192,24 @@ impl FromValue for bool {
     }
 }
 
-impl FromValue for u64 {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value.as_u64() {
-            Some(n) => Ok(n),
-            None => Err(DecodeError::invalid("a non-negative integer", &value)),
+/// [`FromValue`] for the number types, through `Value`'s accessor for
+/// each; `expected` names the number the accessor takes.
+macro_rules! number_from_value {
+    ($($ty:ty: $accessor:ident, $expected:literal;)*) => {$(
+        impl FromValue for $ty {
+            fn from_value(value: Value) -> Result<Self, DecodeError> {
+                value
+                    .$accessor()
+                    .ok_or_else(|| DecodeError::invalid($expected, &value))
+            }
         }
-    }
+    )*};
 }
 
-impl FromValue for i64 {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value.as_i64() {
-            Some(n) => Ok(n),
-            None => Err(DecodeError::invalid("an integer", &value)),
-        }
-    }
-}
-
-impl FromValue for f64 {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value.as_f64() {
-            Some(n) => Ok(n),
-            None => Err(DecodeError::invalid("a number", &value)),
-        }
-    }
+number_from_value! {
+    u64: as_u64, "a non-negative integer";
+    i64: as_i64, "an integer";
+    f64: as_f64, "a number";
 }
 
 impl FromValue for JsonObject {
