@@ -1,47 +1,11 @@
-use std::fmt;
-
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::decode::{
-    DecodeError, FromValue, serialize_number, serialize_opt_number, wire_deserialize, wire_struct,
-};
+use crate::decode::{serialize_number, serialize_opt_number, wire_struct};
 use crate::id::RequestId;
 use crate::types::Meta;
 
 /// A progress token: a string or an integer, chosen by the requester and
 /// sent in `_meta.progressToken` (MCP 2025-11-25 basic/utilities/progress).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
-#[serde(untagged)]
-pub enum ProgressToken {
-    /// An integer token.
-    Number(i64),
-    /// A string token.
-    String(String),
-}
-
-impl fmt::Display for ProgressToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Number(n) => write!(f, "{n}"),
-            Self::String(s) => write!(f, "{s:?}"),
-        }
-    }
-}
-
-impl FromValue for ProgressToken {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value {
-            Value::String(s) => Ok(Self::String(s)),
-            Value::Number(ref n) if n.as_i64().is_some() => {
-                Ok(Self::Number(n.as_i64().unwrap_or_default()))
-            }
-            other => Err(DecodeError::invalid("a string or an integer", &other)),
-        }
-    }
-}
-
-wire_deserialize!(ProgressToken);
+/// It has the shape and the rules of a request id, and is one.
+pub type ProgressToken = RequestId;
 
 wire_struct! {
     /// Params of `notifications/progress` (MCP 2025-11-25 basic/utilities/progress;
