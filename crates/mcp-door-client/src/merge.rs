@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use mcp_proto::{ListToolsResult, Tool};
+use mcp_proto::{ListToolsResult, PaginatedResult, Tool};
 
 use crate::door::DoorSnapshot;
 use crate::list::DoorList;
@@ -44,8 +44,10 @@ pub fn merge(local: &[Tool], door: Option<&DoorList>) -> ListToolsResult {
     );
     ListToolsResult {
         tools,
-        meta: door.meta.clone(),
-        ..ListToolsResult::default()
+        page: PaginatedResult {
+            meta: door.meta.clone(),
+            ..PaginatedResult::default()
+        },
     }
 }
 

@@ -12,7 +12,8 @@ use mcp_proto::methods::{CallTool, Method as _};
 use mcp_proto::{
     CacheScope, CallToolRequestParams, CallToolResult, ContentBlock, DiscoverResult, ErrorObject,
     Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, Meta,
-    PaginatedRequestParams, Request, Response, Revision, ServerCapabilities, ToolsCapability, meta,
+    PaginatedRequestParams, PaginatedResult, Request, Response, Revision, ServerCapabilities,
+    ToolsCapability, meta,
 };
 use serde_json::{Value, json};
 
@@ -122,11 +123,13 @@ impl Current {
     fn new(projection: Projection, ttl_ms: u64) -> Current {
         let result = ListToolsResult {
             tools: projection.tools().to_vec(),
-            ttl_ms: Some(ttl_ms),
-            cache_scope: Some(CacheScope::Public),
-            result_type: Some("complete".into()),
-            meta: Some(projection.list_meta()),
-            ..ListToolsResult::default()
+            page: PaginatedResult {
+                ttl_ms: Some(ttl_ms),
+                cache_scope: Some(CacheScope::Public),
+                result_type: Some("complete".into()),
+                meta: Some(projection.list_meta()),
+                ..PaginatedResult::default()
+            },
         };
         Current {
             list: Arc::new(serde_json::to_value(result).unwrap_or(Value::Null)),

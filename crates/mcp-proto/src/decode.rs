@@ -192,31 +192,24 @@ impl FromValue for bool {
     }
 }
 
-impl FromValue for u64 {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value.as_u64() {
-            Some(n) => Ok(n),
-            None => Err(DecodeError::invalid("a non-negative integer", &value)),
+/// [`FromValue`] for the number types, through `Value`'s accessor for
+/// each; `expected` names the number the accessor takes.
+macro_rules! number_from_value {
+    ($($ty:ty: $accessor:ident, $expected:literal;)*) => {$(
+        impl FromValue for $ty {
+            fn from_value(value: Value) -> Result<Self, DecodeError> {
+                value
+                    .$accessor()
+                    .ok_or_else(|| DecodeError::invalid($expected, &value))
+            }
         }
-    }
+    )*};
 }
 
-impl FromValue for i64 {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value.as_i64() {
-            Some(n) => Ok(n),
-            None => Err(DecodeError::invalid("an integer", &value)),
-        }
-    }
-}
-
-impl FromValue for f64 {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value.as_f64() {
-            Some(n) => Ok(n),
-            None => Err(DecodeError::invalid("a number", &value)),
-        }
-    }
+number_from_value! {
+    u64: as_u64, "a non-negative integer";
+    i64: as_i64, "an integer";
+    f64: as_f64, "a number";
 }
 
 impl FromValue for JsonObject {
@@ -288,18 +281,34 @@ pub fn take_optional<T: FromValue>(
 ///
 /// Fields are listed as `field: "wireName" required` or
 /// `field: "wireName" optional`; `extra` receives every member not listed.
+///
+/// A struct that embeds another wire struct's members (flattened into it on
+/// the wire, such as a list result and its [`crate::PaginatedResult`]) ends
+/// the list with `..field`: that field is decoded, with [`FromValue`], from
+/// the members left once the listed ones are taken, so it picks its own
+/// members out of the same object and keeps the unknown ones in its
+/// `extra`. Nothing is copied, and errors name the member as it stands in
+/// the outer object.
 macro_rules! wire_struct_decode {
     ($ty:ident { $($field:ident : $key:literal $kind:ident),* $(,)? }) => {
+        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($field: $key $kind,)* } extra: map);
+    };
+    ($ty:ident { $($field:ident : $key:literal $kind:ident,)* ..$rest:ident $(,)? }) => {
+        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($field: $key $kind,)* }
+            $rest: $crate::decode::FromValue::from_value(::serde_json::Value::Object(map))?);
+    };
+    (@impl $ty:ident, $map:ident, { $($field:ident : $key:literal $kind:ident,)* }
+        $rest:ident : $rest_value:expr) => {
         impl $crate::decode::FromValue for $ty {
             fn from_value(
                 value: ::serde_json::Value,
             ) -> ::std::result::Result<Self, $crate::decode::DecodeError> {
                 #[allow(unused_mut)]
-                let mut map: $crate::decode::JsonObject =
+                let mut $map: $crate::decode::JsonObject =
                     $crate::decode::FromValue::from_value(value)?;
                 Ok(Self {
-                    $($field: $crate::decode::wire_struct_decode!(@take map, $key, $kind),)*
-                    extra: map,
+                    $($field: $crate::decode::wire_struct_decode!(@take $map, $key, $kind),)*
+                    $rest: $rest_value,
                 })
             }
         }
@@ -310,6 +319,81 @@ macro_rules! wire_struct_decode {
     };
     (@take $map:ident, $key:literal, optional) => {
         $crate::decode::take_optional(&mut $map, $key)?
+    };
+}
+
+/// Defines a wire struct and its decoding from one list of fields: the
+/// struct, deriving `Debug`, `Clone`, `PartialEq`, `Serialize` and
+/// `JsonSchema`, and its [`FromValue`] and `Deserialize` through
+/// [`wire_struct_decode!`].
+///
+/// Each field is written `pub field: Type as "wireName",`, in the order the
+/// members are written. A field of type `Option<_>` is an optional member:
+/// absent or `null` reads as `None`, and `None` is left out when written.
+/// Any other field is a required member. The macro adds
+/// `pub extra: JsonObject` last, for the members not listed, kept as they
+/// came. A struct that embeds the members of another wire struct ends
+/// instead with `pub field: Type as ..,`: that field is flattened and takes
+/// every member not listed, its own and the unknown ones.
+///
+/// Attributes on the struct (doc comments, `#[derive(Default)]`) and on the
+/// fields (doc comments, `#[serde(serialize_with = "..")]`) are kept.
+///
+/// ```text
+/// wire_struct! {
+///     /// A root the client exposes (MCP 2025-11-25 client/roots).
+///     #[derive(Default)]
+///     pub struct Root {
+///         /// The root's URI.
+///         pub uri: String as "uri",
+///         /// Display name.
+///         pub name: Option<String> as "name",
+///     }
+/// }
+/// ```
+macro_rules! wire_struct {
+    ($(#[$attr:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        $crate::decode::wire_struct!(@field [$(#[$attr])* pub struct $name] [] [] $($body)*);
+    };
+    // The embedded struct: flattened, it takes the members not listed.
+    (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]
+        $(#[$fattr:meta])* pub $field:ident : $ty:ty as .. $(,)?) => {
+        $crate::decode::wire_struct!(@emit $head
+            [$($fields)* $(#[$fattr])* #[serde(flatten)] pub $field: $ty,]
+            [$($decode)* ..$field]);
+    };
+    (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]
+        $(#[$fattr:meta])* pub $field:ident : Option<$ty:ty> as $key:literal, $($rest:tt)*) => {
+        $crate::decode::wire_struct!(@field $head
+            [$($fields)* $(#[$fattr])*
+                #[serde(rename = $key, skip_serializing_if = "Option::is_none")]
+                pub $field: Option<$ty>,]
+            [$($decode)* $field: $key optional,]
+            $($rest)*);
+    };
+    (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]
+        $(#[$fattr:meta])* pub $field:ident : $ty:ty as $key:literal, $($rest:tt)*) => {
+        $crate::decode::wire_struct!(@field $head
+            [$($fields)* $(#[$fattr])* #[serde(rename = $key)] pub $field: $ty,]
+            [$($decode)* $field: $key required,]
+            $($rest)*);
+    };
+    // Every field listed: the unknown members go to `extra`.
+    (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]) => {
+        $crate::decode::wire_struct!(@emit $head
+            [$($fields)*
+                #[doc = "Members not known to this crate, kept as they came."]
+                #[serde(flatten)]
+                pub extra: $crate::decode::JsonObject,]
+            [$($decode)*]);
+    };
+    (@emit [$(#[$attr:meta])* pub struct $name:ident] [$($fields:tt)*] [$($decode:tt)*]) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::schemars::JsonSchema)]
+        pub struct $name {
+            $($fields)*
+        }
+        $crate::decode::wire_struct_decode!($name { $($decode)* });
     };
 }
 
@@ -332,6 +416,7 @@ macro_rules! wire_deserialize {
 }
 
 pub(crate) use wire_deserialize;
+pub(crate) use wire_struct;
 pub(crate) use wire_struct_decode;
 
 /// Serializes an `f64` as a JSON integer when it has no fractional part and

@@ -85,6 +85,9 @@ enum Outcome {
     TooLong(usize, Option<RequestId>),
 }
 
+/// What `read_line` returns: the next line, `None` at end of input.
+type LineResult = Result<Option<Vec<u8>>, FrameError>;
+
 /// The line-assembly state shared by the sync and async readers.
 #[derive(Debug)]
 struct LineState {
@@ -93,6 +96,8 @@ struct LineState {
     /// `Some((n, finder))` while discarding an over-long line of `n` bytes
     /// so far; `finder` looks for its request id.
     discarding: Option<(usize, IdFinder)>,
+    /// The input has ended: the readers stop asking it for bytes.
+    eof: bool,
 }
 
 impl LineState {
@@ -101,7 +106,31 @@ impl LineState {
             buf: Vec::new(),
             max,
             discarding: None,
+            eof: false,
         }
+    }
+
+    /// One turn of a reader's loop over `chunk`, the bytes its input has
+    /// buffered (empty when the input has ended; the readers pass an empty
+    /// chunk once [`LineState::eof`] is set, without reading). Returns how
+    /// many bytes of `chunk` to consume, and what `read_line` returns when
+    /// this turn has it; `None` means read on.
+    fn step(&mut self, chunk: &[u8]) -> (usize, Option<LineResult>) {
+        let (consumed, outcome) = if self.eof {
+            match self.finish() {
+                Some(outcome) => (0, outcome),
+                None => return (0, Some(Ok(None))),
+            }
+        } else if chunk.is_empty() {
+            self.eof = true;
+            return (0, None);
+        } else {
+            match self.feed(chunk) {
+                (consumed, Some(outcome)) => (consumed, outcome),
+                (consumed, None) => return (consumed, None),
+            }
+        };
+        (consumed, self.deliver(outcome))
     }
 
     /// Feeds bytes; returns how many were consumed and what was completed.
@@ -154,10 +183,10 @@ impl LineState {
     }
 
     /// Turns an outcome into what the reader returns; `None` = blank line, skip it.
-    fn deliver(&self, outcome: Outcome) -> Option<Result<Vec<u8>, FrameError>> {
+    fn deliver(&self, outcome: Outcome) -> Option<LineResult> {
         match outcome {
             Outcome::Line(line) if line.trim_ascii().is_empty() => None,
-            Outcome::Line(line) => Some(Ok(line)),
+            Outcome::Line(line) => Some(Ok(Some(line))),
             Outcome::TooLong(len, id) => Some(Err(FrameError::LineTooLong {
                 max: self.max,
                 len,
@@ -167,28 +196,39 @@ impl LineState {
     }
 }
 
+/// `new`, `with_max_line_len` and `into_inner`: the same for the sync and
+/// the async reader, each a `{ inner, state }` struct.
+macro_rules! reader_constructors {
+    () => {
+        /// A reader with the default maximum line length (8 MiB).
+        pub fn new(inner: R) -> Self {
+            Self::with_max_line_len(inner, DEFAULT_MAX_LINE_LEN)
+        }
+
+        /// A reader that discards lines longer than `max` bytes.
+        pub fn with_max_line_len(inner: R, max: usize) -> Self {
+            Self {
+                inner,
+                state: LineState::new(max),
+            }
+        }
+
+        /// The underlying reader.
+        pub fn into_inner(self) -> R {
+            self.inner
+        }
+    };
+}
+
 /// Reads newline-delimited messages from a [`BufRead`].
 #[derive(Debug)]
 pub struct FrameReader<R> {
     inner: R,
     state: LineState,
-    eof: bool,
 }
 
 impl<R: BufRead> FrameReader<R> {
-    /// A reader with the default maximum line length (8 MiB).
-    pub fn new(inner: R) -> Self {
-        Self::with_max_line_len(inner, DEFAULT_MAX_LINE_LEN)
-    }
-
-    /// A reader that discards lines longer than `max` bytes.
-    pub fn with_max_line_len(inner: R, max: usize) -> Self {
-        Self {
-            inner,
-            state: LineState::new(max),
-            eof: false,
-        }
-    }
+    reader_constructors!();
 
     /// The next non-blank line without its line ending; `Ok(None)` at end
     /// of input.
@@ -198,30 +238,19 @@ impl<R: BufRead> FrameReader<R> {
     /// next line); [`FrameError::Io`] when the reader fails.
     pub fn read_line(&mut self) -> Result<Option<Vec<u8>>, FrameError> {
         loop {
-            let outcome = if self.eof {
-                match self.state.finish() {
-                    Some(outcome) => outcome,
-                    None => return Ok(None),
-                }
+            let chunk = if self.state.eof {
+                &[][..]
             } else {
-                let chunk = match self.inner.fill_buf() {
+                match self.inner.fill_buf() {
                     Ok(chunk) => chunk,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(e) => return Err(e.into()),
-                };
-                if chunk.is_empty() {
-                    self.eof = true;
-                    continue;
-                }
-                let (consumed, outcome) = self.state.feed(chunk);
-                self.inner.consume(consumed);
-                match outcome {
-                    Some(outcome) => outcome,
-                    None => continue,
                 }
             };
-            if let Some(result) = self.state.deliver(outcome) {
-                return result.map(Some);
+            let (consumed, line) = self.state.step(chunk);
+            self.inner.consume(consumed);
+            if let Some(line) = line {
+                return line;
             }
         }
     }
@@ -233,11 +262,6 @@ impl<R: BufRead> FrameReader<R> {
     /// As [`FrameReader::read_line`].
     pub fn read_message(&mut self) -> Result<Option<Result<Message, MessageError>>, FrameError> {
         Ok(self.read_line()?.map(|line| parse_message(&line)))
-    }
-
-    /// The underlying reader.
-    pub fn into_inner(self) -> R {
-        self.inner
     }
 }
 
@@ -314,23 +338,10 @@ mod tokio_impl {
     pub struct AsyncFrameReader<R> {
         inner: R,
         state: LineState,
-        eof: bool,
     }
 
     impl<R: AsyncBufRead + Unpin> AsyncFrameReader<R> {
-        /// A reader with the default maximum line length (8 MiB).
-        pub fn new(inner: R) -> Self {
-            Self::with_max_line_len(inner, DEFAULT_MAX_LINE_LEN)
-        }
-
-        /// A reader that discards lines longer than `max` bytes.
-        pub fn with_max_line_len(inner: R, max: usize) -> Self {
-            Self {
-                inner,
-                state: LineState::new(max),
-                eof: false,
-            }
-        }
+        reader_constructors!();
 
         /// The next non-blank line; `Ok(None)` at end of input.
         ///
@@ -341,26 +352,15 @@ mod tokio_impl {
         /// As [`super::FrameReader::read_line`].
         pub async fn read_line(&mut self) -> Result<Option<Vec<u8>>, FrameError> {
             loop {
-                let outcome = if self.eof {
-                    match self.state.finish() {
-                        Some(outcome) => outcome,
-                        None => return Ok(None),
-                    }
+                let chunk = if self.state.eof {
+                    &[][..]
                 } else {
-                    let chunk = self.inner.fill_buf().await?;
-                    if chunk.is_empty() {
-                        self.eof = true;
-                        continue;
-                    }
-                    let (consumed, outcome) = self.state.feed(chunk);
-                    self.inner.consume(consumed);
-                    match outcome {
-                        Some(outcome) => outcome,
-                        None => continue,
-                    }
+                    self.inner.fill_buf().await?
                 };
-                if let Some(result) = self.state.deliver(outcome) {
-                    return result.map(Some);
+                let (consumed, line) = self.state.step(chunk);
+                self.inner.consume(consumed);
+                if let Some(line) = line {
+                    return line;
                 }
             }
         }
@@ -373,11 +373,6 @@ mod tokio_impl {
             &mut self,
         ) -> Result<Option<Result<Message, MessageError>>, FrameError> {
             Ok(self.read_line().await?.map(|line| parse_message(&line)))
-        }
-
-        /// The underlying reader.
-        pub fn into_inner(self) -> R {
-            self.inner
         }
     }
 

@@ -27,17 +27,7 @@ impl fmt::Display for RequestId {
     }
 }
 
-impl From<i64> for RequestId {
-    fn from(n: i64) -> Self {
-        Self::Number(n)
-    }
-}
-
-impl From<String> for RequestId {
-    fn from(s: String) -> Self {
-        Self::String(s)
-    }
-}
+from_variants!(RequestId { Number(i64), String(String) });
 
 impl From<&str> for RequestId {
     fn from(s: &str) -> Self {

@@ -77,6 +77,17 @@
 //!   `framing::AsyncFrameWriter` over tokio's `AsyncBufRead` / `AsyncWrite`.
 #![deny(missing_docs)]
 
+/// `From<T>` for an enum, one impl for each listed variant that holds a `T`.
+macro_rules! from_variants {
+    ($enum:ident { $($variant:ident($ty:ty)),* $(,)? }) => {$(
+        impl From<$ty> for $enum {
+            fn from(value: $ty) -> Self {
+                Self::$variant(value)
+            }
+        }
+    )*};
+}
+
 pub mod all_errors;
 pub mod decode;
 pub mod error;

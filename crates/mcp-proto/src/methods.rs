@@ -80,41 +80,43 @@ pub trait NotificationMethod {
     type Params: Serialize + FromValue;
 }
 
-macro_rules! request_method {
-    ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty, $result:ty) => {
+/// The unit struct of a method and its `NAME`; `$trait` is the trait it
+/// implements, named in the doc of `NAME`.
+macro_rules! method_struct {
+    ($(#[$doc:meta])* $name:ident, $method:literal, $trait:ident) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
         pub struct $name;
+
+        impl $name {
+            #[doc = concat!(
+                "The method name on the wire ([`", stringify!($trait), "::METHOD`], usable ",
+                "without the trait in scope, in patterns too)."
+            )]
+            pub const NAME: &'static str = $method;
+        }
+    };
+}
+
+macro_rules! request_method {
+    ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty, $result:ty) => {
+        method_struct!($(#[$doc])* $name, $method, Method);
 
         impl Method for $name {
             const METHOD: &'static str = $method;
             type Params = $params;
             type Result = $result;
         }
-
-        impl $name {
-            /// The method name on the wire ([`Method::METHOD`], usable
-            /// without the trait in scope, in patterns too).
-            pub const NAME: &'static str = $method;
-        }
     };
 }
 
 macro_rules! notification_method {
     ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-        pub struct $name;
+        method_struct!($(#[$doc])* $name, $method, NotificationMethod);
 
         impl NotificationMethod for $name {
             const METHOD: &'static str = $method;
             type Params = $params;
-        }
-
-        impl $name {
-            /// The method name on the wire ([`NotificationMethod::METHOD`],
-            /// usable without the trait in scope, in patterns too).
-            pub const NAME: &'static str = $method;
         }
     };
 }

@@ -81,12 +81,12 @@ async fn merge_puts_local_first_and_local_git_wins() {
         merged.tools[1].description.as_deref(),
         Some("the machine's git")
     );
-    assert_eq!(merged.meta.map(Value::Object), Some(normal_meta()));
+    assert_eq!(merged.page.meta.map(Value::Object), Some(normal_meta()));
 
     let local_only = merge(&local, None);
     let local_names: Vec<&str> = local_only.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(local_names, ["fs", "git"]);
-    assert_eq!(local_only.meta, None);
+    assert_eq!(local_only.page.meta, None);
 }
 
 #[tokio::test]

@@ -222,61 +222,64 @@ pub enum Message {
     Response(Response),
 }
 
-impl From<Request> for Message {
-    fn from(r: Request) -> Self {
-        Self::Request(r)
+from_variants!(Message {
+    Request(Request),
+    Notification(Notification),
+    Response(Response),
+});
+
+/// Writes a message object: `"jsonrpc": "2.0"`, the `id` when there is
+/// one, then the members `rest` writes.
+fn serialize_message<S: Serializer>(
+    s: S,
+    id: Option<&RequestId>,
+    rest: impl FnOnce(&mut S::SerializeMap) -> Result<(), S::Error>,
+) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(None)?;
+    map.serialize_entry("jsonrpc", "2.0")?;
+    if let Some(id) = id {
+        map.serialize_entry("id", id)?;
     }
+    rest(&mut map)?;
+    map.end()
 }
 
-impl From<Notification> for Message {
-    fn from(n: Notification) -> Self {
-        Self::Notification(n)
-    }
-}
-
-impl From<Response> for Message {
-    fn from(r: Response) -> Self {
-        Self::Response(r)
+/// The `method` of a request or notification, and its `params` when it has
+/// them.
+fn serialize_call<M: SerializeMap>(
+    map: &mut M,
+    method: &str,
+    params: Option<&impl Serialize>,
+) -> Result<(), M::Error> {
+    map.serialize_entry("method", method)?;
+    match params {
+        Some(params) => map.serialize_entry("params", params),
+        None => Ok(()),
     }
 }
 
 impl Serialize for Request {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        map.serialize_entry("jsonrpc", "2.0")?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("method", &self.method)?;
-        if let Some(params) = &self.params {
-            map.serialize_entry("params", params)?;
-        }
-        map.end()
+        serialize_message(s, Some(&self.id), |map| {
+            serialize_call(map, &self.method, self.params.as_ref())
+        })
     }
 }
 
 impl Serialize for Notification {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        map.serialize_entry("jsonrpc", "2.0")?;
-        map.serialize_entry("method", &self.method)?;
-        if let Some(params) = &self.params {
-            map.serialize_entry("params", params)?;
-        }
-        map.end()
+        serialize_message(s, None, |map| {
+            serialize_call(map, &self.method, self.params.as_ref())
+        })
     }
 }
 
 impl Serialize for Response {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        map.serialize_entry("jsonrpc", "2.0")?;
-        if let Some(id) = &self.id {
-            map.serialize_entry("id", id)?;
-        }
-        match &self.payload {
-            ResponsePayload::Result(result) => map.serialize_entry("result", result)?,
-            ResponsePayload::Error(error) => map.serialize_entry("error", error)?,
-        }
-        map.end()
+        serialize_message(s, self.id.as_ref(), |map| match &self.payload {
+            ResponsePayload::Result(result) => map.serialize_entry("result", result),
+            ResponsePayload::Error(error) => map.serialize_entry("error", error),
+        })
     }
 }
 

@@ -2,9 +2,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::decode::{
-    DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_struct_decode,
+    DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_struct,
 };
-use crate::types::{Icon, Meta, ToolResultContent, ToolUseContent};
+use crate::types::{Meta, Resource, ToolResultContent, ToolUseContent};
 
 /// Who a message or datum is for (MCP 2025-11-25 `Role`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
@@ -28,208 +28,131 @@ impl FromValue for Role {
 
 wire_deserialize!(Role);
 
-/// Hints on how to use or show a content block (MCP 2025-11-25 `Annotations`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Annotations {
-    /// Who the content is for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub audience: Option<Vec<Role>>,
-    /// Importance from 0 (optional) to 1 (required).
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "serialize_opt_number"
-    )]
-    pub priority: Option<f64>,
-    /// ISO 8601 time of last change, such as `2025-01-12T15:00:58Z` (since 2025-06-18).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_modified: Option<String>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// Hints on how to use or show a content block (MCP 2025-11-25 `Annotations`).
+    #[derive(Default)]
+    pub struct Annotations {
+        /// Who the content is for.
+        pub audience: Option<Vec<Role>> as "audience",
+        /// Importance from 0 (optional) to 1 (required).
+        #[serde(serialize_with = "serialize_opt_number")]
+        pub priority: Option<f64> as "priority",
+        /// ISO 8601 time of last change, such as `2025-01-12T15:00:58Z` (since 2025-06-18).
+        pub last_modified: Option<String> as "lastModified",
+    }
 }
 
-wire_struct_decode!(Annotations {
-    audience: "audience" optional,
-    priority: "priority" optional,
-    last_modified: "lastModified" optional,
-});
-
-/// A text content block, `{"type": "text", "text": ...}` (MCP 2025-11-25 `TextContent`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TextContent {
-    /// The text.
-    pub text: String,
-    /// Display hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// A text content block, `{"type": "text", "text": ...}` (MCP 2025-11-25 `TextContent`).
+    #[derive(Default)]
+    pub struct TextContent {
+        /// The text.
+        pub text: String as "text",
+        /// Display hints.
+        pub annotations: Option<Annotations> as "annotations",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
 
-wire_struct_decode!(TextContent {
-    text: "text" required,
-    annotations: "annotations" optional,
-    meta: "_meta" optional,
-});
-
-/// An image content block, base64 data with its MIME type (MCP 2025-11-25 `ImageContent`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ImageContent {
-    /// Base64-encoded image bytes.
-    pub data: String,
-    /// MIME type, such as `image/png`.
-    pub mime_type: String,
-    /// Display hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// An image content block, base64 data with its MIME type (MCP 2025-11-25 `ImageContent`).
+    #[derive(Default)]
+    pub struct ImageContent {
+        /// Base64-encoded image bytes.
+        pub data: String as "data",
+        /// MIME type, such as `image/png`.
+        pub mime_type: String as "mimeType",
+        /// Display hints.
+        pub annotations: Option<Annotations> as "annotations",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
 
-wire_struct_decode!(ImageContent {
-    data: "data" required,
-    mime_type: "mimeType" required,
-    annotations: "annotations" optional,
-    meta: "_meta" optional,
-});
-
-/// An audio content block, base64 data with its MIME type (MCP 2025-03-26 `AudioContent`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AudioContent {
-    /// Base64-encoded audio bytes.
-    pub data: String,
-    /// MIME type, such as `audio/wav`.
-    pub mime_type: String,
-    /// Display hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// An audio content block, base64 data with its MIME type (MCP 2025-03-26 `AudioContent`).
+    #[derive(Default)]
+    pub struct AudioContent {
+        /// Base64-encoded audio bytes.
+        pub data: String as "data",
+        /// MIME type, such as `audio/wav`.
+        pub mime_type: String as "mimeType",
+        /// Display hints.
+        pub annotations: Option<Annotations> as "annotations",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
 
-wire_struct_decode!(AudioContent {
-    data: "data" required,
-    mime_type: "mimeType" required,
-    annotations: "annotations" optional,
-    meta: "_meta" optional,
-});
-
-/// A link to a resource the server can read (MCP 2025-06-18 `ResourceLink`).
+/// A link to a resource the server can read (MCP 2025-06-18 `ResourceLink`:
+/// a `Resource` with `"type": "resource_link"`). It holds the [`Resource`]
+/// flattened, so the resource's members stand beside the `type` that
+/// [`ContentBlock::ResourceLink`] writes.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
-    /// The resource URI.
-    pub uri: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Display name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the resource is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes of the raw content, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Icons for display.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Display hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
+    /// The linked resource, with its unknown members.
     #[serde(flatten)]
-    pub extra: JsonObject,
+    pub resource: Resource,
 }
 
-wire_struct_decode!(ResourceLink {
-    uri: "uri" required,
-    name: "name" required,
-    title: "title" optional,
-    description: "description" optional,
-    mime_type: "mimeType" optional,
-    size: "size" optional,
-    icons: "icons" optional,
-    annotations: "annotations" optional,
-    meta: "_meta" optional,
-});
-
-/// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
-/// `TextResourceContents` / `BlobResourceContents`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceContents {
-    /// The resource URI.
-    pub uri: String,
-    /// MIME type, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// The text, for text resources.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// Base64-encoded bytes, for binary resources.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub blob: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+/// ```
+/// use mcp_proto::{ContentBlock, Resource, ResourceLink};
+///
+/// let link = ContentBlock::ResourceLink(ResourceLink::from(Resource {
+///     uri: "file:///a.txt".into(),
+///     name: "a.txt".into(),
+///     ..Resource::default()
+/// }));
+/// assert_eq!(
+///     serde_json::to_string(&link).unwrap(),
+///     r#"{"type":"resource_link","uri":"file:///a.txt","name":"a.txt"}"#
+/// );
+/// ```
+impl From<Resource> for ResourceLink {
+    fn from(resource: Resource) -> Self {
+        Self { resource }
+    }
 }
 
-wire_struct_decode!(ResourceContents {
-    uri: "uri" required,
-    mime_type: "mimeType" optional,
-    text: "text" optional,
-    blob: "blob" optional,
-    meta: "_meta" optional,
-});
-
-/// A resource embedded in a result (MCP 2025-11-25 `EmbeddedResource`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct EmbeddedResource {
-    /// The resource's contents.
-    pub resource: ResourceContents,
-    /// Display hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+impl FromValue for ResourceLink {
+    fn from_value(value: Value) -> Result<Self, DecodeError> {
+        Resource::from_value(value).map(Self::from)
+    }
 }
 
-wire_struct_decode!(EmbeddedResource {
-    resource: "resource" required,
-    annotations: "annotations" optional,
-    meta: "_meta" optional,
-});
+wire_deserialize!(ResourceLink);
+
+wire_struct! {
+    /// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
+    /// `TextResourceContents` / `BlobResourceContents`).
+    #[derive(Default)]
+    pub struct ResourceContents {
+        /// The resource URI.
+        pub uri: String as "uri",
+        /// MIME type, if known.
+        pub mime_type: Option<String> as "mimeType",
+        /// The text, for text resources.
+        pub text: Option<String> as "text",
+        /// Base64-encoded bytes, for binary resources.
+        pub blob: Option<String> as "blob",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
+}
+
+wire_struct! {
+    /// A resource embedded in a result (MCP 2025-11-25 `EmbeddedResource`).
+    #[derive(Default)]
+    pub struct EmbeddedResource {
+        /// The resource's contents.
+        pub resource: ResourceContents as "resource",
+        /// Display hints.
+        pub annotations: Option<Annotations> as "annotations",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
+}
 
 /// One block of tool output, told apart by its `type` member (MCP 2025-11-25
 /// `ContentBlock`).

@@ -1,7 +1,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::decode::{DecodeError, FromValue, JsonObject, wire_deserialize, wire_struct_decode};
+use crate::decode::{DecodeError, FromValue, wire_deserialize, wire_struct};
 use crate::types::Meta;
 
 /// Severity of a log message, RFC 5424 levels from `debug` to `emergency`
@@ -81,47 +81,28 @@ impl FromValue for LoggingLevel {
 
 wire_deserialize!(LoggingLevel);
 
-/// Params of `logging/setLevel` (MCP 2025-11-25 server/utilities/logging;
-/// replaced by `_meta` key [`crate::meta::LOG_LEVEL`] in 2026-07-28).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct SetLevelRequestParams {
-    /// The lowest level the client wants to receive.
-    pub level: LoggingLevel,
-    /// Request metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// Params of `logging/setLevel` (MCP 2025-11-25 server/utilities/logging;
+    /// replaced by `_meta` key [`crate::meta::LOG_LEVEL`] in 2026-07-28).
+    pub struct SetLevelRequestParams {
+        /// The lowest level the client wants to receive.
+        pub level: LoggingLevel as "level",
+        /// Request metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
 
-wire_struct_decode!(SetLevelRequestParams {
-    level: "level" required,
-    meta: "_meta" optional,
-});
-
-/// Params of `notifications/message`, one log message (MCP 2025-11-25
-/// server/utilities/logging).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct LoggingMessageNotificationParams {
-    /// Severity.
-    pub level: LoggingLevel,
-    /// The logger's name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub logger: Option<String>,
-    /// The message: any JSON (a string or an object).
-    pub data: Value,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// Params of `notifications/message`, one log message (MCP 2025-11-25
+    /// server/utilities/logging).
+    pub struct LoggingMessageNotificationParams {
+        /// Severity.
+        pub level: LoggingLevel as "level",
+        /// The logger's name.
+        pub logger: Option<String> as "logger",
+        /// The message: any JSON (a string or an object).
+        pub data: Value as "data",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
-
-wire_struct_decode!(LoggingMessageNotificationParams {
-    level: "level" required,
-    logger: "logger" optional,
-    data: "data" required,
-    meta: "_meta" optional,
-});

@@ -20,8 +20,8 @@ mod sampling;
 mod tools;
 
 pub use capabilities::{
-    ClientCapabilities, PromptsCapability, ResourcesCapability, RootsCapability,
-    ServerCapabilities, ToolsCapability,
+    ClientCapabilities, ListChangedCapability, PromptsCapability, ResourcesCapability,
+    RootsCapability, ServerCapabilities, ToolsCapability,
 };
 pub use completion::{
     CompleteRequestParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
@@ -34,7 +34,7 @@ pub use elicitation::{ElicitRequestParams, ElicitResult, InputRequiredResult};
 pub use implementation::{Icon, Implementation};
 pub use lifecycle::{
     CacheScope, DiscoverResult, EmptyResult, InitializeRequestParams, InitializeResult,
-    NotificationParams, PaginatedRequestParams, RequestParams,
+    NotificationParams, PaginatedRequestParams, PaginatedResult, RequestParams,
 };
 pub use logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelRequestParams};
 pub use notifications::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken};
@@ -107,14 +107,7 @@ result_members!(
     CreateMessageResult,
     CallToolResult,
 );
-cacheable_result_members!(
-    DiscoverResult,
-    ListPromptsResult,
-    ListResourcesResult,
-    ListResourceTemplatesResult,
-    ReadResourceResult,
-    ListToolsResult,
-);
+cacheable_result_members!(DiscoverResult, ReadResourceResult, PaginatedResult);
 
 /// `initialize` belongs to the revisions before 2026-07-28, whose results
 /// have none of these members.

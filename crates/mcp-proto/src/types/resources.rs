@@ -1,231 +1,108 @@
-use serde::Serialize;
-
-use crate::decode::{JsonObject, wire_struct_decode};
+use crate::decode::wire_struct;
+use crate::types::lifecycle::list_result;
 use crate::types::{Annotations, CacheScope, Icon, Meta, ResourceContents};
 
-/// A resource the server can read (MCP 2025-11-25 server/resources `Resource`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Resource {
-    /// The resource URI.
-    pub uri: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Display name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the resource is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes of the raw content, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Icons for display.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Display hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// A resource the server can read (MCP 2025-11-25 server/resources `Resource`).
+    #[derive(Default)]
+    pub struct Resource {
+        /// The resource URI.
+        pub uri: String as "uri",
+        /// Programmatic name.
+        pub name: String as "name",
+        /// Display name.
+        pub title: Option<String> as "title",
+        /// What the resource is.
+        pub description: Option<String> as "description",
+        /// MIME type, if known.
+        pub mime_type: Option<String> as "mimeType",
+        /// Size in bytes of the raw content, if known.
+        pub size: Option<u64> as "size",
+        /// Icons for display.
+        pub icons: Option<Vec<Icon>> as "icons",
+        /// Display hints.
+        pub annotations: Option<Annotations> as "annotations",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
 
-wire_struct_decode!(Resource {
-    uri: "uri" required,
-    name: "name" required,
-    title: "title" optional,
-    description: "description" optional,
-    mime_type: "mimeType" optional,
-    size: "size" optional,
-    icons: "icons" optional,
-    annotations: "annotations" optional,
-    meta: "_meta" optional,
-});
-
-/// A family of resources named by an RFC 6570 URI template (MCP 2025-11-25
-/// server/resources `ResourceTemplate`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceTemplate {
-    /// The URI template, such as `file:///{path}`.
-    pub uri_template: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Display name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the resources are.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type of every matching resource, if they share one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Icons for display.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Display hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// A family of resources named by an RFC 6570 URI template (MCP 2025-11-25
+    /// server/resources `ResourceTemplate`).
+    #[derive(Default)]
+    pub struct ResourceTemplate {
+        /// The URI template, such as `file:///{path}`.
+        pub uri_template: String as "uriTemplate",
+        /// Programmatic name.
+        pub name: String as "name",
+        /// Display name.
+        pub title: Option<String> as "title",
+        /// What the resources are.
+        pub description: Option<String> as "description",
+        /// MIME type of every matching resource, if they share one.
+        pub mime_type: Option<String> as "mimeType",
+        /// Icons for display.
+        pub icons: Option<Vec<Icon>> as "icons",
+        /// Display hints.
+        pub annotations: Option<Annotations> as "annotations",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
 
-wire_struct_decode!(ResourceTemplate {
-    uri_template: "uriTemplate" required,
-    name: "name" required,
-    title: "title" optional,
-    description: "description" optional,
-    mime_type: "mimeType" optional,
-    icons: "icons" optional,
-    annotations: "annotations" optional,
-    meta: "_meta" optional,
-});
-
-/// The result of `resources/list` (MCP 2025-11-25 server/resources;
-/// caching members since 2026-07-28).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListResourcesResult {
-    /// The resources of this page.
-    pub resources: Vec<Resource>,
-    /// Opaque cursor for the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the list may be cached, in milliseconds (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may share the cached list (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` (2026-07-28; absent means complete).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+list_result! {
+    /// The result of `resources/list` (MCP 2025-11-25 server/resources;
+    /// caching members since 2026-07-28).
+    pub struct ListResourcesResult {
+        /// The resources of this page.
+        pub resources: Vec<Resource> as "resources",
+    }
 }
 
-wire_struct_decode!(ListResourcesResult {
-    resources: "resources" required,
-    next_cursor: "nextCursor" optional,
-    ttl_ms: "ttlMs" optional,
-    cache_scope: "cacheScope" optional,
-    result_type: "resultType" optional,
-    meta: "_meta" optional,
-});
-
-/// The result of `resources/templates/list` (MCP 2025-11-25 server/resources).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListResourceTemplatesResult {
-    /// The templates of this page.
-    pub resource_templates: Vec<ResourceTemplate>,
-    /// Opaque cursor for the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the list may be cached, in milliseconds (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may share the cached list (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` (2026-07-28; absent means complete).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+list_result! {
+    /// The result of `resources/templates/list` (MCP 2025-11-25 server/resources).
+    pub struct ListResourceTemplatesResult {
+        /// The templates of this page.
+        pub resource_templates: Vec<ResourceTemplate> as "resourceTemplates",
+    }
 }
 
-wire_struct_decode!(ListResourceTemplatesResult {
-    resource_templates: "resourceTemplates" required,
-    next_cursor: "nextCursor" optional,
-    ttl_ms: "ttlMs" optional,
-    cache_scope: "cacheScope" optional,
-    result_type: "resultType" optional,
-    meta: "_meta" optional,
-});
-
-/// Params of `resources/read` (MCP 2025-11-25 server/resources).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-pub struct ReadResourceRequestParams {
-    /// The resource to read.
-    pub uri: String,
-    /// Request metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// Params of `resources/read` (MCP 2025-11-25 server/resources).
+    #[derive(Default)]
+    pub struct ReadResourceRequestParams {
+        /// The resource to read.
+        pub uri: String as "uri",
+        /// Request metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
 
-wire_struct_decode!(ReadResourceRequestParams {
-    uri: "uri" required,
-    meta: "_meta" optional,
-});
-
-/// The result of `resources/read` (MCP 2025-11-25 server/resources).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ReadResourceResult {
-    /// The resource's contents (one or more parts).
-    pub contents: Vec<ResourceContents>,
-    /// How long the contents may be cached, in milliseconds (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may share the cached contents (2026-07-28).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` (2026-07-28; absent means complete).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// The result of `resources/read` (MCP 2025-11-25 server/resources).
+    #[derive(Default)]
+    pub struct ReadResourceResult {
+        /// The resource's contents (one or more parts).
+        pub contents: Vec<ResourceContents> as "contents",
+        /// How long the contents may be cached, in milliseconds (2026-07-28).
+        pub ttl_ms: Option<u64> as "ttlMs",
+        /// Who may share the cached contents (2026-07-28).
+        pub cache_scope: Option<CacheScope> as "cacheScope",
+        /// `"complete"` (2026-07-28; absent means complete).
+        pub result_type: Option<String> as "resultType",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
 
-wire_struct_decode!(ReadResourceResult {
-    contents: "contents" required,
-    ttl_ms: "ttlMs" optional,
-    cache_scope: "cacheScope" optional,
-    result_type: "resultType" optional,
-    meta: "_meta" optional,
-});
-
-/// Params of `notifications/resources/updated` (MCP 2025-11-25 server/resources).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
-pub struct ResourceUpdatedNotificationParams {
-    /// The resource that changed.
-    pub uri: String,
-    /// Metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Members not known to this crate, kept as they came.
-    #[serde(flatten)]
-    pub extra: JsonObject,
+wire_struct! {
+    /// Params of `notifications/resources/updated` (MCP 2025-11-25 server/resources).
+    #[derive(Default)]
+    pub struct ResourceUpdatedNotificationParams {
+        /// The resource that changed.
+        pub uri: String as "uri",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
 }
-
-wire_struct_decode!(ResourceUpdatedNotificationParams {
-    uri: "uri" required,
-    meta: "_meta" optional,
-});

@@ -82,12 +82,12 @@ fn content_block() -> impl Strategy<Value = ContentBlock> {
             prop::option::of(any::<u32>())
         )
             .prop_map(|(uri, name, size)| {
-                ContentBlock::ResourceLink(ResourceLink {
+                ContentBlock::ResourceLink(ResourceLink::from(Resource {
                     uri,
                     name,
                     size: size.map(u64::from),
                     ..Default::default()
-                })
+                }))
             }),
     ]
 }

@@ -95,13 +95,13 @@ fn rich_result(result_type: Option<&str>) -> CallToolResult {
                 mime_type: "audio/wav".into(),
                 ..Default::default()
             }),
-            ContentBlock::ResourceLink(ResourceLink {
+            ContentBlock::ResourceLink(ResourceLink::from(Resource {
                 uri: "file:///tmp/report.txt".into(),
                 name: "report".into(),
                 mime_type: Some("text/plain".into()),
                 size: Some(120),
                 ..Default::default()
-            }),
+            })),
             ContentBlock::Resource(EmbeddedResource {
                 resource: ResourceContents {
                     uri: "file:///tmp/a.txt".into(),
@@ -160,8 +160,7 @@ fn handshake_messages(revision: Revision, rich: bool) -> Vec<(&'static str, Valu
     };
     let list = ListToolsResult {
         tools: vec![weather_tool(rich)],
-        next_cursor: Some("page-2".into()),
-        ..Default::default()
+        page: PaginatedResult::with_next_cursor(Some("page-2".into())),
     };
     let call = CallToolRequestParams {
         name: "get_weather".into(),
@@ -359,11 +358,13 @@ fn messages_validate_against_2026_07_28() {
     };
     let list = ListToolsResult {
         tools: vec![weather_tool(true)],
-        next_cursor: None,
-        ttl_ms: Some(300_000),
-        cache_scope: Some(CacheScope::Private),
-        result_type: Some("complete".into()),
-        ..Default::default()
+        page: PaginatedResult {
+            next_cursor: None,
+            ttl_ms: Some(300_000),
+            cache_scope: Some(CacheScope::Private),
+            result_type: Some("complete".into()),
+            ..Default::default()
+        },
     };
     let mut error_result = CallToolResult::error("door unreachable: connection refused");
     error_result.result_type = Some("complete".into());

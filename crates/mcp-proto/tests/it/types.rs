@@ -33,6 +33,37 @@ fn list_result_names_bad_tool() {
 }
 
 #[test]
+fn list_result_page_reads_its_members_beside_the_items() {
+    let v = json!({
+        "tools": [],
+        "nextCursor": "2",
+        "ttlMs": 0,
+        "cacheScope": "public",
+        "x-vendor": true
+    });
+    assert_eq!(round_trip::<ListToolsResult>(v.clone()), Ok(v.clone()));
+    let list = ListToolsResult::from_value(v).unwrap();
+    assert_eq!(list.page.next_cursor.as_deref(), Some("2"));
+    assert_eq!(list.page.extra["x-vendor"], json!(true));
+    let err = ListToolsResult::from_value(json!({"tools": [], "ttlMs": "soon"})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "ttlMs must be a non-negative integer, found a string"
+    );
+}
+
+#[test]
+fn resource_link_is_a_resource_with_its_type() {
+    let v = json!({"type": "resource_link", "uri": "file:///a", "name": "a", "size": 3, "x": 1});
+    assert_eq!(round_trip::<ContentBlock>(v.clone()), Ok(v.clone()));
+    let ContentBlock::ResourceLink(link) = ContentBlock::from_value(v).unwrap() else {
+        panic!("a resource link");
+    };
+    assert_eq!(link.resource.size, Some(3));
+    assert_eq!(link.resource.extra["x"], json!(1));
+}
+
+#[test]
 fn call_tool_result_constructors() {
     assert_eq!(
         serde_json::to_value(CallToolResult::text("ok")).unwrap(),

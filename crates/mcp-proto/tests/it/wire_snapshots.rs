@@ -120,11 +120,13 @@ fn tools_list() {
             }),
             ..Default::default()
         }],
-        next_cursor: Some("page-3".into()),
-        ttl_ms: Some(300_000),
-        cache_scope: Some(CacheScope::Private),
-        result_type: Some("complete".into()),
-        ..Default::default()
+        page: PaginatedResult {
+            next_cursor: Some("page-3".into()),
+            ttl_ms: Some(300_000),
+            cache_scope: Some(CacheScope::Private),
+            result_type: Some("complete".into()),
+            ..Default::default()
+        },
     };
     let (req, res) = request_and_result::<methods::ListTools>(&params, &result);
     assert_json_snapshot!("tools_list_params", req);
@@ -142,12 +144,12 @@ fn tools_call() {
     let result = CallToolResult {
         content: vec![
             ContentBlock::text("# Title"),
-            ContentBlock::ResourceLink(ResourceLink {
+            ContentBlock::ResourceLink(ResourceLink::from(Resource {
                 uri: "file:///work/README.md".into(),
                 name: "README.md".into(),
                 mime_type: Some("text/markdown".into()),
                 ..Default::default()
-            }),
+            })),
         ],
         structured_content: Some(json!({"bytes": 7})),
         is_error: Some(false),

@@ -238,11 +238,13 @@ mod list_tests {
             for meta in [None, Some(&meta)] {
                 let typed = mcp_proto::ListToolsResult {
                     tools: vec![tool.clone()],
-                    meta: meta.cloned(),
-                    ttl_ms: stateless.then_some(LIST_TTL_MS),
-                    cache_scope: stateless.then_some(CacheScope::Private),
-                    result_type: stateless.then(|| "complete".to_owned()),
-                    ..mcp_proto::ListToolsResult::default()
+                    page: mcp_proto::PaginatedResult {
+                        meta: meta.cloned(),
+                        ttl_ms: stateless.then_some(LIST_TTL_MS),
+                        cache_scope: stateless.then_some(CacheScope::Private),
+                        result_type: stateless.then(|| "complete".to_owned()),
+                        ..mcp_proto::PaginatedResult::default()
+                    },
                 };
                 let borrowed = ListResult {
                     tools: std::slice::from_ref(&tool),
