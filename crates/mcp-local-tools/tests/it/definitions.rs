@@ -141,7 +141,7 @@ async fn call_action(
 /// agents most often leave out are among those `help` calls required.
 #[tokio::test]
 async fn a_call_missing_a_required_field_names_the_action_and_the_field() {
-    let sandbox = common::Sandbox::new();
+    let sandbox = crate::common::Sandbox::new();
     let mut toolbox = Toolbox::with_default_tools();
     toolbox.with_mode();
     let mut checked = Vec::new();
