@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use crate::common::rest::{Log, spawn_rest};
-use crate::common::{Proc, call_params, hanzo_mcp, local_names, names};
+use crate::common::{Proc, hanzo_mcp, local_names, names};
 
 const DOC: &str = r#"
 openapi: 3.1.0
@@ -91,7 +91,7 @@ fn serve_merges_the_door_and_forwards_with_the_bearer() {
     assert!(fs["inputSchema"]["properties"].get("op").is_none(), "{fs}");
 
     let arguments = json!({"op": "deploy_project", "input": {"slug": "my app", "region": "eu"}});
-    let called = server.call(2, "tools/call", call_params("projects", arguments));
+    let called = server.call_tool(2, "projects", arguments);
     let result = &called["result"];
     assert!(result.get("isError").is_none_or(|e| e == false), "{result}");
     assert_eq!(
@@ -129,7 +129,7 @@ fn without_a_bearer_the_call_says_sign_in_and_names_the_metadata() {
     let list = server.call(1, "tools/list", json!({}));
     assert!(names(&list).iter().any(|n| n == "projects"), "{list}");
     let arguments = json!({"op": "list_projects"});
-    let called = server.call(2, "tools/call", call_params("projects", arguments));
+    let called = server.call_tool(2, "projects", arguments);
     let result = &called["result"];
     assert_eq!(result["isError"], true, "{result}");
     let text = result["content"][0]["text"].as_str().expect("text");

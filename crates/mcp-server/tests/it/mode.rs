@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use crate::common::driver::Connection;
 use crate::common::http::{Http, Session, assert_sse};
-use crate::common::{Proc, call_params, hanzo_mcp, listening_port, names, servetest};
+use crate::common::{Proc, call_params, hanzo_mcp, listed_tool, listening_port, names, servetest};
 
 /// Every local tool, as `full` lists them.
 const FULL: [&str; 12] = [
@@ -146,19 +146,9 @@ const REVIEW_DESCRIPTION: &str =
 
 const LIST_CHANGED: &str = "notifications/tools/list_changed";
 
-/// The tool `name` of a `tools/list` response.
-fn tool<'v>(list: &'v Value, name: &str) -> &'v Value {
-    list["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no tools in {list}"))
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no tool {name} in {list}"))
-}
-
 /// The `action` enum of tool `name` in a `tools/list` response.
 fn actions_of(list: &Value, name: &str) -> Value {
-    tool(list, name)["inputSchema"]["properties"]["action"]["enum"].clone()
+    listed_tool(list, name)["inputSchema"]["properties"]["action"]["enum"].clone()
 }
 
 /// A successful `tools/call` response's result with this one text block.
@@ -284,21 +274,25 @@ servetest!(
 
         let narrowed = server.call(7, "tools/list", json!({}));
         assert_eq!(names(&narrowed), REVIEW);
-        let fs_action = &tool(&narrowed, "fs")["inputSchema"]["properties"]["action"];
+        let fs_action = &listed_tool(&narrowed, "fs")["inputSchema"]["properties"]["action"];
         assert_eq!(fs_action["enum"], json!(FS_READS));
         assert_eq!(
             fs_action["description"],
             "read | list | tree | find | search | info | help."
         );
-        let fs_description = tool(&narrowed, "fs")["description"].as_str().expect("text");
+        let fs_description = listed_tool(&narrowed, "fs")["description"]
+            .as_str()
+            .expect("text");
         assert_eq!(
             fs_description,
             format!(
                 "{}\n\nAllowed here: `action` read, list, tree, find, search, info, help.",
-                tool(&full, "fs")["description"].as_str().expect("text")
+                listed_tool(&full, "fs")["description"]
+                    .as_str()
+                    .expect("text")
             )
         );
-        assert_eq!(tool(&narrowed, "mode"), tool(&full, "mode"));
+        assert_eq!(listed_tool(&narrowed, "mode"), listed_tool(&full, "mode"));
         assert_eq!(actions_of(&narrowed, "mode"), json!(MODE_ACTIONS));
         assert_eq!(
             actions_of(&narrowed, "git"),
@@ -319,13 +313,10 @@ servetest!(
             json!(["think", "history", "help"])
         );
 
-        let write = server.call(
+        let write = server.call_tool(
             8,
-            "tools/call",
-            call_params(
-                "fs",
-                json!({ "action": "write", "path": "b.txt", "content": "beta" }),
-            ),
+            "fs",
+            json!({ "action": "write", "path": "b.txt", "content": "beta" }),
         );
         assert_eq!(
             write,
@@ -334,17 +325,13 @@ servetest!(
         assert!(!root.join("b.txt").exists());
 
         // Hanzo's name for `info` reads too, so review takes it.
-        let stat = server.call(
-            90,
-            "tools/call",
-            call_params("fs", json!({ "action": "stat", "path": "a.txt" })),
-        );
+        let stat = server.call_tool(90, "fs", json!({ "action": "stat", "path": "a.txt" }));
         let stat_text = stat["result"]["content"][0]["text"]
             .as_str()
             .unwrap_or_default();
         assert!(stat_text.contains("6 bytes"), "{stat}");
 
-        let no_action = server.call(9, "tools/call", call_params("fs", json!({})));
+        let no_action = server.call_tool(9, "fs", json!({}));
         assert_eq!(
             no_action["error"],
             json!({
@@ -355,21 +342,13 @@ servetest!(
             })
         );
 
-        let exec = server.call(
-            10,
-            "tools/call",
-            call_params("exec", json!({ "action": "run", "command": ["true"] })),
-        );
+        let exec = server.call_tool(10, "exec", json!({ "action": "run", "command": ["true"] }));
         assert_eq!(
             exec,
             json!({ "jsonrpc": "2.0", "id": 10, "error": hidden_by_mode("exec", "review") })
         );
 
-        let read = server.call(
-            11,
-            "tools/call",
-            call_params("fs", json!({ "action": "read", "path": "a.txt" })),
-        );
+        let read = server.call_tool(11, "fs", json!({ "action": "read", "path": "a.txt" }));
         assert_eq!(read["result"], text_result("alpha\n"));
 
         let current = mode(&mut server, 12, json!({ "action": "current" }));
@@ -387,13 +366,10 @@ servetest!(
             json!({ "jsonrpc": "2.0", "id": 15, "result": full["result"] })
         );
 
-        let written = server.call(
+        let written = server.call_tool(
             16,
-            "tools/call",
-            call_params(
-                "fs",
-                json!({ "action": "write", "path": "b.txt", "content": "beta" }),
-            ),
+            "fs",
+            json!({ "action": "write", "path": "b.txt", "content": "beta" }),
         );
         assert_eq!(written["result"]["isError"], Value::Null, "{written}");
         assert_eq!(
@@ -498,23 +474,11 @@ servetest!(
         assert_eq!(review["result"], full["result"]);
 
         // The allowlist refuses first, naming what it allows.
-        let listed = server.call(
-            4,
-            "tools/call",
-            call_params("fs", json!({ "action": "list", "path": "." })),
-        );
+        let listed = server.call_tool(4, "fs", json!({ "action": "list", "path": "." }));
         assert_eq!(listed["error"], refused_action("fs", "list", &["read"]));
-        let read = server.call(
-            5,
-            "tools/call",
-            call_params("fs", json!({ "action": "read", "path": "a.txt" })),
-        );
+        let read = server.call_tool(5, "fs", json!({ "action": "read", "path": "a.txt" }));
         assert_eq!(read["result"], text_result("alpha\n"));
-        let exec = server.call(
-            6,
-            "tools/call",
-            call_params("exec", json!({ "action": "run" })),
-        );
+        let exec = server.call_tool(6, "exec", json!({ "action": "run" }));
         assert_eq!(exec["error"], unknown_tool("exec"));
         assert_eq!(server.wait().code(), Some(0));
     }
@@ -533,11 +497,7 @@ servetest!(
         let review = server.call(3, "tools/list", json!({}));
         assert_eq!(names(&review), ["fs", "mode"]);
         assert_eq!(actions_of(&review, "fs"), json!(FS_READS));
-        let exec = server.call(
-            4,
-            "tools/call",
-            call_params("exec", json!({ "action": "run", "command": ["true"] })),
-        );
+        let exec = server.call_tool(4, "exec", json!({ "action": "run", "command": ["true"] }));
         assert_eq!(exec["error"], hidden_by_mode("exec", "review"));
         assert_eq!(server.wait().code(), Some(0));
     }
@@ -553,7 +513,9 @@ servetest!(
         server.initialize("2025-11-25");
         let full = server.call(1, "tools/list", json!({}));
         assert_eq!(actions_of(&full, "fs"), json!(["read", "write"]));
-        let description = tool(&full, "fs")["description"].as_str().expect("text");
+        let description = listed_tool(&full, "fs")["description"]
+            .as_str()
+            .expect("text");
         let base = description
             .strip_suffix("\n\nAllowed here: `action` read, write.")
             .unwrap_or_else(|| panic!("the allowlist's sentence: {description}"));
@@ -562,7 +524,7 @@ servetest!(
         mode_changing(&mut server, 2, json!({ "action": "set", "name": "review" }));
         let review = server.call(3, "tools/list", json!({}));
         assert_eq!(names(&review), ["fs", "mode"]);
-        let fs = tool(&review, "fs");
+        let fs = listed_tool(&review, "fs");
         assert_eq!(
             fs["inputSchema"]["properties"]["action"],
             json!({ "type": "string", "enum": ["read"], "description": "read." })
@@ -572,7 +534,7 @@ servetest!(
             format!("{base}\n\nAllowed here: `action` read.")
         );
         // `mode` is whole in both: its description has no such sentence.
-        assert_eq!(tool(&review, "mode"), tool(&full, "mode"));
+        assert_eq!(listed_tool(&review, "mode"), listed_tool(&full, "mode"));
         assert_eq!(server.wait().code(), Some(0));
     }
 );
@@ -640,17 +602,9 @@ fn docs_preset_narrows(server: &mut Proc, docs_description: &str) {
         ])
     );
     assert_eq!(actions_of(&list, "mode"), json!(MODE_ACTIONS));
-    let workspace = server.call(
-        4,
-        "tools/call",
-        call_params("workspace", json!({ "action": "detect" })),
-    );
+    let workspace = server.call_tool(4, "workspace", json!({ "action": "detect" }));
     assert_eq!(workspace["error"], hidden_by_mode("workspace", "docs"));
-    let tree = server.call(
-        5,
-        "tools/call",
-        call_params("fs", json!({ "action": "tree" })),
-    );
+    let tree = server.call_tool(5, "fs", json!({ "action": "tree" }));
     assert_eq!(
         tree["error"],
         by_mode(refused_action("fs", "tree", &["read"]), "docs")
@@ -709,11 +663,7 @@ fn a_user_preset_never_widens_past_the_allowlist() {
     assert_eq!(names(&list), ["fs", "mode"]);
     assert_eq!(actions_of(&list, "fs"), json!(["read"]));
     for (id, name) in [(3, "exec"), (4, "code")] {
-        let call = server.call(
-            id,
-            "tools/call",
-            call_params(name, json!({ "action": "help" })),
-        );
+        let call = server.call_tool(id, name, json!({ "action": "help" }));
         assert_eq!(call["error"], unknown_tool(name), "{name}");
     }
     assert_eq!(server.wait().code(), Some(0));

@@ -81,11 +81,7 @@ fn kill_and_bring_back(server: &mut Proc, log: &Path, mut id: i64) -> i64 {
     kill_fixture(log);
     let mut read = |server: &mut Proc| {
         id += 1;
-        let answer = server.call(
-            id,
-            "tools/call",
-            call_params("kb_ops", json!({ "action": "read" })),
-        );
+        let answer = server.call_tool(id, "kb_ops", json!({ "action": "read" }));
         assert!(answer["error"].is_null(), "never an unknown tool: {answer}");
         let result = &answer["result"];
         if result["isError"] == true {
@@ -268,17 +264,13 @@ fn mounted_servers_are_merged_in_order_and_gated_per_server() {
         let answer = server.call(id, "tools/call", params);
         assert_eq!(answer["error"]["code"], -32602, "{answer}");
     }
-    let ran = server.call(
-        5,
-        "tools/call",
-        call_params("big_ops", json!({ "action": "read" })),
-    );
+    let ran = server.call_tool(5, "big_ops", json!({ "action": "read" }));
     assert_eq!(first_text(&ran["result"]), "ran read");
     assert_eq!(calls_received(&setup.big_log), ["big_ops"]);
     assert!(setup.door.requests_for("tools/call").is_empty());
 
     // The name both list is kb's; the warning names both.
-    let common = server.call(6, "tools/call", call_params("common", json!({})));
+    let common = server.call_tool(6, "common", json!({}));
     assert_eq!(first_text(&common["result"]), "kb_common");
     let warned = setup.server.stderr_lines();
     assert!(
@@ -309,25 +301,19 @@ fn arguments_and_results_pass_byte_for_byte_and_no_secret_reaches_the_child() {
         line.contains(r#""odd":[1E400,-0,123456789012345678901234567890]"#),
         "{line}"
     );
-    let env = setup.server.call(
-        8,
-        "tools/call",
-        call_params("kb_env", json!({ "name": "HANZO_API_KEY" })),
-    );
+    let env = setup
+        .server
+        .call_tool(8, "kb_env", json!({ "name": "HANZO_API_KEY" }));
     assert_eq!(first_text(&env["result"]), "");
-    let home = setup.server.call(
-        9,
-        "tools/call",
-        call_params("kb_env", json!({ "name": "HOME" })),
-    );
+    let home = setup
+        .server
+        .call_tool(9, "kb_env", json!({ "name": "HOME" }));
     assert_eq!(
         first_text(&home["result"]),
         setup.logs.path().to_str().unwrap()
     );
     // The roots a mounted server is told are the local tools'.
-    let roots = setup
-        .server
-        .call(10, "tools/call", call_params("kb_roots", json!({})));
+    let roots = setup.server.call_tool(10, "kb_roots", json!({}));
     let told: Value = serde_json::from_str(first_text(&roots["result"])).unwrap();
     let root = setup.root.path().canonicalize().unwrap();
     assert_eq!(
@@ -465,7 +451,7 @@ fn a_server_that_never_initializes_costs_at_most_the_wait() {
     assert_eq!(log.last().map(|l| &l["method"]), Some(&json!("initialize")));
     let names = tool_names(&listed["result"]);
     assert!(names.contains(&"fs".to_owned()) && !names.iter().any(|n| n.starts_with("h_")));
-    let call = server.call(2, "tools/call", call_params("h_echo", json!({})));
+    let call = server.call_tool(2, "h_echo", json!({}));
     assert_eq!(call["error"]["code"], -32602, "{call}");
 }
 
@@ -583,14 +569,10 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
     assert_eq!(at("test_sleep"), at("common").map(|c| c + 1));
     assert_eq!(at("describe"), at("test_sleep").map(|t| t + 1));
     assert_eq!(at("get-tiny-image"), None);
-    let slept = server.call(
-        9,
-        "tools/call",
-        call_params("test_sleep", json!({ "ms": 1 })),
-    );
+    let slept = server.call_tool(9, "test_sleep", json!({ "ms": 1 }));
     assert_eq!(first_text(&slept["result"]), "slept 1 ms", "{slept}");
 
-    let refused = server.call(2, "tools/call", call_params("get-tiny-image", json!({})));
+    let refused = server.call_tool(2, "get-tiny-image", json!({}));
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     assert!(
         door.requests_for("tools/call").is_empty(),
@@ -601,7 +583,7 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
     let echoed = server.response(3).to_owned();
     assert!(echoed.contains("Echo: café 😀"), "{echoed}");
 
-    let env = server.call(4, "tools/call", call_params("get-env", json!({})));
+    let env = server.call_tool(4, "get-env", json!({}));
     let text = first_text(&env["result"]);
     assert!(text.contains("PATH") && !text.contains(CANARY), "{text}");
 
@@ -649,7 +631,7 @@ fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
     // A client without it: the server gets the standard error.
     let mut server = serve_mounted(logs.path(), &kb, &[]);
     server.initialize("2025-11-25");
-    let answer = server.call(1, "tools/call", call_params("kb_sample", json!({})));
+    let answer = server.call_tool(1, "kb_sample", json!({}));
     let told: Value = serde_json::from_str(first_text(&answer["result"])).unwrap();
     assert_eq!(told["code"], -32601, "{answer}");
 }
@@ -712,7 +694,7 @@ fn a_mounted_server_is_told_when_the_clients_roots_change() {
         "kb was told: {:?}",
         received(&log)
     );
-    let told = server.call(2, "tools/call", call_params("kb_roots", json!({})));
+    let told = server.call_tool(2, "kb_roots", json!({}));
     let told: Value = serde_json::from_str(first_text(&told["result"])).unwrap();
     assert_eq!(told["roots"][0]["uri"], uri(&second));
 }
@@ -742,11 +724,7 @@ fn a_name_the_allowlist_gives_a_server_is_its_own_before_its_list_arrives() {
     server.initialize("2025-11-25");
     // `billing` is also the door's: named for kb, it is kb's alone.
     for (id, name) in [(1, "kb_ops"), (2, "billing")] {
-        let answer = server.call(
-            id,
-            "tools/call",
-            call_params(name, json!({ "action": "read" })),
-        );
+        let answer = server.call_tool(id, name, json!({ "action": "read" }));
         assert_eq!(answer["error"]["code"], -32602, "{answer}");
     }
     assert!(door.requests_for("tools/call").is_empty());
@@ -777,11 +755,7 @@ fn a_mounted_servers_own_discriminator_named_twice_is_refused() {
         "20",
     ]);
     server.initialize("2025-11-25");
-    let ok = server.call(
-        1,
-        "tools/call",
-        call_params("kb_issue", json!({ "method": "create" })),
-    );
+    let ok = server.call_tool(1, "kb_issue", json!({ "method": "create" }));
     assert_eq!(ok["result"]["content"][0]["text"], "ran create", "{ok}");
     server.send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"kb_issue","arguments":{"method":"update","method":"create"}}}"#);
     let twice: Value = serde_json::from_str(server.response(2)).unwrap();
@@ -802,7 +776,7 @@ fn a_child_that_writes_without_a_line_end_is_an_outage_not_a_hang() {
     let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
     let mut server = serve_mounted(logs.path(), &kb, &[]);
     server.initialize("2025-11-25");
-    let answer = server.call(1, "tools/call", call_params("kb_flood", json!({})));
+    let answer = server.call_tool(1, "kb_flood", json!({}));
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert!(first_text(&answer["result"]).contains("\"kb\""), "{answer}");
 }

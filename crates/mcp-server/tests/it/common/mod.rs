@@ -12,9 +12,11 @@ pub mod servers;
 pub mod stdio;
 pub mod tools;
 
+use std::net::SocketAddr;
 use std::thread;
 use std::time::Duration;
 
+use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
 pub use stdio::{Proc, hanzo_mcp};
@@ -190,6 +192,42 @@ pub fn serve_with_door(door_url: &str, extra: &[&str]) -> WithDoor {
         ],
     );
     WithDoor { server, root, home }
+}
+
+/// A fake door behaving as `behaviour`, and [`serve_with_door`] at it with
+/// `extra`, past the 2025-11-25 handshake: the door (keep it for as long
+/// as the server runs), the server and the `initialize` result.
+pub fn behind_fake_door(behaviour: Behaviour, extra: &[&str]) -> (FakeDoor, WithDoor, Value) {
+    let door = FakeDoor::start(behaviour).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), extra);
+    let init = setup.server.initialize("2025-11-25");
+    (door, setup, init)
+}
+
+/// The result the fake door answers a forwarded call of `name` with.
+pub fn fake_door_called(name: &str, arguments: &Value) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": format!("called {name}") }],
+        "structuredContent": { "name": name, "arguments": arguments },
+        "isError": false,
+        "resultType": "complete"
+    })
+}
+
+/// A loopback address nothing listens on (bound, then let go).
+pub fn free_address() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("address")
+}
+
+/// The tool `name` of a `tools/list` response.
+pub fn listed_tool<'v>(list: &'v Value, name: &str) -> &'v Value {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {list}"))
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} in {list}"))
 }
 
 /// A test of `hanzo-mcp serve --no-door` on a temporary root, as ripgrep's
