@@ -7,13 +7,12 @@
 //! programs the tools start never see the server's credentials.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
 use crate::common::{
-    CANARY, Proc, WithDoor, first_text, listening_port, names, run, serve_with_door,
+    CANARY, Proc, WithDoor, first_text, http_port, modes_file, names, run, serve_with_door,
 };
 
 /// The `tools/call` names (and their `op`) that reached `door`.
@@ -35,15 +34,6 @@ fn hostile(door: &FakeDoor, extra: &[&str]) -> WithDoor {
     let mut setup = serve_with_door(&door.url(), extra);
     setup.server.initialize("2025-11-25");
     setup
-}
-
-/// A modes file in a fresh directory, and its path.
-fn modes_file(presets: &Value) -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("modes.json");
-    std::fs::write(&path, presets.to_string()).expect("write modes");
-    let path = path.to_str().expect("utf-8").to_owned();
-    (dir, path)
 }
 
 fn error_code(response: &Value) -> i64 {
@@ -296,15 +286,7 @@ fn a_plain_http_door_on_another_host_is_refused_at_start() {
 /// The port and the bearer file of a loopback `--http` server started
 /// without a bearer, read from its stderr.
 async fn http_port_and_bearer_file(server: &mut Proc) -> (u16, String) {
-    let mut port = None;
-    for _ in 0..1200 {
-        port = listening_port(server.id());
-        if port.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let port = port.expect("hanzo-mcp --http never listened");
+    let port = http_port(server).await;
     let stderr = server.stderr_lines().join("\n");
     let file = stderr
         .split("the token being the contents of ")

@@ -11,7 +11,6 @@
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
 
 use mcp_local_server::assembly::{Options, assemble};
 use mcp_local_server::mcp_proto::Implementation;
@@ -25,7 +24,10 @@ use serde_json::{Value, json};
 
 use crate::common::driver::Connection;
 use crate::common::http::{Http, Session, assert_sse};
-use crate::common::{Proc, call_params, hanzo_mcp, listed_tool, listening_port, names, servetest};
+use crate::common::{
+    Proc, call_params, hanzo_mcp, http_port, listed_tool, modes_file, names, open_http_args,
+    servetest,
+};
 
 /// Every local tool, as `full` lists them.
 const FULL: [&str; 12] = [
@@ -45,19 +47,9 @@ const FULL: [&str; 12] = [
 
 /// What `review` lists: every tool with an action that reads (each has at
 /// least `help`), but never `exec`.
-const REVIEW: [&str; 11] = [
-    "fs",
-    "code",
-    "workspace",
-    "git",
-    "fetch",
-    "ui",
-    "think",
-    "memory",
-    "plan",
-    "tasks",
-    "mode",
-];
+fn review() -> Vec<&'static str> {
+    FULL.into_iter().filter(|tool| *tool != "exec").collect()
+}
 
 /// `fs`'s actions, all of them.
 const FS_ALL: [&str; 14] = [
@@ -273,7 +265,7 @@ servetest!(
         assert_quiet(&mut server, 6);
 
         let narrowed = server.call(7, "tools/list", json!({}));
-        assert_eq!(names(&narrowed), REVIEW);
+        assert_eq!(names(&narrowed), review());
         let fs_action = &listed_tool(&narrowed, "fs")["inputSchema"]["properties"]["action"];
         assert_eq!(fs_action["enum"], json!(FS_READS));
         assert_eq!(
@@ -619,25 +611,19 @@ fn docs_preset_narrows(server: &mut Proc, docs_description: &str) {
 #[test]
 fn a_user_preset_from_a_modes_file_narrows_to_exactly_its_entries() {
     let root = tempfile::tempdir().expect("root");
-    let presets = tempfile::tempdir().expect("presets");
-    let file = presets.path().join("modes.json");
-    std::fs::write(&file, r#"{"docs": ["fs:read", "code"]}"#).expect("write");
-    let mut server = serve(root.path(), &["--modes", utf8(&file)], &[]);
-    docs_preset_narrows(&mut server, &format!("from {}", file.display()));
+    let (_presets, file) = modes_file(&json!({"docs": ["fs:read", "code"]}));
+    let mut server = serve(root.path(), &["--modes", &file], &[]);
+    docs_preset_narrows(&mut server, &format!("from {file}"));
     assert_eq!(server.wait().code(), Some(0));
 }
 
 #[test]
 fn a_described_user_preset_from_the_environment_narrows_the_same() {
     let root = tempfile::tempdir().expect("root");
-    let presets = tempfile::tempdir().expect("presets");
-    let file = presets.path().join("modes.json");
-    std::fs::write(
-        &file,
-        r#"{"docs": {"description": "reading the docs", "allowed": ["fs:read", "code"]}}"#,
-    )
-    .expect("write");
-    let mut server = serve(root.path(), &[], &[("HANZO_MCP_MODES", utf8(&file))]);
+    let (_presets, file) = modes_file(
+        &json!({"docs": {"description": "reading the docs", "allowed": ["fs:read", "code"]}}),
+    );
+    let mut server = serve(root.path(), &[], &[("HANZO_MCP_MODES", &file)]);
     docs_preset_narrows(&mut server, "reading the docs");
     assert_eq!(server.wait().code(), Some(0));
 }
@@ -645,14 +631,12 @@ fn a_described_user_preset_from_the_environment_narrows_the_same() {
 #[test]
 fn a_user_preset_never_widens_past_the_allowlist() {
     let root = tempfile::tempdir().expect("root");
-    let presets = tempfile::tempdir().expect("presets");
-    let file = presets.path().join("modes.json");
-    std::fs::write(&file, r#"{"wide": ["fs", "exec", "code"]}"#).expect("write");
+    let (_presets, file) = modes_file(&json!({"wide": ["fs", "exec", "code"]}));
     let mut server = serve(
         root.path(),
         &[
             "--modes",
-            utf8(&file),
+            &file,
             "--allowed-tools",
             r#"{"local":["fs:read","mode"]}"#,
         ],
@@ -743,7 +727,7 @@ async fn rmcp_client_is_told_the_list_changed_and_relists_narrowed() {
     assert_eq!(set, format!("mode: review ({REVIEW_DESCRIPTION})\n"));
     next_change(&mut changes).await;
     let (names, fs) = rmcp_listing(&client).await;
-    assert_eq!(names, REVIEW);
+    assert_eq!(names, review());
     assert_eq!(fs, json!(FS_READS));
 
     let params = CallToolRequestParams::new("exec").with_arguments(
@@ -778,25 +762,10 @@ async fn rmcp_client_is_told_the_list_changed_and_relists_narrowed() {
 /// `hanzo-mcp serve --no-door --http 127.0.0.1:0 --root <root>` with its
 /// state in `state`, and a client of it once it listens.
 async fn serve_http(root: &Path, state: &Path) -> (Proc, Http) {
-    let server = Proc::spawn_with_env(
-        &[
-            "serve",
-            "--no-door",
-            "--http",
-            "127.0.0.1:0",
-            "--http-no-auth",
-            "--root",
-            utf8(root),
-        ],
-        &[("HANZO_MCP_STATE", utf8(state))],
-    );
-    for _ in 0..1200 {
-        if let Some(port) = listening_port(server.id()) {
-            return (server, Http::new(&format!("http://127.0.0.1:{port}/mcp")));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("hanzo-mcp --http never listened");
+    let mut server =
+        Proc::spawn_with_env(&open_http_args(root), &[("HANZO_MCP_STATE", utf8(state))]);
+    let port = http_port(&mut server).await;
+    (server, Http::new(&format!("http://127.0.0.1:{port}/mcp")))
 }
 
 async fn http_list(session: &Session, id: i64) -> Vec<String> {
@@ -841,7 +810,7 @@ async fn two_http_sessions_each_keep_their_own_mode() {
         json!({ "jsonrpc": "2.0", "method": LIST_CHANGED })
     );
 
-    assert_eq!(http_list(&a, 2).await, REVIEW);
+    assert_eq!(http_list(&a, 2).await, review());
     assert_eq!(http_list(&b, 2).await, FULL);
     let a_mode = http_call(&a, 3, "mode", json!({ "action": "current" })).await;
     assert_eq!(

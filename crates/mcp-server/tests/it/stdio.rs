@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
 
 use mcp_local_server::mcp_proto::Implementation;
 use mcp_local_server::{Composition, Server, ServerConfig, ServerError};
@@ -28,7 +27,7 @@ use crate::common::driver::{Connection, StdioPipes};
 use crate::common::http::{exchange, raw_post};
 use crate::common::stdio::PATIENCE;
 use crate::common::tools::server;
-use crate::common::{Proc, hanzo_mcp, listening_port};
+use crate::common::{Proc, hanzo_mcp, http_port, open_http_args};
 
 // Fields of the wrong shape, over an in-process connection.
 
@@ -520,29 +519,12 @@ async fn http_with_stderr_on_dev_full_serves_initialize() {
     let root = tempfile::tempdir().expect("tempdir");
     let mut command = hanzo_mcp();
     command
-        .args([
-            "serve",
-            "--no-door",
-            "--http",
-            "127.0.0.1:0",
-            "--http-no-auth",
-            "--root",
-        ])
-        .arg(root.path())
+        .args(open_http_args(root.path()))
         .env("RUST_LOG", "debug");
     let mut server = Proc::start_with_stderr(command, dev_full());
     // The address cannot be read from the log: ask /proc for the port
     // once the server listens.
-    let mut port = None;
-    for _ in 0..(PATIENCE.as_millis() / 50) {
-        assert!(!server.has_exited(), "hanzo-mcp exited");
-        port = listening_port(server.id());
-        if port.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let port = port.expect("hanzo-mcp --http never listened");
+    let port = http_port(&mut server).await;
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},

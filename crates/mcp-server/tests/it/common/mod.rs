@@ -13,6 +13,7 @@ pub mod stdio;
 pub mod tools;
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::thread;
 use std::time::Duration;
 
@@ -154,6 +155,36 @@ pub fn listening_port(pid: u32) -> Option<u16> {
     })
 }
 
+/// The arguments of `hanzo-mcp serve --no-door --http 127.0.0.1:0
+/// --http-no-auth --root <root>`: a loopback HTTP server on a port of its
+/// own, open without a bearer.
+pub fn open_http_args(root: &Path) -> Vec<&str> {
+    let root = root.to_str().expect("a UTF-8 root");
+    vec![
+        "serve",
+        "--no-door",
+        "--http",
+        "127.0.0.1:0",
+        "--http-no-auth",
+        "--root",
+        root,
+    ]
+}
+
+/// The port `server` (started with `--http 127.0.0.1:0`) listens on, once
+/// it does (read from `/proc` every 50 ms, for up to a minute); fails the
+/// test when the server exits first or never listens.
+pub async fn http_port(server: &mut Proc) -> u16 {
+    for _ in 0..1200 {
+        assert!(!server.has_exited(), "hanzo-mcp exited before it listened");
+        if let Some(port) = listening_port(server.id()) {
+            return port;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("hanzo-mcp --http never listened");
+}
+
 /// Runs `hanzo-mcp <args>` to its end with stdin empty and these
 /// variables set; its output.
 pub fn run(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
@@ -192,6 +223,16 @@ pub fn serve_with_door(door_url: &str, extra: &[&str]) -> WithDoor {
         ],
     );
     WithDoor { server, root, home }
+}
+
+/// A modes file holding `presets` in a fresh directory (removed when
+/// dropped), and its path.
+pub fn modes_file(presets: &Value) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("modes.json");
+    std::fs::write(&path, presets.to_string()).expect("write modes");
+    let path = path.to_str().expect("utf-8").to_owned();
+    (dir, path)
 }
 
 /// A fake door behaving as `behaviour`, and [`serve_with_door`] at it with
