@@ -7,13 +7,13 @@
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
-use crate::common::{WithDoor, listed_tool, names, run, serve_with_door, tool_names};
+use crate::common::{WithDoor, behind_fake_door, listed_tool, names, refusal, run, tool_names};
 
-/// A server past the handshake with a door at `door` and `allowed`.
-fn gated(door: &FakeDoor, allowed: &str) -> WithDoor {
-    let mut setup = serve_with_door(&door.url(), &["--allowed-tools", allowed]);
-    setup.server.initialize("2025-11-25");
-    setup
+/// A fake door and a server at it past the handshake, with `allowed` as
+/// its `--allowed-tools`.
+fn gated(allowed: &str) -> (FakeDoor, WithDoor) {
+    let (door, setup, _) = behind_fake_door(Behaviour::Normal, &["--allowed-tools", allowed]);
+    (door, setup)
 }
 
 fn forwarded_names(door: &FakeDoor) -> Vec<String> {
@@ -26,8 +26,7 @@ fn forwarded_names(door: &FakeDoor) -> Vec<String> {
 
 #[test]
 fn local_fs_only_and_the_door_denied() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs"], "door": []}"#);
+    let (door, mut setup) = gated(r#"{"local": ["fs"], "door": []}"#);
     let (server, root) = (&mut setup.server, setup.root.path());
     std::fs::write(root.join("a.txt"), "alpha\n").expect("write");
 
@@ -62,8 +61,7 @@ fn local_fs_only_and_the_door_denied() {
 
 #[test]
 fn door_limited_to_billing() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs"], "door": ["billing"]}"#);
+    let (door, mut setup) = gated(r#"{"local": ["fs"], "door": ["billing"]}"#);
     let server = &mut setup.server;
 
     let list = server.call(1, "tools/list", json!({}));
@@ -96,8 +94,7 @@ fn door_limited_to_billing() {
 
 #[test]
 fn door_op_entry_narrows_and_refuses_other_ops() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": [], "door": ["agents:list_agents"]}"#);
+    let (door, mut setup) = gated(r#"{"local": [], "door": ["agents:list_agents"]}"#);
     let server = &mut setup.server;
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), ["agents"]);
@@ -273,8 +270,7 @@ fn a_bad_configuration_is_a_clear_error_at_start() {
 
 #[test]
 fn a_refused_local_action_names_the_action_and_the_allowed_ones() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs:read"]}"#);
+    let (door, mut setup) = gated(r#"{"local": ["fs:read"]}"#);
     let (server, root) = (&mut setup.server, setup.root.path());
     std::fs::write(root.join("a.txt"), "alpha\n").expect("write");
 
@@ -285,15 +281,7 @@ fn a_refused_local_action_names_the_action_and_the_allowed_ones() {
     );
     assert_eq!(
         write,
-        json!({
-            "jsonrpc": "2.0",
-            "id": 1,
-            "error": {
-                "code": -32602,
-                "message": "tool \"fs\" does not allow action \"write\" here (allowed: read)",
-                "data": {"tool": "fs", "action": "write", "allowed": ["read"]}
-            }
-        })
+        json!({ "jsonrpc": "2.0", "id": 1, "error": refusal("fs", "action", "write", &["read"]) })
     );
     assert!(!root.join("b.txt").exists());
 
@@ -322,8 +310,7 @@ fn a_refused_local_action_names_the_action_and_the_allowed_ones() {
 /// refused.
 #[test]
 fn an_action_alias_allows_and_calls_the_action_it_names() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs:stat"]}"#);
+    let (door, mut setup) = gated(r#"{"local": ["fs:stat"]}"#);
     let (server, root) = (&mut setup.server, setup.root.path());
     std::fs::write(root.join("a.txt"), "alpha\n").expect("write");
 
@@ -344,8 +331,8 @@ fn an_action_alias_allows_and_calls_the_action_it_names() {
     // `search_text` is Hanzo's name for `search`, which is not allowed.
     let search = server.call_tool(4, "fs", json!({ "action": "search_text", "pattern": "a" }));
     assert_eq!(
-        search["error"]["message"],
-        "tool \"fs\" does not allow action \"search_text\" here (allowed: info)"
+        search["error"],
+        refusal("fs", "action", "search_text", &["info"])
     );
     assert_eq!(server.wait().code(), Some(0));
     assert!(door.requests_for("tools/call").is_empty());
@@ -353,8 +340,7 @@ fn an_action_alias_allows_and_calls_the_action_it_names() {
 
 #[test]
 fn the_narrowed_action_description_names_only_the_allowed_actions() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs:read", "fs:help"], "door": []}"#);
+    let (_door, mut setup) = gated(r#"{"local": ["fs:read", "fs:help"], "door": []}"#);
     let server = &mut setup.server;
     let list = server.call(1, "tools/list", json!({}));
     let action = &listed_tool(&list, "fs")["inputSchema"]["properties"]["action"];
@@ -364,29 +350,17 @@ fn the_narrowed_action_description_names_only_the_allowed_actions() {
 
 #[test]
 fn a_refused_door_op_names_the_op_and_the_allowed_ones() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(
-        &door,
-        r#"{"local": [], "door": ["describe", "agents:list_agents"]}"#,
-    );
+    let (door, mut setup) = gated(r#"{"local": [], "door": ["describe", "agents:list_agents"]}"#);
     let server = &mut setup.server;
     let refused = server.call_tool(1, "agents", json!({ "op": "deploy_agent" }));
     assert_eq!(
         refused["error"],
-        json!({
-            "code": -32602,
-            "message": "tool \"agents\" does not allow op \"deploy_agent\" here (allowed: list_agents)",
-            "data": {"tool": "agents", "op": "deploy_agent", "allowed": ["list_agents"]}
-        })
+        refusal("agents", "op", "deploy_agent", &["list_agents"])
     );
     let describe = server.call_tool(2, "describe", json!({ "op": "deploy_agent" }));
     assert_eq!(
         describe["error"],
-        json!({
-            "code": -32602,
-            "message": "tool \"describe\" does not allow op \"deploy_agent\" here (allowed: list_agents)",
-            "data": {"tool": "describe", "op": "deploy_agent", "allowed": ["list_agents"]}
-        })
+        refusal("describe", "op", "deploy_agent", &["list_agents"])
     );
     let allowed = server.call_tool(3, "agents", json!({ "op": "list_agents" }));
     assert_eq!(allowed["result"]["content"][0]["text"], "called agents");

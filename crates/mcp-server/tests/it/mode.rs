@@ -26,7 +26,7 @@ use crate::common::driver::Connection;
 use crate::common::http::{Http, Session, assert_sse};
 use crate::common::{
     Proc, call_params, hanzo_mcp, http_port, listed_tool, modes_file, names, open_http_args,
-    servetest,
+    refusal, servetest,
 };
 
 /// Every local tool, as `full` lists them.
@@ -146,18 +146,6 @@ fn actions_of(list: &Value, name: &str) -> Value {
 /// A successful `tools/call` response's result with this one text block.
 fn text_result(text: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": text }] })
-}
-
-/// The -32602 refusal of `tool`'s `action`, naming the `allowed` ones.
-fn refused_action(tool: &str, action: &str, allowed: &[&str]) -> Value {
-    json!({
-        "code": -32602,
-        "message": format!(
-            "tool {tool:?} does not allow action {action:?} here (allowed: {})",
-            allowed.join(", ")
-        ),
-        "data": { "tool": tool, "action": action, "allowed": allowed }
-    })
 }
 
 /// `refusal` as the session's mode `mode` words it: the mode named, and
@@ -312,7 +300,7 @@ servetest!(
         );
         assert_eq!(
             write,
-            json!({ "jsonrpc": "2.0", "id": 8, "error": by_mode(refused_action("fs", "write", &FS_READS), "review") })
+            json!({ "jsonrpc": "2.0", "id": 8, "error": by_mode(refusal("fs", "action", "write", &FS_READS), "review") })
         );
         assert!(!root.join("b.txt").exists());
 
@@ -467,7 +455,7 @@ servetest!(
 
         // The allowlist refuses first, naming what it allows.
         let listed = server.call_tool(4, "fs", json!({ "action": "list", "path": "." }));
-        assert_eq!(listed["error"], refused_action("fs", "list", &["read"]));
+        assert_eq!(listed["error"], refusal("fs", "action", "list", &["read"]));
         let read = server.call_tool(5, "fs", json!({ "action": "read", "path": "a.txt" }));
         assert_eq!(read["result"], text_result("alpha\n"));
         let exec = server.call_tool(6, "exec", json!({ "action": "run" }));
@@ -599,7 +587,7 @@ fn docs_preset_narrows(server: &mut Proc, docs_description: &str) {
     let tree = server.call_tool(5, "fs", json!({ "action": "tree" }));
     assert_eq!(
         tree["error"],
-        by_mode(refused_action("fs", "tree", &["read"]), "docs")
+        by_mode(refusal("fs", "action", "tree", &["read"]), "docs")
     );
     let current = mode(server, 6, json!({ "action": "current" }));
     assert_eq!(

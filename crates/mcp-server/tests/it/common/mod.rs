@@ -255,6 +255,20 @@ pub fn fake_door_called(name: &str, arguments: &Value) -> Value {
     })
 }
 
+/// The -32602 refusal of a call of `tool` whose `kind` (`"action"` of a
+/// local tool, `"op"` of a door tool) `name` its allowlist entry does not
+/// allow, naming the `allowed` ones.
+pub fn refusal(tool: &str, kind: &str, name: &str, allowed: &[&str]) -> Value {
+    json!({
+        "code": -32602,
+        "message": format!(
+            "tool {tool:?} does not allow {kind} {name:?} here (allowed: {})",
+            allowed.join(", ")
+        ),
+        "data": { "tool": tool, kind: name, "allowed": allowed }
+    })
+}
+
 /// A loopback address nothing listens on (bound, then let go).
 pub fn free_address() -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
