@@ -27,7 +27,7 @@ use crate::common::driver::{Connection, StdioPipes};
 use crate::common::http::{exchange, raw_post};
 use crate::common::stdio::PATIENCE;
 use crate::common::tools::server;
-use crate::common::{Proc, hanzo_mcp, http_port, open_http_args};
+use crate::common::{Proc, hanzo_mcp, http_port, open_http_args, stateless_meta_with};
 
 // Fields of the wrong shape, over an in-process connection.
 
@@ -40,13 +40,9 @@ fn initialize(id: u64, capabilities: Value, client_info: Value) -> Value {
 #[tokio::test]
 async fn an_unknown_meta_log_level_is_refused_naming_the_allowed_levels() {
     let mut client = Connection::open(Arc::new(server("stdio-fields-test", Vec::new())));
+    let meta = stateless_meta_with(json!({"io.modelcontextprotocol/logLevel": "LOUD"}));
     let answer = client
-        .ask(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/logLevel": "LOUD"}}}),
-        )
+        .ask(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}))
         .await;
     assert_eq!(
         answer,
@@ -55,13 +51,9 @@ async fn an_unknown_meta_log_level_is_refused_naming_the_allowed_levels() {
              notice, warning, error, critical, alert or emergency; found \"LOUD\""}})
     );
     // A valid level is accepted.
+    let meta = stateless_meta_with(json!({"io.modelcontextprotocol/logLevel": "warning"}));
     let answer = client
-        .ask(
-            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/logLevel": "warning"}}}),
-        )
+        .ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}))
         .await;
     assert_eq!(answer["id"], json!(2));
     assert_eq!(answer["result"]["tools"], json!([]), "{answer}");

@@ -301,6 +301,19 @@ macro_rules! servetest {
 }
 pub(crate) use servetest;
 
+/// A 2026-07-28 request's `_meta`: the revision and no client
+/// capabilities, then `more`'s members.
+pub fn stateless_meta_with(more: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    if let (Some(meta), Value::Object(more)) = (meta.as_object_mut(), more) {
+        meta.extend(more);
+    }
+    meta
+}
+
 /// The server's `roots/list` request, the `n`th request it sends (`s-<n>`).
 pub fn roots_list_request(n: u32) -> Value {
     json!({ "jsonrpc": "2.0", "id": format!("s-{n}"), "method": "roots/list", "params": {} })
