@@ -14,8 +14,8 @@ use mcp_local_server::cli::{self, Cli, Command, ServeArgs};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::http::{Events, Http, PATIENCE, Session, header, listen};
-use crate::common::{Proc, hanzo_mcp, roots_list_answer, roots_list_request};
+use crate::common::http::{Events, Http, Session, header, listen};
+use crate::common::{Proc, hanzo_mcp, roots_list_answer, roots_list_request, within};
 
 /// `hanzo-mcp serve --no-door <args>` started in `cwd`.
 fn spawn(cwd: &Path, args: &[&str]) -> Proc {
@@ -385,9 +385,8 @@ async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
     // has been seen by now.
     let ended = session.delete().await;
     assert!(ended.status().is_success(), "{}", ended.status());
-    tokio::time::timeout(PATIENCE, answerer)
+    within("the GET stream ends with its session", answerer)
         .await
-        .expect("the GET stream ends with its session")
         .expect("the answerer ran");
     assert_eq!(
         asked.lock().expect("lock").as_slice(),

@@ -14,10 +14,14 @@ pub mod tools;
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
 use mcp_fake_door::{Behaviour, FakeDoor};
+use mcp_local_server::mcp_proto::Implementation;
+use mcp_local_server::{Composition, Server, ServerConfig};
 use serde_json::{Value, json};
 
 pub use stdio::{Proc, hanzo_mcp};
@@ -312,6 +316,65 @@ pub fn stateless_meta_with(more: Value) -> Value {
         meta.extend(more);
     }
     meta
+}
+
+/// What `work` comes to, which must be within [`stdio::PATIENCE`]; `what`
+/// names it when it is not.
+pub async fn within<F: std::future::Future>(what: &str, work: F) -> F::Output {
+    tokio::time::timeout(stdio::PATIENCE, work)
+        .await
+        .unwrap_or_else(|_| panic!("not within {:?}: {what}", stdio::PATIENCE))
+}
+
+/// A server with no tools whose session holds at most
+/// `max_output_backlog_bytes` of answers nobody has read yet.
+pub fn backlog_server(max_output_backlog_bytes: usize) -> Arc<Server> {
+    let info = Implementation::new("stdio-output-test", "0.0.1");
+    let mut config = ServerConfig::new(info);
+    config.max_output_backlog_bytes = max_output_backlog_bytes;
+    Arc::new(Server::new(Composition::new(Vec::new()), config))
+}
+
+/// Lets every other task of this single-threaded runtime run until it
+/// blocks.
+pub async fn settle() {
+    for _ in 0..20_000 {
+        tokio::task::yield_now().await;
+    }
+}
+
+/// That `writer` stops sending while nobody reads (its count in `sent`
+/// unchanged over a [`settle`], the writer still waiting), having sent
+/// fewer than `most`.
+pub async fn assert_stalls_below<T>(
+    sent: &AtomicUsize,
+    writer: &tokio::task::JoinHandle<T>,
+    most: usize,
+) {
+    settle().await;
+    let stalled = sent.load(Ordering::Relaxed);
+    settle().await;
+    assert_eq!(sent.load(Ordering::Relaxed), stalled, "input still taken");
+    assert!(!writer.is_finished());
+    assert!(stalled < most, "{stalled} taken while output unread");
+}
+
+/// Reads `count` answers with `next`, each the id of the request it
+/// answers, and checks that requests 1 to `count` are answered once each.
+pub async fn assert_each_answered_once(count: usize, mut next: impl AsyncFnMut() -> i64) {
+    let mut answered = vec![false; count + 1];
+    for _ in 0..count {
+        let id = next().await;
+        let seen = usize::try_from(id)
+            .ok()
+            .filter(|&i| i > 0)
+            .and_then(|i| answered.get_mut(i))
+            .unwrap_or_else(|| panic!("no request {id} was sent"));
+        assert!(!*seen, "request {id} answered twice");
+        *seen = true;
+    }
+    let missing: Vec<usize> = (1..=count).filter(|&i| !answered[i]).collect();
+    assert!(missing.is_empty(), "never answered: {missing:?}");
 }
 
 /// The server's `roots/list` request, the `n`th request it sends (`s-<n>`).
