@@ -26,7 +26,7 @@ use crate::common::driver::Connection;
 use crate::common::http::{Http, Session, assert_sse};
 use crate::common::{
     Proc, call_params, hanzo_mcp, http_port, listed_tool, modes_file, names, open_http_args,
-    refusal, servetest,
+    refusal, serve_no_door, servetest,
 };
 
 /// Every local tool, as `full` lists them.
@@ -522,9 +522,7 @@ servetest!(
 /// `hanzo-mcp serve --no-door --root <root> <extra>` with these variables,
 /// past the handshake.
 fn serve(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Proc {
-    let mut args = vec!["serve", "--no-door", "--root", utf8(root)];
-    args.extend_from_slice(extra);
-    let mut server = Proc::spawn_with_env(&args, env);
+    let mut server = serve_no_door(root, extra, env);
     server.initialize("2025-11-25");
     server
 }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::common::servers::{fixture, server_everything};
 use crate::common::stdio::Proc;
-use crate::common::{CANARY, call_params, first_text, listening_port, tool_names};
+use crate::common::{CANARY, call_params, first_text, listening_port, serve_no_door, tool_names};
 
 /// `--server NAME=python3 <fixture> --prefix PREFIX --log LOG <extra>`.
 fn server_flag(name: &str, prefix: &str, log: &Path, extra: &str) -> String {
@@ -165,19 +165,16 @@ fn next_other_than_list_changed(server: &mut Proc) -> Value {
 /// `hanzo-mcp serve --root <root> --no-door --server <server>
 /// --server-wait 20 <extra>`, not yet initialized.
 fn serve_mounted(root: &Path, server: &str, extra: &[&str]) -> Proc {
-    let root = root.to_str().expect("a UTF-8 path");
-    let mut args = vec![
-        "serve",
-        "--root",
-        root,
-        "--no-door",
-        "--server",
-        server,
-        "--server-wait",
-        "20",
-    ];
+    let mut args = vec!["--server", server, "--server-wait", "20"];
     args.extend_from_slice(extra);
-    Proc::spawn(&args)
+    serve_no_door(root, &args, &[])
+}
+
+/// [`serve_mounted`] with the fixture as `kb` (tools `kb_*`, logging to
+/// `<logs>/kb.log`), `logs` being the root too.
+fn serve_kb(logs: &Path, extra: &[&str]) -> Proc {
+    let kb = server_flag("kb", "kb_", &logs.join("kb.log"), "");
+    serve_mounted(logs, &kb, extra)
 }
 
 /// `hanzo-mcp serve --http 127.0.0.1:0 --no-door --root <root> <extra>`
@@ -378,10 +375,8 @@ fn a_mounted_server_gets_initialized_before_any_other_request() {
 #[test]
 fn an_entry_that_cannot_narrow_a_tool_is_warned_about_once() {
     let logs = tempfile::tempdir().unwrap();
-    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let mut server = serve_mounted(
+    let mut server = serve_kb(
         logs.path(),
-        &kb,
         &["--allowed-tools", r#"{"kb": ["kb_echo:x", "kb_ops:read"]}"#],
     );
     server.initialize("2025-11-25");
@@ -427,16 +422,11 @@ fn list_changes_are_relayed_and_a_killed_child_comes_back() {
 fn a_server_that_never_initializes_costs_at_most_the_wait() {
     let logs = tempfile::tempdir().unwrap();
     let hang = server_flag("hang", "h_", &logs.path().join("hang.log"), "--hang-init");
-    let mut server = Proc::spawn(&[
-        "serve",
-        "--root",
-        logs.path().to_str().unwrap(),
-        "--no-door",
-        "--server",
-        &hang,
-        "--server-wait",
-        "0.5",
-    ]);
+    let mut server = serve_no_door(
+        logs.path(),
+        &["--server", &hang, "--server-wait", "0.5"],
+        &[],
+    );
     server.initialize("2025-11-25");
     let listed = server.call(1, "tools/list", json!({}));
     // Answered while the mounted server's initialize is still pending:
@@ -458,7 +448,6 @@ fn a_server_that_never_initializes_costs_at_most_the_wait() {
 #[test]
 fn an_http_server_is_mounted_from_the_configuration_file() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_str().unwrap();
     let (_inner, port) = serve_http(
         dir.path(),
         &["--test-tools"],
@@ -472,17 +461,9 @@ fn an_http_server_is_mounted_from_the_configuration_file() {
         ),
     )
     .unwrap();
-    let mut outer = Proc::spawn_with_env(
-        &[
-            "serve",
-            "--root",
-            root,
-            "--no-door",
-            "--config",
-            config.to_str().unwrap(),
-            "--server-wait",
-            "20",
-        ],
+    let mut outer = serve_no_door(
+        dir.path(),
+        &["--config", config.to_str().unwrap(), "--server-wait", "20"],
         &[("WEB_TOKEN", "inner-bearer-7d1f")],
     );
     outer.initialize("2025-11-25");
@@ -612,9 +593,8 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
 #[test]
 fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
     let logs = tempfile::tempdir().unwrap();
-    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
     // A client with sampling: the request reaches it and its answer goes back.
-    let mut server = serve_mounted(logs.path(), &kb, &[]);
+    let mut server = serve_kb(logs.path(), &[]);
     server.handshake("2025-11-25", json!({ "sampling": {} }));
     server.request(1, "tools/call", call_params("kb_sample", json!({})));
     let asked = next_other_than_list_changed(&mut server);
@@ -629,7 +609,7 @@ fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
     assert_eq!(told["content"]["text"], "sampled", "{answer}");
 
     // A client without it: the server gets the standard error.
-    let mut server = serve_mounted(logs.path(), &kb, &[]);
+    let mut server = serve_kb(logs.path(), &[]);
     server.initialize("2025-11-25");
     let answer = server.call_tool(1, "kb_sample", json!({}));
     let told: Value = serde_json::from_str(first_text(&answer["result"])).unwrap();
@@ -640,8 +620,7 @@ fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
 fn a_mounted_child_dies_with_the_server() {
     let logs = tempfile::tempdir().unwrap();
     let log = logs.path().join("kb.log");
-    let kb = server_flag("kb", "kb_", &log, "");
-    let mut server = serve_mounted(logs.path(), &kb, &[]);
+    let mut server = serve_kb(logs.path(), &[]);
     server.initialize("2025-11-25");
     list(&mut server, 1);
     let pid = received(&log)[0]["pid"].as_i64().unwrap();
@@ -744,16 +723,11 @@ fn a_mounted_servers_own_discriminator_named_twice_is_refused() {
         ),
     )
     .unwrap();
-    let mut server = Proc::spawn(&[
-        "serve",
-        "--root",
-        dir.path().to_str().unwrap(),
-        "--no-door",
-        "--config",
-        config.to_str().unwrap(),
-        "--server-wait",
-        "20",
-    ]);
+    let mut server = serve_no_door(
+        dir.path(),
+        &["--config", config.to_str().unwrap(), "--server-wait", "20"],
+        &[],
+    );
     server.initialize("2025-11-25");
     let ok = server.call_tool(1, "kb_issue", json!({ "method": "create" }));
     assert_eq!(ok["result"]["content"][0]["text"], "ran create", "{ok}");
@@ -773,8 +747,7 @@ fn a_mounted_servers_own_discriminator_named_twice_is_refused() {
 #[test]
 fn a_child_that_writes_without_a_line_end_is_an_outage_not_a_hang() {
     let logs = tempfile::tempdir().unwrap();
-    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let mut server = serve_mounted(logs.path(), &kb, &[]);
+    let mut server = serve_kb(logs.path(), &[]);
     server.initialize("2025-11-25");
     let answer = server.call_tool(1, "kb_flood", json!({}));
     assert_eq!(answer["result"]["isError"], true, "{answer}");
@@ -830,8 +803,7 @@ async fn sampling_never_asks_another_sessions_client() {
 #[test]
 fn a_cancellation_is_read_while_every_slot_waits_on_a_mounted_server() {
     let logs = tempfile::tempdir().unwrap();
-    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let mut server = serve_mounted(logs.path(), &kb, &["--max-in-flight", "2"]);
+    let mut server = serve_kb(logs.path(), &["--max-in-flight", "2"]);
     server.initialize("2025-11-25");
     list(&mut server, 0);
     // Both slots wait on kb's slow tool (5 s each).
@@ -852,19 +824,10 @@ fn a_cancellation_is_read_while_every_slot_waits_on_a_mounted_server() {
 fn a_gated_server_that_is_down_answers_its_allowed_names_with_an_error_result() {
     let logs = tempfile::tempdir().unwrap();
     let log = logs.path().join("kb.log");
-    let kb = server_flag("kb", "kb_", &log, "");
-    let mut server = Proc::spawn(&[
-        "serve",
-        "--root",
-        logs.path().to_str().unwrap(),
-        "--no-door",
-        "--server",
-        &kb,
-        "--server-wait",
-        "20",
-        "--allowed-tools",
-        r#"{"kb": ["kb_ops:read"]}"#,
-    ]);
+    let mut server = serve_kb(
+        logs.path(),
+        &["--allowed-tools", r#"{"kb": ["kb_ops:read"]}"#],
+    );
     server.initialize("2025-11-25");
     list(&mut server, 0);
     kill_and_bring_back(&mut server, &log, 1);

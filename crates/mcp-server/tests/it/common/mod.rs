@@ -26,18 +26,24 @@ use serde_json::{Value, json};
 
 pub use stdio::{Proc, hanzo_mcp};
 
-/// `hanzo-mcp serve --no-door --root <a new temporary directory> <extra>`,
-/// and that directory (removed when dropped).
-pub fn serve_in_temp_root(extra: &[&str]) -> (Proc, tempfile::TempDir) {
-    let root = tempfile::tempdir().expect("tempdir");
+/// `hanzo-mcp serve --no-door --root <root> <extra>` with these variables
+/// set, not yet initialized.
+pub fn serve_no_door(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Proc {
     let mut args = vec![
         "serve",
         "--no-door",
         "--root",
-        root.path().to_str().expect("utf-8"),
+        root.to_str().expect("utf-8"),
     ];
     args.extend_from_slice(extra);
-    (Proc::spawn(&args), root)
+    Proc::spawn_with_env(&args, env)
+}
+
+/// `hanzo-mcp serve --no-door --root <a new temporary directory> <extra>`,
+/// and that directory (removed when dropped).
+pub fn serve_in_temp_root(extra: &[&str]) -> (Proc, tempfile::TempDir) {
+    let root = tempfile::tempdir().expect("tempdir");
+    (serve_no_door(root.path(), extra, &[]), root)
 }
 
 /// A `tools/call` params object.
