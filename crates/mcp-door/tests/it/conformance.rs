@@ -9,7 +9,9 @@ use mcp_proto::methods::{
 use mcp_proto::{CallToolRequestParams, InitializeRequestParams, Request};
 use serde_json::{Value, json};
 
-use crate::common::{call, get, github_bytes, list, post, spawn_door, spawn_rest};
+use crate::common::{
+    REST_DOC, call, get, github_bytes, list, post, spawn_door, spawn_rest, tool_names,
+};
 
 async fn github_door() -> String {
     let source = OpenApiSource::from_bytes("github", github_bytes(), Some("http://127.0.0.1:9"));
@@ -229,13 +231,7 @@ async fn unavailable_sources_are_listed() {
     let addr = spawn_door(door).await;
     let r = post(&format!("http://{addr}/v1/mcp"), &list(1), &[]).await;
     let result = &r.body["result"];
-    let names: Vec<&str> = result["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["describe", "things"]);
+    assert_eq!(tool_names(result), ["describe", "things"]);
     let unavailable = &result["_meta"]["hanzo.ai/unavailable"];
     assert_eq!(unavailable[0]["source"], "bad.json");
     assert!(
@@ -326,19 +322,6 @@ async fn results_validate_against_the_2026_07_28_schema() {
     assert_eq!(r.body["result"], json!({"resultType": "complete"}));
 }
 
-/// One op on a loopback REST service, for answers straight from
-/// [`Door::answer`] (no HTTP in between).
-const ITEMS: &str = r#"
-openapi: 3.1.0
-info: {title: items, version: "1"}
-paths:
-  /items/{name}:
-    get:
-      operationId: getItem
-      tags: [items]
-      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
-"#;
-
 /// What `door` answers `request` with: whether it is a challenge, and the
 /// JSON-RPC response as sent.
 async fn answered(door: &Door, request: &Request, credentials: &Credentials) -> (bool, Value) {
@@ -352,7 +335,7 @@ async fn answered(door: &Door, request: &Request, credentials: &Credentials) -> 
 #[tokio::test]
 async fn every_method_is_answered_through_the_router() {
     let (rest, seen) = spawn_rest().await;
-    let door = crate::common::door(ITEMS, &rest, DoorConfig::default());
+    let door = crate::common::door(REST_DOC, &rest, DoorConfig::default());
     let none = Credentials::default();
     let mut headers = axum::http::HeaderMap::new();
     headers.insert("authorization", "Bearer t".parse().unwrap());
@@ -387,16 +370,13 @@ async fn every_method_is_answered_through_the_router() {
 
     let request = Request::typed::<ListTools>(4, &Default::default()).unwrap();
     let (_, r) = answered(&door, &request, &none).await;
-    let names: Vec<&str> = r["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["describe", "items"]);
     assert_eq!(
-        r["result"]["tools"][1]["inputSchema"]["properties"]["op"]["enum"],
-        json!(["get_item"])
+        tool_names(&r["result"]),
+        ["describe", "errors", "items", "slow"]
+    );
+    assert_eq!(
+        r["result"]["tools"][2]["inputSchema"]["properties"]["op"]["enum"],
+        json!(["get_item", "update_item", "add_tags"])
     );
     assert_eq!(r["result"]["resultType"], "complete");
 
