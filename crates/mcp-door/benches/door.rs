@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_door::{Door, DoorConfig, OpenApiSource, Projection, ProjectionConfig};
+use mcp_proto::Request;
+use mcp_proto::methods::{CallTool, ListTools};
 use serde_json::json;
 
 fn github_bytes() -> Vec<u8> {
@@ -93,15 +95,17 @@ fn http(c: &mut Criterion) {
             response.bytes().await.expect("body")
         }
     };
-    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let list = serde_json::to_string(&Request::typed::<ListTools>(1, &Default::default()).unwrap())
+        .expect("a request");
     let bytes = runtime.block_on(post(list.clone()));
     eprintln!("tools/list answer: {} bytes", bytes.len());
     c.bench_function("list/http", |b| {
         b.iter(|| runtime.block_on(post(list.clone())))
     });
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "items", "arguments": {"op": "get_item", "input": {"name": "a b"}}}})
-    .to_string();
+    let params =
+        json!({"name": "items", "arguments": {"op": "get_item", "input": {"name": "a b"}}});
+    let call =
+        serde_json::to_string(&Request::new(2, CallTool::NAME, Some(params))).expect("a request");
     let answer = runtime.block_on(post(call.clone()));
     assert!(
         std::str::from_utf8(&answer)

@@ -1,28 +1,22 @@
 //! The door's JSON-RPC side (HIP-0300 §1.3–§1.6), independent of HTTP:
-//! one request in, one answer out.
+//! one request in, one answer out ([`Door::answer`], routed by method type
+//! in [`dispatch`]).
 
+mod dispatch;
 mod reload;
 
 pub use reload::Reloaded;
 
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use mcp_proto::methods::{CallTool, Method as _};
-use mcp_proto::{
-    CacheScope, CallToolRequestParams, CallToolResult, ContentBlock, DiscoverResult, ErrorObject,
-    Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, Meta,
-    PaginatedRequestParams, PaginatedResult, Request, Response, Revision, ServerCapabilities,
-    ToolsCapability, meta,
-};
-use serde_json::{Value, json};
+use mcp_proto::{CacheScope, Implementation, ListToolsResult, PaginatedResult, Response};
 
-use crate::credentials::Credentials;
 use crate::error::DoorError;
-use crate::forward::{self, Limits};
+use crate::forward::Limits;
 use crate::health::ReadinessConfig;
 use crate::metrics::Metrics;
-use crate::projection::{DESCRIBE, Projection, ProjectionConfig};
+use crate::projection::{Projection, ProjectionConfig};
 use crate::source::OpenApiSource;
 
 /// How a door is configured. Every bound has a default; see each field.
@@ -105,45 +99,47 @@ pub enum Answer {
 #[derive(Debug)]
 pub struct Door {
     sources: Mutex<Vec<OpenApiSource>>,
-    current: RwLock<Current>,
+    current: RwLock<Arc<Current>>,
     config: DoorConfig,
-    client: reqwest::Client,
-    metrics: Metrics,
+    shared: Arc<Shared>,
 }
 
 /// The projection in force and its `tools/list` result, built once per
-/// projection (a list is asked for far more often than it changes).
+/// projection (a list is asked for far more often than it changes). A
+/// request holds the one in force when it came for as long as it runs.
 #[derive(Debug)]
 struct Current {
     projection: Arc<Projection>,
-    list: Arc<Value>,
+    list: ListToolsResult,
 }
 
 impl Current {
     fn new(projection: Projection, ttl_ms: u64) -> Current {
-        let result = ListToolsResult {
-            tools: projection.tools().to_vec(),
-            page: PaginatedResult {
-                ttl_ms: Some(ttl_ms),
-                cache_scope: Some(CacheScope::Public),
-                result_type: Some("complete".into()),
-                meta: Some(projection.list_meta()),
-                ..PaginatedResult::default()
-            },
-        };
         Current {
-            list: Arc::new(serde_json::to_value(result).unwrap_or(Value::Null)),
+            list: ListToolsResult {
+                tools: projection.tools().to_vec(),
+                page: PaginatedResult {
+                    ttl_ms: Some(ttl_ms),
+                    cache_scope: Some(CacheScope::Public),
+                    meta: Some(projection.list_meta()),
+                    ..PaginatedResult::default()
+                },
+            },
             projection: Arc::new(projection),
         }
     }
 }
 
-/// The `instructions` of `initialize` and `server/discover`: how the
-/// grouped tools are called.
-const INSTRUCTIONS: &str = concat!(
-    "One tool per subsystem: call describe with {\"op\"} for an op's input schema, ",
-    "then the subsystem's tool with {\"op\", \"input\"}."
-);
+/// What a request's work keeps of its door after the dispatch returns (a
+/// forwarded call is work that runs later): the upstream client, the
+/// bounds of a call, the lists' `ttlMs` and the metrics.
+#[derive(Debug)]
+struct Shared {
+    client: reqwest::Client,
+    limits: Limits,
+    list_ttl_ms: u64,
+    metrics: Metrics,
+}
 
 /// The JSON-RPC error code of the answer to a call without a credential
 /// (the HTTP status, 401, is what clients act on).
@@ -169,18 +165,27 @@ impl Door {
         }
         let projection = Projection::build(&sources, &config.projection);
         metrics.offered(projection.ops().count());
+        let shared = Shared {
+            client,
+            limits: Limits {
+                timeout: config.timeout,
+                max_body_bytes: config.max_body_bytes,
+                max_error_body_bytes: config.max_error_body_bytes,
+            },
+            list_ttl_ms: config.list_ttl_ms,
+            metrics,
+        };
         Ok(Door {
             sources: Mutex::new(sources),
-            current: RwLock::new(Current::new(projection, config.list_ttl_ms)),
+            current: RwLock::new(Arc::new(Current::new(projection, config.list_ttl_ms))),
             config,
-            client,
-            metrics,
+            shared: Arc::new(shared),
         })
     }
 
     /// The door's metrics (served at `GET /metrics`).
     pub fn metrics(&self) -> &Metrics {
-        &self.metrics
+        &self.shared.metrics
     }
 
     /// The sources as currently loaded (a document kept from an earlier
@@ -194,20 +199,25 @@ impl Door {
 
     /// The HTTP client for upstreams (forwarded calls and readiness probes).
     pub(crate) fn http_client(&self) -> &reqwest::Client {
-        &self.client
+        &self.shared.client
     }
 
     /// Makes `projection` the one in force.
     fn install(&self, projection: Projection) {
-        self.metrics.offered(projection.ops().count());
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) =
-            Current::new(projection, self.config.list_ttl_ms);
+        self.metrics().offered(projection.ops().count());
+        let current = Arc::new(Current::new(projection, self.config.list_ttl_ms));
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = current;
+    }
+
+    /// The projection in force and its list.
+    fn current(&self) -> Arc<Current> {
+        let current = self.current.read().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(&current)
     }
 
     /// The current projection.
     pub fn projection(&self) -> Arc<Projection> {
-        let current = self.current.read().unwrap_or_else(PoisonError::into_inner);
-        Arc::clone(&current.projection)
+        Arc::clone(&self.current().projection)
     }
 
     /// The door's configuration.
@@ -228,254 +238,6 @@ impl Door {
         self.install(projection);
         true
     }
-
-    /// Answers one JSON-RPC request. `credentials` are the caller's
-    /// credential headers; `revision` is the `MCP-Protocol-Version` header
-    /// when there was one.
-    pub async fn answer(
-        &self,
-        request: &Request,
-        credentials: &Credentials,
-        revision: Option<&str>,
-    ) -> Answer {
-        let id = request.id.clone();
-        let params = match request.params_value() {
-            Ok(params) => params,
-            Err(error) => return Answer::Response(Response::error(Some(id), error)),
-        };
-        self.count(request, params.as_ref());
-        let requested = revision.map(str::to_owned).or_else(|| {
-            params
-                .as_ref()?
-                .get("_meta")?
-                .get(meta::PROTOCOL_VERSION)?
-                .as_str()
-                .map(str::to_owned)
-        });
-        if let Some(r) = requested
-            && Revision::parse(&r).is_none()
-            && request.method != mcp_proto::methods::Initialize::NAME
-        {
-            let err = ErrorObject::unsupported_protocol_version(&r, &Revision::ALL);
-            return Answer::Response(Response::error(Some(id), err));
-        }
-        let result = match request.method.as_str() {
-            mcp_proto::methods::Initialize::NAME => self.initialize(request),
-            mcp_proto::methods::Ping::NAME => Ok(json!({})),
-            mcp_proto::methods::ServerDiscover::NAME => Ok(self.discover()),
-            mcp_proto::methods::ListTools::NAME => self.list(request),
-            mcp_proto::methods::CallTool::NAME => {
-                let params: CallToolRequestParams = match request.parse_params() {
-                    Ok(p) => p,
-                    Err(e) => return Answer::Response(Response::error(Some(id), e)),
-                };
-                if params.name != DESCRIBE && credentials.is_empty() {
-                    let err = ErrorObject::new(
-                        UNAUTHORIZED,
-                        "this call needs a credential: send Authorization: Bearer <token>",
-                    );
-                    return Answer::Challenge(Response::error(Some(id), err));
-                }
-                self.call(&params, credentials).await
-            }
-            other => Err(ErrorObject::method_not_found(other)),
-        };
-        Answer::Response(match result {
-            Ok(mut v) => {
-                // 2026-07-28 requires `resultType` on every result; a
-                // 2025-era client ignores it (`initialize` is theirs alone).
-                if request.method != mcp_proto::methods::Initialize::NAME
-                    && let Value::Object(m) = &mut v
-                {
-                    m.entry("resultType")
-                        .or_insert_with(|| Value::String("complete".into()));
-                }
-                Response::success(id, v)
-            }
-            Err(e) => Response::error(Some(id), e),
-        })
-    }
-
-    fn capabilities() -> ServerCapabilities {
-        ServerCapabilities {
-            tools: Some(ToolsCapability {
-                list_changed: Some(false),
-                ..ToolsCapability::default()
-            }),
-            ..ServerCapabilities::default()
-        }
-    }
-
-    fn initialize(&self, request: &Request) -> Result<Value, ErrorObject> {
-        let params: InitializeRequestParams = request.parse_params()?;
-        let result = InitializeResult {
-            protocol_version: Revision::negotiate(&params.protocol_version)
-                .as_str()
-                .to_owned(),
-            capabilities: Self::capabilities(),
-            server_info: server_info(),
-            instructions: Some(INSTRUCTIONS.to_owned()),
-            ..InitializeResult::default()
-        };
-        to_value(&result)
-    }
-
-    fn discover(&self) -> Value {
-        let mut m = Meta::new();
-        m.insert(
-            meta::SERVER_INFO.into(),
-            serde_json::to_value(server_info()).unwrap_or(Value::Null),
-        );
-        let result = DiscoverResult {
-            supported_versions: Revision::ALL
-                .iter()
-                .rev()
-                .map(|r| r.as_str().to_owned())
-                .collect(),
-            capabilities: Self::capabilities(),
-            instructions: Some(INSTRUCTIONS.to_owned()),
-            ttl_ms: Some(self.config.list_ttl_ms),
-            cache_scope: Some(CacheScope::Public),
-            result_type: Some("complete".into()),
-            meta: Some(m),
-            ..DiscoverResult::default()
-        };
-        serde_json::to_value(result).unwrap_or(Value::Null)
-    }
-
-    fn list(&self, request: &Request) -> Result<Value, ErrorObject> {
-        let params: PaginatedRequestParams = request.params.as_ref().map_or_else(
-            || Ok(PaginatedRequestParams::default()),
-            |_| request.parse_params(),
-        )?;
-        if let Some(cursor) = params.cursor {
-            return Err(ErrorObject::invalid_params(format!(
-                "unknown cursor {cursor:?}: the door lists every tool on one page"
-            )));
-        }
-        let list = Arc::clone(
-            &self
-                .current
-                .read()
-                .unwrap_or_else(PoisonError::into_inner)
-                .list,
-        );
-        Ok((*list).clone())
-    }
-
-    async fn call(
-        &self,
-        params: &CallToolRequestParams,
-        credentials: &Credentials,
-    ) -> Result<Value, ErrorObject> {
-        let projection = self.projection();
-        let arguments = params.arguments.clone().unwrap_or_default();
-        let op_of = |args: &JsonObject| -> Result<String, ErrorObject> {
-            match args.get("op") {
-                Some(Value::String(op)) => Ok(op.clone()),
-                Some(_) => Err(ErrorObject::invalid_params(format!(
-                    "tool {:?}: \"op\" must be a string",
-                    params.name
-                ))),
-                None => Err(ErrorObject::invalid_params(format!(
-                    "tool {:?}: missing \"op\"",
-                    params.name
-                ))),
-            }
-        };
-        if params.name == DESCRIBE {
-            let op = op_of(&arguments)?;
-            let described = projection
-                .described(&op)
-                .ok_or_else(|| unknown_op(DESCRIBE, &op))?;
-            let result = match described {
-                Ok(described) => CallToolResult {
-                    content: vec![ContentBlock::text(described.to_string())],
-                    structured_content: Some(described),
-                    ..CallToolResult::default()
-                },
-                // Bounded while built; answered with what is still useful.
-                Err((without_schema, why)) => {
-                    let mut result = CallToolResult::error(format!(
-                        "describe {op}: {why}; call it with the input its API documents \
-                         ({} {})",
-                        without_schema["method"].as_str().unwrap_or(""),
-                        without_schema["path"].as_str().unwrap_or("")
-                    ));
-                    result.structured_content = Some(without_schema);
-                    result
-                }
-            };
-            return to_value(&result);
-        }
-        let (entry, input) = if projection.has_tool(&params.name) {
-            let op = op_of(&arguments)?;
-            let entry = projection
-                .entry_in(&params.name, &op)
-                .ok_or_else(|| unknown_op(&params.name, &op))?;
-            let input = match arguments.get("input") {
-                None | Some(Value::Null) => JsonObject::new(),
-                Some(Value::Object(m)) => m.clone(),
-                Some(_) => {
-                    return Err(ErrorObject::invalid_params(format!(
-                        "tool {:?}: \"input\" must be an object",
-                        params.name
-                    )));
-                }
-            };
-            (entry, input)
-        } else if let Some(entry) = projection.entry(&params.name) {
-            // A direct call by an op's own name takes the op's input as its arguments.
-            (entry, arguments)
-        } else {
-            return Err(ErrorObject::invalid_params(format!(
-                "unknown tool {:?}",
-                params.name
-            )));
-        };
-        let limits = Limits {
-            timeout: self.config.timeout,
-            max_body_bytes: self.config.max_body_bytes,
-            max_error_body_bytes: self.config.max_error_body_bytes,
-        };
-        let started = Instant::now();
-        let (result, outcome) =
-            forward::call(&self.client, entry, &input, credentials, limits).await;
-        let seconds = started.elapsed().as_secs_f64();
-        let status = outcome.label();
-        self.metrics
-            .forwarded(&entry.name, &entry.subsystem, &status, seconds);
-        tracing::debug!(op = %entry.name, %status, ms = seconds * 1e3, "forwarded");
-        to_value(&result)
-    }
-
-    /// Counts `request` in the metrics: its method and, for `tools/call`,
-    /// the tool named when the projection has it (else `other`).
-    fn count(&self, request: &Request, params: Option<&Value>) {
-        let tool = if request.method == CallTool::METHOD {
-            let name = params
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let projection = self.projection();
-            if name == DESCRIBE || projection.has_tool(name) || projection.entry(name).is_some() {
-                name.to_owned()
-            } else {
-                "other".to_owned()
-            }
-        } else {
-            String::new()
-        };
-        self.metrics.request(&request.method, &tool);
-    }
-}
-
-fn unknown_op(tool: &str, op: &str) -> ErrorObject {
-    ErrorObject::invalid_params(format!("tool {tool:?} has no op {op:?}"))
-}
-
-fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, ErrorObject> {
-    serde_json::to_value(value).map_err(|e| ErrorObject::internal_error(e.to_string()))
 }
 
 /// The door's [`Implementation`]: `mcp-door` and this crate's version.

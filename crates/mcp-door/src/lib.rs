@@ -14,6 +14,7 @@
 //!
 //! ```
 //! use mcp_door::{Credentials, Door, DoorConfig, OpenApiSource};
+//! use mcp_proto::methods::ListTools;
 //! use mcp_proto::{Request, ResponsePayload};
 //!
 //! let yaml = br#"
@@ -32,7 +33,7 @@
 //! let source = OpenApiSource::from_bytes("projects.yaml", yaml, Some("http://127.0.0.1:9"));
 //! let door = Door::new(vec![source], DoorConfig::default()).unwrap();
 //!
-//! let request = Request::new(1, "tools/list", None);
+//! let request = Request::typed::<ListTools>(1, &Default::default()).unwrap();
 //! let answer = tokio::runtime::Builder::new_current_thread()
 //!     .enable_all()
 //!     .build()

@@ -121,8 +121,8 @@
 //!
 //! // Or text, parsed by the session as a transport's bytes would be.
 //! for message in [
-//!     json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-//!     json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+//!     json!({"jsonrpc": "2.0", "method": methods::Initialized::NAME}),
+//!     json!({"jsonrpc": "2.0", "id": 2, "method": methods::CallTool::NAME,
 //!         "params": {"name": "echo", "arguments": {"text": "hello"}}}),
 //! ] {
 //!     connection.send(Incoming::Text(message.to_string().into_bytes())).await.unwrap();

@@ -44,7 +44,7 @@ impl Door {
                     report.loaded.push(label);
                     return source;
                 };
-                self.metrics.load_error(&label);
+                self.metrics().load_error(&label);
                 match current.iter().find(|p| p.label() == label) {
                     Some(previous) if previous.is_loaded() => {
                         report.kept_previous.push((label, reason));
@@ -61,7 +61,7 @@ impl Door {
         report.ops = projection.ops().count();
         self.install(projection);
         *current = merged;
-        self.metrics
+        self.metrics()
             .reload(report.kept_previous.is_empty() && report.failed.is_empty());
         report
     }

@@ -169,6 +169,53 @@ pub fn list(id: i64) -> Value {
         "io.modelcontextprotocol/clientCapabilities": {}}}})
 }
 
+/// A document of the [`spawn_rest`] service's paths: `items` (get,
+/// update, add tags), `errors` (404, 500) and `slow` (hang, text, big).
+pub const REST_DOC: &str = r##"
+openapi: 3.0.3
+info: {title: rest, version: "1"}
+paths:
+  /items/{name}:
+    parameters: [{name: name, in: path, required: true, schema: {type: string}}]
+    get:
+      operationId: getItem
+      tags: [items]
+      parameters:
+        - {name: q, in: query, schema: {type: string}}
+        - {name: tags, in: query, schema: {type: array, items: {type: string}}}
+        - {name: X-Trace, in: header, schema: {type: string}}
+    put:
+      operationId: updateItem
+      tags: [items]
+      requestBody:
+        required: true
+        content: {application/json: {schema: {$ref: '#/components/schemas/Item'}}}
+  /items/{name}/tags:
+    post:
+      operationId: addTags
+      tags: [items]
+      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
+      requestBody:
+        content: {application/json: {schema: {type: array, items: {type: string}}}}
+  /missing: {get: {operationId: getMissing, tags: [errors]}}
+  /boom: {post: {operationId: triggerBoom, tags: [errors]}}
+  /hang: {get: {operationId: getHang, tags: [slow]}}
+  /text: {get: {operationId: getText, tags: [slow]}}
+  /big: {get: {operationId: getBig, tags: [slow]}}
+components:
+  schemas:
+    Item: {type: object, required: [size], properties: {size: {type: integer}, note: {type: string}}}
+"##;
+/// The names of the tools of a `tools/list` result, in order.
+pub fn tool_names(result: &Value) -> Vec<&str> {
+    result["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {result}"))
+        .iter()
+        .map(|t| t["name"].as_str().expect("a name"))
+        .collect()
+}
+
 /// One request the loopback REST service received.
 #[derive(Debug, Clone)]
 pub struct Seen {

@@ -2,10 +2,16 @@
 //! surface of `POST /v1/mcp` (2026-07-28 stateless, and `initialize` for
 //! 2025-era clients).
 
-use mcp_door::{Door, DoorConfig, OpenApiSource};
+use mcp_door::{Answer, Credentials, Door, DoorConfig, OpenApiSource};
+use mcp_proto::methods::{
+    CallTool, Initialize, ListPrompts, ListTools, Method as _, Ping, ServerDiscover,
+};
+use mcp_proto::{CallToolRequestParams, InitializeRequestParams, Request};
 use serde_json::{Value, json};
 
-use crate::common::{call, get, github_bytes, list, post, spawn_door};
+use crate::common::{
+    REST_DOC, call, get, github_bytes, list, post, spawn_door, spawn_rest, tool_names,
+};
 
 async fn github_door() -> String {
     let source = OpenApiSource::from_bytes("github", github_bytes(), Some("http://127.0.0.1:9"));
@@ -225,13 +231,7 @@ async fn unavailable_sources_are_listed() {
     let addr = spawn_door(door).await;
     let r = post(&format!("http://{addr}/v1/mcp"), &list(1), &[]).await;
     let result = &r.body["result"];
-    let names: Vec<&str> = result["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["describe", "things"]);
+    assert_eq!(tool_names(result), ["describe", "things"]);
     let unavailable = &result["_meta"]["hanzo.ai/unavailable"];
     assert_eq!(unavailable[0]["source"], "bad.json");
     assert!(
@@ -320,4 +320,131 @@ async fn results_validate_against_the_2026_07_28_schema() {
     let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
     let r = post(&url, &ping, &header).await;
     assert_eq!(r.body["result"], json!({"resultType": "complete"}));
+}
+
+/// What `door` answers `request` with: whether it is a challenge, and the
+/// JSON-RPC response as sent.
+async fn answered(door: &Door, request: &Request, credentials: &Credentials) -> (bool, Value) {
+    let (challenged, response) = match door.answer(request, credentials, None).await {
+        Answer::Response(r) => (false, r),
+        Answer::Challenge(r) => (true, r),
+    };
+    (challenged, serde_json::to_value(response).unwrap())
+}
+
+#[tokio::test]
+async fn every_method_is_answered_through_the_router() {
+    let (rest, seen) = spawn_rest().await;
+    let door = crate::common::door(REST_DOC, &rest, DoorConfig::default());
+    let none = Credentials::default();
+    let mut headers = axum::http::HeaderMap::new();
+    headers.insert("authorization", "Bearer t".parse().unwrap());
+    let bearer = Credentials::from_headers(&headers);
+
+    let init = InitializeRequestParams {
+        protocol_version: "2025-06-18".into(),
+        ..InitializeRequestParams::default()
+    };
+    let request = Request::typed::<Initialize>("a", &init).unwrap();
+    let (_, r) = answered(&door, &request, &none).await;
+    assert_eq!(r["id"], "a");
+    assert_eq!(r["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(r["result"]["serverInfo"]["name"], "mcp-door");
+    assert_eq!(r["result"]["capabilities"]["tools"]["listChanged"], false);
+    // `initialize` belongs to the revisions without `resultType`.
+    assert!(r["result"].get("resultType").is_none(), "{r}");
+
+    let request = Request::typed::<Ping>(2, &Default::default()).unwrap();
+    let (_, r) = answered(&door, &request, &none).await;
+    assert_eq!(
+        r,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"resultType": "complete"}})
+    );
+
+    let request = Request::typed::<ServerDiscover>(3, &Default::default()).unwrap();
+    let (_, r) = answered(&door, &request, &none).await;
+    assert_eq!(r["result"]["supportedVersions"][0], "2026-07-28");
+    assert_eq!(r["result"]["ttlMs"], 300_000);
+    assert_eq!(r["result"]["cacheScope"], "public");
+    assert_eq!(r["result"]["resultType"], "complete");
+
+    let request = Request::typed::<ListTools>(4, &Default::default()).unwrap();
+    let (_, r) = answered(&door, &request, &none).await;
+    assert_eq!(
+        tool_names(&r["result"]),
+        ["describe", "errors", "items", "slow"]
+    );
+    assert_eq!(
+        r["result"]["tools"][2]["inputSchema"]["properties"]["op"]["enum"],
+        json!(["get_item", "update_item", "add_tags"])
+    );
+    assert_eq!(r["result"]["resultType"], "complete");
+
+    let describe = CallToolRequestParams {
+        name: "describe".into(),
+        arguments: json!({"op": "get_item"}).as_object().cloned(),
+        ..CallToolRequestParams::default()
+    };
+    let request = Request::typed::<CallTool>(5, &describe).unwrap();
+    let (challenged, r) = answered(&door, &request, &none).await;
+    assert!(!challenged);
+    assert_eq!(r["result"]["structuredContent"]["path"], "/items/{name}");
+    assert_eq!(r["result"]["resultType"], "complete");
+
+    let get = CallToolRequestParams {
+        name: "items".into(),
+        arguments: json!({"op": "get_item", "input": {"name": "bolt"}})
+            .as_object()
+            .cloned(),
+        ..CallToolRequestParams::default()
+    };
+    let request = Request::typed::<CallTool>(6, &get).unwrap();
+    let (challenged, r) = answered(&door, &request, &none).await;
+    assert!(challenged);
+    assert_eq!(r["id"], 6);
+    assert_eq!(r["error"]["code"], mcp_door::UNAUTHORIZED);
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "nothing is sent unchallenged"
+    );
+    let (challenged, r) = answered(&door, &request, &bearer).await;
+    assert!(!challenged);
+    assert_eq!(
+        r["result"]["structuredContent"],
+        json!({"method": "GET", "path": "/items/bolt", "query": null, "body": ""})
+    );
+    assert_eq!(r["result"]["resultType"], "complete");
+    assert_eq!(
+        seen.lock().unwrap()[0].header("authorization"),
+        Some("Bearer t")
+    );
+
+    // A method without a route, params that do not decode, a revision
+    // the door does not know: errors with the request's id.
+    let request = Request::typed::<ListPrompts>(7, &Default::default()).unwrap();
+    let (_, r) = answered(&door, &request, &none).await;
+    assert_eq!((&r["id"], &r["error"]["code"]), (&json!(7), &json!(-32601)));
+    let request = Request::new(8, CallTool::METHOD, Some(json!({"name": 5})));
+    let (challenged, r) = answered(&door, &request, &none).await;
+    assert!(!challenged);
+    assert_eq!((&r["id"], &r["error"]["code"]), (&json!(8), &json!(-32602)));
+    let request = Request::typed::<Ping>(9, &Default::default()).unwrap();
+    let r = door.answer(&request, &none, Some("1999-01-01")).await;
+    let Answer::Response(r) = r else {
+        panic!("not a challenge")
+    };
+    let r = serde_json::to_value(r).unwrap();
+    assert_eq!((&r["id"], &r["error"]["code"]), (&json!(9), &json!(-32022)));
+
+    // Each request is counted, the forwarded call too.
+    let metrics = door.metrics().render();
+    for line in [
+        "mcp_door_requests_total{method=\"ping\",tool=\"\"} 2",
+        "mcp_door_requests_total{method=\"tools/call\",tool=\"items\"} 2",
+        "mcp_door_requests_total{method=\"tools/call\",tool=\"describe\"} 1",
+        "mcp_door_requests_total{method=\"other\",tool=\"\"} 1",
+        "mcp_door_forwarded_calls_total{op=\"get_item\",status=\"200\"} 1",
+    ] {
+        assert!(metrics.contains(line), "{line} in {metrics}");
+    }
 }

@@ -7,43 +7,7 @@ use std::time::Duration;
 use mcp_door::DoorConfig;
 use serde_json::json;
 
-use crate::common::{call, door, post, spawn_door, spawn_rest};
-
-const DOC: &str = r##"
-openapi: 3.0.3
-info: {title: rest, version: "1"}
-paths:
-  /items/{name}:
-    parameters: [{name: name, in: path, required: true, schema: {type: string}}]
-    get:
-      operationId: getItem
-      tags: [items]
-      parameters:
-        - {name: q, in: query, schema: {type: string}}
-        - {name: tags, in: query, schema: {type: array, items: {type: string}}}
-        - {name: X-Trace, in: header, schema: {type: string}}
-    put:
-      operationId: updateItem
-      tags: [items]
-      requestBody:
-        required: true
-        content: {application/json: {schema: {$ref: '#/components/schemas/Item'}}}
-  /items/{name}/tags:
-    post:
-      operationId: addTags
-      tags: [items]
-      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
-      requestBody:
-        content: {application/json: {schema: {type: array, items: {type: string}}}}
-  /missing: {get: {operationId: getMissing, tags: [errors]}}
-  /boom: {post: {operationId: triggerBoom, tags: [errors]}}
-  /hang: {get: {operationId: getHang, tags: [slow]}}
-  /text: {get: {operationId: getText, tags: [slow]}}
-  /big: {get: {operationId: getBig, tags: [slow]}}
-components:
-  schemas:
-    Item: {type: object, required: [size], properties: {size: {type: integer}, note: {type: string}}}
-"##;
+use crate::common::{REST_DOC, call, door, post, spawn_door, spawn_rest};
 
 async fn setup(
     config: DoorConfig,
@@ -52,7 +16,7 @@ async fn setup(
     std::sync::Arc<std::sync::Mutex<Vec<crate::common::Seen>>>,
 ) {
     let (rest, seen) = spawn_rest().await;
-    let addr = spawn_door(door(DOC, &rest, config)).await;
+    let addr = spawn_door(door(REST_DOC, &rest, config)).await;
     (format!("http://{addr}/v1/mcp"), seen)
 }
 
@@ -237,7 +201,7 @@ async fn text_and_oversized_answers() {
 #[tokio::test]
 async fn an_unreachable_upstream_is_an_error_result() {
     // Port 9 (discard) on loopback: nothing listens there in the test machine.
-    let addr = spawn_door(door(DOC, "http://127.0.0.1:9", DoorConfig::default())).await;
+    let addr = spawn_door(door(REST_DOC, "http://127.0.0.1:9", DoorConfig::default())).await;
     let r = post(
         &format!("http://{addr}/v1/mcp"),
         &call(11, "errors", json!({"op": "get_missing"})),

@@ -14,7 +14,7 @@ use mcp_local_server::http::HttpConfig;
 use serde_json::json;
 
 use crate::common::http::Http;
-use crate::common::{Proc, run};
+use crate::common::{Proc, open_http_args, run};
 
 /// The first line of the parser's refusal of `argv`.
 fn refusal(argv: &[&str]) -> String {
@@ -348,15 +348,7 @@ fn serve_help_shows_each_flag_with_its_variable_and_default() {
 /// info on stderr; stopped when dropped.
 fn serve_http(env: &[(&str, &str)]) -> Proc {
     let root = std::env::temp_dir();
-    let mut args = vec![
-        "serve",
-        "--http",
-        "127.0.0.1:0",
-        "--http-no-auth",
-        "--no-door",
-        "--root",
-    ];
-    args.push(root.to_str().expect("utf-8"));
+    let args = open_http_args(&root);
     let mut all = vec![("RUST_LOG", "info")];
     all.extend_from_slice(env);
     Proc::spawn_with_env(&args, &all)

@@ -272,24 +272,17 @@ fn cancelling_an_exec_run_kills_its_group_and_sends_no_response() {
 fn end_of_input_with_a_background_job_leaves_no_process() {
     let (mut server, _state) = start_exec();
     let mark = sleep_marker(2);
-    let started = server.call(
+    let started = server.call_tool(
         1,
-        "tools/call",
-        call_params(
-            "exec",
-            json!({"action": "run", "background": true,
+        "exec",
+        json!({"action": "run", "background": true,
                    "command": format!("sleep {mark} & sleep {mark}")}),
-        ),
     );
     assert!(
         first_text(&started["result"]).starts_with("job 1 started (pid "),
         "{started}"
     );
-    let listed = server.call(
-        2,
-        "tools/call",
-        call_params("exec", json!({"action": "ps"})),
-    );
+    let listed = server.call_tool(2, "exec", json!({"action": "ps"}));
     assert_eq!(
         listed["result"]["structuredContent"]["jobs"][0]["state"],
         "running"
@@ -353,10 +346,10 @@ fn answered_writes_survive_sigkill() {
     }
     let mut server = spawn();
     for (n, key) in answered_memories.iter().enumerate() {
-        let recalled = server.call(
+        let recalled = server.call_tool(
             10_000 + n as i64,
-            "tools/call",
-            call_params("memory", json!({"action": "recall", "key": key})),
+            "memory",
+            json!({"action": "recall", "key": key}),
         );
         assert_eq!(
             first_text(&recalled["result"]),
@@ -367,13 +360,10 @@ fn answered_writes_survive_sigkill() {
     let mut offset = 0;
     let mut titles = Vec::new();
     loop {
-        let page = server.call(
+        let page = server.call_tool(
             2 + offset as i64,
-            "tools/call",
-            call_params(
-                "tasks",
-                json!({"action": "list", "offset": offset, "limit": 100}),
-            ),
+            "tasks",
+            json!({"action": "list", "offset": offset, "limit": 100}),
         );
         let tasks = page["result"]["structuredContent"]["tasks"]
             .as_array()

@@ -14,9 +14,8 @@ use mcp_local_server::{Incoming, Kind, SessionEnded};
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use crate::common::stdio::PATIENCE;
 use crate::common::tools::{Tools, text};
-use crate::stdio::{backlog_server, settle};
+use crate::common::{assert_each_answered_once, assert_stalls_below, backlog_server, within};
 
 fn ping(id: i64) -> Incoming {
     Incoming::Message(Message::Request(
@@ -137,9 +136,8 @@ async fn a_call_in_flight_is_answered_after_the_input_is_dropped_then_the_output
     drop(input);
     release.send(()).expect("the call waits");
 
-    let answer = tokio::time::timeout(PATIENCE, output.recv())
+    let answer = within("the next output", output.recv())
         .await
-        .expect("within the patience bound")
         .expect("the call's answer");
     let Message::Response(response) = answer.message().expect("a message") else {
         panic!("a response: {answer:?}");
@@ -150,9 +148,7 @@ async fn a_call_in_flight_is_answered_after_the_input_is_dropped_then_the_output
         result,
         json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]})
     );
-    let end = tokio::time::timeout(PATIENCE, output.recv())
-        .await
-        .expect("within the patience bound");
+    let end = within("the next output", output.recv()).await;
     assert!(end.is_none(), "nothing after the last answer: {end:?}");
 }
 
@@ -171,19 +167,12 @@ async fn a_connection_whose_output_is_unread_stops_taking_input_then_answers_eve
     });
 
     // Nobody reads the output: the session stops taking input.
-    settle().await;
-    let stalled = sent.load(Ordering::Relaxed);
-    settle().await;
-    assert_eq!(sent.load(Ordering::Relaxed), stalled, "input still taken");
-    assert!(!writer.is_finished());
     // 16 KiB of ~36-byte answers, and 64 inputs queued.
-    assert!(stalled < 1_000, "{stalled} pings taken while output unread");
+    assert_stalls_below(&sent, &writer, 1_000).await;
 
-    let mut seen = vec![false; PINGS as usize + 1];
-    for _ in 0..PINGS {
-        let answer = tokio::time::timeout(PATIENCE, output.recv())
+    assert_each_answered_once(PINGS as usize, async || {
+        let answer = within("the next output", output.recv())
             .await
-            .expect("within the patience bound")
             .expect("an answer");
         let Kind::Response {
             id: Some(RequestId::Number(id)),
@@ -192,10 +181,9 @@ async fn a_connection_whose_output_is_unread_stops_taking_input_then_answers_eve
         else {
             panic!("a ping's answer: {answer:?}");
         };
-        assert!(!seen[id as usize], "ping {id} answered twice");
-        seen[id as usize] = true;
-    }
-    assert!(seen[1..].iter().all(|&s| s));
+        id
+    })
+    .await;
     let input = writer.await.expect("the writer ends").expect("all sent");
     drop(input);
     assert!(output.recv().await.is_none());

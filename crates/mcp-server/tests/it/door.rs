@@ -13,8 +13,8 @@ use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
 use crate::common::{
-    CANARY, Proc, call_params, first_text, local_names, merged_names, merged_with_door, names,
-    serve_in_temp_root, serve_with_door,
+    CANARY, Proc, behind_fake_door, fake_door_called, first_text, free_address, local_names,
+    merged_names, merged_with_door, names, serve_in_temp_root, serve_with_door,
 };
 
 /// The tool names a server with `--no-door` lists.
@@ -42,10 +42,8 @@ fn expect_list_changed(server: &mut Proc) {
 
 #[test]
 fn hanging_door_initialize_and_list_answer_local_only() {
-    let door = FakeDoor::start(Behaviour::Hang).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &["--door-wait", "0.3"]);
+    let (door, mut setup, init) = behind_fake_door(Behaviour::Hang, &["--door-wait", "0.3"]);
     let server = &mut setup.server;
-    let init = server.initialize("2025-11-25");
     assert_eq!(init["capabilities"]["tools"]["listChanged"], true);
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), listed_without_door());
@@ -58,10 +56,8 @@ fn hanging_door_initialize_and_list_answer_local_only() {
 fn merged_list_local_first_git_local_and_list_changed_sent() {
     // The door answers nothing until released, so the first tools/list
     // (door wait 0) is local-only whatever the machine's load.
-    let door = FakeDoor::start(Behaviour::Held).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &["--door-wait", "0"]);
+    let (door, mut setup, _) = behind_fake_door(Behaviour::Held, &["--door-wait", "0"]);
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
     let local = listed_without_door();
     let first = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&first), local);
@@ -88,21 +84,11 @@ fn merged_list_local_first_git_local_and_list_changed_sent() {
 
 #[test]
 fn call_is_forwarded_verbatim() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &[]);
+    let (door, mut setup, _) = behind_fake_door(Behaviour::Normal, &[]);
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
     let arguments = json!({"op": "list_agents", "input": {"limit": 3, "tags": ["a", "b"]}});
-    let response = server.call(1, "tools/call", call_params("agents", arguments.clone()));
-    assert_eq!(
-        response["result"],
-        json!({
-            "content": [{"type": "text", "text": "called agents"}],
-            "structuredContent": {"name": "agents", "arguments": arguments},
-            "isError": false,
-            "resultType": "complete"
-        })
-    );
+    let response = server.call_tool(1, "agents", arguments.clone());
+    assert_eq!(response["result"], fake_door_called("agents", &arguments));
     let calls = door.requests_for("tools/call");
     assert_eq!(calls.len(), 1);
     let params = calls[0].params().expect("params");
@@ -122,11 +108,9 @@ fn call_is_forwarded_verbatim() {
 
 #[test]
 fn unauthorized_call_is_a_sign_in_result() {
-    let door = FakeDoor::start(Behaviour::Unauthorized).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &[]);
+    let (door, mut setup, _) = behind_fake_door(Behaviour::Unauthorized, &[]);
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
-    let response = server.call(1, "tools/call", call_params("agents", json!({})));
+    let response = server.call_tool(1, "agents", json!({}));
     let result = &response["result"];
     assert_eq!(result["isError"], true);
     let text = first_text(result);
@@ -137,18 +121,14 @@ fn unauthorized_call_is_a_sign_in_result() {
 
 #[test]
 fn dead_door_is_local_only_with_one_stderr_line() {
-    let address = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.local_addr().expect("addr")
-    };
-    let url = format!("http://{address}/v1/mcp");
+    let url = format!("http://{}/v1/mcp", free_address());
     let mut setup = serve_with_door(&url, &["--door-wait", "5"]);
     let server = &mut setup.server;
     server.initialize("2025-11-25");
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), listed_without_door());
     for id in 2..5 {
-        let response = server.call(id, "tools/call", call_params("agents", json!({})));
+        let response = server.call_tool(id, "agents", json!({}));
         assert_eq!(response["result"]["isError"], true);
         let text = first_text(&response["result"]);
         assert!(
@@ -160,7 +140,7 @@ fn dead_door_is_local_only_with_one_stderr_line() {
     }
     // A typo of a local tool's name: the line names the tool and says it
     // is not local, so the caller can tell a typo from a door outage.
-    let response = server.call(5, "tools/call", call_params("fsx", json!({})));
+    let response = server.call_tool(5, "fsx", json!({}));
     assert_eq!(response["result"]["isError"], true);
     let content = response["result"]["content"]
         .as_array()
@@ -195,11 +175,9 @@ fn dead_door_is_local_only_with_one_stderr_line() {
 
 #[test]
 fn no_door_forwards_nothing() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &["--no-door"]);
+    let (door, mut setup, _) = behind_fake_door(Behaviour::Normal, &["--no-door"]);
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
-    let response = server.call(1, "tools/call", call_params("agents", json!({})));
+    let response = server.call_tool(1, "agents", json!({}));
     assert_eq!(response["error"]["code"], -32602);
     server.wait();
     assert!(door.requests().is_empty());
@@ -244,11 +222,7 @@ fn bearer_canary_never_leaks() {
         seen.push_str(&server.call(1, "tools/list", json!({})).to_string());
         seen.push_str(
             &server
-                .call(
-                    2,
-                    "tools/call",
-                    call_params("agents", json!({"op": "list_agents"})),
-                )
+                .call_tool(2, "agents", json!({"op": "list_agents"}))
                 .to_string(),
         );
         server.close_stdin();
@@ -285,10 +259,8 @@ fn bearer_canary_never_leaks() {
 
 #[test]
 fn door_tools_follow_the_local_ones_and_keep_the_door_meta() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &[]);
+    let (_door, mut setup, init) = behind_fake_door(Behaviour::Normal, &[]);
     let server = &mut setup.server;
-    let init = server.initialize("2025-11-25");
     assert_eq!(
         init["capabilities"],
         json!({ "tools": { "listChanged": true } })
@@ -302,27 +274,17 @@ fn door_tools_follow_the_local_ones_and_keep_the_door_meta() {
 
 #[test]
 fn names_not_local_are_forwarded_even_unlisted() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &[]);
+    let (door, mut setup, _) = behind_fake_door(Behaviour::Normal, &[]);
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
     let arguments = json!({ "op": "list_agents", "input": { "limit": 3 } });
-    let listed = server.call(1, "tools/call", call_params("agents", arguments.clone()));
-    assert_eq!(
-        listed["result"],
-        json!({
-            "content": [{ "type": "text", "text": "called agents" }],
-            "structuredContent": { "name": "agents", "arguments": arguments },
-            "isError": false,
-            "resultType": "complete"
-        })
-    );
-    let unlisted = server.call(2, "tools/call", call_params("deploy_agent", json!({})));
+    let listed = server.call_tool(1, "agents", arguments.clone());
+    assert_eq!(listed["result"], fake_door_called("agents", &arguments));
+    let unlisted = server.call_tool(2, "deploy_agent", json!({}));
     assert_eq!(
         unlisted["result"]["content"][0]["text"],
         "called deploy_agent"
     );
-    let failed = server.call(3, "tools/call", call_params("explode", json!({})));
+    let failed = server.call_tool(3, "explode", json!({}));
     assert_eq!(failed["error"]["code"], -32603);
     assert_eq!(failed["error"]["message"], "subsystem exploded");
     assert_eq!(server.wait().code(), Some(0));
@@ -344,28 +306,22 @@ fn names_not_local_are_forwarded_even_unlisted() {
 
 #[test]
 fn a_hanging_door_delays_neither_initialize_nor_the_local_list() {
-    let door = FakeDoor::start(Behaviour::Hang).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &["--door-wait", "0.2"]);
+    let (_door, mut setup, init) = behind_fake_door(Behaviour::Hang, &["--door-wait", "0.2"]);
     let server = &mut setup.server;
-    let init = server.initialize("2025-11-25");
     assert_eq!(init["protocolVersion"], "2025-11-25");
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), local_names());
-    let local = server.call(
-        2,
-        "tools/call",
-        call_params("fs", json!({ "action": "list", "path": "." })),
-    );
+    let local = server.call_tool(2, "fs", json!({ "action": "list", "path": "." }));
     assert!(local.get("result").is_some(), "{local}");
 }
 
 #[test]
 fn list_changed_is_sent_when_the_door_list_arrives() {
-    let door =
-        FakeDoor::start(Behaviour::Slow(std::time::Duration::from_millis(800))).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &["--door-wait", "0"]);
+    let (_door, mut setup, _) = behind_fake_door(
+        Behaviour::Slow(std::time::Duration::from_millis(800)),
+        &["--door-wait", "0"],
+    );
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
     let first = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&first), local_names());
     // The door's list arrives later: one notification.
@@ -385,11 +341,11 @@ fn list_changed_is_sent_when_the_door_list_arrives() {
 #[test]
 fn a_list_that_waited_for_the_door_is_not_followed_by_list_changed() {
     // The door's list lands while the first tools/list waits for it.
-    let door =
-        FakeDoor::start(Behaviour::Slow(std::time::Duration::from_millis(400))).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &["--door-wait", "10"]);
+    let (_door, mut setup, _) = behind_fake_door(
+        Behaviour::Slow(std::time::Duration::from_millis(400)),
+        &["--door-wait", "10"],
+    );
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
     let mut seen = Vec::new();
     for (id, method) in [(1, "tools/list"), (2, "ping")] {
         server.request(id, method, json!({}));
@@ -414,10 +370,8 @@ fn a_list_that_waited_for_the_door_is_not_followed_by_list_changed() {
 
 #[test]
 fn no_door_turns_forwarding_off() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &["--no-door"]);
+    let (door, mut setup, init) = behind_fake_door(Behaviour::Normal, &["--no-door"]);
     let server = &mut setup.server;
-    let init = server.initialize("2025-11-25");
     // `mode` can change a session's list even without the door.
     assert_eq!(
         init["capabilities"],
@@ -425,7 +379,7 @@ fn no_door_turns_forwarding_off() {
     );
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), local_names());
-    let call = server.call(2, "tools/call", call_params("agents", json!({})));
+    let call = server.call_tool(2, "agents", json!({}));
     assert_eq!(call["error"]["code"], -32602);
     assert_eq!(server.wait().code(), Some(0));
     assert!(door.requests().is_empty());

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use crate::common::driver::Connection;
 use crate::common::http::{Events, Listening, STATELESS, Session, assert_sse, listen};
 use crate::common::tools::{self, Tools, text};
-use crate::common::{names, roots_list_answer, roots_list_request};
+use crate::common::{names, roots_list_answer, roots_list_request, stateless_meta_with};
 
 fn wire<T: FromValue>(value: Value) -> Result<T, ErrorObject> {
     T::from_value(value).map_err(|e| ErrorObject::internal_error(e.to_string()))
@@ -268,8 +268,7 @@ async fn resources_list_and_read_answer_exactly() {
 #[tokio::test]
 async fn stateless_reads_carry_result_type_and_cache_fields() {
     let mut client = Connection::open(server(true));
-    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {} });
+    let meta = stateless_meta_with(json!({}));
     assert_eq!(
         client
             .call(1, "resources/list", json!({ "_meta": meta }))
@@ -456,8 +455,7 @@ async fn log_messages_follow_set_level() {
 async fn stateless_log_level_comes_from_the_request_meta() {
     let mut client = Connection::open(server(true));
     let call = |id: u64, level: Option<&str>| {
-        let mut meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {} });
+        let mut meta = stateless_meta_with(json!({}));
         if let Some(level) = level {
             meta["io.modelcontextprotocol/logLevel"] = json!(level);
         }
@@ -657,8 +655,7 @@ async fn cancelling_the_call_cancels_its_client_request() {
 #[tokio::test]
 async fn stateless_revision_has_no_initialize_or_ping_and_discover_needs_meta() {
     let mut client = Connection::open(server(false));
-    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {} });
+    let meta = stateless_meta_with(json!({}));
     assert_eq!(
         client
             .call(

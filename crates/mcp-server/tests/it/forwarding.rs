@@ -17,7 +17,7 @@ use reqwest::Method;
 use serde_json::Value;
 
 use crate::common::http::{JSON_ONLY, STATELESS, listen};
-use crate::common::serve_with_door;
+use crate::common::{behind_fake_door, serve_with_door};
 
 /// Arguments whose text a decode and re-encode would change: key order,
 /// an integer beyond 64 bits, `-0`, `1E2`, escapes.
@@ -35,21 +35,14 @@ fn door_call_body(door: &FakeDoor) -> String {
     calls[0].body_text().expect("a UTF-8 body").to_owned()
 }
 
-#[test]
-fn over_stdio_arguments_and_result_travel_byte_for_byte() {
-    let door = FakeDoor::start(Behaviour::RawCallResult(RESULT.into())).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &[]);
-    let server = &mut setup.server;
-    server.initialize("2025-11-25");
-    server.send_line(&format!(
-        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"billing","arguments":{ARGUMENTS}}}}}"#
-    ));
-    let line = server.response(7).to_owned();
+/// That `answer` to the call with id 7 carries the door's result byte for
+/// byte, and that the door got [`ARGUMENTS`] as written.
+fn assert_byte_for_byte(answer: &str, door: &FakeDoor) {
     assert_eq!(
-        line,
+        answer,
         format!(r#"{{"jsonrpc":"2.0","id":7,"result":{RESULT}}}"#)
     );
-    let body = door_call_body(&door);
+    let body = door_call_body(door);
     assert!(
         body.contains(&format!(r#""arguments":{ARGUMENTS}"#)),
         "{body}"
@@ -57,11 +50,20 @@ fn over_stdio_arguments_and_result_travel_byte_for_byte() {
 }
 
 #[test]
-fn over_stdio_a_lone_surrogate_is_forwarded_as_written_and_answered() {
-    let door = FakeDoor::start(Behaviour::RawCallResult(RESULT.into())).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &[]);
+fn over_stdio_arguments_and_result_travel_byte_for_byte() {
+    let (door, mut setup, _) = behind_fake_door(Behaviour::RawCallResult(RESULT.into()), &[]);
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
+    server.send_line(&format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"billing","arguments":{ARGUMENTS}}}}}"#
+    ));
+    let line = server.response(7).to_owned();
+    assert_byte_for_byte(&line, &door);
+}
+
+#[test]
+fn over_stdio_a_lone_surrogate_is_forwarded_as_written_and_answered() {
+    let (door, mut setup, _) = behind_fake_door(Behaviour::RawCallResult(RESULT.into()), &[]);
+    let server = &mut setup.server;
     server.send_line(
         r#"{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"billing","arguments":{"v":"\ud800"}}}"#,
     );
@@ -111,15 +113,7 @@ async fn over_http_arguments_and_result_travel_byte_for_byte() {
     let listening = listen(door_server(&door.url()), HttpConfig::default()).await;
     let (status, text) = post_call(&listening, ARGUMENTS).await;
     assert_eq!(status, 200);
-    assert_eq!(
-        text,
-        format!(r#"{{"jsonrpc":"2.0","id":7,"result":{RESULT}}}"#)
-    );
-    let body = door_call_body(&door);
-    assert!(
-        body.contains(&format!(r#""arguments":{ARGUMENTS}"#)),
-        "{body}"
-    );
+    assert_byte_for_byte(&text, &door);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -199,10 +193,8 @@ fn a_slow_door_meets_the_in_flight_bound_and_every_call_is_answered() {
 fn over_stdio_line_ends_in_a_door_result_become_spaces() {
     // Pretty-printed JSON: its line ends lie between tokens only.
     let pretty = "{\n  \"content\": [\r\n    {\"type\": \"text\", \"text\": \"a\\nb\"}\n  ]\n}";
-    let door = FakeDoor::start(Behaviour::RawCallResult(pretty.into())).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &[]);
+    let (_door, mut setup, _) = behind_fake_door(Behaviour::RawCallResult(pretty.into()), &[]);
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
     server.send_line(
         r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"billing","arguments":{}}}"#,
     );

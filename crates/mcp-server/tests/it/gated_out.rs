@@ -7,13 +7,12 @@
 //! programs the tools start never see the server's credentials.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
 use crate::common::{
-    CANARY, Proc, WithDoor, call_params, first_text, listening_port, names, run, serve_with_door,
+    CANARY, Proc, WithDoor, first_text, http_port, modes_file, names, run, serve_with_door,
 };
 
 /// The `tools/call` names (and their `op`) that reached `door`.
@@ -37,15 +36,6 @@ fn hostile(door: &FakeDoor, extra: &[&str]) -> WithDoor {
     setup
 }
 
-/// A modes file in a fresh directory, and its path.
-fn modes_file(presets: &Value) -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("modes.json");
-    std::fs::write(&path, presets.to_string()).expect("write modes");
-    let path = path.to_str().expect("utf-8").to_owned();
-    (dir, path)
-}
-
 fn error_code(response: &Value) -> i64 {
     response["error"]["code"]
         .as_i64()
@@ -64,13 +54,10 @@ fn a_gated_out_local_name_is_neither_listed_from_nor_forwarded_to_the_door() {
     assert_eq!(names(&list), ["fs", "describe", "evil", "fs2"]);
 
     for (id, name) in [(2, "exec"), (3, "git"), (4, "memory"), (5, "mode")] {
-        let response = server.call(
+        let response = server.call_tool(
             id,
-            "tools/call",
-            call_params(
-                name,
-                json!({ "action": "run", "op": "run", "command": "id" }),
-            ),
+            name,
+            json!({ "action": "run", "op": "run", "command": "id" }),
         );
         assert_eq!(error_code(&response), -32602, "{name}: {response}");
         assert_eq!(
@@ -79,7 +66,7 @@ fn a_gated_out_local_name_is_neither_listed_from_nor_forwarded_to_the_door() {
         );
     }
     // A door tool of its own name still goes to the door.
-    let fs2 = server.call(6, "tools/call", call_params("fs2", json!({ "op": "run" })));
+    let fs2 = server.call_tool(6, "fs2", json!({ "op": "run" }));
     assert!(fs2.get("result").is_some(), "{fs2}");
     assert_eq!(server.wait().code(), Some(0));
     assert_eq!(
@@ -94,22 +81,14 @@ fn a_local_name_hidden_by_a_mode_is_not_forwarded_either() {
     let (_dir, modes) = modes_file(&json!({ "reader": ["fs:read", "evil"] }));
     let mut setup = hostile(&door, &["--modes", &modes]);
     let server = &mut setup.server;
-    let set = server.call(
-        1,
-        "tools/call",
-        call_params("mode", json!({ "action": "set", "name": "reader" })),
-    );
+    let set = server.call_tool(1, "mode", json!({ "action": "set", "name": "reader" }));
     assert!(
         set.get("result").is_some() && set["result"]["isError"] != json!(true),
         "{set}"
     );
-    let exec = server.call(
-        2,
-        "tools/call",
-        call_params("exec", json!({ "action": "run" })),
-    );
+    let exec = server.call_tool(2, "exec", json!({ "action": "run" }));
     assert_eq!(error_code(&exec), -32602, "{exec}");
-    let git = server.call(3, "tools/call", call_params("git", json!({ "op": "run" })));
+    let git = server.call_tool(3, "git", json!({ "op": "run" }));
     assert_eq!(error_code(&git), -32602, "{git}");
     let names_now = names(&server.call(4, "tools/list", json!({})));
     assert_eq!(names_now, ["fs", "mode", "evil"]);
@@ -123,11 +102,7 @@ fn a_mode_reads_door_tools_by_their_op() {
     let (_dir, modes) = modes_file(&json!({ "doorops": ["evil:a"] }));
     let mut setup = hostile(&door, &["--modes", &modes]);
     let server = &mut setup.server;
-    let set = server.call(
-        1,
-        "tools/call",
-        call_params("mode", json!({ "action": "set", "name": "doorops" })),
-    );
+    let set = server.call_tool(1, "mode", json!({ "action": "set", "name": "doorops" }));
     assert!(
         set.get("result").is_some() && set["result"]["isError"] != json!(true),
         "{set}"
@@ -147,20 +122,12 @@ fn a_mode_reads_door_tools_by_their_op() {
     );
 
     // The op decides, not an `action` that happens to match the preset.
-    let other = server.call(
-        3,
-        "tools/call",
-        call_params("evil", json!({ "op": "b", "action": "a" })),
-    );
+    let other = server.call_tool(3, "evil", json!({ "op": "b", "action": "a" }));
     assert_eq!(error_code(&other), -32602, "{other}");
     assert_eq!(other["error"]["data"]["op"], "b");
-    let describe = server.call(
-        4,
-        "tools/call",
-        call_params("describe", json!({ "op": "b" })),
-    );
+    let describe = server.call_tool(4, "describe", json!({ "op": "b" }));
     assert_eq!(error_code(&describe), -32602, "{describe}");
-    let allowed = server.call(5, "tools/call", call_params("evil", json!({ "op": "a" })));
+    let allowed = server.call_tool(5, "evil", json!({ "op": "a" }));
     assert!(allowed.get("result").is_some(), "{allowed}");
     assert_eq!(server.wait().code(), Some(0));
     assert_eq!(
@@ -234,11 +201,7 @@ fn mode_flag_binds_every_session_and_mode_set_cannot_widen_it() {
     }
     // The mode tool names the mode the session works in: the host's.
     let mode = |server: &mut Proc, id, action: &str| {
-        let answer = server.call(
-            id,
-            "tools/call",
-            call_params("mode", json!({ "action": action })),
-        );
+        let answer = server.call_tool(id, "mode", json!({ "action": action }));
         answer["result"]["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
@@ -250,11 +213,7 @@ fn mode_flag_binds_every_session_and_mode_set_cannot_widen_it() {
     );
     assert!(mode(&mut server, 31, "list").contains("\n* review: "));
     for (id, name) in [(2, "full"), (3, "review")] {
-        let set = server.call(
-            id,
-            "tools/call",
-            call_params("mode", json!({ "action": "set", "name": name })),
-        );
+        let set = server.call_tool(id, "mode", json!({ "action": "set", "name": name }));
         assert!(
             set.get("result").is_some() && set["result"]["isError"] != json!(true),
             "{set}"
@@ -267,19 +226,16 @@ fn mode_flag_binds_every_session_and_mode_set_cannot_widen_it() {
             "{said}"
         );
         assert!(mode(&mut server, id + 40, "current").starts_with("mode: review"));
-        let write = server.call(
+        let write = server.call_tool(
             id + 10,
-            "tools/call",
-            call_params(
-                "fs",
-                json!({ "action": "write", "path": "x.txt", "content": "x" }),
-            ),
+            "fs",
+            json!({ "action": "write", "path": "x.txt", "content": "x" }),
         );
         assert_eq!(error_code(&write), -32602, "after mode set {name}: {write}");
-        let exec = server.call(
+        let exec = server.call_tool(
             id + 20,
-            "tools/call",
-            call_params("exec", json!({ "action": "run", "command": "true" })),
+            "exec",
+            json!({ "action": "run", "command": "true" }),
         );
         assert_eq!(error_code(&exec), -32602, "after mode set {name}: {exec}");
     }
@@ -330,15 +286,7 @@ fn a_plain_http_door_on_another_host_is_refused_at_start() {
 /// The port and the bearer file of a loopback `--http` server started
 /// without a bearer, read from its stderr.
 async fn http_port_and_bearer_file(server: &mut Proc) -> (u16, String) {
-    let mut port = None;
-    for _ in 0..1200 {
-        port = listening_port(server.id());
-        if port.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let port = port.expect("hanzo-mcp --http never listened");
+    let port = http_port(server).await;
     let stderr = server.stderr_lines().join("\n");
     let file = stderr
         .split("the token being the contents of ")
@@ -417,24 +365,17 @@ fn programs_the_tools_start_never_see_the_servers_credentials() {
         ],
     );
     server.initialize("2025-11-25");
-    let printed = server.call(
-        1,
-        "tools/call",
-        call_params("exec", json!({ "action": "run", "command": "env" })),
-    );
+    let printed = server.call_tool(1, "exec", json!({ "action": "run", "command": "env" }));
     let text = first_text(&printed["result"]);
     assert!(text.contains("PLAIN_VARIABLE=plain-value"), "{text}");
     for secret in [CANARY, "http-bearer-canary", "other-canary"] {
         assert!(!text.contains(secret), "{secret} reached the child: {text}");
     }
     // git's children too (a pager or an editor would inherit the same).
-    let own = server.call(
+    let own = server.call_tool(
         2,
-        "tools/call",
-        call_params(
-            "exec",
-            json!({ "action": "run", "command": "printenv MINE", "env": { "MINE": "given" } }),
-        ),
+        "exec",
+        json!({ "action": "run", "command": "printenv MINE", "env": { "MINE": "given" } }),
     );
     assert!(first_text(&own["result"]).contains("given"), "{own}");
     assert_eq!(server.wait().code(), Some(0));
@@ -538,8 +479,7 @@ impl Attack {
     }
 
     fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
-        self.server
-            .call(id, "tools/call", call_params(name, arguments))
+        self.server.call_tool(id, name, arguments)
     }
 }
 

@@ -7,13 +7,13 @@
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
-use crate::common::{WithDoor, call_params, names, run, serve_with_door, tool_names};
+use crate::common::{WithDoor, behind_fake_door, listed_tool, names, refusal, run, tool_names};
 
-/// A server past the handshake with a door at `door` and `allowed`.
-fn gated(door: &FakeDoor, allowed: &str) -> WithDoor {
-    let mut setup = serve_with_door(&door.url(), &["--allowed-tools", allowed]);
-    setup.server.initialize("2025-11-25");
-    setup
+/// A fake door and a server at it past the handshake, with `allowed` as
+/// its `--allowed-tools`.
+fn gated(allowed: &str) -> (FakeDoor, WithDoor) {
+    let (door, setup, _) = behind_fake_door(Behaviour::Normal, &["--allowed-tools", allowed]);
+    (door, setup)
 }
 
 fn forwarded_names(door: &FakeDoor) -> Vec<String> {
@@ -26,19 +26,14 @@ fn forwarded_names(door: &FakeDoor) -> Vec<String> {
 
 #[test]
 fn local_fs_only_and_the_door_denied() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs"], "door": []}"#);
+    let (door, mut setup) = gated(r#"{"local": ["fs"], "door": []}"#);
     let (server, root) = (&mut setup.server, setup.root.path());
     std::fs::write(root.join("a.txt"), "alpha\n").expect("write");
 
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), ["fs"]);
 
-    let read = server.call(
-        2,
-        "tools/call",
-        call_params("fs", json!({ "action": "read", "path": "a.txt" })),
-    );
+    let read = server.call_tool(2, "fs", json!({ "action": "read", "path": "a.txt" }));
     assert_eq!(read["result"]["content"][0]["text"], "alpha\n");
 
     for (id, name) in [
@@ -48,7 +43,7 @@ fn local_fs_only_and_the_door_denied() {
         (6, "describe"),
         (7, "anything"),
     ] {
-        let response = server.call(id, "tools/call", call_params(name, json!({})));
+        let response = server.call_tool(id, name, json!({}));
         assert_eq!(response["error"]["code"], -32602, "{name}: {response}");
         assert_eq!(
             response["error"]["message"],
@@ -66,8 +61,7 @@ fn local_fs_only_and_the_door_denied() {
 
 #[test]
 fn door_limited_to_billing() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs"], "door": ["billing"]}"#);
+    let (door, mut setup) = gated(r#"{"local": ["fs"], "door": ["billing"]}"#);
     let server = &mut setup.server;
 
     let list = server.call(1, "tools/list", json!({}));
@@ -79,20 +73,16 @@ fn door_limited_to_billing() {
         (4, "agents"),
         (5, "list_agents"),
     ] {
-        let response = server.call(id, "tools/call", call_params(name, json!({ "op": "x" })));
+        let response = server.call_tool(id, name, json!({ "op": "x" }));
         assert_eq!(response["error"]["code"], -32602, "{name}: {response}");
     }
-    let billing = server.call(
-        6,
-        "tools/call",
-        call_params("billing", json!({ "op": "get_balance", "input": {} })),
-    );
+    let billing = server.call_tool(6, "billing", json!({ "op": "get_balance", "input": {} }));
     assert_eq!(
         billing["result"]["content"][0]["text"], "called billing",
         "{billing}"
     );
     // billing is allowed whole, so its op called by its own name is too.
-    let op = server.call(7, "tools/call", call_params("get_balance", json!({})));
+    let op = server.call_tool(7, "get_balance", json!({}));
     assert_eq!(
         op["result"]["content"][0]["text"], "called get_balance",
         "{op}"
@@ -104,8 +94,7 @@ fn door_limited_to_billing() {
 
 #[test]
 fn door_op_entry_narrows_and_refuses_other_ops() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": [], "door": ["agents:list_agents"]}"#);
+    let (door, mut setup) = gated(r#"{"local": [], "door": ["agents:list_agents"]}"#);
     let server = &mut setup.server;
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), ["agents"]);
@@ -116,21 +105,13 @@ fn door_op_entry_narrows_and_refuses_other_ops() {
         "{schema}"
     );
 
-    let refused = server.call(
-        2,
-        "tools/call",
-        call_params("agents", json!({ "op": "deploy_agent" })),
-    );
+    let refused = server.call_tool(2, "agents", json!({ "op": "deploy_agent" }));
     assert_eq!(refused["error"]["code"], -32602);
-    let direct = server.call(3, "tools/call", call_params("deploy_agent", json!({})));
+    let direct = server.call_tool(3, "deploy_agent", json!({}));
     assert_eq!(direct["error"]["code"], -32602);
-    let allowed = server.call(
-        4,
-        "tools/call",
-        call_params("agents", json!({ "op": "list_agents" })),
-    );
+    let allowed = server.call_tool(4, "agents", json!({ "op": "list_agents" }));
     assert_eq!(allowed["result"]["content"][0]["text"], "called agents");
-    let by_op_name = server.call(5, "tools/call", call_params("list_agents", json!({})));
+    let by_op_name = server.call_tool(5, "list_agents", json!({}));
     assert_eq!(
         by_op_name["result"]["content"][0]["text"],
         "called list_agents"
@@ -287,45 +268,24 @@ fn a_bad_configuration_is_a_clear_error_at_start() {
     }
 }
 
-fn tool<'v>(list: &'v Value, name: &str) -> &'v Value {
-    list["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no tools in {list}"))
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no tool {name} in {list}"))
-}
-
 #[test]
 fn a_refused_local_action_names_the_action_and_the_allowed_ones() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs:read"]}"#);
+    let (door, mut setup) = gated(r#"{"local": ["fs:read"]}"#);
     let (server, root) = (&mut setup.server, setup.root.path());
     std::fs::write(root.join("a.txt"), "alpha\n").expect("write");
 
-    let write = server.call(
+    let write = server.call_tool(
         1,
-        "tools/call",
-        call_params(
-            "fs",
-            json!({ "action": "write", "path": "b.txt", "content": "beta" }),
-        ),
+        "fs",
+        json!({ "action": "write", "path": "b.txt", "content": "beta" }),
     );
     assert_eq!(
         write,
-        json!({
-            "jsonrpc": "2.0",
-            "id": 1,
-            "error": {
-                "code": -32602,
-                "message": "tool \"fs\" does not allow action \"write\" here (allowed: read)",
-                "data": {"tool": "fs", "action": "write", "allowed": ["read"]}
-            }
-        })
+        json!({ "jsonrpc": "2.0", "id": 1, "error": refusal("fs", "action", "write", &["read"]) })
     );
     assert!(!root.join("b.txt").exists());
 
-    let none = server.call(2, "tools/call", call_params("fs", json!({})));
+    let none = server.call_tool(2, "fs", json!({}));
     assert_eq!(
         none["error"],
         json!({
@@ -335,11 +295,7 @@ fn a_refused_local_action_names_the_action_and_the_allowed_ones() {
         })
     );
 
-    let read = server.call(
-        3,
-        "tools/call",
-        call_params("fs", json!({ "action": "read", "path": "a.txt" })),
-    );
+    let read = server.call_tool(3, "fs", json!({ "action": "read", "path": "a.txt" }));
     assert_eq!(
         read["result"],
         json!({"content": [{"type": "text", "text": "alpha\n"}]})
@@ -354,38 +310,29 @@ fn a_refused_local_action_names_the_action_and_the_allowed_ones() {
 /// refused.
 #[test]
 fn an_action_alias_allows_and_calls_the_action_it_names() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs:stat"]}"#);
+    let (door, mut setup) = gated(r#"{"local": ["fs:stat"]}"#);
     let (server, root) = (&mut setup.server, setup.root.path());
     std::fs::write(root.join("a.txt"), "alpha\n").expect("write");
 
     let list = server.call(1, "tools/list", json!({}));
-    let fs = tool(&list, "fs");
+    let fs = listed_tool(&list, "fs");
     assert_eq!(
         fs["inputSchema"]["properties"]["action"]["enum"],
         json!(["info"])
     );
 
     for (id, action) in [(2, "stat"), (3, "info")] {
-        let info = server.call(
-            id,
-            "tools/call",
-            call_params("fs", json!({ "action": action, "path": "a.txt" })),
-        );
+        let info = server.call_tool(id, "fs", json!({ "action": action, "path": "a.txt" }));
         let text = info["result"]["content"][0]["text"]
             .as_str()
             .unwrap_or_default();
         assert!(text.contains("6 bytes"), "{action}: {info}");
     }
     // `search_text` is Hanzo's name for `search`, which is not allowed.
-    let search = server.call(
-        4,
-        "tools/call",
-        call_params("fs", json!({ "action": "search_text", "pattern": "a" })),
-    );
+    let search = server.call_tool(4, "fs", json!({ "action": "search_text", "pattern": "a" }));
     assert_eq!(
-        search["error"]["message"],
-        "tool \"fs\" does not allow action \"search_text\" here (allowed: info)"
+        search["error"],
+        refusal("fs", "action", "search_text", &["info"])
     );
     assert_eq!(server.wait().code(), Some(0));
     assert!(door.requests_for("tools/call").is_empty());
@@ -393,54 +340,29 @@ fn an_action_alias_allows_and_calls_the_action_it_names() {
 
 #[test]
 fn the_narrowed_action_description_names_only_the_allowed_actions() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(&door, r#"{"local": ["fs:read", "fs:help"], "door": []}"#);
+    let (_door, mut setup) = gated(r#"{"local": ["fs:read", "fs:help"], "door": []}"#);
     let server = &mut setup.server;
     let list = server.call(1, "tools/list", json!({}));
-    let action = &tool(&list, "fs")["inputSchema"]["properties"]["action"];
+    let action = &listed_tool(&list, "fs")["inputSchema"]["properties"]["action"];
     assert_eq!(action["enum"], json!(["read", "help"]), "{action}");
     assert_eq!(action["description"], "read | help.", "{action}");
 }
 
 #[test]
 fn a_refused_door_op_names_the_op_and_the_allowed_ones() {
-    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
-    let mut setup = gated(
-        &door,
-        r#"{"local": [], "door": ["describe", "agents:list_agents"]}"#,
-    );
+    let (door, mut setup) = gated(r#"{"local": [], "door": ["describe", "agents:list_agents"]}"#);
     let server = &mut setup.server;
-    let refused = server.call(
-        1,
-        "tools/call",
-        call_params("agents", json!({ "op": "deploy_agent" })),
-    );
+    let refused = server.call_tool(1, "agents", json!({ "op": "deploy_agent" }));
     assert_eq!(
         refused["error"],
-        json!({
-            "code": -32602,
-            "message": "tool \"agents\" does not allow op \"deploy_agent\" here (allowed: list_agents)",
-            "data": {"tool": "agents", "op": "deploy_agent", "allowed": ["list_agents"]}
-        })
+        refusal("agents", "op", "deploy_agent", &["list_agents"])
     );
-    let describe = server.call(
-        2,
-        "tools/call",
-        call_params("describe", json!({ "op": "deploy_agent" })),
-    );
+    let describe = server.call_tool(2, "describe", json!({ "op": "deploy_agent" }));
     assert_eq!(
         describe["error"],
-        json!({
-            "code": -32602,
-            "message": "tool \"describe\" does not allow op \"deploy_agent\" here (allowed: list_agents)",
-            "data": {"tool": "describe", "op": "deploy_agent", "allowed": ["list_agents"]}
-        })
+        refusal("describe", "op", "deploy_agent", &["list_agents"])
     );
-    let allowed = server.call(
-        3,
-        "tools/call",
-        call_params("agents", json!({ "op": "list_agents" })),
-    );
+    let allowed = server.call_tool(3, "agents", json!({ "op": "list_agents" }));
     assert_eq!(allowed["result"]["content"][0]["text"], "called agents");
     assert_eq!(server.wait().code(), Some(0));
     let forwarded: Vec<Value> = door

@@ -24,8 +24,8 @@ use crate::common::http::{
     BOTH, Http, JSON_ONLY, LEGACY, PATIENCE, Running, STATELESS, Session, assert_sse, header,
     initialize_request, parts, sse_messages, start,
 };
-use crate::common::roots_list_request;
 use crate::common::tools::{Tools, text};
+use crate::common::{roots_list_request, within};
 
 /// `wait` signals `started`, then runs until cancelled or until `release`
 /// is notified; `ask` asks the client for its roots and says how many.
@@ -125,9 +125,7 @@ async fn waiting_call(
     let started = running.started.notified();
     let session = session.clone();
     let task = tokio::spawn(async move { session.post_accept(accept, &call).await });
-    tokio::time::timeout(PATIENCE, started)
-        .await
-        .expect("the call started");
+    within("the call started", started).await;
     task
 }
 
@@ -239,9 +237,8 @@ async fn cancel_while_waiting(accept: &'static str) -> reqwest::Response {
         )
         .await;
     assert_eq!(cancelled.status(), StatusCode::ACCEPTED);
-    tokio::time::timeout(PATIENCE, call)
+    within("the cancelled POST ended", call)
         .await
-        .expect("the cancelled POST ended")
         .expect("task")
 }
 
@@ -257,9 +254,8 @@ async fn a_cancelled_json_post_is_answered_204_without_a_body() {
 async fn a_cancelled_sse_post_gets_a_stream_that_ends_without_events() {
     let response = cancel_while_waiting(BOTH).await;
     assert_sse(&response);
-    let body = tokio::time::timeout(PATIENCE, response.text())
+    let body = within("the stream ended", response.text())
         .await
-        .expect("the stream ended")
         .expect("body");
     assert!(
         !body.contains("data:"),
@@ -293,13 +289,7 @@ async fn a_duplicate_id_in_flight_is_refused_and_the_first_keeps_its_answer() {
             "message": "request id 42 is already in flight" } })
     );
     running.release.notify_one();
-    let (status, kind, body) = parts(
-        tokio::time::timeout(PATIENCE, first)
-            .await
-            .expect("first answered")
-            .expect("task"),
-    )
-    .await;
+    let (status, kind, body) = parts(within("first answered", first).await.expect("task")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(kind, "application/json");
     assert_eq!(
@@ -318,12 +308,8 @@ async fn a_server_request_on_a_json_only_post_fails_at_once() {
     let ask = json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/call",
         "params": { "name": "ask", "arguments": {} } });
     let call = session.post_accept(JSON_ONLY, &ask);
-    let (status, kind, body) = parts(
-        tokio::time::timeout(PATIENCE, call)
-            .await
-            .expect("answered without waiting for the client"),
-    )
-    .await;
+    let (status, kind, body) =
+        parts(within("answered without waiting for the client", call).await).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(kind, "application/json");
     let why = "cannot reach the client: the client's POST does not accept text/event-stream";
@@ -454,9 +440,7 @@ async fn a_blank_bearer_is_a_configuration_error() {
         |_| {},
         std::future::pending(),
     );
-    let result = tokio::time::timeout(PATIENCE, served)
-        .await
-        .expect("refused at once");
+    let result = within("refused at once", served).await;
     match result {
         Err(ServerError::Config(message)) => assert_eq!(
             message,
@@ -558,9 +542,11 @@ async fn a_half_sent_request_header_is_closed_after_the_header_timeout() {
         .await
         .expect("half a request line");
     let mut got = Vec::new();
-    let read = tokio::time::timeout(PATIENCE, slow.read_to_end(&mut got))
-        .await
-        .expect("the server closes the connection within the patience bound");
+    let read = within(
+        "the server closes the connection",
+        slow.read_to_end(&mut got),
+    )
+    .await;
     // Closed: end of stream (hyper may say 408 first) or a reset.
     if read.is_ok() {
         let text = String::from_utf8_lossy(&got);
@@ -605,9 +591,8 @@ async fn beyond_the_connection_cap_a_client_waits_until_one_closes() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!waiting.is_finished(), "served past the cap");
     drop(holder);
-    let answered = tokio::time::timeout(PATIENCE, waiting)
+    let answered = within("served once a slot frees", waiting)
         .await
-        .expect("served within the patience bound once a slot frees")
         .expect("task");
     assert_eq!(answered.status(), StatusCode::OK);
     let body: Value = answered.json().await.expect("JSON body");
@@ -734,10 +719,7 @@ async fn http_duplicate_id_keeps_the_original_answer() {
     let second: Value = second.json().await.expect("json");
     assert_eq!(second["error"]["code"], json!(-32600));
     running.release.notify_one();
-    let first = tokio::time::timeout(PATIENCE, first)
-        .await
-        .expect("first answered")
-        .expect("task");
+    let first = within("first answered", first).await.expect("task");
     let status = first.status();
     let body = first.text().await.unwrap_or_default();
     assert_eq!(status, StatusCode::OK, "first POST: {body}");

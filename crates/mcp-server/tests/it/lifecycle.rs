@@ -3,9 +3,9 @@
 //! sent before the handshake (MCP 2025-11-25 basic/lifecycle; MCP 2026-07-28
 //! basic/versioning).
 
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::common::{names, serve_in_temp_root, servetest};
+use crate::common::{Proc, names, serve_in_temp_root, servetest};
 
 /// Client revision → the revision the spec says the server answers: the
 /// client's when supported, else the server's newest handshake revision.
@@ -87,7 +87,7 @@ servetest!(
     }
 );
 
-fn stateless_meta(revision: &str) -> serde_json::Value {
+fn stateless_meta(revision: &str) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": revision,
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -95,21 +95,30 @@ fn stateless_meta(revision: &str) -> serde_json::Value {
     })
 }
 
+/// Request `method` (id `id`) sent the stateless way, its `_meta` naming
+/// `revision`; the response.
+fn stateless_call(server: &mut Proc, id: i64, method: &str, revision: &str) -> Value {
+    server.call(id, method, json!({ "_meta": stateless_meta(revision) }))
+}
+
+/// The result of `method` (request `id`) sent the 2026-07-28 way, which
+/// must be complete and cacheable by this client alone for a minute.
+fn cacheable_result(server: &mut Proc, id: i64, method: &str) -> Value {
+    let response = stateless_call(server, id, method, "2026-07-28");
+    let result = &response["result"];
+    assert_eq!(result["resultType"], "complete", "{response}");
+    assert_eq!(result["cacheScope"], "private", "{response}");
+    assert_eq!(result["ttlMs"], 60000, "{response}");
+    result.clone()
+}
+
 servetest!(
     discover_answers_the_stateless_revision,
     [],
     |server, _root| {
-        let response = server.call(
-            1,
-            "server/discover",
-            json!({ "_meta": stateless_meta("2026-07-28") }),
-        );
-        let result = &response["result"];
-        assert_eq!(result["resultType"], "complete");
+        let result = cacheable_result(&mut server, 1, "server/discover");
         assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
         assert_eq!(result["capabilities"], json!({ "tools": {} }));
-        assert_eq!(result["cacheScope"], "private");
-        assert_eq!(result["ttlMs"], 60000);
         assert_eq!(
             result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
             "hanzo-mcp"
@@ -121,21 +130,13 @@ servetest!(
     stateless_requests_need_no_handshake_and_carry_result_type,
     [],
     |server, _root| {
-        let list = server.call(
-            1,
-            "tools/list",
-            json!({ "_meta": stateless_meta("2026-07-28") }),
-        );
-        let result = &list["result"];
-        assert_eq!(result["resultType"], "complete");
-        assert_eq!(result["cacheScope"], "private");
-        assert_eq!(result["ttlMs"], 60000);
+        let result = cacheable_result(&mut server, 1, "tools/list");
         assert!(
             result["tools"].as_array().is_some_and(|t| !t.is_empty()),
-            "{list}"
+            "{result}"
         );
         // 2026-07-28 has no ping (its ClientRequest lists none): -32601.
-        let ping = server.call(2, "ping", json!({ "_meta": stateless_meta("2026-07-28") }));
+        let ping = stateless_call(&mut server, 2, "ping", "2026-07-28");
         assert_eq!(ping["error"]["code"], -32601, "{ping}");
     }
 );
@@ -150,7 +151,7 @@ servetest!(
             // A handshake revision cannot be named per request.
             (3, "tools/list", "2025-11-25"),
         ] {
-            let response = server.call(id, method, json!({ "_meta": stateless_meta(requested) }));
+            let response = stateless_call(&mut server, id, method, requested);
             assert_eq!(response["id"], id);
             assert_eq!(response["error"]["code"], -32022, "{response}");
             assert_eq!(
@@ -188,11 +189,7 @@ servetest!(both_styles_on_one_connection, [], |server, _root| {
     server.initialize("2025-06-18");
     let legacy = server.call(1, "tools/list", json!({}));
     assert!(legacy["result"].get("resultType").is_none());
-    let modern = server.call(
-        2,
-        "tools/list",
-        json!({ "_meta": stateless_meta("2026-07-28") }),
-    );
+    let modern = stateless_call(&mut server, 2, "tools/list", "2026-07-28");
     assert_eq!(modern["result"]["resultType"], "complete");
     assert_eq!(legacy["result"]["tools"], modern["result"]["tools"]);
 });

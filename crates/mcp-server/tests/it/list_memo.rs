@@ -14,6 +14,7 @@ use mcp_proto::{Message, RequestId, Response};
 use serde_json::{Map, Value, json};
 
 use crate::common::driver::{Connection, local_and_door};
+use crate::common::stateless_meta_with;
 
 /// A session of a server over the local tools and a door at `fake`.
 async fn connect(fake: &FakeDoor, root: &std::path::Path) -> (Connection, DoorClient, Composition) {
@@ -108,8 +109,7 @@ async fn stateless_list_carries_ttl_cache_scope_and_result_type() {
     let root = tempfile::tempdir().expect("root");
     let (mut conn, door, composition) = connect(&fake, root.path()).await;
     first_list(&door).await;
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}});
+    let meta = stateless_meta_with(json!({}));
     let mut lines = Vec::new();
     for id in [1, 2] {
         conn.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
@@ -144,8 +144,7 @@ async fn memo_is_dropped_exactly_when_the_door_list_changes() {
     let root = tempfile::tempdir().expect("root");
     let (mut conn, door, _composition) = connect(&fake, root.path()).await;
     first_list(&door).await;
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}});
+    let meta = stateless_meta_with(json!({}));
     let list = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": meta}});
 
     conn.send(list(1)).await;

@@ -11,7 +11,6 @@
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
 
 use mcp_local_server::assembly::{Options, assemble};
 use mcp_local_server::mcp_proto::Implementation;
@@ -25,7 +24,10 @@ use serde_json::{Value, json};
 
 use crate::common::driver::Connection;
 use crate::common::http::{Http, Session, assert_sse};
-use crate::common::{Proc, call_params, hanzo_mcp, listening_port, names, servetest};
+use crate::common::{
+    Proc, call_params, hanzo_mcp, http_port, listed_tool, modes_file, names, open_http_args,
+    refusal, serve_no_door, servetest,
+};
 
 /// Every local tool, as `full` lists them.
 const FULL: [&str; 12] = [
@@ -45,19 +47,9 @@ const FULL: [&str; 12] = [
 
 /// What `review` lists: every tool with an action that reads (each has at
 /// least `help`), but never `exec`.
-const REVIEW: [&str; 11] = [
-    "fs",
-    "code",
-    "workspace",
-    "git",
-    "fetch",
-    "ui",
-    "think",
-    "memory",
-    "plan",
-    "tasks",
-    "mode",
-];
+fn review() -> Vec<&'static str> {
+    FULL.into_iter().filter(|tool| *tool != "exec").collect()
+}
 
 /// `fs`'s actions, all of them.
 const FS_ALL: [&str; 14] = [
@@ -146,36 +138,14 @@ const REVIEW_DESCRIPTION: &str =
 
 const LIST_CHANGED: &str = "notifications/tools/list_changed";
 
-/// The tool `name` of a `tools/list` response.
-fn tool<'v>(list: &'v Value, name: &str) -> &'v Value {
-    list["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no tools in {list}"))
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no tool {name} in {list}"))
-}
-
 /// The `action` enum of tool `name` in a `tools/list` response.
 fn actions_of(list: &Value, name: &str) -> Value {
-    tool(list, name)["inputSchema"]["properties"]["action"]["enum"].clone()
+    listed_tool(list, name)["inputSchema"]["properties"]["action"]["enum"].clone()
 }
 
 /// A successful `tools/call` response's result with this one text block.
 fn text_result(text: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": text }] })
-}
-
-/// The -32602 refusal of `tool`'s `action`, naming the `allowed` ones.
-fn refused_action(tool: &str, action: &str, allowed: &[&str]) -> Value {
-    json!({
-        "code": -32602,
-        "message": format!(
-            "tool {tool:?} does not allow action {action:?} here (allowed: {})",
-            allowed.join(", ")
-        ),
-        "data": { "tool": tool, "action": action, "allowed": allowed }
-    })
 }
 
 /// `refusal` as the session's mode `mode` words it: the mode named, and
@@ -283,22 +253,26 @@ servetest!(
         assert_quiet(&mut server, 6);
 
         let narrowed = server.call(7, "tools/list", json!({}));
-        assert_eq!(names(&narrowed), REVIEW);
-        let fs_action = &tool(&narrowed, "fs")["inputSchema"]["properties"]["action"];
+        assert_eq!(names(&narrowed), review());
+        let fs_action = &listed_tool(&narrowed, "fs")["inputSchema"]["properties"]["action"];
         assert_eq!(fs_action["enum"], json!(FS_READS));
         assert_eq!(
             fs_action["description"],
             "read | list | tree | find | search | info | help."
         );
-        let fs_description = tool(&narrowed, "fs")["description"].as_str().expect("text");
+        let fs_description = listed_tool(&narrowed, "fs")["description"]
+            .as_str()
+            .expect("text");
         assert_eq!(
             fs_description,
             format!(
                 "{}\n\nAllowed here: `action` read, list, tree, find, search, info, help.",
-                tool(&full, "fs")["description"].as_str().expect("text")
+                listed_tool(&full, "fs")["description"]
+                    .as_str()
+                    .expect("text")
             )
         );
-        assert_eq!(tool(&narrowed, "mode"), tool(&full, "mode"));
+        assert_eq!(listed_tool(&narrowed, "mode"), listed_tool(&full, "mode"));
         assert_eq!(actions_of(&narrowed, "mode"), json!(MODE_ACTIONS));
         assert_eq!(
             actions_of(&narrowed, "git"),
@@ -319,32 +293,25 @@ servetest!(
             json!(["think", "history", "help"])
         );
 
-        let write = server.call(
+        let write = server.call_tool(
             8,
-            "tools/call",
-            call_params(
-                "fs",
-                json!({ "action": "write", "path": "b.txt", "content": "beta" }),
-            ),
+            "fs",
+            json!({ "action": "write", "path": "b.txt", "content": "beta" }),
         );
         assert_eq!(
             write,
-            json!({ "jsonrpc": "2.0", "id": 8, "error": by_mode(refused_action("fs", "write", &FS_READS), "review") })
+            json!({ "jsonrpc": "2.0", "id": 8, "error": by_mode(refusal("fs", "action", "write", &FS_READS), "review") })
         );
         assert!(!root.join("b.txt").exists());
 
         // Hanzo's name for `info` reads too, so review takes it.
-        let stat = server.call(
-            90,
-            "tools/call",
-            call_params("fs", json!({ "action": "stat", "path": "a.txt" })),
-        );
+        let stat = server.call_tool(90, "fs", json!({ "action": "stat", "path": "a.txt" }));
         let stat_text = stat["result"]["content"][0]["text"]
             .as_str()
             .unwrap_or_default();
         assert!(stat_text.contains("6 bytes"), "{stat}");
 
-        let no_action = server.call(9, "tools/call", call_params("fs", json!({})));
+        let no_action = server.call_tool(9, "fs", json!({}));
         assert_eq!(
             no_action["error"],
             json!({
@@ -355,21 +322,13 @@ servetest!(
             })
         );
 
-        let exec = server.call(
-            10,
-            "tools/call",
-            call_params("exec", json!({ "action": "run", "command": ["true"] })),
-        );
+        let exec = server.call_tool(10, "exec", json!({ "action": "run", "command": ["true"] }));
         assert_eq!(
             exec,
             json!({ "jsonrpc": "2.0", "id": 10, "error": hidden_by_mode("exec", "review") })
         );
 
-        let read = server.call(
-            11,
-            "tools/call",
-            call_params("fs", json!({ "action": "read", "path": "a.txt" })),
-        );
+        let read = server.call_tool(11, "fs", json!({ "action": "read", "path": "a.txt" }));
         assert_eq!(read["result"], text_result("alpha\n"));
 
         let current = mode(&mut server, 12, json!({ "action": "current" }));
@@ -387,13 +346,10 @@ servetest!(
             json!({ "jsonrpc": "2.0", "id": 15, "result": full["result"] })
         );
 
-        let written = server.call(
+        let written = server.call_tool(
             16,
-            "tools/call",
-            call_params(
-                "fs",
-                json!({ "action": "write", "path": "b.txt", "content": "beta" }),
-            ),
+            "fs",
+            json!({ "action": "write", "path": "b.txt", "content": "beta" }),
         );
         assert_eq!(written["result"]["isError"], Value::Null, "{written}");
         assert_eq!(
@@ -498,23 +454,11 @@ servetest!(
         assert_eq!(review["result"], full["result"]);
 
         // The allowlist refuses first, naming what it allows.
-        let listed = server.call(
-            4,
-            "tools/call",
-            call_params("fs", json!({ "action": "list", "path": "." })),
-        );
-        assert_eq!(listed["error"], refused_action("fs", "list", &["read"]));
-        let read = server.call(
-            5,
-            "tools/call",
-            call_params("fs", json!({ "action": "read", "path": "a.txt" })),
-        );
+        let listed = server.call_tool(4, "fs", json!({ "action": "list", "path": "." }));
+        assert_eq!(listed["error"], refusal("fs", "action", "list", &["read"]));
+        let read = server.call_tool(5, "fs", json!({ "action": "read", "path": "a.txt" }));
         assert_eq!(read["result"], text_result("alpha\n"));
-        let exec = server.call(
-            6,
-            "tools/call",
-            call_params("exec", json!({ "action": "run" })),
-        );
+        let exec = server.call_tool(6, "exec", json!({ "action": "run" }));
         assert_eq!(exec["error"], unknown_tool("exec"));
         assert_eq!(server.wait().code(), Some(0));
     }
@@ -533,11 +477,7 @@ servetest!(
         let review = server.call(3, "tools/list", json!({}));
         assert_eq!(names(&review), ["fs", "mode"]);
         assert_eq!(actions_of(&review, "fs"), json!(FS_READS));
-        let exec = server.call(
-            4,
-            "tools/call",
-            call_params("exec", json!({ "action": "run", "command": ["true"] })),
-        );
+        let exec = server.call_tool(4, "exec", json!({ "action": "run", "command": ["true"] }));
         assert_eq!(exec["error"], hidden_by_mode("exec", "review"));
         assert_eq!(server.wait().code(), Some(0));
     }
@@ -553,7 +493,9 @@ servetest!(
         server.initialize("2025-11-25");
         let full = server.call(1, "tools/list", json!({}));
         assert_eq!(actions_of(&full, "fs"), json!(["read", "write"]));
-        let description = tool(&full, "fs")["description"].as_str().expect("text");
+        let description = listed_tool(&full, "fs")["description"]
+            .as_str()
+            .expect("text");
         let base = description
             .strip_suffix("\n\nAllowed here: `action` read, write.")
             .unwrap_or_else(|| panic!("the allowlist's sentence: {description}"));
@@ -562,7 +504,7 @@ servetest!(
         mode_changing(&mut server, 2, json!({ "action": "set", "name": "review" }));
         let review = server.call(3, "tools/list", json!({}));
         assert_eq!(names(&review), ["fs", "mode"]);
-        let fs = tool(&review, "fs");
+        let fs = listed_tool(&review, "fs");
         assert_eq!(
             fs["inputSchema"]["properties"]["action"],
             json!({ "type": "string", "enum": ["read"], "description": "read." })
@@ -572,7 +514,7 @@ servetest!(
             format!("{base}\n\nAllowed here: `action` read.")
         );
         // `mode` is whole in both: its description has no such sentence.
-        assert_eq!(tool(&review, "mode"), tool(&full, "mode"));
+        assert_eq!(listed_tool(&review, "mode"), listed_tool(&full, "mode"));
         assert_eq!(server.wait().code(), Some(0));
     }
 );
@@ -580,9 +522,7 @@ servetest!(
 /// `hanzo-mcp serve --no-door --root <root> <extra>` with these variables,
 /// past the handshake.
 fn serve(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Proc {
-    let mut args = vec!["serve", "--no-door", "--root", utf8(root)];
-    args.extend_from_slice(extra);
-    let mut server = Proc::spawn_with_env(&args, env);
+    let mut server = serve_no_door(root, extra, env);
     server.initialize("2025-11-25");
     server
 }
@@ -640,20 +580,12 @@ fn docs_preset_narrows(server: &mut Proc, docs_description: &str) {
         ])
     );
     assert_eq!(actions_of(&list, "mode"), json!(MODE_ACTIONS));
-    let workspace = server.call(
-        4,
-        "tools/call",
-        call_params("workspace", json!({ "action": "detect" })),
-    );
+    let workspace = server.call_tool(4, "workspace", json!({ "action": "detect" }));
     assert_eq!(workspace["error"], hidden_by_mode("workspace", "docs"));
-    let tree = server.call(
-        5,
-        "tools/call",
-        call_params("fs", json!({ "action": "tree" })),
-    );
+    let tree = server.call_tool(5, "fs", json!({ "action": "tree" }));
     assert_eq!(
         tree["error"],
-        by_mode(refused_action("fs", "tree", &["read"]), "docs")
+        by_mode(refusal("fs", "action", "tree", &["read"]), "docs")
     );
     let current = mode(server, 6, json!({ "action": "current" }));
     assert_eq!(
@@ -665,25 +597,19 @@ fn docs_preset_narrows(server: &mut Proc, docs_description: &str) {
 #[test]
 fn a_user_preset_from_a_modes_file_narrows_to_exactly_its_entries() {
     let root = tempfile::tempdir().expect("root");
-    let presets = tempfile::tempdir().expect("presets");
-    let file = presets.path().join("modes.json");
-    std::fs::write(&file, r#"{"docs": ["fs:read", "code"]}"#).expect("write");
-    let mut server = serve(root.path(), &["--modes", utf8(&file)], &[]);
-    docs_preset_narrows(&mut server, &format!("from {}", file.display()));
+    let (_presets, file) = modes_file(&json!({"docs": ["fs:read", "code"]}));
+    let mut server = serve(root.path(), &["--modes", &file], &[]);
+    docs_preset_narrows(&mut server, &format!("from {file}"));
     assert_eq!(server.wait().code(), Some(0));
 }
 
 #[test]
 fn a_described_user_preset_from_the_environment_narrows_the_same() {
     let root = tempfile::tempdir().expect("root");
-    let presets = tempfile::tempdir().expect("presets");
-    let file = presets.path().join("modes.json");
-    std::fs::write(
-        &file,
-        r#"{"docs": {"description": "reading the docs", "allowed": ["fs:read", "code"]}}"#,
-    )
-    .expect("write");
-    let mut server = serve(root.path(), &[], &[("HANZO_MCP_MODES", utf8(&file))]);
+    let (_presets, file) = modes_file(
+        &json!({"docs": {"description": "reading the docs", "allowed": ["fs:read", "code"]}}),
+    );
+    let mut server = serve(root.path(), &[], &[("HANZO_MCP_MODES", &file)]);
     docs_preset_narrows(&mut server, "reading the docs");
     assert_eq!(server.wait().code(), Some(0));
 }
@@ -691,14 +617,12 @@ fn a_described_user_preset_from_the_environment_narrows_the_same() {
 #[test]
 fn a_user_preset_never_widens_past_the_allowlist() {
     let root = tempfile::tempdir().expect("root");
-    let presets = tempfile::tempdir().expect("presets");
-    let file = presets.path().join("modes.json");
-    std::fs::write(&file, r#"{"wide": ["fs", "exec", "code"]}"#).expect("write");
+    let (_presets, file) = modes_file(&json!({"wide": ["fs", "exec", "code"]}));
     let mut server = serve(
         root.path(),
         &[
             "--modes",
-            utf8(&file),
+            &file,
             "--allowed-tools",
             r#"{"local":["fs:read","mode"]}"#,
         ],
@@ -709,11 +633,7 @@ fn a_user_preset_never_widens_past_the_allowlist() {
     assert_eq!(names(&list), ["fs", "mode"]);
     assert_eq!(actions_of(&list, "fs"), json!(["read"]));
     for (id, name) in [(3, "exec"), (4, "code")] {
-        let call = server.call(
-            id,
-            "tools/call",
-            call_params(name, json!({ "action": "help" })),
-        );
+        let call = server.call_tool(id, name, json!({ "action": "help" }));
         assert_eq!(call["error"], unknown_tool(name), "{name}");
     }
     assert_eq!(server.wait().code(), Some(0));
@@ -793,7 +713,7 @@ async fn rmcp_client_is_told_the_list_changed_and_relists_narrowed() {
     assert_eq!(set, format!("mode: review ({REVIEW_DESCRIPTION})\n"));
     next_change(&mut changes).await;
     let (names, fs) = rmcp_listing(&client).await;
-    assert_eq!(names, REVIEW);
+    assert_eq!(names, review());
     assert_eq!(fs, json!(FS_READS));
 
     let params = CallToolRequestParams::new("exec").with_arguments(
@@ -828,25 +748,10 @@ async fn rmcp_client_is_told_the_list_changed_and_relists_narrowed() {
 /// `hanzo-mcp serve --no-door --http 127.0.0.1:0 --root <root>` with its
 /// state in `state`, and a client of it once it listens.
 async fn serve_http(root: &Path, state: &Path) -> (Proc, Http) {
-    let server = Proc::spawn_with_env(
-        &[
-            "serve",
-            "--no-door",
-            "--http",
-            "127.0.0.1:0",
-            "--http-no-auth",
-            "--root",
-            utf8(root),
-        ],
-        &[("HANZO_MCP_STATE", utf8(state))],
-    );
-    for _ in 0..1200 {
-        if let Some(port) = listening_port(server.id()) {
-            return (server, Http::new(&format!("http://127.0.0.1:{port}/mcp")));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("hanzo-mcp --http never listened");
+    let mut server =
+        Proc::spawn_with_env(&open_http_args(root), &[("HANZO_MCP_STATE", utf8(state))]);
+    let port = http_port(&mut server).await;
+    (server, Http::new(&format!("http://127.0.0.1:{port}/mcp")))
 }
 
 async fn http_list(session: &Session, id: i64) -> Vec<String> {
@@ -891,7 +796,7 @@ async fn two_http_sessions_each_keep_their_own_mode() {
         json!({ "jsonrpc": "2.0", "method": LIST_CHANGED })
     );
 
-    assert_eq!(http_list(&a, 2).await, REVIEW);
+    assert_eq!(http_list(&a, 2).await, review());
     assert_eq!(http_list(&b, 2).await, FULL);
     let a_mode = http_call(&a, 3, "mode", json!({ "action": "current" })).await;
     assert_eq!(

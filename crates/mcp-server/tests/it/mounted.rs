@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::common::servers::{fixture, server_everything};
 use crate::common::stdio::Proc;
-use crate::common::{CANARY, call_params, first_text, listening_port, tool_names};
+use crate::common::{CANARY, call_params, first_text, listening_port, serve_no_door, tool_names};
 
 /// `--server NAME=python3 <fixture> --prefix PREFIX --log LOG <extra>`.
 fn server_flag(name: &str, prefix: &str, log: &Path, extra: &str) -> String {
@@ -81,11 +81,7 @@ fn kill_and_bring_back(server: &mut Proc, log: &Path, mut id: i64) -> i64 {
     kill_fixture(log);
     let mut read = |server: &mut Proc| {
         id += 1;
-        let answer = server.call(
-            id,
-            "tools/call",
-            call_params("kb_ops", json!({ "action": "read" })),
-        );
+        let answer = server.call_tool(id, "kb_ops", json!({ "action": "read" }));
         assert!(answer["error"].is_null(), "never an unknown tool: {answer}");
         let result = &answer["result"];
         if result["isError"] == true {
@@ -169,19 +165,16 @@ fn next_other_than_list_changed(server: &mut Proc) -> Value {
 /// `hanzo-mcp serve --root <root> --no-door --server <server>
 /// --server-wait 20 <extra>`, not yet initialized.
 fn serve_mounted(root: &Path, server: &str, extra: &[&str]) -> Proc {
-    let root = root.to_str().expect("a UTF-8 path");
-    let mut args = vec![
-        "serve",
-        "--root",
-        root,
-        "--no-door",
-        "--server",
-        server,
-        "--server-wait",
-        "20",
-    ];
+    let mut args = vec!["--server", server, "--server-wait", "20"];
     args.extend_from_slice(extra);
-    Proc::spawn(&args)
+    serve_no_door(root, &args, &[])
+}
+
+/// [`serve_mounted`] with the fixture as `kb` (tools `kb_*`, logging to
+/// `<logs>/kb.log`), `logs` being the root too.
+fn serve_kb(logs: &Path, extra: &[&str]) -> Proc {
+    let kb = server_flag("kb", "kb_", &logs.join("kb.log"), "");
+    serve_mounted(logs, &kb, extra)
 }
 
 /// `hanzo-mcp serve --http 127.0.0.1:0 --no-door --root <root> <extra>`
@@ -268,17 +261,13 @@ fn mounted_servers_are_merged_in_order_and_gated_per_server() {
         let answer = server.call(id, "tools/call", params);
         assert_eq!(answer["error"]["code"], -32602, "{answer}");
     }
-    let ran = server.call(
-        5,
-        "tools/call",
-        call_params("big_ops", json!({ "action": "read" })),
-    );
+    let ran = server.call_tool(5, "big_ops", json!({ "action": "read" }));
     assert_eq!(first_text(&ran["result"]), "ran read");
     assert_eq!(calls_received(&setup.big_log), ["big_ops"]);
     assert!(setup.door.requests_for("tools/call").is_empty());
 
     // The name both list is kb's; the warning names both.
-    let common = server.call(6, "tools/call", call_params("common", json!({})));
+    let common = server.call_tool(6, "common", json!({}));
     assert_eq!(first_text(&common["result"]), "kb_common");
     let warned = setup.server.stderr_lines();
     assert!(
@@ -309,25 +298,19 @@ fn arguments_and_results_pass_byte_for_byte_and_no_secret_reaches_the_child() {
         line.contains(r#""odd":[1E400,-0,123456789012345678901234567890]"#),
         "{line}"
     );
-    let env = setup.server.call(
-        8,
-        "tools/call",
-        call_params("kb_env", json!({ "name": "HANZO_API_KEY" })),
-    );
+    let env = setup
+        .server
+        .call_tool(8, "kb_env", json!({ "name": "HANZO_API_KEY" }));
     assert_eq!(first_text(&env["result"]), "");
-    let home = setup.server.call(
-        9,
-        "tools/call",
-        call_params("kb_env", json!({ "name": "HOME" })),
-    );
+    let home = setup
+        .server
+        .call_tool(9, "kb_env", json!({ "name": "HOME" }));
     assert_eq!(
         first_text(&home["result"]),
         setup.logs.path().to_str().unwrap()
     );
     // The roots a mounted server is told are the local tools'.
-    let roots = setup
-        .server
-        .call(10, "tools/call", call_params("kb_roots", json!({})));
+    let roots = setup.server.call_tool(10, "kb_roots", json!({}));
     let told: Value = serde_json::from_str(first_text(&roots["result"])).unwrap();
     let root = setup.root.path().canonicalize().unwrap();
     assert_eq!(
@@ -392,10 +375,8 @@ fn a_mounted_server_gets_initialized_before_any_other_request() {
 #[test]
 fn an_entry_that_cannot_narrow_a_tool_is_warned_about_once() {
     let logs = tempfile::tempdir().unwrap();
-    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let mut server = serve_mounted(
+    let mut server = serve_kb(
         logs.path(),
-        &kb,
         &["--allowed-tools", r#"{"kb": ["kb_echo:x", "kb_ops:read"]}"#],
     );
     server.initialize("2025-11-25");
@@ -441,16 +422,11 @@ fn list_changes_are_relayed_and_a_killed_child_comes_back() {
 fn a_server_that_never_initializes_costs_at_most_the_wait() {
     let logs = tempfile::tempdir().unwrap();
     let hang = server_flag("hang", "h_", &logs.path().join("hang.log"), "--hang-init");
-    let mut server = Proc::spawn(&[
-        "serve",
-        "--root",
-        logs.path().to_str().unwrap(),
-        "--no-door",
-        "--server",
-        &hang,
-        "--server-wait",
-        "0.5",
-    ]);
+    let mut server = serve_no_door(
+        logs.path(),
+        &["--server", &hang, "--server-wait", "0.5"],
+        &[],
+    );
     server.initialize("2025-11-25");
     let listed = server.call(1, "tools/list", json!({}));
     // Answered while the mounted server's initialize is still pending:
@@ -465,14 +441,13 @@ fn a_server_that_never_initializes_costs_at_most_the_wait() {
     assert_eq!(log.last().map(|l| &l["method"]), Some(&json!("initialize")));
     let names = tool_names(&listed["result"]);
     assert!(names.contains(&"fs".to_owned()) && !names.iter().any(|n| n.starts_with("h_")));
-    let call = server.call(2, "tools/call", call_params("h_echo", json!({})));
+    let call = server.call_tool(2, "h_echo", json!({}));
     assert_eq!(call["error"]["code"], -32602, "{call}");
 }
 
 #[test]
 fn an_http_server_is_mounted_from_the_configuration_file() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_str().unwrap();
     let (_inner, port) = serve_http(
         dir.path(),
         &["--test-tools"],
@@ -486,17 +461,9 @@ fn an_http_server_is_mounted_from_the_configuration_file() {
         ),
     )
     .unwrap();
-    let mut outer = Proc::spawn_with_env(
-        &[
-            "serve",
-            "--root",
-            root,
-            "--no-door",
-            "--config",
-            config.to_str().unwrap(),
-            "--server-wait",
-            "20",
-        ],
+    let mut outer = serve_no_door(
+        dir.path(),
+        &["--config", config.to_str().unwrap(), "--server-wait", "20"],
         &[("WEB_TOKEN", "inner-bearer-7d1f")],
     );
     outer.initialize("2025-11-25");
@@ -583,14 +550,10 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
     assert_eq!(at("test_sleep"), at("common").map(|c| c + 1));
     assert_eq!(at("describe"), at("test_sleep").map(|t| t + 1));
     assert_eq!(at("get-tiny-image"), None);
-    let slept = server.call(
-        9,
-        "tools/call",
-        call_params("test_sleep", json!({ "ms": 1 })),
-    );
+    let slept = server.call_tool(9, "test_sleep", json!({ "ms": 1 }));
     assert_eq!(first_text(&slept["result"]), "slept 1 ms", "{slept}");
 
-    let refused = server.call(2, "tools/call", call_params("get-tiny-image", json!({})));
+    let refused = server.call_tool(2, "get-tiny-image", json!({}));
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     assert!(
         door.requests_for("tools/call").is_empty(),
@@ -601,7 +564,7 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
     let echoed = server.response(3).to_owned();
     assert!(echoed.contains("Echo: café 😀"), "{echoed}");
 
-    let env = server.call(4, "tools/call", call_params("get-env", json!({})));
+    let env = server.call_tool(4, "get-env", json!({}));
     let text = first_text(&env["result"]);
     assert!(text.contains("PATH") && !text.contains(CANARY), "{text}");
 
@@ -630,9 +593,8 @@ fn the_official_everything_server_is_mounted_gated_and_relayed() {
 #[test]
 fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
     let logs = tempfile::tempdir().unwrap();
-    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
     // A client with sampling: the request reaches it and its answer goes back.
-    let mut server = serve_mounted(logs.path(), &kb, &[]);
+    let mut server = serve_kb(logs.path(), &[]);
     server.handshake("2025-11-25", json!({ "sampling": {} }));
     server.request(1, "tools/call", call_params("kb_sample", json!({})));
     let asked = next_other_than_list_changed(&mut server);
@@ -647,9 +609,9 @@ fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
     assert_eq!(told["content"]["text"], "sampled", "{answer}");
 
     // A client without it: the server gets the standard error.
-    let mut server = serve_mounted(logs.path(), &kb, &[]);
+    let mut server = serve_kb(logs.path(), &[]);
     server.initialize("2025-11-25");
-    let answer = server.call(1, "tools/call", call_params("kb_sample", json!({})));
+    let answer = server.call_tool(1, "kb_sample", json!({}));
     let told: Value = serde_json::from_str(first_text(&answer["result"])).unwrap();
     assert_eq!(told["code"], -32601, "{answer}");
 }
@@ -658,8 +620,7 @@ fn sampling_is_relayed_to_a_client_that_offers_it_and_refused_otherwise() {
 fn a_mounted_child_dies_with_the_server() {
     let logs = tempfile::tempdir().unwrap();
     let log = logs.path().join("kb.log");
-    let kb = server_flag("kb", "kb_", &log, "");
-    let mut server = serve_mounted(logs.path(), &kb, &[]);
+    let mut server = serve_kb(logs.path(), &[]);
     server.initialize("2025-11-25");
     list(&mut server, 1);
     let pid = received(&log)[0]["pid"].as_i64().unwrap();
@@ -712,7 +673,7 @@ fn a_mounted_server_is_told_when_the_clients_roots_change() {
         "kb was told: {:?}",
         received(&log)
     );
-    let told = server.call(2, "tools/call", call_params("kb_roots", json!({})));
+    let told = server.call_tool(2, "kb_roots", json!({}));
     let told: Value = serde_json::from_str(first_text(&told["result"])).unwrap();
     assert_eq!(told["roots"][0]["uri"], uri(&second));
 }
@@ -742,11 +703,7 @@ fn a_name_the_allowlist_gives_a_server_is_its_own_before_its_list_arrives() {
     server.initialize("2025-11-25");
     // `billing` is also the door's: named for kb, it is kb's alone.
     for (id, name) in [(1, "kb_ops"), (2, "billing")] {
-        let answer = server.call(
-            id,
-            "tools/call",
-            call_params(name, json!({ "action": "read" })),
-        );
+        let answer = server.call_tool(id, name, json!({ "action": "read" }));
         assert_eq!(answer["error"]["code"], -32602, "{answer}");
     }
     assert!(door.requests_for("tools/call").is_empty());
@@ -766,22 +723,13 @@ fn a_mounted_servers_own_discriminator_named_twice_is_refused() {
         ),
     )
     .unwrap();
-    let mut server = Proc::spawn(&[
-        "serve",
-        "--root",
-        dir.path().to_str().unwrap(),
-        "--no-door",
-        "--config",
-        config.to_str().unwrap(),
-        "--server-wait",
-        "20",
-    ]);
-    server.initialize("2025-11-25");
-    let ok = server.call(
-        1,
-        "tools/call",
-        call_params("kb_issue", json!({ "method": "create" })),
+    let mut server = serve_no_door(
+        dir.path(),
+        &["--config", config.to_str().unwrap(), "--server-wait", "20"],
+        &[],
     );
+    server.initialize("2025-11-25");
+    let ok = server.call_tool(1, "kb_issue", json!({ "method": "create" }));
     assert_eq!(ok["result"]["content"][0]["text"], "ran create", "{ok}");
     server.send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"kb_issue","arguments":{"method":"update","method":"create"}}}"#);
     let twice: Value = serde_json::from_str(server.response(2)).unwrap();
@@ -799,10 +747,9 @@ fn a_mounted_servers_own_discriminator_named_twice_is_refused() {
 #[test]
 fn a_child_that_writes_without_a_line_end_is_an_outage_not_a_hang() {
     let logs = tempfile::tempdir().unwrap();
-    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let mut server = serve_mounted(logs.path(), &kb, &[]);
+    let mut server = serve_kb(logs.path(), &[]);
     server.initialize("2025-11-25");
-    let answer = server.call(1, "tools/call", call_params("kb_flood", json!({})));
+    let answer = server.call_tool(1, "kb_flood", json!({}));
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert!(first_text(&answer["result"]).contains("\"kb\""), "{answer}");
 }
@@ -856,8 +803,7 @@ async fn sampling_never_asks_another_sessions_client() {
 #[test]
 fn a_cancellation_is_read_while_every_slot_waits_on_a_mounted_server() {
     let logs = tempfile::tempdir().unwrap();
-    let kb = server_flag("kb", "kb_", &logs.path().join("kb.log"), "");
-    let mut server = serve_mounted(logs.path(), &kb, &["--max-in-flight", "2"]);
+    let mut server = serve_kb(logs.path(), &["--max-in-flight", "2"]);
     server.initialize("2025-11-25");
     list(&mut server, 0);
     // Both slots wait on kb's slow tool (5 s each).
@@ -878,19 +824,10 @@ fn a_cancellation_is_read_while_every_slot_waits_on_a_mounted_server() {
 fn a_gated_server_that_is_down_answers_its_allowed_names_with_an_error_result() {
     let logs = tempfile::tempdir().unwrap();
     let log = logs.path().join("kb.log");
-    let kb = server_flag("kb", "kb_", &log, "");
-    let mut server = Proc::spawn(&[
-        "serve",
-        "--root",
-        logs.path().to_str().unwrap(),
-        "--no-door",
-        "--server",
-        &kb,
-        "--server-wait",
-        "20",
-        "--allowed-tools",
-        r#"{"kb": ["kb_ops:read"]}"#,
-    ]);
+    let mut server = serve_kb(
+        logs.path(),
+        &["--allowed-tools", r#"{"kb": ["kb_ops:read"]}"#],
+    );
     server.initialize("2025-11-25");
     list(&mut server, 0);
     kill_and_bring_back(&mut server, &log, 1);

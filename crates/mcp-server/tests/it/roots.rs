@@ -14,8 +14,8 @@ use mcp_local_server::cli::{self, Cli, Command, ServeArgs};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::http::{Events, Http, PATIENCE, Session, header, listen};
-use crate::common::{Proc, hanzo_mcp, roots_list_answer, roots_list_request};
+use crate::common::http::{Events, Http, Session, header, listen};
+use crate::common::{Proc, hanzo_mcp, roots_list_answer, roots_list_request, within};
 
 /// `hanzo-mcp serve --no-door <args>` started in `cwd`.
 fn spawn(cwd: &Path, args: &[&str]) -> Proc {
@@ -72,6 +72,20 @@ fn read_once_settled(
     read_now
 }
 
+/// [`read_once_settled`], which must end refused or not as `refused` says
+/// (a root that never took effect, or one still served, otherwise); the
+/// last read's text.
+fn settled_read(server: &mut Proc, first_id: i64, path: &Path, refused: bool) -> String {
+    let (read_refused, text) = read_once_settled(server, first_id, path, refused);
+    assert_eq!(
+        read_refused,
+        refused,
+        "the roots never took effect for {}: {text}",
+        path.display()
+    );
+    text
+}
+
 /// Expects the server's `roots/list` request `s-<n>` and answers it with
 /// `roots`.
 fn answer_roots_list(server: &mut Proc, n: u32, roots: Value) {
@@ -119,17 +133,8 @@ fn without_root_the_tools_follow_the_clients_roots() {
         json!([{ "uri": file_uri(&offered), "name": "offered" },
             { "uri": "https://example.com/not-a-file-root" }]),
     );
-    let read_now = read_once_settled(&mut server, 1, &offered.join("note.txt"), false);
-    assert!(
-        !read_now.0,
-        "the offered root never took effect: {}",
-        read_now.1
-    );
-    assert!(
-        read_now.1.contains("from the client root"),
-        "{}",
-        read_now.1
-    );
+    let text = settled_read(&mut server, 1, &offered.join("note.txt"), false);
+    assert!(text.contains("from the client root"), "{text}");
     // The working directory is no longer a root.
     let (refused, text) = read(&mut server, 1000, &start.join("note.txt"));
     assert!(refused, "read outside the client's roots succeeded: {text}");
@@ -137,17 +142,8 @@ fn without_root_the_tools_follow_the_clients_roots() {
     // notifications/roots/list_changed: listed again, and followed.
     list_changed(&mut server);
     answer_roots_list(&mut server, 2, json!([{ "uri": file_uri(&later) }]));
-    let read_now = read_once_settled(&mut server, 2000, &later.join("note.txt"), false);
-    assert!(
-        !read_now.0,
-        "the changed root never took effect: {}",
-        read_now.1
-    );
-    assert!(
-        read_now.1.contains("from the changed root"),
-        "{}",
-        read_now.1
-    );
+    let text = settled_read(&mut server, 2000, &later.join("note.txt"), false);
+    assert!(text.contains("from the changed root"), "{text}");
     let (refused, _) = read(&mut server, 3000, &offered.join("note.txt"));
     assert!(refused, "the old root is still served");
 }
@@ -197,12 +193,8 @@ fn revoked_client_roots_fall_back_to_the_working_directory() {
 
     list_changed(&mut server);
     answer_roots_list(&mut server, 2, json!([]));
-    let read_now = read_once_settled(&mut server, 1000, &note, true);
-    assert!(
-        read_now.0,
-        "the revoked root is still served: {}",
-        read_now.1
-    );
+    // The revoked root is no longer served.
+    settled_read(&mut server, 1000, &note, true);
     assert_eq!(
         read(&mut server, 2000, &start.join("note.txt")),
         (false, "cwd note\n".to_owned())
@@ -221,12 +213,8 @@ fn revoked_client_roots_fall_back_to_the_working_directory() {
         4,
         json!([{ "uri": file_uri(&tmp.path().join("missing")) }]),
     );
-    let read_now = read_once_settled(&mut server, 4000, &note, true);
-    assert!(
-        read_now.0,
-        "a root list of missing paths kept the old root: {}",
-        read_now.1
-    );
+    // A root list of missing paths does not keep the old root.
+    settled_read(&mut server, 4000, &note, true);
     assert_eq!(
         read(&mut server, 5000, &start.join("note.txt")),
         (false, "cwd note\n".to_owned())
@@ -397,9 +385,8 @@ async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
     // has been seen by now.
     let ended = session.delete().await;
     assert!(ended.status().is_success(), "{}", ended.status());
-    tokio::time::timeout(PATIENCE, answerer)
+    within("the GET stream ends with its session", answerer)
         .await
-        .expect("the GET stream ends with its session")
         .expect("the answerer ran");
     assert_eq!(
         asked.lock().expect("lock").as_slice(),

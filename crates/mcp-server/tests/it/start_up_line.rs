@@ -5,21 +5,15 @@
 //! 500, the line when it answers again, and `hanzo-mcp tools` saying the
 //! same.
 
-use std::net::SocketAddr;
-
 use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::json;
 
-use crate::common::{Proc, call_params, local_names, names, run, serve_with_door, tool_names};
+use crate::common::{
+    Proc, behind_fake_door, free_address, local_names, names, run, serve_with_door, tool_names,
+};
 
 const OUTAGE: &str = "door unavailable (";
 const RECOVERY: &str = "the door answers again";
-
-/// A loopback address nothing listens on (bound, then let go).
-fn free_address() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("address")
-}
 
 /// The stderr lines of `server` up to and including the first that
 /// contains `needle`, appended to `seen`; that line.
@@ -33,15 +27,26 @@ fn line_with(server: &mut Proc, needle: &str, seen: &mut Vec<String>) -> String 
     }
 }
 
+/// The start-up line of `server`, and the stderr lines up to it.
+fn start_up_line(server: &mut Proc) -> (String, Vec<String>) {
+    let mut seen = Vec::new();
+    let line = line_with(server, "hanzo-mcp ", &mut seen);
+    (line, seen)
+}
+
 /// How many of `lines` contain `needle`.
 fn count(lines: &[String], needle: &str) -> usize {
     lines.iter().filter(|line| line.contains(needle)).count()
 }
 
-/// The text of a start-up `line` after the log prefix.
+/// The text of a start-up `line` after the log prefix and `hanzo-mcp
+/// <version> on stdio: `.
 fn start_up_text(line: &str) -> &str {
     let at = line.find("hanzo-mcp ").expect("the start-up line");
-    &line[at..]
+    let said = concat!("hanzo-mcp ", env!("CARGO_PKG_VERSION"), " on stdio: ");
+    line[at..]
+        .strip_prefix(said)
+        .unwrap_or_else(|| panic!("not {said:?}: {line}"))
 }
 
 /// Closes the session and returns every stderr line, `seen` first.
@@ -51,6 +56,20 @@ fn finish(server: &mut Proc, mut seen: Vec<String>) -> Vec<String> {
     seen
 }
 
+/// Once the door answers again: a call of `agents` (request `id`) is
+/// forwarded and no error, its return is said, and the session closes
+/// having said one outage and one return (`seen` holds the lines read so
+/// far).
+fn recovered(server: &mut Proc, id: i64, mut seen: Vec<String>) {
+    let answered = server.call_tool(id, "agents", json!({}));
+    assert!(answered["result"].is_object(), "{answered}");
+    assert_ne!(answered["result"]["isError"], true, "{answered}");
+    line_with(server, RECOVERY, &mut seen);
+    let lines = finish(server, seen);
+    assert_eq!(count(&lines, OUTAGE), 1, "{lines:#?}");
+    assert_eq!(count(&lines, RECOVERY), 1, "{lines:#?}");
+}
+
 #[test]
 fn a_refused_door_is_said_once_in_the_start_up_line_and_its_return_once_more() {
     let address = free_address();
@@ -58,14 +77,12 @@ fn a_refused_door_is_said_once_in_the_start_up_line_and_its_return_once_more() {
     let mut setup = serve_with_door(&url, &["--log-level", "info"]);
     let root = setup.root.path().display().to_string();
     let server = &mut setup.server;
-    let mut seen = Vec::new();
-    let line = line_with(server, "hanzo-mcp ", &mut seen);
+    let (line, seen) = start_up_line(server);
     assert_eq!(
         start_up_text(&line),
         format!(
-            "hanzo-mcp {} on stdio: {} local tools, roots {root}, door {url}: door unavailable \
-             ({address}: Connection refused (os error 111)); serving local tools only until it answers",
-            env!("CARGO_PKG_VERSION"),
+            "{} local tools, roots {root}, door {url}: door unavailable ({address}: Connection \
+             refused (os error 111)); serving local tools only until it answers",
             local_names().len()
         )
     );
@@ -73,17 +90,11 @@ fn a_refused_door_is_said_once_in_the_start_up_line_and_its_return_once_more() {
     server.initialize("2025-11-25");
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), local_names());
-    let refused = server.call(2, "tools/call", call_params("agents", json!({})));
+    let refused = server.call_tool(2, "agents", json!({}));
     assert_eq!(refused["result"]["isError"], true, "{refused}");
 
     let door = FakeDoor::start_at(address, Behaviour::Normal).expect("fake door");
-    let answered = server.call(3, "tools/call", call_params("agents", json!({})));
-    assert!(answered["result"].is_object(), "{answered}");
-    assert_ne!(answered["result"]["isError"], true, "{answered}");
-    line_with(server, RECOVERY, &mut seen);
-    let lines = finish(server, seen);
-    assert_eq!(count(&lines, OUTAGE), 1, "{lines:#?}");
-    assert_eq!(count(&lines, RECOVERY), 1, "{lines:#?}");
+    recovered(server, 3, seen);
     assert_eq!(door.requests_for("tools/call").len(), 1);
 }
 
@@ -96,8 +107,7 @@ fn a_door_that_cannot_be_resolved_costs_one_line() {
     server.initialize("2025-11-25");
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), local_names());
-    let mut seen = Vec::new();
-    let line = line_with(server, "hanzo-mcp ", &mut seen);
+    let (line, seen) = start_up_line(server);
     assert!(
         line.contains(&format!("door {url}"))
             && line.contains("cannot resolve door.invalid")
@@ -105,7 +115,7 @@ fn a_door_that_cannot_be_resolved_costs_one_line() {
         "{line}"
     );
     for id in 2..4 {
-        let response = server.call(id, "tools/call", call_params("agents", json!({})));
+        let response = server.call_tool(id, "agents", json!({}));
         assert_eq!(response["result"]["isError"], true, "{response}");
     }
     let lines = finish(server, seen);
@@ -124,8 +134,7 @@ fn a_hanging_door_is_reachable_at_start_then_one_outage_line_then_its_return() {
     let url = door.url();
     let mut setup = serve_with_door(&url, &["--log-level", "info", "--door-wait", "0.2"]);
     let server = &mut setup.server;
-    let mut seen = Vec::new();
-    let line = line_with(server, "hanzo-mcp ", &mut seen);
+    let (line, mut seen) = start_up_line(server);
     assert!(
         start_up_text(&line).ends_with(&format!("door {url} reachable")),
         "{line}"
@@ -137,36 +146,24 @@ fn a_hanging_door_is_reachable_at_start_then_one_outage_line_then_its_return() {
     let outage = line_with(server, OUTAGE, &mut seen);
     assert!(outage.contains(&url), "{outage}");
     door.set_behaviour(Behaviour::Normal);
-    let answered = server.call(2, "tools/call", call_params("agents", json!({})));
-    assert_ne!(answered["result"]["isError"], true, "{answered}");
-    line_with(server, RECOVERY, &mut seen);
-    let lines = finish(server, seen);
-    assert_eq!(count(&lines, OUTAGE), 1, "{lines:#?}");
-    assert_eq!(count(&lines, RECOVERY), 1, "{lines:#?}");
+    recovered(server, 2, seen);
 }
 
 #[test]
 fn a_door_answering_500_costs_one_line_whatever_is_asked_then_its_return() {
-    let door = FakeDoor::start(Behaviour::Error500).expect("fake door");
-    let mut setup = serve_with_door(&door.url(), &["--log-level", "info"]);
+    let (door, mut setup, _) = behind_fake_door(Behaviour::Error500, &["--log-level", "info"]);
     let server = &mut setup.server;
-    server.initialize("2025-11-25");
     let list = server.call(1, "tools/list", json!({}));
     assert_eq!(names(&list), local_names());
     for id in 2..5 {
-        let response = server.call(id, "tools/call", call_params("agents", json!({})));
+        let response = server.call_tool(id, "agents", json!({}));
         assert_eq!(response["result"]["isError"], true, "{response}");
     }
     let mut seen = Vec::new();
     let outage = line_with(server, OUTAGE, &mut seen);
     assert!(outage.contains("500"), "{outage}");
     door.set_behaviour(Behaviour::Normal);
-    let answered = server.call(5, "tools/call", call_params("agents", json!({})));
-    assert_ne!(answered["result"]["isError"], true, "{answered}");
-    line_with(server, RECOVERY, &mut seen);
-    let lines = finish(server, seen);
-    assert_eq!(count(&lines, OUTAGE), 1, "{lines:#?}");
-    assert_eq!(count(&lines, RECOVERY), 1, "{lines:#?}");
+    recovered(server, 5, seen);
 }
 
 #[test]
@@ -186,14 +183,10 @@ fn the_start_up_line_counts_the_allowed_local_tools_and_says_the_door_is_off() {
     );
     let root = setup.root.path().display().to_string();
     let server = &mut setup.server;
-    let mut seen = Vec::new();
-    let line = line_with(server, "hanzo-mcp ", &mut seen);
+    let (line, seen) = start_up_line(server);
     assert_eq!(
         start_up_text(&line),
-        format!(
-            "hanzo-mcp {} on stdio: 2 local tools, mode review, roots {root}, door off",
-            env!("CARGO_PKG_VERSION")
-        )
+        format!("2 local tools, mode review, roots {root}, door off")
     );
     assert!(line.contains(" INFO "), "{line}");
     finish(server, seen);

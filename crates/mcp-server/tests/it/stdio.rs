@@ -17,10 +17,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
 
-use mcp_local_server::mcp_proto::Implementation;
-use mcp_local_server::{Composition, Server, ServerConfig, ServerError};
+use mcp_local_server::ServerError;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
@@ -28,7 +26,10 @@ use crate::common::driver::{Connection, StdioPipes};
 use crate::common::http::{exchange, raw_post};
 use crate::common::stdio::PATIENCE;
 use crate::common::tools::server;
-use crate::common::{Proc, hanzo_mcp, listening_port};
+use crate::common::{
+    Proc, assert_each_answered_once, assert_stalls_below, backlog_server, hanzo_mcp, http_port,
+    open_http_args, stateless_meta_with, within,
+};
 
 // Fields of the wrong shape, over an in-process connection.
 
@@ -41,13 +42,9 @@ fn initialize(id: u64, capabilities: Value, client_info: Value) -> Value {
 #[tokio::test]
 async fn an_unknown_meta_log_level_is_refused_naming_the_allowed_levels() {
     let mut client = Connection::open(Arc::new(server("stdio-fields-test", Vec::new())));
+    let meta = stateless_meta_with(json!({"io.modelcontextprotocol/logLevel": "LOUD"}));
     let answer = client
-        .ask(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/logLevel": "LOUD"}}}),
-        )
+        .ask(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}))
         .await;
     assert_eq!(
         answer,
@@ -56,13 +53,9 @@ async fn an_unknown_meta_log_level_is_refused_naming_the_allowed_levels() {
              notice, warning, error, critical, alert or emergency; found \"LOUD\""}})
     );
     // A valid level is accepted.
+    let meta = stateless_meta_with(json!({"io.modelcontextprotocol/logLevel": "warning"}));
     let answer = client
-        .ask(
-            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/logLevel": "warning"}}}),
-        )
+        .ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}))
         .await;
     assert_eq!(answer["id"], json!(2));
     assert_eq!(answer["result"]["tools"], json!([]), "{answer}");
@@ -127,13 +120,6 @@ async fn a_line_starting_with_a_byte_order_mark_is_answered() {
 
 // The output path.
 
-pub(crate) fn backlog_server(max_output_backlog_bytes: usize) -> Arc<Server> {
-    let info = Implementation::new("stdio-output-test", "0.0.1");
-    let mut config = ServerConfig::new(info);
-    config.max_output_backlog_bytes = max_output_backlog_bytes;
-    Arc::new(Server::new(Composition::new(Vec::new()), config))
-}
-
 fn line(message: &Value) -> Vec<u8> {
     let mut line = message.to_string().into_bytes();
     line.push(b'\n');
@@ -166,9 +152,8 @@ async fn closed_output_stops_reading_and_returns_the_write_error() {
         .await
         .expect("write");
 
-    let result = tokio::time::timeout(PATIENCE, serving)
+    let result = within("serve returns while the input is still open", serving)
         .await
-        .expect("serve returns while the input is still open")
         .expect("serve does not panic");
     let Err(ServerError::Write(error)) = result else {
         panic!("expected a write error, got {result:?}");
@@ -181,14 +166,6 @@ async fn closed_output_stops_reading_and_returns_the_write_error() {
         more.expect_err("input closed").kind(),
         std::io::ErrorKind::BrokenPipe
     );
-}
-
-/// Lets every other task of this single-threaded runtime run until it
-/// blocks.
-pub(crate) async fn settle() {
-    for _ in 0..20_000 {
-        tokio::task::yield_now().await;
-    }
 }
 
 #[tokio::test]
@@ -226,39 +203,25 @@ async fn unread_output_stops_input_then_every_ping_is_answered_once() {
     });
 
     // Nobody reads the output: the server stops taking input.
-    settle().await;
-    let stalled = sent.load(Ordering::Relaxed);
-    settle().await;
-    assert_eq!(
-        sent.load(Ordering::Relaxed),
-        stalled,
-        "input still consumed"
-    );
-    assert!(!writer.is_finished());
     // Within the output bound (64 KiB of ~40-byte answers), the 64 KiB
     // input buffer, 16 queued lines and the two 4 KiB pipes.
-    assert!(stalled < 6_000, "{stalled} pings taken while output unread");
+    assert_stalls_below(&sent, &writer, 6_000).await;
 
     // Reading resumes: every ping is answered exactly once.
-    let mut seen = vec![false; PINGS as usize + 1];
-    for _ in 0..PINGS {
-        let answer = tokio::time::timeout(PATIENCE, from_server.next_line())
+    assert_each_answered_once(PINGS as usize, async || {
+        let answer = within("an answer", from_server.next_line())
             .await
-            .expect("an answer")
             .expect("read")
             .expect("a line");
         let answer: Value = serde_json::from_str(&answer).expect("JSON");
         assert_eq!(answer["result"], json!({}), "{answer}");
-        let id = answer["id"].as_u64().expect("an integer id") as usize;
-        assert!(!seen[id], "ping {id} answered twice");
-        seen[id] = true;
-    }
-    assert!(seen[1..].iter().all(|&s| s));
+        answer["id"].as_i64().expect("an integer id")
+    })
+    .await;
     let to_server = writer.await.expect("the writer finishes");
     drop(to_server);
-    let result = tokio::time::timeout(PATIENCE, serving)
+    let result = within("serve ends at end of input", serving)
         .await
-        .expect("serve ends at end of input")
         .expect("no panic");
     assert!(result.is_ok(), "{result:?}");
     assert_eq!(from_server.next_line().await.expect("read"), None);
@@ -520,29 +483,12 @@ async fn http_with_stderr_on_dev_full_serves_initialize() {
     let root = tempfile::tempdir().expect("tempdir");
     let mut command = hanzo_mcp();
     command
-        .args([
-            "serve",
-            "--no-door",
-            "--http",
-            "127.0.0.1:0",
-            "--http-no-auth",
-            "--root",
-        ])
-        .arg(root.path())
+        .args(open_http_args(root.path()))
         .env("RUST_LOG", "debug");
     let mut server = Proc::start_with_stderr(command, dev_full());
     // The address cannot be read from the log: ask /proc for the port
     // once the server listens.
-    let mut port = None;
-    for _ in 0..(PATIENCE.as_millis() / 50) {
-        assert!(!server.has_exited(), "hanzo-mcp exited");
-        port = listening_port(server.id());
-        if port.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let port = port.expect("hanzo-mcp --http never listened");
+    let port = http_port(&mut server).await;
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},

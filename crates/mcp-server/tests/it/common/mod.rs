@@ -12,25 +12,38 @@ pub mod servers;
 pub mod stdio;
 pub mod tools;
 
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
+use mcp_fake_door::{Behaviour, FakeDoor};
+use mcp_local_server::mcp_proto::Implementation;
+use mcp_local_server::{Composition, Server, ServerConfig};
 use serde_json::{Value, json};
 
 pub use stdio::{Proc, hanzo_mcp};
+
+/// `hanzo-mcp serve --no-door --root <root> <extra>` with these variables
+/// set, not yet initialized.
+pub fn serve_no_door(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Proc {
+    let mut args = vec![
+        "serve",
+        "--no-door",
+        "--root",
+        root.to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(extra);
+    Proc::spawn_with_env(&args, env)
+}
 
 /// `hanzo-mcp serve --no-door --root <a new temporary directory> <extra>`,
 /// and that directory (removed when dropped).
 pub fn serve_in_temp_root(extra: &[&str]) -> (Proc, tempfile::TempDir) {
     let root = tempfile::tempdir().expect("tempdir");
-    let mut args = vec![
-        "serve",
-        "--no-door",
-        "--root",
-        root.path().to_str().expect("utf-8"),
-    ];
-    args.extend_from_slice(extra);
-    (Proc::spawn(&args), root)
+    (serve_no_door(root.path(), extra, &[]), root)
 }
 
 /// A `tools/call` params object.
@@ -152,6 +165,36 @@ pub fn listening_port(pid: u32) -> Option<u16> {
     })
 }
 
+/// The arguments of `hanzo-mcp serve --no-door --http 127.0.0.1:0
+/// --http-no-auth --root <root>`: a loopback HTTP server on a port of its
+/// own, open without a bearer.
+pub fn open_http_args(root: &Path) -> Vec<&str> {
+    let root = root.to_str().expect("a UTF-8 root");
+    vec![
+        "serve",
+        "--no-door",
+        "--http",
+        "127.0.0.1:0",
+        "--http-no-auth",
+        "--root",
+        root,
+    ]
+}
+
+/// The port `server` (started with `--http 127.0.0.1:0`) listens on, once
+/// it does (read from `/proc` every 50 ms, for up to a minute); fails the
+/// test when the server exits first or never listens.
+pub async fn http_port(server: &mut Proc) -> u16 {
+    for _ in 0..1200 {
+        assert!(!server.has_exited(), "hanzo-mcp exited before it listened");
+        if let Some(port) = listening_port(server.id()) {
+            return port;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("hanzo-mcp --http never listened");
+}
+
 /// Runs `hanzo-mcp <args>` to its end with stdin empty and these
 /// variables set; its output.
 pub fn run(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
@@ -192,6 +235,66 @@ pub fn serve_with_door(door_url: &str, extra: &[&str]) -> WithDoor {
     WithDoor { server, root, home }
 }
 
+/// A modes file holding `presets` in a fresh directory (removed when
+/// dropped), and its path.
+pub fn modes_file(presets: &Value) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("modes.json");
+    std::fs::write(&path, presets.to_string()).expect("write modes");
+    let path = path.to_str().expect("utf-8").to_owned();
+    (dir, path)
+}
+
+/// A fake door behaving as `behaviour`, and [`serve_with_door`] at it with
+/// `extra`, past the 2025-11-25 handshake: the door (keep it for as long
+/// as the server runs), the server and the `initialize` result.
+pub fn behind_fake_door(behaviour: Behaviour, extra: &[&str]) -> (FakeDoor, WithDoor, Value) {
+    let door = FakeDoor::start(behaviour).expect("fake door");
+    let mut setup = serve_with_door(&door.url(), extra);
+    let init = setup.server.initialize("2025-11-25");
+    (door, setup, init)
+}
+
+/// The result the fake door answers a forwarded call of `name` with.
+pub fn fake_door_called(name: &str, arguments: &Value) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": format!("called {name}") }],
+        "structuredContent": { "name": name, "arguments": arguments },
+        "isError": false,
+        "resultType": "complete"
+    })
+}
+
+/// The -32602 refusal of a call of `tool` whose `kind` (`"action"` of a
+/// local tool, `"op"` of a door tool) `name` its allowlist entry does not
+/// allow, naming the `allowed` ones.
+pub fn refusal(tool: &str, kind: &str, name: &str, allowed: &[&str]) -> Value {
+    json!({
+        "code": -32602,
+        "message": format!(
+            "tool {tool:?} does not allow {kind} {name:?} here (allowed: {})",
+            allowed.join(", ")
+        ),
+        "data": { "tool": tool, kind: name, "allowed": allowed }
+    })
+}
+
+/// A loopback address nothing listens on (bound, then let go).
+pub fn free_address() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("address")
+}
+
+/// The tool `name` of a `tools/list` response.
+pub fn listed_tool<'v>(list: &'v Value, name: &str) -> &'v Value {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {list}"))
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} in {list}"))
+}
+
 /// A test of `hanzo-mcp serve --no-door` on a temporary root, as ripgrep's
 /// `rgtest!`: `servetest!(name, [extra args], |server, root| { ... })`
 /// defines `#[test] fn name` whose body gets the running server (before
@@ -207,6 +310,78 @@ macro_rules! servetest {
     };
 }
 pub(crate) use servetest;
+
+/// A 2026-07-28 request's `_meta`: the revision and no client
+/// capabilities, then `more`'s members.
+pub fn stateless_meta_with(more: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    if let (Some(meta), Value::Object(more)) = (meta.as_object_mut(), more) {
+        meta.extend(more);
+    }
+    meta
+}
+
+/// What `work` comes to, which must be within [`stdio::PATIENCE`]; `what`
+/// names it when it is not.
+pub async fn within<F: std::future::Future>(what: &str, work: F) -> F::Output {
+    tokio::time::timeout(stdio::PATIENCE, work)
+        .await
+        .unwrap_or_else(|_| panic!("not within {:?}: {what}", stdio::PATIENCE))
+}
+
+/// A server with no tools whose session holds at most
+/// `max_output_backlog_bytes` of answers nobody has read yet.
+pub fn backlog_server(max_output_backlog_bytes: usize) -> Arc<Server> {
+    let info = Implementation::new("stdio-output-test", "0.0.1");
+    let mut config = ServerConfig::new(info);
+    config.max_output_backlog_bytes = max_output_backlog_bytes;
+    Arc::new(Server::new(Composition::new(Vec::new()), config))
+}
+
+/// Lets every other task of this single-threaded runtime run until it
+/// blocks.
+pub async fn settle() {
+    for _ in 0..20_000 {
+        tokio::task::yield_now().await;
+    }
+}
+
+/// That `writer` stops sending while nobody reads (its count in `sent`
+/// unchanged over a [`settle`], the writer still waiting), having sent
+/// fewer than `most`.
+pub async fn assert_stalls_below<T>(
+    sent: &AtomicUsize,
+    writer: &tokio::task::JoinHandle<T>,
+    most: usize,
+) {
+    settle().await;
+    let stalled = sent.load(Ordering::Relaxed);
+    settle().await;
+    assert_eq!(sent.load(Ordering::Relaxed), stalled, "input still taken");
+    assert!(!writer.is_finished());
+    assert!(stalled < most, "{stalled} taken while output unread");
+}
+
+/// Reads `count` answers with `next`, each the id of the request it
+/// answers, and checks that requests 1 to `count` are answered once each.
+pub async fn assert_each_answered_once(count: usize, mut next: impl AsyncFnMut() -> i64) {
+    let mut answered = vec![false; count + 1];
+    for _ in 0..count {
+        let id = next().await;
+        let seen = usize::try_from(id)
+            .ok()
+            .filter(|&i| i > 0)
+            .and_then(|i| answered.get_mut(i))
+            .unwrap_or_else(|| panic!("no request {id} was sent"));
+        assert!(!*seen, "request {id} answered twice");
+        *seen = true;
+    }
+    let missing: Vec<usize> = (1..=count).filter(|&i| !answered[i]).collect();
+    assert!(missing.is_empty(), "never answered: {missing:?}");
+}
 
 /// The server's `roots/list` request, the `n`th request it sends (`s-<n>`).
 pub fn roots_list_request(n: u32) -> Value {

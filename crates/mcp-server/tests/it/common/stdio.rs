@@ -300,6 +300,13 @@ impl Proc {
         }
     }
 
+    /// Calls tool `name` with `arguments` (`tools/call`, request `id`) and
+    /// returns the response, skipping notifications.
+    pub fn call_tool(&mut self, id: i64, name: &str, arguments: Value) -> Value {
+        let params = json!({ "name": name, "arguments": arguments });
+        self.call(id, mcp_proto::methods::CallTool::NAME, params)
+    }
+
     /// `initialize` (id 0) with `revision` and `capabilities` alone; its
     /// whole response.
     pub fn initialize_only(&mut self, revision: &str, capabilities: Value) -> Value {
