@@ -75,8 +75,8 @@ pub(crate) trait ActionArgs: Sized + Send + 'static {
     /// The action this call asks for.
     fn action(&self) -> Self::Action;
     /// Parses `fields` (the call's arguments without `action`) as the
-    /// arguments of `action`; `None` for `help`, which takes no fields and
-    /// is answered by the framework.
+    /// arguments of `action`; for `help`, which takes no fields and is
+    /// answered by the framework, `None` when none is given.
     fn parse(action: Self::Action, fields: Map<String, Value>) -> Option<Result<Self, String>>;
     /// Each action's field schema (not `help`'s), in table order.
     fn field_schemas() -> Vec<(&'static ActionSpec, Map<String, Value>)>;
@@ -215,8 +215,6 @@ fn sentence_case(text: &str) -> String {
 /// The fields of an action that takes none (any field is refused).
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-// A build whose tools' actions all take fields never makes one.
-#[allow(dead_code)]
 pub(crate) struct NoArgs {}
 
 /// The `help` row every tool's table ends with ([`actions!`] adds it).
@@ -428,24 +426,34 @@ pub(crate) fn parse_call<T: ActionTool>(
     let action = parse_args::<Named<ActionOf<T>>>(named)?.action;
     // Models send `null` for a field they mean to leave out.
     arguments.retain(|_, value| !value.is_null());
-    let Some(parsed) = <T::Args as ActionArgs>::parse(action, arguments) else {
-        return Ok(None);
+    let name = action.spec().name;
+    let parsed = match <T::Args as ActionArgs>::parse(action, arguments) {
+        Some(parsed) => parsed.map(Some),
+        None => Ok(None),
     };
-    parsed.map(Some).map_err(|message| {
-        let name = action.spec().name;
-        let Some(inner) = message.strip_prefix("invalid arguments: ") else {
-            return message;
-        };
-        match inner
-            .strip_prefix("missing field `")
-            .and_then(|rest| rest.strip_suffix('`'))
-        {
-            Some(field) => format!("{name}: missing field '{field}'"),
-            // Serde's text names the field and what the action takes.
-            None if inner.starts_with("unknown field") => format!("{name}: {inner}"),
-            None => message,
+    parsed.map_err(|message| name_the_action(name, message))
+}
+
+/// `message` (from [`parse_args`]) naming `action`: a missing field as
+/// `read: missing field 'path'`, an unknown one as `read: unknown field
+/// ...` (serde's text names what the action takes); others as they are.
+fn name_the_action(action: &str, message: String) -> String {
+    let Some(inner) = message.strip_prefix("invalid arguments: ") else {
+        return message;
+    };
+    match inner
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.strip_suffix('`'))
+    {
+        Some(field) => format!("{action}: missing field '{field}'"),
+        // Serde's text names the field and what the action takes; the
+        // path after it would name the field again.
+        None if inner.starts_with("unknown field") => {
+            let text = inner.rsplit_once(" (field '").map_or(inner, |(text, _)| text);
+            format!("{action}: {text}")
         }
-    })
+        None => message,
+    }
 }
 
 /// Parses `arguments` into `T`. The error is one line: serde's message
@@ -705,7 +713,10 @@ macro_rules! actions {
                             Some(crate::action::parse_args::<$Args>(fields).map($Call::$Variant))
                         }
                     )+
-                    $Enum::Help => None,
+                    // `help` takes no fields either; the framework answers it.
+                    $Enum::Help => crate::action::parse_args::<crate::action::NoArgs>(fields)
+                        .err()
+                        .map(Err),
                 }
             }
 

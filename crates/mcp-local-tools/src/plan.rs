@@ -353,7 +353,7 @@ mod tests {
         assert_eq!(text, "1. [x] a\n2. [ ] b\n[1 of 2 completed]\n");
         let (err, text) = call(json!({"action": "next", "index": 1})).await;
         assert!(
-            err && text.starts_with("invalid arguments: unknown field `index`"),
+            err && text.starts_with("next: unknown field `index`"),
             "{text}"
         );
         assert_eq!(

@@ -564,7 +564,7 @@ mod tests {
         assert!(err && text.contains("invalid id \"three\""), "{text}");
         let (err, text) = call(json!({"action": "complete", "id": 3, "title": "x"})).await;
         assert!(
-            err && text.starts_with("invalid arguments: unknown field `title`"),
+            err && text.starts_with("complete: unknown field `title`"),
             "{text}"
         );
         assert_eq!(

@@ -333,7 +333,7 @@ mod tests {
         // `history` and `clear` take no fields.
         let (err, text) = call(json!({"action": "history", "thought": "b"})).await;
         assert!(
-            err && text.starts_with("invalid arguments: unknown field `thought`"),
+            err && text.starts_with("history: unknown field `thought`"),
             "{text}"
         );
         let (_, text) = call(json!({"action": "history"})).await;

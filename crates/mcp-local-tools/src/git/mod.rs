@@ -377,7 +377,7 @@ mod tests {
         let text = parse(json!({"action": "status", "paths": ["a"]})).unwrap_err();
         assert!(
             text.starts_with(
-                "invalid arguments: unknown field `paths`, expected `path` or `timeout_ms`"
+                "status: unknown field `paths`, expected `path` or `timeout_ms`"
             ),
             "{text}"
         );

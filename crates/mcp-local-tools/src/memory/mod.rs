@@ -580,7 +580,7 @@ mod tests {
         );
         let (err, text) = call(json!({"action": "read_graph", "query": "x"})).await;
         assert!(
-            err && text.starts_with("invalid arguments: unknown field `query`"),
+            err && text.starts_with("read_graph: unknown field `query`"),
             "{text}"
         );
         // The scope is read from every action's own fields.

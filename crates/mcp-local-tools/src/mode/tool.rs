@@ -181,7 +181,7 @@ mod tests {
         );
         let (err, text) = call(json!({"action": "reset", "name": "full"})).await;
         assert!(
-            err && text.starts_with("invalid arguments: unknown field `name`"),
+            err && text.starts_with("reset: unknown field `name`"),
             "{text}"
         );
         assert_eq!(

@@ -548,7 +548,7 @@ async fn help_and_bad_arguments() {
     assert!(is_error);
     assert_eq!(
         text,
-        "read: unknown field `bogus`, expected one of `path`, `file_path`, `offset`, `limit`, `head`, `tail`, `line_numbers`"
+        "read: unknown field `bogus`, expected one of `file_path`, `path`, `offset`, `head`, `limit`, `tail`, `line_numbers`"
     );
 }
 
