@@ -174,8 +174,9 @@ impl MergedField {
     }
 
     /// The property's name and schema, its description one part per
-    /// meaning: `read, write (required by read): the file.`
-    fn finish(mut self) -> (String, Map<String, Value>) {
+    /// meaning: `read, write (required by read): the file.`; a meaning
+    /// every one of the tool's `actions` shares has no list of actions.
+    fn finish(mut self, actions: usize) -> (String, Map<String, Value>) {
         let parts: Vec<String> = self
             .meanings
             .iter()
@@ -190,7 +191,11 @@ impl MergedField {
                 } else {
                     format!(" (required by {})", needing.join(", "))
                 };
-                format!("{}{need}: {}", all.join(", "), sentence_case(text))
+                if all.len() == actions {
+                    format!("{text}{need}")
+                } else {
+                    format!("{}{need}: {}", all.join(", "), sentence_case(text))
+                }
             })
             .collect();
         self.schema
@@ -288,8 +293,9 @@ fn tool_schema<T: ActionTool>() -> Map<String, Value> {
             fields[at].add(text, spec.name, required.contains(&name.as_str()));
         }
     }
+    let taking = actions.len() - 1;
     for field in fields {
-        let (name, schema) = field.finish();
+        let (name, schema) = field.finish(taking);
         properties.insert(name, Value::Object(schema));
     }
     let mut schema = Map::new();
@@ -449,7 +455,9 @@ fn name_the_action(action: &str, message: String) -> String {
         // Serde's text names the field and what the action takes; the
         // path after it would name the field again.
         None if inner.starts_with("unknown field") => {
-            let text = inner.rsplit_once(" (field '").map_or(inner, |(text, _)| text);
+            let text = inner
+                .rsplit_once(" (field '")
+                .map_or(inner, |(text, _)| text);
             format!("{action}: {text}")
         }
         None => message,

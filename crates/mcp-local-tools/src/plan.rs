@@ -13,10 +13,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::action::NoArgs;
 use crate::action::{ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, workspace_scope};
-use crate::action::NoArgs;
 use crate::util::{Hints, ToolResult};
 
 /// Most steps in one plan.

@@ -14,9 +14,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::json;
 
+use crate::action::NoArgs;
 use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
-use crate::action::NoArgs;
 use crate::util::Hints;
 
 /// Most thoughts kept per connection; the oldest go first.

@@ -473,15 +473,9 @@ mod tests {
     #[test]
     fn a_field_the_action_does_not_take_is_refused() {
         let text = parse(json!({"action": "ps", "id": "1"})).unwrap_err();
-        assert!(
-            text.starts_with("list: unknown field `id`"),
-            "{text}"
-        );
+        assert!(text.starts_with("list: unknown field `id`"), "{text}");
         let text = parse(json!({"action": "output", "id": "1", "text": "x"})).unwrap_err();
-        assert!(
-            text.starts_with("output: unknown field `text`"),
-            "{text}"
-        );
+        assert!(text.starts_with("output: unknown field `text`"), "{text}");
     }
 
     #[test]

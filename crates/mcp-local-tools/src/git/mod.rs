@@ -376,9 +376,7 @@ mod tests {
     fn a_field_the_action_does_not_take_is_refused() {
         let text = parse(json!({"action": "status", "paths": ["a"]})).unwrap_err();
         assert!(
-            text.starts_with(
-                "status: unknown field `paths`, expected `path` or `timeout_ms`"
-            ),
+            text.starts_with("status: unknown field `paths`, expected `path` or `timeout_ms`"),
             "{text}"
         );
         let text = parse(json!({"action": "log", "limit": 1, "count": 2})).unwrap_err();

@@ -8,9 +8,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::Modes;
+use crate::action::NoArgs;
 use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
-use crate::action::NoArgs;
 use crate::util::Hints;
 
 /// The `mode` local tool. Cheap to clone; clones share the [`Modes`].
