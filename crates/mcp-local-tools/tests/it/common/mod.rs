@@ -8,28 +8,55 @@ use mcp_local_tools::{Roots, ToolContext, Toolbox};
 use mcp_proto::CallToolResult;
 use serde_json::{Value, json};
 
-/// Calls `tool` with `args` under `roots`; returns the whole result.
-pub async fn call_result(tool: &str, roots: &Roots, args: Value) -> CallToolResult {
-    let toolbox = Toolbox::with_default_tools();
+/// `args` as the map a tool is called with.
+fn arguments(args: Value) -> serde_json::Map<String, Value> {
     let Value::Object(map) = args else {
         panic!("args must be an object")
     };
+    map
+}
+
+/// All the text of `result`.
+pub fn text_of(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text()).collect()
+}
+
+/// Calls `tool` of `toolbox` with `args` in `ctx`; returns the whole
+/// result.
+pub async fn toolbox_result(
+    toolbox: &Toolbox,
+    tool: &str,
+    ctx: ToolContext,
+    args: Value,
+) -> CallToolResult {
     toolbox
-        .call(tool, map, ToolContext::new(roots.clone()))
+        .call(tool, arguments(args), ctx)
         .await
         .expect("tool exists")
 }
 
+/// Calls `tool` of `toolbox` with `args` in `ctx`; returns (isError, all
+/// text).
+pub async fn call_in(
+    toolbox: &Toolbox,
+    tool: &str,
+    ctx: ToolContext,
+    args: Value,
+) -> (bool, String) {
+    let result = toolbox_result(toolbox, tool, ctx, args).await;
+    (result.is_error == Some(true), text_of(&result))
+}
+
+/// Calls `tool` with `args` under `roots`; returns the whole result.
+pub async fn call_result(tool: &str, roots: &Roots, args: Value) -> CallToolResult {
+    let ctx = ToolContext::new(roots.clone());
+    toolbox_result(&Toolbox::with_default_tools(), tool, ctx, args).await
+}
+
 /// Calls `tool` with `args` under `roots`; returns (isError, all text).
 pub async fn call(tool: &str, roots: &Roots, args: Value) -> (bool, String) {
-    let result = call_result(tool, roots, args).await;
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .collect::<Vec<_>>()
-        .join("");
-    (result.is_error == Some(true), text)
+    let ctx = ToolContext::new(roots.clone());
+    call_in(&Toolbox::with_default_tools(), tool, ctx, args).await
 }
 
 /// Calls `tool` itself (not through a toolbox) with `args` in `ctx`;
@@ -39,18 +66,10 @@ pub async fn call_tool(
     ctx: ToolContext,
     args: Value,
 ) -> (bool, String, Value) {
-    let Value::Object(map) = args else {
-        panic!("args must be an object")
-    };
-    let result = tool.call(map, ctx).await;
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .collect::<String>();
+    let result = tool.call(arguments(args), ctx).await;
     (
         result.is_error == Some(true),
-        text,
+        text_of(&result),
         result.structured_content.unwrap_or(Value::Null),
     )
 }
@@ -157,6 +176,17 @@ pub fn assert_outside_roots(answer: &(bool, String)) {
         text.contains("outside the roots"),
         "expected 'outside the roots' in: {text}"
     );
+}
+
+/// The environment that makes `name <email>` the author and committer of
+/// the test's own git commits.
+pub fn identity<'a>(name: &'a str, email: &'a str) -> [(&'static str, &'a str); 4] {
+    [
+        ("GIT_AUTHOR_NAME", name),
+        ("GIT_AUTHOR_EMAIL", email),
+        ("GIT_COMMITTER_NAME", name),
+        ("GIT_COMMITTER_EMAIL", email),
+    ]
 }
 
 /// Runs the test's own `git args` in `dir`, with no global or system
