@@ -140,6 +140,21 @@ pub fn failed((is_error, text): (bool, String)) -> String {
     text
 }
 
+/// Asserts a direct call's answer (isError, text, structuredContent) is
+/// not an error; returns the text and the structured content.
+#[track_caller]
+pub fn tool_succeeded((is_error, text, structured): (bool, String, Value)) -> (String, Value) {
+    assert!(!is_error, "expected a success, got the error: {text}");
+    (text, structured)
+}
+
+/// Asserts a direct call's answer (isError, text, structuredContent) is an
+/// error; returns its text.
+#[track_caller]
+pub fn tool_failed((is_error, text, _): (bool, String, Value)) -> String {
+    failed((is_error, text))
+}
+
 /// One file changed by one call in a fresh sandbox: the file (under the
 /// root), its text before (`None`: it does not exist), the call's
 /// arguments, the whole answer, and the file's text after (`None`: it is
