@@ -1,6 +1,6 @@
 //! The `code` tool on real files in a temporary folder, exact outputs.
 
-use crate::common::{Sandbox, assert_outside_roots, call_result, err, ok};
+use crate::common::{Sandbox, assert_outside_roots, call_result, cases, err, ok};
 use serde_json::{Value, json};
 
 const RUST: &str = "pub struct Point {\n    x: i32,\n}\n\nimpl Point {\n    pub fn new(x: i32) -> Point {\n        Point { x }\n    }\n}\n\ntrait Shape {\n    fn area(&self) -> f64;\n}\n\nimpl Shape for Point {\n    fn area(&self) -> f64 {\n        // Point is not a shape\n        0.0\n    }\n}\n\nfn main() {\n    let p = Point::new(1);\n    println!(\"Point {}\", p.area());\n}\n";
@@ -147,71 +147,24 @@ async fn code_walks_stay_inside_the_roots() {
 async fn symbols_definitions_and_references_answer_exactly() {
     let s = sandbox();
     s.write("empty.rs", "// nothing\n");
-    let cases = [
+    let cases = cases![
         // Symbols across languages, by a part of the name, a kind, a page.
-        (
-            json!({"action": "symbols", "query": "main"}),
-            ok(
-                "go/main.go:11: func main\npy/greeter.py:9: def main\nsrc/point.rs:22: fn main\nweb/square.ts:16: function main\n",
-            ),
-        ),
-        (
-            json!({"action": "symbols", "query": "AREA", "kind": "fn"}),
-            ok("src/point.rs:12: fn area\nsrc/point.rs:16: fn area\n"),
-        ),
-        (
-            json!({"action": "symbols", "query": "main", "limit": 1, "offset": 1}),
-            ok("py/greeter.py:9: def main\n[results 2-2 of 4; continue with offset=2]\n"),
-        ),
-        (
-            json!({"action": "symbols", "query": "nothing_like_this"}),
-            ok("[no symbol matching nothing_like_this]\n"),
-        ),
+        {"action": "symbols", "query": "main"} => ok("go/main.go:11: func main\npy/greeter.py:9: def main\nsrc/point.rs:22: fn main\nweb/square.ts:16: function main\n"),
+        {"action": "symbols", "query": "AREA", "kind": "fn"} => ok("src/point.rs:12: fn area\nsrc/point.rs:16: fn area\n"),
+        {"action": "symbols", "query": "main", "limit": 1, "offset": 1} => ok("py/greeter.py:9: def main\n[results 2-2 of 4; continue with offset=2]\n"),
+        {"action": "symbols", "query": "nothing_like_this"} => ok("[no symbol matching nothing_like_this]\n"),
         // Symbols with only a path: every symbol in it.
-        (
-            json!({"action": "symbols", "path": "src/point.rs"}),
-            ok(
-                "src/point.rs:1: struct Point\nsrc/point.rs:5: impl Point\nsrc/point.rs:6: fn new\nsrc/point.rs:11: trait Shape\nsrc/point.rs:12: fn area\nsrc/point.rs:15: impl Shape for Point\nsrc/point.rs:16: fn area\nsrc/point.rs:22: fn main\n",
-            ),
-        ),
-        (
-            json!({"action": "symbols", "path": "py", "kind": "def"}),
-            ok(
-                "py/greeter.py:2: def __init__\npy/greeter.py:5: def greet\npy/greeter.py:9: def main\n",
-            ),
-        ),
-        (
-            json!({"action": "symbols", "path": "empty.rs"}),
-            ok("[no symbols in empty.rs]\n"),
-        ),
-        (
-            json!({"action": "symbols"}),
-            err("symbols: give query (a part of the name), or path to list every symbol in it"),
-        ),
+        {"action": "symbols", "path": "src/point.rs"} => ok("src/point.rs:1: struct Point\nsrc/point.rs:5: impl Point\nsrc/point.rs:6: fn new\nsrc/point.rs:11: trait Shape\nsrc/point.rs:12: fn area\nsrc/point.rs:15: impl Shape for Point\nsrc/point.rs:16: fn area\nsrc/point.rs:22: fn main\n"),
+        {"action": "symbols", "path": "py", "kind": "def"} => ok("py/greeter.py:2: def __init__\npy/greeter.py:5: def greet\npy/greeter.py:9: def main\n"),
+        {"action": "symbols", "path": "empty.rs"} => ok("[no symbols in empty.rs]\n"),
+        {"action": "symbols"} => err("symbols: give query (a part of the name), or path to list every symbol in it"),
         // A definition: the exact name only.
-        (
-            json!({"action": "definition", "name": "Point"}),
-            ok("src/point.rs:1: struct Point\n"),
-        ),
-        (
-            json!({"action": "definition", "name": "Square", "path": "web"}),
-            ok("web/square.ts:5: class Square\n"),
-        ),
-        (
-            json!({"action": "definition", "name": "Poin"}),
-            ok("[no definition of Poin found]\n"),
-        ),
+        {"action": "definition", "name": "Point"} => ok("src/point.rs:1: struct Point\n"),
+        {"action": "definition", "name": "Square", "path": "web"} => ok("web/square.ts:5: class Square\n"),
+        {"action": "definition", "name": "Poin"} => ok("[no definition of Poin found]\n"),
         // References skip comments and strings.
-        (
-            json!({"action": "references", "name": "Point", "path": "src"}),
-            ok(
-                "src/point.rs:1:12: pub struct Point {\nsrc/point.rs:5:6: impl Point {\nsrc/point.rs:6:27: pub fn new(x: i32) -> Point {\nsrc/point.rs:7:9: Point { x }\nsrc/point.rs:15:16: impl Shape for Point {\nsrc/point.rs:23:13: let p = Point::new(1);\n",
-            ),
-        ),
-        (
-            json!({"action": "references", "name": "Start"}),
-            ok("go/main.go:7:18: func (s *Server) Start() error {\ngo/main.go:13:4: s.Start()\n"),
-        ),
+        {"action": "references", "name": "Point", "path": "src"} => ok("src/point.rs:1:12: pub struct Point {\nsrc/point.rs:5:6: impl Point {\nsrc/point.rs:6:27: pub fn new(x: i32) -> Point {\nsrc/point.rs:7:9: Point { x }\nsrc/point.rs:15:16: impl Shape for Point {\nsrc/point.rs:23:13: let p = Point::new(1);\n"),
+        {"action": "references", "name": "Start"} => ok("go/main.go:7:18: func (s *Server) Start() error {\ngo/main.go:13:4: s.Start()\n"),
     ];
     s.tool("code").answers(cases).await;
 }
@@ -292,25 +245,11 @@ async fn summarize_a_plain_diff_a_path_and_bad_input() {
     // A path gets its outline, the same as `outline`.
     let outline = code(&s, json!({"action": "outline", "path": "go/main.go"})).await;
     let plain = "--- notes.txt\t2024-01-01 00:00:00\n+++ notes.txt\t2024-01-02 00:00:00\n@@ -1 +1,2 @@\n-old\n+new\n+more\n";
-    let cases = [
-        (
-            json!({"action": "summarize", "text": plain}),
-            ok("1 file changed, 1 hunk, +2 -1\nnotes.txt (modified): 1 hunk, +2 -1\n"),
-        ),
-        (
-            json!({"action": "summarize", "path": "go/main.go"}),
-            outline,
-        ),
-        (
-            json!({"action": "summarize", "text": "just words\n"}),
-            err(
-                "summarize: no file headers found in text (expected a unified diff: diff --git, or --- and +++ lines)",
-            ),
-        ),
-        (
-            json!({"action": "summarize", "text": "--- a\n+++ b\n@@ nonsense @@\n"}),
-            err("summarize: bad hunk header '@@ nonsense @@'"),
-        ),
+    let cases = cases![
+        {"action": "summarize", "text": plain} => ok("1 file changed, 1 hunk, +2 -1\nnotes.txt (modified): 1 hunk, +2 -1\n"),
+        {"action": "summarize", "path": "go/main.go"} => outline,
+        {"action": "summarize", "text": "just words\n"} => err("summarize: no file headers found in text (expected a unified diff: diff --git, or --- and +++ lines)"),
+        {"action": "summarize", "text": "--- a\n+++ b\n@@ nonsense @@\n"} => err("summarize: bad hunk header '@@ nonsense @@'"),
     ];
     s.tool("code").answers(cases).await;
     let (is_error, text) = code(&s, json!({"action": "summarize"})).await;

@@ -1,7 +1,7 @@
 //! Every `fs` action on real files in a temporary folder, asserting the
 //! exact output.
 
-use crate::common::{Sandbox, assert_outside_roots, call_result, changes, err, fs, ok};
+use crate::common::{Sandbox, assert_outside_roots, call_result, cases, changes, err, fs, ok};
 use serde_json::json;
 
 #[tokio::test]
@@ -19,32 +19,14 @@ async fn read_pages_by_line_and_refuses_what_is_not_text() {
     let s = Sandbox::with_files(&[("a.txt", "one\ntwo\nthree\nfour\n")]);
     std::fs::write(s.root.join("b.bin"), b"\x00\x01\x02rest").unwrap();
     std::fs::create_dir(s.root.join("d")).unwrap();
-    let cases = [
-        (
-            json!({"action": "read", "path": "a.txt", "offset": 1, "limit": 2, "line_numbers": true}),
-            ok("     2\ttwo\n     3\tthree\n[lines 2-3 of 4; continue with offset=3]\n"),
-        ),
-        (
-            json!({"action": "read", "path": "a.txt", "offset": 3}),
-            ok("four\n"),
-        ),
-        (
-            json!({"action": "read", "path": "a.txt", "offset": 9}),
-            ok("[offset 9 is past the end: the file has 4 lines]\n"),
-        ),
-        (
-            json!({"action": "read", "path": "b.bin"}),
-            err("path 'b.bin': binary file (7 bytes), not shown as text"),
-        ),
-        (
-            json!({"action": "read", "path": "d"}),
-            err("path 'd': is a directory (use action list)"),
-        ),
-        (
-            json!({"action": "read", "path": "missing.txt"}),
-            err("path 'missing.txt': no such file or directory"),
-        ),
-        (json!({"action": "read"}), err("read: missing field 'path'")),
+    let cases = cases![
+        {"action": "read", "path": "a.txt", "offset": 1, "limit": 2, "line_numbers": true} => ok("     2\ttwo\n     3\tthree\n[lines 2-3 of 4; continue with offset=3]\n"),
+        {"action": "read", "path": "a.txt", "offset": 3} => ok("four\n"),
+        {"action": "read", "path": "a.txt", "offset": 9} => ok("[offset 9 is past the end: the file has 4 lines]\n"),
+        {"action": "read", "path": "b.bin"} => err("path 'b.bin': binary file (7 bytes), not shown as text"),
+        {"action": "read", "path": "d"} => err("path 'd': is a directory (use action list)"),
+        {"action": "read", "path": "missing.txt"} => err("path 'missing.txt': no such file or directory"),
+        {"action": "read"} => err("read: missing field 'path'"),
     ];
     s.tool("fs").answers(cases).await;
 }
@@ -194,25 +176,16 @@ async fn list_directory() {
     let s = Sandbox::with_files(&[("b.txt", ""), ("a/inner.txt", "")]);
     std::os::unix::fs::symlink("b.txt", s.root.join("c")).unwrap();
     let fs = s.tool("fs");
-    let cases = [
-        (json!({"action": "list"}), ok("a/\nb.txt\nc -> b.txt\n")),
-        (
-            json!({"action": "list", "offset": 1, "limit": 1}),
-            ok("b.txt\n[entries 2-2 of 3; continue with offset=2]\n"),
-        ),
-        (json!({"action": "list", "path": "a"}), ok("inner.txt\n")),
+    let cases = cases![
+        {"action": "list"} => ok("a/\nb.txt\nc -> b.txt\n"),
+        {"action": "list", "offset": 1, "limit": 1} => ok("b.txt\n[entries 2-2 of 3; continue with offset=2]\n"),
+        {"action": "list", "path": "a"} => ok("inner.txt\n"),
     ];
     fs.answers(cases).await;
     std::fs::create_dir(s.root.join("empty")).unwrap();
-    let cases = [
-        (
-            json!({"action": "list", "path": "empty"}),
-            ok("[empty directory]\n"),
-        ),
-        (
-            json!({"action": "list", "path": "b.txt"}),
-            err("path 'b.txt': not a directory"),
-        ),
+    let cases = cases![
+        {"action": "list", "path": "empty"} => ok("[empty directory]\n"),
+        {"action": "list", "path": "b.txt"} => err("path 'b.txt': not a directory"),
     ];
     fs.answers(cases).await;
 }
@@ -228,21 +201,10 @@ async fn tree_honours_gitignore_and_depth() {
         ("README.md", ""),
         (".git/HEAD", "ref: refs/heads/main\n"),
     ]);
-    let cases = [
-        (
-            json!({"action": "tree", "depth": 2}),
-            ok("./\n  README.md\n  src/\n    deep/\n    lib.rs\n"),
-        ),
-        (
-            json!({"action": "tree", "hidden": true, "depth": 1}),
-            ok("./\n  .gitignore\n  README.md\n  src/\n"),
-        ),
-        (
-            json!({"action": "tree", "limit": 2}),
-            ok(
-                "./\n  README.md\n  src/\n[entries 1-2 shown, more exist; continue with offset=2]\n",
-            ),
-        ),
+    let cases = cases![
+        {"action": "tree", "depth": 2} => ok("./\n  README.md\n  src/\n    deep/\n    lib.rs\n"),
+        {"action": "tree", "hidden": true, "depth": 1} => ok("./\n  .gitignore\n  README.md\n  src/\n"),
+        {"action": "tree", "limit": 2} => ok("./\n  README.md\n  src/\n[entries 1-2 shown, more exist; continue with offset=2]\n"),
     ];
     s.tool("fs").answers(cases).await;
 }
@@ -250,23 +212,11 @@ async fn tree_honours_gitignore_and_depth() {
 #[tokio::test]
 async fn find_by_glob() {
     let s = Sandbox::with_files(&[("src/lib.rs", ""), ("src/fs/mod.rs", ""), ("docs/a.md", "")]);
-    let cases = [
-        (
-            json!({"action": "find", "pattern": "*.rs"}),
-            ok("src/fs/mod.rs\nsrc/lib.rs\n"),
-        ),
-        (
-            json!({"action": "find", "pattern": "src/*.rs"}),
-            ok("src/lib.rs\n"),
-        ),
-        (
-            json!({"action": "find", "pattern": "**/*.rs", "path": "src", "limit": 1}),
-            ok("src/fs/mod.rs\n[paths 1-1 shown, more exist; continue with offset=1]\n"),
-        ),
-        (
-            json!({"action": "find", "pattern": "*.py"}),
-            ok("[no match for *.py]\n"),
-        ),
+    let cases = cases![
+        {"action": "find", "pattern": "*.rs"} => ok("src/fs/mod.rs\nsrc/lib.rs\n"),
+        {"action": "find", "pattern": "src/*.rs"} => ok("src/lib.rs\n"),
+        {"action": "find", "pattern": "**/*.rs", "path": "src", "limit": 1} => ok("src/fs/mod.rs\n[paths 1-1 shown, more exist; continue with offset=1]\n"),
+        {"action": "find", "pattern": "*.py"} => ok("[no match for *.py]\n"),
     ];
     s.tool("fs").answers(cases).await;
 }
@@ -280,54 +230,19 @@ async fn search_regex_literal_context_and_pages_across_and_within_files() {
         ("ignored.txt", "foo hidden by gitignore\n"),
         ("many.txt", "hit 1\nhit 2\nhit 3\nhit 4\nhit 5\n"),
     ]);
-    let cases = [
-        (
-            json!({"action": "search", "pattern": "fo+ \\w+"}),
-            ok("a.txt:2:foo one\na.txt:5:foo four\n"),
-        ),
-        (
-            json!({"action": "search", "pattern": "foo", "context": 1}),
-            ok(
-                "a.txt-1-zero\na.txt:2:foo one\na.txt-3-two\na.txt-4-three\na.txt:5:foo four\n--\nb/c.rs:1:let foo = 1;\n",
-            ),
-        ),
-        (
-            json!({"action": "search", "pattern": "FOO", "ignore_case": true, "glob": "*.rs"}),
-            ok("b/c.rs:1:let foo = 1;\n"),
-        ),
-        (
-            json!({"action": "search", "pattern": "foo (", "literal": true}),
-            ok("[no match for foo (]\n"),
-        ),
-        (
-            json!({"action": "search", "pattern": "foo", "limit": 2}),
-            ok("a.txt:2:foo one\na.txt:5:foo four\n[matches 1-2 of 3; continue with offset=2]\n"),
-        ),
-        (
-            json!({"action": "search", "pattern": "foo", "offset": 2}),
-            ok("b/c.rs:1:let foo = 1;\n"),
-        ),
-        (
-            json!({"action": "search", "pattern": "foo", "limit": 1, "offset": 1, "context": 1}),
-            ok("a.txt-4-three\na.txt:5:foo four\n[matches 2-2 of 3; continue with offset=2]\n"),
-        ),
-        (
-            json!({"action": "search", "pattern": "foo", "path": "b/c.rs"}),
-            ok("b/c.rs:1:let foo = 1;\n"),
-        ),
+    let cases = cases![
+        {"action": "search", "pattern": "fo+ \\w+"} => ok("a.txt:2:foo one\na.txt:5:foo four\n"),
+        {"action": "search", "pattern": "foo", "context": 1} => ok("a.txt-1-zero\na.txt:2:foo one\na.txt-3-two\na.txt-4-three\na.txt:5:foo four\n--\nb/c.rs:1:let foo = 1;\n"),
+        {"action": "search", "pattern": "FOO", "ignore_case": true, "glob": "*.rs"} => ok("b/c.rs:1:let foo = 1;\n"),
+        {"action": "search", "pattern": "foo (", "literal": true} => ok("[no match for foo (]\n"),
+        {"action": "search", "pattern": "foo", "limit": 2} => ok("a.txt:2:foo one\na.txt:5:foo four\n[matches 1-2 of 3; continue with offset=2]\n"),
+        {"action": "search", "pattern": "foo", "offset": 2} => ok("b/c.rs:1:let foo = 1;\n"),
+        {"action": "search", "pattern": "foo", "limit": 1, "offset": 1, "context": 1} => ok("a.txt-4-three\na.txt:5:foo four\n[matches 2-2 of 3; continue with offset=2]\n"),
+        {"action": "search", "pattern": "foo", "path": "b/c.rs"} => ok("b/c.rs:1:let foo = 1;\n"),
         // Pages within one file.
-        (
-            json!({"action": "search", "pattern": "hit", "limit": 2}),
-            ok("many.txt:1:hit 1\nmany.txt:2:hit 2\n[matches 1-2 of 5; continue with offset=2]\n"),
-        ),
-        (
-            json!({"action": "search", "pattern": "hit", "limit": 2, "offset": 2}),
-            ok("many.txt:3:hit 3\nmany.txt:4:hit 4\n[matches 3-4 of 5; continue with offset=4]\n"),
-        ),
-        (
-            json!({"action": "search", "pattern": "hit", "offset": 4}),
-            ok("many.txt:5:hit 5\n"),
-        ),
+        {"action": "search", "pattern": "hit", "limit": 2} => ok("many.txt:1:hit 1\nmany.txt:2:hit 2\n[matches 1-2 of 5; continue with offset=2]\n"),
+        {"action": "search", "pattern": "hit", "limit": 2, "offset": 2} => ok("many.txt:3:hit 3\nmany.txt:4:hit 4\n[matches 3-4 of 5; continue with offset=4]\n"),
+        {"action": "search", "pattern": "hit", "offset": 4} => ok("many.txt:5:hit 5\n"),
     ];
     let fs = s.tool("fs");
     fs.answers(cases).await;
@@ -367,19 +282,10 @@ async fn info_file_dir_symlink() {
 #[tokio::test]
 async fn mkdir_creates_parents() {
     let s = Sandbox::with_files(&[("f", "")]);
-    let cases = [
-        (
-            json!({"action": "mkdir", "path": "x/y/z"}),
-            ok("created directory x/y/z"),
-        ),
-        (
-            json!({"action": "mkdir", "path": "x/y"}),
-            ok("directory x/y already exists"),
-        ),
-        (
-            json!({"action": "mkdir", "path": "f"}),
-            err("path 'f': already exists"),
-        ),
+    let cases = cases![
+        {"action": "mkdir", "path": "x/y/z"} => ok("created directory x/y/z"),
+        {"action": "mkdir", "path": "x/y"} => ok("directory x/y already exists"),
+        {"action": "mkdir", "path": "f"} => err("path 'f': already exists"),
     ];
     s.tool("fs").answers(cases).await;
     assert!(s.root.join("x/y/z").is_dir());

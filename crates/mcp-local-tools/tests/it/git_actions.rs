@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{Sandbox, call_result, err, failed, identity, ok, run_git, succeeded};
+use crate::common::{Sandbox, call_result, cases, err, failed, identity, ok, run_git, succeeded};
 use serde_json::{Value, json};
 
 /// Runs `git args` in `dir` with a fixed identity and date; returns stdout.
@@ -331,28 +331,16 @@ async fn log_lists_commits_with_limits_and_filters() {
     let both = ok(&format!(
         "{second} 2024-01-02 Ada: second (HEAD -> main)\n{first} 2024-01-02 Ada: first\n"
     ));
-    let cases = [
-        (json!({"action": "log"}), both),
-        (json!({"action": "log", "limit": 1}), only_second.clone()),
-        (json!({"action": "log", "count": 1}), only_second.clone()),
-        (json!({"action": "log", "grep": "fir"}), only_first.clone()),
-        (
-            json!({"action": "log", "ref": "HEAD~1"}),
-            only_first.clone(),
-        ),
-        (
-            json!({"action": "log", "grep": "^first", "author": "Ada", "since": "2023-12-31", "until": "2024-01-03"}),
-            only_first,
-        ),
-        (
-            json!({"action": "log", "since": "2025-01-01"}),
-            ok("no commits\n"),
-        ),
-        (
-            json!({"action": "log", "author": "Bob"}),
-            ok("no commits\n"),
-        ),
-        (json!({"action": "log", "paths": ["b.txt"]}), only_second),
+    let cases = cases![
+        {"action": "log"} => both,
+        {"action": "log", "limit": 1} => only_second.clone(),
+        {"action": "log", "count": 1} => only_second.clone(),
+        {"action": "log", "grep": "fir"} => only_first.clone(),
+        {"action": "log", "ref": "HEAD~1"} => only_first.clone(),
+        {"action": "log", "grep": "^first", "author": "Ada", "since": "2023-12-31", "until": "2024-01-03"} => only_first,
+        {"action": "log", "since": "2025-01-01"} => ok("no commits\n"),
+        {"action": "log", "author": "Bob"} => ok("no commits\n"),
+        {"action": "log", "paths": ["b.txt"]} => only_second,
     ];
     s.tool("git").answers(cases).await;
 }
@@ -396,15 +384,9 @@ async fn blame_a_line_range() {
 #[tokio::test]
 async fn rev_parse() {
     let s = repo2();
-    let cases = [
-        (
-            json!({"action": "rev_parse"}),
-            ok(&format!("{}\n", full(&s, "HEAD"))),
-        ),
-        (
-            json!({"action": "rev_parse", "ref": "main~1"}),
-            ok(&format!("{}\n", full(&s, "HEAD~1"))),
-        ),
+    let cases = cases![
+        {"action": "rev_parse"} => ok(&format!("{}\n", full(&s, "HEAD"))),
+        {"action": "rev_parse", "ref": "main~1"} => ok(&format!("{}\n", full(&s, "HEAD~1"))),
     ];
     s.tool("git").answers(cases).await;
 }
@@ -415,23 +397,11 @@ async fn rev_parse() {
 async fn branch_list_create_delete() {
     let s = repo2();
     let (head, first) = (short(&s, "HEAD"), short(&s, "HEAD~1"));
-    let cases = [
-        (
-            json!({"action": "branch"}),
-            ok(&format!("* main {head} second\n")),
-        ),
-        (
-            json!({"action": "branch", "name": "old", "start": "HEAD~1"}),
-            ok("Created branch 'old'.\n"),
-        ),
-        (
-            json!({"action": "branch", "subcommand": "list"}),
-            ok(&format!("* main {head} second\n  old  {first} first\n")),
-        ),
-        (
-            json!({"action": "branch", "subcommand": "delete", "name": "old"}),
-            ok(&format!("Deleted branch old (was {first}).\n")),
-        ),
+    let cases = cases![
+        {"action": "branch"} => ok(&format!("* main {head} second\n")),
+        {"action": "branch", "name": "old", "start": "HEAD~1"} => ok("Created branch 'old'.\n"),
+        {"action": "branch", "subcommand": "list"} => ok(&format!("* main {head} second\n  old  {first} first\n")),
+        {"action": "branch", "subcommand": "delete", "name": "old"} => ok(&format!("Deleted branch old (was {first}).\n")),
     ];
     s.tool("git").answers(cases).await;
     for (args, needle) in [
@@ -458,15 +428,9 @@ async fn switch_and_checkout_with_create() {
         ok("Switched to a new branch 'feature'\n")
     );
     assert_eq!(current(), "feature\n");
-    let cases = [
-        (
-            json!({"action": "checkout", "branch": "main"}),
-            ok("Switched to branch 'main'\n"),
-        ),
-        (
-            json!({"action": "checkout", "branch": "old", "create": true, "start": "HEAD~1"}),
-            ok("Switched to a new branch 'old'\n"),
-        ),
+    let cases = cases![
+        {"action": "checkout", "branch": "main"} => ok("Switched to branch 'main'\n"),
+        {"action": "checkout", "branch": "old", "create": true, "start": "HEAD~1"} => ok("Switched to a new branch 'old'\n"),
     ];
     s.tool("git").answers(cases).await;
     assert_eq!(full(&s, "HEAD"), full(&s, "main~1"));
@@ -483,20 +447,11 @@ async fn switch_and_checkout_with_create() {
 #[tokio::test]
 async fn tag_list_and_create() {
     let s = repo2();
-    let cases = [
-        (json!({"action": "tag"}), ok("no tags\n")),
-        (
-            json!({"action": "tag", "name": "v1", "start": "HEAD~1"}),
-            ok("Created tag 'v1'.\n"),
-        ),
-        (
-            json!({"action": "tag", "name": "v2", "message": "-release two"}),
-            ok("Created tag 'v2'.\n"),
-        ),
-        (
-            json!({"action": "tag", "subcommand": "list"}),
-            ok("v1\nv2\n"),
-        ),
+    let cases = cases![
+        {"action": "tag"} => ok("no tags\n"),
+        {"action": "tag", "name": "v1", "start": "HEAD~1"} => ok("Created tag 'v1'.\n"),
+        {"action": "tag", "name": "v2", "message": "-release two"} => ok("Created tag 'v2'.\n"),
+        {"action": "tag", "subcommand": "list"} => ok("v1\nv2\n"),
     ];
     s.tool("git").answers(cases).await;
     assert_eq!(full(&s, "v1"), full(&s, "HEAD~1"));

@@ -4,7 +4,7 @@
 //! by read, write, search and tree; the walks skip what they may not
 //! follow; names no file can have are answered with their reason.
 
-use crate::common::{Sandbox, Tool, assert_outside_roots, err, fs, ok};
+use crate::common::{Sandbox, Tool, assert_outside_roots, cases, err, fs, ok};
 use serde_json::json;
 
 /// The content of `outside/secret.txt`, which no refused call may change.
@@ -66,12 +66,9 @@ async fn walks_from_the_root_list_a_symlink_out_of_it_and_never_follow_it() {
         let s = Sandbox::new();
         s.link(target, link);
         let tree = format!("./\n  {link} -> {}\n", s.abs(target));
-        let cases = [
-            (
-                json!({"action": "search", "pattern": "SECRET"}),
-                ok("[no match for SECRET]\n"),
-            ),
-            (json!({"action": "tree"}), ok(&tree)),
+        let cases = cases![
+            {"action": "search", "pattern": "SECRET"} => ok("[no match for SECRET]\n"),
+            {"action": "tree"} => ok(&tree),
         ];
         s.tool("fs").answers(cases).await;
     }
@@ -82,23 +79,11 @@ async fn a_symlink_loop_is_listed_by_tree_named_by_the_others_and_skipped_by_sea
     let s = Sandbox::new();
     std::os::unix::fs::symlink("loop_b", s.root.join("loop_a")).unwrap();
     std::os::unix::fs::symlink("loop_a", s.root.join("loop_b")).unwrap();
-    let cases = [
-        (
-            json!({"action": "tree"}),
-            ok("./\n  loop_a -> loop_b\n  loop_b -> loop_a\n"),
-        ),
-        (
-            json!({"action": "tree", "path": "loop_a"}),
-            err("path 'loop_a': symlink loop"),
-        ),
-        (
-            json!({"action": "read", "path": "loop_a"}),
-            err("path 'loop_a': symlink loop"),
-        ),
-        (
-            json!({"action": "write", "path": "loop_a/x.txt", "content": "x"}),
-            err("path 'loop_a/x.txt': symlink loop"),
-        ),
+    let cases = cases![
+        {"action": "tree"} => ok("./\n  loop_a -> loop_b\n  loop_b -> loop_a\n"),
+        {"action": "tree", "path": "loop_a"} => err("path 'loop_a': symlink loop"),
+        {"action": "read", "path": "loop_a"} => err("path 'loop_a': symlink loop"),
+        {"action": "write", "path": "loop_a/x.txt", "content": "x"} => err("path 'loop_a/x.txt': symlink loop"),
     ];
     s.tool("fs").answers(cases).await;
     s.write("a.txt", "needle\n");
@@ -111,23 +96,11 @@ async fn a_symlink_loop_is_listed_by_tree_named_by_the_others_and_skipped_by_sea
 #[tokio::test]
 async fn a_nul_byte_in_a_path_is_refused_by_every_action() {
     let s = Sandbox::new();
-    let cases = [
-        (
-            json!({"action": "read", "path": "a\u{0}b"}),
-            err("path 'a\u{0}b': contains a NUL byte"),
-        ),
-        (
-            json!({"action": "write", "path": "a.txt\u{0}.sh", "content": "x"}),
-            err("path 'a.txt\u{0}.sh': contains a NUL byte"),
-        ),
-        (
-            json!({"action": "search", "path": "\u{0}", "pattern": "x"}),
-            err("path '\u{0}': contains a NUL byte"),
-        ),
-        (
-            json!({"action": "tree", "path": "sub\u{0}"}),
-            err("path 'sub\u{0}': contains a NUL byte"),
-        ),
+    let cases = cases![
+        {"action": "read", "path": "a\u{0}b"} => err("path 'a\u{0}b': contains a NUL byte"),
+        {"action": "write", "path": "a.txt\u{0}.sh", "content": "x"} => err("path 'a.txt\u{0}.sh': contains a NUL byte"),
+        {"action": "search", "path": "\u{0}", "pattern": "x"} => err("path '\u{0}': contains a NUL byte"),
+        {"action": "tree", "path": "sub\u{0}"} => err("path 'sub\u{0}': contains a NUL byte"),
     ];
     s.tool("fs").answers(cases).await;
     assert!(!s.root.join("a.txt").exists());
@@ -141,20 +114,11 @@ async fn a_name_that_is_not_utf8_is_shown_but_never_taken_for_the_shown_name() {
     let s = Sandbox::new();
     let original = s.root.join(std::ffi::OsStr::from_bytes(b"bad\xff.txt"));
     std::fs::write(&original, "needle in a badly named file\n").unwrap();
-    let cases = [
-        (
-            json!({"action": "read", "path": "bad\u{fffd}.txt"}),
-            err("path 'bad\u{fffd}.txt': no such file or directory"),
-        ),
-        (
-            json!({"action": "search", "pattern": "needle"}),
-            ok("bad\u{fffd}.txt:1:needle in a badly named file\n"),
-        ),
-        (json!({"action": "tree"}), ok("./\n  bad\u{fffd}.txt\n")),
-        (
-            json!({"action": "write", "path": "bad\u{fffd}.txt", "content": "new"}),
-            ok("wrote bad\u{fffd}.txt (3 bytes, a new file)"),
-        ),
+    let cases = cases![
+        {"action": "read", "path": "bad\u{fffd}.txt"} => err("path 'bad\u{fffd}.txt': no such file or directory"),
+        {"action": "search", "pattern": "needle"} => ok("bad\u{fffd}.txt:1:needle in a badly named file\n"),
+        {"action": "tree"} => ok("./\n  bad\u{fffd}.txt\n"),
+        {"action": "write", "path": "bad\u{fffd}.txt", "content": "new"} => ok("wrote bad\u{fffd}.txt (3 bytes, a new file)"),
     ];
     s.tool("fs").answers(cases).await;
     assert_eq!(
@@ -194,20 +158,11 @@ async fn the_nfd_spelling_of_the_roots_name_is_outside_it() {
         name: "fs",
         roots: &roots,
     };
-    let cases = [
-        (
-            json!({"action": "read", "path": "ne\u{301}.txt"}),
-            err("path 'ne\u{301}.txt': no such file or directory"),
-        ),
-        (
-            json!({"action": "read", "path": "n\u{e9}.txt"}),
-            ok("nfc file\n"),
-        ),
-        (
-            json!({"action": "search", "pattern": "SECRET"}),
-            ok("[no match for SECRET]\n"),
-        ),
-        (json!({"action": "tree"}), ok("./\n  n\u{e9}.txt\n")),
+    let cases = cases![
+        {"action": "read", "path": "ne\u{301}.txt"} => err("path 'ne\u{301}.txt': no such file or directory"),
+        {"action": "read", "path": "n\u{e9}.txt"} => ok("nfc file\n"),
+        {"action": "search", "pattern": "SECRET"} => ok("[no match for SECRET]\n"),
+        {"action": "tree"} => ok("./\n  n\u{e9}.txt\n"),
     ];
     fs.answers(cases).await;
 }

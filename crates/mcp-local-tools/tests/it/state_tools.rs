@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::common::{Sandbox, assert_outside_roots, err, ok};
+use crate::common::{Sandbox, assert_outside_roots, cases, err, ok};
 use mcp_local_tools::memory::MemoryTool;
 use mcp_local_tools::plan::PlanTool;
 use mcp_local_tools::store::Store;
@@ -135,23 +135,11 @@ async fn keyed_memories() {
     assert!(!is_error, "{text}");
     assert_eq!(text, "stored memory 'style'\n");
     assert_eq!(out["replaced"], false);
-    let cases = [
-        (
-            json!({"action": "store", "content": "the deploy needs VPN access"}),
-            ok("stored memory 'memory-2'\n"),
-        ),
-        (
-            json!({"action": "store", "key": "style", "content": "gofmt decides", "tags": ["go"]}),
-            ok("replaced memory 'style'\n"),
-        ),
-        (
-            json!({"action": "recall", "key": "style"}),
-            ok("style [go]: gofmt decides\n"),
-        ),
-        (
-            json!({"action": "recall", "query": "deploy"}),
-            ok("memory-2: the deploy needs VPN access\n"),
-        ),
+    let cases = cases![
+        {"action": "store", "content": "the deploy needs VPN access"} => ok("stored memory 'memory-2'\n"),
+        {"action": "store", "key": "style", "content": "gofmt decides", "tags": ["go"]} => ok("replaced memory 'style'\n"),
+        {"action": "recall", "key": "style"} => ok("style [go]: gofmt decides\n"),
+        {"action": "recall", "query": "deploy"} => ok("memory-2: the deploy needs VPN access\n"),
     ];
     st.answers("memory", cases).await;
     let (_, text, _) = st
@@ -162,36 +150,15 @@ async fn keyed_memories() {
         2,
         "FTS syntax in the query is quoted: {text}"
     );
-    let cases = [
-        (
-            json!({"action": "list", "tag": "go"}),
-            ok("style [go]: gofmt decides\n"),
-        ),
-        (
-            json!({"action": "update", "key": "memory-2", "tags": ["ops"]}),
-            ok("updated memory 'memory-2'\n"),
-        ),
-        (
-            json!({"action": "list", "tag": "ops"}),
-            ok("memory-2 [ops]: the deploy needs VPN access\n"),
-        ),
+    let cases = cases![
+        {"action": "list", "tag": "go"} => ok("style [go]: gofmt decides\n"),
+        {"action": "update", "key": "memory-2", "tags": ["ops"]} => ok("updated memory 'memory-2'\n"),
+        {"action": "list", "tag": "ops"} => ok("memory-2 [ops]: the deploy needs VPN access\n"),
         // Scopes are separate.
-        (
-            json!({"action": "list", "scope": "global"}),
-            ok("[no memories]\n"),
-        ),
-        (
-            json!({"action": "delete", "key": "memory-2"}),
-            ok("forgot memory 'memory-2'\n"),
-        ),
-        (
-            json!({"action": "forget", "key": "memory-2"}),
-            err("no memory 'memory-2' in this scope"),
-        ),
-        (
-            json!({"action": "list", "scope": "team"}),
-            err("scope: 'team' is not a scope (accepted: workspace, global)"),
-        ),
+        {"action": "list", "scope": "global"} => ok("[no memories]\n"),
+        {"action": "delete", "key": "memory-2"} => ok("forgot memory 'memory-2'\n"),
+        {"action": "forget", "key": "memory-2"} => err("no memory 'memory-2' in this scope"),
+        {"action": "list", "scope": "team"} => err("scope: 'team' is not a scope (accepted: workspace, global)"),
     ];
     st.answers("memory", cases).await;
 }
@@ -244,26 +211,11 @@ async fn knowledge_graph_in_the_reference_shapes() {
         .memory(json!({"action": "open_nodes", "scope": "global", "names": ["Ada", "Hanzo"]}))
         .await;
     assert_eq!(opened["relations"].as_array().unwrap().len(), 1);
-    let cases = [
-        (
-            json!({"action": "delete_observations", "scope": "global", "deletions": [
-            {"entityName": "Ada", "observations": ["likes MCP"]}]}),
-            ok("deleted 1 observations\n"),
-        ),
-        (
-            json!({"action": "delete_relations", "scope": "global", "relations": [
-            {"from": "Ada", "to": "Hanzo", "relationType": "works_at"}]}),
-            ok("deleted 1 relations\n"),
-        ),
-        (
-            json!({"action": "delete_entities", "scope": "global", "entityNames": ["Hanzo"]}),
-            ok("deleted 1 entities\n"),
-        ),
-        (
-            json!({"action": "add_observations", "scope": "global", "observations": [
-            {"entityName": "Nobody", "contents": ["x"]}]}),
-            err("add_observations: no entity 'Nobody'"),
-        ),
+    let cases = cases![
+        {"action": "delete_observations", "scope": "global", "deletions": [{"entityName": "Ada", "observations": ["likes MCP"]}]} => ok("deleted 1 observations\n"),
+        {"action": "delete_relations", "scope": "global", "relations": [{"from": "Ada", "to": "Hanzo", "relationType": "works_at"}]} => ok("deleted 1 relations\n"),
+        {"action": "delete_entities", "scope": "global", "entityNames": ["Hanzo"]} => ok("deleted 1 entities\n"),
+        {"action": "add_observations", "scope": "global", "observations": [{"entityName": "Nobody", "contents": ["x"]}]} => err("add_observations: no entity 'Nobody'"),
     ];
     st.answers("memory", cases).await;
 }
@@ -308,15 +260,9 @@ async fn import_ten_thousand_lines_with_three_bad_ones_and_export() {
         "{text}"
     );
 
-    let cases = [
-        (
-            json!({"action": "export", "path": "memory.jsonl"}),
-            err("export: 'memory.jsonl' exists; pass overwrite: true to replace it"),
-        ),
-        (
-            json!({"action": "export", "path": "out.jsonl"}),
-            ok("exported 5000 entities and 5000 relations to out.jsonl\n"),
-        ),
+    let cases = cases![
+        {"action": "export", "path": "memory.jsonl"} => err("export: 'memory.jsonl' exists; pass overwrite: true to replace it"),
+        {"action": "export", "path": "out.jsonl"} => ok("exported 5000 entities and 5000 relations to out.jsonl\n"),
     ];
     st.answers("memory", cases).await;
     let exported = st.s.read("out.jsonl");
@@ -333,17 +279,9 @@ async fn import_ten_thousand_lines_with_three_bad_ones_and_export() {
 #[tokio::test]
 async fn plan_in_both_shapes() {
     let st = State::new();
-    let cases = [
-        (
-            json!({"action": "set", "explanation": "ship it",
-                     "todos": [{"content": "write code", "status": "completed", "activeForm": "Writing code"},
-                               {"content": "run tests", "status": "in_progress"},
-                               {"content": "release"}]}),
-            ok(
-                "ship it\n1. [x] write code\n2. [~] run tests\n3. [ ] release\n[1 of 3 completed]\n",
-            ),
-        ),
-        (json!({"action": "next"}), ok("2. [~] run tests\n")),
+    let cases = cases![
+        {"action": "set", "explanation": "ship it", "todos": [{"content": "write code", "status": "completed", "activeForm": "Writing code"}, {"content": "run tests", "status": "in_progress"}, {"content": "release"}]} => ok("ship it\n1. [x] write code\n2. [~] run tests\n3. [ ] release\n[1 of 3 completed]\n"),
+        {"action": "next"} => ok("2. [~] run tests\n"),
     ];
     st.answers("plan", cases).await;
     let (_, text, _) = st
@@ -367,9 +305,9 @@ async fn plan_in_both_shapes() {
         text.starts_with("ship it\n1. [x] write code\n2. [x] run tests (all green)\n"),
         "{text}"
     );
-    let cases = [
-        (json!({"action": "clear"}), ok("plan cleared\n")),
-        (json!({"action": "get"}), ok("[no plan]\n")),
+    let cases = cases![
+        {"action": "clear"} => ok("plan cleared\n"),
+        {"action": "get"} => ok("[no plan]\n"),
     ];
     st.answers("plan", cases).await;
 }
@@ -401,16 +339,10 @@ async fn an_id_given_to_add_is_kept_when_free_and_refused_when_taken() {
     assert!(!is_error, "{text}");
     assert_eq!(text, "added task 7: seven\n");
     assert_eq!(structured, json!({"id": 7}));
-    let cases = [
+    let cases = cases![
         // Without an id, the next one after the largest.
-        (
-            json!({"action": "add", "title": "eight"}),
-            ok("added task 8: eight\n"),
-        ),
-        (
-            json!({"action": "add", "id": 7, "title": "again"}),
-            err("add: task id 7 is taken; omit id to get a new one, or update task 7"),
-        ),
+        {"action": "add", "title": "eight"} => ok("added task 8: eight\n"),
+        {"action": "add", "id": 7, "title": "again"} => err("add: task id 7 is taken; omit id to get a new one, or update task 7"),
     ];
     st.answers("tasks", cases).await;
     let (is_error, text, _) = st
@@ -445,61 +377,21 @@ async fn tasks_with_blocking_filters_and_aliases() {
         .await;
     assert_eq!(text, "added task 1: design\n");
     assert_eq!(a["id"], 1);
-    let cases = [
-        (
-            json!({"action": "create", "subject": "build", "blocked_by": [1], "description": "after design"}),
-            ok("added task 2: build\n"),
-        ),
-        (
-            json!({"action": "add", "text": "celebrate", "priority": "low"}),
-            ok("added task 3: celebrate\n"),
-        ),
-        (
-            json!({"action": "add", "content": "fix prod", "priority": "urgent"}),
-            ok("added task 4: fix prod\n"),
-        ),
-        (
-            json!({"action": "list"}),
-            ok(
-                "#4 [pending] (urgent) fix prod\n#1 [pending] (high) design [core]\n#2 [pending] (medium) build (blocked by #1)\n#3 [pending] (low) celebrate\n",
-            ),
-        ),
-        (
-            json!({"action": "complete", "id": 1}),
-            ok("#1 [completed] (high) design [core]\n"),
-        ),
-        (
-            json!({"action": "get", "id": 2}),
-            ok("#2 [pending] (medium) build\nafter design\n"),
-        ),
-        (
-            json!({"action": "list", "status": "pending", "limit": 2}),
-            ok(
-                "#4 [pending] (urgent) fix prod\n#2 [pending] (medium) build\n[tasks 1-2 of 3; continue with offset=2]\n",
-            ),
-        ),
-        (
-            json!({"action": "list", "tag": "core"}),
-            ok("#1 [completed] (high) design [core]\n"),
-        ),
-        (
-            json!({"action": "update", "id": 3, "status": "in_progress", "title": "celebrate loudly"}),
-            ok("#3 [in_progress] (low) celebrate loudly\n"),
-        ),
-        (
-            json!({"action": "search", "query": "PROD"}),
-            ok("#4 [pending] (urgent) fix prod\n"),
-        ),
+    let cases = cases![
+        {"action": "create", "subject": "build", "blocked_by": [1], "description": "after design"} => ok("added task 2: build\n"),
+        {"action": "add", "text": "celebrate", "priority": "low"} => ok("added task 3: celebrate\n"),
+        {"action": "add", "content": "fix prod", "priority": "urgent"} => ok("added task 4: fix prod\n"),
+        {"action": "list"} => ok("#4 [pending] (urgent) fix prod\n#1 [pending] (high) design [core]\n#2 [pending] (medium) build (blocked by #1)\n#3 [pending] (low) celebrate\n"),
+        {"action": "complete", "id": 1} => ok("#1 [completed] (high) design [core]\n"),
+        {"action": "get", "id": 2} => ok("#2 [pending] (medium) build\nafter design\n"),
+        {"action": "list", "status": "pending", "limit": 2} => ok("#4 [pending] (urgent) fix prod\n#2 [pending] (medium) build\n[tasks 1-2 of 3; continue with offset=2]\n"),
+        {"action": "list", "tag": "core"} => ok("#1 [completed] (high) design [core]\n"),
+        {"action": "update", "id": 3, "status": "in_progress", "title": "celebrate loudly"} => ok("#3 [in_progress] (low) celebrate loudly\n"),
+        {"action": "search", "query": "PROD"} => ok("#4 [pending] (urgent) fix prod\n"),
         // LIKE wildcards in the query are literal.
-        (
-            json!({"action": "search", "query": "%"}),
-            ok("[no tasks]\n"),
-        ),
-        (json!({"action": "delete", "id": 4}), ok("removed task 4\n")),
-        (
-            json!({"action": "remove", "id": 4}),
-            err("no task 4 in this workspace"),
-        ),
+        {"action": "search", "query": "%"} => ok("[no tasks]\n"),
+        {"action": "delete", "id": 4} => ok("removed task 4\n"),
+        {"action": "remove", "id": 4} => err("no task 4 in this workspace"),
     ];
     st.answers("tasks", cases).await;
     let (is_error, text, _) = st

@@ -89,6 +89,16 @@ pub fn err(text: &str) -> (bool, String) {
     (true, text.to_owned())
 }
 
+/// A table of calls and their whole answers, one a line:
+/// `{json arguments} => answer`, where the answer is an (isError, text)
+/// pair such as `ok("...")` or `err("...")`.
+macro_rules! cases {
+    ($($args:tt => $answer:expr),* $(,)?) => {
+        [$((serde_json::json!($args), $answer)),*]
+    };
+}
+pub(crate) use cases;
+
 /// One tool, called under one set of roots.
 pub struct Tool<'a> {
     pub name: &'a str,
