@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::common::{Sandbox, tool_failed, tool_succeeded};
+use crate::common::{Sandbox, assert_outside_roots, tool_failed, tool_succeeded};
 use crate::http_fixture::{
     Reply, Server, assert_no_credential_sent, not_found, ok, private_allowed, redirect,
 };
@@ -112,12 +112,8 @@ async fn paging_splits_on_characters_and_names_the_next_start_index() {
     let mut joined = String::new();
     let mut pages = 0;
     loop {
-        let (text, meta) = tool_succeeded(fetch(
-            &tool,
-            &s.roots,
-            json!({"action": "get", "url": server.url("/u"), "start_index": start, "max_length": 7}),
-        )
-        .await);
+        let args = json!({"action": "get", "url": server.url("/u"), "start_index": start, "max_length": 7});
+        let (text, meta) = tool_succeeded(fetch(&tool, &s.roots, args).await);
         assert_eq!(meta["totalChars"], 30);
         let content = text.split("\n[").next().unwrap().trim_end_matches('\n');
         joined.push_str(content);
@@ -342,19 +338,15 @@ async fn download_saves_inside_the_roots_only() {
     let requests = server.log().len();
     for path in ["../outside/got.bin", &s.abs("outside/got.bin")] {
         let args = json!({"action": "download", "url": server.url("/blob"), "path": path});
-        let text = tool_failed(fetch(&tool, &s.roots, args).await);
-        assert!(text.contains("outside the roots"), "{text}");
+        let (is_error, text, _) = fetch(&tool, &s.roots, args).await;
+        assert_outside_roots(&(is_error, text));
     }
     assert!(!s.base.join("outside/got.bin").exists());
     // Refused before any request.
     assert_eq!(server.log().len(), requests);
 
-    let text = tool_failed(fetch(
-        &tool,
-        &s.roots,
-        json!({"action": "download", "url": server.url("/blob"), "path": "small.bin", "max_bytes": 1000}),
-    )
-    .await);
+    let small = json!({"action": "download", "url": server.url("/blob"), "path": "small.bin", "max_bytes": 1000});
+    let text = tool_failed(fetch(&tool, &s.roots, small).await);
     assert!(
         text.contains("more than max_bytes (1000); nothing was saved"),
         "{text}"
@@ -385,11 +377,8 @@ async fn a_slow_server_times_out() {
         total: 1_000_000,
     })
     .await;
-    let text = tool_failed(open_fetch(
-        &s,
-        json!({"action": "download", "url": stalling.url("/f"), "path": "f.bin", "timeout_ms": 500}),
-    )
-    .await);
+    let args = json!({"action": "download", "url": stalling.url("/f"), "path": "f.bin", "timeout_ms": 500});
+    let text = tool_failed(open_fetch(&s, args).await);
     assert_eq!(text, "timed out after 500 ms");
     let names: Vec<_> = std::fs::read_dir(&s.root)
         .unwrap()
