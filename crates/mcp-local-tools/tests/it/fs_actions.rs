@@ -317,28 +317,34 @@ async fn rm_file_link_and_directory() {
     let s = Sandbox::with_files(&[("a.txt", "A"), ("d/inner.txt", "")]);
     s.link("outside/secret.txt", "link");
     let fs = s.tool("fs");
-    assert_eq!(
-        fs.call(json!({"action": "rm", "path": "a.txt"})).await,
-        ok("removed a.txt")
-    );
-    assert!(!s.root.join("a.txt").exists());
-    assert_eq!(
-        fs.call(json!({"action": "rm", "path": "d"})).await,
-        err("path 'd': is a directory (pass recursive: true to remove it and its contents)")
-    );
-    assert!(s.root.join("d/inner.txt").exists());
-    let recursive = json!({"action": "rm", "path": "d", "recursive": true});
-    assert_eq!(
-        fs.call(recursive).await,
-        ok("removed directory d and its contents")
-    );
-    assert!(!s.root.join("d").exists());
-    // Removing a link removes the link, never its target outside.
-    assert_eq!(
-        fs.call(json!({"action": "rm", "path": "link"})).await,
-        ok("removed link")
-    );
-    assert!(s.base.join("outside/secret.txt").exists());
+    // Each removal, its answer, and a path (under the base) that is then
+    // there or gone.
+    for (args, answer, (path, there)) in [
+        (
+            json!({"action": "rm", "path": "a.txt"}),
+            ok("removed a.txt"),
+            ("root/a.txt", false),
+        ),
+        (
+            json!({"action": "rm", "path": "d"}),
+            err("path 'd': is a directory (pass recursive: true to remove it and its contents)"),
+            ("root/d/inner.txt", true),
+        ),
+        (
+            json!({"action": "rm", "path": "d", "recursive": true}),
+            ok("removed directory d and its contents"),
+            ("root/d", false),
+        ),
+        // Removing a link removes the link, never its target outside.
+        (
+            json!({"action": "rm", "path": "link"}),
+            ok("removed link"),
+            ("outside/secret.txt", true),
+        ),
+    ] {
+        assert_eq!(fs.call(args.clone()).await, answer, "{args}");
+        assert_eq!(s.base.join(path).exists(), there, "{args}: {path}");
+    }
     assert_eq!(
         fs.call(json!({"action": "rm", "path": ".", "recursive": true}))
             .await,
