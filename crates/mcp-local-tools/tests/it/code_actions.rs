@@ -113,8 +113,7 @@ async fn grep_replace_literal_and_no_match() {
 #[tokio::test]
 async fn help_lists_actions() {
     let s = sandbox();
-    let (is_error, text) = code(&s, json!({"action": "help"})).await;
-    assert!(!is_error);
+    let text = s.tool("code").help().await;
     assert!(
         text.starts_with("code actions (fields in brackets are optional):\noutline {path}"),
         "{text}"

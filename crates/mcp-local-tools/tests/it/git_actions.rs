@@ -707,8 +707,7 @@ async fn init_a_new_repository() {
 #[tokio::test]
 async fn help_lists_actions_aliases_and_readers() {
     let s = repo();
-    let (err, text) = g(&s, json!({"action": "help"})).await;
-    assert!(!err);
+    let text = s.tool("git").help().await;
     assert!(text.starts_with("git actions (fields in brackets are optional):\nstatus {[path]}: "));
     assert!(text.contains("\nswitch {name, [create], [start], [detach]}: "));
     assert!(text.contains(" (also called: checkout) [can: read files, write files]\n"));
