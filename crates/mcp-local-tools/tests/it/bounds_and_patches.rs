@@ -5,90 +5,86 @@
 
 use std::time::Duration;
 
-use crate::common::{Sandbox, call, fs};
+use crate::common::{Sandbox, changes, err, failed, fs, ok};
 use mcp_local_tools::{CallFuture, LocalTool, ToolContext, Toolbox};
 use serde_json::{Map, Value, json};
 
-fn ok(text: &str) -> (bool, String) {
-    (false, text.to_owned())
-}
-
-fn err(text: &str) -> (bool, String) {
-    (true, text.to_owned())
-}
-
+/// A patch of one file, each in a fresh sandbox: sections for one file
+/// apply in sequence, a creation diff makes a new file and refuses an
+/// existing one, headers without a hunk are refused, a deletion diff
+/// removes the file only when it leaves nothing; a refused patch changes
+/// nothing.
 #[tokio::test]
-async fn patch_sections_for_one_file_apply_in_sequence() {
-    let s = Sandbox::new();
-    s.write("a.txt", "one\ntwo\nthree\nfour\n");
-    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n--- a/a.txt\n+++ b/a.txt\n@@ -3,2 +3,2 @@\n three\n-four\n+FOUR\n";
-    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
-    assert_eq!(r, ok("patched a.txt (+1 -1)\npatched a.txt (+1 -1)\n"));
-    assert_eq!(s.read("a.txt"), "ONE\ntwo\nthree\nFOUR\n");
-}
-
-#[tokio::test]
-async fn patch_creation_diff_on_an_existing_file_is_refused() {
-    let s = Sandbox::new();
-    s.write("a.txt", "keep\n");
-    let diff = "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+new\n";
-    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
-    assert_eq!(
-        r,
-        err(
-            "patch: a.txt: already exists; a diff from /dev/null only creates new files (no file changed)"
-        )
-    );
-    assert_eq!(s.read("a.txt"), "keep\n");
-}
-
-#[tokio::test]
-async fn patch_with_headers_but_no_hunk_is_refused() {
-    let s = Sandbox::new();
-    s.write("a.txt", "keep\n");
-    let diff = "--- a/a.txt\n+++ b/a.txt\n";
-    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
-    assert_eq!(
-        r,
-        err("patch: a.txt: the diff has file headers but no hunk ('@@ ... @@'); no file changed")
-    );
-    assert_eq!(s.read("a.txt"), "keep\n");
-}
-
-#[tokio::test]
-async fn patch_deletion_diff_removes_the_file() {
-    let s = Sandbox::new();
-    s.write("a.txt", "one\ntwo\n");
-    let diff = "--- a/a.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-one\n-two\n";
-    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
-    assert_eq!(r, ok("deleted a.txt (-2)\n"));
-    assert!(!s.root.join("a.txt").exists());
-}
-
-#[tokio::test]
-async fn patch_deletion_diff_that_leaves_text_is_refused() {
-    let s = Sandbox::new();
-    s.write("a.txt", "one\ntwo\n");
-    let diff = "--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-one\n";
-    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
-    assert_eq!(
-        r,
-        err("patch: a.txt: the deletion diff leaves 4 bytes in the file; no file changed")
-    );
-    assert_eq!(s.read("a.txt"), "one\ntwo\n");
+async fn a_patch_of_one_file_applies_whole_or_changes_nothing() {
+    let cases = [
+        (
+            "a.txt",
+            Some("one\ntwo\nthree\nfour\n"),
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n--- a/a.txt\n+++ b/a.txt\n@@ -3,2 +3,2 @@\n three\n-four\n+FOUR\n",
+            ok("patched a.txt (+1 -1)\npatched a.txt (+1 -1)\n"),
+            Some("ONE\ntwo\nthree\nFOUR\n"),
+        ),
+        (
+            "new.txt",
+            None,
+            "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n",
+            ok("patched new.txt (+2 -0)\n"),
+            Some("hello\nworld\n"),
+        ),
+        (
+            "a.txt",
+            Some("keep\n"),
+            "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+new\n",
+            err(
+                "patch: a.txt: already exists; a diff from /dev/null only creates new files (no file changed)",
+            ),
+            Some("keep\n"),
+        ),
+        (
+            "a.txt",
+            Some("keep\n"),
+            "--- a/a.txt\n+++ b/a.txt\n",
+            err(
+                "patch: a.txt: the diff has file headers but no hunk ('@@ ... @@'); no file changed",
+            ),
+            Some("keep\n"),
+        ),
+        (
+            "a.txt",
+            Some("one\ntwo\n"),
+            "--- a/a.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-one\n-two\n",
+            ok("deleted a.txt (-2)\n"),
+            None,
+        ),
+        (
+            "a.txt",
+            Some("one\ntwo\n"),
+            "--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-one\n",
+            err("patch: a.txt: the deletion diff leaves 4 bytes in the file; no file changed"),
+            Some("one\ntwo\n"),
+        ),
+    ];
+    changes(
+        "fs",
+        cases.map(|(file, before, diff, answer, after)| {
+            let args = json!({"action": "patch", "diff": diff});
+            (file, before, args, answer, after)
+        }),
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn patch_hunk_with_stale_line_numbers_lands_on_the_nearest_match() {
-    let s = Sandbox::new();
-    s.write("a.txt", "x\ny\nz\nx\ny\nz\nq\n");
+    let s = Sandbox::with_files(&[("a.txt", "x\ny\nz\nx\ny\nz\nq\n")]);
+    let fs = s.tool("fs");
     // Says line 1, but the nearest `y`,`z` pair after it is at line 2.
     let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -6,2 +6,2 @@\n y\n-z\n+Z\n";
-    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    let r = fs.call(json!({"action": "patch", "diff": diff})).await;
     assert_eq!(r, ok("patched a.txt (+1 -1)\n"));
     assert_eq!(s.read("a.txt"), "x\ny\nz\nx\ny\nZ\nq\n");
     let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n y\n-z\n+ZZ\n";
-    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
+    let r = fs.call(json!({"action": "patch", "diff": diff})).await;
     assert_eq!(r, ok("patched a.txt (+1 -1)\n"));
     assert_eq!(s.read("a.txt"), "x\ny\nZZ\nx\ny\nZ\nq\n");
 }
@@ -114,8 +110,7 @@ async fn patch_long_hunk_on_a_long_uniform_file_finishes_with_the_right_text() {
 
 #[tokio::test]
 async fn patch_over_the_line_limit_is_refused() {
-    let s = Sandbox::new();
-    s.write("a.txt", "a\n");
+    let s = Sandbox::with_files(&[("a.txt", "a\n")]);
     let mut diff = String::from("--- a/a.txt\n+++ b/a.txt\n@@ -1,100001 +1,100001 @@\n");
     diff.push_str(&" a\n".repeat(100_001));
     let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
@@ -178,80 +173,57 @@ async fn toolbox_call_over_its_time_bound_is_an_error_and_cancels_the_work() {
 
 #[tokio::test]
 async fn fs_write_to_a_path_with_a_trailing_slash_is_refused() {
-    let s = Sandbox::new();
-    let r = fs(
-        &s.roots,
-        json!({"action": "write", "path": "newf/", "content": "x"}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        err("write: path 'newf/' ends with '/'; a file path cannot name a directory")
-    );
-    assert!(!s.root.join("newf").exists());
+    let write = json!({"action": "write", "path": "newf/", "content": "x"});
+    let answer = err("write: path 'newf/' ends with '/'; a file path cannot name a directory");
+    changes("fs", [("newf", None, write, answer, None)]).await;
 }
 
+/// An edit whose result would pass the 16 MiB limit is refused before
+/// anything is written: `replace_all` at once, or `multi_edit` doubling the
+/// file step by step.
 #[tokio::test]
-async fn edit_replace_all_over_the_size_limit_is_refused_and_writes_nothing() {
-    let s = Sandbox::new();
-    s.write("a.txt", &"a".repeat(20_000));
-    let r = fs(
-        &s.roots,
-        json!({"action": "edit", "path": "a.txt", "old_text": "a", "new_text": "b".repeat(1000), "replace_all": true}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        err(
-            "edit a.txt: the result would be 20000000 bytes, more than the 16777216-byte limit; file unchanged"
-        )
-    );
-    assert_eq!(s.read("a.txt"), "a".repeat(20_000));
-}
-
-#[tokio::test]
-async fn multi_edit_doubling_stops_at_the_size_limit() {
-    let s = Sandbox::new();
-    s.write("a.txt", &"x".repeat(1_000_000));
+async fn edits_past_the_size_limit_are_refused_and_write_nothing() {
+    let (a, x) = ("a".repeat(20_000), "x".repeat(1_000_000));
     let step = json!({"old_text": "x", "new_text": "xx", "replace_all": true});
-    let r = fs(
-        &s.roots,
-        json!({"action": "multi_edit", "path": "a.txt", "edits": [step, step, step, step, step]}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        err(
-            "edit 5 of 5 on a.txt: the result would be 32000000 bytes, more than the 16777216-byte limit; file unchanged"
-        )
-    );
-    assert_eq!(s.read("a.txt").len(), 1_000_000);
+    let cases = [
+        (
+            "a.txt",
+            Some(a.as_str()),
+            json!({"action": "edit", "path": "a.txt", "old_text": "a", "new_text": "b".repeat(1000), "replace_all": true}),
+            err(
+                "edit a.txt: the result would be 20000000 bytes, more than the 16777216-byte limit; file unchanged",
+            ),
+            Some(a.as_str()),
+        ),
+        (
+            "a.txt",
+            Some(x.as_str()),
+            json!({"action": "multi_edit", "path": "a.txt", "edits": [step, step, step, step, step]}),
+            err(
+                "edit 5 of 5 on a.txt: the result would be 32000000 bytes, more than the 16777216-byte limit; file unchanged",
+            ),
+            Some(x.as_str()),
+        ),
+    ];
+    changes("fs", cases).await;
 }
 
 #[tokio::test]
 async fn grep_replace_dry_run_over_the_size_limit_is_refused() {
-    let s = Sandbox::new();
-    s.write("big.txt", &"a".repeat(2_000_000));
-    let r = call(
-        "code",
-        &s.roots,
-        json!({"action": "grep_replace", "pattern": "a", "replacement": "b".repeat(20), "literal": true, "dry_run": true}),
-    )
-    .await;
+    let big = "a".repeat(2_000_000);
+    let s = Sandbox::with_files(&[("big.txt", &big)]);
+    let code = s.tool("code");
+    let replace = json!({"action": "grep_replace", "pattern": "a", "replacement": "b".repeat(20), "literal": true});
+    let mut dry_run = replace.clone();
+    dry_run["dry_run"] = json!(true);
     assert_eq!(
-        r,
+        code.call(dry_run).await,
         err(
             "grep_replace: the old and new text of the changed files would pass 33554432 bytes (at big.txt); pass a narrower path or glob (nothing written)"
         )
     );
-    let r = call(
-        "code",
-        &s.roots,
-        json!({"action": "grep_replace", "pattern": "a", "replacement": "b".repeat(20), "literal": true}),
-    )
-    .await;
-    assert!(r.0, "{}", r.1);
-    assert_eq!(s.read("big.txt"), "a".repeat(2_000_000));
+    code.fails(replace).await;
+    assert_eq!(s.read("big.txt"), big);
 }
 
 #[tokio::test]
@@ -278,28 +250,22 @@ async fn code_outline_refuses_a_fifo() {
         .status()
         .expect("mkfifo runs");
     assert!(status.success());
-    let r = call(
-        "code",
-        &s.roots,
-        json!({"action": "outline", "path": "pipe.rs"}),
-    )
-    .await;
-    assert_eq!(r, err("path 'pipe.rs': not a regular file"));
+    assert_eq!(
+        s.tool("code")
+            .call(json!({"action": "outline", "path": "pipe.rs"}))
+            .await,
+        err("path 'pipe.rs': not a regular file")
+    );
 }
 
 #[tokio::test]
 async fn a_file_name_near_the_255_byte_limit_can_still_be_rewritten() {
-    let s = Sandbox::new();
     let name = format!("{}.txt", "n".repeat(245));
-    s.write(&name, "old text\n");
-    let r = call(
-        "code",
-        &s.roots,
-        json!({"action": "grep_replace", "pattern": "old", "replacement": "new", "literal": true}),
-    )
-    .await;
-    assert!(!r.0, "{}", r.1);
-    assert!(r.1.starts_with("1 replacement in 1 file\n"), "{}", r.1);
+    let s = Sandbox::with_files(&[(&name, "old text\n")]);
+    let replace =
+        json!({"action": "grep_replace", "pattern": "old", "replacement": "new", "literal": true});
+    let text = s.tool("code").succeeds(replace).await;
+    assert!(text.starts_with("1 replacement in 1 file\n"), "{text}");
     assert_eq!(s.read(&name), "new text\n");
 }
 
@@ -336,34 +302,29 @@ fn unlock_dir(dir: &std::path::Path) {
 
 #[tokio::test]
 async fn grep_replace_that_fails_midway_restores_the_files_it_wrote() {
-    let s = Sandbox::new();
-    s.write("a.txt", "alpha one\n");
-    s.write("m/locked.txt", "alpha two\n");
-    s.write("z.txt", "alpha three\n");
+    let s = Sandbox::with_files(&[
+        ("a.txt", "alpha one\n"),
+        ("m/locked.txt", "alpha two\n"),
+        ("z.txt", "alpha three\n"),
+    ]);
     let locked = s.root.join("m");
     if !lock_dir(&locked) {
         unlock_dir(&locked);
         eprintln!("skipped: this file system lets every user write into any directory");
         return;
     }
-    let r = call(
-        "code",
-        &s.roots,
-        json!({"action": "grep_replace", "pattern": "alpha", "replacement": "beta", "literal": true}),
-    )
-    .await;
+    let replace = json!({"action": "grep_replace", "pattern": "alpha", "replacement": "beta", "literal": true});
+    let answer = s.tool("code").call(replace).await;
     unlock_dir(&locked);
-    assert!(r.0, "{}", r.1);
+    let text = failed(answer);
     assert!(
-        r.1.starts_with("grep_replace: writing m/locked.txt failed: "),
-        "{}",
-        r.1
+        text.starts_with("grep_replace: writing m/locked.txt failed: "),
+        "{text}"
     );
     // The walk is in name order, so a.txt was written before m/locked.txt failed.
     assert!(
-        r.1.ends_with("; the 1 file(s) already written were restored; nothing changed"),
-        "{}",
-        r.1
+        text.ends_with("; the 1 file(s) already written were restored; nothing changed"),
+        "{text}"
     );
     assert_eq!(s.read("a.txt"), "alpha one\n");
     assert_eq!(s.read("m/locked.txt"), "alpha two\n");

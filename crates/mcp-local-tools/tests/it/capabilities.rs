@@ -4,9 +4,9 @@
 use std::collections::BTreeSet;
 
 use mcp_local_tools::{Capability, Roots, ToolContext, Toolbox};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::common::Sandbox;
+use crate::common::{Sandbox, call_in};
 
 /// The capabilities of `tool action` in the default toolbox.
 fn of(toolbox: &Toolbox, tool: &str, action: &str) -> Vec<Capability> {
@@ -19,14 +19,10 @@ fn of(toolbox: &Toolbox, tool: &str, action: &str) -> Vec<Capability> {
 }
 
 async fn help(toolbox: &Toolbox, roots: &Roots, tool: &str) -> String {
-    let Value::Object(map) = json!({"action": "help"}) else {
-        unreachable!()
-    };
-    let result = toolbox
-        .call(tool, map, ToolContext::new(roots.clone()))
+    let ctx = ToolContext::new(roots.clone());
+    call_in(toolbox, tool, ctx, json!({"action": "help"}))
         .await
-        .unwrap();
-    result.content.iter().filter_map(|c| c.as_text()).collect()
+        .1
 }
 
 #[test]

@@ -9,9 +9,8 @@
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use crate::common::Sandbox;
+use crate::common::{Sandbox, call_in, failed, identity, run_git, succeeded};
 use mcp_local_tools::{ToolContext, Toolbox};
 use serde_json::{Value, json};
 
@@ -28,23 +27,22 @@ struct Case {
 
 /// Runs the test's own git in `dir`, with no user config.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Setup")
-        .env("GIT_AUTHOR_EMAIL", "setup@example.com")
-        .env("GIT_COMMITTER_NAME", "Setup")
-        .env("GIT_COMMITTER_EMAIL", "setup@example.com")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    run_git(dir, &identity("Setup", "setup@example.com"), args)
+}
+
+/// Makes `path` executable.
+fn executable(path: &Path) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `git add proj/f.txt`.
+fn add_f_txt() -> Value {
+    json!({"action": "add", "paths": ["proj/f.txt"]})
+}
+
+/// `git commit --all` with `message`.
+fn commit_all(message: &str) -> Value {
+    json!({"action": "commit", "message": message, "all": true})
 }
 
 impl Case {
@@ -65,7 +63,7 @@ impl Case {
             ),
         )
         .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        executable(&script);
         git(&proj, &["init", "-q", "-b", "main"]);
         std::fs::write(proj.join("f.txt"), "one\n").unwrap();
         git(&proj, &["add", "f.txt"]);
@@ -91,11 +89,23 @@ impl Case {
         std::fs::write(self.proj.join(rel), text).unwrap();
     }
 
+    /// Config naming the filter `x`, whose clean command is the canary.
+    fn filter_x(&self) -> String {
+        format!("[filter \"x\"]\n\tclean = {} clean\n", self.canary)
+    }
+
     /// The canary's starts so far (one line each), and forgets them.
     fn starts(&self) -> String {
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();
         let _ = std::fs::remove_file(&self.log);
         text
+    }
+
+    /// Asserts the canary started (since the last look) with `word` on
+    /// its line: the vector is real.
+    fn assert_ran(&self, word: &str) {
+        let starts = self.starts();
+        assert!(starts.contains(word), "the vector is real: {starts:?}");
     }
 
     fn toolbox(&self) -> Toolbox {
@@ -118,73 +128,60 @@ impl Case {
         }
         let mut ctx = ToolContext::new(self.s.roots.clone());
         ctx.run_programs = run_programs;
-        let Value::Object(map) = args else {
-            unreachable!()
-        };
-        let result = self.toolbox().call("git", map, ctx).await.unwrap();
-        let text = result
-            .content
-            .iter()
-            .filter_map(|c| c.as_text())
-            .collect::<String>();
-        (result.is_error == Some(true), text)
+        call_in(&self.toolbox(), "git", ctx, args).await
+    }
+
+    /// `git` with programs off: asserts it succeeded and the canary never
+    /// started; returns the text.
+    async fn silent(&self, args: Value) -> String {
+        let text = succeeded(self.git(false, args.clone()).await);
+        assert_eq!(self.starts(), "", "{args}");
+        text
+    }
+
+    /// `git` with programs off: asserts it was refused and the canary
+    /// never started; returns the text.
+    async fn refused(&self, args: Value) -> String {
+        let text = failed(self.git(false, args.clone()).await);
+        assert_eq!(self.starts(), "", "{args}");
+        text
+    }
+
+    /// `git` with programs allowed: asserts it succeeded; returns the text.
+    async fn allowed(&self, args: Value) -> String {
+        succeeded(self.git(true, args).await)
     }
 }
 
 /// A filter named by the XDG config file (with `core.attributesFile`
-/// there) runs on `git diff`, `status` and `add` only when programs may
-/// run.
+/// there), or by `~/.gitconfig` (with the repository's
+/// `.gitattributes`), runs on `git diff`, `status` and `add` only when
+/// programs may run.
 #[tokio::test]
-async fn an_xdg_config_filter_runs_only_when_programs_may() {
-    let c = Case::new();
-    c.home_file(
-        ".config/git/config",
-        &format!(
-            "[filter \"x\"]\n\tclean = {} clean\n[core]\n\tattributesFile = {}\n",
-            c.canary,
-            c.home.join("attrs").display()
-        ),
-    );
-    c.home_file("attrs", "* filter=x\n");
-    c.proj_file("f.txt", "two\n");
-    for args in [
-        json!({"action": "diff"}),
-        json!({"action": "status"}),
-        json!({"action": "add", "paths": ["proj/f.txt"]}),
-    ] {
-        let (is_error, text) = c.git(false, args.clone()).await;
-        assert!(!is_error, "{args}: {text}");
-        assert_eq!(c.starts(), "", "{args}");
+async fn a_filter_from_the_xdg_or_the_global_config_runs_only_when_programs_may() {
+    for config in [".config/git/config", ".gitconfig"] {
+        let c = Case::new();
+        if config == ".gitconfig" {
+            c.home_file(config, &c.filter_x());
+            c.proj_file(".gitattributes", "f.txt filter=x\n");
+        } else {
+            let attrs = c.home.join("attrs").display().to_string();
+            let named = format!("[core]\n\tattributesFile = {attrs}\n");
+            c.home_file(config, &(c.filter_x() + &named));
+            c.home_file("attrs", "* filter=x\n");
+        }
+        c.proj_file("f.txt", "two\n");
+        for args in [
+            json!({"action": "diff"}),
+            json!({"action": "status"}),
+            add_f_txt(),
+        ] {
+            c.silent(args).await;
+        }
+        c.proj_file("f.txt", "three\n");
+        c.allowed(add_f_txt()).await;
+        c.assert_ran("clean");
     }
-    c.proj_file("f.txt", "three\n");
-    let (is_error, text) = c
-        .git(true, json!({"action": "add", "paths": ["proj/f.txt"]}))
-        .await;
-    assert!(!is_error, "{text}");
-    assert!(c.starts().contains("clean"), "the filter is real");
-}
-
-/// The same with `~/.gitconfig`.
-#[tokio::test]
-async fn a_global_gitconfig_filter_runs_only_when_programs_may() {
-    let c = Case::new();
-    c.home_file(
-        ".gitconfig",
-        &format!("[filter \"x\"]\n\tclean = {} clean\n", c.canary),
-    );
-    c.proj_file(".gitattributes", "f.txt filter=x\n");
-    c.proj_file("f.txt", "two\n");
-    let (is_error, text) = c
-        .git(false, json!({"action": "add", "paths": ["proj/f.txt"]}))
-        .await;
-    assert!(!is_error, "{text}");
-    assert_eq!(c.starts(), "");
-    c.proj_file("f.txt", "three\n");
-    let (is_error, text) = c
-        .git(true, json!({"action": "add", "paths": ["proj/f.txt"]}))
-        .await;
-    assert!(!is_error, "{text}");
-    assert!(c.starts().contains("clean"));
 }
 
 /// A global `core.hooksPath` and the repository's own hooks: none runs
@@ -206,60 +203,30 @@ async fn hooks_run_on_commit_only_when_programs_may_and_the_identity_holds() {
         "hooks/pre-commit",
         &format!("#!/bin/sh\n{} global-hook\n", c.canary),
     );
-    std::fs::set_permissions(
-        hooks.join("pre-commit"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
+    executable(&hooks.join("pre-commit"));
     c.proj_file("f.txt", "two\n");
-    let (is_error, text) = c
-        .git(
-            false,
-            json!({"action": "commit", "message": "locked", "all": true}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
-    assert_eq!(c.starts(), "");
+    c.silent(commit_all("locked")).await;
     assert_eq!(
         git(&c.proj, &["log", "-1", "--format=%an <%ae> %cn <%ce>"]),
         "Grace Global <grace@example.com> Grace Global <grace@example.com>\n"
     );
     c.proj_file("f.txt", "three\n");
-    let (is_error, text) = c
-        .git(
-            true,
-            json!({"action": "commit", "message": "free", "all": true}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
-    assert!(c.starts().contains("global-hook"));
+    c.allowed(commit_all("free")).await;
+    c.assert_ran("global-hook");
 
     // The repository's own hook: not with programs off, yes with them on.
     let own = c.proj.join(".git/hooks/pre-commit");
     std::fs::write(&own, format!("#!/bin/sh\n{} own-hook\n", c.canary)).unwrap();
-    std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o755)).unwrap();
+    executable(&own);
     c.home_file(
         ".gitconfig",
         "[user]\n\tname = Grace Global\n\temail = grace@example.com\n",
     );
     c.proj_file("f.txt", "four\n");
-    let (is_error, text) = c
-        .git(
-            false,
-            json!({"action": "commit", "message": "locked 2", "all": true}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
-    assert_eq!(c.starts(), "");
+    c.silent(commit_all("locked 2")).await;
     c.proj_file("f.txt", "five\n");
-    let (is_error, text) = c
-        .git(
-            true,
-            json!({"action": "commit", "message": "free 2", "all": true}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
-    assert!(c.starts().contains("own-hook"));
+    c.allowed(commit_all("free 2")).await;
+    c.assert_ran("own-hook");
 }
 
 /// `core.fsmonitor` and a pager in the global config never run.
@@ -275,9 +242,7 @@ async fn fsmonitor_and_pager_from_the_global_config_never_run() {
     );
     c.proj_file("f.txt", "two\n");
     for args in [json!({"action": "status"}), json!({"action": "log"})] {
-        let (is_error, text) = c.git(false, args.clone()).await;
-        assert!(!is_error, "{args}: {text}");
-        assert_eq!(c.starts(), "", "{args}");
+        c.silent(args).await;
     }
 }
 
@@ -296,27 +261,11 @@ async fn a_merge_driver_runs_only_when_programs_may() {
         );
         c.proj_file(".gitattributes", "f.txt merge=m\n");
         c.proj_file("f.txt", "stashed\n");
-        let (is_error, text) = c
-            .git(
-                run_programs,
-                json!({"action": "stash", "subcommand": "push"}),
-            )
-            .await;
-        assert!(!is_error, "{text}");
+        let git = |args| c.git(run_programs, args);
+        succeeded(git(json!({"action": "stash", "subcommand": "push"})).await);
         c.proj_file("f.txt", "committed\n");
-        let (is_error, text) = c
-            .git(
-                run_programs,
-                json!({"action": "commit", "message": "c", "all": true}),
-            )
-            .await;
-        assert!(!is_error, "{text}");
-        let _ = c
-            .git(
-                run_programs,
-                json!({"action": "stash", "subcommand": "pop"}),
-            )
-            .await;
+        succeeded(git(commit_all("c")).await);
+        let _ = git(json!({"action": "stash", "subcommand": "pop"})).await;
         let starts = c.starts();
         if run_programs {
             assert!(starts.contains("merge"), "the driver is real");
@@ -332,48 +281,25 @@ async fn a_merge_driver_runs_only_when_programs_may() {
 #[tokio::test]
 async fn an_include_into_the_roots_is_refused_when_programs_may_not_run() {
     let c = Case::new();
-    c.home_file(
-        "inc",
-        &format!("[filter \"x\"]\n\tclean = {} clean\n", c.canary),
-    );
-    git(
-        &c.proj,
-        &[
-            "config",
-            "include.path",
-            &c.home.join("inc").display().to_string(),
-        ],
-    );
+    c.home_file("inc", &c.filter_x());
+    let inc = c.home.join("inc").display().to_string();
+    git(&c.proj, &["config", "include.path", &inc]);
     c.proj_file(".gitattributes", "f.txt filter=x\n");
     c.proj_file("f.txt", "two\n");
-    let (is_error, text) = c
-        .git(false, json!({"action": "add", "paths": ["proj/f.txt"]}))
-        .await;
-    assert!(is_error, "{text}");
+    let text = c.refused(add_f_txt()).await;
     assert!(
         text.contains("config includes") && text.contains("inside the roots"),
         "{text}"
     );
-    assert_eq!(c.starts(), "");
-    let (is_error, text) = c
-        .git(true, json!({"action": "add", "paths": ["proj/f.txt"]}))
-        .await;
-    assert!(!is_error, "{text}");
-    assert!(c.starts().contains("clean"));
+    c.allowed(add_f_txt()).await;
+    c.assert_ran("clean");
 
     let c = Case::new();
-    c.home_file(
-        "inc",
-        &format!("[filter \"x\"]\n\tclean = {} clean\n", c.canary),
-    );
+    c.home_file("inc", &c.filter_x());
     c.home_file(".gitconfig", "[include]\n\tpath = inc\n");
     c.proj_file(".gitattributes", "f.txt filter=x\n");
     c.proj_file("f.txt", "two\n");
-    let (is_error, text) = c
-        .git(false, json!({"action": "add", "paths": ["proj/f.txt"]}))
-        .await;
-    assert!(!is_error, "{text}");
-    assert_eq!(c.starts(), "");
+    c.silent(add_f_txt()).await;
 }
 
 /// A repository config that includes a file outside the roots (another
@@ -386,26 +312,14 @@ async fn an_include_outside_the_roots_is_refused_when_programs_may_not_run() {
     let other = c.s.base.join("outside/other");
     std::fs::create_dir_all(&other).unwrap();
     git(&other, &["init", "-q"]);
-    git(
-        &other,
-        &[
-            "remote",
-            "add",
-            "origin",
-            "https://user:TOKEN-OUTSIDE@example.com/x.git",
-        ],
-    );
-    let included = other.join(".git/config");
-    git(
-        &c.proj,
-        &["config", "include.path", &included.display().to_string()],
-    );
-    let (is_error, text) = c.git(false, json!({"action": "remote"})).await;
-    assert!(is_error, "{text}");
+    let url = "https://user:TOKEN-OUTSIDE@example.com/x.git";
+    git(&other, &["remote", "add", "origin", url]);
+    let included = other.join(".git/config").display().to_string();
+    git(&c.proj, &["config", "include.path", &included]);
+    let text = c.refused(json!({"action": "remote"})).await;
     assert!(!text.contains("TOKEN-OUTSIDE"), "{text}");
     assert!(text.contains("a file outside the roots"), "{text}");
-    let (is_error, text) = c.git(true, json!({"action": "remote"})).await;
-    assert!(!is_error, "{text}");
+    let text = c.allowed(json!({"action": "remote"})).await;
     assert!(
         text.contains("TOKEN-OUTSIDE"),
         "the include is real: {text}"
@@ -418,19 +332,12 @@ async fn an_include_outside_the_roots_is_refused_when_programs_may_not_run() {
 async fn an_ext_remote_runs_only_when_programs_may() {
     let c = Case::new();
     git(&c.proj, &["config", "protocol.ext.allow", "always"]);
-    git(
-        &c.proj,
-        &["remote", "add", "evil", &format!("ext::{} ext", c.canary)],
-    );
-    let (is_error, text) = c
-        .git(false, json!({"action": "fetch", "remote": "evil"}))
-        .await;
-    assert!(is_error, "{text}");
-    assert_eq!(c.starts(), "");
-    let _ = c
-        .git(true, json!({"action": "fetch", "remote": "evil"}))
-        .await;
-    assert!(c.starts().contains("ext"), "the transport is real");
+    let ext = format!("ext::{} ext", c.canary);
+    git(&c.proj, &["remote", "add", "evil", &ext]);
+    let fetch = json!({"action": "fetch", "remote": "evil"});
+    c.refused(fetch.clone()).await;
+    let _ = c.git(true, fetch).await;
+    c.assert_ran("ext");
 }
 
 /// The repository's `core.gitProxy`, which git reads before any value the
@@ -442,28 +349,20 @@ async fn an_ext_remote_runs_only_when_programs_may() {
 #[tokio::test]
 async fn a_repository_git_proxy_or_alternate_refs_command_runs_only_when_programs_may() {
     let c = Case::new();
-    git(
-        &c.proj,
-        &["remote", "add", "origin", "git://nohost.invalid/x.git"],
-    );
+    let remote = "git://nohost.invalid/x.git";
+    git(&c.proj, &["remote", "add", "origin", remote]);
     git(&c.proj, &["config", "core.gitProxy", &c.canary]);
+    let fetch = json!({"action": "fetch", "remote": "origin", "timeout_ms": 5000});
     for args in [
-        json!({"action": "fetch", "remote": "origin", "timeout_ms": 5000}),
+        fetch.clone(),
         json!({"action": "pull", "remote": "origin", "timeout_ms": 5000}),
         json!({"action": "push", "remote": "origin", "name": "main", "timeout_ms": 5000}),
         json!({"action": "status"}),
     ] {
-        let (is_error, text) = c.git(false, args.clone()).await;
-        assert!(is_error, "{args}: {text}");
+        let text = c.refused(args.clone()).await;
         assert!(text.contains("core.gitproxy"), "{args}: {text}");
-        assert_eq!(c.starts(), "", "{args}");
     }
-    let (_, text) = c
-        .git(
-            true,
-            json!({"action": "fetch", "remote": "origin", "timeout_ms": 5000}),
-        )
-        .await;
+    let (_, text) = c.git(true, fetch.clone()).await;
     assert!(
         c.starts().contains("nohost.invalid 9418"),
         "the proxy is real: {text}"
@@ -471,15 +370,8 @@ async fn a_repository_git_proxy_or_alternate_refs_command_runs_only_when_program
 
     git(&c.proj, &["config", "--unset", "core.gitProxy"]);
     git(&c.proj, &["config", "core.alternateRefsCommand", &c.canary]);
-    let (is_error, text) = c
-        .git(
-            false,
-            json!({"action": "fetch", "remote": "origin", "timeout_ms": 5000}),
-        )
-        .await;
-    assert!(is_error, "{text}");
+    let text = c.refused(fetch).await;
     assert!(text.contains("core.alternaterefscommand"), "{text}");
-    assert_eq!(c.starts(), "");
 }
 
 /// A submodule whose own config names a filter, with a work-tree
@@ -499,10 +391,8 @@ async fn a_submodule_is_never_entered_while_no_program_may_run() {
     git(&sm, &["add", "g.txt"]);
     git(&sm, &["commit", "-q", "-m", "sub"]);
     std::fs::write(sm.join(".git/info/attributes"), "g.txt filter=x\n").unwrap();
-    git(
-        &sm,
-        &["config", "filter.x.clean", &format!("{} clean", c.canary)],
-    );
+    let clean = format!("{} clean", c.canary);
+    git(&sm, &["config", "filter.x.clean", &clean]);
     c.proj_file(
         ".gitmodules",
         "[submodule \"sm\"]\n\tpath = sm\n\turl = ./sm\n\tignore = none\n",
@@ -519,39 +409,25 @@ async fn a_submodule_is_never_entered_while_no_program_may_run() {
         json!({"action": "show"}),
         json!({"action": "log", "paths": ["proj/sm"]}),
     ] {
-        let (is_error, text) = c.git(false, args.clone()).await;
-        assert!(!is_error, "{args}: {text}");
+        let text = c.silent(args.clone()).await;
         assert!(!text.contains("+owt"), "{args}: {text}");
-        assert_eq!(c.starts(), "", "{args}");
     }
     for args in [
-        json!({"action": "commit", "message": "m", "all": true}),
+        commit_all("m"),
         json!({"action": "add", "all": true}),
         json!({"action": "stash"}),
         json!({"action": "reset"}),
     ] {
-        let (is_error, text) = c.git(false, args.clone()).await;
-        assert!(is_error, "{args}: {text}");
+        let text = c.refused(args.clone()).await;
         assert!(
             text.contains("this repository has submodules (\"sm\")"),
             "{args}: {text}"
         );
-        assert_eq!(c.starts(), "", "{args}");
     }
     // The vector is real: the same status, as plain git runs it, starts
     // the submodule's filter.
-    let plain = Command::new("git")
-        .args(["status", "--porcelain"])
-        .current_dir(&c.proj)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(plain.status.success());
-    assert!(
-        c.starts().contains("clean"),
-        "plain git enters the submodule"
-    );
+    git(&c.proj, &["status", "--porcelain"]);
+    c.assert_ran("clean");
 }
 
 /// A push to a repository on a local path runs a second git in that
@@ -581,19 +457,14 @@ async fn a_push_to_a_local_repository_runs_its_config_only_when_programs_may() {
     .unwrap();
     let hook = server.join("hooks/pre-receive");
     std::fs::write(&hook, format!("#!/bin/sh\n{} pre-receive\n", c.canary)).unwrap();
-    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    git(
-        &c.proj,
-        &["remote", "add", "origin", &server.display().to_string()],
-    );
+    executable(&hook);
+    let url = server.display().to_string();
+    git(&c.proj, &["remote", "add", "origin", &url]);
     let push = json!({"action": "push", "remote": "origin", "name": "main"});
-    let (is_error, text) = c.git(false, push.clone()).await;
-    assert!(is_error, "{text}");
+    let text = c.refused(push.clone()).await;
     assert!(text.contains("transport 'file' not allowed"), "{text}");
-    assert_eq!(c.starts(), "");
-    let (is_error, text) = c.git(true, push).await;
-    assert!(!is_error, "{text}");
-    assert!(c.starts().contains("pre-receive"), "the hook is real");
+    c.allowed(push).await;
+    c.assert_ran("pre-receive");
 }
 
 /// `exec` children lose the server's credentials and the configured
@@ -615,23 +486,9 @@ async fn children_never_see_the_servers_credentials() {
         toolbox.secret_env(),
         ["HANZO_API_KEY", "HANZO_MCP_HTTP_BEARER", "MY_TOKEN"]
     );
-    let run = |args: Value| {
-        let toolbox = toolbox.clone();
-        let roots = s.roots.clone();
-        async move {
-            let Value::Object(map) = args else {
-                unreachable!()
-            };
-            let result = toolbox
-                .call("exec", map, ToolContext::new(roots))
-                .await
-                .unwrap();
-            result
-                .content
-                .iter()
-                .filter_map(|c| c.as_text())
-                .collect::<String>()
-        }
+    let run = async |args: Value| {
+        let ctx = ToolContext::new(s.roots.clone());
+        call_in(&toolbox, "exec", ctx, args).await.1
     };
     let text = run(json!({
         "action": "run",
@@ -666,20 +523,14 @@ async fn children_never_see_the_servers_credentials() {
 async fn a_path_inside_a_git_folder_is_refused() {
     let c = Case::new();
     for run_programs in [false, true] {
-        let (is_error, text) = c
-            .git(run_programs, json!({"action": "init", "path": "proj/.git"}))
-            .await;
-        assert!(is_error, "{text}");
-        assert!(text.contains("inside a .git folder"), "{text}");
-        assert!(!c.proj.join(".git/.git").exists());
-        let (is_error, text) = c
-            .git(
-                run_programs,
-                json!({"action": "apply", "path": "proj/.git/refs", "patch": "x"}),
-            )
-            .await;
-        assert!(is_error, "{text}");
-        assert!(text.contains("inside a .git folder"), "{text}");
+        for args in [
+            json!({"action": "init", "path": "proj/.git"}),
+            json!({"action": "apply", "path": "proj/.git/refs", "patch": "x"}),
+        ] {
+            let text = failed(c.git(run_programs, args).await);
+            assert!(text.contains("inside a .git folder"), "{text}");
+            assert!(!c.proj.join(".git/.git").exists());
+        }
     }
     // The vector is real: plain git makes the nested git directory.
     git(&c.proj.join(".git"), &["init", "-q"]);
@@ -688,19 +539,15 @@ async fn a_path_inside_a_git_folder_is_refused() {
 
     // A new repository inside the work tree of another: git init reads no
     // repository's config, so the one around it is not checked.
-    let (is_error, text) = c
-        .git(false, json!({"action": "init", "path": "proj/nested"}))
-        .await;
-    assert!(!is_error, "{text}");
+    let init = json!({"action": "init", "path": "proj/nested"});
+    succeeded(c.git(false, init).await);
     assert!(c.proj.join("nested/.git/HEAD").exists());
 
     std::fs::create_dir(c.proj.join("sub")).unwrap();
     std::fs::write(c.proj.join(".git/extra"), "[user]\n\tname = Included\n").unwrap();
     git(&c.proj, &["config", "include.path", "extra"]);
-    let (is_error, text) = c
-        .git(false, json!({"action": "status", "path": "proj/sub"}))
-        .await;
-    assert!(!is_error, "{text}");
+    let status = json!({"action": "status", "path": "proj/sub"});
+    let text = succeeded(c.git(false, status).await);
     assert!(text.contains("On branch main"), "{text}");
 }
 
@@ -711,41 +558,22 @@ async fn a_path_inside_a_git_folder_is_refused() {
 #[tokio::test]
 async fn a_conditional_include_is_refused_while_no_program_may_run() {
     let c = Case::new();
-    std::fs::write(
-        c.proj.join(".git/evil.inc"),
-        format!("[filter \"x\"]\n\tclean = {} clean\n", c.canary),
-    )
-    .unwrap();
-    git(
-        &c.proj,
-        &["config", "includeIf.onbranch:evil.path", "evil.inc"],
-    );
+    std::fs::write(c.proj.join(".git/evil.inc"), c.filter_x()).unwrap();
+    let include_if = ["config", "includeIf.onbranch:evil.path", "evil.inc"];
+    git(&c.proj, &include_if);
     git(&c.proj, &["branch", "evil"]);
     c.proj_file(".gitattributes", "f.txt filter=x\n");
-    for args in [
-        json!({"action": "switch", "branch": "evil"}),
-        json!({"action": "status"}),
-    ] {
-        let (is_error, text) = c.git(false, args).await;
-        assert!(is_error, "{text}");
+    let switch = json!({"action": "switch", "branch": "evil"});
+    for args in [switch.clone(), json!({"action": "status"})] {
+        let text = c.refused(args).await;
         assert!(text.contains("conditional include"), "{text}");
     }
     c.proj_file("f.txt", "two\n");
-    let (is_error, text) = c
-        .git(false, json!({"action": "add", "paths": ["proj/f.txt"]}))
-        .await;
-    assert!(is_error, "{text}");
-    assert_eq!(c.starts(), "");
+    c.refused(add_f_txt()).await;
 
-    let (is_error, text) = c
-        .git(true, json!({"action": "switch", "branch": "evil"}))
-        .await;
-    assert!(!is_error, "{text}");
-    let (is_error, text) = c
-        .git(true, json!({"action": "add", "paths": ["proj/f.txt"]}))
-        .await;
-    assert!(!is_error, "{text}");
-    assert!(c.starts().contains("clean"));
+    c.allowed(switch).await;
+    c.allowed(add_f_txt()).await;
+    c.assert_ran("clean");
 }
 
 /// A symlink inside the git directory (here `packed-refs`, naming a file
@@ -763,18 +591,17 @@ async fn a_symlink_in_the_git_directory_is_refused_while_no_program_may_run() {
     )
     .unwrap();
     std::os::unix::fs::symlink(c.canary.as_str(), c.proj.join(".git/hooks/pre-commit")).unwrap();
-    let (is_error, text) = c.git(false, json!({"action": "branch"})).await;
+    let branch = json!({"action": "branch"});
+    let (is_error, text) = c.git(false, branch.clone()).await;
     assert!(!is_error, "a hook symlink is fine: {text}");
     std::os::unix::fs::symlink(&outside, c.proj.join(".git/packed-refs")).unwrap();
-    let (is_error, text) = c.git(false, json!({"action": "branch"})).await;
-    assert!(is_error, "{text}");
+    let text = failed(c.git(false, branch.clone()).await);
     assert!(
         text.contains("holds a symlink") && text.contains("packed-refs"),
         "{text}"
     );
     assert!(!text.contains("SECRET-NAME"), "{text}");
-    let (is_error, text) = c.git(true, json!({"action": "branch"})).await;
-    assert!(!is_error, "{text}");
+    let text = c.allowed(branch).await;
     assert!(text.contains("SECRET-NAME"), "the vector is real: {text}");
 }
 
@@ -790,36 +617,17 @@ async fn a_bundle_uri_is_not_fetched_while_no_program_may_run() {
     std::fs::write(other.join("s"), "SECRET\n").unwrap();
     git(&other, &["add", "s"]);
     git(&other, &["commit", "-q", "-m", "secret"]);
-    let bundle = c.s.base.join("outside/other.bundle");
-    git(
-        &other,
-        &[
-            "bundle",
-            "create",
-            "-q",
-            &bundle.display().to_string(),
-            "--all",
-        ],
-    );
+    let bundle = c.s.base.join("outside/other.bundle").display().to_string();
+    git(&other, &["bundle", "create", "-q", &bundle, "--all"]);
     // Nothing listens on port 1: the fetch itself fails either way.
-    git(
-        &c.proj,
-        &["remote", "add", "origin", "https://127.0.0.1:1/x.git"],
-    );
-    git(
-        &c.proj,
-        &["config", "fetch.bundleURI", &bundle.display().to_string()],
-    );
+    let remote = "https://127.0.0.1:1/x.git";
+    git(&c.proj, &["remote", "add", "origin", remote]);
+    git(&c.proj, &["config", "fetch.bundleURI", &bundle]);
     let bundled = || git(&c.proj, &["for-each-ref", "refs/bundles/"]);
-    let (is_error, text) = c
-        .git(false, json!({"action": "fetch", "remote": "origin"}))
-        .await;
-    assert!(is_error, "{text}");
+    let fetch = json!({"action": "fetch", "remote": "origin"});
+    failed(c.git(false, fetch.clone()).await);
     assert_eq!(bundled(), "");
-    let (is_error, text) = c
-        .git(true, json!({"action": "fetch", "remote": "origin"}))
-        .await;
-    assert!(is_error, "{text}");
+    failed(c.git(true, fetch).await);
     assert!(
         bundled().contains("refs/bundles/main"),
         "the vector is real"
@@ -828,38 +636,35 @@ async fn a_bundle_uri_is_not_fetched_while_no_program_may_run() {
 
 /// A repository `core.excludesFile` outside the roots is not read while
 /// no program may run (`status` would tell which names it lists); one
-/// inside the roots is.
+/// inside the roots is. The same when a global config file inside the
+/// roots names it.
 #[tokio::test]
 async fn an_excludes_file_outside_the_roots_is_not_read_while_no_program_may_run() {
     let c = Case::new();
     std::fs::write(c.s.base.join("outside/excludes"), "probe-*\n").unwrap();
     c.proj_file("probe-1", "x");
     let outside = c.s.base.join("outside/excludes").display().to_string();
-    git(&c.proj, &["config", "core.excludesFile", &outside]);
-    let (is_error, text) = c.git(false, json!({"action": "status"})).await;
-    assert!(!is_error, "{text}");
-    assert!(text.contains("probe-1"), "not read: {text}");
-    let (is_error, text) = c.git(true, json!({"action": "status"})).await;
-    assert!(!is_error, "{text}");
-    assert!(!text.contains("probe-1"), "the vector is real: {text}");
-
-    // The same named by a global config file inside the roots.
-    git(&c.proj, &["config", "--unset", "core.excludesFile"]);
-    c.home_file(
-        ".gitconfig",
-        &format!("[core]\n\texcludesFile = {outside}\n"),
-    );
-    let (is_error, text) = c.git(false, json!({"action": "status"})).await;
-    assert!(!is_error, "{text}");
-    assert!(text.contains("probe-1"), "not read: {text}");
-    let (is_error, text) = c.git(true, json!({"action": "status"})).await;
-    assert!(!is_error, "{text}");
-    assert!(!text.contains("probe-1"), "the vector is real: {text}");
+    let status = json!({"action": "status"});
+    for named_by in ["the repository", "a global config file"] {
+        if named_by == "the repository" {
+            git(&c.proj, &["config", "core.excludesFile", &outside]);
+        } else {
+            git(&c.proj, &["config", "--unset", "core.excludesFile"]);
+            let global = format!("[core]\n\texcludesFile = {outside}\n");
+            c.home_file(".gitconfig", &global);
+        }
+        let text = succeeded(c.git(false, status.clone()).await);
+        assert!(text.contains("probe-1"), "{named_by}: not read: {text}");
+        let text = c.allowed(status.clone()).await;
+        assert!(
+            !text.contains("probe-1"),
+            "{named_by}: the vector is real: {text}"
+        );
+    }
 
     c.proj_file("excludes", "probe-*\n");
     git(&c.proj, &["config", "core.excludesFile", "excludes"]);
-    let (is_error, text) = c.git(false, json!({"action": "status"})).await;
-    assert!(!is_error, "{text}");
+    let text = succeeded(c.git(false, status).await);
     assert!(
         !text.contains("probe-1"),
         "inside the roots it is read: {text}"
@@ -914,39 +719,17 @@ async fn automatic_maintenance_never_runs_while_no_program_may_run() {
     }
     let before = loose_blobs(&c, 4000);
     c.proj_file("f.txt", "two\n");
-    let (is_error, text) = c
-        .git(
-            false,
-            json!({"action": "commit", "message": "locked", "all": true}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
+    succeeded(c.git(false, commit_all("locked")).await);
     assert!(loose_count(&c.proj) >= before, "gc ran while locked");
 
     let hook = format!("{} recent-objects-hook", c.canary);
     git(&c.proj, &["config", "gc.recentObjectsHook", &hook]);
     c.proj_file("f.txt", "three\n");
-    let (is_error, text) = c
-        .git(
-            false,
-            json!({"action": "commit", "message": "refused", "all": true}),
-        )
-        .await;
-    assert!(is_error, "{text}");
+    let text = c.refused(commit_all("refused")).await;
     assert!(text.contains("gc.recentobjectshook"), "{text}");
-    assert_eq!(c.starts(), "");
 
-    let (is_error, text) = c
-        .git(
-            true,
-            json!({"action": "commit", "message": "free", "all": true}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
-    assert!(
-        c.starts().contains("recent-objects-hook"),
-        "the vector is real"
-    );
+    c.allowed(commit_all("free")).await;
+    c.assert_ran("recent-objects-hook");
     assert!(
         loose_count(&c.proj) < before,
         "gc ran with programs allowed"
@@ -962,31 +745,21 @@ async fn automatic_maintenance_never_runs_while_no_program_may_run() {
 async fn a_git_directory_outside_a_dot_git_folder_is_refused_while_no_program_may_run() {
     let c = Case::new();
     let separate = c.s.root.join("sepgd");
+    let gitdir = separate.display().to_string();
     git(
         &c.s.root,
-        &[
-            "init",
-            "-q",
-            "--separate-git-dir",
-            &separate.display().to_string(),
-            "w",
-        ],
+        &["init", "-q", "--separate-git-dir", &gitdir, "w"],
     );
-    let (is_error, text) = c.git(false, json!({"action": "status", "path": "w"})).await;
-    assert!(is_error, "{text}");
+    let status = json!({"action": "status", "path": "w"});
+    let text = failed(c.git(false, status.clone()).await);
     assert!(text.contains("not inside a .git folder"), "{text}");
-    let (is_error, text) = c.git(true, json!({"action": "status", "path": "w"})).await;
-    assert!(!is_error, "{text}");
+    c.allowed(status).await;
 
     // The vector is real: `fs` writes into that git directory.
     let mut ctx = ToolContext::new(c.s.roots.clone());
     ctx.run_programs = false;
-    let Value::Object(args) = json!({"action": "write", "path": "sepgd/probe", "content": "x"})
-    else {
-        unreachable!("an object")
-    };
-    let result = c.toolbox().call("fs", args, ctx).await.unwrap();
-    assert_ne!(result.is_error, Some(true));
+    let write = json!({"action": "write", "path": "sepgd/probe", "content": "x"});
+    succeeded(call_in(&c.toolbox(), "fs", ctx, write).await);
     assert!(separate.join("probe").exists());
 }
 
@@ -1008,20 +781,14 @@ async fn a_global_include_outside_the_roots_is_not_read_while_no_program_may_run
         ),
     );
     c.proj_file("f.txt", "two\n");
-    let (_, text) = c
-        .git(
-            false,
-            json!({"action": "commit", "message": "locked", "all": true}),
-        )
-        .await;
+    let (_, text) = c.git(false, commit_all("locked")).await;
     assert!(!text.contains("OUTSIDE-NAME"), "{text}");
     assert!(!git(&c.proj, &["log", "-1", "--format=%an"]).contains("OUTSIDE-NAME"));
 
     std::fs::write(&other, "[core]\n\tabbrev = OUTSIDE-VALUE\n").unwrap();
-    let (is_error, text) = c.git(false, json!({"action": "status"})).await;
-    assert!(!is_error, "{text}");
+    let status = json!({"action": "status"});
+    let text = succeeded(c.git(false, status.clone()).await);
     assert!(!text.contains("OUTSIDE-VALUE"), "{text}");
-    let (is_error, text) = c.git(true, json!({"action": "status"})).await;
-    assert!(is_error, "{text}");
+    let text = failed(c.git(true, status).await);
     assert!(text.contains("OUTSIDE-VALUE"), "the vector is real: {text}");
 }

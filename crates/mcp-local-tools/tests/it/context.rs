@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::common::{Sandbox, fs};
+use crate::common::{Sandbox, assert_outside_roots, fs, toolbox_result};
 use mcp_local_tools::{Progress, Roots, ToolContext, Toolbox};
 use serde_json::json;
 
@@ -13,10 +13,7 @@ async fn a_cancelled_call_returns_cancelled() {
     let ctx = ToolContext::new(s.roots.clone());
     ctx.cancel.cancel();
     let args = json!({"action": "search", "pattern": "needle"});
-    let result = Toolbox::with_default_tools()
-        .call("fs", args.as_object().unwrap().clone(), ctx)
-        .await
-        .unwrap();
+    let result = toolbox_result(&Toolbox::with_default_tools(), "fs", ctx, args).await;
     assert_eq!(result.is_error, Some(true));
     assert_eq!(result.content[0].as_text(), Some("cancelled"));
 }
@@ -35,10 +32,7 @@ async fn search_reports_progress_every_thousand_files() {
     let mut ctx = ToolContext::new(s.roots.clone());
     ctx.progress = Progress::new(move |p, t, m| sink.lock().unwrap().push((p, t, m)));
     let args = json!({"action": "search", "pattern": "needle"});
-    let result = Toolbox::with_default_tools()
-        .call("fs", args.as_object().unwrap().clone(), ctx)
-        .await
-        .unwrap();
+    let result = toolbox_result(&Toolbox::with_default_tools(), "fs", ctx, args).await;
     assert_eq!(result.content[0].as_text(), Some("[no match for needle]\n"));
     assert_eq!(
         *reports.lock().unwrap(),
@@ -84,10 +78,6 @@ async fn second_root_by_absolute_path() {
         )
     );
     // root_evil is still outside both.
-    let r = fs(
-        &roots,
-        json!({"action": "read", "path": s.abs("root_evil/secret.txt")}),
-    )
-    .await;
-    assert!(r.0 && r.1.contains("outside the roots"), "{}", r.1);
+    let evil = json!({"action": "read", "path": s.abs("root_evil/secret.txt")});
+    assert_outside_roots(&fs(&roots, evil).await);
 }

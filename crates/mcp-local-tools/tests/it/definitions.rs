@@ -3,6 +3,21 @@
 
 use mcp_local_tools::Toolbox;
 
+/// The default toolbox's tools, in order.
+const DEFAULT_TOOLS: [&str; 11] = [
+    "fs",
+    "code",
+    "workspace",
+    "exec",
+    "git",
+    "fetch",
+    "ui",
+    "think",
+    "memory",
+    "plan",
+    "tasks",
+];
+
 fn definition(name: &str) -> serde_json::Value {
     let tool = Toolbox::with_default_tools()
         .get(name)
@@ -18,68 +33,20 @@ fn default_toolbox_order() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(
-        names,
-        [
-            "fs",
-            "code",
-            "workspace",
-            "exec",
-            "git",
-            "fetch",
-            "ui",
-            "think",
-            "memory",
-            "plan",
-            "tasks"
-        ]
-    );
+    assert_eq!(names, DEFAULT_TOOLS);
 }
 
+/// Each tool's definition, and `mode`'s (added on request), against its
+/// snapshot (named after the tool).
 #[test]
-fn fs_definition() {
-    insta::assert_json_snapshot!("fs", definition("fs"));
-}
-
-#[test]
-fn code_definition() {
-    insta::assert_json_snapshot!("code", definition("code"));
-}
-
-#[test]
-fn workspace_definition() {
-    insta::assert_json_snapshot!("workspace", definition("workspace"));
-}
-
-#[test]
-fn exec_definition() {
-    insta::assert_json_snapshot!("exec", definition("exec"));
-}
-
-#[test]
-fn state_tool_definitions() {
-    for name in ["think", "memory", "plan", "tasks"] {
+fn every_tool_definition_matches_its_snapshot() {
+    for name in DEFAULT_TOOLS {
         insta::assert_json_snapshot!(name, definition(name));
     }
     let mut toolbox = Toolbox::with_default_tools();
     toolbox.with_mode();
     let mode = toolbox.get("mode").expect("mode").definition();
     insta::assert_json_snapshot!("mode", serde_json::to_value(mode).expect("serialises"));
-}
-
-#[test]
-fn git_definition() {
-    insta::assert_json_snapshot!("git", definition("git"));
-}
-
-#[test]
-fn fetch_definition() {
-    insta::assert_json_snapshot!("fetch", definition("fetch"));
-}
-
-#[test]
-fn ui_definition() {
-    insta::assert_json_snapshot!("ui", definition("ui"));
 }
 
 #[test]

@@ -2,23 +2,53 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::Sandbox;
+use crate::common::{Sandbox, call_tool};
 use mcp_local_tools::ToolContext;
 use mcp_local_tools::exec::ExecTool;
 use serde_json::{Value, json};
 
-/// The tool, its job spool in the sandbox.
-fn tool(s: &Sandbox) -> ExecTool {
-    ExecTool::new().with_spool_dir(s.base.join("spool"))
+/// An `exec` tool whose job spool is in `s`.
+struct Exec<'a> {
+    s: &'a Sandbox,
+    tool: ExecTool,
 }
 
-/// Calls `exec` with `args`; returns (isError, text, structuredContent).
-async fn exec_with(tool: &ExecTool, ctx: ToolContext, args: Value) -> (bool, String, Value) {
-    crate::common::call_tool(tool, ctx, args).await
-}
+impl Exec<'_> {
+    fn new(s: &Sandbox) -> Exec<'_> {
+        let tool = ExecTool::new().with_spool_dir(s.base.join("spool"));
+        Exec { s, tool }
+    }
 
-async fn exec(tool: &ExecTool, s: &Sandbox, args: Value) -> (bool, String, Value) {
-    exec_with(tool, ToolContext::new(s.roots.clone()), args).await
+    /// Calls the tool with `args` in `ctx`; returns (isError, text,
+    /// structuredContent).
+    async fn call_in(&self, ctx: ToolContext, args: Value) -> (bool, String, Value) {
+        call_tool(&self.tool, ctx, args).await
+    }
+
+    /// Calls the tool with `args` under the sandbox's roots.
+    async fn call(&self, args: Value) -> (bool, String, Value) {
+        let ctx = ToolContext::new(self.s.roots.clone());
+        self.call_in(ctx, args).await
+    }
+
+    /// Runs `command` as a background job; asserts it started and returns
+    /// its id, the text and the structured start.
+    async fn start(&self, command: impl Into<Value>) -> (String, String, Value) {
+        let args = json!({"action": "run", "background": true, "command": command.into()});
+        let (is_error, text, started) = self.call(args).await;
+        assert!(!is_error, "{text}");
+        let id = started["id"].as_str().unwrap().to_owned();
+        (id, text, started)
+    }
+
+    /// Waits up to 10 s for job `id` to end; asserts the wait succeeded
+    /// and returns the text and the job's state.
+    async fn wait(&self, id: impl Into<Value>) -> (String, Value) {
+        let args = json!({"action": "wait", "id": id.into(), "timeout_ms": 10_000});
+        let (is_error, text, state) = self.call(args).await;
+        assert!(!is_error, "{text}");
+        (text, state)
+    }
 }
 
 /// Pids of live processes whose command line contains `marker`.
@@ -70,13 +100,9 @@ fn rand_suffix() -> u64 {
 #[tokio::test]
 async fn run_reports_output_and_exit_code() {
     let s = Sandbox::new();
-    let t = tool(&s);
-    let (is_error, text, structured) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": "echo out; echo err >&2; exit 3"}),
-    )
-    .await;
+    let e = Exec::new(&s);
+    let shell = json!({"action": "run", "command": "echo out; echo err >&2; exit 3"});
+    let (is_error, text, structured) = e.call(shell).await;
     assert!(is_error, "a non-zero exit is an error result");
     assert!(
         text.starts_with("$ echo out; echo err >&2; exit 3\nexit code 3 · "),
@@ -91,12 +117,8 @@ async fn run_reports_output_and_exit_code() {
     assert_eq!(structured["stderr"], "err\n");
     assert_eq!(structured["timedOut"], false);
 
-    let (is_error, text, structured) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": ["printf", "%s|", "a b", "c"]}),
-    )
-    .await;
+    let argv = json!({"action": "run", "command": ["printf", "%s|", "a b", "c"]});
+    let (is_error, text, structured) = e.call(argv).await;
     assert!(!is_error, "{text}");
     assert_eq!(structured["stdout"], "a b|c|");
     assert_eq!(structured["command"], "printf '%s|' 'a b' c");
@@ -106,13 +128,8 @@ async fn run_reports_output_and_exit_code() {
 #[tokio::test]
 async fn argv_is_not_a_shell_line() {
     let s = Sandbox::new();
-    let t = tool(&s);
-    let (is_error, _, structured) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": ["echo", "$(touch owned); `touch owned`"]}),
-    )
-    .await;
+    let argv = json!({"action": "run", "command": ["echo", "$(touch owned); `touch owned`"]});
+    let (is_error, _, structured) = Exec::new(&s).call(argv).await;
     assert!(!is_error);
     assert_eq!(structured["stdout"], "$(touch owned); `touch owned`\n");
     assert!(!s.root.join("owned").exists());
@@ -120,16 +137,14 @@ async fn argv_is_not_a_shell_line() {
 
 #[tokio::test]
 async fn cwd_env_and_stdin() {
-    let s = Sandbox::new();
-    s.write("sub/file.txt", "x");
-    let t = tool(&s);
-    let (_, text, structured) = exec(
-        &t,
-        &s,
-        json!({"action": "exec", "command": "pwd; ls; echo \"$GREETING\"; cat", "cwd": "sub",
+    let s = Sandbox::with_files(&[("sub/file.txt", "x")]);
+    let e = Exec::new(&s);
+    let (_, text, structured) = e
+        .call(
+            json!({"action": "exec", "command": "pwd; ls; echo \"$GREETING\"; cat", "cwd": "sub",
                "env": {"GREETING": "hi there"}, "stdin": "from stdin\n"}),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(
         structured["stdout"],
         format!(
@@ -139,37 +154,25 @@ async fn cwd_env_and_stdin() {
         "{text}"
     );
     // Without stdin the child reads /dev/null, never the server's stdin.
-    let (_, _, structured) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": "readlink /proc/self/fd/0; cat; echo end"}),
-    )
-    .await;
+    let no_stdin = json!({"action": "run", "command": "readlink /proc/self/fd/0; cat; echo end"});
+    let (_, _, structured) = e.call(no_stdin).await;
     assert_eq!(structured["stdout"], "/dev/null\nend\n");
 }
 
 #[tokio::test]
 async fn cwd_outside_the_roots_is_refused() {
     let s = Sandbox::new();
-    let t = tool(&s);
+    let e = Exec::new(&s);
     let outside = s.abs("outside");
-    let (is_error, text, _) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": "pwd", "cwd": outside}),
-    )
-    .await;
+    let absolute = json!({"action": "run", "command": "pwd", "cwd": outside});
+    let (is_error, text, _) = e.call(absolute).await;
     assert!(is_error);
     assert_eq!(
         text,
         format!("path '{outside}': outside the roots ({})", s.root.display())
     );
-    let (is_error, text, _) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": "pwd", "cwd": "../outside"}),
-    )
-    .await;
+    let relative = json!({"action": "run", "command": "pwd", "cwd": "../outside"});
+    let (is_error, text, _) = e.call(relative).await;
     assert!(is_error);
     assert!(
         text.starts_with("path '../outside': outside the roots"),
@@ -180,18 +183,13 @@ async fn cwd_outside_the_roots_is_refused() {
 #[tokio::test]
 async fn a_timeout_kills_the_whole_group_and_keeps_the_output() {
     let s = Sandbox::new();
-    let t = tool(&s);
     let mark = marker();
     // A grandchild that ignores SIGTERM, and the child, both sleep past the
     // timeout.
     let command = format!("echo before; sh -c 'trap \"\" TERM; sleep {mark}' & sleep {mark}");
     let started = Instant::now();
-    let (is_error, text, structured) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": command, "timeout_ms": 1000}),
-    )
-    .await;
+    let run = json!({"action": "run", "command": command, "timeout_ms": 1000});
+    let (is_error, text, structured) = Exec::new(&s).call(run).await;
     let elapsed = started.elapsed();
     assert!(is_error);
     assert_eq!(structured["timedOut"], true);
@@ -217,14 +215,9 @@ async fn a_timeout_kills_the_whole_group_and_keeps_the_output() {
 #[tokio::test]
 async fn leftovers_of_a_finished_command_are_killed() {
     let s = Sandbox::new();
-    let t = tool(&s);
     let mark = marker();
-    let (is_error, text, _) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": format!("(sleep {mark}) & echo started")}),
-    )
-    .await;
+    let run = json!({"action": "run", "command": format!("(sleep {mark}) & echo started")});
+    let (is_error, text, _) = Exec::new(&s).call(run).await;
     assert!(!is_error, "{text}");
     assert_eq!(gone(&mark).await, Vec::<u32>::new());
 }
@@ -232,12 +225,11 @@ async fn leftovers_of_a_finished_command_are_killed() {
 #[tokio::test]
 async fn cancelling_kills_the_group() {
     let s = Sandbox::new();
-    let t = tool(&s);
+    let e = Exec::new(&s);
     let mark = marker();
     let ctx = ToolContext::new(s.roots.clone());
     let cancel = ctx.cancel.clone();
-    let call = exec_with(
-        &t,
+    let call = e.call_in(
         ctx,
         json!({"action": "run", "command": format!("sleep {mark}")}),
     );
@@ -263,14 +255,10 @@ fn rss_kib() -> u64 {
 #[tokio::test]
 async fn fifty_megabytes_of_output_are_capped() {
     let s = Sandbox::new();
-    let t = tool(&s);
+    let e = Exec::new(&s);
     let before = rss_kib();
-    let (is_error, text, structured) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": "yes | head -c 50000000"}),
-    )
-    .await;
+    let run = json!({"action": "run", "command": "yes | head -c 50000000"});
+    let (is_error, text, structured) = e.call(run).await;
     let grown = rss_kib().saturating_sub(before);
     assert!(!is_error, "{}", &text[..200.min(text.len())]);
     assert_eq!(structured["stdoutBytes"], 50_000_000);
@@ -291,41 +279,28 @@ async fn fifty_megabytes_of_output_are_capped() {
 #[tokio::test]
 async fn background_job_output_wait_write_kill() {
     let s = Sandbox::new();
-    let t = tool(&s);
-    let (is_error, text, started) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "background": true,
-               "command": "echo ready; while read line; do echo \"got $line\"; done; echo bye"}),
-    )
-    .await;
-    assert!(!is_error, "{text}");
-    let id = started["id"].as_str().unwrap().to_owned();
+    let e = Exec::new(&s);
+    let (id, text, _) = e
+        .start("echo ready; while read line; do echo \"got $line\"; done; echo bye")
+        .await;
     assert!(
         text.starts_with(&format!("job {id} started (pid ")),
         "{text}"
     );
 
-    let (_, _, w) = exec(
-        &t,
-        &s,
-        json!({"action": "write", "id": id, "text": "one\ntwo\n"}),
-    )
-    .await;
+    let write = json!({"action": "write", "id": id, "text": "one\ntwo\n"});
+    let (_, _, w) = e.call(write).await;
     assert_eq!(w, Value::Null);
-    let (is_error, text, _) = exec(&t, &s, json!({"action": "write", "id": id, "eof": true})).await;
+    let (is_error, text, _) = e
+        .call(json!({"action": "write", "id": id, "eof": true}))
+        .await;
     assert!(!is_error, "{text}");
     assert_eq!(
         text,
         format!("job {id}: wrote 0 bytes to stdin and closed it\n")
     );
 
-    let (_, text, state) = exec(
-        &t,
-        &s,
-        json!({"action": "wait", "id": id, "timeout_ms": 10_000}),
-    )
-    .await;
+    let (text, state) = e.wait(id.as_str()).await;
     assert_eq!(state["running"], false, "{text}");
     assert_eq!(state["exitCode"], 0);
     assert!(
@@ -334,75 +309,69 @@ async fn background_job_output_wait_write_kill() {
     );
     assert!(text.contains(": exit code 0, "), "{text}");
     // Read again: nothing new since the last read; from offset 0: all.
-    let (_, text, _) = exec(&t, &s, json!({"action": "logs", "id": id})).await;
+    let (_, text, _) = e.call(json!({"action": "logs", "id": id})).await;
     assert!(text.starts_with("[job "), "{text}");
     assert!(text.contains("output bytes 26-26 of 26]"), "{text}");
-    let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id, "offset": 6})).await;
-    assert!(text.starts_with("got one\ngot two\nbye\n["), "{text}");
-    let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id, "tail": 2})).await;
-    assert!(text.starts_with("got two\nbye\n["), "{text}");
+    for (page, start) in [
+        (
+            json!({"action": "output", "id": id, "offset": 6}),
+            "got one\ngot two\nbye\n[",
+        ),
+        (
+            json!({"action": "output", "id": id, "tail": 2}),
+            "got two\nbye\n[",
+        ),
+    ] {
+        let (_, text, _) = e.call(page).await;
+        assert!(text.starts_with(start), "{text}");
+    }
 
     // A job that runs until killed.
     let mark = marker();
-    let (_, _, started) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "background": true, "command": format!("sleep {mark}")}),
-    )
-    .await;
-    let id2 = started["id"].as_str().unwrap().to_owned();
-    let (_, list, listed) = exec(&t, &s, json!({"action": "ps"})).await;
+    let (id2, _, _) = e.start(format!("sleep {mark}")).await;
+    let (_, list, listed) = e.call(json!({"action": "ps"})).await;
     let rows = listed["jobs"].as_array().unwrap();
     assert_eq!(rows.len(), 2, "{list}");
     assert_eq!(rows[1]["state"], "running");
     assert_eq!(rows[1]["command"], format!("sleep {mark}"));
-    let (is_error, text, _) = exec(
-        &t,
-        &s,
-        json!({"action": "kill", "id": id2, "signal": "KILL"}),
-    )
-    .await;
+    let kill = json!({"action": "kill", "id": id2, "signal": "KILL"});
+    let (is_error, text, _) = e.call(kill).await;
     assert!(!is_error, "{text}");
     assert!(
         text.starts_with(&format!("job {id2}: sent SIGKILL to process group ")),
         "{text}"
     );
-    let (_, _, state) = exec(&t, &s, json!({"action": "wait", "id": id2})).await;
+    let (_, _, state) = e.call(json!({"action": "wait", "id": id2})).await;
     assert_eq!(state["state"], "killed by signal 9");
     assert_eq!(gone(&mark).await, Vec::<u32>::new());
 
-    let (is_error, text, _) = exec(&t, &s, json!({"action": "kill", "id": "99"})).await;
-    assert!(is_error);
-    assert_eq!(text, "no job '99' (list shows the jobs)");
-    let (is_error, text, _) = exec(
-        &t,
-        &s,
-        json!({"action": "kill", "id": id, "signal": "BOOM"}),
-    )
-    .await;
-    assert!(is_error);
-    assert_eq!(
-        text,
-        "kill: unknown signal 'BOOM' (accepted: TERM, KILL, INT, HUP, QUIT, USR1, USR2)"
-    );
+    for (args, expected) in [
+        (
+            json!({"action": "kill", "id": "99"}),
+            "no job '99' (list shows the jobs)",
+        ),
+        (
+            json!({"action": "kill", "id": id, "signal": "BOOM"}),
+            "kill: unknown signal 'BOOM' (accepted: TERM, KILL, INT, HUP, QUIT, USR1, USR2)",
+        ),
+    ] {
+        let (is_error, text, _) = e.call(args).await;
+        assert!(is_error);
+        assert_eq!(text, expected);
+    }
 }
 
 #[tokio::test]
 async fn dropping_the_tool_kills_running_jobs() {
     let s = Sandbox::new();
-    let t = tool(&s);
+    let e = Exec::new(&s);
     let mark = marker();
-    let (_, _, started) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "background": true, "command": format!("sleep {mark}")}),
-    )
-    .await;
+    let (_, _, started) = e.start(format!("sleep {mark}")).await;
     assert!(started["pid"].as_u64().unwrap() > 0);
     while processes_with(&mark).is_empty() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    drop(t);
+    drop(e);
     assert_eq!(gone(&mark).await, Vec::<u32>::new());
     let spool = std::fs::read_dir(s.base.join("spool")).unwrap().count();
     assert_eq!(spool, 0, "spools are removed with the jobs");
@@ -411,7 +380,7 @@ async fn dropping_the_tool_kills_running_jobs() {
 #[tokio::test]
 async fn bad_arguments_are_named() {
     let s = Sandbox::new();
-    let t = tool(&s);
+    let e = Exec::new(&s);
     for (args, expected) in [
         (json!({"action": "run"}), "run: missing field 'command'"),
         (
@@ -436,11 +405,11 @@ async fn bad_arguments_are_named() {
             "could not start 'definitely-not-a-program-xyz': No such file or directory (os error 2)",
         ),
     ] {
-        let (is_error, text, _) = exec(&t, &s, args.clone()).await;
+        let (is_error, text, _) = e.call(args.clone()).await;
         assert!(is_error, "{args}");
         assert_eq!(text, expected, "{args}");
     }
-    let (is_error, text, _) = exec(&t, &s, json!({"action": "launch"})).await;
+    let (is_error, text, _) = e.call(json!({"action": "launch"})).await;
     assert!(is_error);
     assert!(
         text.starts_with("invalid arguments: unknown variant `launch`"),
@@ -451,19 +420,15 @@ async fn bad_arguments_are_named() {
 #[tokio::test]
 async fn progress_carries_the_newest_line() {
     let s = Sandbox::new();
-    let t = tool(&s);
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let sink = seen.clone();
     let mut ctx = ToolContext::new(s.roots.clone());
     ctx.progress = mcp_local_tools::Progress::new(move |_, _, message| {
         sink.lock().unwrap().push(message.unwrap_or_default());
     });
-    let (is_error, _, _) = exec_with(
-        &t,
-        ctx,
-        json!({"action": "run", "command": "for i in 1 2 3; do echo step $i; sleep 0.4; done"}),
-    )
-    .await;
+    let steps =
+        json!({"action": "run", "command": "for i in 1 2 3; do echo step $i; sleep 0.4; done"});
+    let (is_error, _, _) = Exec::new(&s).call_in(ctx, steps).await;
     assert!(!is_error);
     let seen = seen.lock().unwrap().clone();
     assert!(!seen.is_empty());
@@ -474,27 +439,19 @@ async fn progress_carries_the_newest_line() {
 #[tokio::test]
 async fn help_lists_aliases_and_reading_actions() {
     let s = Sandbox::new();
-    let t = tool(&s);
-    let (is_error, text, _) = exec(&t, &s, json!({"action": "help"})).await;
+    let (is_error, text, _) = Exec::new(&s).call(json!({"action": "help"})).await;
     assert!(!is_error);
     assert!(
         text.starts_with("exec actions (fields in brackets are optional):\nrun {command,"),
         "{text}"
     );
-    assert!(
-        text.contains("(also called: exec) [can: run programs]\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains("(also called: logs) [can: state]\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains(
-            "list: the jobs of this server: id, state, pid, runtime, command. (also called: ps) [can: none]\n"
-        ),
-        "{text}"
-    );
+    for line in [
+        "(also called: exec) [can: run programs]\n",
+        "(also called: logs) [can: state]\n",
+        "list: the jobs of this server: id, state, pid, runtime, command. (also called: ps) [can: none]\n",
+    ] {
+        assert!(text.contains(line), "{text}");
+    }
     assert!(
         text.ends_with(
             "A grant of the whole tool (exec) gives: run programs, state.\n\
@@ -508,18 +465,13 @@ async fn help_lists_aliases_and_reading_actions() {
 #[tokio::test]
 async fn job_ids_are_only_the_printed_decimal() {
     let s = Sandbox::new();
-    let t = tool(&s);
-    let (_, _, started) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "background": true, "command": ["true"]}),
-    )
-    .await;
-    assert_eq!(started["id"], "1");
-    let (is_error, text, _) = exec(&t, &s, json!({"action": "wait", "id": "1"})).await;
+    let e = Exec::new(&s);
+    let (id, _, _) = e.start(json!(["true"])).await;
+    assert_eq!(id, "1");
+    let (is_error, text, _) = e.call(json!({"action": "wait", "id": "1"})).await;
     assert!(!is_error, "{text}");
     for id in ["01", "+1", " 1", "1 ", "1.0", ""] {
-        let (is_error, text, _) = exec(&t, &s, json!({"action": "output", "id": id})).await;
+        let (is_error, text, _) = e.call(json!({"action": "output", "id": id})).await;
         assert!(is_error, "{id:?} was taken for job 1: {text}");
         assert_eq!(
             text,
@@ -532,23 +484,12 @@ async fn job_ids_are_only_the_printed_decimal() {
 #[tokio::test]
 async fn tail_zero_is_an_empty_page_at_the_end() {
     let s = Sandbox::new();
-    let t = tool(&s);
-    let (_, _, started) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "background": true, "command": "echo one; echo two"}),
-    )
-    .await;
-    let id = started["id"].as_str().unwrap().to_owned();
-    let (_, text, state) = exec(
-        &t,
-        &s,
-        json!({"action": "wait", "id": id, "timeout_ms": 10_000}),
-    )
-    .await;
+    let e = Exec::new(&s);
+    let (id, _, _) = e.start("echo one; echo two").await;
+    let (text, state) = e.wait(id.as_str()).await;
     assert_eq!(state["exitCode"], 0, "{text}");
-    let (is_error, text, page) =
-        exec(&t, &s, json!({"action": "output", "id": id, "tail": 0})).await;
+    let tail = |n: u64| json!({"action": "output", "id": id, "tail": n});
+    let (is_error, text, page) = e.call(tail(0)).await;
     assert!(!is_error, "{text}");
     assert!(
         text.starts_with(&format!("[job {id}: exit code 0, ")),
@@ -557,34 +498,19 @@ async fn tail_zero_is_an_empty_page_at_the_end() {
     assert!(text.ends_with(" ms; output bytes 8-8 of 8]\n"), "{text}");
     assert_eq!(page["offset"], 8);
     assert_eq!(page["nextOffset"], 8);
-    let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id, "tail": 1})).await;
+    let (_, text, _) = e.call(tail(1)).await;
     assert!(text.starts_with("two\n[job "), "{text}");
 }
 
 #[tokio::test]
 async fn writing_to_a_finished_job_or_a_closed_stdin_is_an_error() {
     let s = Sandbox::new();
-    let t = tool(&s);
-    let (_, _, started) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "background": true, "command": ["true"]}),
-    )
-    .await;
-    let id = started["id"].as_str().unwrap().to_owned();
-    let (_, text, state) = exec(
-        &t,
-        &s,
-        json!({"action": "wait", "id": id, "timeout_ms": 10_000}),
-    )
-    .await;
+    let e = Exec::new(&s);
+    let (id, _, _) = e.start(json!(["true"])).await;
+    let (text, state) = e.wait(id.as_str()).await;
     assert_eq!(state["exitCode"], 0, "{text}");
-    let (is_error, text, _) = exec(
-        &t,
-        &s,
-        json!({"action": "write", "id": id, "text": "x".repeat(100_000)}),
-    )
-    .await;
+    let big_write = |id: &str| json!({"action": "write", "id": id, "text": "x".repeat(100_000)});
+    let (is_error, text, _) = e.call(big_write(&id)).await;
     assert!(is_error, "{text}");
     assert_eq!(
         text,
@@ -593,26 +519,16 @@ async fn writing_to_a_finished_job_or_a_closed_stdin_is_an_error() {
 
     // A running job that closed its stdin: the pipe is broken.
     let mark = marker();
-    let (_, _, started) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "background": true,
-               "command": format!("exec 0<&-; echo closed; sleep {mark}")}),
-    )
-    .await;
-    let id = started["id"].as_str().unwrap().to_owned();
+    let (id, _, _) = e
+        .start(format!("exec 0<&-; echo closed; sleep {mark}"))
+        .await;
     let mut seen = String::new();
     while !seen.contains("closed\n") {
-        let (_, text, _) = exec(&t, &s, json!({"action": "output", "id": id})).await;
+        let (_, text, _) = e.call(json!({"action": "output", "id": id})).await;
         seen.push_str(&text);
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let (is_error, text, _) = exec(
-        &t,
-        &s,
-        json!({"action": "write", "id": id, "text": "x".repeat(100_000)}),
-    )
-    .await;
+    let (is_error, text, _) = e.call(big_write(&id)).await;
     assert!(is_error, "{text}");
     assert_eq!(
         text,
@@ -620,10 +536,12 @@ async fn writing_to_a_finished_job_or_a_closed_stdin_is_an_error() {
             "job {id}: could not write to its stdin: Broken pipe (os error 32); the process closed it"
         )
     );
-    let (is_error, text, _) = exec(&t, &s, json!({"action": "write", "id": id, "text": "y"})).await;
+    let (is_error, text, _) = e
+        .call(json!({"action": "write", "id": id, "text": "y"}))
+        .await;
     assert!(is_error, "{text}");
     assert_eq!(text, format!("job {id}: stdin is closed"));
-    let (is_error, text, _) = exec(&t, &s, json!({"action": "kill", "id": id})).await;
+    let (is_error, text, _) = e.call(json!({"action": "kill", "id": id})).await;
     assert!(!is_error, "{text}");
     assert_eq!(gone(&mark).await, Vec::<u32>::new());
 }
@@ -711,8 +629,7 @@ async fn a_killed_servers_groups_and_spools_are_cleaned_by_the_next() {
     std::fs::write(spool.join(format!("{live}-1.log")), "its output\n").unwrap();
     std::fs::write(spool.join("notes.txt"), "not a spool\n").unwrap();
 
-    let t = tool(&s);
-    let (is_error, text, _) = exec(&t, &s, json!({"action": "list"})).await;
+    let (is_error, text, _) = Exec::new(&s).call(json!({"action": "list"})).await;
     assert!(!is_error, "{text}");
     assert_eq!(text, "no jobs\n");
     assert_eq!(left.wait().unwrap().signal(), Some(9));
@@ -743,13 +660,8 @@ async fn a_shell_jobs_group_record_lets_the_next_server_kill_it() {
     let s = Sandbox::new();
     let spool = s.base.join("spool");
     let mark = marker();
-    let first = tool(&s);
-    let (_, text, started) = exec(
-        &first,
-        &s,
-        json!({"action": "run", "background": true, "command": format!("sleep {mark}; true")}),
-    )
-    .await;
+    let first = Exec::new(&s);
+    let (_, text, started) = first.start(format!("sleep {mark}; true")).await;
     let pgid = started["pid"].as_u64().unwrap() as u32;
     shell_and_sleep(&mark).await;
     let me = std::process::id();
@@ -771,8 +683,7 @@ async fn a_shell_jobs_group_record_lets_the_next_server_kill_it() {
         )
         .unwrap();
     }
-    let next = tool(&s);
-    let (_, text, _) = exec(&next, &s, json!({"action": "list"})).await;
+    let (_, text, _) = Exec::new(&s).call(json!({"action": "list"})).await;
     assert_eq!(text, "no jobs\n");
     assert_eq!(
         gone(&mark).await,
@@ -785,41 +696,24 @@ async fn a_shell_jobs_group_record_lets_the_next_server_kill_it() {
 #[tokio::test]
 async fn calls_written_in_claude_codes_bash_vocabulary_succeed_and_ids_take_numbers() {
     let s = Sandbox::new();
-    let t = tool(&s);
-    let (is_error, text, _) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": "echo hi", "timeout": 5000, "description": "Say hi"}),
-    )
-    .await;
+    let e = Exec::new(&s);
+    let bash =
+        json!({"action": "run", "command": "echo hi", "timeout": 5000, "description": "Say hi"});
+    let (is_error, text, _) = e.call(bash).await;
     assert!(!is_error, "{text}");
     assert!(text.contains("--- stdout ---\nhi\n"), "{text}");
-    let (is_error, text, started) = exec(
-        &t,
-        &s,
-        json!({"action": "run", "command": "echo bg", "run_in_background": true}),
-    )
-    .await;
+    let in_background = json!({"action": "run", "command": "echo bg", "run_in_background": true});
+    let (is_error, text, started) = e.call(in_background).await;
     assert!(!is_error, "{text}");
     let id = started["id"].as_str().unwrap().to_owned();
     let number: u64 = id.parse().expect("a job id is a number in a string");
-    let (is_error, text, state) = exec(
-        &t,
-        &s,
-        json!({"action": "wait", "id": number, "timeout_ms": 10_000}),
-    )
-    .await;
-    assert!(!is_error, "{text}");
+    let (text, state) = e.wait(number).await;
     assert_eq!(state["running"], false, "{text}");
-    let (is_error, text, _) = exec(
-        &t,
-        &s,
-        json!({"action": "output", "id": number, "offset": 0}),
-    )
-    .await;
+    let output = json!({"action": "output", "id": number, "offset": 0});
+    let (is_error, text, _) = e.call(output).await;
     assert!(!is_error, "{text}");
     assert!(text.contains("bg\n"), "{text}");
-    let (is_error, text, _) = exec(&t, &s, json!({"action": "output", "id": 1.5})).await;
+    let (is_error, text, _) = e.call(json!({"action": "output", "id": 1.5})).await;
     assert!(is_error);
     assert!(text.contains("invalid id 1.5"), "{text}");
 }

@@ -1,70 +1,34 @@
 //! Every `fs` action on real files in a temporary folder, asserting the
 //! exact output.
 
-use crate::common::{Sandbox, fs};
+use crate::common::{Sandbox, assert_outside_roots, call_result, cases, changes, err, fs, ok};
 use serde_json::json;
-
-fn ok(text: &str) -> (bool, String) {
-    (false, text.to_owned())
-}
-
-fn err(text: &str) -> (bool, String) {
-    (true, text.to_owned())
-}
 
 #[tokio::test]
 async fn read_whole_file() {
-    let s = Sandbox::new();
-    s.write("a.txt", "one\ntwo\nthree\n");
+    let s = Sandbox::with_files(&[("a.txt", "one\ntwo\nthree\n")]);
     assert_eq!(
         fs(&s.roots, json!({"action": "read", "path": "a.txt"})).await,
         ok("one\ntwo\nthree\n")
     );
 }
 
+/// A page of lines, numbered or not; what is not a text file is named.
 #[tokio::test]
-async fn read_offset_limit_and_numbers() {
-    let s = Sandbox::new();
-    s.write("a.txt", "one\ntwo\nthree\nfour\n");
-    let r = fs(
-        &s.roots,
-        json!({"action": "read", "path": "a.txt", "offset": 1, "limit": 2, "line_numbers": true}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        ok("     2\ttwo\n     3\tthree\n[lines 2-3 of 4; continue with offset=3]\n")
-    );
-    let r = fs(
-        &s.roots,
-        json!({"action": "read", "path": "a.txt", "offset": 3}),
-    )
-    .await;
-    assert_eq!(r, ok("four\n"));
-    let r = fs(
-        &s.roots,
-        json!({"action": "read", "path": "a.txt", "offset": 9}),
-    )
-    .await;
-    assert_eq!(r, ok("[offset 9 is past the end: the file has 4 lines]\n"));
-}
-
-#[tokio::test]
-async fn read_refuses_binary_and_directories() {
-    let s = Sandbox::new();
+async fn read_pages_by_line_and_refuses_what_is_not_text() {
+    let s = Sandbox::with_files(&[("a.txt", "one\ntwo\nthree\nfour\n")]);
     std::fs::write(s.root.join("b.bin"), b"\x00\x01\x02rest").unwrap();
     std::fs::create_dir(s.root.join("d")).unwrap();
-    let r = fs(&s.roots, json!({"action": "read", "path": "b.bin"})).await;
-    assert_eq!(
-        r,
-        err("path 'b.bin': binary file (7 bytes), not shown as text")
-    );
-    let r = fs(&s.roots, json!({"action": "read", "path": "d"})).await;
-    assert_eq!(r, err("path 'd': is a directory (use action list)"));
-    let r = fs(&s.roots, json!({"action": "read", "path": "missing.txt"})).await;
-    assert_eq!(r, err("path 'missing.txt': no such file or directory"));
-    let r = fs(&s.roots, json!({"action": "read"})).await;
-    assert_eq!(r, err("read: missing field 'path'"));
+    let cases = cases![
+        {"action": "read", "path": "a.txt", "offset": 1, "limit": 2, "line_numbers": true} => ok("     2\ttwo\n     3\tthree\n[lines 2-3 of 4; continue with offset=3]\n"),
+        {"action": "read", "path": "a.txt", "offset": 3} => ok("four\n"),
+        {"action": "read", "path": "a.txt", "offset": 9} => ok("[offset 9 is past the end: the file has 4 lines]\n"),
+        {"action": "read", "path": "b.bin"} => err("path 'b.bin': binary file (7 bytes), not shown as text"),
+        {"action": "read", "path": "d"} => err("path 'd': is a directory (use action list)"),
+        {"action": "read", "path": "missing.txt"} => err("path 'missing.txt': no such file or directory"),
+        {"action": "read"} => err("read: missing field 'path'"),
+    ];
+    s.tool("fs").answers(cases).await;
 }
 
 #[tokio::test]
@@ -72,13 +36,7 @@ async fn read_image_as_image_content() {
     let s = Sandbox::new();
     let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
     std::fs::write(s.root.join("p.png"), png).unwrap();
-    let toolbox = mcp_local_tools::Toolbox::with_default_tools();
-    let args = json!({"action": "read", "path": "p.png"});
-    let ctx = mcp_local_tools::ToolContext::new(s.roots.clone());
-    let result = toolbox
-        .call("fs", args.as_object().unwrap().clone(), ctx)
-        .await
-        .unwrap();
+    let result = call_result("fs", &s.roots, json!({"action": "read", "path": "p.png"})).await;
     let value = serde_json::to_value(&result).unwrap();
     assert_eq!(
         value,
@@ -89,156 +47,109 @@ async fn read_image_as_image_content() {
 #[tokio::test]
 async fn write_creates_parents_and_replaces() {
     let s = Sandbox::new();
-    let r = fs(
-        &s.roots,
-        json!({"action": "write", "path": "new/dir/a.txt", "content": "hello\n"}),
-    )
-    .await;
-    assert_eq!(r, ok("wrote new/dir/a.txt (6 bytes, a new file)"));
+    let fs = s.tool("fs");
+    let write =
+        |content: &str| json!({"action": "write", "path": "new/dir/a.txt", "content": content});
+    assert_eq!(
+        fs.call(write("hello\n")).await,
+        ok("wrote new/dir/a.txt (6 bytes, a new file)")
+    );
     assert_eq!(s.read("new/dir/a.txt"), "hello\n");
-    let r = fs(
-        &s.roots,
-        json!({"action": "write", "path": "new/dir/a.txt", "content": "bye"}),
-    )
-    .await;
-    assert_eq!(r, ok("wrote new/dir/a.txt (3 bytes, replaced the file)"));
+    assert_eq!(
+        fs.call(write("bye")).await,
+        ok("wrote new/dir/a.txt (3 bytes, replaced the file)")
+    );
     assert_eq!(s.read("new/dir/a.txt"), "bye");
-    let r = fs(
-        &s.roots,
-        json!({"action": "write", "path": "new", "content": "x"}),
-    )
-    .await;
-    assert_eq!(r, err("path 'new': is a directory"));
+    assert_eq!(
+        fs.call(json!({"action": "write", "path": "new", "content": "x"}))
+            .await,
+        err("path 'new': is a directory")
+    );
 }
 
+/// An edit or a multi_edit changes the file only when every edit applies
+/// once (or `replace_all`); its answer is the diff, or says why the file
+/// is unchanged.
 #[tokio::test]
-async fn edit_unique_returns_diff() {
-    let s = Sandbox::new();
-    s.write("a.rs", "fn main() {\n    println!(\"hi\");\n}\n");
-    let r = fs(
-        &s.roots,
-        json!({"action": "edit", "path": "a.rs", "old_text": "\"hi\"", "new_text": "\"hello\""}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        ok(
-            "edited a.rs: 1 replacement\n--- a/a.rs\n+++ b/a.rs\n@@ -1,3 +1,3 @@\n fn main() {\n-    println!(\"hi\");\n+    println!(\"hello\");\n }\n"
-        )
-    );
-    assert_eq!(s.read("a.rs"), "fn main() {\n    println!(\"hello\");\n}\n");
-}
-
-#[tokio::test]
-async fn edit_non_unique_fails_and_changes_nothing() {
-    let s = Sandbox::new();
-    s.write("a.txt", "x = 1\nx = 1\n");
-    let r = fs(
-        &s.roots,
-        json!({"action": "edit", "path": "a.txt", "old_text": "x = 1", "new_text": "x = 2"}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        err(
-            "edit a.txt: old_text occurs 2 times; add context to make it unique or pass replace_all: true; file unchanged"
-        )
-    );
-    assert_eq!(s.read("a.txt"), "x = 1\nx = 1\n");
-    let r = fs(&s.roots, json!({"action": "edit", "path": "a.txt", "old_text": "x = 1", "new_text": "x = 2", "replace_all": true})).await;
-    assert_eq!(
-        r,
-        ok(
-            "edited a.txt: 2 replacements\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-x = 1\n-x = 1\n+x = 2\n+x = 2\n"
-        )
-    );
-    assert_eq!(s.read("a.txt"), "x = 2\nx = 2\n");
-}
-
-#[tokio::test]
-async fn edit_missing_text_fails() {
-    let s = Sandbox::new();
-    s.write("a.txt", "abc\n");
-    let r = fs(
-        &s.roots,
-        json!({"action": "edit", "path": "a.txt", "old_text": "zzz", "new_text": "y"}),
-    )
-    .await;
-    assert_eq!(r, err("edit a.txt: old_text not found; file unchanged"));
-    assert_eq!(s.read("a.txt"), "abc\n");
+async fn edits_change_the_file_only_when_every_edit_applies() {
+    let cases = [
+        (
+            "a.rs",
+            Some("fn main() {\n    println!(\"hi\");\n}\n"),
+            json!({"action": "edit", "path": "a.rs", "old_text": "\"hi\"", "new_text": "\"hello\""}),
+            ok(
+                "edited a.rs: 1 replacement\n--- a/a.rs\n+++ b/a.rs\n@@ -1,3 +1,3 @@\n fn main() {\n-    println!(\"hi\");\n+    println!(\"hello\");\n }\n",
+            ),
+            Some("fn main() {\n    println!(\"hello\");\n}\n"),
+        ),
+        (
+            "a.txt",
+            Some("x = 1\nx = 1\n"),
+            json!({"action": "edit", "path": "a.txt", "old_text": "x = 1", "new_text": "x = 2"}),
+            err(
+                "edit a.txt: old_text occurs 2 times; add context to make it unique or pass replace_all: true; file unchanged",
+            ),
+            Some("x = 1\nx = 1\n"),
+        ),
+        (
+            "a.txt",
+            Some("x = 1\nx = 1\n"),
+            json!({"action": "edit", "path": "a.txt", "old_text": "x = 1", "new_text": "x = 2", "replace_all": true}),
+            ok(
+                "edited a.txt: 2 replacements\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-x = 1\n-x = 1\n+x = 2\n+x = 2\n",
+            ),
+            Some("x = 2\nx = 2\n"),
+        ),
+        (
+            "a.txt",
+            Some("abc\n"),
+            json!({"action": "edit", "path": "a.txt", "old_text": "zzz", "new_text": "y"}),
+            err("edit a.txt: old_text not found; file unchanged"),
+            Some("abc\n"),
+        ),
+        (
+            "a.txt",
+            Some("alpha\nbeta\ngamma\n"),
+            json!({"action": "multi_edit", "path": "a.txt", "edits": [
+                {"old_text": "alpha", "new_text": "ALPHA"},
+                {"old_text": "gamma", "new_text": "GAMMA"}
+            ]}),
+            ok(
+                "edited a.txt: 2 replacements\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n-alpha\n+ALPHA\n beta\n-gamma\n+GAMMA\n",
+            ),
+            Some("ALPHA\nbeta\nGAMMA\n"),
+        ),
+        (
+            "a.txt",
+            Some("alpha\nbeta\ngamma\n"),
+            json!({"action": "multi_edit", "path": "a.txt", "edits": [
+                {"old_text": "alpha", "new_text": "ALPHA"},
+                {"old_text": "delta", "new_text": "DELTA"},
+                {"old_text": "gamma", "new_text": "GAMMA"}
+            ]}),
+            err("edit 2 of 3 on a.txt: old_text not found; file unchanged"),
+            Some("alpha\nbeta\ngamma\n"),
+        ),
+    ];
+    changes("fs", cases).await;
 }
 
 #[cfg(unix)]
 #[tokio::test]
 async fn edit_keeps_permissions() {
     use std::os::unix::fs::PermissionsExt as _;
-    let s = Sandbox::new();
-    s.write("run.sh", "echo a\n");
-    std::fs::set_permissions(
-        s.root.join("run.sh"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    let r = fs(
-        &s.roots,
-        json!({"action": "edit", "path": "run.sh", "old_text": "a", "new_text": "b"}),
-    )
-    .await;
-    assert!(!r.0, "{}", r.1);
-    let mode = std::fs::metadata(s.root.join("run.sh"))
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o777;
+    let s = Sandbox::with_files(&[("run.sh", "echo a\n")]);
+    let run = s.root.join("run.sh");
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let edit = json!({"action": "edit", "path": "run.sh", "old_text": "a", "new_text": "b"});
+    s.tool("fs").succeeds(edit).await;
+    let mode = std::fs::metadata(&run).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o755);
 }
 
 #[tokio::test]
-async fn multi_edit_all_applied() {
-    let s = Sandbox::new();
-    s.write("a.txt", "alpha\nbeta\ngamma\n");
-    let r = fs(
-        &s.roots,
-        json!({"action": "multi_edit", "path": "a.txt", "edits": [
-            {"old_text": "alpha", "new_text": "ALPHA"},
-            {"old_text": "gamma", "new_text": "GAMMA"}
-        ]}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        ok(
-            "edited a.txt: 2 replacements\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n-alpha\n+ALPHA\n beta\n-gamma\n+GAMMA\n"
-        )
-    );
-    assert_eq!(s.read("a.txt"), "ALPHA\nbeta\nGAMMA\n");
-}
-
-#[tokio::test]
-async fn multi_edit_one_bad_edit_changes_nothing() {
-    let s = Sandbox::new();
-    s.write("a.txt", "alpha\nbeta\ngamma\n");
-    let r = fs(
-        &s.roots,
-        json!({"action": "multi_edit", "path": "a.txt", "edits": [
-            {"old_text": "alpha", "new_text": "ALPHA"},
-            {"old_text": "delta", "new_text": "DELTA"},
-            {"old_text": "gamma", "new_text": "GAMMA"}
-        ]}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        err("edit 2 of 3 on a.txt: old_text not found; file unchanged")
-    );
-    assert_eq!(s.read("a.txt"), "alpha\nbeta\ngamma\n");
-}
-
-#[tokio::test]
 async fn patch_applies_unified_diff_to_two_files() {
-    let s = Sandbox::new();
-    s.write("a.txt", "one\ntwo\nthree\n");
-    s.write("sub/b.txt", "x\ny\n");
+    let s = Sandbox::with_files(&[("a.txt", "one\ntwo\nthree\n"), ("sub/b.txt", "x\ny\n")]);
     let diff = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n--- a/sub/b.txt\n+++ b/sub/b.txt\n@@ -1,2 +1,3 @@\n x\n y\n+z\n";
     let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
     assert_eq!(r, ok("patched a.txt (+1 -1)\npatched sub/b.txt (+1 -0)\n"));
@@ -248,12 +159,12 @@ async fn patch_applies_unified_diff_to_two_files() {
 
 #[tokio::test]
 async fn patch_with_a_bad_hunk_changes_nothing() {
-    let s = Sandbox::new();
-    s.write("a.txt", "one\ntwo\nthree\n");
-    s.write("b.txt", "x\ny\n");
+    let s = Sandbox::with_files(&[("a.txt", "one\ntwo\nthree\n"), ("b.txt", "x\ny\n")]);
     let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n x\n-not there\n+z\n";
-    let (is_error, text) = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
-    assert!(is_error);
+    let text = s
+        .tool("fs")
+        .fails(json!({"action": "patch", "diff": diff}))
+        .await;
     assert!(text.starts_with("patch: b.txt: "), "{text}");
     assert!(text.ends_with("; no file changed"), "{text}");
     assert_eq!(s.read("a.txt"), "one\ntwo\nthree\n");
@@ -261,325 +172,205 @@ async fn patch_with_a_bad_hunk_changes_nothing() {
 }
 
 #[tokio::test]
-async fn patch_creates_a_new_file() {
-    let s = Sandbox::new();
-    let diff = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n";
-    let r = fs(&s.roots, json!({"action": "patch", "diff": diff})).await;
-    assert_eq!(r, ok("patched new.txt (+2 -0)\n"));
-    assert_eq!(s.read("new.txt"), "hello\nworld\n");
-}
-
-#[tokio::test]
 async fn list_directory() {
-    let s = Sandbox::new();
-    s.write("b.txt", "");
-    s.write("a/inner.txt", "");
+    let s = Sandbox::with_files(&[("b.txt", ""), ("a/inner.txt", "")]);
     std::os::unix::fs::symlink("b.txt", s.root.join("c")).unwrap();
-    assert_eq!(
-        fs(&s.roots, json!({"action": "list"})).await,
-        ok("a/\nb.txt\nc -> b.txt\n")
-    );
-    let r = fs(&s.roots, json!({"action": "list", "offset": 1, "limit": 1})).await;
-    assert_eq!(r, ok("b.txt\n[entries 2-2 of 3; continue with offset=2]\n"));
-    assert_eq!(
-        fs(&s.roots, json!({"action": "list", "path": "a"})).await,
-        ok("inner.txt\n")
-    );
+    let fs = s.tool("fs");
+    let cases = cases![
+        {"action": "list"} => ok("a/\nb.txt\nc -> b.txt\n"),
+        {"action": "list", "offset": 1, "limit": 1} => ok("b.txt\n[entries 2-2 of 3; continue with offset=2]\n"),
+        {"action": "list", "path": "a"} => ok("inner.txt\n"),
+    ];
+    fs.answers(cases).await;
     std::fs::create_dir(s.root.join("empty")).unwrap();
-    assert_eq!(
-        fs(&s.roots, json!({"action": "list", "path": "empty"})).await,
-        ok("[empty directory]\n")
-    );
-    let r = fs(&s.roots, json!({"action": "list", "path": "b.txt"})).await;
-    assert_eq!(r, err("path 'b.txt': not a directory"));
+    let cases = cases![
+        {"action": "list", "path": "empty"} => ok("[empty directory]\n"),
+        {"action": "list", "path": "b.txt"} => err("path 'b.txt': not a directory"),
+    ];
+    fs.answers(cases).await;
 }
 
 #[tokio::test]
 async fn tree_honours_gitignore_and_depth() {
-    let s = Sandbox::new();
-    s.write(".gitignore", "target/\n*.log\n");
-    s.write("src/lib.rs", "");
-    s.write("src/deep/er/x.rs", "");
-    s.write("target/debug/out", "");
-    s.write("run.log", "");
-    s.write("README.md", "");
-    s.write(".git/HEAD", "ref: refs/heads/main\n");
-    let r = fs(&s.roots, json!({"action": "tree", "depth": 2})).await;
-    assert_eq!(r, ok("./\n  README.md\n  src/\n    deep/\n    lib.rs\n"));
-    let r = fs(
-        &s.roots,
-        json!({"action": "tree", "hidden": true, "depth": 1}),
-    )
-    .await;
-    assert_eq!(r, ok("./\n  .gitignore\n  README.md\n  src/\n"));
-    let r = fs(&s.roots, json!({"action": "tree", "limit": 2})).await;
-    assert_eq!(
-        r,
-        ok("./\n  README.md\n  src/\n[entries 1-2 shown, more exist; continue with offset=2]\n")
-    );
+    let s = Sandbox::with_files(&[
+        (".gitignore", "target/\n*.log\n"),
+        ("src/lib.rs", ""),
+        ("src/deep/er/x.rs", ""),
+        ("target/debug/out", ""),
+        ("run.log", ""),
+        ("README.md", ""),
+        (".git/HEAD", "ref: refs/heads/main\n"),
+    ]);
+    let cases = cases![
+        {"action": "tree", "depth": 2} => ok("./\n  README.md\n  src/\n    deep/\n    lib.rs\n"),
+        {"action": "tree", "hidden": true, "depth": 1} => ok("./\n  .gitignore\n  README.md\n  src/\n"),
+        {"action": "tree", "limit": 2} => ok("./\n  README.md\n  src/\n[entries 1-2 shown, more exist; continue with offset=2]\n"),
+    ];
+    s.tool("fs").answers(cases).await;
 }
 
 #[tokio::test]
 async fn find_by_glob() {
-    let s = Sandbox::new();
-    s.write("src/lib.rs", "");
-    s.write("src/fs/mod.rs", "");
-    s.write("docs/a.md", "");
-    let r = fs(&s.roots, json!({"action": "find", "pattern": "*.rs"})).await;
-    assert_eq!(r, ok("src/fs/mod.rs\nsrc/lib.rs\n"));
-    let r = fs(&s.roots, json!({"action": "find", "pattern": "src/*.rs"})).await;
-    assert_eq!(r, ok("src/lib.rs\n"));
-    let r = fs(
-        &s.roots,
-        json!({"action": "find", "pattern": "**/*.rs", "path": "src", "limit": 1}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        ok("src/fs/mod.rs\n[paths 1-1 shown, more exist; continue with offset=1]\n")
-    );
-    let r = fs(&s.roots, json!({"action": "find", "pattern": "*.py"})).await;
-    assert_eq!(r, ok("[no match for *.py]\n"));
+    let s = Sandbox::with_files(&[("src/lib.rs", ""), ("src/fs/mod.rs", ""), ("docs/a.md", "")]);
+    let cases = cases![
+        {"action": "find", "pattern": "*.rs"} => ok("src/fs/mod.rs\nsrc/lib.rs\n"),
+        {"action": "find", "pattern": "src/*.rs"} => ok("src/lib.rs\n"),
+        {"action": "find", "pattern": "**/*.rs", "path": "src", "limit": 1} => ok("src/fs/mod.rs\n[paths 1-1 shown, more exist; continue with offset=1]\n"),
+        {"action": "find", "pattern": "*.py"} => ok("[no match for *.py]\n"),
+    ];
+    s.tool("fs").answers(cases).await;
 }
 
 #[tokio::test]
-async fn search_regex_literal_context_and_paging() {
-    let s = Sandbox::new();
-    s.write("a.txt", "zero\nfoo one\ntwo\nthree\nfoo four\n");
-    s.write("b/c.rs", "let foo = 1;\n");
-    s.write(".gitignore", "ignored.txt\n");
-    s.write("ignored.txt", "foo hidden by gitignore\n");
-    let r = fs(&s.roots, json!({"action": "search", "pattern": "fo+ \\w+"})).await;
-    assert_eq!(r, ok("a.txt:2:foo one\na.txt:5:foo four\n"));
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "foo", "context": 1}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        ok(
-            "a.txt-1-zero\na.txt:2:foo one\na.txt-3-two\na.txt-4-three\na.txt:5:foo four\n--\nb/c.rs:1:let foo = 1;\n"
-        )
-    );
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "FOO", "ignore_case": true, "glob": "*.rs"}),
-    )
-    .await;
-    assert_eq!(r, ok("b/c.rs:1:let foo = 1;\n"));
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "foo (", "literal": true}),
-    )
-    .await;
-    assert_eq!(r, ok("[no match for foo (]\n"));
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "foo", "limit": 2}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        ok("a.txt:2:foo one\na.txt:5:foo four\n[matches 1-2 of 3; continue with offset=2]\n")
-    );
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "foo", "offset": 2}),
-    )
-    .await;
-    assert_eq!(r, ok("b/c.rs:1:let foo = 1;\n"));
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "foo", "limit": 1, "offset": 1, "context": 1}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        ok("a.txt-4-three\na.txt:5:foo four\n[matches 2-2 of 3; continue with offset=2]\n")
-    );
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "foo", "path": "b/c.rs"}),
-    )
-    .await;
-    assert_eq!(r, ok("b/c.rs:1:let foo = 1;\n"));
-    let r = fs(&s.roots, json!({"action": "search", "pattern": "("})).await;
-    assert!(r.0 && r.1.starts_with("search: bad pattern: "), "{}", r.1);
+async fn search_regex_literal_context_and_pages_across_and_within_files() {
+    let s = Sandbox::with_files(&[
+        ("a.txt", "zero\nfoo one\ntwo\nthree\nfoo four\n"),
+        ("b/c.rs", "let foo = 1;\n"),
+        (".gitignore", "ignored.txt\n"),
+        ("ignored.txt", "foo hidden by gitignore\n"),
+        ("many.txt", "hit 1\nhit 2\nhit 3\nhit 4\nhit 5\n"),
+    ]);
+    let cases = cases![
+        {"action": "search", "pattern": "fo+ \\w+"} => ok("a.txt:2:foo one\na.txt:5:foo four\n"),
+        {"action": "search", "pattern": "foo", "context": 1} => ok("a.txt-1-zero\na.txt:2:foo one\na.txt-3-two\na.txt-4-three\na.txt:5:foo four\n--\nb/c.rs:1:let foo = 1;\n"),
+        {"action": "search", "pattern": "FOO", "ignore_case": true, "glob": "*.rs"} => ok("b/c.rs:1:let foo = 1;\n"),
+        {"action": "search", "pattern": "foo (", "literal": true} => ok("[no match for foo (]\n"),
+        {"action": "search", "pattern": "foo", "limit": 2} => ok("a.txt:2:foo one\na.txt:5:foo four\n[matches 1-2 of 3; continue with offset=2]\n"),
+        {"action": "search", "pattern": "foo", "offset": 2} => ok("b/c.rs:1:let foo = 1;\n"),
+        {"action": "search", "pattern": "foo", "limit": 1, "offset": 1, "context": 1} => ok("a.txt-4-three\na.txt:5:foo four\n[matches 2-2 of 3; continue with offset=2]\n"),
+        {"action": "search", "pattern": "foo", "path": "b/c.rs"} => ok("b/c.rs:1:let foo = 1;\n"),
+        // Pages within one file.
+        {"action": "search", "pattern": "hit", "limit": 2} => ok("many.txt:1:hit 1\nmany.txt:2:hit 2\n[matches 1-2 of 5; continue with offset=2]\n"),
+        {"action": "search", "pattern": "hit", "limit": 2, "offset": 2} => ok("many.txt:3:hit 3\nmany.txt:4:hit 4\n[matches 3-4 of 5; continue with offset=4]\n"),
+        {"action": "search", "pattern": "hit", "offset": 4} => ok("many.txt:5:hit 5\n"),
+    ];
+    let fs = s.tool("fs");
+    fs.answers(cases).await;
+    let text = fs.fails(json!({"action": "search", "pattern": "("})).await;
+    assert!(text.starts_with("search: bad pattern: "), "{text}");
 }
 
 #[tokio::test]
 async fn info_file_dir_symlink() {
-    let s = Sandbox::new();
-    s.write("a.txt", "12345");
+    use std::os::unix::fs::PermissionsExt as _;
+    let s = Sandbox::with_files(&[("a.txt", "12345")]);
     std::fs::create_dir(s.root.join("d")).unwrap();
     std::os::unix::fs::symlink("a.txt", s.root.join("l")).unwrap();
-    let set = |p: &str| {
-        let f = std::fs::File::options()
-            .write(true)
-            .open(s.root.join(p))
-            .unwrap();
-        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_764_460_800))
-            .unwrap();
-    };
-    set("a.txt");
-    use std::os::unix::fs::PermissionsExt as _;
+    let file = std::fs::File::options()
+        .write(true)
+        .open(s.root.join("a.txt"))
+        .unwrap();
+    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_764_460_800))
+        .unwrap();
     std::fs::set_permissions(s.root.join("a.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
-    let r = fs(&s.roots, json!({"action": "info", "path": "a.txt"})).await;
+    let fs = s.tool("fs");
     assert_eq!(
-        r,
+        fs.call(json!({"action": "info", "path": "a.txt"})).await,
         ok(
             "path: a.txt\ntype: file\nsize: 5 bytes\nmodified: 2025-11-30T00:00:00Z\npermissions: 640\n"
         )
     );
-    let (is_error, text) = fs(&s.roots, json!({"action": "info", "path": "d"})).await;
-    assert!(!is_error);
-    assert!(text.starts_with("path: d\ntype: directory\n"), "{text}");
-    let (is_error, text) = fs(&s.roots, json!({"action": "info", "path": "l"})).await;
-    assert!(!is_error);
-    assert!(
-        text.starts_with("path: l\ntype: symlink -> a.txt\n"),
-        "{text}"
-    );
+    for (path, start) in [
+        ("d", "path: d\ntype: directory\n"),
+        ("l", "path: l\ntype: symlink -> a.txt\n"),
+    ] {
+        let text = fs.succeeds(json!({"action": "info", "path": path})).await;
+        assert!(text.starts_with(start), "{text}");
+    }
 }
 
 #[tokio::test]
 async fn mkdir_creates_parents() {
-    let s = Sandbox::new();
-    let r = fs(&s.roots, json!({"action": "mkdir", "path": "x/y/z"})).await;
-    assert_eq!(r, ok("created directory x/y/z"));
+    let s = Sandbox::with_files(&[("f", "")]);
+    let cases = cases![
+        {"action": "mkdir", "path": "x/y/z"} => ok("created directory x/y/z"),
+        {"action": "mkdir", "path": "x/y"} => ok("directory x/y already exists"),
+        {"action": "mkdir", "path": "f"} => err("path 'f': already exists"),
+    ];
+    s.tool("fs").answers(cases).await;
     assert!(s.root.join("x/y/z").is_dir());
-    let r = fs(&s.roots, json!({"action": "mkdir", "path": "x/y"})).await;
-    assert_eq!(r, ok("directory x/y already exists"));
-    s.write("f", "");
-    let r = fs(&s.roots, json!({"action": "mkdir", "path": "f"})).await;
-    assert_eq!(r, err("path 'f': already exists"));
 }
 
 #[tokio::test]
 async fn mv_refuses_overwrite_unless_asked() {
-    let s = Sandbox::new();
-    s.write("a.txt", "A");
-    s.write("b.txt", "B");
-    let r = fs(
-        &s.roots,
-        json!({"action": "mv", "path": "a.txt", "to": "b.txt"}),
-    )
-    .await;
+    let s = Sandbox::with_files(&[("a.txt", "A"), ("b.txt", "B")]);
+    let fs = s.tool("fs");
     assert_eq!(
-        r,
+        fs.call(json!({"action": "mv", "path": "a.txt", "to": "b.txt"}))
+            .await,
         err("path 'b.txt': already exists (pass overwrite: true to replace it)")
     );
     assert_eq!(s.read("b.txt"), "B");
-    let r = fs(
-        &s.roots,
-        json!({"action": "mv", "path": "a.txt", "to": "b.txt", "overwrite": true}),
-    )
-    .await;
-    assert_eq!(r, ok("moved a.txt to b.txt"));
+    let overwrite = json!({"action": "mv", "path": "a.txt", "to": "b.txt", "overwrite": true});
+    assert_eq!(fs.call(overwrite).await, ok("moved a.txt to b.txt"));
     assert_eq!(s.read("b.txt"), "A");
     assert!(!s.root.join("a.txt").exists());
-    let r = fs(
-        &s.roots,
-        json!({"action": "mv", "path": "b.txt", "to": "new/dir/c.txt"}),
-    )
-    .await;
-    assert_eq!(r, ok("moved b.txt to new/dir/c.txt"));
+    let into_new = json!({"action": "mv", "path": "b.txt", "to": "new/dir/c.txt"});
+    assert_eq!(fs.call(into_new).await, ok("moved b.txt to new/dir/c.txt"));
     assert_eq!(s.read("new/dir/c.txt"), "A");
-    let r = fs(
-        &s.roots,
-        json!({"action": "mv", "path": "new/dir/c.txt", "to": "../outside/c.txt"}),
-    )
-    .await;
-    assert!(r.0 && r.1.contains("outside the roots"), "{}", r.1);
+    let out = json!({"action": "mv", "path": "new/dir/c.txt", "to": "../outside/c.txt"});
+    assert_outside_roots(&fs.call(out).await);
 }
 
 #[tokio::test]
 async fn rm_file_link_and_directory() {
-    let s = Sandbox::new();
-    s.write("a.txt", "A");
-    s.write("d/inner.txt", "");
-    std::os::unix::fs::symlink(s.base.join("outside/secret.txt"), s.root.join("link")).unwrap();
+    let s = Sandbox::with_files(&[("a.txt", "A"), ("d/inner.txt", "")]);
+    s.link("outside/secret.txt", "link");
+    let fs = s.tool("fs");
+    // Each removal, its answer, and a path (under the base) that is then
+    // there or gone.
+    for (args, answer, (path, there)) in [
+        (
+            json!({"action": "rm", "path": "a.txt"}),
+            ok("removed a.txt"),
+            ("root/a.txt", false),
+        ),
+        (
+            json!({"action": "rm", "path": "d"}),
+            err("path 'd': is a directory (pass recursive: true to remove it and its contents)"),
+            ("root/d/inner.txt", true),
+        ),
+        (
+            json!({"action": "rm", "path": "d", "recursive": true}),
+            ok("removed directory d and its contents"),
+            ("root/d", false),
+        ),
+        // Removing a link removes the link, never its target outside.
+        (
+            json!({"action": "rm", "path": "link"}),
+            ok("removed link"),
+            ("outside/secret.txt", true),
+        ),
+    ] {
+        assert_eq!(fs.call(args.clone()).await, answer, "{args}");
+        assert_eq!(s.base.join(path).exists(), there, "{args}: {path}");
+    }
     assert_eq!(
-        fs(&s.roots, json!({"action": "rm", "path": "a.txt"})).await,
-        ok("removed a.txt")
+        fs.call(json!({"action": "rm", "path": ".", "recursive": true}))
+            .await,
+        err("path '.': is a root; roots cannot be removed")
     );
-    assert!(!s.root.join("a.txt").exists());
-    let r = fs(&s.roots, json!({"action": "rm", "path": "d"})).await;
-    assert_eq!(
-        r,
-        err("path 'd': is a directory (pass recursive: true to remove it and its contents)")
-    );
-    assert!(s.root.join("d/inner.txt").exists());
-    let r = fs(
-        &s.roots,
-        json!({"action": "rm", "path": "d", "recursive": true}),
-    )
-    .await;
-    assert_eq!(r, ok("removed directory d and its contents"));
-    assert!(!s.root.join("d").exists());
-    // Removing a link removes the link, never its target outside.
-    assert_eq!(
-        fs(&s.roots, json!({"action": "rm", "path": "link"})).await,
-        ok("removed link")
-    );
-    assert!(s.base.join("outside/secret.txt").exists());
-    let r = fs(
-        &s.roots,
-        json!({"action": "rm", "path": ".", "recursive": true}),
-    )
-    .await;
-    assert_eq!(r, err("path '.': is a root; roots cannot be removed"));
 }
 
 #[tokio::test]
 async fn help_and_bad_arguments() {
     let s = Sandbox::new();
-    let (is_error, text) = fs(&s.roots, json!({"action": "help"})).await;
-    assert!(!is_error);
-    assert!(text.starts_with("fs actions (fields in brackets are optional):\nread {path, [limit], [line_numbers], [offset], [tail]}"), "{text}");
-    let (is_error, text) = fs(&s.roots, json!({"action": "explode"})).await;
-    assert!(is_error);
-    assert!(
-        text.starts_with("invalid arguments: unknown variant `explode`"),
-        "{text}"
-    );
-    let (is_error, text) = fs(&s.roots, json!({"action": "read", "path": "a", "bogus": 1})).await;
-    assert!(is_error);
-    assert_eq!(
-        text,
-        "read: unknown field `bogus`, expected one of `file_path`, `path`, `offset`, `head`, `limit`, `tail`, `line_numbers`"
-    );
-}
-
-#[tokio::test]
-async fn search_pages_within_one_file() {
-    let s = Sandbox::new();
-    s.write("many.txt", "hit 1\nhit 2\nhit 3\nhit 4\nhit 5\n");
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "hit", "limit": 2}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        ok("many.txt:1:hit 1\nmany.txt:2:hit 2\n[matches 1-2 of 5; continue with offset=2]\n")
-    );
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "hit", "limit": 2, "offset": 2}),
-    )
-    .await;
-    assert_eq!(
-        r,
-        ok("many.txt:3:hit 3\nmany.txt:4:hit 4\n[matches 3-4 of 5; continue with offset=4]\n")
-    );
-    let r = fs(
-        &s.roots,
-        json!({"action": "search", "pattern": "hit", "offset": 4}),
-    )
-    .await;
-    assert_eq!(r, ok("many.txt:5:hit 5\n"));
+    let fs = s.tool("fs");
+    let help = fs.help().await;
+    assert!(help.starts_with("fs actions (fields in brackets are optional):\nread {path, [limit], [line_numbers], [offset], [tail]}"), "{help}");
+    for (args, start) in [
+        (
+            json!({"action": "explode"}),
+            "invalid arguments: unknown variant `explode`",
+        ),
+        (
+            json!({"action": "read", "path": "a", "bogus": 1}),
+            "read: unknown field `bogus`, expected one of `file_path`, `path`, `offset`, `head`, `limit`, `tail`, `line_numbers`",
+        ),
+    ] {
+        let text = fs.fails(args).await;
+        assert!(text.starts_with(start), "{text}");
+    }
 }
 
 #[tokio::test]
@@ -633,8 +424,7 @@ fn help_does_not_wait_for_the_blocking_pool() {
 /// `search`; `help` lists both names, and which actions only read.
 #[tokio::test]
 async fn hanzo_aliases_answer_like_our_actions() {
-    let s = Sandbox::new();
-    s.write("a.txt", "needle one\nhay\nneedle two\n");
+    let s = Sandbox::with_files(&[("a.txt", "needle one\nhay\nneedle two\n")]);
     for (alias, ours, extra) in [
         ("stat", "info", json!({"path": "a.txt"})),
         ("search_text", "search", json!({"pattern": "needle"})),
@@ -655,7 +445,7 @@ async fn hanzo_aliases_answer_like_our_actions() {
     )
     .await;
     assert_eq!(text, "a.txt:1:needle one\na.txt:3:needle two\n");
-    let (_, help) = fs(&s.roots, json!({"action": "help"})).await;
+    let help = s.tool("fs").help().await;
     assert!(
         help.contains(
             "\ninfo {path}: type, size, modified time, permissions. (also called: stat) [can: read files]\n"
@@ -676,15 +466,13 @@ async fn hanzo_aliases_answer_like_our_actions() {
 #[tokio::test]
 async fn a_bad_field_is_named() {
     let s = Sandbox::new();
-    let (is_error, text) = fs(
-        &s.roots,
-        json!({"action": "read", "path": "a", "offset": "x"}),
-    )
-    .await;
-    assert!(is_error);
     assert_eq!(
-        text,
-        "invalid arguments: invalid type: string \"x\", expected u64 (field 'offset')"
+        fs(
+            &s.roots,
+            json!({"action": "read", "path": "a", "offset": "x"})
+        )
+        .await,
+        err("invalid arguments: invalid type: string \"x\", expected u64 (field 'offset')")
     );
 }
 
@@ -700,8 +488,7 @@ fn concurrent_edits_of_one_file_lose_nothing() {
         .build()
         .unwrap();
     for round in 0..5 {
-        let s = Sandbox::new();
-        s.write("shared.txt", "START\nEND\n");
+        let s = Sandbox::with_files(&[("shared.txt", "START\nEND\n")]);
         let roots = s.roots.clone();
         let edits: Vec<_> = (0..50)
             .map(|i| {
@@ -738,9 +525,7 @@ fn concurrent_edits_of_one_file_lose_nothing() {
 /// without `exec` could otherwise run commands through the `git` tool.
 #[tokio::test]
 async fn git_internals_are_not_written() {
-    let s = Sandbox::new();
-    s.write("repo/.git/config", "[core]\n");
-    s.write("repo/a.txt", "a\n");
+    let s = Sandbox::with_files(&[("repo/.git/config", "[core]\n"), ("repo/a.txt", "a\n")]);
     for args in [
         json!({"action": "write", "path": "repo/.git/hooks/pre-commit", "content": "#!/bin/sh\ntouch owned\n"}),
         json!({"action": "edit", "path": "repo/.git/config", "old_text": "[core]", "new_text": "[core]\n\tfsmonitor = touch owned"}),
@@ -762,12 +547,8 @@ async fn git_internals_are_not_written() {
     assert_eq!(s.read("repo/.git/config"), "[core]\n");
     assert!(!s.root.join("repo/.git/hooks").exists());
     // Outside .git, and names that only start like it, are fine.
-    let (is_error, text) = fs(
-        &s.roots,
-        json!({"action": "write", "path": "repo/.gitignore", "content": "target\n"}),
-    )
-    .await;
-    assert!(!is_error, "{text}");
+    let gitignore = json!({"action": "write", "path": "repo/.gitignore", "content": "target\n"});
+    s.tool("fs").succeeds(gitignore).await;
 }
 
 #[tokio::test]
@@ -775,90 +556,61 @@ async fn calls_written_in_claude_codes_vocabulary_succeed() {
     let s = Sandbox::new();
     let file = s.root.join("notes.txt");
     let file_path = file.to_str().unwrap();
+    let fs = s.tool("fs");
     // Write: file_path, content.
-    let (err, text) = fs(
-        &s.roots,
-        json!({"action": "write", "file_path": file_path, "content": "one\ntwo\ntwo\nthree\n"}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let text = fs
+        .succeeds(
+            json!({"action": "write", "file_path": file_path, "content": "one\ntwo\ntwo\nthree\n"}),
+        )
+        .await;
     assert_eq!(text, "wrote notes.txt (18 bytes, a new file)");
     // Edit: file_path, old_string, new_string, replace_all.
-    let (err, text) = fs(
-        &s.roots,
-        json!({"action": "edit", "file_path": file_path, "old_string": "two", "new_string": "2", "replace_all": true}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let text = fs
+        .succeeds(json!({"action": "edit", "file_path": file_path, "old_string": "two", "new_string": "2", "replace_all": true}))
+        .await;
     assert!(
         text.starts_with("edited notes.txt: 2 replacements\n"),
         "{text}"
     );
     assert_eq!(s.read("notes.txt"), "one\n2\n2\nthree\n");
     // Read: file_path, offset, limit.
-    let (err, text) = fs(
-        &s.roots,
-        json!({"action": "read", "file_path": file_path, "offset": 1, "limit": 2}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let text = fs
+        .succeeds(json!({"action": "read", "file_path": file_path, "offset": 1, "limit": 2}))
+        .await;
     assert!(text.starts_with("2\n2\n"), "{text}");
     // Write over it: the verb is still the one asked for.
-    let (_, text) = fs(
-        &s.roots,
-        json!({"action": "write", "file_path": file_path, "content": "a\n"}),
-    )
-    .await;
+    let (_, text) = fs
+        .call(json!({"action": "write", "file_path": file_path, "content": "a\n"}))
+        .await;
     assert_eq!(text, "wrote notes.txt (2 bytes, replaced the file)");
 }
 
 #[tokio::test]
 async fn calls_written_in_the_reference_filesystem_servers_vocabulary_succeed() {
-    let s = Sandbox::new();
-    s.write("f.txt", "l1\nl2\nl3\nl4\nl5");
+    let s = Sandbox::with_files(&[("f.txt", "l1\nl2\nl3\nl4\nl5")]);
+    let fs = s.tool("fs");
     // edit_file with edits [{oldText, newText}] and dryRun: the diff, nothing written.
-    let (err, text) = fs(
-        &s.roots,
-        json!({"action": "edit_file", "path": "f.txt", "edits": [{"oldText": "l2", "newText": "two"}], "dryRun": true}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let text = fs
+        .succeeds(json!({"action": "edit_file", "path": "f.txt", "edits": [{"oldText": "l2", "newText": "two"}], "dryRun": true}))
+        .await;
     assert!(
         text.starts_with("would edit (dry run, nothing written) f.txt: 1 replacement\n"),
         "{text}"
     );
     assert!(text.contains("-l2\n+two\n"), "{text}");
     assert_eq!(s.read("f.txt"), "l1\nl2\nl3\nl4\nl5");
-    let (err, text) = fs(
-        &s.roots,
-        json!({"action": "edit_file", "path": "f.txt", "edits": [{"oldText": "l2", "newText": "two"}, {"old_string": "l4", "new_string": "four"}]}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    fs.succeeds(json!({"action": "edit_file", "path": "f.txt", "edits": [{"oldText": "l2", "newText": "two"}, {"old_string": "l4", "new_string": "four"}]}))
+        .await;
     assert_eq!(s.read("f.txt"), "l1\ntwo\nl3\nfour\nl5");
     // read_text_file with head and tail.
-    let (err, text) = fs(
-        &s.roots,
-        json!({"action": "read_text_file", "path": "f.txt", "head": 2}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let head = json!({"action": "read_text_file", "path": "f.txt", "head": 2});
+    let text = fs.succeeds(head).await;
     assert!(text.starts_with("l1\ntwo\n[lines 1-2 of"), "{text}");
-    let (err, text) = fs(
-        &s.roots,
-        json!({"action": "read_text_file", "path": "f.txt", "tail": 2}),
-    )
-    .await;
-    assert!(!err, "{text}");
-    assert_eq!(text, "four\nl5\n");
-    let (err, text) = fs(
-        &s.roots,
-        json!({"action": "read", "path": "f.txt", "tail": 2, "head": 1}),
-    )
-    .await;
-    assert!(err);
+    let tail = json!({"action": "read_text_file", "path": "f.txt", "tail": 2});
+    assert_eq!(fs.succeeds(tail).await, "four\nl5\n");
     assert_eq!(
-        text,
-        "read: give tail alone, or offset and limit (head), not both"
+        fs.call(json!({"action": "read", "path": "f.txt", "tail": 2, "head": 1}))
+            .await,
+        err("read: give tail alone, or offset and limit (head), not both")
     );
 }

@@ -10,31 +10,18 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{Sandbox, call, call_result};
+use crate::common::{Sandbox, call_result, cases, err, failed, identity, ok, run_git, succeeded};
 use serde_json::{Value, json};
 
 /// Runs `git args` in `dir` with a fixed identity and date; returns stdout.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Ada")
-        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
-        .env("GIT_AUTHOR_DATE", "2024-01-02T03:04:05Z")
-        .env("GIT_COMMITTER_NAME", "Ada")
-        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
-        .env("GIT_COMMITTER_DATE", "2024-01-02T03:04:05Z")
-        .env("LC_ALL", "C")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    let mut env = identity("Ada", "ada@example.com").to_vec();
+    env.extend([
+        ("GIT_AUTHOR_DATE", "2024-01-02T03:04:05Z"),
+        ("GIT_COMMITTER_DATE", "2024-01-02T03:04:05Z"),
+        ("LC_ALL", "C"),
+    ]);
+    run_git(dir, &env, args)
 }
 
 /// Makes `dir` a repository on `main` with the local identity set.
@@ -73,11 +60,45 @@ fn repo2() -> Sandbox {
 }
 
 async fn g(s: &Sandbox, args: Value) -> (bool, String) {
-    call("git", &s.roots, args).await
+    s.tool("git").call(args).await
 }
 
-fn ok(text: &str) -> (bool, String) {
-    (false, text.to_owned())
+/// Calls `git` with `args`; asserts it failed with `needle` in its text.
+async fn refused(s: &Sandbox, args: Value, needle: &str) {
+    let text = failed(g(s, args).await);
+    assert!(text.contains(needle), "{text}");
+}
+
+/// Asserts `blame` of lines 2 and 3 of `a.txt` in `repo2()`: `TWO` from
+/// the second commit, `three` from the first (a boundary commit).
+async fn assert_blame_of_lines_2_and_3(s: &Sandbox) {
+    let (first, second) = (full(s, "HEAD~1"), full(s, "HEAD"));
+    assert_eq!(
+        g(
+            s,
+            json!({"action": "blame", "path": "a.txt", "start_line": 2, "end_line": 3})
+        )
+        .await,
+        ok(&format!(
+            "{} (Ada 2024-01-02 2) TWO\n^{} (Ada 2024-01-02 3) three\n",
+            &second[..8],
+            &first[..7]
+        ))
+    );
+}
+
+/// A clone of `bare` outside the roots ("other") commits `file` and
+/// pushes it, as someone else would; returns that commit's hash and a
+/// newline.
+fn someone_else_pushes(s: &Sandbox, bare: &Path, file: &str, text: &str, message: &str) -> String {
+    let other = s.base.join("other");
+    let (from, to) = (bare.to_str().unwrap(), other.to_str().unwrap());
+    git(&s.base, &["clone", "-q", from, to]);
+    std::fs::write(other.join(file), text).unwrap();
+    git(&other, &["add", file]);
+    git(&other, &["commit", "-q", "-m", message]);
+    git(&other, &["push", "-q", "origin", "main"]);
+    git(&other, &["rev-parse", "HEAD"])
 }
 
 fn short(s: &Sandbox, rev: &str) -> String {
@@ -243,8 +264,7 @@ async fn diff_staged_context_and_stat() {
 #[tokio::test]
 async fn diff_between_refs_and_for_paths() {
     let s = repo2();
-    let (err, text) = g(&s, json!({"action": "diff", "ref": "HEAD~1", "to": "HEAD"})).await;
-    assert!(!err, "{text}");
+    let text = succeeded(g(&s, json!({"action": "diff", "ref": "HEAD~1", "to": "HEAD"})).await);
     assert!(
         text.starts_with(
             "2 files changed, +2 -1\n+1 -1 a.txt\n+1 -0 b.txt\n\ndiff --git a/a.txt b/a.txt\n"
@@ -264,8 +284,12 @@ async fn diff_between_refs_and_for_paths() {
         ok(&expected)
     );
     // `to` alone is refused; an unknown revision is named.
-    let (err, text) = g(&s, json!({"action": "diff", "to": "HEAD"})).await;
-    assert!(err && text.contains("`to` needs `ref`"), "{text}");
+    refused(
+        &s,
+        json!({"action": "diff", "to": "HEAD"}),
+        "`to` needs `ref`",
+    )
+    .await;
     assert_eq!(
         g(&s, json!({"action": "diff", "ref": "nope"})).await,
         (true, "git: ref 'nope' is not a known revision".to_owned())
@@ -279,8 +303,7 @@ async fn diff_is_capped_per_file_with_the_numstat_header() {
     s.write("big.txt", &big);
     s.write("a.txt", "one\nTWO\nthree\n");
     git(&s.root, &["add", "big.txt", "a.txt"]);
-    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
-    assert!(!err, "{text}");
+    let text = succeeded(g(&s, json!({"action": "diff", "staged": true})).await);
     let header: Vec<&str> = text.lines().take(3).collect();
     assert_eq!(header[0], "2 files changed, +3001 -1");
     assert_eq!(header[1], "+1 -1 a.txt");
@@ -300,50 +323,26 @@ async fn diff_is_capped_per_file_with_the_numstat_header() {
 // ---- log, show, blame, rev_parse ----
 
 #[tokio::test]
-async fn log_exact_with_limit_and_count() {
+async fn log_lists_commits_with_limits_and_filters() {
     let s = repo2();
     let (first, second) = (short(&s, "HEAD~1"), short(&s, "HEAD"));
-    assert_eq!(
-        g(&s, json!({"action": "log"})).await,
-        ok(&format!(
-            "{second} 2024-01-02 Ada: second (HEAD -> main)\n{first} 2024-01-02 Ada: first\n"
-        ))
-    );
-    let one = ok(&format!("{second} 2024-01-02 Ada: second (HEAD -> main)\n"));
-    assert_eq!(g(&s, json!({"action": "log", "limit": 1})).await, one);
-    assert_eq!(g(&s, json!({"action": "log", "count": 1})).await, one);
-}
-
-#[tokio::test]
-async fn log_filters() {
-    let s = repo2();
-    let first = short(&s, "HEAD~1");
+    let only_second = ok(&format!("{second} 2024-01-02 Ada: second (HEAD -> main)\n"));
     let only_first = ok(&format!("{first} 2024-01-02 Ada: first\n"));
-    assert_eq!(
-        g(&s, json!({"action": "log", "grep": "fir"})).await,
-        only_first
-    );
-    assert_eq!(
-        g(&s, json!({"action": "log", "ref": "HEAD~1"})).await,
-        only_first
-    );
-    assert_eq!(
-        g(&s, json!({"action": "log", "grep": "^first", "author": "Ada", "since": "2023-12-31", "until": "2024-01-03"})).await,
-        only_first
-    );
-    assert_eq!(
-        g(&s, json!({"action": "log", "since": "2025-01-01"})).await,
-        ok("no commits\n")
-    );
-    assert_eq!(
-        g(&s, json!({"action": "log", "author": "Bob"})).await,
-        ok("no commits\n")
-    );
-    let second = short(&s, "HEAD");
-    assert_eq!(
-        g(&s, json!({"action": "log", "paths": ["b.txt"]})).await,
-        ok(&format!("{second} 2024-01-02 Ada: second (HEAD -> main)\n"))
-    );
+    let both = ok(&format!(
+        "{second} 2024-01-02 Ada: second (HEAD -> main)\n{first} 2024-01-02 Ada: first\n"
+    ));
+    let cases = cases![
+        {"action": "log"} => both,
+        {"action": "log", "limit": 1} => only_second.clone(),
+        {"action": "log", "count": 1} => only_second.clone(),
+        {"action": "log", "grep": "fir"} => only_first.clone(),
+        {"action": "log", "ref": "HEAD~1"} => only_first.clone(),
+        {"action": "log", "grep": "^first", "author": "Ada", "since": "2023-12-31", "until": "2024-01-03"} => only_first,
+        {"action": "log", "since": "2025-01-01"} => ok("no commits\n"),
+        {"action": "log", "author": "Bob"} => ok("no commits\n"),
+        {"action": "log", "paths": ["b.txt"]} => only_second,
+    ];
+    s.tool("git").answers(cases).await;
 }
 
 #[tokio::test]
@@ -357,8 +356,7 @@ async fn show_stat_and_patch() {
         g(&s, json!({"action": "show", "stat": true})).await,
         ok(&expected)
     );
-    let (err, text) = g(&s, json!({"action": "show", "ref": "HEAD~1"})).await;
-    assert!(!err, "{text}");
+    let text = succeeded(g(&s, json!({"action": "show", "ref": "HEAD~1"})).await);
     assert!(text.starts_with(&format!("commit {}\n", full(&s, "HEAD~1"))));
     assert!(
         text.ends_with("@@ -0,0 +1,3 @@\n+one\n+two\n+three\n"),
@@ -373,42 +371,24 @@ async fn show_stat_and_patch() {
 #[tokio::test]
 async fn blame_a_line_range() {
     let s = repo2();
-    let (first, second) = (full(&s, "HEAD~1"), full(&s, "HEAD"));
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "blame", "path": "a.txt", "start_line": 2, "end_line": 3})
-        )
-        .await,
-        ok(&format!(
-            "{} (Ada 2024-01-02 2) TWO\n^{} (Ada 2024-01-02 3) three\n",
-            &second[..8],
-            &first[..7]
-        ))
-    );
+    assert_blame_of_lines_2_and_3(&s).await;
+    let first = full(&s, "HEAD~1");
     assert_eq!(
         g(&s, json!({"action": "blame", "path": "a.txt", "ref": "HEAD~1", "start_line": 2, "end_line": 2})).await,
         ok(&format!("^{} (Ada 2024-01-02 2) two\n", &first[..7]))
     );
-    let (err, text) = g(
-        &s,
-        json!({"action": "blame", "path": "a.txt", "start_line": 3, "end_line": 1}),
-    )
-    .await;
-    assert!(err && text.contains("before start_line"), "{text}");
+    let backwards = json!({"action": "blame", "path": "a.txt", "start_line": 3, "end_line": 1});
+    refused(&s, backwards, "before start_line").await;
 }
 
 #[tokio::test]
 async fn rev_parse() {
     let s = repo2();
-    assert_eq!(
-        g(&s, json!({"action": "rev_parse"})).await,
-        ok(&format!("{}\n", full(&s, "HEAD")))
-    );
-    assert_eq!(
-        g(&s, json!({"action": "rev_parse", "ref": "main~1"})).await,
-        ok(&format!("{}\n", full(&s, "HEAD~1")))
-    );
+    let cases = cases![
+        {"action": "rev_parse"} => ok(&format!("{}\n", full(&s, "HEAD"))),
+        {"action": "rev_parse", "ref": "main~1"} => ok(&format!("{}\n", full(&s, "HEAD~1"))),
+    ];
+    s.tool("git").answers(cases).await;
 }
 
 // ---- branches, switch, tags ----
@@ -417,79 +397,49 @@ async fn rev_parse() {
 async fn branch_list_create_delete() {
     let s = repo2();
     let (head, first) = (short(&s, "HEAD"), short(&s, "HEAD~1"));
-    assert_eq!(
-        g(&s, json!({"action": "branch"})).await,
-        ok(&format!("* main {head} second\n"))
-    );
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "branch", "name": "old", "start": "HEAD~1"})
-        )
-        .await,
-        ok("Created branch 'old'.\n")
-    );
-    assert_eq!(
-        g(&s, json!({"action": "branch", "subcommand": "list"})).await,
-        ok(&format!("* main {head} second\n  old  {first} first\n"))
-    );
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "branch", "subcommand": "delete", "name": "old"})
-        )
-        .await,
-        ok(&format!("Deleted branch old (was {first}).\n"))
-    );
-    let (err, text) = g(
-        &s,
-        json!({"action": "branch", "subcommand": "rename", "name": "x"}),
-    )
-    .await;
-    assert!(
-        err && text.contains("accepted: list, create, delete"),
-        "{text}"
-    );
-    let (err, text) = g(&s, json!({"action": "branch", "name": "a..b"})).await;
-    assert!(err && text.contains("is not a valid branch name"), "{text}");
+    let cases = cases![
+        {"action": "branch"} => ok(&format!("* main {head} second\n")),
+        {"action": "branch", "name": "old", "start": "HEAD~1"} => ok("Created branch 'old'.\n"),
+        {"action": "branch", "subcommand": "list"} => ok(&format!("* main {head} second\n  old  {first} first\n")),
+        {"action": "branch", "subcommand": "delete", "name": "old"} => ok(&format!("Deleted branch old (was {first}).\n")),
+    ];
+    s.tool("git").answers(cases).await;
+    for (args, needle) in [
+        (
+            json!({"action": "branch", "subcommand": "rename", "name": "x"}),
+            "accepted: list, create, delete",
+        ),
+        (
+            json!({"action": "branch", "name": "a..b"}),
+            "is not a valid branch name",
+        ),
+    ] {
+        refused(&s, args, needle).await;
+    }
 }
 
 #[tokio::test]
 async fn switch_and_checkout_with_create() {
     let s = repo2();
+    let current = || git(&s.root, &["branch", "--show-current"]);
+    let feature = json!({"action": "switch", "name": "feature", "create": true});
     assert_eq!(
-        g(
-            &s,
-            json!({"action": "switch", "name": "feature", "create": true})
-        )
-        .await,
+        g(&s, feature).await,
         ok("Switched to a new branch 'feature'\n")
     );
-    assert_eq!(git(&s.root, &["branch", "--show-current"]), "feature\n");
-    assert_eq!(
-        g(&s, json!({"action": "checkout", "branch": "main"})).await,
-        ok("Switched to branch 'main'\n")
-    );
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "checkout", "branch": "old", "create": true, "start": "HEAD~1"})
-        )
-        .await,
-        ok("Switched to a new branch 'old'\n")
-    );
+    assert_eq!(current(), "feature\n");
+    let cases = cases![
+        {"action": "checkout", "branch": "main"} => ok("Switched to branch 'main'\n"),
+        {"action": "checkout", "branch": "old", "create": true, "start": "HEAD~1"} => ok("Switched to a new branch 'old'\n"),
+    ];
+    s.tool("git").answers(cases).await;
     assert_eq!(full(&s, "HEAD"), full(&s, "main~1"));
-    let (err, _) = g(
-        &s,
-        json!({"action": "switch", "name": "main~1", "detach": true}),
-    )
-    .await;
-    assert!(!err);
-    assert_eq!(git(&s.root, &["branch", "--show-current"]), "");
-    let (err, text) = g(&s, json!({"action": "switch", "name": "missing"})).await;
+    let detach = json!({"action": "switch", "name": "main~1", "detach": true});
+    succeeded(g(&s, detach).await);
+    assert_eq!(current(), "");
+    let text = failed(g(&s, json!({"action": "switch", "name": "missing"})).await);
     assert!(
-        err && text
-            .starts_with("git switch failed (exit code 128):\nfatal: invalid reference: missing"),
+        text.starts_with("git switch failed (exit code 128):\nfatal: invalid reference: missing"),
         "{text}"
     );
 }
@@ -497,27 +447,13 @@ async fn switch_and_checkout_with_create() {
 #[tokio::test]
 async fn tag_list_and_create() {
     let s = repo2();
-    assert_eq!(g(&s, json!({"action": "tag"})).await, ok("no tags\n"));
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "tag", "name": "v1", "start": "HEAD~1"})
-        )
-        .await,
-        ok("Created tag 'v1'.\n")
-    );
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "tag", "name": "v2", "message": "-release two"})
-        )
-        .await,
-        ok("Created tag 'v2'.\n")
-    );
-    assert_eq!(
-        g(&s, json!({"action": "tag", "subcommand": "list"})).await,
-        ok("v1\nv2\n")
-    );
+    let cases = cases![
+        {"action": "tag"} => ok("no tags\n"),
+        {"action": "tag", "name": "v1", "start": "HEAD~1"} => ok("Created tag 'v1'.\n"),
+        {"action": "tag", "name": "v2", "message": "-release two"} => ok("Created tag 'v2'.\n"),
+        {"action": "tag", "subcommand": "list"} => ok("v1\nv2\n"),
+    ];
+    s.tool("git").answers(cases).await;
     assert_eq!(full(&s, "v1"), full(&s, "HEAD~1"));
     assert_eq!(git(&s.root, &["cat-file", "-t", "v2"]), "tag\n");
     assert_eq!(
@@ -533,8 +469,8 @@ async fn add_and_commit_paths_or_all() {
     let s = repo();
     s.write("a.txt", "one\nTWO\nthree\n");
     s.write("b.txt", "bee\n");
-    let (err, text) = g(&s, json!({"action": "add"})).await;
-    assert!(err && text.contains("give paths, or all"), "{text}");
+    let status = || git(&s.root, &["status", "--short"]);
+    refused(&s, json!({"action": "add"}), "give paths, or all").await;
     assert_eq!(
         g(&s, json!({"action": "add", "paths": ["b.txt"]})).await,
         ok("staged\n")
@@ -543,12 +479,8 @@ async fn add_and_commit_paths_or_all() {
         git(&s.root, &["diff", "--cached", "--name-only"]),
         "b.txt\n"
     );
-    let (err, text) = g(
-        &s,
-        json!({"action": "commit", "message": "add b", "paths": ["b.txt"]}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let commit_b = json!({"action": "commit", "message": "add b", "paths": ["b.txt"]});
+    let text = succeeded(g(&s, commit_b).await);
     assert_eq!(
         text,
         format!(
@@ -557,87 +489,74 @@ async fn add_and_commit_paths_or_all() {
         )
     );
     // a.txt was left out.
-    assert_eq!(git(&s.root, &["status", "--short"]), " M a.txt\n");
-    let (err, text) = g(
-        &s,
-        json!({"action": "commit", "message": "--all tracked\n\nbody", "all": true}),
-    )
-    .await;
-    assert!(!err, "{text}");
-    assert_eq!(git(&s.root, &["status", "--short"]), "");
+    assert_eq!(status(), " M a.txt\n");
+    let commit_all = json!({"action": "commit", "message": "--all tracked\n\nbody", "all": true});
+    succeeded(g(&s, commit_all).await);
+    assert_eq!(status(), "");
     assert_eq!(
         git(&s.root, &["log", "-1", "--format=%B"]),
         "--all tracked\n\nbody\n\n"
     );
     assert_eq!(
         g(&s, json!({"action": "commit", "message": "  "})).await,
-        (true, "git commit: message is empty".to_owned())
+        err("git commit: message is empty")
     );
     s.write("c.txt", "sea\n");
     assert_eq!(
         g(&s, json!({"action": "add", "all": true})).await,
         ok("staged\n")
     );
-    assert_eq!(git(&s.root, &["status", "--short"]), "A  c.txt\n");
+    assert_eq!(status(), "A  c.txt\n");
 }
 
 #[tokio::test]
 async fn reset_soft_mixed_and_hard_only_with_confirm() {
     let s = repo2();
     let first = full(&s, "HEAD~1");
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "reset", "ref": "HEAD~1", "mode": "soft"})
-        )
-        .await,
-        ok("reset done\n")
-    );
-    assert_eq!(full(&s, "HEAD"), first);
-    assert_eq!(git(&s.root, &["status", "--short"]), "M  a.txt\nA  b.txt\n");
-    assert_eq!(
-        g(&s, json!({"action": "reset", "paths": ["a.txt"]})).await,
-        ok("Unstaged changes after reset:\nM\ta.txt\n")
-    );
-    assert_eq!(git(&s.root, &["status", "--short"]), " M a.txt\nA  b.txt\n");
-    assert_eq!(
-        g(&s, json!({"action": "reset"})).await,
-        ok("Unstaged changes after reset:\nM\ta.txt\n")
-    );
-    assert_eq!(git(&s.root, &["status", "--short"]), " M a.txt\n?? b.txt\n");
+    let unstaged = "Unstaged changes after reset:\nM\ta.txt\n";
+    // Each reset, its answer, and `git status --short` after it.
+    for (args, answer, status) in [
+        (
+            json!({"action": "reset", "ref": "HEAD~1", "mode": "soft"}),
+            ok("reset done\n"),
+            "M  a.txt\nA  b.txt\n",
+        ),
+        (
+            json!({"action": "reset", "paths": ["a.txt"]}),
+            ok(unstaged),
+            " M a.txt\nA  b.txt\n",
+        ),
+        (
+            json!({"action": "reset"}),
+            ok(unstaged),
+            " M a.txt\n?? b.txt\n",
+        ),
+    ] {
+        assert_eq!(g(&s, args.clone()).await, answer, "{args}");
+        assert_eq!(git(&s.root, &["status", "--short"]), status, "{args}");
+        assert_eq!(full(&s, "HEAD"), first, "{args}");
+    }
     assert_eq!(
         g(&s, json!({"action": "reset", "mode": "hard"})).await,
-        (
-            true,
-            "git reset: mode hard discards uncommitted changes; pass confirm: true to do it"
-                .to_owned()
-        )
+        err("git reset: mode hard discards uncommitted changes; pass confirm: true to do it")
     );
     assert_eq!(s.read("a.txt"), "one\nTWO\nthree\n");
+    let hard = json!({"action": "reset", "mode": "hard", "confirm": true});
     assert_eq!(
-        g(
-            &s,
-            json!({"action": "reset", "mode": "hard", "confirm": true})
-        )
-        .await,
+        g(&s, hard).await,
         ok(&format!("HEAD is now at {} first\n", &first[..7]))
     );
     assert_eq!(s.read("a.txt"), "one\ntwo\nthree\n");
-    let (err, text) = g(&s, json!({"action": "reset", "mode": "keep"})).await;
-    assert!(
-        err && text.contains("accepted: soft, mixed, hard"),
-        "{text}"
-    );
+    let keep = json!({"action": "reset", "mode": "keep"});
+    refused(&s, keep, "accepted: soft, mixed, hard").await;
 }
 
 #[tokio::test]
 async fn stash_push_list_pop_drop() {
     let s = repo();
     let head = short(&s, "HEAD");
-    assert_eq!(
-        g(&s, json!({"action": "stash", "subcommand": "list"})).await,
-        ok("no stashes\n")
-    );
+    let list = json!({"action": "stash", "subcommand": "list"});
+    assert_eq!(g(&s, list.clone()).await, ok("no stashes\n"));
     s.write("a.txt", "one\nTWO\nthree\n");
     assert_eq!(
         g(&s, json!({"action": "stash", "message": "wip one"})).await,
@@ -645,40 +564,31 @@ async fn stash_push_list_pop_drop() {
     );
     assert_eq!(s.read("a.txt"), "one\ntwo\nthree\n");
     s.write("a.txt", "one\ntwo\nTHREE\n");
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "stash", "subcommand": "push", "paths": ["a.txt"]})
-        )
-        .await,
-        ok(&format!(
-            "Saved working directory and index state WIP on main: {head} first\n"
-        ))
-    );
-    assert_eq!(
-        g(&s, json!({"action": "stash", "subcommand": "list"})).await,
-        ok(&format!(
-            "stash@{{0}}: WIP on main: {head} first\nstash@{{1}}: On main: wip one\n"
-        ))
-    );
-    let (err, text) = g(
-        &s,
-        json!({"action": "stash", "subcommand": "drop", "index": 0}),
-    )
-    .await;
-    assert!(!err && text.starts_with("Dropped stash@{0} ("), "{text}");
-    let (err, text) = g(&s, json!({"action": "stash", "subcommand": "pop"})).await;
-    assert!(!err && text.contains("Dropped stash@{0} ("), "{text}");
+    let cases = [
+        (
+            json!({"action": "stash", "subcommand": "push", "paths": ["a.txt"]}),
+            ok(&format!(
+                "Saved working directory and index state WIP on main: {head} first\n"
+            )),
+        ),
+        (
+            list.clone(),
+            ok(&format!(
+                "stash@{{0}}: WIP on main: {head} first\nstash@{{1}}: On main: wip one\n"
+            )),
+        ),
+    ];
+    s.tool("git").answers(cases).await;
+    let drop = json!({"action": "stash", "subcommand": "drop", "index": 0});
+    let text = succeeded(g(&s, drop).await);
+    assert!(text.starts_with("Dropped stash@{0} ("), "{text}");
+    let pop = json!({"action": "stash", "subcommand": "pop"});
+    let text = succeeded(g(&s, pop).await);
+    assert!(text.contains("Dropped stash@{0} ("), "{text}");
     assert_eq!(s.read("a.txt"), "one\nTWO\nthree\n");
-    assert_eq!(
-        g(&s, json!({"action": "stash", "subcommand": "list"})).await,
-        ok("no stashes\n")
-    );
-    let (err, text) = g(&s, json!({"action": "stash", "subcommand": "clear"})).await;
-    assert!(
-        err && text.contains("accepted: push, list, pop, drop"),
-        "{text}"
-    );
+    assert_eq!(g(&s, list).await, ok("no stashes\n"));
+    let clear = json!({"action": "stash", "subcommand": "clear"});
+    refused(&s, clear, "accepted: push, list, pop, drop").await;
 }
 
 const PATCH: &str = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n";
@@ -686,64 +596,37 @@ const PATCH: &str = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n
 #[tokio::test]
 async fn apply_with_check() {
     let s = repo();
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "apply", "patch": PATCH, "check": true})
-        )
-        .await,
-        ok("the patch applies\n")
-    );
+    let check = json!({"action": "apply", "patch": PATCH, "check": true});
+    assert_eq!(g(&s, check.clone()).await, ok("the patch applies\n"));
     assert_eq!(s.read("a.txt"), "one\ntwo\nthree\n");
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "apply", "patch": PATCH, "staged": true})
-        )
-        .await,
-        ok("patch applied\n")
-    );
+    let staged = json!({"action": "apply", "patch": PATCH, "staged": true});
+    assert_eq!(g(&s, staged).await, ok("patch applied\n"));
     assert_eq!(s.read("a.txt"), "one\n2\nthree\n");
     assert_eq!(git(&s.root, &["status", "--short"]), "M  a.txt\n");
-    let (err, text) = g(
-        &s,
-        json!({"action": "apply", "patch": PATCH, "check": true}),
-    )
-    .await;
-    assert!(err, "{text}");
+    let text = failed(g(&s, check).await);
     assert!(
         text.starts_with("git apply failed (exit code 1):\nerror: patch failed: a.txt:1\n"),
         "{text}"
     );
-    let (err, text) = g(&s, json!({"action": "apply"})).await;
-    assert!(err, "{text}");
-    assert_eq!(text, "apply: missing field 'patch'");
+    refused(&s, json!({"action": "apply"}), "apply: missing field 'patch'").await;
 }
 
 #[tokio::test]
 async fn clean_is_a_dry_run_unless_confirmed() {
     let s = repo();
-    assert_eq!(
-        g(&s, json!({"action": "clean"})).await,
-        ok("nothing to clean\n")
-    );
+    let clean = json!({"action": "clean"});
+    assert_eq!(g(&s, clean.clone()).await, ok("nothing to clean\n"));
     s.write("junk.txt", "x\n");
     s.write("tmp/more.txt", "y\n");
     assert_eq!(
-        g(&s, json!({"action": "clean"})).await,
+        g(&s, clean).await,
         ok(
             "Would remove junk.txt\nWould remove tmp/\n(dry run: nothing removed; pass confirm: true to remove these)\n"
         )
     );
     assert!(s.root.join("junk.txt").exists());
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "clean", "paths": ["tmp"], "confirm": true})
-        )
-        .await,
-        ok("Removing tmp/\n")
-    );
+    let confirmed = json!({"action": "clean", "paths": ["tmp"], "confirm": true});
+    assert_eq!(g(&s, confirmed).await, ok("Removing tmp/\n"));
     assert!(!s.root.join("tmp").exists());
     assert!(s.root.join("junk.txt").exists());
 }
@@ -769,12 +652,8 @@ async fn remote_and_worktree_lists() {
 #[tokio::test]
 async fn init_a_new_repository() {
     let s = Sandbox::new();
-    let (err, text) = g(
-        &s,
-        json!({"action": "init", "path": "fresh", "name": "trunk"}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let trunk = json!({"action": "init", "path": "fresh", "name": "trunk"});
+    let text = succeeded(g(&s, trunk).await);
     assert_eq!(
         text,
         format!(
@@ -786,8 +665,12 @@ async fn init_a_new_repository() {
         git(&s.root.join("fresh"), &["symbolic-ref", "HEAD"]),
         "refs/heads/trunk\n"
     );
-    let (err, text) = g(&s, json!({"action": "init", "path": "../outside/new"})).await;
-    assert!(err && text.contains("outside the roots"), "{text}");
+    refused(
+        &s,
+        json!({"action": "init", "path": "../outside/new"}),
+        "outside the roots",
+    )
+    .await;
     assert!(!s.base.join("outside/new").exists());
 
     // A folder whose .git file names a repository outside the roots: git
@@ -824,8 +707,7 @@ async fn init_a_new_repository() {
 #[tokio::test]
 async fn help_lists_actions_aliases_and_readers() {
     let s = repo();
-    let (err, text) = g(&s, json!({"action": "help"})).await;
-    assert!(!err);
+    let text = s.tool("git").help().await;
     assert!(text.starts_with(
         "git actions (fields in brackets are optional):\nstatus {[path], [timeout_ms]}: "
     ));
@@ -845,21 +727,24 @@ async fn help_lists_actions_aliases_and_readers() {
 #[tokio::test]
 async fn bad_arguments_are_clear_errors() {
     let s = repo();
-    let (err, text) = g(&s, json!({"action": "frobnicate"})).await;
+    let text = failed(g(&s, json!({"action": "frobnicate"})).await);
     assert!(
-        err && text.starts_with("invalid arguments: unknown variant `frobnicate`"),
+        text.starts_with("invalid arguments: unknown variant `frobnicate`"),
         "{text}"
     );
-    let (err, text) = g(&s, json!({"action": "log", "limit": 1, "count": 2})).await;
-    assert!(err && text.contains("duplicate field"), "{text}");
-    let (err, text) = g(&s, json!({"action": "fetch", "timeout_ms": 700000})).await;
-    assert!(
-        err && text.contains("timeout_ms 700000 is out of range"),
-        "{text}"
-    );
-    let (err, text) = g(&s, json!({"action": "commit"})).await;
-    assert!(err, "{text}");
-    assert_eq!(text, "commit: missing field 'message'");
+    refused(
+        &s,
+        json!({"action": "log", "limit": 1, "count": 2}),
+        "duplicate field",
+    )
+    .await;
+    refused(
+        &s,
+        json!({"action": "fetch", "timeout_ms": 700000}),
+        "timeout_ms 700000 is out of range",
+    )
+    .await;
+    refused(&s, json!({"action": "commit"}), "commit: missing field 'message'").await;
 }
 
 // ---- fetch, pull, push against a local bare repository ----
@@ -880,15 +765,20 @@ fn with_remote() -> (Sandbox, std::path::PathBuf) {
     (s, bare)
 }
 
+/// Asserts `main` of the remote `bare` is our `HEAD`.
+fn assert_pushed(s: &Sandbox, bare: &Path) {
+    assert_eq!(
+        git(bare, &["rev-parse", "main"]),
+        format!("{}\n", full(s, "HEAD"))
+    );
+}
+
 #[tokio::test]
 async fn push_fetch_pull_with_a_bare_remote() {
     let (s, bare) = with_remote();
-    let (err, text) = g(
-        &s,
-        json!({"action": "push", "remote": "origin", "branch": "main", "set_upstream": true}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let push =
+        json!({"action": "push", "remote": "origin", "branch": "main", "set_upstream": true});
+    let text = succeeded(g(&s, push).await);
     assert!(
         text.contains(" * [new branch]      main -> main\n"),
         "{text}"
@@ -897,30 +787,11 @@ async fn push_fetch_pull_with_a_bare_remote() {
         text.starts_with("branch 'main' set up to track 'origin/main'.\n"),
         "{text}"
     );
-    assert_eq!(
-        git(&bare, &["rev-parse", "main"]),
-        format!("{}\n", full(&s, "HEAD"))
-    );
+    assert_pushed(&s, &bare);
 
-    // Someone else pushes a commit.
-    let other = s.base.join("other");
-    git(
-        &s.base,
-        &[
-            "clone",
-            "-q",
-            bare.to_str().unwrap(),
-            other.to_str().unwrap(),
-        ],
-    );
-    std::fs::write(other.join("c.txt"), "sea\n").unwrap();
-    git(&other, &["add", "c.txt"]);
-    git(&other, &["commit", "-q", "-m", "third"]);
-    git(&other, &["push", "-q", "origin", "main"]);
-    let third = git(&other, &["rev-parse", "HEAD"]);
-
-    let (err, text) = g(&s, json!({"action": "fetch", "remote": "origin"})).await;
-    assert!(!err, "{text}");
+    let third = someone_else_pushes(&s, &bare, "c.txt", "sea\n", "third");
+    let fetch = json!({"action": "fetch", "remote": "origin"});
+    let text = succeeded(g(&s, fetch).await);
     assert!(text.contains("main       -> origin/main\n"), "{text}");
     assert_eq!(
         g(&s, json!({"action": "status"})).await,
@@ -928,21 +799,15 @@ async fn push_fetch_pull_with_a_bare_remote() {
             "On branch main\nUpstream origin/main: ahead 0, behind 1\nnothing to commit, working tree clean\n"
         )
     );
-    let (err, text) = g(
-        &s,
-        json!({"action": "pull", "remote": "origin", "name": "main"}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let pull = json!({"action": "pull", "remote": "origin", "name": "main"});
+    let text = succeeded(g(&s, pull).await);
     assert!(text.contains("Fast-forward\n c.txt | 1 +\n"), "{text}");
     assert_eq!(format!("{}\n", full(&s, "HEAD")), third);
     assert_eq!(s.read("c.txt"), "sea\n");
     // Pull and fetch with git's defaults (the upstream).
-    let (err, text) = g(&s, json!({"action": "pull"})).await;
-    assert!(!err, "{text}");
+    let text = succeeded(g(&s, json!({"action": "pull"})).await);
     assert_eq!(text, "Already up to date.\n");
-    let (err, _) = g(&s, json!({"action": "fetch", "timeout_ms": 60000})).await;
-    assert!(!err);
+    succeeded(g(&s, json!({"action": "fetch", "timeout_ms": 60000})).await);
 }
 
 #[tokio::test]
@@ -954,12 +819,8 @@ async fn push_force_is_with_lease() {
     s.write("d.txt", "dee\n");
     git(&s.root, &["add", "d.txt"]);
     git(&s.root, &["commit", "-q", "-m", "rewritten"]);
-    let (err, text) = g(
-        &s,
-        json!({"action": "push", "remote": "origin", "name": "main"}),
-    )
-    .await;
-    assert!(err, "{text}");
+    let push = json!({"action": "push", "remote": "origin", "name": "main"});
+    let text = failed(g(&s, push).await);
     assert!(
         text.starts_with("git push failed (exit code 1):\n"),
         "{text}"
@@ -968,58 +829,22 @@ async fn push_force_is_with_lease() {
         text.contains("! [rejected]        main -> main (non-fast-forward)"),
         "{text}"
     );
-    let (err, text) = g(
-        &s,
-        json!({"action": "push", "remote": "origin", "name": "main", "force": true}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let force = json!({"action": "push", "remote": "origin", "name": "main", "force": true});
+    let text = succeeded(g(&s, force.clone()).await);
     assert!(text.contains(" + "), "{text}");
     assert!(text.contains("main -> main (forced update)\n"), "{text}");
-    assert_eq!(
-        git(&bare, &["rev-parse", "main"]),
-        format!("{}\n", full(&s, "HEAD"))
-    );
+    assert_pushed(&s, &bare);
 
     // The lease: someone else moved the remote since our last fetch.
-    let other = s.base.join("other");
-    git(
-        &s.base,
-        &[
-            "clone",
-            "-q",
-            bare.to_str().unwrap(),
-            other.to_str().unwrap(),
-        ],
-    );
-    std::fs::write(other.join("e.txt"), "e\n").unwrap();
-    git(&other, &["add", "e.txt"]);
-    git(&other, &["commit", "-q", "-m", "theirs"]);
-    git(&other, &["push", "-q", "origin", "main"]);
+    someone_else_pushes(&s, &bare, "e.txt", "e\n", "theirs");
     s.write("f.txt", "f\n");
     git(&s.root, &["add", "f.txt"]);
     git(&s.root, &["commit", "-q", "--amend", "-m", "ours"]);
-    let (err, text) = g(
-        &s,
-        json!({"action": "push", "remote": "origin", "name": "main", "force": true}),
-    )
-    .await;
-    assert!(err, "{text}");
-    assert!(
-        text.contains("! [rejected]        main -> main (stale info)"),
-        "{text}"
-    );
-    let (err, text) = g(
-        &s,
-        json!({"action": "push", "remote": "origin", "name": "+main"}),
-    )
-    .await;
-    assert!(err && text.contains("begins with '+'"), "{text}");
-    let (err, text) = g(&s, json!({"action": "push", "name": "main"})).await;
-    assert!(
-        err && text.contains("a branch (name) needs a remote"),
-        "{text}"
-    );
+    refused(&s, force, "! [rejected]        main -> main (stale info)").await;
+    let plus = json!({"action": "push", "remote": "origin", "name": "+main"});
+    refused(&s, plus, "begins with '+'").await;
+    let no_remote = json!({"action": "push", "name": "main"});
+    refused(&s, no_remote, "a branch (name) needs a remote").await;
 }
 
 // ---- injection attempts, hostile repositories, confinement ----
@@ -1040,12 +865,12 @@ async fn an_option_as_a_ref_is_refused() {
             "{action}"
         );
     }
-    let (err, text) = g(
+    refused(
         &s,
         json!({"action": "diff", "ref": "HEAD", "to": "--output=owned.txt"}),
+        "begins with '-'",
     )
     .await;
-    assert!(err && text.contains("begins with '-'"), "{text}");
     assert_not_owned(&s);
 }
 
@@ -1087,12 +912,8 @@ async fn an_option_as_a_remote_is_refused() {
         );
     }
     // A URL or path is not a configured remote.
-    let (err, text) = g(
-        &s,
-        json!({"action": "fetch", "remote": "ext::sh -c touch% owned"}),
-    )
-    .await;
-    assert!(err, "{text}");
+    let ext = json!({"action": "fetch", "remote": "ext::sh -c touch% owned"});
+    let text = failed(g(&s, ext).await);
     assert_eq!(
         text,
         "git: remote 'ext::sh -c touch% owned' is not configured (configured: origin)"
@@ -1220,15 +1041,22 @@ async fn a_bare_repository_written_beside_the_files_is_not_used() {
 async fn repositories_outside_the_roots_are_refused() {
     let s = Sandbox::new();
     init(&s.base.join("outside"));
-    let (err, text) = g(&s, json!({"action": "status", "path": "../outside"})).await;
-    assert!(err && text.contains("outside the roots"), "{text}");
-    let (err, text) = g(&s, json!({"action": "status", "path": s.abs("outside")})).await;
-    assert!(err && text.contains("outside the roots"), "{text}");
+    refused(
+        &s,
+        json!({"action": "status", "path": "../outside"}),
+        "outside the roots",
+    )
+    .await;
+    refused(
+        &s,
+        json!({"action": "status", "path": s.abs("outside")}),
+        "outside the roots",
+    )
+    .await;
 
     // The root lies inside a repository: discovery stops at the root.
     init(&s.base);
-    let (err, text) = g(&s, json!({"action": "status"})).await;
-    assert!(err, "{text}");
+    let text = failed(g(&s, json!({"action": "status"})).await);
     assert!(
         text.starts_with(
             "git: . is not in a git work tree inside the roots: fatal: not a git repository"
@@ -1246,8 +1074,7 @@ async fn repositories_outside_the_roots_are_refused() {
             t.base.join("outside").to_str().unwrap(),
         ],
     );
-    let (err, text) = g(&t, json!({"action": "status"})).await;
-    assert!(err, "{text}");
+    let text = failed(g(&t, json!({"action": "status"})).await);
     assert_eq!(
         text,
         format!(
@@ -1450,12 +1277,9 @@ async fn a_worktree_of_a_repository_in_the_roots_works() {
         g(&s, json!({"action": "status", "path": "wt"})).await,
         ok("On branch wt\nNot staged:\n  modified: a.txt\n")
     );
-    let (err, text) = g(
-        &s,
-        json!({"action": "commit", "path": "wt", "message": "short", "all": true}),
-    )
-    .await;
-    assert!(!err && text.contains("] short\n"), "{text}");
+    let commit = json!({"action": "commit", "path": "wt", "message": "short", "all": true});
+    let text = succeeded(g(&s, commit).await);
+    assert!(text.contains("] short\n"), "{text}");
     assert_eq!(
         git(&s.root, &["log", "-1", "--format=%s", "wt", "--"]),
         "short\n"
@@ -1480,21 +1304,8 @@ async fn reading_actions_ignore_files_the_repository_config_names() {
         &["config", "mailmap.file", mailmap.to_str().unwrap()],
     );
     git(&s.root, &["config", "mailmap.blob", "HEAD:a.txt"]);
-    let (first, second) = (full(&s, "HEAD~1"), full(&s, "HEAD"));
-    assert_eq!(
-        g(
-            &s,
-            json!({"action": "blame", "path": "a.txt", "start_line": 2, "end_line": 3})
-        )
-        .await,
-        ok(&format!(
-            "{} (Ada 2024-01-02 2) TWO\n^{} (Ada 2024-01-02 3) three\n",
-            &second[..8],
-            &first[..7]
-        ))
-    );
-    let (err, text) = g(&s, json!({"action": "show", "stat": true})).await;
-    assert!(!err, "{text}");
+    assert_blame_of_lines_2_and_3(&s).await;
+    let text = succeeded(g(&s, json!({"action": "show", "stat": true})).await);
     assert!(text.contains("\nAuthor: Ada <ada@example.com>\n"), "{text}");
     assert!(!text.contains("SECRET"), "{text}");
 }
@@ -1518,14 +1329,10 @@ async fn a_repository_in_a_subfolder_and_paths_in_it() {
         .await,
         ok("staged\n")
     );
-    let (err, text) = g(
-        &s,
-        json!({"action": "commit", "path": "proj/x.txt", "message": "x"}),
-    )
-    .await;
-    assert!(!err && text.contains("] x\n"), "{text}");
-    let (err, text) = g(&s, json!({"action": "log"})).await;
-    assert!(err && text.contains("not a git repository"), "{text}");
+    let commit = json!({"action": "commit", "path": "proj/x.txt", "message": "x"});
+    let text = succeeded(g(&s, commit).await);
+    assert!(text.contains("] x\n"), "{text}");
+    refused(&s, json!({"action": "log"}), "not a git repository").await;
 }
 
 #[tokio::test]
@@ -1534,8 +1341,7 @@ async fn diff_header_quotes_a_name_with_a_newline() {
     s.write("new\nline.txt", "x\n");
     s.write("tab\there.txt", "y\n");
     git(&s.root, &["add", "."]);
-    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
-    assert!(!err, "{text}");
+    let text = succeeded(g(&s, json!({"action": "diff", "staged": true})).await);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         &lines[..5],
@@ -1549,8 +1355,7 @@ async fn diff_header_quotes_a_name_with_a_newline() {
     );
     git(&s.root, &["commit", "-q", "-m", "odd names"]);
     git(&s.root, &["mv", "new\nline.txt", "plain.txt"]);
-    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
-    assert!(!err, "{text}");
+    let text = succeeded(g(&s, json!({"action": "diff", "staged": true})).await);
     assert!(
         text.starts_with("1 file changed, +0 -0\n+0 -0 \"new\\nline.txt\" -> plain.txt\n\n"),
         "{text}"
@@ -1566,8 +1371,7 @@ async fn diff_total_cap_names_the_files_not_shown() {
         s.write(&format!("f{n}.txt"), &body);
     }
     git(&s.root, &["add", "."]);
-    let (err, text) = g(&s, json!({"action": "diff", "staged": true})).await;
-    assert!(!err, "{text}");
+    let text = succeeded(g(&s, json!({"action": "diff", "staged": true})).await);
     let header: Vec<&str> = text.lines().take(8).collect();
     assert_eq!(header[0], "5 files changed, +4000 -0");
     assert_eq!(
@@ -1607,24 +1411,17 @@ async fn write_actions_keep_the_hooks_and_the_timeout_kills_them() {
     hook(&s, "pre-commit", "#!/bin/sh\necho ran > hook-ran.txt\n");
     s.write("b.txt", "bee\n");
     git(&s.root, &["add", "b.txt"]);
-    let (err, text) = g(
-        &s,
-        json!({"action": "commit", "message": "b", "paths": ["b.txt"]}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let commit_b = json!({"action": "commit", "message": "b", "paths": ["b.txt"]});
+    succeeded(g(&s, commit_b).await);
     assert_eq!(s.read("hook-ran.txt"), "ran\n");
 
     let before = full(&s, "HEAD");
     hook(&s, "pre-commit", "#!/bin/sh\nsleep 60\n");
     s.write("c.txt", "sea\n");
     git(&s.root, &["add", "c.txt"]);
-    let (err, text) = g(
-        &s,
-        json!({"action": "commit", "message": "c", "paths": ["c.txt"], "timeout_ms": 300}),
-    )
-    .await;
-    assert!(err, "{text}");
+    let commit_c =
+        json!({"action": "commit", "message": "c", "paths": ["c.txt"], "timeout_ms": 300});
+    let text = failed(g(&s, commit_c).await);
     assert!(
         text.starts_with("git commit failed (timed out after 300 ms (process group killed)):\n"),
         "{text}"
@@ -1659,8 +1456,7 @@ async fn output_is_capped_head_and_tail() {
     s.write("big.txt", &big);
     git(&s.root, &["add", "big.txt"]);
     git(&s.root, &["commit", "-q", "-m", "big"]);
-    let (err, text) = g(&s, json!({"action": "show", "ref": "HEAD:big.txt"})).await;
-    assert!(!err, "{text}");
+    let text = succeeded(g(&s, json!({"action": "show", "ref": "HEAD:big.txt"})).await);
     assert!(text.starts_with("line 00000\nline 00001\n"), "{text}");
     assert!(text.ends_with("line 09998\nline 09999\n"), "{text}");
     assert!(text.len() <= 30_200, "{}", text.len());

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::common::Sandbox;
+use crate::common::{Sandbox, assert_outside_roots, cases, err, ok};
 use mcp_local_tools::memory::MemoryTool;
 use mcp_local_tools::plan::PlanTool;
 use mcp_local_tools::store::Store;
@@ -43,6 +43,19 @@ impl State {
 
     async fn tasks(&self, args: Value) -> (bool, String, Value) {
         call(&TasksTool::new(self.store.clone()), self.ctx(), args).await
+    }
+
+    /// Calls `tool` ("memory", "plan" or "tasks") with each case's
+    /// arguments in turn, asserting the whole answer (isError, text).
+    async fn answers(&self, tool: &str, cases: impl IntoIterator<Item = (Value, (bool, String))>) {
+        for (args, expected) in cases {
+            let (is_error, text, _) = match tool {
+                "memory" => self.memory(args.clone()).await,
+                "plan" => self.plan(args.clone()).await,
+                _ => self.tasks(args.clone()).await,
+            };
+            assert_eq!((is_error, text), expected, "{tool} {args}");
+        }
     }
 }
 
@@ -122,22 +135,13 @@ async fn keyed_memories() {
     assert!(!is_error, "{text}");
     assert_eq!(text, "stored memory 'style'\n");
     assert_eq!(out["replaced"], false);
-    let (_, text, _) = st
-        .memory(json!({"action": "store", "content": "the deploy needs VPN access"}))
-        .await;
-    assert_eq!(text, "stored memory 'memory-2'\n");
-    let (_, text, _) = st
-        .memory(
-            json!({"action": "store", "key": "style", "content": "gofmt decides", "tags": ["go"]}),
-        )
-        .await;
-    assert_eq!(text, "replaced memory 'style'\n");
-    let (_, text, _) = st.memory(json!({"action": "recall", "key": "style"})).await;
-    assert_eq!(text, "style [go]: gofmt decides\n");
-    let (_, text, _) = st
-        .memory(json!({"action": "recall", "query": "deploy"}))
-        .await;
-    assert_eq!(text, "memory-2: the deploy needs VPN access\n");
+    let cases = cases![
+        {"action": "store", "content": "the deploy needs VPN access"} => ok("stored memory 'memory-2'\n"),
+        {"action": "store", "key": "style", "content": "gofmt decides", "tags": ["go"]} => ok("replaced memory 'style'\n"),
+        {"action": "recall", "key": "style"} => ok("style [go]: gofmt decides\n"),
+        {"action": "recall", "query": "deploy"} => ok("memory-2: the deploy needs VPN access\n"),
+    ];
+    st.answers("memory", cases).await;
     let (_, text, _) = st
         .memory(json!({"action": "search", "query": "VPN OR\" gofmt"}))
         .await;
@@ -146,34 +150,17 @@ async fn keyed_memories() {
         2,
         "FTS syntax in the query is quoted: {text}"
     );
-    let (_, text, _) = st.memory(json!({"action": "list", "tag": "go"})).await;
-    assert_eq!(text, "style [go]: gofmt decides\n");
-    let (_, text, _) = st
-        .memory(json!({"action": "update", "key": "memory-2", "tags": ["ops"]}))
-        .await;
-    assert_eq!(text, "updated memory 'memory-2'\n");
-    let (_, text, _) = st.memory(json!({"action": "list", "tag": "ops"})).await;
-    assert_eq!(text, "memory-2 [ops]: the deploy needs VPN access\n");
-    // Scopes are separate.
-    let (_, text, _) = st
-        .memory(json!({"action": "list", "scope": "global"}))
-        .await;
-    assert_eq!(text, "[no memories]\n");
-    let (_, text, _) = st
-        .memory(json!({"action": "delete", "key": "memory-2"}))
-        .await;
-    assert_eq!(text, "forgot memory 'memory-2'\n");
-    let (is_error, text, _) = st
-        .memory(json!({"action": "forget", "key": "memory-2"}))
-        .await;
-    assert!(is_error);
-    assert_eq!(text, "no memory 'memory-2' in this scope");
-    let (is_error, text, _) = st.memory(json!({"action": "list", "scope": "team"})).await;
-    assert!(is_error);
-    assert_eq!(
-        text,
-        "scope: 'team' is not a scope (accepted: workspace, global)"
-    );
+    let cases = cases![
+        {"action": "list", "tag": "go"} => ok("style [go]: gofmt decides\n"),
+        {"action": "update", "key": "memory-2", "tags": ["ops"]} => ok("updated memory 'memory-2'\n"),
+        {"action": "list", "tag": "ops"} => ok("memory-2 [ops]: the deploy needs VPN access\n"),
+        // Scopes are separate.
+        {"action": "list", "scope": "global"} => ok("[no memories]\n"),
+        {"action": "delete", "key": "memory-2"} => ok("forgot memory 'memory-2'\n"),
+        {"action": "forget", "key": "memory-2"} => err("no memory 'memory-2' in this scope"),
+        {"action": "list", "scope": "team"} => err("scope: 'team' is not a scope (accepted: workspace, global)"),
+    ];
+    st.answers("memory", cases).await;
 }
 
 #[tokio::test]
@@ -224,32 +211,13 @@ async fn knowledge_graph_in_the_reference_shapes() {
         .memory(json!({"action": "open_nodes", "scope": "global", "names": ["Ada", "Hanzo"]}))
         .await;
     assert_eq!(opened["relations"].as_array().unwrap().len(), 1);
-    let (_, text, _) = st
-        .memory(
-            json!({"action": "delete_observations", "scope": "global", "deletions": [
-            {"entityName": "Ada", "observations": ["likes MCP"]}]}),
-        )
-        .await;
-    assert_eq!(text, "deleted 1 observations\n");
-    let (_, text, _) = st
-        .memory(
-            json!({"action": "delete_relations", "scope": "global", "relations": [
-            {"from": "Ada", "to": "Hanzo", "relationType": "works_at"}]}),
-        )
-        .await;
-    assert_eq!(text, "deleted 1 relations\n");
-    let (_, text, _) = st
-        .memory(json!({"action": "delete_entities", "scope": "global", "entityNames": ["Hanzo"]}))
-        .await;
-    assert_eq!(text, "deleted 1 entities\n");
-    let (is_error, text, _) = st
-        .memory(
-            json!({"action": "add_observations", "scope": "global", "observations": [
-            {"entityName": "Nobody", "contents": ["x"]}]}),
-        )
-        .await;
-    assert!(is_error);
-    assert_eq!(text, "add_observations: no entity 'Nobody'");
+    let cases = cases![
+        {"action": "delete_observations", "scope": "global", "deletions": [{"entityName": "Ada", "observations": ["likes MCP"]}]} => ok("deleted 1 observations\n"),
+        {"action": "delete_relations", "scope": "global", "relations": [{"from": "Ada", "to": "Hanzo", "relationType": "works_at"}]} => ok("deleted 1 relations\n"),
+        {"action": "delete_entities", "scope": "global", "entityNames": ["Hanzo"]} => ok("deleted 1 entities\n"),
+        {"action": "add_observations", "scope": "global", "observations": [{"entityName": "Nobody", "contents": ["x"]}]} => err("add_observations: no entity 'Nobody'"),
+    ];
+    st.answers("memory", cases).await;
 }
 
 #[tokio::test]
@@ -292,50 +260,30 @@ async fn import_ten_thousand_lines_with_three_bad_ones_and_export() {
         "{text}"
     );
 
-    let (is_error, text, _) = st
-        .memory(json!({"action": "export", "path": "memory.jsonl"}))
-        .await;
-    assert!(is_error);
-    assert_eq!(
-        text,
-        "export: 'memory.jsonl' exists; pass overwrite: true to replace it"
-    );
-    let (_, text, _) = st
-        .memory(json!({"action": "export", "path": "out.jsonl"}))
-        .await;
-    assert_eq!(
-        text,
-        "exported 5000 entities and 5000 relations to out.jsonl\n"
-    );
+    let cases = cases![
+        {"action": "export", "path": "memory.jsonl"} => err("export: 'memory.jsonl' exists; pass overwrite: true to replace it"),
+        {"action": "export", "path": "out.jsonl"} => ok("exported 5000 entities and 5000 relations to out.jsonl\n"),
+    ];
+    st.answers("memory", cases).await;
     let exported = st.s.read("out.jsonl");
     assert_eq!(exported.lines().count(), 10_000);
     assert_eq!(
         exported.lines().next().unwrap(),
         r#"{"type":"entity","name":"e0","entityType":"thing","observations":["o0"]}"#
     );
-    let (is_error, text, _) = st
-        .memory(json!({"action": "import", "path": "../outside/secret.txt"}))
-        .await;
-    assert!(is_error);
-    assert!(text.contains("outside the roots"), "{text}");
+    let outside = json!({"action": "import", "path": "../outside/secret.txt"});
+    let (is_error, text, _) = st.memory(outside).await;
+    assert_outside_roots(&(is_error, text));
 }
 
 #[tokio::test]
 async fn plan_in_both_shapes() {
     let st = State::new();
-    let (is_error, text, _) = st
-        .plan(json!({"action": "set", "explanation": "ship it",
-                     "todos": [{"content": "write code", "status": "completed", "activeForm": "Writing code"},
-                               {"content": "run tests", "status": "in_progress"},
-                               {"content": "release"}]}))
-        .await;
-    assert!(!is_error, "{text}");
-    assert_eq!(
-        text,
-        "ship it\n1. [x] write code\n2. [~] run tests\n3. [ ] release\n[1 of 3 completed]\n"
-    );
-    let (_, text, _) = st.plan(json!({"action": "next"})).await;
-    assert_eq!(text, "2. [~] run tests\n");
+    let cases = cases![
+        {"action": "set", "explanation": "ship it", "todos": [{"content": "write code", "status": "completed", "activeForm": "Writing code"}, {"content": "run tests", "status": "in_progress"}, {"content": "release"}]} => ok("ship it\n1. [x] write code\n2. [~] run tests\n3. [ ] release\n[1 of 3 completed]\n"),
+        {"action": "next"} => ok("2. [~] run tests\n"),
+    ];
+    st.answers("plan", cases).await;
     let (_, text, _) = st
         .plan(json!({"action": "update", "index": 2, "status": "completed", "note": "all green"}))
         .await;
@@ -357,10 +305,11 @@ async fn plan_in_both_shapes() {
         text.starts_with("ship it\n1. [x] write code\n2. [x] run tests (all green)\n"),
         "{text}"
     );
-    let (_, text, _) = st.plan(json!({"action": "clear"})).await;
-    assert_eq!(text, "plan cleared\n");
-    let (_, text, _) = st.plan(json!({"action": "get"})).await;
-    assert_eq!(text, "[no plan]\n");
+    let cases = cases![
+        {"action": "clear"} => ok("plan cleared\n"),
+        {"action": "get"} => ok("[no plan]\n"),
+    ];
+    st.answers("plan", cases).await;
 }
 
 #[tokio::test]
@@ -384,27 +333,22 @@ async fn task_ids_are_taken_as_numbers_or_their_strings() {
 #[tokio::test]
 async fn an_id_given_to_add_is_kept_when_free_and_refused_when_taken() {
     let st = State::new();
-    let (err, text, structured) = st
+    let (is_error, text, structured) = st
         .tasks(json!({"action": "add", "id": "7", "title": "seven"}))
         .await;
-    assert!(!err, "{text}");
+    assert!(!is_error, "{text}");
     assert_eq!(text, "added task 7: seven\n");
     assert_eq!(structured, json!({"id": 7}));
-    // Without an id, the next one after the largest.
-    let (_, text, _) = st.tasks(json!({"action": "add", "title": "eight"})).await;
-    assert_eq!(text, "added task 8: eight\n");
-    let (err, text, _) = st
-        .tasks(json!({"action": "add", "id": 7, "title": "again"}))
-        .await;
-    assert!(err);
-    assert_eq!(
-        text,
-        "add: task id 7 is taken; omit id to get a new one, or update task 7"
-    );
-    let (err, text, _) = st
+    let cases = cases![
+        // Without an id, the next one after the largest.
+        {"action": "add", "title": "eight"} => ok("added task 8: eight\n"),
+        {"action": "add", "id": 7, "title": "again"} => err("add: task id 7 is taken; omit id to get a new one, or update task 7"),
+    ];
+    st.answers("tasks", cases).await;
+    let (is_error, text, _) = st
         .tasks(json!({"action": "add", "id": 0, "title": "zero"}))
         .await;
-    assert!(err);
+    assert!(is_error);
     assert!(text.starts_with("add: id 0 is not a task id"), "{text}");
     // Nothing was written by the refusals.
     assert_eq!(total(&st, "tasks", "tasks").await, 2);
@@ -412,13 +356,13 @@ async fn an_id_given_to_add_is_kept_when_free_and_refused_when_taken() {
     // sent to update a task it cannot see.
     let elsewhere = tempfile::tempdir().expect("another workspace");
     let roots = mcp_local_tools::Roots::new(vec![elsewhere.path().to_path_buf()]).expect("roots");
-    let (err, text, _) = call(
+    let (is_error, text, _) = call(
         &TasksTool::new(st.store.clone()),
         ToolContext::new(roots),
         json!({"action": "add", "id": 7, "title": "mine"}),
     )
     .await;
-    assert!(err);
+    assert!(is_error);
     assert_eq!(
         text,
         "add: task id 7 belongs to another workspace's task (ids are shared by every workspace); omit id to get a new one"
@@ -433,48 +377,23 @@ async fn tasks_with_blocking_filters_and_aliases() {
         .await;
     assert_eq!(text, "added task 1: design\n");
     assert_eq!(a["id"], 1);
-    let (_, text, _) = st
-        .tasks(json!({"action": "create", "subject": "build", "blocked_by": [1], "description": "after design"}))
-        .await;
-    assert_eq!(text, "added task 2: build\n");
-    st.tasks(json!({"action": "add", "text": "celebrate", "priority": "low"}))
-        .await;
-    st.tasks(json!({"action": "add", "content": "fix prod", "priority": "urgent"}))
-        .await;
-    let (_, text, _) = st.tasks(json!({"action": "list"})).await;
-    assert_eq!(
-        text,
-        "#4 [pending] (urgent) fix prod\n#1 [pending] (high) design [core]\n#2 [pending] (medium) build (blocked by #1)\n#3 [pending] (low) celebrate\n"
-    );
-    let (_, text, _) = st.tasks(json!({"action": "complete", "id": 1})).await;
-    assert_eq!(text, "#1 [completed] (high) design [core]\n");
-    let (_, text, _) = st.tasks(json!({"action": "get", "id": 2})).await;
-    assert_eq!(text, "#2 [pending] (medium) build\nafter design\n");
-    let (_, text, _) = st
-        .tasks(json!({"action": "list", "status": "pending", "limit": 2}))
-        .await;
-    assert_eq!(
-        text,
-        "#4 [pending] (urgent) fix prod\n#2 [pending] (medium) build\n[tasks 1-2 of 3; continue with offset=2]\n"
-    );
-    let (_, text, _) = st.tasks(json!({"action": "list", "tag": "core"})).await;
-    assert_eq!(text, "#1 [completed] (high) design [core]\n");
-    let (_, text, _) = st
-        .tasks(json!({"action": "update", "id": 3, "status": "in_progress", "title": "celebrate loudly"}))
-        .await;
-    assert_eq!(text, "#3 [in_progress] (low) celebrate loudly\n");
-    let (_, text, _) = st.tasks(json!({"action": "search", "query": "PROD"})).await;
-    assert_eq!(text, "#4 [pending] (urgent) fix prod\n");
-    let (_, text, _) = st.tasks(json!({"action": "search", "query": "%"})).await;
-    assert_eq!(
-        text, "[no tasks]\n",
-        "LIKE wildcards in the query are literal"
-    );
-    let (_, text, _) = st.tasks(json!({"action": "delete", "id": 4})).await;
-    assert_eq!(text, "removed task 4\n");
-    let (is_error, text, _) = st.tasks(json!({"action": "remove", "id": 4})).await;
-    assert!(is_error);
-    assert_eq!(text, "no task 4 in this workspace");
+    let cases = cases![
+        {"action": "create", "subject": "build", "blocked_by": [1], "description": "after design"} => ok("added task 2: build\n"),
+        {"action": "add", "text": "celebrate", "priority": "low"} => ok("added task 3: celebrate\n"),
+        {"action": "add", "content": "fix prod", "priority": "urgent"} => ok("added task 4: fix prod\n"),
+        {"action": "list"} => ok("#4 [pending] (urgent) fix prod\n#1 [pending] (high) design [core]\n#2 [pending] (medium) build (blocked by #1)\n#3 [pending] (low) celebrate\n"),
+        {"action": "complete", "id": 1} => ok("#1 [completed] (high) design [core]\n"),
+        {"action": "get", "id": 2} => ok("#2 [pending] (medium) build\nafter design\n"),
+        {"action": "list", "status": "pending", "limit": 2} => ok("#4 [pending] (urgent) fix prod\n#2 [pending] (medium) build\n[tasks 1-2 of 3; continue with offset=2]\n"),
+        {"action": "list", "tag": "core"} => ok("#1 [completed] (high) design [core]\n"),
+        {"action": "update", "id": 3, "status": "in_progress", "title": "celebrate loudly"} => ok("#3 [in_progress] (low) celebrate loudly\n"),
+        {"action": "search", "query": "PROD"} => ok("#4 [pending] (urgent) fix prod\n"),
+        // LIKE wildcards in the query are literal.
+        {"action": "search", "query": "%"} => ok("[no tasks]\n"),
+        {"action": "delete", "id": 4} => ok("removed task 4\n"),
+        {"action": "remove", "id": 4} => err("no task 4 in this workspace"),
+    ];
+    st.answers("tasks", cases).await;
     let (is_error, text, _) = st
         .tasks(json!({"action": "add", "priority": "soon", "title": "x"}))
         .await;

@@ -2,10 +2,9 @@
 //! written for the tests.
 #![cfg(feature = "ui")]
 
-use crate::common::Sandbox;
-use crate::http_fixture::{Server, not_found, ok};
+use crate::common::{Sandbox, assert_outside_roots, tool_failed, tool_succeeded};
+use crate::http_fixture::{Server, assert_no_credential_sent, not_found, ok, private_allowed};
 use mcp_local_tools::ToolContext;
-use mcp_local_tools::net::NetPolicy;
 use mcp_local_tools::ui::{Registry, UiConfig, UiTool};
 use serde_json::{Value, json};
 
@@ -109,10 +108,7 @@ async fn registry_server() -> Server {
 
 fn tool(server: &Server, s: &Sandbox) -> UiTool {
     UiTool::with_config(UiConfig {
-        policy: NetPolicy {
-            allow_private: true,
-            ..NetPolicy::default()
-        },
+        policy: private_allowed(),
         registries: vec![
             Registry::from_base("test", &server.url("/r")),
             Registry::from_base("other", &server.url("/elsewhere")),
@@ -126,24 +122,38 @@ async fn ui(tool: &UiTool, s: &Sandbox, args: Value) -> (bool, String, Value) {
     crate::common::call_tool(tool, ToolContext::new(s.roots.clone()), args).await
 }
 
+/// A sandbox, the test registry's server, and a tool reading it.
+struct Registered {
+    s: Sandbox,
+    server: Server,
+    tool: UiTool,
+}
+
+impl Registered {
+    async fn new() -> Registered {
+        let s = Sandbox::new();
+        let server = registry_server().await;
+        let tool = tool(&server, &s);
+        Registered { s, server, tool }
+    }
+
+    async fn call(&self, args: Value) -> (bool, String, Value) {
+        ui(&self.tool, &self.s, args).await
+    }
+}
+
 #[tokio::test]
 async fn list_search_and_view() {
-    let s = Sandbox::new();
-    let server = registry_server().await;
-    let tool = tool(&server, &s);
-    let (err, text, meta) = ui(&tool, &s, json!({"action": "list_components"})).await;
-    assert!(!err, "{text}");
+    let r = Registered::new().await;
+    let (text, meta) = tool_succeeded(r.call(json!({"action": "list_components"})).await);
     assert_eq!(meta["total"], 6);
     assert!(
         text.starts_with("6 items in test\nbutton · registry:ui · Displays a button"),
         "{text}"
     );
-    let (_, text, meta) = ui(
-        &tool,
-        &s,
-        json!({"action": "list", "type": "ui", "limit": 2}),
-    )
-    .await;
+    let (_, text, meta) = r
+        .call(json!({"action": "list", "type": "ui", "limit": 2}))
+        .await;
     assert_eq!(meta["total"], 3);
     assert_eq!(
         text,
@@ -153,37 +163,25 @@ async fn list_search_and_view() {
          [items 1-2 of 3; continue with offset=2]\n"
     );
 
-    let (err, text, meta) = ui(
-        &tool,
-        &s,
-        json!({"action": "search", "query": "FOOTER", "registry": "test"}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let args = json!({"action": "search", "query": "FOOTER", "registry": "test"});
+    let (_, meta) = tool_succeeded(r.call(args).await);
     assert_eq!(meta["total"], 1);
     assert_eq!(meta["matches"][0]["name"], "card");
     // Across every registry: the unreachable one is named, not fatal.
-    let (err, text, _) = ui(&tool, &s, json!({"action": "search", "query": "button"})).await;
-    assert!(!err, "{text}");
+    let (text, _) = tool_succeeded(r.call(json!({"action": "search", "query": "button"})).await);
     assert!(
         text.starts_with("1 match for 'button'\ntest/button"),
         "{text}"
     );
     assert!(text.contains("[not searched: other: HTTP 404"), "{text}");
 
-    let (err, text, meta) = ui(
-        &tool,
-        &s,
-        json!({"action": "get_component", "name": "button"}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let args = json!({"action": "get_component", "name": "button"});
+    let (text, meta) = tool_succeeded(r.call(args).await);
     assert!(text.contains("export function Button()"), "{text}");
     assert_eq!(meta["item"]["registryDependencies"], json!(["utils"]));
     assert_eq!(meta["item"]["meta"]["unknown"], "fields are fine");
     // A view is capped: the text is cut with a marker, no structured copy.
-    let (err, text, meta) = ui(&tool, &s, json!({"action": "view", "name": "huge"})).await;
-    assert!(!err);
+    let (text, meta) = tool_succeeded(r.call(json!({"action": "view", "name": "huge"})).await);
     assert!(text.len() < 270_000, "{}", text.len());
     assert!(
         text.contains("[result cut at 262144 bytes"),
@@ -191,28 +189,22 @@ async fn list_search_and_view() {
         &text[text.len() - 200..]
     );
     assert_eq!(meta["item"], Value::Null);
-    let (err, text, _) = ui(&tool, &s, json!({"action": "view", "name": "nope"})).await;
-    assert!(err);
+    let text = tool_failed(r.call(json!({"action": "view", "name": "nope"})).await);
     assert!(text.starts_with("HTTP 404"), "{text}");
 
-    let (err, text, _) = ui(&tool, &s, json!({"action": "registries"})).await;
-    assert!(!err);
+    let (text, _) = tool_succeeded(r.call(json!({"action": "registries"})).await);
+    let index = r.server.url("/r/registry.json");
     assert!(
-        text.starts_with(&format!(
-            "test (default): index {}",
-            server.url("/r/registry.json")
-        )),
+        text.starts_with(&format!("test (default): index {index}")),
         "{text}"
     );
 }
 
 #[tokio::test]
 async fn install_writes_the_item_and_its_registry_dependencies() {
-    let s = Sandbox::new();
-    let server = registry_server().await;
-    let tool = tool(&server, &s);
-    let (err, text, meta) = ui(&tool, &s, json!({"action": "install", "name": "button"})).await;
-    assert!(!err, "{text}");
+    let r = Registered::new().await;
+    let s = &r.s;
+    let (text, meta) = tool_succeeded(r.call(json!({"action": "install", "name": "button"})).await);
     assert_eq!(
         s.read("components/ui/button.tsx"),
         "export function Button() { return <button /> }\n"
@@ -232,51 +224,32 @@ async fn install_writes_the_item_and_its_registry_dependencies() {
             "tailwind-merge"
         ])
     );
-    assert!(
-        text.contains(
-            "npm install @radix-ui/react-slot class-variance-authority clsx tailwind-merge\n"
-        ),
-        "{text}"
-    );
-    assert!(
-        text.contains("cssVars to add to your global CSS by hand (see view): button"),
-        "{text}"
-    );
+    for note in [
+        "npm install @radix-ui/react-slot class-variance-authority clsx tailwind-merge\n",
+        "cssVars to add to your global CSS by hand (see view): button",
+    ] {
+        assert!(text.contains(note), "{text}");
+    }
 
     // A second install refuses to overwrite and writes nothing.
     std::fs::write(s.root.join("lib/utils.ts"), "mine\n").unwrap();
-    let (err, text, _) = ui(
-        &tool,
-        &s,
-        json!({"action": "install", "names": ["card", "button"]}),
-    )
-    .await;
-    assert!(err);
+    let again = json!({"action": "install", "names": ["card", "button"]});
+    let text = tool_failed(r.call(again).await);
     assert_eq!(
         text,
         "refused: components/ui/button.tsx, lib/utils.ts already exist (pass overwrite: true to replace); nothing was written"
     );
     assert!(!s.root.join("components/ui/card.tsx").exists());
     assert_eq!(s.read("lib/utils.ts"), "mine\n");
-    let (err, text, _) = ui(
-        &tool,
-        &s,
-        json!({"action": "install", "names": ["card", "button"], "overwrite": true}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let overwrite = json!({"action": "install", "names": ["card", "button"], "overwrite": true});
+    let (_, _) = tool_succeeded(r.call(overwrite).await);
     assert_eq!(s.read("lib/utils.ts"), "export function cn() {}\n");
     assert_eq!(s.read("components/ui/card.tsx"), "export const Card = 1\n");
 
     // A target with ~/, dependencies shared with an earlier install, a
     // base path, Hanzo's older file shape.
-    let (err, text, meta) = ui(
-        &tool,
-        &s,
-        json!({"action": "install", "names": ["page", "legacy"], "path": "web"}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let args = json!({"action": "install", "names": ["page", "legacy"], "path": "web"});
+    let (_, meta) = tool_succeeded(r.call(args).await);
     assert_eq!(
         s.read("web/app/login/page.tsx"),
         "export default function Page() {}\n"
@@ -293,25 +266,18 @@ async fn install_writes_the_item_and_its_registry_dependencies() {
 
 #[tokio::test]
 async fn targets_outside_the_workspace_and_bad_names_are_refused() {
-    let s = Sandbox::new();
-    let server = registry_server().await;
-    let tool = tool(&server, &s);
-    let (err, text, _) = ui(&tool, &s, json!({"action": "install", "name": "evil"})).await;
-    assert!(err);
+    let r = Registered::new().await;
+    let (s, server) = (&r.s, &r.server);
+    let text = tool_failed(r.call(json!({"action": "install", "name": "evil"})).await);
     assert_eq!(
         text,
         "item 'evil': target '../../outside.txt' would leave the workspace (only relative paths without '..' are written); nothing was written"
     );
     assert!(!s.base.join("outside.txt").exists());
     assert!(!s.root.join("components/ok.tsx").exists());
-    let (err, text, _) = ui(
-        &tool,
-        &s,
-        json!({"action": "install", "name": "card", "path": "../outside"}),
-    )
-    .await;
-    assert!(err);
-    assert!(text.contains("outside the roots"), "{text}");
+    let outside = json!({"action": "install", "name": "card", "path": "../outside"});
+    let (err, text, _) = r.call(outside).await;
+    assert_outside_roots(&(err, text));
     assert!(!s.base.join("outside/components").exists());
 
     let requests = server.log().len();
@@ -323,7 +289,7 @@ async fn targets_outside_the_workspace_and_bad_names_are_refused() {
             "-rf",
             "@test/../x",
         ] {
-            let (err, text, _) = ui(&tool, &s, json!({"action": action, "name": name})).await;
+            let (err, text, _) = r.call(json!({"action": action, "name": name})).await;
             assert!(err, "{action} {name}");
             assert!(
                 text.contains("is not an item name"),
@@ -334,13 +300,8 @@ async fn targets_outside_the_workspace_and_bad_names_are_refused() {
     assert_eq!(server.log().len(), requests, "no request for a bad name");
     assert!(!s.root.join("owned").exists());
 
-    let (err, text, meta) = ui(
-        &tool,
-        &s,
-        json!({"action": "add_command", "names": ["button", "@test/card"]}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let args = json!({"action": "add_command", "names": ["button", "@test/card"]});
+    let (_, meta) = tool_succeeded(r.call(args).await);
     let expected = format!(
         "npx shadcn@latest add {} {}",
         server.url("/r/button.json"),
@@ -351,44 +312,27 @@ async fn targets_outside_the_workspace_and_bad_names_are_refused() {
 
 #[tokio::test]
 async fn the_framework_is_remembered_per_workspace() {
-    let s = Sandbox::new();
-    let server = registry_server().await;
-    let tool = tool(&server, &s);
-    let (_, text, _) = ui(&tool, &s, json!({"action": "get_framework"})).await;
+    let r = Registered::new().await;
+    let (_, text, _) = r.call(json!({"action": "get_framework"})).await;
     assert_eq!(text, "react\n");
-    let (err, text, _) = ui(
-        &tool,
-        &s,
-        json!({"action": "set_framework", "framework": "Svelte"}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let set = |framework: &str| json!({"action": "set_framework", "framework": framework});
+    let (_, _) = tool_succeeded(r.call(set("Svelte")).await);
     // A fresh tool reads it back from the state folder.
-    let again = self::tool(&server, &s);
-    let (_, text, _) = ui(&again, &s, json!({"action": "get_framework"})).await;
+    let again = tool(&r.server, &r.s);
+    let (_, text, _) = ui(&again, &r.s, json!({"action": "get_framework"})).await;
     assert_eq!(text, "svelte\n");
-    let (_, _, meta) = ui(
-        &again,
-        &s,
-        json!({"action": "add_command", "name": "button", "registry": "test"}),
-    )
-    .await;
+    let command = json!({"action": "add_command", "name": "button", "registry": "test"});
+    let (_, _, meta) = ui(&again, &r.s, command).await;
     assert!(
         meta["command"]
             .as_str()
             .unwrap()
             .starts_with("npx shadcn-svelte@latest add ")
     );
-    let stored = std::fs::read_to_string(s.base.join("state/ui/frameworks.json")).unwrap();
+    let stored = std::fs::read_to_string(r.s.base.join("state/ui/frameworks.json")).unwrap();
     let stored: Value = serde_json::from_str(&stored).unwrap();
-    assert_eq!(stored[s.root.to_string_lossy().as_ref()], "svelte");
-    let (err, text, _) = ui(
-        &tool,
-        &s,
-        json!({"action": "set_framework", "framework": "cobol"}),
-    )
-    .await;
-    assert!(err);
+    assert_eq!(stored[r.s.root.to_string_lossy().as_ref()], "svelte");
+    let text = tool_failed(r.call(set("cobol")).await);
     assert_eq!(
         text,
         "framework 'cobol' is not known (react, vue, svelte, solid, react-native)"
@@ -412,13 +356,14 @@ async fn the_frameworks_file_never_follows_a_symlink_inside_the_roots() {
         state_dir: Some(state.clone()),
         ..UiConfig::default()
     });
-    let (err, text, _) = ui(
-        &tool,
-        &s,
-        json!({"action": "set_framework", "framework": "vue"}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let set_vue = || {
+        ui(
+            &tool,
+            &s,
+            json!({"action": "set_framework", "framework": "vue"}),
+        )
+    };
+    let (text, _) = tool_succeeded(set_vue().await);
     assert!(text.contains("is a symlink inside the roots"), "{text}");
     assert_eq!(
         std::fs::read_to_string(&outside).unwrap(),
@@ -431,13 +376,7 @@ async fn the_frameworks_file_never_follows_a_symlink_inside_the_roots() {
     // The folder itself a symlink to an outside folder: nothing is made there.
     std::fs::remove_dir_all(&ui_dir).unwrap();
     std::os::unix::fs::symlink(s.base.join("outside"), &ui_dir).unwrap();
-    let (err, text, _) = ui(
-        &tool,
-        &s,
-        json!({"action": "set_framework", "framework": "vue"}),
-    )
-    .await;
-    assert!(!err, "{text}");
+    let (text, _) = tool_succeeded(set_vue().await);
     assert!(text.contains("is a symlink inside the roots"), "{text}");
     let made: Vec<_> = std::fs::read_dir(s.base.join("outside"))
         .unwrap()
@@ -449,12 +388,7 @@ async fn the_frameworks_file_never_follows_a_symlink_inside_the_roots() {
 
     // A plain folder: the file is written, and read back.
     std::fs::remove_file(&ui_dir).unwrap();
-    let (err, text, _) = ui(
-        &tool,
-        &s,
-        json!({"action": "set_framework", "framework": "vue"}),
-    )
-    .await;
+    let (err, text, _) = set_vue().await;
     assert!(!err && !text.contains("cannot write"), "{text}");
     let (_, text, _) = ui(&tool, &s, json!({"action": "get_framework"})).await;
     assert_eq!(text, "vue\n");
@@ -478,8 +412,7 @@ async fn the_guard_applies_and_no_credential_is_sent() {
         state_dir: Some(s.base.join("state")),
         ..UiConfig::default()
     });
-    let (err, text, _) = ui(&guarded, &s, json!({"action": "list"})).await;
-    assert!(err);
+    let text = tool_failed(ui(&guarded, &s, json!({"action": "list"})).await);
     assert!(
         text.starts_with("refused: 127.0.0.1 is a loopback address"),
         "{text}"
@@ -508,23 +441,10 @@ async fn the_guard_applies_and_no_credential_is_sent() {
         json!({"action": "view", "name": "card"}),
         json!({"action": "install", "name": "page"}),
     ] {
-        let (err, text, _) = ui(&tool, &s, args).await;
-        assert!(!err, "{text}");
+        let (_, _) = tool_succeeded(ui(&tool, &s, args).await);
     }
     let log = server.log();
-    assert!(!log.is_empty());
-    for request in &log {
-        for (name, value) in &request.headers {
-            assert!(!value.contains(CANARY), "{name} carried the bearer");
-            assert!(!name.eq_ignore_ascii_case("authorization"));
-        }
-        assert!(
-            request
-                .header("user-agent")
-                .unwrap()
-                .starts_with("hanzo-mcp/")
-        );
-    }
+    assert_no_credential_sent(&log, CANARY);
     // Answers are cached: the index was fetched once for list and search.
     let index_fetches = log.iter().filter(|r| r.path == "/r/registry.json").count();
     assert_eq!(index_fetches, 1);

@@ -1,6 +1,6 @@
 //! The `workspace` tool on real folders, exact outputs.
 
-use crate::common::{Sandbox, call};
+use crate::common::{Sandbox, assert_outside_roots, call, toolbox_result};
 use mcp_local_tools::{DoorReport, ToolContext, Toolbox};
 use serde_json::json;
 
@@ -33,13 +33,8 @@ async fn detect_projects_and_languages() {
 #[tokio::test]
 async fn detect_refuses_outside() {
     let s = Sandbox::new();
-    let r = call(
-        "workspace",
-        &s.roots,
-        json!({"action": "detect", "path": ".."}),
-    )
-    .await;
-    assert!(r.0 && r.1.contains("outside the roots"), "{}", r.1);
+    let detect = json!({"action": "detect", "path": ".."});
+    assert_outside_roots(&s.tool("workspace").call(detect).await);
 }
 
 #[tokio::test]
@@ -47,16 +42,11 @@ async fn capabilities_report_tools_roots_and_door_without_secrets() {
     let s = Sandbox::new();
     let toolbox = Toolbox::with_default_tools();
     let root = s.root.to_string_lossy().into_owned();
-    let run = |toolbox: Toolbox| {
+    let run = async |toolbox: Toolbox| {
         let ctx = ToolContext::new(s.roots.clone());
-        async move {
-            let args = json!({"action": "capabilities"});
-            let result = toolbox
-                .call("workspace", args.as_object().unwrap().clone(), ctx)
-                .await
-                .unwrap();
-            result.content[0].as_text().unwrap().to_owned()
-        }
+        let args = json!({"action": "capabilities"});
+        let result = toolbox_result(&toolbox, "workspace", ctx, args).await;
+        result.content[0].as_text().unwrap().to_owned()
     };
     assert_eq!(
         run(toolbox.clone()).await,

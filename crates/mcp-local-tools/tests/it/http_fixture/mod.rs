@@ -74,6 +74,31 @@ pub fn not_found() -> Reply {
     }
 }
 
+/// Asserts `log` holds requests, none of which carried `canary` in a
+/// header, or an `Authorization` or `Cookie` header, and each of which
+/// named the agent `hanzo-mcp/0.…`.
+pub fn assert_no_credential_sent(log: &[Logged], canary: &str) {
+    assert!(!log.is_empty());
+    for request in log {
+        for (name, value) in &request.headers {
+            assert!(!value.contains(canary), "{name} carried the bearer");
+            assert!(!name.eq_ignore_ascii_case("authorization"));
+            assert!(!name.eq_ignore_ascii_case("cookie"));
+        }
+        let agent = request.header("user-agent").unwrap();
+        assert!(agent.starts_with("hanzo-mcp/0."), "{agent}");
+    }
+}
+
+/// The network policy that lets a tool reach these loopback servers:
+/// private addresses allowed.
+pub fn private_allowed() -> mcp_local_tools::net::NetPolicy {
+    mcp_local_tools::net::NetPolicy {
+        allow_private: true,
+        ..Default::default()
+    }
+}
+
 type Handler = dyn Fn(&Logged) -> Reply + Send + Sync;
 
 /// A running server; it stops when the test's runtime ends.
