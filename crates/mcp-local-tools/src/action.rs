@@ -106,8 +106,6 @@ pub(crate) trait ActionTool: Clone + Send + Sync + 'static {
     const STARTS_CHILDREN: bool = false;
     /// The action a call without `action` gets, if any.
     const DEFAULT_ACTION: Option<&'static str> = None;
-    /// The most bytes of text one result of this tool carries.
-    const RESULT_CAP: usize = 256 * 1024;
     /// True for a tool that takes [`FILE_CHANGES`] itself; for every
     /// other tool an action that writes files holds it shared while it
     /// runs.
@@ -404,7 +402,7 @@ pub(crate) fn call<T: ActionTool>(
                 .await
                 .unwrap_or_else(CallToolResult::error)
         };
-        cap_result(result, T::RESULT_CAP)
+        cap_result(result, crate::util::RESULT_CAP)
     })
 }
 

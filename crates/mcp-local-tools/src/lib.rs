@@ -162,4 +162,4 @@ pub use error::{Error, PathError, PathErrorKind};
 pub use roots::{Resolved, Roots};
 pub use tool::{CallFuture, LocalTool};
 pub use toolbox::{DEFAULT_CALL_TIMEOUT, Toolbox};
-pub use util::MAX_RESULT_BYTES;
+pub use util::{MAX_RESULT_BYTES, RESULT_CAP};

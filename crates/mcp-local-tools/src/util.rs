@@ -85,9 +85,21 @@ fn one_number_id(value: &Value) -> Result<i64, String> {
     })
 }
 
-/// The most bytes of text one result carries (64 KiB); past it, output stops
-/// with a marker saying how to get the rest.
+/// The most bytes of text one page of a result carries (64 KiB): an
+/// action stops its output there, with a marker line saying how to get
+/// the rest (an offset, a start index, a narrower request).
+///
+/// This is the one result-size policy of every tool. The framework
+/// enforces it as well: a result whose text passes [`RESULT_CAP`] (this
+/// page plus room for the lines an action writes around it) is cut there,
+/// with a marker, and its structured copy is left out when that alone
+/// passes the cap.
 pub const MAX_RESULT_BYTES: usize = 64 * 1024;
+
+/// The most bytes of text the framework lets through in one result:
+/// [`MAX_RESULT_BYTES`] and 4 KiB for the marker and note lines around a
+/// page.
+pub const RESULT_CAP: usize = MAX_RESULT_BYTES + 4 * 1024;
 
 /// A tool failure: becomes a result with `isError: true` and this text.
 pub(crate) type ToolResult = Result<CallToolResult, String>;

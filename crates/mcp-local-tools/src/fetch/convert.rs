@@ -140,30 +140,39 @@ pub(crate) fn pretty_json(body: &[u8]) -> Result<String, String> {
 }
 
 /// One page of `text` by characters (never splitting one): the slice from
-/// character `start` holding at most `max` characters, the total count,
-/// and the `start` of the next page when more remains.
+/// character `start` holding at most `max` characters and at most
+/// `max_bytes` bytes, the total count, and the `start` of the next page
+/// when more remains.
 ///
 /// Errors when `start` is past the end (`start` 0 of an empty text is an
 /// empty page).
-pub(crate) fn page(text: &str, start: usize, max: usize) -> Result<Page<'_>, String> {
+pub(crate) fn page(
+    text: &str,
+    start: usize,
+    max: usize,
+    max_bytes: usize,
+) -> Result<Page<'_>, String> {
     let total = text.chars().count();
     if start > total || (start == total && total > 0) {
         return Err(format!(
             "start_index {start} is past the end: the content has {total} characters"
         ));
     }
-    let byte_at = |n: usize| {
-        text.char_indices()
-            .nth(n)
-            .map_or(text.len(), |(offset, _)| offset)
-    };
-    let from = byte_at(start);
-    let end_char = start.saturating_add(max).min(total);
-    let to = from
-        + text[from..]
-            .char_indices()
-            .nth(end_char - start)
-            .map_or(text.len() - from, |(o, _)| o);
+    let from = text
+        .char_indices()
+        .nth(start)
+        .map_or(text.len(), |(offset, _)| offset);
+    // Characters taken, and the byte where the page ends; a page holds at
+    // least one character, so paging always moves on.
+    let (mut taken, mut to) = (0, from);
+    for c in text[from..].chars() {
+        if taken == max || (taken > 0 && to + c.len_utf8() - from > max_bytes) {
+            break;
+        }
+        taken += 1;
+        to += c.len_utf8();
+    }
+    let end_char = start + taken;
     Ok(Page {
         text: &text[from..to],
         total,
@@ -203,14 +212,20 @@ mod tests {
     #[test]
     fn pages_split_on_characters() {
         let text = "aé😀b";
-        let p = page(text, 0, 2).unwrap();
+        let p = page(text, 0, 2, usize::MAX).unwrap();
         assert_eq!((p.text, p.total, p.next), ("aé", 4, Some(2)));
-        let p = page(text, 2, 2).unwrap();
+        let p = page(text, 2, 2, usize::MAX).unwrap();
         assert_eq!((p.text, p.next), ("😀b", None));
-        let p = page(text, 3, 100).unwrap();
+        let p = page(text, 3, 100, usize::MAX).unwrap();
         assert_eq!((p.text, p.next), ("b", None));
-        assert!(page(text, 4, 1).is_err());
-        assert_eq!(page("", 0, 5).unwrap().text, "");
+        assert!(page(text, 4, 1, usize::MAX).is_err());
+        assert_eq!(page("", 0, 5, usize::MAX).unwrap().text, "");
+        // The byte budget ends a page first, never inside a character and
+        // never before its first one.
+        let p = page(text, 0, 10, 4).unwrap();
+        assert_eq!((p.text, p.next), ("aé", Some(2)));
+        let p = page(text, 2, 10, 3).unwrap();
+        assert_eq!((p.text, p.next), ("😀", Some(3)));
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //!   (`text`) with the main content extracted, else the whole page; JSON
 //!   may be pretty-printed (`json`); `raw` is the body as it came. The text
 //!   is paged by characters: at most `max_length` (default
-//!   [`DEFAULT_MAX_LENGTH`]) from `start_index`, and the result names the
-//!   next `start_index`. A page from which no text can be extracted is an
+//!   [`DEFAULT_MAX_LENGTH`]) and at most [`crate::MAX_RESULT_BYTES`] from
+//!   `start_index`, and the result names the next `start_index`. A page from which no text can be extracted is an
 //!   error suggesting `format: raw`, never an empty success.
 //! - `head {url, [headers]}`: status and headers.
 //! - `request {url, [method], [headers], [body]}`: GET, POST, PUT, PATCH or
@@ -45,7 +45,7 @@ use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 
 use crate::net::{self, Http, NetPolicy, Outgoing};
-use crate::util::{Hints, ToolResult};
+use crate::util::{Hints, MAX_RESULT_BYTES, ToolResult};
 
 /// Default `max_length` of `get` and `request`: 20,000 characters.
 pub const DEFAULT_MAX_LENGTH: usize = 20_000;
@@ -132,7 +132,7 @@ impl FetchTool {
 actions! {
     /// Which `fetch` action to run.
     pub(crate) enum FetchAction for FetchCall {
-        Get(GetArgs) = "get" ["fetch"] { reads: true, can: [Network], pool: false, usage: "the page as text: HTML as Markdown (format: markdown, the default for HTML) or plain text (text) with the main content extracted; json pretty-prints; raw is the body as it came. At most max_length characters (default 20000, at most 100000) from start_index (default 0); the result names the next start_index." },
+        Get(GetArgs) = "get" ["fetch"] { reads: true, can: [Network], pool: false, usage: "the page as text: HTML as Markdown (format: markdown, the default for HTML) or plain text (text) with the main content extracted; json pretty-prints; raw is the body as it came. At most max_length characters (default 20000, at most 100000) and 64 KiB from start_index (default 0); the result names the next start_index." },
         Head(HeadArgs) = "head" { reads: true, can: [Network], pool: false, usage: "status and headers only." },
         Request(RequestArgs) = "request" { reads: false, can: [Network], pool: false, usage: "an HTTP request (method GET, POST, PUT, PATCH or DELETE; default GET) with a text body; returns the status, headers and the body, paged like get." },
         Download(download::DownloadArgs) = "download" { reads: false, can: [WriteFiles, Network], pool: false, usage: "save the body to path inside the roots (at most max_bytes, default 104857600); an existing file is kept unless overwrite." },
@@ -174,7 +174,7 @@ pub(crate) struct GetArgs {
     pub format: Option<Format>,
     /// The first character to return (default 0); use the next start_index a result names.
     pub start_index: Option<u64>,
-    /// The most characters to return (default 20000, at most 100000).
+    /// The most characters to return (default 20000, at most 100000); a page also ends at 64 KiB.
     pub max_length: Option<u64>,
     /// Request headers to send (name to value). Host cannot be set.
     pub headers: Option<BTreeMap<String, String>>,
@@ -208,7 +208,7 @@ pub(crate) struct RequestArgs {
     pub body: Option<String>,
     /// The first character to return (default 0); use the next start_index a result names.
     pub start_index: Option<u64>,
-    /// The most characters to return (default 20000, at most 100000).
+    /// The most characters to return (default 20000, at most 100000); a page also ends at 64 KiB.
     pub max_length: Option<u64>,
     /// Milliseconds the whole call may take (default 30000, at most 120000).
     pub timeout_ms: Option<u64>,
@@ -240,7 +240,6 @@ impl ActionTool for FetchTool {
         open_world: true,
     };
     const HELP_NOTES: &'static str = "Requests to loopback, private (RFC 1918, RFC 6598), link-local (cloud metadata), unique-local, multicast and unspecified addresses are refused, on every redirect hop and for every address a name resolves to, unless the server runs with --fetch-allow-private (HANZO_MCP_FETCH_ALLOW_PRIVATE=1). At most 5 redirects are followed; bodies are read up to 10 MiB (download: max_bytes). No credential of the server is ever sent.";
-    const RESULT_CAP: usize = 512 * 1024;
 
     fn time_limit(&self) -> Option<Duration> {
         Some(self.config.max_timeout + Duration::from_secs(5))
@@ -327,7 +326,7 @@ impl FetchTool {
             .format
             .unwrap_or(if html { Format::Markdown } else { Format::Raw });
         let text = self.formatted(format, html, raw, &url, &body).await?;
-        let page = convert::page(&text, start, max)?;
+        let page = convert::page(&text, start, max, MAX_RESULT_BYTES)?;
         let mut out = page.text.to_owned();
         if !out.ends_with('\n') {
             out.push('\n');
@@ -451,7 +450,7 @@ impl FetchTool {
             ));
         } else {
             let raw = String::from_utf8_lossy(&body.bytes);
-            let page = convert::page(&raw, start, max)?;
+            let page = convert::page(&raw, start, max, MAX_RESULT_BYTES)?;
             text.push_str(page.text);
             if !text.ends_with('\n') {
                 text.push('\n');

@@ -8,7 +8,6 @@ use serde_json::json;
 
 use super::registry::{Item, Registry};
 use super::{UiTool, check_name};
-use crate::action::ActionTool;
 use crate::util::{ToolResult, page_marker};
 
 /// Arguments of `ui list`.
@@ -216,7 +215,7 @@ impl UiTool {
         let pretty = serde_json::to_string_pretty(&*raw).map_err(|e| e.to_string())?;
         // The structured copy is kept only when the text holds it whole
         // (the text itself is cut at the tool's result cap).
-        let whole = pretty.len() + text.len() < <UiTool as ActionTool>::RESULT_CAP;
+        let whole = pretty.len() + text.len() < crate::util::RESULT_CAP;
         text.push_str(&pretty);
         text.push('\n');
         let mut result = CallToolResult::text(text);

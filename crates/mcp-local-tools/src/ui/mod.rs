@@ -177,7 +177,7 @@ actions! {
         Registries(NoArgs) = "registries" { reads: true, can: [], pool: false, usage: "the configured registries (the first is the default)." },
         List(catalog::ListArgs) = "list" ["list_components"] { reads: true, can: [Network], pool: false, usage: "the registry's items: name, type, description (type: ui, block, hook, lib, ... or registry:ui; limit default 100)." },
         Search(catalog::SearchArgs) = "search" { reads: true, can: [Network], pool: false, usage: "items whose name, title or description contains query (any case), in one registry or all." },
-        View(catalog::ViewArgs) = "view" ["get_component"] { reads: true, can: [Network], pool: false, usage: "the whole item as the registry sends it, files included (cut at 256 KiB)." },
+        View(catalog::ViewArgs) = "view" ["get_component"] { reads: true, can: [Network], pool: false, usage: "the whole item as the registry sends it, files included (cut at 68 KiB)." },
         Install(install::InstallArgs) = "install" { reads: false, can: [WriteFiles, Network], pool: false, usage: "write the items' files (name or names) and those of their registryDependencies into the workspace (under path, default the first root); refuses existing files unless overwrite and targets outside the workspace; reports the npm dependencies to add. Runs no command." },
         AddCommand(framework::AddCommandArgs) = "add_command" { reads: true, can: [], pool: false, usage: "the CLI line that adds the items (name or names: npx shadcn@latest add ..., or the framework's port), for you to run." },
         SetFramework(framework::SetFrameworkArgs) = "set_framework" { reads: false, can: [State], pool: false, usage: "remember the workspace's framework (react, vue, svelte, solid, react-native)." },

@@ -730,7 +730,7 @@ async fn an_oversized_structured_copy_is_left_out() {
     assert!(!is_error);
     assert_eq!(structured, Value::Null);
     assert!(
-        text.ends_with("bytes, over the 262144-byte cap; narrow or page the request]\n"),
+        text.ends_with("bytes, over the 69632-byte cap; narrow or page the request]\n"),
         "{}",
         &text[text.len() - 300..]
     );

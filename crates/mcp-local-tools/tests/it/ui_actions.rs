@@ -184,7 +184,7 @@ async fn list_search_and_view() {
     let (text, meta) = tool_succeeded(r.call(json!({"action": "view", "name": "huge"})).await);
     assert!(text.len() < 270_000, "{}", text.len());
     assert!(
-        text.contains("[result cut at 262144 bytes"),
+        text.contains("[result cut at 69632 bytes"),
         "{}",
         &text[text.len() - 200..]
     );
