@@ -608,7 +608,12 @@ async fn apply_with_check() {
         text.starts_with("git apply failed (exit code 1):\nerror: patch failed: a.txt:1\n"),
         "{text}"
     );
-    refused(&s, json!({"action": "apply"}), "apply: missing field 'patch'").await;
+    refused(
+        &s,
+        json!({"action": "apply"}),
+        "apply: missing field 'patch'",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -744,7 +749,12 @@ async fn bad_arguments_are_clear_errors() {
         "timeout_ms 700000 is out of range",
     )
     .await;
-    refused(&s, json!({"action": "commit"}), "commit: missing field 'message'").await;
+    refused(
+        &s,
+        json!({"action": "commit"}),
+        "commit: missing field 'message'",
+    )
+    .await;
 }
 
 // ---- fetch, pull, push against a local bare repository ----
