@@ -295,13 +295,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::{Call, GitCall, GitTool, timeout};
-    use crate::action::parse_call;
+    use crate::util::parse_for_test;
 
     fn parse(args: Value) -> Result<Option<Call>, String> {
-        match args {
-            Value::Object(map) => parse_call::<GitTool>(map),
-            other => panic!("not an object: {other}"),
-        }
+        parse_for_test::<GitTool>(args)
     }
 
     #[test]
