@@ -124,12 +124,7 @@ impl ActionTool for PlanTool {
     const NAME: &'static str = "plan";
     const TITLE: &'static str = "Plan";
     const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    };
+    const HINTS: Hints = Hints::LOCAL_CHANGES;
 
     fn run_blocking(&self, call: PlanCall, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);

@@ -283,12 +283,7 @@ impl ActionTool for TasksTool {
     const NAME: &'static str = "tasks";
     const TITLE: &'static str = "Tasks";
     const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    };
+    const HINTS: Hints = Hints::LOCAL_CHANGES;
 
     fn run_blocking(&self, call: TasksCall, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);

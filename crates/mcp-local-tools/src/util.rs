@@ -242,6 +242,18 @@ pub(crate) struct Hints {
     pub(crate) open_world: bool,
 }
 
+impl Hints {
+    /// A tool that changes (and may remove) files or state on this
+    /// machine, with effects a repeated call adds to, and reaches nothing
+    /// outside it.
+    pub(crate) const LOCAL_CHANGES: Hints = Hints {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: false,
+    };
+}
+
 /// A tool definition as `tools/list` shows it.
 pub(crate) fn tool_definition(
     name: &str,

@@ -133,12 +133,7 @@ impl ActionTool for CodeTool {
     const NAME: &'static str = "code";
     const TITLE: &'static str = "Code";
     const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    };
+    const HINTS: Hints = Hints::LOCAL_CHANGES;
     const HELP_NOTES: &'static str = HELP_NOTES;
 
     fn run_blocking(&self, call: CodeCall, ctx: &ToolContext) -> ToolResult {

@@ -202,12 +202,7 @@ impl ActionTool for MemoryTool {
     const NAME: &'static str = "memory";
     const TITLE: &'static str = "Memory";
     const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    };
+    const HINTS: Hints = Hints::LOCAL_CHANGES;
     // The store is readied first (which may take the file-changes lock
     // exclusively), then an action that writes files holds it shared.
     const GUARDS_FILE_CHANGES: bool = true;
