@@ -78,8 +78,28 @@ pub(crate) trait ActionArgs: Sized + Send + 'static {
     /// arguments of `action`; for `help`, which takes no fields and is
     /// answered by the framework, `None` when none is given.
     fn parse(action: Self::Action, fields: Map<String, Value>) -> Option<Result<Self, String>>;
+    /// The field schema of `action`; `None` for `help`.
+    fn field_schema(action: Self::Action) -> Option<Map<String, Value>>;
     /// Each action's field schema (not `help`'s), in table order.
-    fn field_schemas() -> Vec<(&'static ActionSpec, Map<String, Value>)>;
+    fn field_schemas() -> Vec<(&'static ActionSpec, Map<String, Value>)> {
+        Self::Action::ALL
+            .iter()
+            .filter_map(|&a| Self::field_schema(a).map(|schema| (a.spec(), schema)))
+            .collect()
+    }
+}
+
+#[cfg(any(feature = "git", feature = "memory"))]
+mod common;
+#[cfg(any(feature = "git", feature = "memory"))]
+pub(crate) use common::WithCommon;
+
+/// The names `schema` lists as `required`.
+fn required_names(schema: &Map<String, Value>) -> Vec<&str> {
+    match schema.get("required") {
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The future an async action returns.
@@ -261,10 +281,7 @@ fn tool_schema<T: ActionTool>() -> Map<String, Value> {
     );
     let mut fields: Vec<MergedField> = Vec::new();
     for (spec, schema) in <T::Args as ActionArgs>::field_schemas() {
-        let required: Vec<&str> = match schema.get("required") {
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
+        let required = required_names(&schema);
         let Some(Value::Object(props)) = schema.get("properties") else {
             continue;
         };
@@ -558,10 +575,7 @@ fn help_text<T: ActionTool>() -> String {
 /// content, [offset]}`, the required ones first (in declaration order),
 /// then the optional ones in brackets; empty for an action without fields.
 fn field_list(schema: &Map<String, Value>) -> String {
-    let required: Vec<&str> = match schema.get("required") {
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
+    let required = required_names(schema);
     let optional = match schema.get("properties") {
         Some(Value::Object(props)) => props
             .keys()
@@ -650,6 +664,9 @@ pub(crate) fn cap_result(mut result: CallToolResult, cap: usize) -> CallToolResu
 /// An argument struct derives `Deserialize` (with `deny_unknown_fields`)
 /// and `JsonSchema`; its doc comments are the fields' descriptions, and
 /// the fields it requires are those without `Option` or a default.
+/// Fields every action of a tool takes (`git`'s `path` and `timeout_ms`)
+/// are declared once, in a struct of their own: the tool's arguments are
+/// then `WithCommon<ThatStruct, FsCall>` (see `WithCommon`).
 macro_rules! actions {
     (
         $(#[$meta:meta])*
@@ -726,12 +743,11 @@ macro_rules! actions {
                 }
             }
 
-            fn field_schemas() -> Vec<(
-                &'static crate::action::ActionSpec,
-                serde_json::Map<String, serde_json::Value>,
-            )> {
-                use crate::action::Action as _;
-                vec![$(($Enum::$Variant.spec(), crate::util::input_schema::<$Args>()),)+]
+            fn field_schema(action: $Enum) -> Option<serde_json::Map<String, serde_json::Value>> {
+                match action {
+                    $($Enum::$Variant => Some(crate::util::input_schema::<$Args>()),)+
+                    $Enum::Help => None,
+                }
             }
         }
     };

@@ -254,6 +254,18 @@ pub(crate) struct Hints {
     pub(crate) open_world: bool,
 }
 
+impl Hints {
+    /// A tool that changes (and may remove) files or state on this
+    /// machine, with effects a repeated call adds to, and reaches nothing
+    /// outside it.
+    pub(crate) const LOCAL_CHANGES: Hints = Hints {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: false,
+    };
+}
+
 /// A tool definition as `tools/list` shows it.
 pub(crate) fn tool_definition(
     name: &str,
@@ -336,7 +348,8 @@ pub(crate) async fn call_for_test<T: crate::action::ActionTool>(
     root: &std::path::Path,
     args: Value,
 ) -> (bool, String) {
-    let roots = crate::Roots::new(vec![root.to_path_buf()]).expect("the test's root exists");
+    let root = std::fs::canonicalize(root).expect("the test's root exists");
+    let roots = crate::Roots::new(vec![root]).expect("the test's root is a root");
     let Value::Object(args) = args else {
         panic!("test arguments are an object: {args}")
     };
@@ -350,6 +363,33 @@ pub(crate) async fn call_for_test<T: crate::action::ActionTool>(
         })
         .collect();
     (result.is_error == Some(true), text)
+}
+
+/// Parses `args` (a JSON object) as a call of `T`, as the framework does
+/// before running it (`None`: `help`).
+#[cfg(test)]
+pub(crate) fn parse_for_test<T: crate::action::ActionTool>(
+    args: Value,
+) -> Result<Option<T::Args>, String> {
+    let Value::Object(args) = args else {
+        panic!("test arguments are an object: {args}")
+    };
+    crate::action::parse_call::<T>(args)
+}
+
+/// A temporary folder holding a root (`root`, returned too) and a state
+/// database (`state/state.db`, not created yet) for a test.
+#[cfg(all(test, any(feature = "memory", feature = "plan", feature = "tasks")))]
+pub(crate) fn store_for_test() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    std::sync::Arc<crate::store::Store>,
+) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).expect("the root");
+    let store = crate::store::Store::at(dir.path().join("state/state.db"));
+    (dir, root, std::sync::Arc::new(store))
 }
 
 /// The fields `help` lists for `action` in `help` (the text between the

@@ -305,32 +305,17 @@ fn capabilities(surroundings: &Surroundings, ctx: &ToolContext) -> CallToolResul
 
 #[cfg(test)]
 mod tests {
-    use mcp_proto::ContentBlock;
     use serde_json::{Value, json};
 
     use super::{WorkspaceTool, redact_address};
-    use crate::{Roots, ToolContext};
+    use crate::util::call_for_test;
 
     /// Calls `workspace` with `args` in a fresh root: whether it failed,
     /// and its text.
     async fn call(args: Value) -> (bool, String) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("Cargo.toml"), "[package]\n").unwrap();
-        let roots = Roots::new(vec![std::fs::canonicalize(dir.path()).unwrap()]).unwrap();
-        let Value::Object(args) = args else {
-            unreachable!("arguments are an object")
-        };
-        let tool = WorkspaceTool::default();
-        let result = crate::action::call(&tool, args, ToolContext::new(roots)).await;
-        let text = result
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect();
-        (result.is_error == Some(true), text)
+        call_for_test(&WorkspaceTool::default(), dir.path(), args).await
     }
 
     #[tokio::test]

@@ -133,12 +133,7 @@ impl ActionTool for CodeTool {
     const NAME: &'static str = "code";
     const TITLE: &'static str = "Code";
     const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    };
+    const HINTS: Hints = Hints::LOCAL_CHANGES;
     const HELP_NOTES: &'static str = HELP_NOTES;
 
     fn run_blocking(&self, call: CodeCall, ctx: &ToolContext) -> ToolResult {
@@ -460,11 +455,10 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use mcp_proto::ContentBlock;
     use serde_json::{Value, json};
 
     use super::CodeTool;
-    use crate::{Roots, ToolContext};
+    use crate::util::call_for_test;
 
     /// A root holding `a.rs` with two functions.
     fn root() -> tempfile::TempDir {
@@ -475,55 +469,17 @@ mod tests {
 
     /// Calls `code` with `args` in `root`: whether it failed, and its text.
     async fn call(root: &tempfile::TempDir, args: Value) -> (bool, String) {
-        let dir = std::fs::canonicalize(root.path()).unwrap();
-        let roots = Roots::new(vec![dir]).unwrap();
-        let Value::Object(args) = args else {
-            unreachable!("arguments are an object")
-        };
-        let result = crate::action::call(&CodeTool, args, ToolContext::new(roots)).await;
-        let text = result
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect();
-        (result.is_error == Some(true), text)
-    }
-
-    #[tokio::test]
-    async fn a_missing_field_is_named_with_its_action() {
-        let dir = root();
-        for (args, text) in [
-            (
-                json!({"action": "outline"}),
-                "outline: missing field 'path'",
-            ),
-            (
-                json!({"action": "definition"}),
-                "definition: missing field 'name'",
-            ),
-            (
-                json!({"action": "references"}),
-                "references: missing field 'name'",
-            ),
-            (
-                json!({"action": "grep_replace", "replacement": "b"}),
-                "grep_replace: missing field 'pattern'",
-            ),
-            (
-                json!({"action": "grep_replace", "pattern": "a"}),
-                "grep_replace: missing field 'replacement'",
-            ),
-        ] {
-            assert_eq!(call(&dir, args).await, (true, text.to_owned()));
-        }
+        call_for_test(&CodeTool, root.path(), args).await
     }
 
     #[tokio::test]
     async fn one_of_two_fields_is_still_checked_by_the_action() {
         let dir = root();
+        // The integration tests name the first missing field of each action.
+        assert_eq!(
+            call(&dir, json!({"action": "grep_replace", "pattern": "a"})).await,
+            (true, "grep_replace: missing field 'replacement'".to_owned())
+        );
         assert_eq!(
             call(&dir, json!({"action": "symbols"})).await,
             (

@@ -89,12 +89,7 @@ impl ActionTool for FsTool {
     const NAME: &'static str = "fs";
     const TITLE: &'static str = "Files";
     const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    };
+    const HINTS: Hints = Hints::LOCAL_CHANGES;
     const HELP_NOTES: &'static str =
         "Every result is capped; a line in brackets at the end says how to get the rest.";
 

@@ -36,10 +36,6 @@ pub(crate) struct Numstat {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DiffArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// Staged changes: the index against HEAD, or against ref (default false).
     #[serde(default)]
     pub staged: bool,

@@ -21,10 +21,6 @@ pub(crate) const NO_PROGRAMS: [&str; 3] = ["--no-color", "--no-ext-diff", "--no-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LogArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// The revision to list from (a branch, tag, hash, HEAD~2, ...; default HEAD).
     #[serde(rename = "ref")]
     pub rev: Option<String>,
@@ -47,10 +43,6 @@ pub(crate) struct LogArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ShowArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// What to show (default HEAD): a revision (a branch, tag, hash, HEAD~2, ...), or a tree or blob (`HEAD:file`).
     #[serde(rename = "ref")]
     pub rev: Option<String>,
@@ -67,8 +59,6 @@ pub(crate) struct ShowArgs {
 pub(crate) struct BlameArgs {
     /// The file, absolute or relative to the first root; its repository is the one it lies in.
     pub path: String,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// The revision to blame at (a branch, tag, hash, HEAD~2, ...; default: the file in the work tree).
     #[serde(rename = "ref")]
     pub rev: Option<String>,
@@ -82,10 +72,6 @@ pub(crate) struct BlameArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RevParseArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// The revision to resolve (a branch, tag, hash, HEAD~2, ...; default HEAD).
     #[serde(rename = "ref")]
     pub rev: Option<String>,

@@ -83,7 +83,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::action::{
-    Action, ActionArgs, ActionFuture, ActionTool, FILE_CHANGES, actions, local_tool,
+    Action, ActionArgs, ActionFuture, ActionTool, FILE_CHANGES, NoArgs, WithCommon, actions,
+    local_tool,
 };
 use crate::capability::Capability;
 use crate::context::ToolContext;
@@ -110,7 +111,7 @@ impl GitTool {
 actions! {
     /// Which `git` action to run.
     pub(crate) enum GitAction for GitCall {
-        Status(RepoArgs) = "status" { reads: true, can: [ReadFiles], pool: false, usage: "branch, upstream, ahead/behind, staged, unstaged, unmerged and untracked files (from porcelain v2; also as structuredContent)." },
+        Status(NoArgs) = "status" { reads: true, can: [ReadFiles], pool: false, usage: "branch, upstream, ahead/behind, staged, unstaged, unmerged and untracked files (from porcelain v2; also as structuredContent)." },
         Diff(diff::DiffArgs) = "diff" { reads: true, can: [ReadFiles], pool: false, usage: "unstaged changes, or staged ones, or from ref (to the work tree, or to `to`); a numstat header, then the patch capped per file and in total; stat gives the diffstat only." },
         Log(history::LogArgs) = "log" { reads: true, can: [ReadFiles], pool: false, usage: "commits as `hash date author: subject (refs)`, newest first (limit, also called count: default 20, at most 1000)." },
         Show(history::ShowArgs) = "show" { reads: true, can: [ReadFiles], pool: false, usage: "a commit (default HEAD) with its patch, or a tag, tree or blob (`HEAD:file`)." },
@@ -122,11 +123,11 @@ actions! {
         Reset(worktree::ResetArgs) = "reset" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "move HEAD to ref (default HEAD); mode soft or mixed (default); hard only with confirm: true; with paths, unstage them." },
         Stash(worktree::StashArgs) = "stash" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "push (default; message, paths), list, pop or drop (index, default 0)." },
         Tag(refs::TagArgs) = "tag" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "list (default without name) or create name (at start, default HEAD; annotated when message is given)." },
-        Remote(RepoArgs) = "remote" { reads: true, can: [ReadFiles], pool: false, usage: "the configured remotes with their URLs." },
+        Remote(NoArgs) = "remote" { reads: true, can: [ReadFiles], pool: false, usage: "the configured remotes with their URLs." },
         Fetch(refs::RemoteArgs) = "fetch" { reads: false, can: [WriteFiles, Network], pool: false, usage: "fetch from a configured remote (default: git's choice)." },
         Pull(refs::RemoteArgs) = "pull" { reads: false, can: [ReadFiles, WriteFiles, Network], pool: false, usage: "fetch and integrate (the repository's pull settings; no editor)." },
         Push(refs::PushArgs) = "push" { reads: false, can: [ReadFiles, WriteFiles, Network], pool: false, usage: "push a branch; force is --force-with-lease, never a plain force." },
-        Worktree(RepoArgs) = "worktree" { reads: true, can: [ReadFiles], pool: false, usage: "the repository's worktrees." },
+        Worktree(NoArgs) = "worktree" { reads: true, can: [ReadFiles], pool: false, usage: "the repository's worktrees." },
         RevParse(history::RevParseArgs) = "rev_parse" { reads: true, can: [ReadFiles], pool: false, usage: "the full object name of ref (default HEAD)." },
         Apply(worktree::ApplyArgs) = "apply" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "apply a unified diff to the work tree (staged: to the index too); check only tells whether it applies." },
         Clean(worktree::CleanArgs) = "clean" { reads: false, can: [ReadFiles, WriteFiles], pool: false, usage: "untracked files and folders; lists what would go unless confirm: true removes them." },
@@ -134,42 +135,26 @@ actions! {
     }
 }
 
-/// Arguments of the actions that take only the repository (`status`,
-/// `remote`, `worktree`).
+/// The fields every `git` action takes.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RepoArgs {
+pub(crate) struct GitCommon {
     /// The repository: its folder or any path in its work tree (default: the first root).
     pub path: Option<String>,
     /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
     pub timeout_ms: Option<u64>,
 }
 
-impl GitCall {
-    /// The fields every action takes: where the repository is (`None`:
-    /// the first root; blame's file, init's folder) and `timeout_ms`.
-    fn repository(&self) -> (Option<&str>, Option<u64>) {
-        match self {
-            GitCall::Status(a) | GitCall::Remote(a) | GitCall::Worktree(a) => {
-                (a.path.as_deref(), a.timeout_ms)
-            }
-            GitCall::Diff(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Log(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Show(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Blame(a) => (Some(a.path.as_str()), a.timeout_ms),
-            GitCall::Branch(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Switch(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Add(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Commit(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Reset(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Stash(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Tag(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Fetch(a) | GitCall::Pull(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Push(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::RevParse(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Apply(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Clean(a) => (a.path.as_deref(), a.timeout_ms),
-            GitCall::Init(a) => (a.path.as_deref(), a.timeout_ms),
+/// One `git` call: the repository and timeout, and the action.
+pub(crate) type Call = WithCommon<GitCommon, GitCall>;
+
+impl Call {
+    /// Where the repository is: `path` (`None`: the first root), which
+    /// for `blame` is its file (`init` reads its own folder).
+    fn repository(&self) -> Option<&str> {
+        match &self.args {
+            GitCall::Blame(args) => Some(args.path.as_str()),
+            _ => self.common.path.as_deref(),
         }
     }
 }
@@ -199,7 +184,7 @@ When this session may run no program (no run-programs action is reachable), ever
 Each git command is bounded by timeout_ms (default 120000, at most 600000) and its output by 30000 bytes (head and tail kept); a failing command is an error with git's stderr and exit status.";
 
 impl ActionTool for GitTool {
-    type Args = GitCall;
+    type Args = Call;
     const NAME: &'static str = "git";
     const TITLE: &'static str = "Git";
     const DESCRIPTION: &'static str = DESCRIPTION;
@@ -220,7 +205,7 @@ impl ActionTool for GitTool {
         Some(Duration::from_millis(MAX_TIMEOUT_MS) * 2)
     }
 
-    fn run_async<'a>(&'a self, call: GitCall, ctx: ToolContext) -> ActionFuture<'a> {
+    fn run_async<'a>(&'a self, call: Call, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move { dispatch(&call, &ctx).await })
     }
 }
@@ -245,10 +230,9 @@ impl GitAction {
     }
 }
 
-async fn dispatch(call: &GitCall, ctx: &ToolContext) -> ToolResult {
+async fn dispatch(call: &Call, ctx: &ToolContext) -> ToolResult {
     let action = call.action();
-    let (path, timeout_ms) = call.repository();
-    let timeout = timeout(timeout_ms)?;
+    let timeout = timeout(call.common.timeout_ms)?;
     // While no program may run, what git may read and run is decided
     // from the repository as it is checked below; the whole call holds
     // the file-changes lock exclusively, so no other call of this process
@@ -267,10 +251,10 @@ async fn dispatch(call: &GitCall, ctx: &ToolContext) -> ToolResult {
     } else {
         None
     };
-    if let GitCall::Init(args) = call {
+    if let GitCall::Init(args) = &call.args {
         return worktree::init(args, ctx, timeout).await;
     }
-    let mut repo = Repo::open(ctx, path, timeout).await?;
+    let mut repo = Repo::open(ctx, call.repository(), timeout).await?;
     // A locked repository (no program may run) has every filter off already.
     if action.spec().reads_only && ctx.run_programs {
         repo.without_repository_filters().await?;
@@ -280,7 +264,7 @@ async fn dispatch(call: &GitCall, ctx: &ToolContext) -> ToolResult {
     if repo.is_locked() && action.touches_work_tree() {
         repo.refuse_submodules(action.spec().name).await?;
     }
-    match call {
+    match &call.args {
         GitCall::Status(_) => status::status(&repo).await,
         GitCall::Diff(args) => diff::diff(args, &repo).await,
         GitCall::Log(args) => history::log(args, &repo).await,
@@ -310,53 +294,45 @@ async fn dispatch(call: &GitCall, ctx: &ToolContext) -> ToolResult {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{GitCall, GitTool, timeout};
-    use crate::action::parse_call;
+    use super::{Call, GitCall, GitTool, timeout};
+    use crate::util::parse_for_test;
 
-    fn parse(args: Value) -> Result<Option<GitCall>, String> {
-        match args {
-            Value::Object(map) => parse_call::<GitTool>(map),
-            other => panic!("not an object: {other}"),
-        }
-    }
-
-    #[test]
-    fn a_missing_required_field_is_named_with_its_action() {
-        for (args, expected) in [
-            (json!({"action": "blame"}), "blame: missing field 'path'"),
-            (json!({"action": "switch"}), "switch: missing field 'name'"),
-            (
-                json!({"action": "checkout"}),
-                "switch: missing field 'name'",
-            ),
-            (
-                json!({"action": "commit"}),
-                "commit: missing field 'message'",
-            ),
-            (json!({"action": "apply"}), "apply: missing field 'patch'"),
-        ] {
-            assert_eq!(parse(args.clone()).unwrap_err(), expected, "{args}");
-        }
+    fn parse(args: Value) -> Result<Option<Call>, String> {
+        parse_for_test::<GitTool>(args)
     }
 
     #[test]
     fn aliases_and_defaults_are_read() {
         match parse(json!({"action": "log", "count": 5, "ref": "main"})) {
-            Ok(Some(GitCall::Log(args))) => {
+            Ok(Some(Call {
+                args: GitCall::Log(args),
+                ..
+            })) => {
                 assert_eq!(args.limit, Some(5));
                 assert_eq!(args.rev.as_deref(), Some("main"));
             }
             other => panic!("{other:?}"),
         }
-        match parse(json!({"action": "switch", "branch": "dev"})) {
-            Ok(Some(GitCall::Switch(args))) => {
+        match parse(json!({"action": "checkout", "branch": "dev"})) {
+            Ok(Some(Call {
+                args: GitCall::Switch(args),
+                ..
+            })) => {
                 assert_eq!(args.name, "dev");
                 assert!(!args.create && !args.detach);
             }
             other => panic!("{other:?}"),
         }
         match parse(json!({"action": "init", "branch": "trunk", "path": "new"})) {
-            Ok(Some(GitCall::Init(args))) => assert_eq!(args.name.as_deref(), Some("trunk")),
+            Ok(Some(Call {
+                args: GitCall::Init(args),
+                common,
+            })) => {
+                assert_eq!(args.name.as_deref(), Some("trunk"));
+                // Init's folder is its own field, not the repository's.
+                assert_eq!(args.path.as_deref(), Some("new"));
+                assert_eq!(common.path, None);
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -365,22 +341,36 @@ mod tests {
     fn every_action_names_its_repository_and_timeout() {
         let call = |args| parse(args).unwrap().unwrap();
         let blame = call(json!({"action": "blame", "path": "src/a.rs", "timeout_ms": 5}));
-        assert_eq!(blame.repository(), (Some("src/a.rs"), Some(5)));
+        assert_eq!(blame.repository(), Some("src/a.rs"));
+        assert_eq!(blame.common.timeout_ms, Some(5));
         let status = call(json!({"action": "status"}));
-        assert_eq!(status.repository(), (None, None));
+        assert_eq!(status.repository(), None);
+        assert_eq!(status.common.timeout_ms, None);
         let push = call(json!({"action": "push", "path": "sub"}));
-        assert_eq!(push.repository(), (Some("sub"), None));
+        assert_eq!(push.repository(), Some("sub"));
     }
 
     #[test]
     fn a_field_the_action_does_not_take_is_refused() {
         let text = parse(json!({"action": "status", "paths": ["a"]})).unwrap_err();
+        assert_eq!(
+            text,
+            "status: unknown field `paths`, expected `path` or `timeout_ms`"
+        );
+        let text = parse(json!({"action": "rev_parse", "paths": ["a"]})).unwrap_err();
+        assert_eq!(
+            text,
+            "rev_parse: unknown field `paths`, expected one of `path`, `timeout_ms`, `ref`"
+        );
+        let text = parse(json!({"action": "blame", "path": "a", "paths": ["a"]})).unwrap_err();
         assert!(
-            text.starts_with("status: unknown field `paths`, expected `path` or `timeout_ms`"),
+            text.starts_with("blame: unknown field `paths`, expected one of `timeout_ms`, `path`,"),
             "{text}"
         );
         let text = parse(json!({"action": "log", "limit": 1, "count": 2})).unwrap_err();
         assert!(text.contains("duplicate field"), "{text}");
+        let text = parse(json!({"action": "help", "path": "a"})).unwrap_err();
+        assert!(text.starts_with("help: unknown field `path`"), "{text}");
     }
 
     #[test]

@@ -12,10 +12,6 @@ use crate::util::ToolResult;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct BranchArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// list | create | delete (default: create when name is given, list otherwise).
     pub subcommand: Option<String>,
     /// The branch to create or delete (needed by create and delete; also accepted: branch).
@@ -35,10 +31,6 @@ pub(crate) struct BranchArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SwitchArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// The branch (or, with detach, the revision) to switch to (also accepted: branch).
     #[serde(alias = "branch")]
     pub name: String,
@@ -56,10 +48,6 @@ pub(crate) struct SwitchArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct TagArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// list | create (default: create when name is given, list otherwise).
     pub subcommand: Option<String>,
     /// The tag to create (needed by create; also accepted: branch).
@@ -75,10 +63,6 @@ pub(crate) struct TagArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RemoteArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// A configured remote (default: git's choice).
     pub remote: Option<String>,
     /// The branch (needs remote; also accepted: branch).
@@ -90,10 +74,6 @@ pub(crate) struct RemoteArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PushArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// A configured remote (default: git's choice).
     pub remote: Option<String>,
     /// The branch (needs remote; also accepted: branch).

@@ -16,10 +16,6 @@ use crate::util::ToolResult;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AddArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// The paths to stage (absolute or relative to the first root).
     pub paths: Option<Vec<String>>,
     /// Stage every change (default false).
@@ -31,10 +27,6 @@ pub(crate) struct AddArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CommitArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// The commit message.
     pub message: String,
     /// Only these paths (absolute or relative to the first root).
@@ -48,10 +40,6 @@ pub(crate) struct CommitArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ResetArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// The revision to move HEAD to (a branch, tag, hash, HEAD~2, ...; default HEAD).
     #[serde(rename = "ref")]
     pub rev: Option<String>,
@@ -68,10 +56,6 @@ pub(crate) struct ResetArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct StashArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// push (default) | list | pop | drop.
     pub subcommand: Option<String>,
     /// The message of the entry push makes.
@@ -86,10 +70,6 @@ pub(crate) struct StashArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ApplyArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// The unified diff.
     pub patch: String,
     /// Only check that the patch applies (default false).
@@ -104,10 +84,6 @@ pub(crate) struct ApplyArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CleanArgs {
-    /// The repository: its folder or any path in its work tree (default: the first root).
-    pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// Only these paths (absolute or relative to the first root).
     pub paths: Option<Vec<String>>,
     /// Really remove them (default false: only list what would go).
@@ -121,8 +97,6 @@ pub(crate) struct CleanArgs {
 pub(crate) struct InitArgs {
     /// The folder to create the repository in (default: the first root).
     pub path: Option<String>,
-    /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
-    pub timeout_ms: Option<u64>,
     /// The initial branch (also accepted: branch).
     #[serde(alias = "branch")]
     pub name: Option<String>,

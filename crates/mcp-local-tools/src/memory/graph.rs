@@ -28,8 +28,6 @@ const BAD_LINES_SHOWN: usize = 20;
 pub(crate) struct EntitiesArgs {
     /// The entities.
     entities: Vec<Entity>,
-    /// workspace (default: the first root) or global.
-    pub(super) scope: Option<String>,
 }
 
 /// Arguments of `memory create_relations` and `delete_relations`.
@@ -38,8 +36,6 @@ pub(crate) struct EntitiesArgs {
 pub(crate) struct RelationsArgs {
     /// The relations.
     relations: Vec<Relation>,
-    /// workspace (default: the first root) or global.
-    pub(super) scope: Option<String>,
 }
 
 /// Arguments of `memory add_observations`.
@@ -48,8 +44,6 @@ pub(crate) struct RelationsArgs {
 pub(crate) struct ObservationsArgs {
     /// Observations per entity.
     observations: Vec<ObservationsIn>,
-    /// workspace (default: the first root) or global.
-    pub(super) scope: Option<String>,
 }
 
 /// Arguments of `memory delete_entities`.
@@ -59,8 +53,6 @@ pub(crate) struct EntityNamesArgs {
     /// The names.
     #[serde(rename = "entityNames")]
     entity_names: Vec<String>,
-    /// workspace (default: the first root) or global.
-    pub(super) scope: Option<String>,
 }
 
 /// Arguments of `memory delete_observations`.
@@ -69,8 +61,6 @@ pub(crate) struct EntityNamesArgs {
 pub(crate) struct DeletionsArgs {
     /// Observations per entity.
     deletions: Vec<ObservationsOut>,
-    /// workspace (default: the first root) or global.
-    pub(super) scope: Option<String>,
 }
 
 /// Arguments of `memory search_nodes`.
@@ -79,8 +69,6 @@ pub(crate) struct DeletionsArgs {
 pub(crate) struct SearchNodesArgs {
     /// Words to look for.
     query: String,
-    /// workspace (default: the first root) or global.
-    pub(super) scope: Option<String>,
 }
 
 /// Arguments of `memory open_nodes`.
@@ -89,8 +77,6 @@ pub(crate) struct SearchNodesArgs {
 pub(crate) struct NamesArgs {
     /// The names.
     names: Vec<String>,
-    /// workspace (default: the first root) or global.
-    pub(super) scope: Option<String>,
 }
 
 /// Arguments of `memory import`.
@@ -99,8 +85,6 @@ pub(crate) struct NamesArgs {
 pub(crate) struct ImportArgs {
     /// The JSONL file, inside the roots.
     pub(super) path: String,
-    /// workspace (default: the first root) or global.
-    pub(super) scope: Option<String>,
 }
 
 /// Arguments of `memory export`.
@@ -109,8 +93,6 @@ pub(crate) struct ImportArgs {
 pub(crate) struct ExportArgs {
     /// The JSONL file, inside the roots.
     path: String,
-    /// workspace (default: the first root) or global.
-    pub(super) scope: Option<String>,
     /// Replace an existing file (default false).
     #[serde(default)]
     overwrite: bool,

@@ -24,7 +24,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::action::{Action as _, ActionArgs as _, ActionTool, actions, local_tool};
+use crate::action::{
+    Action as _, ActionArgs as _, ActionTool, NoArgs, WithCommon, actions, local_tool,
+};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, scope};
 use crate::util::{Hints, ToolResult, page_marker};
@@ -62,7 +64,7 @@ actions! {
         DeleteEntities(graph::EntityNamesArgs) = "delete_entities" { reads: false, can: [State], pool: true, usage: "remove entities, their observations and relations." },
         DeleteObservations(graph::DeletionsArgs) = "delete_observations" { reads: false, can: [State], pool: true, usage: "remove observations ([{entityName, observations}])." },
         DeleteRelations(graph::RelationsArgs) = "delete_relations" { reads: false, can: [State], pool: true, usage: "remove relations ([{from, to, relationType}])." },
-        ReadGraph(ScopeArgs) = "read_graph" { reads: true, can: [], pool: true, usage: "every entity and relation." },
+        ReadGraph(NoArgs) = "read_graph" { reads: true, can: [], pool: true, usage: "every entity and relation." },
         SearchNodes(graph::SearchNodesArgs) = "search_nodes" { reads: true, can: [], pool: true, usage: "entities whose name, type or observations contain query (case-insensitive), and the relations between them." },
         OpenNodes(graph::NamesArgs) = "open_nodes" { reads: true, can: [], pool: true, usage: "the named entities and the relations between them." },
         Import(graph::ImportArgs) = "import" { reads: false, can: [ReadFiles, State], pool: true, usage: "read a reference memory server JSONL file (inside the roots); bad lines are reported by number and skipped." },
@@ -129,8 +131,6 @@ pub(crate) struct StoreArgs {
     key: Option<String>,
     /// Labels.
     tags: Option<Vec<String>>,
-    /// workspace (default: the first root) or global.
-    scope: Option<String>,
 }
 
 /// Arguments of `memory recall`.
@@ -141,8 +141,6 @@ pub(crate) struct RecallArgs {
     key: Option<String>,
     /// Words to look for.
     query: Option<String>,
-    /// workspace (default: the first root) or global.
-    scope: Option<String>,
     /// Most results (default and at most 50).
     limit: Option<u64>,
 }
@@ -151,8 +149,6 @@ pub(crate) struct RecallArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ListArgs {
-    /// workspace (default: the first root) or global.
-    scope: Option<String>,
     /// Only memories with this tag.
     tag: Option<String>,
     /// Memories to skip (default 0).
@@ -171,8 +167,6 @@ pub(crate) struct UpdateArgs {
     content: Option<String>,
     /// Labels.
     tags: Option<Vec<String>>,
-    /// workspace (default: the first root) or global.
-    scope: Option<String>,
 }
 
 /// Arguments of `memory forget`: one key.
@@ -181,8 +175,6 @@ pub(crate) struct UpdateArgs {
 pub(crate) struct KeyArgs {
     /// The memory's key.
     key: String,
-    /// workspace (default: the first root) or global.
-    scope: Option<String>,
 }
 
 /// Arguments of `memory search`.
@@ -191,65 +183,38 @@ pub(crate) struct KeyArgs {
 pub(crate) struct SearchArgs {
     /// Words to look for.
     query: String,
-    /// workspace (default: the first root) or global.
-    scope: Option<String>,
     /// Most results (default and at most 50).
     limit: Option<u64>,
 }
 
-/// Arguments of `memory read_graph`: only the scope.
+/// The field every `memory` action takes.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ScopeArgs {
+pub(crate) struct MemoryCommon {
     /// workspace (default: the first root) or global.
     scope: Option<String>,
-}
-
-impl MemoryCall {
-    /// The `scope` the call names, if any.
-    fn scope(&self) -> Option<&str> {
-        match self {
-            MemoryCall::Store(a) => a.scope.as_deref(),
-            MemoryCall::Recall(a) => a.scope.as_deref(),
-            MemoryCall::List(a) => a.scope.as_deref(),
-            MemoryCall::Update(a) => a.scope.as_deref(),
-            MemoryCall::Forget(a) => a.scope.as_deref(),
-            MemoryCall::Search(a) => a.scope.as_deref(),
-            MemoryCall::CreateEntities(a) => a.scope.as_deref(),
-            MemoryCall::CreateRelations(a) | MemoryCall::DeleteRelations(a) => a.scope.as_deref(),
-            MemoryCall::AddObservations(a) => a.scope.as_deref(),
-            MemoryCall::DeleteEntities(a) => a.scope.as_deref(),
-            MemoryCall::DeleteObservations(a) => a.scope.as_deref(),
-            MemoryCall::ReadGraph(a) => a.scope.as_deref(),
-            MemoryCall::SearchNodes(a) => a.scope.as_deref(),
-            MemoryCall::OpenNodes(a) => a.scope.as_deref(),
-            MemoryCall::Import(a) => a.scope.as_deref(),
-            MemoryCall::Export(a) => a.scope.as_deref(),
-        }
-    }
 }
 
 const DESCRIPTION: &str = "Long-lived memory in a local database, per workspace or global: keyed memories (store, recall, list, update, forget, full-text search) and a knowledge graph of entities, observations and relations (the reference memory server's actions), with import and export of its JSONL files. Call with {\"action\":\"help\"} for every action's fields.";
 
 impl ActionTool for MemoryTool {
-    type Args = MemoryCall;
+    type Args = WithCommon<MemoryCommon, MemoryCall>;
     const NAME: &'static str = "memory";
     const TITLE: &'static str = "Memory";
     const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    };
+    const HINTS: Hints = Hints::LOCAL_CHANGES;
     // The store is readied first (which may take the file-changes lock
     // exclusively), then an action that writes files holds it shared.
     const GUARDS_FILE_CHANGES: bool = true;
     const HELP_NOTES: &'static str =
         "scope is workspace (the default) or global. Every write is committed before the answer.";
 
-    fn run_blocking(&self, call: MemoryCall, ctx: &ToolContext) -> ToolResult {
-        let scope = scope(call.scope(), ctx)?;
+    fn run_blocking(
+        &self,
+        call: WithCommon<MemoryCommon, MemoryCall>,
+        ctx: &ToolContext,
+    ) -> ToolResult {
+        let scope = scope(call.common.scope.as_deref(), ctx)?;
         let store = &self.store;
         self.store.ready(&ctx.roots)?;
         let writes = call
@@ -258,7 +223,7 @@ impl ActionTool for MemoryTool {
             .capabilities
             .contains(&crate::capability::Capability::WriteFiles);
         let _changing = writes.then(|| crate::action::FILE_CHANGES.blocking_read());
-        match call {
+        match call.args {
             MemoryCall::Store(args) => store_memory(store, &scope, &args),
             MemoryCall::Recall(args) => match (&args.key, &args.query) {
                 (Some(key), _) => recall(store, &scope, key),
@@ -522,42 +487,16 @@ fn search(store: &Store, scope: &str, query: &str, limit: Option<u64>) -> ToolRe
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use serde_json::json;
 
     use super::MemoryTool;
-    use crate::store::Store;
-    use crate::util::call_for_test;
+    use crate::util::{call_for_test, store_for_test};
 
     #[tokio::test]
-    async fn each_action_names_its_missing_field() {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let root = dir.path().join("root");
-        std::fs::create_dir(&root).expect("the root");
-        let memory = MemoryTool::new(Arc::new(Store::at(dir.path().join("state/state.db"))));
+    async fn aliases_checks_and_the_common_scope() {
+        let (_dir, root, store) = store_for_test();
+        let memory = MemoryTool::new(store);
         let call = |args| call_for_test(&memory, &root, args);
-        for (action, field) in [
-            ("store", "content"),
-            ("update", "key"),
-            ("forget", "key"),
-            ("search", "query"),
-            ("create_entities", "entities"),
-            ("create_relations", "relations"),
-            ("add_observations", "observations"),
-            ("delete_entities", "entityNames"),
-            ("delete_observations", "deletions"),
-            ("delete_relations", "relations"),
-            ("search_nodes", "query"),
-            ("open_nodes", "names"),
-            ("import", "path"),
-            ("export", "path"),
-        ] {
-            assert_eq!(
-                call(json!({"action": action, "scope": "global"})).await,
-                (true, format!("{action}: missing field '{field}'")),
-            );
-        }
         assert_eq!(
             call(json!({"action": "delete"})).await,
             (true, "forget: missing field 'key'".to_owned())
@@ -579,9 +518,9 @@ mod tests {
             (false, "k: x\n".to_owned())
         );
         let (err, text) = call(json!({"action": "read_graph", "query": "x"})).await;
-        assert!(
-            err && text.starts_with("read_graph: unknown field `query`"),
-            "{text}"
+        assert_eq!(
+            (err, text.as_str()),
+            (true, "read_graph: unknown field `query`, expected `scope`")
         );
         // The scope is read from every action's own fields.
         let (err, text) = call(json!({"action": "read_graph", "scope": "team"})).await;

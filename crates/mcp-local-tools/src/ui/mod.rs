@@ -312,11 +312,10 @@ fn check_name(name: &str, action: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use mcp_proto::ContentBlock;
     use serde_json::{Value, json};
 
     use super::{Registry, UiConfig, UiTool};
-    use crate::{Roots, ToolContext};
+    use crate::util::call_for_test;
 
     /// A root and a state folder, and the tool keeping its frameworks
     /// there (shadcn's registry the default).
@@ -343,36 +342,16 @@ mod tests {
     /// Calls `ui` with `args`: whether it failed, and its text. Every call
     /// here is answered without a request.
     async fn call(setup: &Setup, args: Value) -> (bool, String) {
-        let dir = std::fs::canonicalize(setup.root.path()).unwrap();
-        let roots = Roots::new(vec![dir]).unwrap();
-        let Value::Object(args) = args else {
-            unreachable!("arguments are an object")
-        };
-        let result = crate::action::call(&setup.tool, args, ToolContext::new(roots)).await;
-        let text = result
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect();
-        (result.is_error == Some(true), text)
+        call_for_test(&setup.tool, setup.root.path(), args).await
     }
 
     #[tokio::test]
-    async fn a_missing_field_is_named_with_its_action() {
+    async fn the_actions_own_checks_are_named_with_the_action() {
         let s = setup();
         for (args, text) in [
-            (json!({"action": "search"}), "search: missing field 'query'"),
             (
                 json!({"action": "search", "query": " "}),
                 "search: 'query' is empty",
-            ),
-            (json!({"action": "view"}), "view: missing field 'name'"),
-            (
-                json!({"action": "set_framework"}),
-                "set_framework: missing field 'framework'",
             ),
             (
                 json!({"action": "install"}),
