@@ -1,9 +1,13 @@
 //! Fields every action of a tool takes, declared once ([`WithCommon`]).
 
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::{ActionArgs, parse_args, required_names};
+use super::{Action as _, ActionArgs, parse_args, required_names};
 use crate::util::input_schema;
 
 /// One call of a tool whose actions all take the same fields besides
@@ -41,19 +45,9 @@ where
     }
 
     fn parse(action: A::Action, mut fields: Map<String, Value>) -> Option<Result<Self, String>> {
-        // `help` takes no field, common ones neither: `A` refuses them.
-        let shared: Vec<String> = match A::field_schema(action) {
-            Some(own) => {
-                let own = property_names(&own);
-                property_names(&input_schema::<C>())
-                    .into_iter()
-                    .filter(|name| !own.contains(name))
-                    .collect()
-            }
-            None => Vec::new(),
-        };
+        let shared = shared_names::<C, A>(action);
         let mut common = Map::new();
-        for name in &shared {
+        for name in shared.iter() {
             if let Some(value) = fields.remove(name) {
                 common.insert(name.clone(), value);
             }
@@ -72,6 +66,36 @@ where
         let own = A::field_schema(action)?;
         Some(with_fields_of(input_schema::<C>(), own))
     }
+}
+
+/// The common fields `action` reads from `C` (those it does not declare
+/// itself; none for `help`, which takes no field: `A` refuses them),
+/// worked out from the schemas once per tool and action.
+fn shared_names<C, A>(action: A::Action) -> Arc<[String]>
+where
+    C: schemars::JsonSchema + 'static,
+    A: ActionArgs,
+{
+    type Cache = Mutex<HashMap<(TypeId, &'static str), Arc<[String]>>>;
+    static NAMES: OnceLock<Cache> = OnceLock::new();
+    let key = (TypeId::of::<(C, A)>(), action.spec().name);
+    let mut cache = NAMES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    cache
+        .entry(key)
+        .or_insert_with(|| match A::field_schema(action) {
+            Some(own) => {
+                let own = property_names(&own);
+                property_names(&input_schema::<C>())
+                    .into_iter()
+                    .filter(|name| !own.contains(name))
+                    .collect()
+            }
+            None => Arc::from(Vec::new()),
+        })
+        .clone()
 }
 
 /// `message`, serde's error for a field an action's own struct does not
