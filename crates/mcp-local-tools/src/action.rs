@@ -749,6 +749,18 @@ macro_rules! actions {
                     $Enum::Help => None,
                 }
             }
+
+            fn field_schemas() -> Vec<(
+                &'static crate::action::ActionSpec,
+                serde_json::Map<String, serde_json::Value>,
+            )> {
+                use crate::action::Action as _;
+                let mut generator = crate::util::schema_generator();
+                vec![$((
+                    $Enum::$Variant.spec(),
+                    crate::util::input_schema_in::<$Args>(&mut generator),
+                ),)+]
+            }
         }
     };
 }

@@ -107,14 +107,25 @@ pub(crate) type ToolResult = Result<CallToolResult, String>;
 /// The input schema of `T` as MCP wants it: an inlined object schema
 /// without `$schema` or `title`, with `Option<X>` fields shown as `X`.
 pub(crate) fn input_schema<T: JsonSchema>() -> Map<String, Value> {
-    let generator = schemars::generate::SchemaSettings::draft2020_12()
+    input_schema_in::<T>(&mut schema_generator())
+}
+
+/// The generator [`input_schema_in`] wants: subschemas inlined, no
+/// `$schema`. One generator serves every argument struct of a tool.
+pub(crate) fn schema_generator() -> schemars::SchemaGenerator {
+    schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| {
             s.inline_subschemas = true;
             s.meta_schema = None;
         })
-        .into_generator();
-    let schema = generator.into_root_schema_for::<T>();
-    let mut value = schema.to_value();
+        .into_generator()
+}
+
+/// [`input_schema`] of `T`, made by `generator` (see [`schema_generator`]).
+pub(crate) fn input_schema_in<T: JsonSchema>(
+    generator: &mut schemars::SchemaGenerator,
+) -> Map<String, Value> {
+    let mut value = generator.root_schema_for::<T>().to_value();
     strip_null(&mut value);
     match value {
         Value::Object(mut map) => {

@@ -64,7 +64,15 @@ where
 
     fn field_schema(action: A::Action) -> Option<Map<String, Value>> {
         let own = A::field_schema(action)?;
-        Some(with_fields_of(input_schema::<C>(), own))
+        Some(with_fields_of(&input_schema::<C>(), own))
+    }
+
+    fn field_schemas() -> Vec<(&'static super::ActionSpec, Map<String, Value>)> {
+        let common = input_schema::<C>();
+        A::field_schemas()
+            .into_iter()
+            .map(|(spec, own)| (spec, with_fields_of(&common, own)))
+            .collect()
     }
 }
 
@@ -142,9 +150,9 @@ fn property_names(schema: &Map<String, Value>) -> Vec<String> {
 /// The object schema `own` with the properties of `common` it does not
 /// declare itself added (and those of them `common` requires required
 /// first).
-fn with_fields_of(common: Map<String, Value>, mut own: Map<String, Value>) -> Map<String, Value> {
+fn with_fields_of(common: &Map<String, Value>, mut own: Map<String, Value>) -> Map<String, Value> {
     let own_names = property_names(&own);
-    let mut required: Vec<Value> = required_names(&common)
+    let mut required: Vec<Value> = required_names(common)
         .into_iter()
         .filter(|name| !own_names.iter().any(|own| own == name))
         .map(Value::from)
