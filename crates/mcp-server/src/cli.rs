@@ -98,7 +98,9 @@ impl ServeFlags {
     ///
     /// # Errors
     /// clap's, as for `serve`.
-    pub fn parse(&self) -> Result<(ServeArgs, Option<PathBuf>, clap::ArgMatches), clap::Error> {
+    pub fn parse(
+        &self,
+    ) -> Result<(ServeArgs, Option<PathBuf>, crate::config::GivenArgs), clap::Error> {
         use clap::FromArgMatches as _;
         let command = ServeArgs::augment_args(clap::Command::new("hanzo-mcp serve")).arg(
             clap::Arg::new("config")
@@ -106,12 +108,13 @@ impl ServeFlags {
                 .value_name("FILE")
                 .value_parser(clap::value_parser!(PathBuf)),
         );
-        let matches = command.try_get_matches_from(
+        let mut matches = command.try_get_matches_from(
             std::iter::once(std::ffi::OsString::from("serve")).chain(self.flags.iter().cloned()),
         )?;
-        let args = ServeArgs::from_arg_matches(&matches)?;
-        let config = matches.get_one::<PathBuf>("config").cloned();
-        Ok((args, config, matches))
+        let given = crate::config::GivenArgs::of(&matches);
+        let config = matches.remove_one::<PathBuf>("config");
+        let args = ServeArgs::from_arg_matches_mut(&mut matches)?;
+        Ok((args, config, given))
     }
 }
 
@@ -641,18 +644,18 @@ impl ServeArgs {
     }
 }
 
-/// Runs the parsed command line; the process's exit status. `matches`
-/// are what `cli` was parsed from: they tell a flag from a default, so
+/// Runs the parsed command line; the process's exit status. `given`
+/// says how each of the subcommand's arguments got its value (read from
+/// the matches `cli` was parsed from): it tells a flag from a default, so
 /// the configuration file fills only what flags and variables left unset.
-pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> ExitCode {
+pub fn run(mut cli: Cli, given: &crate::config::GivenArgs) -> ExitCode {
     let config = cli.config.clone();
-    let sub = matches.subcommand().map(|(_, m)| m);
-    let effective = match (&mut cli.command, sub) {
-        (Command::Serve(args), Some(m)) => {
-            crate::config::Effective::apply_serve(config.as_deref(), args, m)
+    let effective = match &mut cli.command {
+        Command::Serve(args) => {
+            crate::config::Effective::apply_serve(config.as_deref(), args, given)
         }
-        (Command::Tools(args), Some(m)) => {
-            crate::config::Effective::apply_sources(config.as_deref(), &mut args.sources, m)
+        Command::Tools(args) => {
+            crate::config::Effective::apply_sources(config.as_deref(), &mut args.sources, given)
         }
         _ => Ok(crate::config::Effective::default()),
     };

@@ -456,9 +456,38 @@ pub struct Effective {
     pub extra: Extra,
 }
 
+/// How each argument of one subcommand got its value (clap's
+/// [`ValueSource`] by argument id): read from the subcommand's
+/// [`ArgMatches`] before they are turned into its flags' struct, which
+/// takes the values out of them. It tells a flag from a default, so the
+/// configuration file fills only what flags and variables left unset.
+#[derive(Debug, Clone, Default)]
+pub struct GivenArgs {
+    sources: Vec<(clap::Id, ValueSource)>,
+}
+
+impl GivenArgs {
+    /// The value sources of every argument in `matches`.
+    pub fn of(matches: &ArgMatches) -> Self {
+        let sources = matches
+            .ids()
+            .filter_map(|id| Some((id.clone(), matches.value_source(id.as_str())?)))
+            .collect();
+        Self { sources }
+    }
+
+    /// Where the argument `id` got its value; `None` when it has none.
+    pub fn value_source(&self, id: &str) -> Option<ValueSource> {
+        self.sources
+            .iter()
+            .find(|(known, _)| known.as_str() == id)
+            .map(|(_, source)| *source)
+    }
+}
+
 /// How one clap argument was given: flag, its variable, or neither.
 fn given(
-    matches: &ArgMatches,
+    matches: &GivenArgs,
     id: &str,
     flag: &'static str,
     env: Option<&'static str>,
@@ -499,7 +528,7 @@ fn env_set(var: &str) -> bool {
 /// A file value its flag would refuse: `key door.wait: ...`.
 pub fn apply_sources(
     sources: &mut SourceArgs,
-    matches: &ArgMatches,
+    matches: &GivenArgs,
     file: &ConfigFile,
     settings: &mut Vec<Setting>,
 ) -> Result<(), String> {
@@ -759,7 +788,7 @@ fn strip_flag(message: &str) -> &str {
 /// A file value its flag would refuse.
 pub fn apply_serve(
     args: &mut ServeArgs,
-    matches: &ArgMatches,
+    matches: &GivenArgs,
     file: &ConfigFile,
     settings: &mut Vec<Setting>,
 ) -> Result<(), String> {
@@ -926,7 +955,7 @@ fn limit_in_file(row: &LimitRow, http: &HttpSection) -> Result<Option<u64>, Stri
 /// Fills the `[http]` limits flags and variables left unset.
 fn apply_http_limits(
     limits: &mut HttpLimitArgs,
-    matches: &ArgMatches,
+    matches: &GivenArgs,
     http: &HttpSection,
     settings: &mut Vec<Setting>,
 ) -> Result<(), String> {
@@ -971,7 +1000,7 @@ impl Effective {
     pub fn apply_serve(
         config_flag: Option<&Path>,
         args: &mut ServeArgs,
-        matches: &ArgMatches,
+        matches: &GivenArgs,
     ) -> Result<Effective, ServerError> {
         // As `cli::follows_client_roots`, from the flags alone.
         let client_roots = args.http.is_none() && args.sources.roots.is_empty();
@@ -991,7 +1020,7 @@ impl Effective {
     pub fn apply_sources(
         config_flag: Option<&Path>,
         sources: &mut SourceArgs,
-        matches: &ArgMatches,
+        matches: &GivenArgs,
     ) -> Result<Effective, ServerError> {
         let client_roots = sources.roots.is_empty();
         let loaded = load_for(config_flag, sources, client_roots)?;

@@ -24,7 +24,7 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
-    let matches = command().get_matches();
+    let mut matches = command().get_matches();
     match matches.subcommand() {
         #[cfg(feature = "door")]
         Some(("door", m)) => {
@@ -46,8 +46,14 @@ fn main() -> ExitCode {
         Some(("man", m)) => return man(m.get_one::<std::path::PathBuf>("dir")),
         _ => {}
     }
-    match Cli::from_arg_matches(&matches) {
-        Ok(cli) => mcp_local_server::cli::run(cli, &matches),
+    // How the subcommand's arguments were given, read before turning the
+    // matches into `Cli` takes their values out.
+    let given = matches
+        .subcommand()
+        .map(|(_, m)| mcp_local_server::config::GivenArgs::of(m))
+        .unwrap_or_default();
+    match Cli::from_arg_matches_mut(&mut matches) {
+        Ok(cli) => mcp_local_server::cli::run(cli, &given),
         Err(e) => e.exit(),
     }
 }

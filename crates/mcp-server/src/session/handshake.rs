@@ -51,7 +51,7 @@ impl Session {
                 .cloned()
                 .unwrap_or_else(|| json!({})),
         );
-        tracing::info!(
+        tracing::debug!(
             requested,
             negotiated = revision.as_str(),
             "initialize answered"

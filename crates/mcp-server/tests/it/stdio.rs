@@ -322,7 +322,7 @@ fn stdout_shared_with_stderr() {
     let (root, file) = root_with_file();
     let (reader, writer) = std::io::pipe().expect("pipe");
     let mut child = serve(&root)
-        .args(["--log-level", "info"])
+        .args(["--log-level", "debug"])
         .stdin(Stdio::piped())
         .stdout(writer.try_clone().expect("clone"))
         .stderr(writer)
