@@ -11,6 +11,14 @@
 //! - `fixture`: the tests' small Python server
 //!   (`tests/fixtures/mounted_server.py`), `kb_ops`.
 //!
+//! A fifth subject, `everything via relay`, puts the least a process in
+//! between can do in `hanzo-mcp`'s place: this bench binary run again as a
+//! byte relay (two threads, each a blocking copy of one pipe into the
+//! other; no parsing, no lines). Through the relay the call crosses the
+//! same two extra pipes and wakes the same extra process as through
+//! `hanzo-mcp`, so its ratio is the floor of any mounting proxy on this
+//! machine; `hanzo-mcp`'s own share is its figure minus the relay's.
+//!
 //! `hanzo-mcp` runs as it ships (`cargo build --release`, or
 //! `$HANZO_MCP_BIN`), `serve --no-door --server NAME=...`, at its default
 //! log level. Figures, each the median over [`ROUNDS`] rounds of a
@@ -42,6 +50,30 @@ const ROUNDS: usize = 11;
 const CALLS: usize = 2_000;
 /// Calls dropped at the start of each round's process.
 const WARM_UP: usize = 200;
+
+/// Set (to anything) in the environment of this binary run again as the
+/// byte relay; its arguments are then the server's command line.
+const RELAY: &str = "MOUNTED_BENCH_RELAY";
+
+/// The byte relay: spawns the command in `args` and copies stdin into its
+/// stdin and its stdout into stdout, each on its own thread, until either
+/// side closes; exits when the child does.
+fn relay(args: &[String]) -> ! {
+    let mut child = Command::new(&args[0])
+        .args(&args[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn the relayed server");
+    let mut to_child = child.stdin.take().expect("stdin");
+    let mut from_child = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut to_child);
+    });
+    let _ = std::io::copy(&mut from_child, &mut std::io::stdout().lock());
+    let status = child.wait().map_or(1, |s| s.code().unwrap_or(1));
+    std::process::exit(status)
+}
 
 /// One way to reach one server.
 struct Subject {
@@ -114,6 +146,9 @@ fn calls(subject: &mut Subject) -> (Duration, Duration) {
 }
 
 fn main() {
+    if std::env::var_os(RELAY).is_some() {
+        relay(&std::env::args().skip(1).collect::<Vec<_>>());
+    }
     let binary = hanzo_mcp();
     let everything = servers::server_everything();
     let fixture = servers::fixture();
@@ -150,6 +185,19 @@ fn main() {
                     &[format!("everything={everything_cmd}")],
                     &["--no-door"],
                 ),
+                call: ECHO,
+                expect: "Echo: hello",
+            },
+            Subject {
+                name: "everything via relay".into(),
+                command: {
+                    let mut command =
+                        Command::new(std::env::current_exe().expect("this bench's path"));
+                    command
+                        .env(RELAY, "1")
+                        .args(shlex::split(&everything_cmd).expect("words"));
+                    command
+                },
                 call: ECHO,
                 expect: "Echo: hello",
             },
@@ -216,7 +264,7 @@ fn main() {
     for (name, (call, p99)) in names.iter().zip(&figures) {
         println!("{name:<26} {:>10.1} {:>10.1}", micros(*call), micros(*p99));
     }
-    for pair in [(0, 1), (2, 3)] {
+    for pair in [(0, 1), (0, 2), (3, 4)] {
         let (direct, via) = (figures[pair.0], figures[pair.1]);
         println!(
             "{:<26} added {:>7.1} µs (p99 {:>7.1} µs), ratio {:.2}",
