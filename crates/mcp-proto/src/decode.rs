@@ -336,6 +336,12 @@ macro_rules! wire_struct_decode {
 /// instead with `pub field: Type as ..,`: that field is flattened and takes
 /// every member not listed, its own and the unknown ones.
 ///
+/// A line `use Base;` in the body stands for the members of one of the MCP
+/// schema's base interfaces (`BaseMetadata`, `Icons`, `Annotated`,
+/// `RequestParams`, `NotificationParams`, `Result`, `CacheableResult`,
+/// `PaginatedResult`; see `types::bases`): their fields, docs and all,
+/// become fields of the struct at that place.
+///
 /// Attributes on the struct (doc comments, `#[derive(Default)]`) and on the
 /// fields (doc comments, `#[serde(serialize_with = "..")]`) are kept.
 ///
@@ -348,12 +354,28 @@ macro_rules! wire_struct_decode {
 ///         pub uri: String as "uri",
 ///         /// Display name.
 ///         pub name: Option<String> as "name",
+///         /// Metadata.
+///         pub meta: Option<Meta> as "_meta",
+///     }
+/// }
+///
+/// wire_struct! {
+///     /// The result of `roots/list` (MCP 2025-11-25 client/roots).
+///     #[derive(Default)]
+///     pub struct ListRootsResult {
+///         /// The client's roots.
+///         pub roots: Vec<Root> as "roots",
+///         use Result;
 ///     }
 /// }
 /// ```
 macro_rules! wire_struct {
     ($(#[$attr:meta])* pub struct $name:ident { $($body:tt)* }) => {
         $crate::decode::wire_struct!(@field [$(#[$attr])* pub struct $name] [] [] $($body)*);
+    };
+    // A base of the MCP schema: its fields, in place.
+    (@field $head:tt $fields:tt $decode:tt use $base:ident; $($rest:tt)*) => {
+        $crate::types::bases::wire_base!($base $head $fields $decode $($rest)*);
     };
     // The embedded struct: flattened, it takes the members not listed.
     (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]

@@ -1,7 +1,6 @@
 use std::collections::BTreeMap;
 
 use crate::decode::{JsonObject, wire_struct};
-use crate::types::Meta;
 
 wire_struct! {
     /// Params of `completion/complete` (MCP 2025-11-25 server/utilities/completion).
@@ -14,8 +13,7 @@ wire_struct! {
         pub argument: CompletionArgument as "argument",
         /// Values of arguments already given (since 2025-06-18).
         pub context: Option<CompletionContext> as "context",
-        /// Request metadata.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
 }
 
@@ -45,10 +43,7 @@ wire_struct! {
     pub struct CompleteResult {
         /// The suggestions.
         pub completion: Completion as "completion",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
 }
 

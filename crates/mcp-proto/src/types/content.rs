@@ -48,8 +48,7 @@ wire_struct! {
     pub struct TextContent {
         /// The text.
         pub text: String as "text",
-        /// Display hints.
-        pub annotations: Option<Annotations> as "annotations",
+        use Annotated;
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
@@ -63,8 +62,7 @@ wire_struct! {
         pub data: String as "data",
         /// MIME type, such as `image/png`.
         pub mime_type: String as "mimeType",
-        /// Display hints.
-        pub annotations: Option<Annotations> as "annotations",
+        use Annotated;
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
@@ -78,8 +76,7 @@ wire_struct! {
         pub data: String as "data",
         /// MIME type, such as `audio/wav`.
         pub mime_type: String as "mimeType",
-        /// Display hints.
-        pub annotations: Option<Annotations> as "annotations",
+        use Annotated;
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
@@ -147,8 +144,7 @@ wire_struct! {
     pub struct EmbeddedResource {
         /// The resource's contents.
         pub resource: ResourceContents as "resource",
-        /// Display hints.
-        pub annotations: Option<Annotations> as "annotations",
+        use Annotated;
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }

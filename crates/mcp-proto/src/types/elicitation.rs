@@ -1,5 +1,4 @@
 use crate::decode::{JsonObject, wire_struct};
-use crate::types::Meta;
 
 wire_struct! {
     /// Params of `elicitation/create`, form or URL mode (MCP 2025-11-25
@@ -16,8 +15,7 @@ wire_struct! {
         pub url: Option<String> as "url",
         /// URL mode: the id of this elicitation.
         pub elicitation_id: Option<String> as "elicitationId",
-        /// Request metadata.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
 }
 
@@ -29,10 +27,7 @@ wire_struct! {
         pub action: String as "action",
         /// Form mode, on accept: the values by field name.
         pub content: Option<JsonObject> as "content",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
 }
 
@@ -47,9 +42,6 @@ wire_struct! {
         pub input_requests: Option<JsonObject> as "inputRequests",
         /// Opaque state to send back with the retried request.
         pub request_state: Option<String> as "requestState",
-        /// `"input_required"`.
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
 }

@@ -14,8 +14,7 @@ wire_struct! {
         pub title: Option<String> as "title",
         /// What this implementation does, in a sentence.
         pub description: Option<String> as "description",
-        /// Icons for display.
-        pub icons: Option<Vec<Icon>> as "icons",
+        use Icons;
         /// Home page URL.
         pub website_url: Option<String> as "websiteUrl",
     }

@@ -31,8 +31,7 @@ wire_struct! {
     /// `server/discover` and `roots/list` (MCP 2025-11-25 `RequestParams`).
     #[derive(Default)]
     pub struct RequestParams {
-        /// Request metadata: `progressToken`, `io.modelcontextprotocol/*`.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
 }
 
@@ -41,8 +40,7 @@ wire_struct! {
     /// `notifications/initialized` (MCP 2025-11-25 `NotificationParams`).
     #[derive(Default)]
     pub struct NotificationParams {
-        /// Notification metadata.
-        pub meta: Option<Meta> as "_meta",
+        use NotificationParams;
     }
 }
 
@@ -53,8 +51,7 @@ wire_struct! {
     pub struct PaginatedRequestParams {
         /// The `nextCursor` of the previous page; absent for the first page.
         pub cursor: Option<String> as "cursor",
-        /// Request metadata: `progressToken`, `io.modelcontextprotocol/*`.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
 }
 
@@ -74,14 +71,7 @@ wire_struct! {
     pub struct PaginatedResult {
         /// Opaque cursor for the next page; absent on the last page.
         pub next_cursor: Option<String> as "nextCursor",
-        /// How long the list may be cached, in milliseconds (2026-07-28).
-        pub ttl_ms: Option<u64> as "ttlMs",
-        /// Who may share the cached list (2026-07-28).
-        pub cache_scope: Option<CacheScope> as "cacheScope",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use CacheableResult;
     }
 }
 
@@ -95,54 +85,13 @@ impl PaginatedResult {
     }
 }
 
-/// Defines a list result (such as MCP 2026-07-28 `ListToolsResult`): the
-/// page's items under their wire name, then the members of
-/// [`PaginatedResult`] in `page`, flattened; and [`ResultMembers`], which
-/// sets them in `page`.
-macro_rules! list_result {
-    (
-        $(#[$attr:meta])*
-        pub struct $name:ident {
-            $(#[$items_attr:meta])*
-            pub $items:ident: Vec<$item:ty> as $key:literal,
-        }
-    ) => {
-        $crate::decode::wire_struct! {
-            $(#[$attr])*
-            #[derive(Default)]
-            pub struct $name {
-                $(#[$items_attr])*
-                pub $items: Vec<$item> as $key,
-                /// `nextCursor`, the caching members, `resultType`, `_meta`
-                /// and the members not known to this crate, beside the items
-                /// on the wire.
-                pub page: $crate::types::PaginatedResult as ..,
-            }
-        }
-
-        impl $crate::types::ResultMembers for $name {
-            fn mark_complete(&mut self) {
-                self.page.mark_complete();
-            }
-            fn allow_caching(&mut self, ttl_ms: u64, scope: $crate::types::CacheScope) {
-                self.page.allow_caching(ttl_ms, scope);
-            }
-        }
-    };
-}
-
-pub(crate) use list_result;
-
 wire_struct! {
     /// A result with no members of its own, as for `ping` and
     /// `logging/setLevel` (MCP 2025-11-25 `EmptyResult`; `resultType` in
     /// 2026-07-28).
     #[derive(Default)]
     pub struct EmptyResult {
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
 }
 
@@ -157,8 +106,7 @@ wire_struct! {
         pub capabilities: ClientCapabilities as "capabilities",
         /// The client's name and version.
         pub client_info: Implementation as "clientInfo",
-        /// Request metadata.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
 }
 
@@ -192,13 +140,6 @@ wire_struct! {
         pub capabilities: ServerCapabilities as "capabilities",
         /// How to use the server, for the model.
         pub instructions: Option<String> as "instructions",
-        /// How long the answer may be cached, in milliseconds.
-        pub ttl_ms: Option<u64> as "ttlMs",
-        /// Who may share the cached answer.
-        pub cache_scope: Option<CacheScope> as "cacheScope",
-        /// `"complete"`.
-        pub result_type: Option<String> as "resultType",
-        /// Metadata, including `io.modelcontextprotocol/serverInfo`.
-        pub meta: Option<Meta> as "_meta",
+        use CacheableResult;
     }
 }

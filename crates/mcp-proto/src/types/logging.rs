@@ -2,7 +2,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::decode::{DecodeError, FromValue, wire_deserialize, wire_struct};
-use crate::types::Meta;
 
 /// Severity of a log message, RFC 5424 levels from `debug` to `emergency`
 /// (MCP 2025-11-25 server/utilities/logging). Ordered: `Debug < Emergency`.
@@ -87,8 +86,7 @@ wire_struct! {
     pub struct SetLevelRequestParams {
         /// The lowest level the client wants to receive.
         pub level: LoggingLevel as "level",
-        /// Request metadata.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
 }
 
@@ -102,7 +100,6 @@ wire_struct! {
         pub logger: Option<String> as "logger",
         /// The message: any JSON (a string or an object).
         pub data: Value as "data",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use NotificationParams;
     }
 }

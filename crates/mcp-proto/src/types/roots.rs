@@ -20,9 +20,6 @@ wire_struct! {
     pub struct ListRootsResult {
         /// The client's roots.
         pub roots: Vec<Root> as "roots",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
 }

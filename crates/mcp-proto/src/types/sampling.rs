@@ -84,8 +84,7 @@ wire_struct! {
         pub tools: Option<Vec<Tool>> as "tools",
         /// `{"mode": "auto" | "none" | "required"}` (since 2025-11-25).
         pub tool_choice: Option<JsonObject> as "toolChoice",
-        /// Request metadata.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
 }
 
@@ -100,10 +99,7 @@ wire_struct! {
         pub model: String as "model",
         /// Why generation stopped, such as `endTurn` or `toolUse`.
         pub stop_reason: Option<String> as "stopReason",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
 }
 
