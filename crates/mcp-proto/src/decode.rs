@@ -322,10 +322,10 @@ macro_rules! wire_struct_decode {
     };
 }
 
-/// Defines a wire struct and its decoding from one list of fields: the
-/// struct, deriving `Debug`, `Clone`, `PartialEq`, `Serialize` and
+/// Defines wire structs and their decoding, each from one list of fields:
+/// the struct, deriving `Debug`, `Clone`, `PartialEq`, `Serialize` and
 /// `JsonSchema`, and its [`FromValue`] and `Deserialize` through
-/// [`wire_struct_decode!`].
+/// [`wire_struct_decode!`]. One invocation takes any number of structs.
 ///
 /// Each field is written `pub field: Type as "wireName",`, in the order the
 /// members are written. A field of type `Option<_>` is an optional member:
@@ -357,9 +357,7 @@ macro_rules! wire_struct_decode {
 ///         /// Metadata.
 ///         pub meta: Option<Meta> as "_meta",
 ///     }
-/// }
 ///
-/// wire_struct! {
 ///     /// The result of `roots/list` (MCP 2025-11-25 client/roots).
 ///     #[derive(Default)]
 ///     pub struct ListRootsResult {
@@ -370,9 +368,9 @@ macro_rules! wire_struct_decode {
 /// }
 /// ```
 macro_rules! wire_struct {
-    ($(#[$attr:meta])* pub struct $name:ident { $($body:tt)* }) => {
+    ($($(#[$attr:meta])* pub struct $name:ident { $($body:tt)* })*) => {$(
         $crate::decode::wire_struct!(@field [$(#[$attr])* pub struct $name] [] [] $($body)*);
-    };
+    )*};
     // A base of the MCP schema: its fields, in place.
     (@field $head:tt $fields:tt $decode:tt use $base:ident; $($rest:tt)*) => {
         $crate::types::bases::wire_base!($base $head $fields $decode $($rest)*);

@@ -18,9 +18,7 @@ wire_struct! {
         /// MCP extensions by identifier, such as `io.modelcontextprotocol/ui` (2026-07-28).
         pub extensions: Option<JsonObject> as "extensions",
     }
-}
 
-wire_struct! {
     /// What a server supports (MCP 2025-11-25 basic/lifecycle
     /// `ServerCapabilities`; 2026-07-28 `server/discover`).
     ///
@@ -42,9 +40,7 @@ wire_struct! {
         /// MCP extensions by identifier, such as `io.modelcontextprotocol/tasks` (2026-07-28).
         pub extensions: Option<JsonObject> as "extensions",
     }
-}
 
-wire_struct! {
     /// The server's `resources` capability.
     #[derive(Default)]
     pub struct ResourcesCapability {
@@ -53,9 +49,7 @@ wire_struct! {
         /// Whether the server sends `notifications/resources/list_changed`.
         pub list_changed: Option<bool> as "listChanged",
     }
-}
 
-wire_struct! {
     /// A capability whose one setting is `listChanged` (MCP 2025-11-25
     /// basic/lifecycle): the server's `prompts` and `tools` capabilities and
     /// the client's `roots` capability have this shape.

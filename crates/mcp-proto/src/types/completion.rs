@@ -15,9 +15,7 @@ wire_struct! {
         pub context: Option<CompletionContext> as "context",
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// The argument being completed: its name and the text typed so far.
     #[derive(Default)]
     pub struct CompletionArgument {
@@ -26,18 +24,14 @@ wire_struct! {
         /// The partial value.
         pub value: String as "value",
     }
-}
 
-wire_struct! {
     /// Already-given argument values for a completion.
     #[derive(Default)]
     pub struct CompletionContext {
         /// Values by argument name.
         pub arguments: Option<BTreeMap<String, String>> as "arguments",
     }
-}
 
-wire_struct! {
     /// The result of `completion/complete`.
     #[derive(Default)]
     pub struct CompleteResult {
@@ -45,9 +39,7 @@ wire_struct! {
         pub completion: Completion as "completion",
         use Result;
     }
-}
 
-wire_struct! {
     /// Completion suggestions: at most 100 values.
     #[derive(Default)]
     pub struct Completion {

@@ -40,9 +40,7 @@ wire_struct! {
         /// ISO 8601 time of last change, such as `2025-01-12T15:00:58Z` (since 2025-06-18).
         pub last_modified: Option<String> as "lastModified",
     }
-}
 
-wire_struct! {
     /// A text content block, `{"type": "text", "text": ...}` (MCP 2025-11-25 `TextContent`).
     #[derive(Default)]
     pub struct TextContent {
@@ -52,9 +50,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// An image content block, base64 data with its MIME type (MCP 2025-11-25 `ImageContent`).
     #[derive(Default)]
     pub struct ImageContent {
@@ -66,9 +62,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// An audio content block, base64 data with its MIME type (MCP 2025-03-26 `AudioContent`).
     #[derive(Default)]
     pub struct AudioContent {
@@ -76,6 +70,32 @@ wire_struct! {
         pub data: String as "data",
         /// MIME type, such as `audio/wav`.
         pub mime_type: String as "mimeType",
+        use Annotated;
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
+
+    /// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
+    /// `TextResourceContents` / `BlobResourceContents`).
+    #[derive(Default)]
+    pub struct ResourceContents {
+        /// The resource URI.
+        pub uri: String as "uri",
+        /// MIME type, if known.
+        pub mime_type: Option<String> as "mimeType",
+        /// The text, for text resources.
+        pub text: Option<String> as "text",
+        /// Base64-encoded bytes, for binary resources.
+        pub blob: Option<String> as "blob",
+        /// Metadata.
+        pub meta: Option<Meta> as "_meta",
+    }
+
+    /// A resource embedded in a result (MCP 2025-11-25 `EmbeddedResource`).
+    #[derive(Default)]
+    pub struct EmbeddedResource {
+        /// The resource's contents.
+        pub resource: ResourceContents as "resource",
         use Annotated;
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
@@ -119,36 +139,6 @@ impl FromValue for ResourceLink {
 }
 
 wire_deserialize!(ResourceLink);
-
-wire_struct! {
-    /// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
-    /// `TextResourceContents` / `BlobResourceContents`).
-    #[derive(Default)]
-    pub struct ResourceContents {
-        /// The resource URI.
-        pub uri: String as "uri",
-        /// MIME type, if known.
-        pub mime_type: Option<String> as "mimeType",
-        /// The text, for text resources.
-        pub text: Option<String> as "text",
-        /// Base64-encoded bytes, for binary resources.
-        pub blob: Option<String> as "blob",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
-    }
-}
-
-wire_struct! {
-    /// A resource embedded in a result (MCP 2025-11-25 `EmbeddedResource`).
-    #[derive(Default)]
-    pub struct EmbeddedResource {
-        /// The resource's contents.
-        pub resource: ResourceContents as "resource",
-        use Annotated;
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
-    }
-}
 
 /// One block of tool output, told apart by its `type` member (MCP 2025-11-25
 /// `ContentBlock`).

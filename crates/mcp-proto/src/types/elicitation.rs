@@ -17,9 +17,7 @@ wire_struct! {
         pub elicitation_id: Option<String> as "elicitationId",
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `elicitation/create` (MCP 2025-11-25 client/elicitation).
     #[derive(Default)]
     pub struct ElicitResult {
@@ -29,9 +27,7 @@ wire_struct! {
         pub content: Option<JsonObject> as "content",
         use Result;
     }
-}
 
-wire_struct! {
     /// A 2026-07-28 result asking the client for input before the request can
     /// complete (`resultType: "input_required"`; MCP 2026-07-28 `InputRequiredResult`).
     /// Each entry of `inputRequests` is a sampling, roots or elicitation

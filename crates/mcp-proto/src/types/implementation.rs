@@ -18,20 +18,7 @@ wire_struct! {
         /// Home page URL.
         pub website_url: Option<String> as "websiteUrl",
     }
-}
 
-impl Implementation {
-    /// An implementation with `name` and `version` only.
-    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            version: version.into(),
-            ..Self::default()
-        }
-    }
-}
-
-wire_struct! {
     /// An icon a client can show (MCP 2025-11-25 basic `Icon`).
     #[derive(Default)]
     pub struct Icon {
@@ -43,5 +30,16 @@ wire_struct! {
         pub sizes: Option<Vec<String>> as "sizes",
         /// `"light"` or `"dark"`: the background the icon is made for.
         pub theme: Option<String> as "theme",
+    }
+}
+
+impl Implementation {
+    /// An implementation with `name` and `version` only.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            ..Self::default()
+        }
     }
 }

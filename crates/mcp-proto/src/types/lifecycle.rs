@@ -33,18 +33,14 @@ wire_struct! {
     pub struct RequestParams {
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// Params of a notification that has only `_meta`, such as
     /// `notifications/initialized` (MCP 2025-11-25 `NotificationParams`).
     #[derive(Default)]
     pub struct NotificationParams {
         use NotificationParams;
     }
-}
 
-wire_struct! {
     /// Params of a paginated list request such as `tools/list` (MCP 2025-11-25
     /// `PaginatedRequestParams`).
     #[derive(Default)]
@@ -53,9 +49,7 @@ wire_struct! {
         pub cursor: Option<String> as "cursor",
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// The members every list result has after its items (MCP 2026-07-28
     /// `PaginatedResult` and `CacheableResult`, which `ListToolsResult`,
     /// `ListResourcesResult`, `ListResourceTemplatesResult` and
@@ -73,19 +67,7 @@ wire_struct! {
         pub next_cursor: Option<String> as "nextCursor",
         use CacheableResult;
     }
-}
 
-impl PaginatedResult {
-    /// A page with `nextCursor` only: `Some` for every page but the last.
-    pub fn with_next_cursor(next_cursor: Option<String>) -> Self {
-        Self {
-            next_cursor,
-            ..Self::default()
-        }
-    }
-}
-
-wire_struct! {
     /// A result with no members of its own, as for `ping` and
     /// `logging/setLevel` (MCP 2025-11-25 `EmptyResult`; `resultType` in
     /// 2026-07-28).
@@ -93,9 +75,7 @@ wire_struct! {
     pub struct EmptyResult {
         use Result;
     }
-}
 
-wire_struct! {
     /// Params of `initialize` (MCP 2025-11-25 basic/lifecycle; not in 2026-07-28).
     #[derive(Default)]
     pub struct InitializeRequestParams {
@@ -108,9 +88,7 @@ wire_struct! {
         pub client_info: Implementation as "clientInfo",
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `initialize` (MCP 2025-11-25 basic/lifecycle).
     #[derive(Default)]
     pub struct InitializeResult {
@@ -125,9 +103,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// The result of `server/discover` (MCP 2026-07-28 basic). The server's
     /// [`Implementation`] travels in `_meta` under [`crate::meta::SERVER_INFO`].
     /// 2026-07-28 requires `ttlMs`, `cacheScope` and `resultType`; they are
@@ -141,5 +117,15 @@ wire_struct! {
         /// How to use the server, for the model.
         pub instructions: Option<String> as "instructions",
         use CacheableResult;
+    }
+}
+
+impl PaginatedResult {
+    /// A page with `nextCursor` only: `Some` for every page but the last.
+    pub fn with_next_cursor(next_cursor: Option<String>) -> Self {
+        Self {
+            next_cursor,
+            ..Self::default()
+        }
     }
 }

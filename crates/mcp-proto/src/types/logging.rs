@@ -88,9 +88,7 @@ wire_struct! {
         pub level: LoggingLevel as "level",
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// Params of `notifications/message`, one log message (MCP 2025-11-25
     /// server/utilities/logging).
     pub struct LoggingMessageNotificationParams {

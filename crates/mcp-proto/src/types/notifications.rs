@@ -22,9 +22,7 @@ wire_struct! {
         pub message: Option<String> as "message",
         use NotificationParams;
     }
-}
 
-wire_struct! {
     /// Params of `notifications/cancelled` (MCP 2025-11-25
     /// basic/utilities/cancellation). `requestId` is required in 2026-07-28 and
     /// optional in 2025-11-25 (where a task may be cancelled instead).

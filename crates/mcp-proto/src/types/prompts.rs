@@ -16,9 +16,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// One argument of a [`Prompt`] (MCP 2025-11-25 `PromptArgument`).
     #[derive(Default)]
     pub struct PromptArgument {
@@ -28,9 +26,7 @@ wire_struct! {
         /// Whether it must be given.
         pub required: Option<bool> as "required",
     }
-}
 
-wire_struct! {
     /// One message of a rendered prompt (MCP 2025-11-25 `PromptMessage`).
     pub struct PromptMessage {
         /// Who speaks.
@@ -38,9 +34,7 @@ wire_struct! {
         /// What is said.
         pub content: ContentBlock as "content",
     }
-}
 
-wire_struct! {
     /// Params of `prompts/get` (MCP 2025-11-25 server/prompts).
     #[derive(Default)]
     pub struct GetPromptRequestParams {
@@ -50,9 +44,7 @@ wire_struct! {
         pub arguments: Option<BTreeMap<String, String>> as "arguments",
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `prompts/get` (MCP 2025-11-25 server/prompts).
     #[derive(Default)]
     pub struct GetPromptResult {
@@ -62,9 +54,7 @@ wire_struct! {
         pub messages: Vec<PromptMessage> as "messages",
         use Result;
     }
-}
 
-wire_struct! {
     /// The result of `prompts/list` (MCP 2025-11-25 server/prompts).
     #[derive(Default)]
     pub struct ListPromptsResult {

@@ -19,9 +19,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// A family of resources named by an RFC 6570 URI template (MCP 2025-11-25
     /// server/resources `ResourceTemplate`).
     #[derive(Default)]
@@ -38,9 +36,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// The result of `resources/list` (MCP 2025-11-25 server/resources;
     /// caching members since 2026-07-28).
     #[derive(Default)]
@@ -49,9 +45,7 @@ wire_struct! {
         pub resources: Vec<Resource> as "resources",
         use PaginatedResult;
     }
-}
 
-wire_struct! {
     /// The result of `resources/templates/list` (MCP 2025-11-25 server/resources).
     #[derive(Default)]
     pub struct ListResourceTemplatesResult {
@@ -59,9 +53,7 @@ wire_struct! {
         pub resource_templates: Vec<ResourceTemplate> as "resourceTemplates",
         use PaginatedResult;
     }
-}
 
-wire_struct! {
     /// Params of `resources/read` (MCP 2025-11-25 server/resources).
     #[derive(Default)]
     pub struct ReadResourceRequestParams {
@@ -69,9 +61,7 @@ wire_struct! {
         pub uri: String as "uri",
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `resources/read` (MCP 2025-11-25 server/resources).
     #[derive(Default)]
     pub struct ReadResourceResult {
@@ -79,9 +69,7 @@ wire_struct! {
         pub contents: Vec<ResourceContents> as "contents",
         use CacheableResult;
     }
-}
 
-wire_struct! {
     /// Params of `notifications/resources/updated` (MCP 2025-11-25 server/resources).
     #[derive(Default)]
     pub struct ResourceUpdatedNotificationParams {

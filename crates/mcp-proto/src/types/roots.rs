@@ -12,9 +12,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// The result of `roots/list` (MCP 2025-11-25 client/roots).
     #[derive(Default)]
     pub struct ListRootsResult {

@@ -38,9 +38,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// The server's model preferences for sampling; priorities from 0 to 1
     /// (MCP 2025-11-25 `ModelPreferences`).
     #[derive(Default)]
@@ -57,9 +55,7 @@ wire_struct! {
         #[serde(serialize_with = "serialize_opt_number")]
         pub intelligence_priority: Option<f64> as "intelligencePriority",
     }
-}
 
-wire_struct! {
     /// Params of `sampling/createMessage` (MCP 2025-11-25 client/sampling).
     #[derive(Default)]
     pub struct CreateMessageRequestParams {
@@ -86,9 +82,7 @@ wire_struct! {
         pub tool_choice: Option<JsonObject> as "toolChoice",
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `sampling/createMessage` (MCP 2025-11-25 client/sampling).
     pub struct CreateMessageResult {
         /// Who speaks (the model: `assistant`).
@@ -101,9 +95,7 @@ wire_struct! {
         pub stop_reason: Option<String> as "stopReason",
         use Result;
     }
-}
 
-wire_struct! {
     /// A model's request to use a tool, in sampling (MCP 2025-11-25 `ToolUseContent`).
     #[derive(Default)]
     pub struct ToolUseContent {
@@ -116,9 +108,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// The result of a tool use, in sampling (MCP 2025-11-25 `ToolResultContent`).
     #[derive(Default)]
     pub struct ToolResultContent {

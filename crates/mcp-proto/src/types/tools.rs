@@ -24,9 +24,7 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
-}
 
-wire_struct! {
     /// Hints about a tool's behaviour; hints only, never to be trusted from an
     /// untrusted server (MCP 2025-03-26 `ToolAnnotations`).
     #[derive(Default)]
@@ -42,9 +40,7 @@ wire_struct! {
         /// The tool talks to an open world, such as the web (default true).
         pub open_world_hint: Option<bool> as "openWorldHint",
     }
-}
 
-wire_struct! {
     /// How a tool runs (MCP 2025-11-25 `ToolExecution`).
     #[derive(Default)]
     pub struct ToolExecution {
@@ -52,9 +48,7 @@ wire_struct! {
         /// run as a task.
         pub task_support: Option<String> as "taskSupport",
     }
-}
 
-wire_struct! {
     /// The result of `tools/list` (MCP 2025-11-25 server/tools; `ttlMs`,
     /// `cacheScope` and `resultType` since 2026-07-28, where they are required).
     #[derive(Default)]
@@ -63,9 +57,7 @@ wire_struct! {
         pub tools: Vec<Tool> as "tools",
         use PaginatedResult;
     }
-}
 
-wire_struct! {
     /// The params of `tools/call` (MCP 2025-11-25 server/tools; in 2026-07-28
     /// `_meta` carries the keys of [`crate::meta`]). Members such as
     /// 2026-07-28's `inputResponses` and `requestState` or 2025-11-25's `task`
@@ -78,9 +70,7 @@ wire_struct! {
         pub arguments: Option<JsonObject> as "arguments",
         use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `tools/call` (MCP 2025-11-25 server/tools;
     /// `structuredContent` since 2025-06-18, `resultType` since 2026-07-28).
     ///
