@@ -279,8 +279,9 @@ pub fn take_optional<T: FromValue>(
 
 /// Implements [`FromValue`] and `serde::Deserialize` for a wire struct.
 ///
-/// Fields are listed as `field: "wireName" required` or
-/// `field: "wireName" optional`; `extra` receives every member not listed.
+/// Fields are listed as `required field: "wireName",` or
+/// `optional field: "wireName",`, the wire name any `&str` expression;
+/// `extra` receives every member not listed.
 ///
 /// A struct that embeds another wire struct's members (flattened into it on
 /// the wire, such as a list result and its [`crate::PaginatedResult`]) ends
@@ -290,14 +291,14 @@ pub fn take_optional<T: FromValue>(
 /// `extra`. Nothing is copied, and errors name the member as it stands in
 /// the outer object.
 macro_rules! wire_struct_decode {
-    ($ty:ident { $($field:ident : $key:literal $kind:ident),* $(,)? }) => {
-        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($field: $key $kind,)* } extra: map);
+    ($ty:ident { $($kind:ident $field:ident : $key:expr,)* }) => {
+        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($kind $field: $key,)* } extra: map);
     };
-    ($ty:ident { $($field:ident : $key:literal $kind:ident,)* ..$rest:ident $(,)? }) => {
-        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($field: $key $kind,)* }
+    ($ty:ident { $($kind:ident $field:ident : $key:expr,)* ..$rest:ident $(,)? }) => {
+        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($kind $field: $key,)* }
             $rest: $crate::decode::FromValue::from_value(::serde_json::Value::Object(map))?);
     };
-    (@impl $ty:ident, $map:ident, { $($field:ident : $key:literal $kind:ident,)* }
+    (@impl $ty:ident, $map:ident, { $($kind:ident $field:ident : $key:expr,)* }
         $rest:ident : $rest_value:expr) => {
         impl $crate::decode::FromValue for $ty {
             fn from_value(
@@ -307,17 +308,17 @@ macro_rules! wire_struct_decode {
                 let mut $map: $crate::decode::JsonObject =
                     $crate::decode::FromValue::from_value(value)?;
                 Ok(Self {
-                    $($field: $crate::decode::wire_struct_decode!(@take $map, $key, $kind),)*
+                    $($field: $crate::decode::wire_struct_decode!(@take $kind $map, $key),)*
                     $rest: $rest_value,
                 })
             }
         }
         $crate::decode::wire_deserialize!($ty);
     };
-    (@take $map:ident, $key:literal, required) => {
+    (@take required $map:ident, $key:expr) => {
         $crate::decode::take_required(&mut $map, $key)?
     };
-    (@take $map:ident, $key:literal, optional) => {
+    (@take optional $map:ident, $key:expr) => {
         $crate::decode::take_optional(&mut $map, $key)?
     };
 }
@@ -388,14 +389,14 @@ macro_rules! wire_struct {
             [$($fields)* $(#[$fattr])*
                 #[serde(rename = $key, skip_serializing_if = "Option::is_none")]
                 pub $field: Option<$ty>,]
-            [$($decode)* $field: $key optional,]
+            [$($decode)* optional $field: $key,]
             $($rest)*);
     };
     (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]
         $(#[$fattr:meta])* pub $field:ident : $ty:ty as $key:literal, $($rest:tt)*) => {
         $crate::decode::wire_struct!(@field $head
             [$($fields)* $(#[$fattr])* #[serde(rename = $key)] pub $field: $ty,]
-            [$($decode)* $field: $key required,]
+            [$($decode)* required $field: $key,]
             $($rest)*);
     };
     // Every field listed: the unknown members go to `extra`.
