@@ -418,6 +418,76 @@ macro_rules! wire_struct {
     };
 }
 
+/// Defines a wire enum: a value that is one of a fixed set of strings, such
+/// as a [`crate::Role`] or a [`crate::Revision`]. Each variant is written
+/// `Variant as "wireName",`; `expecting` gives what the decode error says the
+/// value must be.
+///
+/// The enum derives `Debug`, `Clone`, `Copy`, `PartialEq`, `Eq`, `Hash`,
+/// `Serialize` and `JsonSchema` (more may be derived by an attribute) and
+/// gets `ALL`, every variant in the order written, `as_str`, the wire name,
+/// `parse`, its inverse, and [`FromValue`] and `Deserialize` through it.
+///
+/// ```text
+/// wire_enum! {
+///     /// Who a message or datum is for (MCP 2025-11-25 `Role`).
+///     pub enum Role {
+///         /// The human user.
+///         User as "user",
+///         /// The model.
+///         Assistant as "assistant",
+///     }
+///     expecting r#""user" or "assistant""#
+/// }
+/// ```
+macro_rules! wire_enum {
+    (
+        $(#[$attr:meta])*
+        pub enum $name:ident {
+            $($(#[$variant_attr:meta])* $variant:ident as $wire:literal,)*
+        }
+        expecting $expected:expr
+    ) => {
+        $(#[$attr])*
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, ::serde::Serialize, ::schemars::JsonSchema,
+        )]
+        pub enum $name {
+            $($(#[$variant_attr])* #[serde(rename = $wire)] $variant,)*
+        }
+
+        impl $name {
+            /// Every variant, in the order written.
+            pub const ALL: [Self; [$($wire),*].len()] = [$(Self::$variant),*];
+
+            /// The name on the wire.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $wire,)*
+                }
+            }
+
+            /// The variant named `s` on the wire exactly, or `None`.
+            pub fn parse(s: &str) -> Option<Self> {
+                Self::ALL.into_iter().find(|v| v.as_str() == s)
+            }
+        }
+
+        impl $crate::decode::FromValue for $name {
+            fn from_value(
+                value: ::serde_json::Value,
+            ) -> ::std::result::Result<Self, $crate::decode::DecodeError> {
+                value
+                    .as_str()
+                    .and_then(Self::parse)
+                    .ok_or_else(|| $crate::decode::DecodeError::invalid($expected, &value))
+            }
+        }
+
+        $crate::decode::wire_deserialize!($name);
+    };
+}
+
 /// Implements `serde::Deserialize` through [`FromValue`], so serde users get
 /// the same member-naming errors.
 macro_rules! wire_deserialize {
@@ -437,6 +507,7 @@ macro_rules! wire_deserialize {
 }
 
 pub(crate) use wire_deserialize;
+pub(crate) use wire_enum;
 pub(crate) use wire_struct;
 pub(crate) use wire_struct_decode;
 

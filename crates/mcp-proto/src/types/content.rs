@@ -2,31 +2,21 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::decode::{
-    DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_struct,
+    DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_enum,
+    wire_struct,
 };
 use crate::types::{Meta, Resource, ToolResultContent, ToolUseContent};
 
-/// Who a message or datum is for (MCP 2025-11-25 `Role`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The human user.
-    User,
-    /// The model.
-    Assistant,
-}
-
-impl FromValue for Role {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value.as_str() {
-            Some("user") => Ok(Self::User),
-            Some("assistant") => Ok(Self::Assistant),
-            _ => Err(DecodeError::invalid(r#""user" or "assistant""#, &value)),
-        }
+wire_enum! {
+    /// Who a message or datum is for (MCP 2025-11-25 `Role`).
+    pub enum Role {
+        /// The human user.
+        User as "user",
+        /// The model.
+        Assistant as "assistant",
     }
+    expecting r#""user" or "assistant""#
 }
-
-wire_deserialize!(Role);
 
 wire_struct! {
     /// Hints on how to use or show a content block (MCP 2025-11-25 `Annotations`).

@@ -1,30 +1,16 @@
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::decode::{DecodeError, FromValue, wire_deserialize, wire_struct};
+use crate::decode::{wire_enum, wire_struct};
 use crate::types::{ClientCapabilities, Implementation, Meta, ServerCapabilities};
 
-/// Who may share a cached result (MCP 2026-07-28 `CacheableResult.cacheScope`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum CacheScope {
-    /// No user-specific data: any cache may share it.
-    Public,
-    /// Only within the same authorization context.
-    Private,
-}
-
-impl FromValue for CacheScope {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value.as_str() {
-            Some("public") => Ok(Self::Public),
-            Some("private") => Ok(Self::Private),
-            _ => Err(DecodeError::invalid(r#""public" or "private""#, &value)),
-        }
+wire_enum! {
+    /// Who may share a cached result (MCP 2026-07-28 `CacheableResult.cacheScope`).
+    pub enum CacheScope {
+        /// No user-specific data: any cache may share it.
+        Public as "public",
+        /// Only within the same authorization context.
+        Private as "private",
     }
+    expecting r#""public" or "private""#
 }
-
-wire_deserialize!(CacheScope);
 
 wire_struct! {
     /// Params of a request that has only `_meta`, such as `ping`,
