@@ -41,30 +41,6 @@ wire_struct! {
         pub meta: Option<Meta> as "_meta",
     }
 
-    /// An image content block, base64 data with its MIME type (MCP 2025-11-25 `ImageContent`).
-    #[derive(Default)]
-    pub struct ImageContent {
-        /// Base64-encoded image bytes.
-        pub data: String as "data",
-        /// MIME type, such as `image/png`.
-        pub mime_type: String as "mimeType",
-        use Annotated;
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
-    }
-
-    /// An audio content block, base64 data with its MIME type (MCP 2025-03-26 `AudioContent`).
-    #[derive(Default)]
-    pub struct AudioContent {
-        /// Base64-encoded audio bytes.
-        pub data: String as "data",
-        /// MIME type, such as `audio/wav`.
-        pub mime_type: String as "mimeType",
-        use Annotated;
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
-    }
-
     /// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
     /// `TextResourceContents` / `BlobResourceContents`).
     #[derive(Default)]
@@ -90,6 +66,35 @@ wire_struct! {
         /// Metadata.
         pub meta: Option<Meta> as "_meta",
     }
+}
+
+/// Defines the content blocks that carry base64 data with its MIME type
+/// (MCP 2025-11-25 `ImageContent`, `AudioContent`), each written
+/// `pub struct Name("what", "mime/example");`: the name of the data and an
+/// example MIME type, for the field docs.
+macro_rules! base64_content {
+    ($($(#[$attr:meta])* pub struct $name:ident($what:literal, $mime:literal);)*) => {
+        wire_struct! {$(
+            $(#[$attr])*
+            #[derive(Default)]
+            pub struct $name {
+                #[doc = concat!("Base64-encoded ", $what, " bytes.")]
+                pub data: String as "data",
+                #[doc = concat!("MIME type, such as `", $mime, "`.")]
+                pub mime_type: String as "mimeType",
+                use Annotated;
+                /// Metadata.
+                pub meta: Option<Meta> as "_meta",
+            }
+        )*}
+    };
+}
+
+base64_content! {
+    /// An image content block, base64 data with its MIME type (MCP 2025-11-25 `ImageContent`).
+    pub struct ImageContent("image", "image/png");
+    /// An audio content block, base64 data with its MIME type (MCP 2025-03-26 `AudioContent`).
+    pub struct AudioContent("audio", "audio/wav");
 }
 
 /// A link to a resource the server can read (MCP 2025-06-18 `ResourceLink`:
