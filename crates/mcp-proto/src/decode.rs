@@ -341,7 +341,8 @@ macro_rules! wire_struct_decode {
 /// schema's base interfaces (`BaseMetadata`, `Icons`, `Annotated`,
 /// `RequestParams`, `NotificationParams`, `Result`, `CacheableResult`,
 /// `PaginatedResult`; see `types::bases`): their fields, docs and all,
-/// become fields of the struct at that place.
+/// become fields of the struct at that place. `use MetaObject;` stands
+/// likewise for the `_meta` member of other objects.
 ///
 /// Attributes on the struct (doc comments, `#[derive(Default)]`) and on the
 /// fields (doc comments, `#[serde(serialize_with = "..")]`) are kept.

@@ -5,7 +5,7 @@ use crate::decode::{
     DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_enum,
     wire_struct,
 };
-use crate::types::{Meta, Resource, ToolResultContent, ToolUseContent};
+use crate::types::{Resource, ToolResultContent, ToolUseContent};
 
 wire_enum! {
     /// Who a message or datum is for (MCP 2025-11-25 `Role`).
@@ -37,8 +37,7 @@ wire_struct! {
         /// The text.
         pub text: String as "text",
         use Annotated;
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
@@ -53,8 +52,7 @@ wire_struct! {
         pub text: Option<String> as "text",
         /// Base64-encoded bytes, for binary resources.
         pub blob: Option<String> as "blob",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// A resource embedded in a result (MCP 2025-11-25 `EmbeddedResource`).
@@ -63,8 +61,7 @@ wire_struct! {
         /// The resource's contents.
         pub resource: ResourceContents as "resource",
         use Annotated;
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 }
 
@@ -83,8 +80,7 @@ macro_rules! base64_content {
                 #[doc = concat!("MIME type, such as `", $mime, "`.")]
                 pub mime_type: String as "mimeType",
                 use Annotated;
-                /// Metadata.
-                pub meta: Option<Meta> as "_meta",
+                use MetaObject;
             }
         )*}
     };

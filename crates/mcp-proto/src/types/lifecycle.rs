@@ -1,5 +1,5 @@
 use crate::decode::{wire_enum, wire_struct};
-use crate::types::{ClientCapabilities, Implementation, Meta, ServerCapabilities};
+use crate::types::{ClientCapabilities, Implementation, ServerCapabilities};
 
 wire_enum! {
     /// Who may share a cached result (MCP 2026-07-28 `CacheableResult.cacheScope`).
@@ -86,8 +86,7 @@ wire_struct! {
         pub server_info: Implementation as "serverInfo",
         /// How to use the server, for the model.
         pub instructions: Option<String> as "instructions",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// The result of `server/discover` (MCP 2026-07-28 basic). The server's

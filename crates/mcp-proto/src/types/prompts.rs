@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 
 use crate::decode::wire_struct;
-use crate::types::{ContentBlock, Meta, Role};
+use crate::types::{ContentBlock, Role};
 
 wire_struct! {
     /// A prompt template the server offers (MCP 2025-11-25 server/prompts `Prompt`).
@@ -13,8 +13,7 @@ wire_struct! {
         /// The arguments the template takes.
         pub arguments: Option<Vec<PromptArgument>> as "arguments",
         use Icons;
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// One argument of a [`Prompt`] (MCP 2025-11-25 `PromptArgument`).

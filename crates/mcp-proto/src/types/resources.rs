@@ -1,5 +1,5 @@
 use crate::decode::wire_struct;
-use crate::types::{Meta, ResourceContents};
+use crate::types::ResourceContents;
 
 wire_struct! {
     /// A resource the server can read (MCP 2025-11-25 server/resources `Resource`).
@@ -16,8 +16,7 @@ wire_struct! {
         pub size: Option<u64> as "size",
         use Icons;
         use Annotated;
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// A family of resources named by an RFC 6570 URI template (MCP 2025-11-25
@@ -33,8 +32,7 @@ wire_struct! {
         pub mime_type: Option<String> as "mimeType",
         use Icons;
         use Annotated;
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// The result of `resources/list` (MCP 2025-11-25 server/resources;

@@ -1,5 +1,4 @@
 use crate::decode::wire_struct;
-use crate::types::Meta;
 
 wire_struct! {
     /// A root the client exposes, a `file://` URI (MCP 2025-11-25 client/roots).
@@ -9,8 +8,7 @@ wire_struct! {
         pub uri: String as "uri",
         /// Display name.
         pub name: Option<String> as "name",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// The result of `roots/list` (MCP 2025-11-25 client/roots).

@@ -4,7 +4,7 @@ use serde_json::Value;
 use crate::decode::{
     DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_struct,
 };
-use crate::types::{ContentBlock, Meta, Role, Tool};
+use crate::types::{ContentBlock, Role, Tool};
 
 /// The content of a sampling message: one block or a list of blocks
 /// (MCP 2025-11-25 client/sampling; lists since 2025-11-25).
@@ -35,8 +35,7 @@ wire_struct! {
         pub role: Role as "role",
         /// What is said.
         pub content: SamplingContent as "content",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// The server's model preferences for sampling; priorities from 0 to 1
@@ -105,8 +104,7 @@ wire_struct! {
         pub name: String as "name",
         /// The tool's arguments.
         pub input: JsonObject as "input",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// The result of a tool use, in sampling (MCP 2025-11-25 `ToolResultContent`).
@@ -120,7 +118,6 @@ wire_struct! {
         pub structured_content: Option<Value> as "structuredContent",
         /// Whether the tool failed.
         pub is_error: Option<bool> as "isError",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 }

@@ -1,7 +1,7 @@
 use serde_json::Value;
 
 use crate::decode::{JsonObject, wire_struct};
-use crate::types::{ContentBlock, Meta};
+use crate::types::ContentBlock;
 
 wire_struct! {
     /// A tool the server offers (MCP 2025-11-25 server/tools `Tool`; `title`
@@ -21,8 +21,7 @@ wire_struct! {
         use Icons;
         /// How the tool runs (task support, 2025-11-25).
         pub execution: Option<ToolExecution> as "execution",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 
     /// Hints about a tool's behaviour; hints only, never to be trusted from an
