@@ -131,40 +131,74 @@ impl FromValue for ResourceLink {
 
 wire_deserialize!(ResourceLink);
 
-/// One block of tool output, told apart by its `type` member (MCP 2025-11-25
-/// `ContentBlock`).
-///
-/// A block with a `type` this crate does not know (such as a future
-/// revision's) is kept whole in [`ContentBlock::Other`] and written back as
-/// it came.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(tag = "type")]
-#[non_exhaustive]
-pub enum ContentBlock {
-    /// `"type": "text"`.
-    #[serde(rename = "text")]
-    Text(TextContent),
-    /// `"type": "image"`.
-    #[serde(rename = "image")]
-    Image(ImageContent),
-    /// `"type": "audio"` (since 2025-03-26).
-    #[serde(rename = "audio")]
-    Audio(AudioContent),
-    /// `"type": "resource_link"` (since 2025-06-18).
-    #[serde(rename = "resource_link")]
-    ResourceLink(ResourceLink),
-    /// `"type": "resource"`.
-    #[serde(rename = "resource")]
-    Resource(EmbeddedResource),
-    /// `"type": "tool_use"`: a model's tool request, in sampling (since 2025-11-25).
-    #[serde(rename = "tool_use")]
-    ToolUse(ToolUseContent),
-    /// `"type": "tool_result"`: a tool's answer, in sampling (since 2025-11-25).
-    #[serde(rename = "tool_result")]
-    ToolResult(ToolResultContent),
-    /// Any other `type`, kept whole (including its `type` member).
-    #[serde(untagged)]
-    Other(JsonObject),
+/// Defines [`ContentBlock`] from one table of its kinds, each written
+/// `Variant(Block) as "type",`: the enum, told apart by its `type` member
+/// on the wire, with a last variant `Other` for any other `type`, and its
+/// [`FromValue`], which reads the `type` and decodes the rest of the object
+/// as that kind's block.
+macro_rules! content_block {
+    (
+        $(#[$attr:meta])*
+        pub enum $name:ident {
+            $($(#[$kind_attr:meta])* $kind:ident($block:ty) as $tag:literal,)*
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+        #[serde(tag = "type")]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$kind_attr])* #[serde(rename = $tag)] $kind($block),)*
+            /// Any other `type`, kept whole (including its `type` member).
+            #[serde(untagged)]
+            Other(JsonObject),
+        }
+
+        impl FromValue for $name {
+            fn from_value(value: Value) -> Result<Self, DecodeError> {
+                let mut map = JsonObject::from_value(value)?;
+                let decode: fn(Value) -> Result<Self, DecodeError> = match map.get("type") {
+                    Some(Value::String(s)) => match s.as_str() {
+                        $($tag => |rest| <$block>::from_value(rest).map(Self::$kind),)*
+                        _ => return Ok(Self::Other(map)),
+                    },
+                    Some(other) => {
+                        return Err(DecodeError::invalid("a string", other).at_key("type"));
+                    }
+                    None => return Err(DecodeError::missing("type")),
+                };
+                map.remove("type");
+                decode(Value::Object(map))
+            }
+        }
+
+        wire_deserialize!($name);
+    };
+}
+
+content_block! {
+    /// One block of tool output, told apart by its `type` member (MCP 2025-11-25
+    /// `ContentBlock`).
+    ///
+    /// A block with a `type` this crate does not know (such as a future
+    /// revision's) is kept whole in [`ContentBlock::Other`] and written back as
+    /// it came.
+    pub enum ContentBlock {
+        /// `"type": "text"`.
+        Text(TextContent) as "text",
+        /// `"type": "image"`.
+        Image(ImageContent) as "image",
+        /// `"type": "audio"` (since 2025-03-26).
+        Audio(AudioContent) as "audio",
+        /// `"type": "resource_link"` (since 2025-06-18).
+        ResourceLink(ResourceLink) as "resource_link",
+        /// `"type": "resource"`.
+        Resource(EmbeddedResource) as "resource",
+        /// `"type": "tool_use"`: a model's tool request, in sampling (since 2025-11-25).
+        ToolUse(ToolUseContent) as "tool_use",
+        /// `"type": "tool_result"`: a tool's answer, in sampling (since 2025-11-25).
+        ToolResult(ToolResultContent) as "tool_result",
+    }
 }
 
 impl ContentBlock {
@@ -184,46 +218,3 @@ impl ContentBlock {
         }
     }
 }
-
-impl FromValue for ContentBlock {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        #[derive(Clone, Copy)]
-        enum Kind {
-            Text,
-            Image,
-            Audio,
-            ResourceLink,
-            Resource,
-            ToolUse,
-            ToolResult,
-        }
-        let mut map = JsonObject::from_value(value)?;
-        let kind = match map.get("type") {
-            Some(Value::String(s)) => match s.as_str() {
-                "text" => Kind::Text,
-                "image" => Kind::Image,
-                "audio" => Kind::Audio,
-                "resource_link" => Kind::ResourceLink,
-                "resource" => Kind::Resource,
-                "tool_use" => Kind::ToolUse,
-                "tool_result" => Kind::ToolResult,
-                _ => return Ok(Self::Other(map)),
-            },
-            Some(other) => return Err(DecodeError::invalid("a string", other).at_key("type")),
-            None => return Err(DecodeError::missing("type")),
-        };
-        map.remove("type");
-        let rest = Value::Object(map);
-        Ok(match kind {
-            Kind::Text => Self::Text(TextContent::from_value(rest)?),
-            Kind::Image => Self::Image(ImageContent::from_value(rest)?),
-            Kind::Audio => Self::Audio(AudioContent::from_value(rest)?),
-            Kind::ResourceLink => Self::ResourceLink(ResourceLink::from_value(rest)?),
-            Kind::Resource => Self::Resource(EmbeddedResource::from_value(rest)?),
-            Kind::ToolUse => Self::ToolUse(ToolUseContent::from_value(rest)?),
-            Kind::ToolResult => Self::ToolResult(ToolResultContent::from_value(rest)?),
-        })
-    }
-}
-
-wire_deserialize!(ContentBlock);
