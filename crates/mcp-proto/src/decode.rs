@@ -279,8 +279,9 @@ pub fn take_optional<T: FromValue>(
 
 /// Implements [`FromValue`] and `serde::Deserialize` for a wire struct.
 ///
-/// Fields are listed as `field: "wireName" required` or
-/// `field: "wireName" optional`; `extra` receives every member not listed.
+/// Fields are listed as `required field: "wireName",` or
+/// `optional field: "wireName",`, the wire name any `&str` expression;
+/// `extra` receives every member not listed.
 ///
 /// A struct that embeds another wire struct's members (flattened into it on
 /// the wire, such as a list result and its [`crate::PaginatedResult`]) ends
@@ -290,14 +291,14 @@ pub fn take_optional<T: FromValue>(
 /// `extra`. Nothing is copied, and errors name the member as it stands in
 /// the outer object.
 macro_rules! wire_struct_decode {
-    ($ty:ident { $($field:ident : $key:literal $kind:ident),* $(,)? }) => {
-        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($field: $key $kind,)* } extra: map);
+    ($ty:ident { $($kind:ident $field:ident : $key:expr,)* }) => {
+        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($kind $field: $key,)* } extra: map);
     };
-    ($ty:ident { $($field:ident : $key:literal $kind:ident,)* ..$rest:ident $(,)? }) => {
-        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($field: $key $kind,)* }
+    ($ty:ident { $($kind:ident $field:ident : $key:expr,)* ..$rest:ident $(,)? }) => {
+        $crate::decode::wire_struct_decode!(@impl $ty, map, { $($kind $field: $key,)* }
             $rest: $crate::decode::FromValue::from_value(::serde_json::Value::Object(map))?);
     };
-    (@impl $ty:ident, $map:ident, { $($field:ident : $key:literal $kind:ident,)* }
+    (@impl $ty:ident, $map:ident, { $($kind:ident $field:ident : $key:expr,)* }
         $rest:ident : $rest_value:expr) => {
         impl $crate::decode::FromValue for $ty {
             fn from_value(
@@ -307,25 +308,25 @@ macro_rules! wire_struct_decode {
                 let mut $map: $crate::decode::JsonObject =
                     $crate::decode::FromValue::from_value(value)?;
                 Ok(Self {
-                    $($field: $crate::decode::wire_struct_decode!(@take $map, $key, $kind),)*
+                    $($field: $crate::decode::wire_struct_decode!(@take $kind $map, $key),)*
                     $rest: $rest_value,
                 })
             }
         }
         $crate::decode::wire_deserialize!($ty);
     };
-    (@take $map:ident, $key:literal, required) => {
+    (@take required $map:ident, $key:expr) => {
         $crate::decode::take_required(&mut $map, $key)?
     };
-    (@take $map:ident, $key:literal, optional) => {
+    (@take optional $map:ident, $key:expr) => {
         $crate::decode::take_optional(&mut $map, $key)?
     };
 }
 
-/// Defines a wire struct and its decoding from one list of fields: the
-/// struct, deriving `Debug`, `Clone`, `PartialEq`, `Serialize` and
+/// Defines wire structs and their decoding, each from one list of fields:
+/// the struct, deriving `Debug`, `Clone`, `PartialEq`, `Serialize` and
 /// `JsonSchema`, and its [`FromValue`] and `Deserialize` through
-/// [`wire_struct_decode!`].
+/// [`wire_struct_decode!`]. One invocation takes any number of structs.
 ///
 /// Each field is written `pub field: Type as "wireName",`, in the order the
 /// members are written. A field of type `Option<_>` is an optional member:
@@ -335,6 +336,13 @@ macro_rules! wire_struct_decode {
 /// came. A struct that embeds the members of another wire struct ends
 /// instead with `pub field: Type as ..,`: that field is flattened and takes
 /// every member not listed, its own and the unknown ones.
+///
+/// A line `use Base;` in the body stands for the members of one of the MCP
+/// schema's base interfaces (`BaseMetadata`, `Icons`, `Annotated`,
+/// `RequestParams`, `NotificationParams`, `Result`, `CacheableResult`,
+/// `PaginatedResult`; see `types::bases`): their fields, docs and all,
+/// become fields of the struct at that place. `use MetaObject;` stands
+/// likewise for the `_meta` member of other objects.
 ///
 /// Attributes on the struct (doc comments, `#[derive(Default)]`) and on the
 /// fields (doc comments, `#[serde(serialize_with = "..")]`) are kept.
@@ -348,12 +356,26 @@ macro_rules! wire_struct_decode {
 ///         pub uri: String as "uri",
 ///         /// Display name.
 ///         pub name: Option<String> as "name",
+///         /// Metadata.
+///         pub meta: Option<Meta> as "_meta",
+///     }
+///
+///     /// The result of `roots/list` (MCP 2025-11-25 client/roots).
+///     #[derive(Default)]
+///     pub struct ListRootsResult {
+///         /// The client's roots.
+///         pub roots: Vec<Root> as "roots",
+///         use Result;
 ///     }
 /// }
 /// ```
 macro_rules! wire_struct {
-    ($(#[$attr:meta])* pub struct $name:ident { $($body:tt)* }) => {
+    ($($(#[$attr:meta])* pub struct $name:ident { $($body:tt)* })*) => {$(
         $crate::decode::wire_struct!(@field [$(#[$attr])* pub struct $name] [] [] $($body)*);
+    )*};
+    // A base of the MCP schema: its fields, in place.
+    (@field $head:tt $fields:tt $decode:tt use $base:ident; $($rest:tt)*) => {
+        $crate::types::bases::wire_base!($base $head $fields $decode $($rest)*);
     };
     // The embedded struct: flattened, it takes the members not listed.
     (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]
@@ -368,14 +390,14 @@ macro_rules! wire_struct {
             [$($fields)* $(#[$fattr])*
                 #[serde(rename = $key, skip_serializing_if = "Option::is_none")]
                 pub $field: Option<$ty>,]
-            [$($decode)* $field: $key optional,]
+            [$($decode)* optional $field: $key,]
             $($rest)*);
     };
     (@field $head:tt [$($fields:tt)*] [$($decode:tt)*]
         $(#[$fattr:meta])* pub $field:ident : $ty:ty as $key:literal, $($rest:tt)*) => {
         $crate::decode::wire_struct!(@field $head
             [$($fields)* $(#[$fattr])* #[serde(rename = $key)] pub $field: $ty,]
-            [$($decode)* $field: $key required,]
+            [$($decode)* required $field: $key,]
             $($rest)*);
     };
     // Every field listed: the unknown members go to `extra`.
@@ -394,6 +416,76 @@ macro_rules! wire_struct {
             $($fields)*
         }
         $crate::decode::wire_struct_decode!($name { $($decode)* });
+    };
+}
+
+/// Defines a wire enum: a value that is one of a fixed set of strings, such
+/// as a [`crate::Role`] or a [`crate::Revision`]. Each variant is written
+/// `Variant as "wireName",`; `expecting` gives what the decode error says the
+/// value must be.
+///
+/// The enum derives `Debug`, `Clone`, `Copy`, `PartialEq`, `Eq`, `Hash`,
+/// `Serialize` and `JsonSchema` (more may be derived by an attribute) and
+/// gets `ALL`, every variant in the order written, `as_str`, the wire name,
+/// `parse`, its inverse, and [`FromValue`] and `Deserialize` through it.
+///
+/// ```text
+/// wire_enum! {
+///     /// Who a message or datum is for (MCP 2025-11-25 `Role`).
+///     pub enum Role {
+///         /// The human user.
+///         User as "user",
+///         /// The model.
+///         Assistant as "assistant",
+///     }
+///     expecting r#""user" or "assistant""#
+/// }
+/// ```
+macro_rules! wire_enum {
+    (
+        $(#[$attr:meta])*
+        pub enum $name:ident {
+            $($(#[$variant_attr:meta])* $variant:ident as $wire:literal,)*
+        }
+        expecting $expected:expr
+    ) => {
+        $(#[$attr])*
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, ::serde::Serialize, ::schemars::JsonSchema,
+        )]
+        pub enum $name {
+            $($(#[$variant_attr])* #[serde(rename = $wire)] $variant,)*
+        }
+
+        impl $name {
+            /// Every variant, in the order written.
+            pub const ALL: [Self; [$($wire),*].len()] = [$(Self::$variant),*];
+
+            /// The name on the wire.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $wire,)*
+                }
+            }
+
+            /// The variant named `s` on the wire exactly, or `None`.
+            pub fn parse(s: &str) -> Option<Self> {
+                Self::ALL.into_iter().find(|v| v.as_str() == s)
+            }
+        }
+
+        impl $crate::decode::FromValue for $name {
+            fn from_value(
+                value: ::serde_json::Value,
+            ) -> ::std::result::Result<Self, $crate::decode::DecodeError> {
+                value
+                    .as_str()
+                    .and_then(Self::parse)
+                    .ok_or_else(|| $crate::decode::DecodeError::invalid($expected, &value))
+            }
+        }
+
+        $crate::decode::wire_deserialize!($name);
     };
 }
 
@@ -416,6 +508,7 @@ macro_rules! wire_deserialize {
 }
 
 pub(crate) use wire_deserialize;
+pub(crate) use wire_enum;
 pub(crate) use wire_struct;
 pub(crate) use wire_struct_decode;
 

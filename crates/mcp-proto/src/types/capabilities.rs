@@ -1,46 +1,65 @@
 use crate::decode::{JsonObject, wire_struct};
 
-wire_struct! {
+/// Defines a set of capabilities (MCP 2025-11-25 basic/lifecycle
+/// `ClientCapabilities`, `ServerCapabilities`) as a wire struct, deriving
+/// `Default` (no capability). Each capability is written `name: Settings,`:
+/// it is optional, present if the peer supports it, and named on the wire
+/// as in Rust. Both sets begin with `experimental` and end with
+/// `extensions`, which the macro adds.
+macro_rules! capability_set {
+    ($(
+        $(#[$attr:meta])*
+        pub struct $name:ident { $($body:tt)* }
+    )*) => {$(
+        capability_set!(@set [$(#[$attr])* #[derive(Default)] pub struct $name]
+            /// Experimental, non-standard capabilities by name.
+            experimental: JsonObject,
+            $($body)*
+            /// MCP extensions by identifier, such as `io.modelcontextprotocol/ui`
+            /// (2026-07-28).
+            extensions: JsonObject,
+        );
+    )*};
+    (@set $head:tt $($(#[$cap_attr:meta])* $cap:ident: $settings:ty,)*) => {
+        $crate::decode::wire_struct!(@field $head
+            [$(
+                $(#[$cap_attr])*
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub $cap: Option<$settings>,
+            )*]
+            [$(optional $cap: stringify!($cap),)*]);
+    };
+}
+
+capability_set! {
     /// What a client supports (MCP 2025-11-25 basic/lifecycle
     /// `ClientCapabilities`; in 2026-07-28 sent per request in `_meta`).
     ///
     /// Capabilities this crate does not model (such as `tasks`) stay in `extra`.
-    #[derive(Default)]
     pub struct ClientCapabilities {
-        /// Experimental, non-standard capabilities by name.
-        pub experimental: Option<JsonObject> as "experimental",
         /// Present if the client can list roots.
-        pub roots: Option<RootsCapability> as "roots",
+        roots: RootsCapability,
         /// Present if the client can sample from an LLM (`context`, `tools` settings).
-        pub sampling: Option<JsonObject> as "sampling",
+        sampling: JsonObject,
         /// Present if the client supports elicitation (`form`, `url` settings).
-        pub elicitation: Option<JsonObject> as "elicitation",
-        /// MCP extensions by identifier, such as `io.modelcontextprotocol/ui` (2026-07-28).
-        pub extensions: Option<JsonObject> as "extensions",
+        elicitation: JsonObject,
     }
-}
 
-wire_struct! {
     /// What a server supports (MCP 2025-11-25 basic/lifecycle
     /// `ServerCapabilities`; 2026-07-28 `server/discover`).
     ///
     /// Capabilities this crate does not model (such as `tasks`) stay in `extra`.
-    #[derive(Default)]
     pub struct ServerCapabilities {
-        /// Experimental, non-standard capabilities by name.
-        pub experimental: Option<JsonObject> as "experimental",
         /// Present if the server sends log messages.
-        pub logging: Option<JsonObject> as "logging",
+        logging: JsonObject,
         /// Present if the server offers argument completion.
-        pub completions: Option<JsonObject> as "completions",
+        completions: JsonObject,
         /// Present if the server offers prompts.
-        pub prompts: Option<PromptsCapability> as "prompts",
+        prompts: PromptsCapability,
         /// Present if the server offers resources.
-        pub resources: Option<ResourcesCapability> as "resources",
+        resources: ResourcesCapability,
         /// Present if the server offers tools.
-        pub tools: Option<ToolsCapability> as "tools",
-        /// MCP extensions by identifier, such as `io.modelcontextprotocol/tasks` (2026-07-28).
-        pub extensions: Option<JsonObject> as "extensions",
+        tools: ToolsCapability,
     }
 }
 
@@ -53,9 +72,7 @@ wire_struct! {
         /// Whether the server sends `notifications/resources/list_changed`.
         pub list_changed: Option<bool> as "listChanged",
     }
-}
 
-wire_struct! {
     /// A capability whose one setting is `listChanged` (MCP 2025-11-25
     /// basic/lifecycle): the server's `prompts` and `tools` capabilities and
     /// the client's `roots` capability have this shape.

@@ -1,7 +1,6 @@
 use std::collections::BTreeMap;
 
 use crate::decode::{JsonObject, wire_struct};
-use crate::types::Meta;
 
 wire_struct! {
     /// Params of `completion/complete` (MCP 2025-11-25 server/utilities/completion).
@@ -14,12 +13,9 @@ wire_struct! {
         pub argument: CompletionArgument as "argument",
         /// Values of arguments already given (since 2025-06-18).
         pub context: Option<CompletionContext> as "context",
-        /// Request metadata.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
-}
 
-wire_struct! {
     /// The argument being completed: its name and the text typed so far.
     #[derive(Default)]
     pub struct CompletionArgument {
@@ -28,31 +24,22 @@ wire_struct! {
         /// The partial value.
         pub value: String as "value",
     }
-}
 
-wire_struct! {
     /// Already-given argument values for a completion.
     #[derive(Default)]
     pub struct CompletionContext {
         /// Values by argument name.
         pub arguments: Option<BTreeMap<String, String>> as "arguments",
     }
-}
 
-wire_struct! {
     /// The result of `completion/complete`.
     #[derive(Default)]
     pub struct CompleteResult {
         /// The suggestions.
         pub completion: Completion as "completion",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
-}
 
-wire_struct! {
     /// Completion suggestions: at most 100 values.
     #[derive(Default)]
     pub struct Completion {

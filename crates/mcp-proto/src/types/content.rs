@@ -2,31 +2,21 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::decode::{
-    DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_struct,
+    DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_enum,
+    wire_struct,
 };
-use crate::types::{Meta, Resource, ToolResultContent, ToolUseContent};
+use crate::types::{Resource, ToolResultContent, ToolUseContent};
 
-/// Who a message or datum is for (MCP 2025-11-25 `Role`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The human user.
-    User,
-    /// The model.
-    Assistant,
-}
-
-impl FromValue for Role {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        match value.as_str() {
-            Some("user") => Ok(Self::User),
-            Some("assistant") => Ok(Self::Assistant),
-            _ => Err(DecodeError::invalid(r#""user" or "assistant""#, &value)),
-        }
+wire_enum! {
+    /// Who a message or datum is for (MCP 2025-11-25 `Role`).
+    pub enum Role {
+        /// The human user.
+        User as "user",
+        /// The model.
+        Assistant as "assistant",
     }
+    expecting r#""user" or "assistant""#
 }
-
-wire_deserialize!(Role);
 
 wire_struct! {
     /// Hints on how to use or show a content block (MCP 2025-11-25 `Annotations`).
@@ -40,49 +30,67 @@ wire_struct! {
         /// ISO 8601 time of last change, such as `2025-01-12T15:00:58Z` (since 2025-06-18).
         pub last_modified: Option<String> as "lastModified",
     }
-}
 
-wire_struct! {
     /// A text content block, `{"type": "text", "text": ...}` (MCP 2025-11-25 `TextContent`).
     #[derive(Default)]
     pub struct TextContent {
         /// The text.
         pub text: String as "text",
-        /// Display hints.
-        pub annotations: Option<Annotations> as "annotations",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Annotated;
+        use MetaObject;
+    }
+
+    /// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
+    /// `TextResourceContents` / `BlobResourceContents`).
+    #[derive(Default)]
+    pub struct ResourceContents {
+        /// The resource URI.
+        pub uri: String as "uri",
+        /// MIME type, if known.
+        pub mime_type: Option<String> as "mimeType",
+        /// The text, for text resources.
+        pub text: Option<String> as "text",
+        /// Base64-encoded bytes, for binary resources.
+        pub blob: Option<String> as "blob",
+        use MetaObject;
+    }
+
+    /// A resource embedded in a result (MCP 2025-11-25 `EmbeddedResource`).
+    #[derive(Default)]
+    pub struct EmbeddedResource {
+        /// The resource's contents.
+        pub resource: ResourceContents as "resource",
+        use Annotated;
+        use MetaObject;
     }
 }
 
-wire_struct! {
+/// Defines the content blocks that carry base64 data with its MIME type
+/// (MCP 2025-11-25 `ImageContent`, `AudioContent`), each written
+/// `pub struct Name("what", "mime/example");`: the name of the data and an
+/// example MIME type, for the field docs.
+macro_rules! base64_content {
+    ($($(#[$attr:meta])* pub struct $name:ident($what:literal, $mime:literal);)*) => {
+        wire_struct! {$(
+            $(#[$attr])*
+            #[derive(Default)]
+            pub struct $name {
+                #[doc = concat!("Base64-encoded ", $what, " bytes.")]
+                pub data: String as "data",
+                #[doc = concat!("MIME type, such as `", $mime, "`.")]
+                pub mime_type: String as "mimeType",
+                use Annotated;
+                use MetaObject;
+            }
+        )*}
+    };
+}
+
+base64_content! {
     /// An image content block, base64 data with its MIME type (MCP 2025-11-25 `ImageContent`).
-    #[derive(Default)]
-    pub struct ImageContent {
-        /// Base64-encoded image bytes.
-        pub data: String as "data",
-        /// MIME type, such as `image/png`.
-        pub mime_type: String as "mimeType",
-        /// Display hints.
-        pub annotations: Option<Annotations> as "annotations",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
-    }
-}
-
-wire_struct! {
+    pub struct ImageContent("image", "image/png");
     /// An audio content block, base64 data with its MIME type (MCP 2025-03-26 `AudioContent`).
-    #[derive(Default)]
-    pub struct AudioContent {
-        /// Base64-encoded audio bytes.
-        pub data: String as "data",
-        /// MIME type, such as `audio/wav`.
-        pub mime_type: String as "mimeType",
-        /// Display hints.
-        pub annotations: Option<Annotations> as "annotations",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
-    }
+    pub struct AudioContent("audio", "audio/wav");
 }
 
 /// A link to a resource the server can read (MCP 2025-06-18 `ResourceLink`:
@@ -123,71 +131,74 @@ impl FromValue for ResourceLink {
 
 wire_deserialize!(ResourceLink);
 
-wire_struct! {
-    /// The contents of a resource: text or base64 `blob` (MCP 2025-11-25
-    /// `TextResourceContents` / `BlobResourceContents`).
-    #[derive(Default)]
-    pub struct ResourceContents {
-        /// The resource URI.
-        pub uri: String as "uri",
-        /// MIME type, if known.
-        pub mime_type: Option<String> as "mimeType",
-        /// The text, for text resources.
-        pub text: Option<String> as "text",
-        /// Base64-encoded bytes, for binary resources.
-        pub blob: Option<String> as "blob",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
-    }
+/// Defines [`ContentBlock`] from one table of its kinds, each written
+/// `Variant(Block) as "type",`: the enum, told apart by its `type` member
+/// on the wire, with a last variant `Other` for any other `type`, and its
+/// [`FromValue`], which reads the `type` and decodes the rest of the object
+/// as that kind's block.
+macro_rules! content_block {
+    (
+        $(#[$attr:meta])*
+        pub enum $name:ident {
+            $($(#[$kind_attr:meta])* $kind:ident($block:ty) as $tag:literal,)*
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+        #[serde(tag = "type")]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$kind_attr])* #[serde(rename = $tag)] $kind($block),)*
+            /// Any other `type`, kept whole (including its `type` member).
+            #[serde(untagged)]
+            Other(JsonObject),
+        }
+
+        impl FromValue for $name {
+            fn from_value(value: Value) -> Result<Self, DecodeError> {
+                let mut map = JsonObject::from_value(value)?;
+                let decode: fn(Value) -> Result<Self, DecodeError> = match map.get("type") {
+                    Some(Value::String(s)) => match s.as_str() {
+                        $($tag => |rest| <$block>::from_value(rest).map(Self::$kind),)*
+                        _ => return Ok(Self::Other(map)),
+                    },
+                    Some(other) => {
+                        return Err(DecodeError::invalid("a string", other).at_key("type"));
+                    }
+                    None => return Err(DecodeError::missing("type")),
+                };
+                map.remove("type");
+                decode(Value::Object(map))
+            }
+        }
+
+        wire_deserialize!($name);
+    };
 }
 
-wire_struct! {
-    /// A resource embedded in a result (MCP 2025-11-25 `EmbeddedResource`).
-    #[derive(Default)]
-    pub struct EmbeddedResource {
-        /// The resource's contents.
-        pub resource: ResourceContents as "resource",
-        /// Display hints.
-        pub annotations: Option<Annotations> as "annotations",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+content_block! {
+    /// One block of tool output, told apart by its `type` member (MCP 2025-11-25
+    /// `ContentBlock`).
+    ///
+    /// A block with a `type` this crate does not know (such as a future
+    /// revision's) is kept whole in [`ContentBlock::Other`] and written back as
+    /// it came.
+    pub enum ContentBlock {
+        /// `"type": "text"`.
+        Text(TextContent) as "text",
+        /// `"type": "image"`.
+        Image(ImageContent) as "image",
+        /// `"type": "audio"` (since 2025-03-26).
+        Audio(AudioContent) as "audio",
+        /// `"type": "resource_link"` (since 2025-06-18).
+        ResourceLink(ResourceLink) as "resource_link",
+        /// `"type": "resource"`.
+        Resource(EmbeddedResource) as "resource",
+        /// `"type": "tool_use"`: a model's tool request, in sampling (since 2025-11-25).
+        ToolUse(ToolUseContent) as "tool_use",
+        /// `"type": "tool_result"`: a tool's answer, in sampling (since 2025-11-25).
+        ToolResult(ToolResultContent) as "tool_result",
     }
-}
-
-/// One block of tool output, told apart by its `type` member (MCP 2025-11-25
-/// `ContentBlock`).
-///
-/// A block with a `type` this crate does not know (such as a future
-/// revision's) is kept whole in [`ContentBlock::Other`] and written back as
-/// it came.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(tag = "type")]
-#[non_exhaustive]
-pub enum ContentBlock {
-    /// `"type": "text"`.
-    #[serde(rename = "text")]
-    Text(TextContent),
-    /// `"type": "image"`.
-    #[serde(rename = "image")]
-    Image(ImageContent),
-    /// `"type": "audio"` (since 2025-03-26).
-    #[serde(rename = "audio")]
-    Audio(AudioContent),
-    /// `"type": "resource_link"` (since 2025-06-18).
-    #[serde(rename = "resource_link")]
-    ResourceLink(ResourceLink),
-    /// `"type": "resource"`.
-    #[serde(rename = "resource")]
-    Resource(EmbeddedResource),
-    /// `"type": "tool_use"`: a model's tool request, in sampling (since 2025-11-25).
-    #[serde(rename = "tool_use")]
-    ToolUse(ToolUseContent),
-    /// `"type": "tool_result"`: a tool's answer, in sampling (since 2025-11-25).
-    #[serde(rename = "tool_result")]
-    ToolResult(ToolResultContent),
-    /// Any other `type`, kept whole (including its `type` member).
-    #[serde(untagged)]
-    Other(JsonObject),
 }
 
 impl ContentBlock {
@@ -207,46 +218,3 @@ impl ContentBlock {
         }
     }
 }
-
-impl FromValue for ContentBlock {
-    fn from_value(value: Value) -> Result<Self, DecodeError> {
-        #[derive(Clone, Copy)]
-        enum Kind {
-            Text,
-            Image,
-            Audio,
-            ResourceLink,
-            Resource,
-            ToolUse,
-            ToolResult,
-        }
-        let mut map = JsonObject::from_value(value)?;
-        let kind = match map.get("type") {
-            Some(Value::String(s)) => match s.as_str() {
-                "text" => Kind::Text,
-                "image" => Kind::Image,
-                "audio" => Kind::Audio,
-                "resource_link" => Kind::ResourceLink,
-                "resource" => Kind::Resource,
-                "tool_use" => Kind::ToolUse,
-                "tool_result" => Kind::ToolResult,
-                _ => return Ok(Self::Other(map)),
-            },
-            Some(other) => return Err(DecodeError::invalid("a string", other).at_key("type")),
-            None => return Err(DecodeError::missing("type")),
-        };
-        map.remove("type");
-        let rest = Value::Object(map);
-        Ok(match kind {
-            Kind::Text => Self::Text(TextContent::from_value(rest)?),
-            Kind::Image => Self::Image(ImageContent::from_value(rest)?),
-            Kind::Audio => Self::Audio(AudioContent::from_value(rest)?),
-            Kind::ResourceLink => Self::ResourceLink(ResourceLink::from_value(rest)?),
-            Kind::Resource => Self::Resource(EmbeddedResource::from_value(rest)?),
-            Kind::ToolUse => Self::ToolUse(ToolUseContent::from_value(rest)?),
-            Kind::ToolResult => Self::ToolResult(ToolResultContent::from_value(rest)?),
-        })
-    }
-}
-
-wire_deserialize!(ContentBlock);

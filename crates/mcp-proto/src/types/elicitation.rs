@@ -1,5 +1,4 @@
 use crate::decode::{JsonObject, wire_struct};
-use crate::types::Meta;
 
 wire_struct! {
     /// Params of `elicitation/create`, form or URL mode (MCP 2025-11-25
@@ -16,12 +15,9 @@ wire_struct! {
         pub url: Option<String> as "url",
         /// URL mode: the id of this elicitation.
         pub elicitation_id: Option<String> as "elicitationId",
-        /// Request metadata.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `elicitation/create` (MCP 2025-11-25 client/elicitation).
     #[derive(Default)]
     pub struct ElicitResult {
@@ -29,14 +25,9 @@ wire_struct! {
         pub action: String as "action",
         /// Form mode, on accept: the values by field name.
         pub content: Option<JsonObject> as "content",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
-}
 
-wire_struct! {
     /// A 2026-07-28 result asking the client for input before the request can
     /// complete (`resultType: "input_required"`; MCP 2026-07-28 `InputRequiredResult`).
     /// Each entry of `inputRequests` is a sampling, roots or elicitation
@@ -47,9 +38,6 @@ wire_struct! {
         pub input_requests: Option<JsonObject> as "inputRequests",
         /// Opaque state to send back with the retried request.
         pub request_state: Option<String> as "requestState",
-        /// `"input_required"`.
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
 }

@@ -14,25 +14,11 @@ wire_struct! {
         pub title: Option<String> as "title",
         /// What this implementation does, in a sentence.
         pub description: Option<String> as "description",
-        /// Icons for display.
-        pub icons: Option<Vec<Icon>> as "icons",
+        use Icons;
         /// Home page URL.
         pub website_url: Option<String> as "websiteUrl",
     }
-}
 
-impl Implementation {
-    /// An implementation with `name` and `version` only.
-    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            version: version.into(),
-            ..Self::default()
-        }
-    }
-}
-
-wire_struct! {
     /// An icon a client can show (MCP 2025-11-25 basic `Icon`).
     #[derive(Default)]
     pub struct Icon {
@@ -44,5 +30,16 @@ wire_struct! {
         pub sizes: Option<Vec<String>> as "sizes",
         /// `"light"` or `"dark"`: the background the icon is made for.
         pub theme: Option<String> as "theme",
+    }
+}
+
+impl Implementation {
+    /// An implementation with `name` and `version` only.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            ..Self::default()
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! Optional members are left out when `None`. Decoding errors name the
 //! member at fault (see [`crate::FromValue`]).
 
+pub(crate) mod bases;
 mod capabilities;
 mod completion;
 mod content;
@@ -63,6 +64,10 @@ pub type Meta = serde_json::Map<String, serde_json::Value>;
 /// result before it is serialized (MCP 2026-07-28 schema: `Result` has
 /// `resultType`; `CacheableResult` adds `ttlMs` and `cacheScope`). A
 /// result of an older revision has none of them; each is `None` there.
+///
+/// A wire struct that uses the base `Result`, `CacheableResult` or
+/// `PaginatedResult` (see [`crate::decode`]'s `wire_struct!`) gets its impl
+/// from there.
 pub trait ResultMembers {
     /// `resultType: "complete"`, unless the result has a `resultType`.
     fn mark_complete(&mut self);
@@ -72,42 +77,6 @@ pub trait ResultMembers {
         let _ = (ttl_ms, scope);
     }
 }
-
-macro_rules! result_members {
-    ($($ty:ty),* $(,)?) => {$(
-        impl ResultMembers for $ty {
-            fn mark_complete(&mut self) {
-                self.result_type.get_or_insert_with(|| "complete".to_owned());
-            }
-        }
-    )*};
-}
-
-macro_rules! cacheable_result_members {
-    ($($ty:ty),* $(,)?) => {$(
-        impl ResultMembers for $ty {
-            fn mark_complete(&mut self) {
-                self.result_type.get_or_insert_with(|| "complete".to_owned());
-            }
-            fn allow_caching(&mut self, ttl_ms: u64, scope: CacheScope) {
-                self.ttl_ms.get_or_insert(ttl_ms);
-                self.cache_scope.get_or_insert(scope);
-            }
-        }
-    )*};
-}
-
-result_members!(
-    EmptyResult,
-    CompleteResult,
-    ElicitResult,
-    InputRequiredResult,
-    GetPromptResult,
-    ListRootsResult,
-    CreateMessageResult,
-    CallToolResult,
-);
-cacheable_result_members!(DiscoverResult, ReadResourceResult, PaginatedResult);
 
 /// `initialize` belongs to the revisions before 2026-07-28, whose results
 /// have none of these members.

@@ -1,6 +1,5 @@
 use crate::decode::{serialize_number, serialize_opt_number, wire_struct};
 use crate::id::RequestId;
-use crate::types::Meta;
 
 /// A progress token: a string or an integer, chosen by the requester and
 /// sent in `_meta.progressToken` (MCP 2025-11-25 basic/utilities/progress).
@@ -21,12 +20,9 @@ wire_struct! {
         pub total: Option<f64> as "total",
         /// A human-readable status line.
         pub message: Option<String> as "message",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use NotificationParams;
     }
-}
 
-wire_struct! {
     /// Params of `notifications/cancelled` (MCP 2025-11-25
     /// basic/utilities/cancellation). `requestId` is required in 2026-07-28 and
     /// optional in 2025-11-25 (where a task may be cancelled instead).
@@ -36,7 +32,6 @@ wire_struct! {
         pub request_id: Option<RequestId> as "requestId",
         /// Why, for logs.
         pub reason: Option<String> as "reason",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use NotificationParams;
     }
 }

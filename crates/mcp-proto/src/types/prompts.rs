@@ -1,44 +1,31 @@
 use std::collections::BTreeMap;
 
 use crate::decode::wire_struct;
-use crate::types::lifecycle::list_result;
-use crate::types::{ContentBlock, Icon, Meta, Role};
+use crate::types::{ContentBlock, Role};
 
 wire_struct! {
     /// A prompt template the server offers (MCP 2025-11-25 server/prompts `Prompt`).
     #[derive(Default)]
     pub struct Prompt {
-        /// Programmatic name.
-        pub name: String as "name",
-        /// Display name.
-        pub title: Option<String> as "title",
+        use BaseMetadata;
         /// What the prompt is for.
         pub description: Option<String> as "description",
         /// The arguments the template takes.
         pub arguments: Option<Vec<PromptArgument>> as "arguments",
-        /// Icons for display.
-        pub icons: Option<Vec<Icon>> as "icons",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Icons;
+        use MetaObject;
     }
-}
 
-wire_struct! {
     /// One argument of a [`Prompt`] (MCP 2025-11-25 `PromptArgument`).
     #[derive(Default)]
     pub struct PromptArgument {
-        /// Argument name.
-        pub name: String as "name",
-        /// Display name.
-        pub title: Option<String> as "title",
+        use BaseMetadata;
         /// What the argument means.
         pub description: Option<String> as "description",
         /// Whether it must be given.
         pub required: Option<bool> as "required",
     }
-}
 
-wire_struct! {
     /// One message of a rendered prompt (MCP 2025-11-25 `PromptMessage`).
     pub struct PromptMessage {
         /// Who speaks.
@@ -46,9 +33,7 @@ wire_struct! {
         /// What is said.
         pub content: ContentBlock as "content",
     }
-}
 
-wire_struct! {
     /// Params of `prompts/get` (MCP 2025-11-25 server/prompts).
     #[derive(Default)]
     pub struct GetPromptRequestParams {
@@ -56,12 +41,9 @@ wire_struct! {
         pub name: String as "name",
         /// Argument values by name.
         pub arguments: Option<BTreeMap<String, String>> as "arguments",
-        /// Request metadata.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `prompts/get` (MCP 2025-11-25 server/prompts).
     #[derive(Default)]
     pub struct GetPromptResult {
@@ -69,17 +51,14 @@ wire_struct! {
         pub description: Option<String> as "description",
         /// The rendered messages.
         pub messages: Vec<PromptMessage> as "messages",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
-}
 
-list_result! {
     /// The result of `prompts/list` (MCP 2025-11-25 server/prompts).
+    #[derive(Default)]
     pub struct ListPromptsResult {
         /// The prompts of this page.
         pub prompts: Vec<Prompt> as "prompts",
+        use PaginatedResult;
     }
 }

@@ -1,5 +1,4 @@
 use crate::decode::wire_struct;
-use crate::types::Meta;
 
 wire_struct! {
     /// A root the client exposes, a `file://` URI (MCP 2025-11-25 client/roots).
@@ -9,20 +8,14 @@ wire_struct! {
         pub uri: String as "uri",
         /// Display name.
         pub name: Option<String> as "name",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
-}
 
-wire_struct! {
     /// The result of `roots/list` (MCP 2025-11-25 client/roots).
     #[derive(Default)]
     pub struct ListRootsResult {
         /// The client's roots.
         pub roots: Vec<Root> as "roots",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
 }

@@ -4,7 +4,7 @@ use serde_json::Value;
 use crate::decode::{
     DecodeError, FromValue, JsonObject, serialize_opt_number, wire_deserialize, wire_struct,
 };
-use crate::types::{ContentBlock, Meta, Role, Tool};
+use crate::types::{ContentBlock, Role, Tool};
 
 /// The content of a sampling message: one block or a list of blocks
 /// (MCP 2025-11-25 client/sampling; lists since 2025-11-25).
@@ -35,12 +35,9 @@ wire_struct! {
         pub role: Role as "role",
         /// What is said.
         pub content: SamplingContent as "content",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
-}
 
-wire_struct! {
     /// The server's model preferences for sampling; priorities from 0 to 1
     /// (MCP 2025-11-25 `ModelPreferences`).
     #[derive(Default)]
@@ -57,9 +54,7 @@ wire_struct! {
         #[serde(serialize_with = "serialize_opt_number")]
         pub intelligence_priority: Option<f64> as "intelligencePriority",
     }
-}
 
-wire_struct! {
     /// Params of `sampling/createMessage` (MCP 2025-11-25 client/sampling).
     #[derive(Default)]
     pub struct CreateMessageRequestParams {
@@ -84,12 +79,9 @@ wire_struct! {
         pub tools: Option<Vec<Tool>> as "tools",
         /// `{"mode": "auto" | "none" | "required"}` (since 2025-11-25).
         pub tool_choice: Option<JsonObject> as "toolChoice",
-        /// Request metadata.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `sampling/createMessage` (MCP 2025-11-25 client/sampling).
     pub struct CreateMessageResult {
         /// Who speaks (the model: `assistant`).
@@ -100,14 +92,9 @@ wire_struct! {
         pub model: String as "model",
         /// Why generation stopped, such as `endTurn` or `toolUse`.
         pub stop_reason: Option<String> as "stopReason",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
-}
 
-wire_struct! {
     /// A model's request to use a tool, in sampling (MCP 2025-11-25 `ToolUseContent`).
     #[derive(Default)]
     pub struct ToolUseContent {
@@ -117,12 +104,9 @@ wire_struct! {
         pub name: String as "name",
         /// The tool's arguments.
         pub input: JsonObject as "input",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
-}
 
-wire_struct! {
     /// The result of a tool use, in sampling (MCP 2025-11-25 `ToolResultContent`).
     #[derive(Default)]
     pub struct ToolResultContent {
@@ -134,7 +118,6 @@ wire_struct! {
         pub structured_content: Option<Value> as "structuredContent",
         /// Whether the tool failed.
         pub is_error: Option<bool> as "isError",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
 }

@@ -1,19 +1,15 @@
 use serde_json::Value;
 
 use crate::decode::{JsonObject, wire_struct};
-use crate::types::lifecycle::list_result;
-use crate::types::{ContentBlock, Icon, Meta};
+use crate::types::ContentBlock;
 
 wire_struct! {
     /// A tool the server offers (MCP 2025-11-25 server/tools `Tool`; `title`
     /// and `outputSchema` since 2025-06-18, `icons` and `execution` since
-    /// 2025-11-25).
+    /// 2025-11-25). See [`crate::validate_tool_name`] for the rule on `name`.
     #[derive(Default)]
     pub struct Tool {
-        /// The tool name; see [`crate::validate_tool_name`] for the rule.
-        pub name: String as "name",
-        /// Display name.
-        pub title: Option<String> as "title",
+        use BaseMetadata;
         /// What the tool does, for the model.
         pub description: Option<String> as "description",
         /// JSON Schema of the arguments; an object schema (`"type": "object"`).
@@ -22,16 +18,12 @@ wire_struct! {
         pub output_schema: Option<JsonObject> as "outputSchema",
         /// Behaviour hints.
         pub annotations: Option<ToolAnnotations> as "annotations",
-        /// Icons for display.
-        pub icons: Option<Vec<Icon>> as "icons",
+        use Icons;
         /// How the tool runs (task support, 2025-11-25).
         pub execution: Option<ToolExecution> as "execution",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use MetaObject;
     }
-}
 
-wire_struct! {
     /// Hints about a tool's behaviour; hints only, never to be trusted from an
     /// untrusted server (MCP 2025-03-26 `ToolAnnotations`).
     #[derive(Default)]
@@ -47,9 +39,7 @@ wire_struct! {
         /// The tool talks to an open world, such as the web (default true).
         pub open_world_hint: Option<bool> as "openWorldHint",
     }
-}
 
-wire_struct! {
     /// How a tool runs (MCP 2025-11-25 `ToolExecution`).
     #[derive(Default)]
     pub struct ToolExecution {
@@ -57,18 +47,16 @@ wire_struct! {
         /// run as a task.
         pub task_support: Option<String> as "taskSupport",
     }
-}
 
-list_result! {
     /// The result of `tools/list` (MCP 2025-11-25 server/tools; `ttlMs`,
     /// `cacheScope` and `resultType` since 2026-07-28, where they are required).
+    #[derive(Default)]
     pub struct ListToolsResult {
         /// The tools of this page.
         pub tools: Vec<Tool> as "tools",
+        use PaginatedResult;
     }
-}
 
-wire_struct! {
     /// The params of `tools/call` (MCP 2025-11-25 server/tools; in 2026-07-28
     /// `_meta` carries the keys of [`crate::meta`]). Members such as
     /// 2026-07-28's `inputResponses` and `requestState` or 2025-11-25's `task`
@@ -79,12 +67,9 @@ wire_struct! {
         pub name: String as "name",
         /// The arguments, an object matching the tool's `inputSchema`.
         pub arguments: Option<JsonObject> as "arguments",
-        /// Request metadata: `progressToken`, `io.modelcontextprotocol/*`.
-        pub meta: Option<Meta> as "_meta",
+        use RequestParams;
     }
-}
 
-wire_struct! {
     /// The result of `tools/call` (MCP 2025-11-25 server/tools;
     /// `structuredContent` since 2025-06-18, `resultType` since 2026-07-28).
     ///
@@ -108,10 +93,7 @@ wire_struct! {
         pub structured_content: Option<Value> as "structuredContent",
         /// Whether the tool call failed (absent means false).
         pub is_error: Option<bool> as "isError",
-        /// `"complete"` (2026-07-28; absent means complete).
-        pub result_type: Option<String> as "resultType",
-        /// Metadata.
-        pub meta: Option<Meta> as "_meta",
+        use Result;
     }
 }
 
