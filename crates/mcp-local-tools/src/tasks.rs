@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::action::{ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, workspace_scope};
-use crate::util::{Hints, ToolResult, page_marker};
+use crate::util::{About, Hints, ToolResult, page_marker};
 
 /// Default and largest page of `list` and `search`.
 const PAGE: u64 = 100;
@@ -280,10 +280,7 @@ const DESCRIPTION: &str = "Durable tasks for this workspace in a local database:
 
 impl ActionTool for TasksTool {
     type Args = TasksCall;
-    const NAME: &'static str = "tasks";
-    const TITLE: &'static str = "Tasks";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints::LOCAL_CHANGES;
+    const ABOUT: About = About::new("tasks", "Tasks", Hints::LOCAL_CHANGES, DESCRIPTION);
 
     fn run_blocking(&self, call: TasksCall, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);

@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use crate::action::{ActionTool, NoArgs, actions, local_tool};
 use crate::context::{Surroundings, ToolContext};
-use crate::util::{Hints, ToolResult};
+use crate::util::{About, Hints, ToolResult};
 
 /// Most files `detect` counts for languages.
 pub const MAX_FILES: u64 = 100_000;
@@ -60,15 +60,7 @@ const DESCRIPTION: &str = "The workspace: detect (roots, git root, project kinds
 
 impl ActionTool for WorkspaceTool {
     type Args = WorkspaceCall;
-    const NAME: &'static str = "workspace";
-    const TITLE: &'static str = "Workspace";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-    };
+    const ABOUT: About = About::new("workspace", "Workspace", Hints::READ_ONLY, DESCRIPTION);
 
     fn run_blocking(&self, call: WorkspaceCall, ctx: &ToolContext) -> ToolResult {
         match call {

@@ -35,7 +35,7 @@ use crate::context::ToolContext;
 use crate::files::open_regular;
 use crate::roots::Resolved;
 use crate::safe::RootHandle;
-use crate::util::{Bounded, Hints, MAX_RESULT_BYTES, ToolResult};
+use crate::util::{About, Bounded, Hints, MAX_RESULT_BYTES, ToolResult};
 use lang::{EXTENSIONS, Lang};
 
 /// Most files one `code` call looks at.
@@ -130,10 +130,7 @@ Walks honour .gitignore; every result is capped, and a line in brackets at the e
 
 impl ActionTool for CodeTool {
     type Args = CodeCall;
-    const NAME: &'static str = "code";
-    const TITLE: &'static str = "Code";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints::LOCAL_CHANGES;
+    const ABOUT: About = About::new("code", "Code", Hints::LOCAL_CHANGES, DESCRIPTION);
     const HELP_NOTES: &'static str = HELP_NOTES;
 
     fn run_blocking(&self, call: CodeCall, ctx: &ToolContext) -> ToolResult {

@@ -45,7 +45,7 @@ use serde_json::json;
 use crate::action::{ActionFuture, ActionTool, NoArgs, actions, local_tool};
 use crate::context::ToolContext;
 use crate::process::{self, End, LineProgress, Spec};
-use crate::util::{Hints, ToolResult};
+use crate::util::{About, Hints, ToolResult};
 
 pub use jobs::MAX_JOB_SPOOL_BYTES;
 
@@ -240,15 +240,7 @@ const DESCRIPTION: &str = "Run a command on this machine: a shell line (sh -c) o
 
 impl ActionTool for ExecTool {
     type Args = ExecCall;
-    const NAME: &'static str = "exec";
-    const TITLE: &'static str = "Run commands";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: true,
-    };
+    const ABOUT: About = About::new("exec", "Run commands", Hints::CHANGES_ANYWHERE, DESCRIPTION);
     const STARTS_CHILDREN: bool = true;
     const HELP_NOTES: &'static str = "Commands run in their own process group: a timeout, a cancelled request or the server's exit kills the whole group. stdin is the given text or empty, never the server's. A command gets the server's environment without its credentials (the variables named below), then env: {\"NAME\": \"value\"} of the call. Background job output is kept in a spool file of at most 64 MiB; finished jobs are kept for an hour (at most 32).";
 

@@ -45,7 +45,7 @@ use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 
 use crate::net::{self, Http, NetPolicy, Outgoing};
-use crate::util::{Hints, MAX_RESULT_BYTES, ToolResult};
+use crate::util::{About, Hints, MAX_RESULT_BYTES, ToolResult};
 
 /// Default `max_length` of `get` and `request`: 20,000 characters.
 pub const DEFAULT_MAX_LENGTH: usize = 20_000;
@@ -230,15 +230,7 @@ const DESCRIPTION: &str = "Read the web from this machine: get a page as Markdow
 
 impl ActionTool for FetchTool {
     type Args = FetchCall;
-    const NAME: &'static str = "fetch";
-    const TITLE: &'static str = "Fetch from the web";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-    };
+    const ABOUT: About = About::new("fetch", "Fetch from the web", Hints::NETWORK, DESCRIPTION);
     const HELP_NOTES: &'static str = "Requests to loopback, private (RFC 1918, RFC 6598), link-local (cloud metadata), unique-local, multicast and unspecified addresses are refused, on every redirect hop and for every address a name resolves to, unless the server runs with --fetch-allow-private (HANZO_MCP_FETCH_ALLOW_PRIVATE=1). At most 5 redirects are followed; bodies are read up to 10 MiB (download: max_bytes). No credential of the server is ever sent.";
 
     fn time_limit(&self) -> Option<Duration> {

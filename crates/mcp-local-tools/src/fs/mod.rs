@@ -30,7 +30,7 @@ use serde::Deserialize;
 use crate::action::{ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 pub(crate) use crate::util::page_marker;
-use crate::util::{Hints, ToolResult};
+use crate::util::{About, Hints, ToolResult};
 
 /// The `fs` local tool. See the module docs for the actions.
 #[derive(Debug, Default, Clone, Copy)]
@@ -86,10 +86,7 @@ const DESCRIPTION: &str = "Files inside the roots: read, write, edit (exact uniq
 
 impl ActionTool for FsTool {
     type Args = FsCall;
-    const NAME: &'static str = "fs";
-    const TITLE: &'static str = "Files";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints::LOCAL_CHANGES;
+    const ABOUT: About = About::new("fs", "Files", Hints::LOCAL_CHANGES, DESCRIPTION);
     const HELP_NOTES: &'static str =
         "Every result is capped; a line in brackets at the end says how to get the rest.";
 

@@ -88,7 +88,7 @@ use crate::action::{
 };
 use crate::capability::Capability;
 use crate::context::ToolContext;
-use crate::util::{Hints, ToolResult};
+use crate::util::{About, Hints, ToolResult};
 use run::Repo;
 
 /// The default bound on one git command, in milliseconds.
@@ -185,16 +185,8 @@ Each git command is bounded by timeout_ms (default 120000, at most 600000) and i
 
 impl ActionTool for GitTool {
     type Args = Call;
-    const NAME: &'static str = "git";
-    const TITLE: &'static str = "Git";
-    const DESCRIPTION: &'static str = DESCRIPTION;
     // Not read-only, not idempotent; fetch, pull and push reach remotes.
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: true,
-    };
+    const ABOUT: About = About::new("git", "Git", Hints::CHANGES_ANYWHERE, DESCRIPTION);
     const STARTS_CHILDREN: bool = true;
     const HELP_NOTES: &'static str = HELP_NOTES;
     const GUARDS_FILE_CHANGES: bool = true;

@@ -39,7 +39,7 @@ use serde::Deserialize;
 use crate::action::{ActionFuture, ActionTool, NoArgs, actions, local_tool};
 use crate::context::ToolContext;
 use crate::net::{Http, NetPolicy};
-use crate::util::Hints;
+use crate::util::{About, Hints};
 
 pub use registry::Registry;
 use registry::{RegistryClient, valid_name};
@@ -189,15 +189,7 @@ const DESCRIPTION: &str = "UI components from registries in the shadcn format (H
 
 impl ActionTool for UiTool {
     type Args = UiCall;
-    const NAME: &'static str = "ui";
-    const TITLE: &'static str = "UI components";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-    };
+    const ABOUT: About = About::new("ui", "UI components", Hints::NETWORK, DESCRIPTION);
     const HELP_NOTES: &'static str = "Registries: HANZO_MCP_UI_REGISTRIES=name=URL,... (URL: the folder holding registry.json and <name>.json, or an item URL with {name}), else ui.json in the state folder, else Hanzo's (https://hanzo.ai/registry) and shadcn's. Answers are cached for 5 minutes. Requests to loopback, private and link-local addresses are refused unless the server runs with --fetch-allow-private (HANZO_MCP_FETCH_ALLOW_PRIVATE=1).";
 
     fn time_limit(&self) -> Option<Duration> {
