@@ -91,8 +91,10 @@ pub(crate) trait ActionArgs: Sized + Send + 'static {
 
 #[cfg(any(feature = "git", feature = "memory"))]
 mod common;
+mod fields;
 #[cfg(any(feature = "git", feature = "memory"))]
 pub(crate) use common::WithCommon;
+pub(crate) use fields::{arguments, field_groups};
 
 /// The names `schema` lists as `required`.
 fn required_names(schema: &Map<String, Value>) -> Vec<&str> {
