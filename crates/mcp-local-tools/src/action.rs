@@ -91,9 +91,11 @@ pub(crate) trait ActionArgs: Sized + Send + 'static {
 
 #[cfg(any(feature = "git", feature = "memory"))]
 mod common;
-mod fields;
 #[cfg(any(feature = "git", feature = "memory"))]
 pub(crate) use common::WithCommon;
+mod fields;
+// Unused in a build without the tools that declare field groups.
+#[allow(unused_imports)]
 pub(crate) use fields::{arguments, field_groups};
 
 /// The names `schema` lists as `required`.

@@ -4,6 +4,20 @@
 //! fields (so `deny_unknown_fields` lists them, and an error names them as
 //! it names any other field).
 
+// Only some tools' argument structs share field groups.
+#![cfg_attr(
+    not(any(
+        feature = "fs",
+        feature = "code",
+        feature = "exec",
+        feature = "git",
+        feature = "fetch",
+        feature = "ui",
+        feature = "tasks"
+    )),
+    allow(unused_macros)
+)]
+
 /// Declares an argument struct, deriving `Debug`, `Deserialize` (with
 /// `deny_unknown_fields`) and `JsonSchema`. Among its fields, `..group`
 /// splices in the fields of a group declared with [`field_groups!`], at

@@ -30,7 +30,7 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionTool, actions, local_tool};
+use crate::action::{ActionTool, actions, arguments, field_groups, local_tool};
 use crate::context::ToolContext;
 use crate::files::open_regular;
 use crate::roots::Resolved;
@@ -76,34 +76,44 @@ pub(crate) struct OutlineArgs {
     pub path: String,
 }
 
-/// Arguments of `code symbols`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SymbolsArgs {
-    /// Part of the name to look for (case-insensitive); without it, every symbol in path.
-    pub query: Option<String>,
-    /// The directory (or file) to look in (default: every root).
-    pub path: Option<String>,
-    /// Only this kind (fn, struct, enum, trait, impl, mod, class, def, function, method, interface, type, func, ...).
-    pub kind: Option<String>,
-    /// Result lines to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most result lines (default and maximum 200).
-    pub limit: Option<u64>,
+field_groups! {
+    /// Where `symbols`, `definition`, `references` and `grep_replace` look.
+    scope {
+        /// The directory (or file) to look in (default: every root).
+        pub path: Option<String>,
+    }
+
+    /// The page of result lines `symbols`, `definition` and `references`
+    /// answer ([`Page`]).
+    result_page {
+        /// Result lines to skip (default 0).
+        pub offset: Option<u64>,
+        /// Most result lines (default and maximum 200).
+        pub limit: Option<u64>,
+    }
+}
+use scope;
+
+arguments! {
+    /// Arguments of `code symbols`.
+    pub(crate) struct SymbolsArgs {
+        /// Part of the name to look for (case-insensitive); without it, every symbol in path.
+        pub query: Option<String>,
+        ..scope,
+        /// Only this kind (fn, struct, enum, trait, impl, mod, class, def, function, method, interface, type, func, ...).
+        pub kind: Option<String>,
+        ..result_page,
+    }
 }
 
-/// Arguments of `code definition` and `code references`: one identifier.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NameArgs {
-    /// The exact identifier.
-    pub name: String,
-    /// The directory (or file) to look in (default: every root).
-    pub path: Option<String>,
-    /// Result lines to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most result lines (default and maximum 200).
-    pub limit: Option<u64>,
+arguments! {
+    /// Arguments of `code definition` and `code references`: one identifier.
+    pub(crate) struct NameArgs {
+        /// The exact identifier.
+        pub name: String,
+        ..scope,
+        ..result_page,
+    }
 }
 
 /// Arguments of `code summarize`: `text` or `path`.

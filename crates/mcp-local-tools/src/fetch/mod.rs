@@ -41,7 +41,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::action::{ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, actions, arguments, field_groups, local_tool};
 use crate::context::ToolContext;
 
 use crate::net::{self, Http, NetPolicy, Outgoing};
@@ -164,54 +164,70 @@ pub(crate) enum Format {
     Json,
 }
 
-/// Arguments of `fetch get`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct GetArgs {
-    /// The http or https URL.
-    pub url: String,
-    /// markdown (HTML as Markdown, main content extracted; the default for HTML), text (HTML as plain text), raw (the body as it came; the default for other types) or json (pretty-printed).
-    pub format: Option<Format>,
-    /// The first character to return (default 0); use the next start_index a result names.
-    pub start_index: Option<u64>,
-    /// The most characters to return (default 20000, at most 100000); a page also ends at 64 KiB.
-    pub max_length: Option<u64>,
-    /// Request headers to send (name to value). Host cannot be set.
-    pub headers: Option<BTreeMap<String, String>>,
-    /// Milliseconds the whole call may take (default 30000, at most 120000).
-    pub timeout_ms: Option<u64>,
+field_groups! {
+    /// Where every action sends its request.
+    request_url {
+        /// The http or https URL.
+        pub url: String,
+    }
+
+    /// The caller's headers of every action's request.
+    request_headers {
+        /// Request headers to send (name to value). Host cannot be set.
+        pub headers: Option<BTreeMap<String, String>>,
+    }
+
+    /// Every action's bound ([`FetchCall::timeout_ms`]).
+    call_timeout {
+        /// Milliseconds the whole call may take (default 30000, at most 120000).
+        pub timeout_ms: Option<u64>,
+    }
+
+    /// The page of text `get` and `request` answer.
+    text_page {
+        /// The first character to return (default 0); use the next start_index a result names.
+        pub start_index: Option<u64>,
+        /// The most characters to return (default 20000, at most 100000); a page also ends at 64 KiB.
+        pub max_length: Option<u64>,
+    }
+}
+use call_timeout;
+use request_headers;
+use request_url;
+
+arguments! {
+    /// Arguments of `fetch get`.
+    pub(crate) struct GetArgs {
+        ..request_url,
+        /// markdown (HTML as Markdown, main content extracted; the default for HTML), text (HTML as plain text), raw (the body as it came; the default for other types) or json (pretty-printed).
+        pub format: Option<Format>,
+        ..text_page,
+        ..request_headers,
+        ..call_timeout,
+    }
 }
 
-/// Arguments of `fetch head`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct HeadArgs {
-    /// The http or https URL.
-    pub url: String,
-    /// Request headers to send (name to value). Host cannot be set.
-    pub headers: Option<BTreeMap<String, String>>,
-    /// Milliseconds the whole call may take (default 30000, at most 120000).
-    pub timeout_ms: Option<u64>,
+arguments! {
+    /// Arguments of `fetch head`.
+    pub(crate) struct HeadArgs {
+        ..request_url,
+        ..request_headers,
+        ..call_timeout,
+    }
 }
 
-/// Arguments of `fetch request`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RequestArgs {
-    /// The http or https URL.
-    pub url: String,
-    /// GET (default), POST, PUT, PATCH or DELETE.
-    pub method: Option<String>,
-    /// Request headers to send (name to value). Host cannot be set.
-    pub headers: Option<BTreeMap<String, String>>,
-    /// The request body (text).
-    pub body: Option<String>,
-    /// The first character to return (default 0); use the next start_index a result names.
-    pub start_index: Option<u64>,
-    /// The most characters to return (default 20000, at most 100000); a page also ends at 64 KiB.
-    pub max_length: Option<u64>,
-    /// Milliseconds the whole call may take (default 30000, at most 120000).
-    pub timeout_ms: Option<u64>,
+arguments! {
+    /// Arguments of `fetch request`.
+    pub(crate) struct RequestArgs {
+        ..request_url,
+        /// GET (default), POST, PUT, PATCH or DELETE.
+        pub method: Option<String>,
+        ..request_headers,
+        /// The request body (text).
+        pub body: Option<String>,
+        ..text_page,
+        ..call_timeout,
+    }
 }
 
 impl FetchCall {

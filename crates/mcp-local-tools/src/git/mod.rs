@@ -84,7 +84,7 @@ use serde::Deserialize;
 
 use crate::action::{
     Action, ActionArgs, ActionFuture, ActionTool, FILE_CHANGES, NoArgs, WithCommon, actions,
-    local_tool,
+    field_groups, local_tool,
 };
 use crate::capability::Capability;
 use crate::context::ToolContext;
@@ -144,6 +144,33 @@ pub(crate) struct GitCommon {
     /// How long git may run, in milliseconds (default 120000, at most 600000); the process group is killed after it.
     pub timeout_ms: Option<u64>,
 }
+
+field_groups! {
+    /// The paths `log`, `show`, `diff`, `commit` and `clean` keep to.
+    only_paths {
+        /// Only these paths (absolute or relative to the first root).
+        pub paths: Option<Vec<String>>,
+    }
+
+    /// `stat` of `show` and `diff`.
+    diffstat {
+        /// The diffstat only (default false).
+        #[serde(default)]
+        pub stat: bool,
+    }
+
+    /// The remote and branch of `fetch`, `pull` and `push`.
+    remote_branch {
+        /// A configured remote (default: git's choice).
+        pub remote: Option<String>,
+        /// The branch (needs remote; also accepted: branch).
+        #[serde(alias = "branch")]
+        pub name: Option<String>,
+    }
+}
+use diffstat;
+use only_paths;
+use remote_branch;
 
 /// One `git` call: the repository and timeout, and the action.
 pub(crate) type Call = WithCommon<GitCommon, GitCall>;

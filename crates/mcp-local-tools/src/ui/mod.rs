@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::action::{ActionFuture, ActionTool, NoArgs, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, NoArgs, actions, field_groups, local_tool};
 use crate::context::ToolContext;
 use crate::net::{Http, NetPolicy};
 use crate::util::{About, Hints};
@@ -184,6 +184,34 @@ actions! {
         GetFramework(NoArgs) = "get_framework" { reads: true, can: [], pool: false, usage: "the workspace's framework (react unless set)." },
     }
 }
+
+field_groups! {
+    /// The items `install` and `add_command` take: `name` or `names`.
+    item_names {
+        /// An item name (`item` or `@registry/item`; also accepted: component).
+        #[serde(alias = "component")]
+        pub name: Option<String>,
+        /// Item names (also accepted: components).
+        #[serde(alias = "components")]
+        pub names: Option<Vec<String>>,
+    }
+
+    /// The one registry an action reads.
+    registry_name {
+        /// The registry's name (default: the first configured).
+        pub registry: Option<String>,
+    }
+
+    /// The type `list` and `search` keep to.
+    item_type {
+        /// Only items of this type (ui, block, hook, lib, ... or registry:ui).
+        #[serde(rename = "type")]
+        pub kind: Option<String>,
+    }
+}
+use item_names;
+use item_type;
+use registry_name;
 
 const DESCRIPTION: &str = "UI components from registries in the shadcn format (Hanzo's and shadcn's built in): list, search, view an item with its files, install an item and its registry dependencies into the workspace (no shell; existing files kept unless overwrite; reports npm dependencies to add), the CLI add command, and the workspace's framework. Call with {\"action\":\"help\"} for every action's fields.";
 
