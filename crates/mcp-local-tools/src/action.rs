@@ -94,9 +94,10 @@ mod common;
 #[cfg(any(feature = "git", feature = "memory"))]
 pub(crate) use common::WithCommon;
 mod fields;
+pub(crate) use fields::arguments;
 // Unused in a build without the tools that declare field groups.
 #[allow(unused_imports)]
-pub(crate) use fields::{arguments, field_groups};
+pub(crate) use fields::field_groups;
 
 /// The names `schema` lists as `required`.
 fn required_names(schema: &Map<String, Value>) -> Vec<&str> {
@@ -232,10 +233,10 @@ fn sentence_case(text: &str) -> String {
     }
 }
 
-/// The fields of an action that takes none (any field is refused).
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NoArgs {}
+arguments! {
+    /// The fields of an action that takes none (any field is refused).
+    pub(crate) struct NoArgs {}
+}
 
 /// The `help` row every tool's table ends with ([`actions!`] adds it).
 pub(crate) const HELP: ActionSpec = ActionSpec {

@@ -4,20 +4,6 @@
 //! fields (so `deny_unknown_fields` lists them, and an error names them as
 //! it names any other field).
 
-// Only some tools' argument structs share field groups.
-#![cfg_attr(
-    not(any(
-        feature = "fs",
-        feature = "code",
-        feature = "exec",
-        feature = "git",
-        feature = "fetch",
-        feature = "ui",
-        feature = "tasks"
-    )),
-    allow(unused_macros)
-)]
-
 /// Declares an argument struct, deriving `Debug`, `Deserialize` (with
 /// `deny_unknown_fields`) and `JsonSchema`. Among its fields, `..group`
 /// splices in the fields of a group declared with [`field_groups!`], at
@@ -79,6 +65,8 @@ pub(crate) use arguments;
 /// argument structs with `..name`: each group's fields as a struct would
 /// declare them (doc comments, serde attributes, visibility). A group is a
 /// macro, in scope like one (`use` it from another module).
+// Unused in a build without the tools that declare field groups.
+#[allow(unused_macros)]
 macro_rules! field_groups {
     ($(
         $(#[$doc:meta])*
