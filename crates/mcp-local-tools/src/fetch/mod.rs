@@ -335,20 +335,8 @@ impl FetchTool {
             .unwrap_or(if html { Format::Markdown } else { Format::Raw });
         let text = self.formatted(format, html, raw, &url, &body).await?;
         let page = convert::page(&text, start, max, MAX_RESULT_BYTES)?;
-        let mut out = page.text.to_owned();
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        if !body.complete {
-            out.push_str(&self.cut_note());
-        }
-        if let Some(next) = page.next {
-            out.push_str(&format!(
-                "[characters {start}-{} of {}; continue with start_index={next}]\n",
-                start + page.text.chars().count(),
-                page.total
-            ));
-        }
+        let mut out = String::with_capacity(page.text.len() + 1);
+        self.push_page(&mut out, &page, start, body.complete);
         let mut result = CallToolResult::text(out);
         result.structured_content = Some(json!({
             "url": asked,
@@ -409,6 +397,25 @@ impl FetchTool {
         )
     }
 
+    /// Appends `page` (of a text paged from character `start`) to `out`,
+    /// ending its last line; then the note on a body read only up to the
+    /// byte cap (`complete` false), and where the next page starts.
+    fn push_page(&self, out: &mut String, page: &convert::Page<'_>, start: usize, complete: bool) {
+        out.push_str(page.text);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        if !complete {
+            out.push_str(&self.cut_note());
+        }
+        if let Some(next) = page.next {
+            out.push_str(&format!(
+                "[characters {start}-{next} of {}; continue with start_index={next}]\n",
+                page.total
+            ));
+        }
+    }
+
     async fn head(&self, args: &HeadArgs) -> ToolResult {
         let outgoing = Self::outgoing(&args.url, args.headers.as_ref(), Method::HEAD)?;
         let arrived = self.http.send(outgoing).await?;
@@ -459,19 +466,7 @@ impl FetchTool {
         } else {
             let raw = String::from_utf8_lossy(&body.bytes);
             let page = convert::page(&raw, start, max, MAX_RESULT_BYTES)?;
-            text.push_str(page.text);
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            if !body.complete {
-                text.push_str(&self.cut_note());
-            }
-            if let Some(n) = page.next {
-                text.push_str(&format!(
-                    "[characters {start}-{n} of {}; continue with start_index={n}]\n",
-                    page.total
-                ));
-            }
+            self.push_page(&mut text, &page, start, body.complete);
             next = page.next;
             total = page.total;
         }
