@@ -255,6 +255,23 @@ impl Bounded {
     }
 }
 
+/// A walk of `dir` as the tools walk a tree: `.gitignore` files honoured
+/// (in a git repository or not; the user's global excludes are not read),
+/// symlinks never followed, and the entries of each directory in the byte
+/// order of their names when `sorted`.
+#[cfg(any(feature = "fs", feature = "code", feature = "workspace"))]
+pub(crate) fn walk_builder(dir: &std::path::Path, sorted: bool) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(dir);
+    builder
+        .follow_links(false)
+        .require_git(false)
+        .git_global(false);
+    if sorted {
+        builder.sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+    }
+    builder
+}
+
 /// The behaviour hints of a tool (MCP 2025-03-26 `ToolAnnotations`), all
 /// stated explicitly so no client falls back to a default.
 #[derive(Debug, Clone, Copy)]

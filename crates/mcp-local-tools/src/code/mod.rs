@@ -35,7 +35,7 @@ use crate::context::ToolContext;
 use crate::files::open_regular;
 use crate::roots::Resolved;
 use crate::safe::RootHandle;
-use crate::util::{About, Bounded, Hints, MAX_RESULT_BYTES, ToolResult};
+use crate::util::{About, Bounded, Hints, MAX_RESULT_BYTES, ToolResult, walk_builder};
 use lang::{EXTENSIONS, Lang};
 
 /// Most files one `code` call looks at.
@@ -235,12 +235,7 @@ fn for_each_file(
     let mut seen = 0usize;
     for dir in dirs {
         let handle = RootHandle::open(&dir.root).map_err(|e| e.to_string())?;
-        let mut walk = ignore::WalkBuilder::new(&dir.path);
-        walk.follow_links(false)
-            .require_git(false)
-            .git_global(false)
-            .sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
-        for entry in walk.build() {
+        for entry in walk_builder(&dir.path, true).build() {
             let Ok(entry) = entry else { continue };
             if !entry.file_type().is_some_and(|t| t.is_file()) || !want(entry.path()) {
                 continue;

@@ -17,7 +17,7 @@ use crate::action::arguments;
 use crate::context::ToolContext;
 use crate::roots::Resolved;
 use crate::safe::RootHandle;
-use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
+use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult, walk_builder};
 
 /// Default `depth` of `tree`.
 const DEFAULT_DEPTH: u32 = 3;
@@ -28,13 +28,12 @@ const MAX_COLLECTED_MATCHES: u64 = 20_000;
 /// Matched and context lines are cut to this many bytes.
 const MAX_MATCH_LINE_BYTES: usize = 500;
 
-fn walker(dir: &Path, hidden: bool) -> WalkBuilder {
-    let mut builder = WalkBuilder::new(dir);
+/// The walk of `dir` for `tree`, `find` and `search` ([`walk_builder`]),
+/// with hidden entries when `hidden`.
+fn walker(dir: &Path, hidden: bool, sorted: bool) -> WalkBuilder {
+    let mut builder = walk_builder(dir, sorted);
     builder
         .hidden(!hidden)
-        .follow_links(false)
-        .require_git(false)
-        .git_global(false)
         // Git's own store is never content to show, hidden or not.
         .filter_entry(|entry| entry.file_name() != ".git");
     builder
@@ -106,10 +105,8 @@ pub(super) fn tree(args: &TreeArgs, ctx: &ToolContext) -> ToolResult {
     let mut page = EntryPage::new(args.offset, args.limit);
     let mut out = Bounded::new(MAX_RESULT_BYTES);
     out.push_line(&format!("{}/", ctx.roots.display(&dir.path)));
-    let mut builder = walker(&dir.path, args.hidden);
-    builder
-        .max_depth(Some(depth))
-        .sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+    let mut builder = walker(&dir.path, args.hidden, true);
+    builder.max_depth(Some(depth));
     for entry in builder.build() {
         let Ok(entry) = entry else { continue };
         if entry.depth() == 0 {
@@ -143,10 +140,8 @@ pub(super) fn find(args: &FindArgs, ctx: &ToolContext) -> ToolResult {
         .compile_matcher();
     let by_name = !pattern.contains('/');
     let mut page = EntryPage::new(args.offset, args.limit);
-    let mut builder = walker(&dir.path, args.hidden);
-    builder.sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
     let mut out = Bounded::new(MAX_RESULT_BYTES);
-    for (seen, entry) in builder.build().enumerate() {
+    for (seen, entry) in walker(&dir.path, args.hidden, true).build().enumerate() {
         let Ok(entry) = entry else { continue };
         if seen.is_multiple_of(1024) && ctx.cancel.is_cancelled() {
             return Err("cancelled".to_owned());
@@ -327,7 +322,9 @@ fn collect_hits(
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(12);
-    let walk = walker(&dir.path, hidden).threads(threads).build_parallel();
+    let walk = walker(&dir.path, hidden, false)
+        .threads(threads)
+        .build_parallel();
     walk.run(|| {
         let mut searcher = SearcherBuilder::new()
             .line_number(true)
