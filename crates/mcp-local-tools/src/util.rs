@@ -324,8 +324,8 @@ impl Hints {
         ..Hints::LOCAL_CHANGES
     };
 
-    /// A tool that reaches other machines and may add files here (a
-    /// download, an install), but removes nothing.
+    /// A tool that reaches other machines (the network) and may add files
+    /// here (a download, an install), with no destructive update.
     pub(crate) const NETWORK: Hints = Hints {
         destructive: false,
         ..Hints::CHANGES_ANYWHERE
