@@ -92,6 +92,7 @@ field_groups! {
         pub limit: Option<u64>,
     }
 }
+// The group `grep_replace`'s arguments (in `replace`) splice in too.
 use scope;
 
 arguments! {

@@ -191,6 +191,7 @@ field_groups! {
         pub max_length: Option<u64>,
     }
 }
+// The groups the submodules' argument structs splice in.
 use call_timeout;
 use request_headers;
 use request_url;

@@ -110,6 +110,7 @@ field_groups! {
         pub limit: Option<u64>,
     }
 }
+// The groups the submodules' argument structs splice in.
 use directory;
 use dry_run;
 use entry_page;

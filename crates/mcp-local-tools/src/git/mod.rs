@@ -168,6 +168,7 @@ field_groups! {
         pub name: Option<String>,
     }
 }
+// The groups the submodules' argument structs splice in.
 use diffstat;
 use only_paths;
 use remote_branch;

@@ -209,6 +209,7 @@ field_groups! {
         pub kind: Option<String>,
     }
 }
+// The groups the submodules' argument structs splice in.
 use item_names;
 use item_type;
 use registry_name;
