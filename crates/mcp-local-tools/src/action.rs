@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 use crate::capability::{ActionCapabilities, Capability, describe};
 use crate::context::ToolContext;
 use crate::tool::CallFuture;
-use crate::util::{Hints, ToolResult, run_blocking, tool_definition};
+use crate::util::{About, ToolResult, run_blocking};
 
 /// One action of a tool, as the tool's table declares it.
 #[derive(Debug)]
@@ -93,6 +93,11 @@ pub(crate) trait ActionArgs: Sized + Send + 'static {
 mod common;
 #[cfg(any(feature = "git", feature = "memory"))]
 pub(crate) use common::WithCommon;
+mod fields;
+pub(crate) use fields::arguments;
+// Unused in a build without the tools that declare field groups.
+#[allow(unused_imports)]
+pub(crate) use fields::field_groups;
 
 /// The names `schema` lists as `required`.
 fn required_names(schema: &Map<String, Value>) -> Vec<&str> {
@@ -110,14 +115,8 @@ pub(crate) type ActionFuture<'a> = Pin<Box<dyn Future<Output = ToolResult> + Sen
 pub(crate) trait ActionTool: Clone + Send + Sync + 'static {
     /// The tool's arguments.
     type Args: ActionArgs;
-    /// Its name in `tools/list` (`fs`).
-    const NAME: &'static str;
-    /// Its title (`Files`).
-    const TITLE: &'static str;
-    /// Its description in `tools/list`.
-    const DESCRIPTION: &'static str;
-    /// Its behaviour hints (MCP 2025-03-26 `ToolAnnotations`).
-    const HINTS: Hints;
+    /// Its name, title, description and hints in `tools/list`.
+    const ABOUT: About;
     /// Lines `help` prints after the actions (limits, conventions).
     const HELP_NOTES: &'static str = "";
     /// True for a tool that starts child processes: its `help` ends with
@@ -142,14 +141,19 @@ pub(crate) trait ActionTool: Clone + Send + Sync + 'static {
         let _ = (args, ctx);
         Err(format!(
             "{}: internal error: no blocking actions",
-            Self::NAME
+            Self::ABOUT.name
         ))
     }
 
     /// Runs an action whose spec does not say `blocking`, on the caller's task.
     fn run_async<'a>(&'a self, args: Self::Args, ctx: ToolContext) -> ActionFuture<'a> {
         let _ = (args, ctx);
-        Box::pin(async { Err(format!("{}: internal error: no async actions", Self::NAME)) })
+        Box::pin(async {
+            Err(format!(
+                "{}: internal error: no async actions",
+                Self::ABOUT.name
+            ))
+        })
     }
 }
 
@@ -164,13 +168,7 @@ pub(crate) static FILE_CHANGES: tokio::sync::RwLock<()> = tokio::sync::RwLock::c
 
 /// The tool definition of `T` for `tools/list`.
 pub(crate) fn definition<T: ActionTool>() -> Tool {
-    tool_definition(
-        T::NAME,
-        T::TITLE,
-        T::DESCRIPTION,
-        tool_schema::<T>(),
-        T::HINTS,
-    )
+    T::ABOUT.definition(tool_schema::<T>())
 }
 
 /// One property of a tool's merged input schema: its schema (the first
@@ -235,10 +233,10 @@ fn sentence_case(text: &str) -> String {
     }
 }
 
-/// The fields of an action that takes none (any field is refused).
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NoArgs {}
+arguments! {
+    /// The fields of an action that takes none (any field is refused).
+    pub(crate) struct NoArgs {}
+}
 
 /// The `help` row every tool's table ends with ([`actions!`] adds it).
 pub(crate) const HELP: ActionSpec = ActionSpec {
@@ -319,7 +317,7 @@ fn tool_schema<T: ActionTool>() -> Map<String, Value> {
         "description".to_owned(),
         Value::String(format!(
             "Arguments of `{}`: `action` plus that action's fields (`{{\"action\":\"help\"}}` lists them).",
-            T::NAME
+            T::ABOUT.name
         )),
     );
     schema.insert("properties".to_owned(), Value::Object(properties));
@@ -361,7 +359,7 @@ pub(crate) fn capability_list<T: ActionTool>() -> Vec<ActionCapabilities> {
         .map(|a| {
             let spec = a.spec();
             ActionCapabilities {
-                tool: T::NAME,
+                tool: T::ABOUT.name,
                 action: spec.name,
                 aliases: spec.aliases.to_vec(),
                 capabilities: spec.capabilities.to_vec(),
@@ -527,7 +525,10 @@ pub(crate) fn help<T: ActionTool>() -> String {
 /// what it does and what it can do, then the tool's notes, what a grant of
 /// the whole tool gives, and the actions that only read.
 fn help_text<T: ActionTool>() -> String {
-    let mut text = format!("{} actions (fields in brackets are optional):\n", T::NAME);
+    let mut text = format!(
+        "{} actions (fields in brackets are optional):\n",
+        T::ABOUT.name
+    );
     let actions = <<T::Args as ActionArgs>::Action as Action>::ALL;
     let schemas = <T::Args as ActionArgs>::field_schemas();
     for spec in actions.iter().map(|a| a.spec()) {
@@ -551,7 +552,7 @@ fn help_text<T: ActionTool>() -> String {
     }
     text.push_str(&format!(
         "A grant of the whole tool ({}) gives: {}.\n",
-        T::NAME,
+        T::ABOUT.name,
         describe(&tool_capabilities::<T>())
     ));
     let reading: Vec<&str> = actions
@@ -771,7 +772,7 @@ macro_rules! local_tool {
     ($Tool:ty) => {
         impl crate::tool::LocalTool for $Tool {
             fn name(&self) -> &'static str {
-                <$Tool as crate::action::ActionTool>::NAME
+                <$Tool as crate::action::ActionTool>::ABOUT.name
             }
 
             fn definition(&self) -> mcp_proto::Tool {

@@ -17,7 +17,7 @@ use crate::action::NoArgs;
 use crate::action::{ActionTool, actions, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, workspace_scope};
-use crate::util::{Hints, ToolResult};
+use crate::util::{About, Hints, ToolResult};
 
 /// Most steps in one plan.
 pub const MAX_STEPS: usize = 200;
@@ -121,10 +121,7 @@ const DESCRIPTION: &str = "The agent's current plan for this workspace, kept in 
 
 impl ActionTool for PlanTool {
     type Args = PlanCall;
-    const NAME: &'static str = "plan";
-    const TITLE: &'static str = "Plan";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints::LOCAL_CHANGES;
+    const ABOUT: About = About::new("plan", "Plan", Hints::LOCAL_CHANGES, DESCRIPTION);
 
     fn run_blocking(&self, call: PlanCall, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);

@@ -432,31 +432,30 @@ mod tests {
         symlink(s.base.join("outside"), s.base.join("root/sub")).unwrap();
     }
 
+    /// Resolves `path`, swaps with `swap`, then opens the resolved path
+    /// with `mode`: refused as changed. Whether the path existed.
+    fn swapped_open_refused(s: &Setup, path: &str, swap: fn(&Setup), mode: OpenMode) -> bool {
+        let resolved = s.roots.resolve(path).unwrap();
+        swap(s);
+        let err = open(&resolved, mode).unwrap_err();
+        assert_eq!(err.kind, PathErrorKind::Changed);
+        resolved.exists
+    }
+
     #[test]
     fn swap_race_read_file_swapped() {
-        let s = setup();
-        let resolved = s.roots.resolve("sub/a.txt").unwrap();
-        swap_file(&s);
-        let err = open(&resolved, OpenMode::Read).unwrap_err();
-        assert_eq!(err.kind, PathErrorKind::Changed);
+        swapped_open_refused(&setup(), "sub/a.txt", swap_file, OpenMode::Read);
     }
 
     #[test]
     fn swap_race_read_parent_swapped() {
-        let s = setup();
-        let resolved = s.roots.resolve("sub/a.txt").unwrap();
-        swap_parent(&s);
-        let err = open(&resolved, OpenMode::Read).unwrap_err();
-        assert_eq!(err.kind, PathErrorKind::Changed);
+        swapped_open_refused(&setup(), "sub/a.txt", swap_parent, OpenMode::Read);
     }
 
     #[test]
     fn swap_race_write_file_swapped() {
         let s = setup();
-        let resolved = s.roots.resolve("sub/a.txt").unwrap();
-        swap_file(&s);
-        let err = open(&resolved, OpenMode::WriteTruncate).unwrap_err();
-        assert_eq!(err.kind, PathErrorKind::Changed);
+        swapped_open_refused(&s, "sub/a.txt", swap_file, OpenMode::WriteTruncate);
         assert_eq!(
             std::fs::read_to_string(s.base.join("outside/a.txt")).unwrap(),
             "SECRET\n"
@@ -466,11 +465,8 @@ mod tests {
     #[test]
     fn swap_race_write_new_file_parent_swapped() {
         let s = setup();
-        let resolved = s.roots.resolve("sub/new.txt").unwrap();
-        assert!(!resolved.exists);
-        swap_parent(&s);
-        let err = open(&resolved, OpenMode::WriteTruncate).unwrap_err();
-        assert_eq!(err.kind, PathErrorKind::Changed);
+        let existed = swapped_open_refused(&s, "sub/new.txt", swap_parent, OpenMode::WriteTruncate);
+        assert!(!existed);
         assert!(!s.base.join("outside/new.txt").exists());
     }
 

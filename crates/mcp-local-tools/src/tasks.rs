@@ -13,10 +13,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::action::{ActionTool, actions, local_tool};
+use crate::action::{ActionTool, actions, arguments, field_groups, local_tool};
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, workspace_scope};
-use crate::util::{Hints, ToolResult, page_marker};
+use crate::util::{About, Hints, ToolResult, page_marker};
 
 /// Default and largest page of `list` and `search`.
 const PAGE: u64 = 100;
@@ -151,28 +151,43 @@ fn word<T: Serialize>(value: T) -> String {
         .unwrap_or_default()
 }
 
-/// Arguments of `tasks add`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct AddArgs {
-    /// What the task is (also accepted as text, content or subject).
-    #[serde(alias = "text", alias = "content", alias = "subject")]
-    title: String,
-    /// The id wanted for the new task, kept when free (a number; its decimal string is accepted too).
-    #[serde(default, deserialize_with = "crate::util::number_id")]
-    id: Option<i64>,
-    /// More detail.
-    description: Option<String>,
-    /// low, medium (a new task's default), high or urgent.
-    priority: Option<Priority>,
-    /// Labels.
-    tags: Option<Vec<String>>,
-    /// The id of the task this one is part of.
-    #[serde(default, deserialize_with = "crate::util::number_id")]
-    parent: Option<i64>,
-    /// Ids of the tasks that must be completed first.
-    #[serde(default, deserialize_with = "crate::util::number_ids")]
-    blocked_by: Option<Vec<i64>>,
+field_groups! {
+    /// The task `get`, `update`, `complete` and `remove` work on.
+    task_id {
+        /// The task's id (a number; its decimal string is accepted too).
+        #[serde(deserialize_with = "crate::util::required_number_id")]
+        id: i64,
+    }
+
+    /// The priority, tags and links to other tasks that `add` gives a
+    /// task and `update` changes.
+    task_links {
+        /// low, medium (a new task's default), high or urgent.
+        priority: Option<Priority>,
+        /// Labels.
+        tags: Option<Vec<String>>,
+        /// The id of the task this one is part of.
+        #[serde(default, deserialize_with = "crate::util::number_id")]
+        parent: Option<i64>,
+        /// Ids of the tasks that must be completed first.
+        #[serde(default, deserialize_with = "crate::util::number_ids")]
+        blocked_by: Option<Vec<i64>>,
+    }
+}
+
+arguments! {
+    /// Arguments of `tasks add`.
+    pub(crate) struct AddArgs {
+        /// What the task is (also accepted as text, content or subject).
+        #[serde(alias = "text", alias = "content", alias = "subject")]
+        title: String,
+        /// The id wanted for the new task, kept when free (a number; its decimal string is accepted too).
+        #[serde(default, deserialize_with = "crate::util::number_id")]
+        id: Option<i64>,
+        /// More detail.
+        description: Option<String>,
+        ..task_links,
+    }
 }
 
 /// Arguments of `tasks list`.
@@ -191,39 +206,27 @@ pub(crate) struct ListArgs {
     limit: Option<u64>,
 }
 
-/// Arguments of `tasks get`, `complete` and `remove`: one task.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct IdArgs {
-    /// The task's id (a number; its decimal string is accepted too).
-    #[serde(deserialize_with = "crate::util::required_number_id")]
-    id: i64,
+arguments! {
+    /// Arguments of `tasks get`, `complete` and `remove`: one task.
+    pub(crate) struct IdArgs {
+        ..task_id,
+    }
 }
 
-/// Arguments of `tasks update`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct UpdateArgs {
-    /// The task's id (a number; its decimal string is accepted too).
-    #[serde(deserialize_with = "crate::util::required_number_id")]
-    id: i64,
-    /// What the task is (also accepted as text, content or subject).
-    #[serde(alias = "text", alias = "content", alias = "subject")]
-    title: Option<String>,
-    /// More detail.
-    description: Option<String>,
-    /// pending, in_progress or completed.
-    status: Option<Status>,
-    /// low, medium (a new task's default), high or urgent.
-    priority: Option<Priority>,
-    /// Labels.
-    tags: Option<Vec<String>>,
-    /// The id of the task this one is part of.
-    #[serde(default, deserialize_with = "crate::util::number_id")]
-    parent: Option<i64>,
-    /// Ids of the tasks that must be completed first.
-    #[serde(default, deserialize_with = "crate::util::number_ids")]
-    blocked_by: Option<Vec<i64>>,
+arguments! {
+    /// Arguments of `tasks update`.
+    #[derive(Default)]
+    pub(crate) struct UpdateArgs {
+        ..task_id,
+        /// What the task is (also accepted as text, content or subject).
+        #[serde(alias = "text", alias = "content", alias = "subject")]
+        title: Option<String>,
+        /// More detail.
+        description: Option<String>,
+        /// pending, in_progress or completed.
+        status: Option<Status>,
+        ..task_links,
+    }
 }
 
 /// Arguments of `tasks search`.
@@ -280,10 +283,7 @@ const DESCRIPTION: &str = "Durable tasks for this workspace in a local database:
 
 impl ActionTool for TasksTool {
     type Args = TasksCall;
-    const NAME: &'static str = "tasks";
-    const TITLE: &'static str = "Tasks";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints::LOCAL_CHANGES;
+    const ABOUT: About = About::new("tasks", "Tasks", Hints::LOCAL_CHANGES, DESCRIPTION);
 
     fn run_blocking(&self, call: TasksCall, ctx: &ToolContext) -> ToolResult {
         let scope = workspace_scope(ctx);

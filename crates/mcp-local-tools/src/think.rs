@@ -17,7 +17,7 @@ use serde_json::json;
 use crate::action::NoArgs;
 use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
-use crate::util::Hints;
+use crate::util::{About, Hints};
 
 /// Most thoughts kept per connection; the oldest go first.
 pub const MAX_THOUGHTS: usize = 500;
@@ -155,15 +155,7 @@ const DESCRIPTION: &str = "Think step by step: record one step of reasoning at a
 
 impl ActionTool for ThinkTool {
     type Args = ThinkCall;
-    const NAME: &'static str = "think";
-    const TITLE: &'static str = "Think";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: true,
-        destructive: false,
-        idempotent: false,
-        open_world: false,
-    };
+    const ABOUT: About = About::new("think", "Think", Hints::SESSION_RECORD, DESCRIPTION);
     const DEFAULT_ACTION: Option<&'static str> = Some("think");
 
     fn run_async<'a>(&'a self, call: ThinkCall, ctx: ToolContext) -> ActionFuture<'a> {

@@ -255,6 +255,23 @@ impl Bounded {
     }
 }
 
+/// A walk of `dir` as the tools walk a tree: `.gitignore` files honoured
+/// (in a git repository or not; the user's global excludes are not read),
+/// symlinks never followed, and the entries of each directory in the byte
+/// order of their names when `sorted`.
+#[cfg(any(feature = "fs", feature = "code", feature = "workspace"))]
+pub(crate) fn walk_builder(dir: &std::path::Path, sorted: bool) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(dir);
+    builder
+        .follow_links(false)
+        .require_git(false)
+        .git_global(false);
+    if sorted {
+        builder.sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+    }
+    builder
+}
+
 /// The behaviour hints of a tool (MCP 2025-03-26 `ToolAnnotations`), all
 /// stated explicitly so no client falls back to a default.
 #[derive(Debug, Clone, Copy)]
@@ -266,6 +283,29 @@ pub(crate) struct Hints {
 }
 
 impl Hints {
+    /// A tool that only reads: it changes nothing, a repeated call has no
+    /// further effect, and it reaches nothing outside this machine.
+    pub(crate) const READ_ONLY: Hints = Hints {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    };
+
+    /// A tool that changes nothing outside the connection's own record,
+    /// to which every call adds.
+    pub(crate) const SESSION_RECORD: Hints = Hints {
+        idempotent: false,
+        ..Hints::READ_ONLY
+    };
+
+    /// A tool that changes a setting of the connection: the same call
+    /// again changes nothing more.
+    pub(crate) const SESSION_SETTING: Hints = Hints {
+        read_only: false,
+        ..Hints::READ_ONLY
+    };
+
     /// A tool that changes (and may remove) files or state on this
     /// machine, with effects a repeated call adds to, and reaches nothing
     /// outside it.
@@ -275,30 +315,71 @@ impl Hints {
         idempotent: false,
         open_world: false,
     };
+
+    /// As [`Hints::LOCAL_CHANGES`], and it also reaches other machines
+    /// (the network, a repository's remotes), where it may change things
+    /// too.
+    pub(crate) const CHANGES_ANYWHERE: Hints = Hints {
+        open_world: true,
+        ..Hints::LOCAL_CHANGES
+    };
+
+    /// A tool that reaches other machines (the network) and may add files
+    /// here (a download, an install), with no destructive update.
+    pub(crate) const NETWORK: Hints = Hints {
+        destructive: false,
+        ..Hints::CHANGES_ANYWHERE
+    };
 }
 
-/// A tool definition as `tools/list` shows it.
-pub(crate) fn tool_definition(
-    name: &str,
-    title: &str,
-    description: &str,
-    input_schema: Map<String, Value>,
-    hints: Hints,
-) -> mcp_proto::Tool {
-    mcp_proto::Tool {
-        name: name.to_owned(),
-        title: Some(title.to_owned()),
-        description: Some(description.to_owned()),
-        input_schema,
-        annotations: Some(mcp_proto::ToolAnnotations {
-            title: Some(title.to_owned()),
-            read_only_hint: Some(hints.read_only),
-            destructive_hint: Some(hints.destructive),
-            idempotent_hint: Some(hints.idempotent),
-            open_world_hint: Some(hints.open_world),
-            ..mcp_proto::ToolAnnotations::default()
-        }),
-        ..mcp_proto::Tool::default()
+/// What `tools/list` says of a tool besides its input schema: its name,
+/// title, description and behaviour hints, stated once per tool.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct About {
+    /// Its name (`fs`).
+    pub(crate) name: &'static str,
+    /// Its title (`Files`), also the annotations' title.
+    pub(crate) title: &'static str,
+    /// Its description.
+    pub(crate) description: &'static str,
+    /// Its behaviour hints.
+    pub(crate) hints: Hints,
+}
+
+impl About {
+    /// The tool `name`, with its `title`, `hints` and `description`.
+    pub(crate) const fn new(
+        name: &'static str,
+        title: &'static str,
+        hints: Hints,
+        description: &'static str,
+    ) -> About {
+        About {
+            name,
+            title,
+            description,
+            hints,
+        }
+    }
+
+    /// The tool definition as `tools/list` shows it, with `input_schema`.
+    pub(crate) fn definition(&self, input_schema: Map<String, Value>) -> mcp_proto::Tool {
+        let hints = self.hints;
+        mcp_proto::Tool {
+            name: self.name.to_owned(),
+            title: Some(self.title.to_owned()),
+            description: Some(self.description.to_owned()),
+            input_schema,
+            annotations: Some(mcp_proto::ToolAnnotations {
+                title: Some(self.title.to_owned()),
+                read_only_hint: Some(hints.read_only),
+                destructive_hint: Some(hints.destructive),
+                idempotent_hint: Some(hints.idempotent),
+                open_world_hint: Some(hints.open_world),
+                ..mcp_proto::ToolAnnotations::default()
+            }),
+            ..mcp_proto::Tool::default()
+        }
     }
 }
 

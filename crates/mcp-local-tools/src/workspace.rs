@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use crate::action::{ActionTool, NoArgs, actions, local_tool};
 use crate::context::{Surroundings, ToolContext};
-use crate::util::{Hints, ToolResult};
+use crate::util::{About, Hints, ToolResult, walk_builder};
 
 /// Most files `detect` counts for languages.
 pub const MAX_FILES: u64 = 100_000;
@@ -60,15 +60,7 @@ const DESCRIPTION: &str = "The workspace: detect (roots, git root, project kinds
 
 impl ActionTool for WorkspaceTool {
     type Args = WorkspaceCall;
-    const NAME: &'static str = "workspace";
-    const TITLE: &'static str = "Workspace";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-    };
+    const ABOUT: About = About::new("workspace", "Workspace", Hints::READ_ONLY, DESCRIPTION);
 
     fn run_blocking(&self, call: WorkspaceCall, ctx: &ToolContext) -> ToolResult {
         match call {
@@ -193,12 +185,7 @@ fn scan(dir: &Path, ctx: &ToolContext) -> Result<Scan, String> {
     let mut projects = Vec::new();
     let mut languages: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut counted: u64 = 0;
-    let mut walk = ignore::WalkBuilder::new(dir);
-    walk.follow_links(false)
-        .require_git(false)
-        .git_global(false)
-        .sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
-    for entry in walk.build() {
+    for entry in walk_builder(dir, true).build() {
         let Ok(entry) = entry else { continue };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;

@@ -30,12 +30,12 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::action::{ActionTool, actions, local_tool};
+use crate::action::{ActionTool, actions, arguments, field_groups, local_tool};
 use crate::context::ToolContext;
 use crate::files::open_regular;
 use crate::roots::Resolved;
 use crate::safe::RootHandle;
-use crate::util::{Bounded, Hints, MAX_RESULT_BYTES, ToolResult};
+use crate::util::{About, Bounded, Hints, MAX_RESULT_BYTES, ToolResult, walk_builder};
 use lang::{EXTENSIONS, Lang};
 
 /// Most files one `code` call looks at.
@@ -76,34 +76,45 @@ pub(crate) struct OutlineArgs {
     pub path: String,
 }
 
-/// Arguments of `code symbols`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SymbolsArgs {
-    /// Part of the name to look for (case-insensitive); without it, every symbol in path.
-    pub query: Option<String>,
-    /// The directory (or file) to look in (default: every root).
-    pub path: Option<String>,
-    /// Only this kind (fn, struct, enum, trait, impl, mod, class, def, function, method, interface, type, func, ...).
-    pub kind: Option<String>,
-    /// Result lines to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most result lines (default and maximum 200).
-    pub limit: Option<u64>,
+field_groups! {
+    /// Where `symbols`, `definition`, `references` and `grep_replace` look.
+    scope {
+        /// The directory (or file) to look in (default: every root).
+        pub path: Option<String>,
+    }
+
+    /// The page of result lines `symbols`, `definition` and `references`
+    /// answer ([`Page`]).
+    result_page {
+        /// Result lines to skip (default 0).
+        pub offset: Option<u64>,
+        /// Most result lines (default and maximum 200).
+        pub limit: Option<u64>,
+    }
+}
+// The group `grep_replace`'s arguments (in `replace`) splice in too.
+use scope;
+
+arguments! {
+    /// Arguments of `code symbols`.
+    pub(crate) struct SymbolsArgs {
+        /// Part of the name to look for (case-insensitive); without it, every symbol in path.
+        pub query: Option<String>,
+        ..scope,
+        /// Only this kind (fn, struct, enum, trait, impl, mod, class, def, function, method, interface, type, func, ...).
+        pub kind: Option<String>,
+        ..result_page,
+    }
 }
 
-/// Arguments of `code definition` and `code references`: one identifier.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NameArgs {
-    /// The exact identifier.
-    pub name: String,
-    /// The directory (or file) to look in (default: every root).
-    pub path: Option<String>,
-    /// Result lines to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most result lines (default and maximum 200).
-    pub limit: Option<u64>,
+arguments! {
+    /// Arguments of `code definition` and `code references`: one identifier.
+    pub(crate) struct NameArgs {
+        /// The exact identifier.
+        pub name: String,
+        ..scope,
+        ..result_page,
+    }
 }
 
 /// Arguments of `code summarize`: `text` or `path`.
@@ -130,10 +141,7 @@ Walks honour .gitignore; every result is capped, and a line in brackets at the e
 
 impl ActionTool for CodeTool {
     type Args = CodeCall;
-    const NAME: &'static str = "code";
-    const TITLE: &'static str = "Code";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints::LOCAL_CHANGES;
+    const ABOUT: About = About::new("code", "Code", Hints::LOCAL_CHANGES, DESCRIPTION);
     const HELP_NOTES: &'static str = HELP_NOTES;
 
     fn run_blocking(&self, call: CodeCall, ctx: &ToolContext) -> ToolResult {
@@ -228,12 +236,7 @@ fn for_each_file(
     let mut seen = 0usize;
     for dir in dirs {
         let handle = RootHandle::open(&dir.root).map_err(|e| e.to_string())?;
-        let mut walk = ignore::WalkBuilder::new(&dir.path);
-        walk.follow_links(false)
-            .require_git(false)
-            .git_global(false)
-            .sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
-        for entry in walk.build() {
+        for entry in walk_builder(&dir.path, true).build() {
             let Ok(entry) = entry else { continue };
             if !entry.file_type().is_some_and(|t| t.is_file()) || !want(entry.path()) {
                 continue;

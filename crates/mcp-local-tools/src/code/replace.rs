@@ -5,10 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use mcp_proto::CallToolResult;
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-use super::{MAX_FILES, for_each_file, walk_dirs};
+use super::{MAX_FILES, for_each_file, scope, walk_dirs};
+use crate::action::arguments;
 use crate::context::ToolContext;
 use crate::files::{unified_diff, write_atomic};
 use crate::roots::Resolved;
@@ -27,27 +26,26 @@ struct Change {
     count: usize,
 }
 
-/// Arguments of `code grep_replace`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct GrepReplaceArgs {
-    /// A regular expression (or literal text with `literal`).
-    pub pattern: String,
-    /// The replacement; `$1` and `${name}` expand capture groups unless `literal`.
-    pub replacement: String,
-    /// The directory (or file) to look in (default: every root).
-    pub path: Option<String>,
-    /// Only files whose path matches this glob (e.g. "*.rs").
-    pub glob: Option<String>,
-    /// Treat pattern and replacement as literal text (default false).
-    #[serde(default)]
-    pub literal: bool,
-    /// Ignore case (default false).
-    #[serde(default)]
-    pub ignore_case: bool,
-    /// Show the diffs, write nothing (default false).
-    #[serde(default)]
-    pub dry_run: bool,
+arguments! {
+    /// Arguments of `code grep_replace`.
+    pub(crate) struct GrepReplaceArgs {
+        /// A regular expression (or literal text with `literal`).
+        pub pattern: String,
+        /// The replacement; `$1` and `${name}` expand capture groups unless `literal`.
+        pub replacement: String,
+        ..scope,
+        /// Only files whose path matches this glob (e.g. "*.rs").
+        pub glob: Option<String>,
+        /// Treat pattern and replacement as literal text (default false).
+        #[serde(default)]
+        pub literal: bool,
+        /// Ignore case (default false).
+        #[serde(default)]
+        pub ignore_case: bool,
+        /// Show the diffs, write nothing (default false).
+        #[serde(default)]
+        pub dry_run: bool,
+    }
 }
 
 pub(super) fn grep_replace(args: &GrepReplaceArgs, ctx: &ToolContext) -> ToolResult {

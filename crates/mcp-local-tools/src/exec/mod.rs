@@ -42,10 +42,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::action::{ActionFuture, ActionTool, NoArgs, actions, local_tool};
+use crate::action::{
+    ActionFuture, ActionTool, NoArgs, actions, arguments, field_groups, local_tool,
+};
 use crate::context::ToolContext;
 use crate::process::{self, End, LineProgress, Spec};
-use crate::util::{Hints, ToolResult};
+use crate::util::{About, Hints, ToolResult};
 
 pub use jobs::MAX_JOB_SPOOL_BYTES;
 
@@ -186,69 +188,62 @@ pub(crate) struct RunArgs {
     description: Option<String>,
 }
 
-/// Arguments of `exec output`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct OutputArgs {
-    /// The job id that run with background: true returned (list shows them; a string, its number is accepted too).
-    #[serde(deserialize_with = "crate::util::text_id")]
-    id: String,
-    /// Byte offset to read from (default: where the last read stopped).
-    offset: Option<u64>,
-    /// Only the last this many lines (0: none, an empty page at the end).
-    tail: Option<u64>,
+field_groups! {
+    /// The background job `output`, `wait`, `write` and `kill` work on.
+    job_id {
+        /// The job id that run with background: true returned (list shows them; a string, its number is accepted too).
+        #[serde(deserialize_with = "crate::util::text_id")]
+        id: String,
+    }
 }
 
-/// Arguments of `exec wait`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct WaitArgs {
-    /// The job id that run with background: true returned (list shows them; a string, its number is accepted too).
-    #[serde(deserialize_with = "crate::util::text_id")]
-    id: String,
-    /// How long to wait, in milliseconds (default 30000, at most 600000; also accepted: timeout).
-    #[serde(alias = "timeout")]
-    timeout_ms: Option<u64>,
+arguments! {
+    /// Arguments of `exec output`.
+    pub(crate) struct OutputArgs {
+        ..job_id,
+        /// Byte offset to read from (default: where the last read stopped).
+        offset: Option<u64>,
+        /// Only the last this many lines (0: none, an empty page at the end).
+        tail: Option<u64>,
+    }
 }
 
-/// Arguments of `exec write`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct WriteArgs {
-    /// The job id that run with background: true returned (list shows them; a string, its number is accepted too).
-    #[serde(deserialize_with = "crate::util::text_id")]
-    id: String,
-    /// The text to send to the job's stdin (required unless eof is true).
-    text: Option<String>,
-    /// Close the job's stdin after the text (default false).
-    #[serde(default)]
-    eof: bool,
+arguments! {
+    /// Arguments of `exec wait`.
+    pub(crate) struct WaitArgs {
+        ..job_id,
+        /// How long to wait, in milliseconds (default 30000, at most 600000; also accepted: timeout).
+        #[serde(alias = "timeout")]
+        timeout_ms: Option<u64>,
+    }
 }
 
-/// Arguments of `exec kill`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct KillArgs {
-    /// The job id that run with background: true returned (list shows them; a string, its number is accepted too).
-    #[serde(deserialize_with = "crate::util::text_id")]
-    id: String,
-    /// TERM (default), KILL, INT, HUP, QUIT, USR1 or USR2.
-    signal: Option<String>,
+arguments! {
+    /// Arguments of `exec write`.
+    pub(crate) struct WriteArgs {
+        ..job_id,
+        /// The text to send to the job's stdin (required unless eof is true).
+        text: Option<String>,
+        /// Close the job's stdin after the text (default false).
+        #[serde(default)]
+        eof: bool,
+    }
+}
+
+arguments! {
+    /// Arguments of `exec kill`.
+    pub(crate) struct KillArgs {
+        ..job_id,
+        /// TERM (default), KILL, INT, HUP, QUIT, USR1 or USR2.
+        signal: Option<String>,
+    }
 }
 
 const DESCRIPTION: &str = "Run a command on this machine: a shell line (sh -c) or an argv array, in a directory inside the roots, with a timeout (the whole process group is killed, the output so far returned), capped stdout and stderr, and background jobs (output, wait, write, kill, list). A non-zero exit is an error result. This tool runs whatever it is given; to narrow what an agent may run, use the server's tool allowlist (for example only exec:list), not this tool. Call with {\"action\":\"help\"} for every action's fields.";
 
 impl ActionTool for ExecTool {
     type Args = ExecCall;
-    const NAME: &'static str = "exec";
-    const TITLE: &'static str = "Run commands";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: true,
-    };
+    const ABOUT: About = About::new("exec", "Run commands", Hints::CHANGES_ANYWHERE, DESCRIPTION);
     const STARTS_CHILDREN: bool = true;
     const HELP_NOTES: &'static str = "Commands run in their own process group: a timeout, a cancelled request or the server's exit kills the whole group. stdin is the given text or empty, never the server's. A command gets the server's environment without its credentials (the variables named below), then env: {\"NAME\": \"value\"} of the call. Background job output is kept in a spool file of at most 64 MiB; finished jobs are kept for an hour (at most 32).";
 

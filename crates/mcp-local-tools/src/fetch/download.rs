@@ -5,35 +5,31 @@ use std::collections::BTreeMap;
 
 use mcp_proto::CallToolResult;
 use reqwest::{Method, Response};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
-use super::{DEFAULT_DOWNLOAD_BYTES, FetchTool};
+use super::{DEFAULT_DOWNLOAD_BYTES, FetchTool, call_timeout, request_headers, request_url};
+use crate::action::arguments;
 use crate::context::ToolContext;
 use crate::error::PathErrorKind;
 use crate::net;
 use crate::roots::Resolved;
 use crate::util::ToolResult;
 
-/// Arguments of `fetch download`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct DownloadArgs {
-    /// The http or https URL.
-    pub url: String,
-    /// Where to save the body, inside the roots.
-    pub path: String,
-    /// The most bytes to save (default 104857600); a longer body is refused and nothing is written.
-    pub max_bytes: Option<u64>,
-    /// Replace an existing file (default false).
-    #[serde(default)]
-    pub overwrite: bool,
-    /// Request headers to send (name to value). Host cannot be set.
-    pub headers: Option<BTreeMap<String, String>>,
-    /// Milliseconds the whole call may take (default 30000, at most 120000).
-    pub timeout_ms: Option<u64>,
+arguments! {
+    /// Arguments of `fetch download`.
+    pub(crate) struct DownloadArgs {
+        ..request_url,
+        /// Where to save the body, inside the roots.
+        pub path: String,
+        /// The most bytes to save (default 104857600); a longer body is refused and nothing is written.
+        pub max_bytes: Option<u64>,
+        /// Replace an existing file (default false).
+        #[serde(default)]
+        pub overwrite: bool,
+        ..request_headers,
+        ..call_timeout,
+    }
 }
 
 impl FetchTool {

@@ -41,11 +41,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::action::{ActionFuture, ActionTool, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, actions, arguments, field_groups, local_tool};
 use crate::context::ToolContext;
 
 use crate::net::{self, Http, NetPolicy, Outgoing};
-use crate::util::{Hints, MAX_RESULT_BYTES, ToolResult};
+use crate::util::{About, Hints, MAX_RESULT_BYTES, ToolResult};
 
 /// Default `max_length` of `get` and `request`: 20,000 characters.
 pub const DEFAULT_MAX_LENGTH: usize = 20_000;
@@ -164,54 +164,71 @@ pub(crate) enum Format {
     Json,
 }
 
-/// Arguments of `fetch get`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct GetArgs {
-    /// The http or https URL.
-    pub url: String,
-    /// markdown (HTML as Markdown, main content extracted; the default for HTML), text (HTML as plain text), raw (the body as it came; the default for other types) or json (pretty-printed).
-    pub format: Option<Format>,
-    /// The first character to return (default 0); use the next start_index a result names.
-    pub start_index: Option<u64>,
-    /// The most characters to return (default 20000, at most 100000); a page also ends at 64 KiB.
-    pub max_length: Option<u64>,
-    /// Request headers to send (name to value). Host cannot be set.
-    pub headers: Option<BTreeMap<String, String>>,
-    /// Milliseconds the whole call may take (default 30000, at most 120000).
-    pub timeout_ms: Option<u64>,
+field_groups! {
+    /// Where every action sends its request.
+    request_url {
+        /// The http or https URL.
+        pub url: String,
+    }
+
+    /// The caller's headers of every action's request.
+    request_headers {
+        /// Request headers to send (name to value). Host cannot be set.
+        pub headers: Option<BTreeMap<String, String>>,
+    }
+
+    /// Every action's bound ([`FetchCall::timeout_ms`]).
+    call_timeout {
+        /// Milliseconds the whole call may take (default 30000, at most 120000).
+        pub timeout_ms: Option<u64>,
+    }
+
+    /// The page of text `get` and `request` answer.
+    text_page {
+        /// The first character to return (default 0); use the next start_index a result names.
+        pub start_index: Option<u64>,
+        /// The most characters to return (default 20000, at most 100000); a page also ends at 64 KiB.
+        pub max_length: Option<u64>,
+    }
+}
+// The groups the submodules' argument structs splice in.
+use call_timeout;
+use request_headers;
+use request_url;
+
+arguments! {
+    /// Arguments of `fetch get`.
+    pub(crate) struct GetArgs {
+        ..request_url,
+        /// markdown (HTML as Markdown, main content extracted; the default for HTML), text (HTML as plain text), raw (the body as it came; the default for other types) or json (pretty-printed).
+        pub format: Option<Format>,
+        ..text_page,
+        ..request_headers,
+        ..call_timeout,
+    }
 }
 
-/// Arguments of `fetch head`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct HeadArgs {
-    /// The http or https URL.
-    pub url: String,
-    /// Request headers to send (name to value). Host cannot be set.
-    pub headers: Option<BTreeMap<String, String>>,
-    /// Milliseconds the whole call may take (default 30000, at most 120000).
-    pub timeout_ms: Option<u64>,
+arguments! {
+    /// Arguments of `fetch head`.
+    pub(crate) struct HeadArgs {
+        ..request_url,
+        ..request_headers,
+        ..call_timeout,
+    }
 }
 
-/// Arguments of `fetch request`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RequestArgs {
-    /// The http or https URL.
-    pub url: String,
-    /// GET (default), POST, PUT, PATCH or DELETE.
-    pub method: Option<String>,
-    /// Request headers to send (name to value). Host cannot be set.
-    pub headers: Option<BTreeMap<String, String>>,
-    /// The request body (text).
-    pub body: Option<String>,
-    /// The first character to return (default 0); use the next start_index a result names.
-    pub start_index: Option<u64>,
-    /// The most characters to return (default 20000, at most 100000); a page also ends at 64 KiB.
-    pub max_length: Option<u64>,
-    /// Milliseconds the whole call may take (default 30000, at most 120000).
-    pub timeout_ms: Option<u64>,
+arguments! {
+    /// Arguments of `fetch request`.
+    pub(crate) struct RequestArgs {
+        ..request_url,
+        /// GET (default), POST, PUT, PATCH or DELETE.
+        pub method: Option<String>,
+        ..request_headers,
+        /// The request body (text).
+        pub body: Option<String>,
+        ..text_page,
+        ..call_timeout,
+    }
 }
 
 impl FetchCall {
@@ -230,15 +247,7 @@ const DESCRIPTION: &str = "Read the web from this machine: get a page as Markdow
 
 impl ActionTool for FetchTool {
     type Args = FetchCall;
-    const NAME: &'static str = "fetch";
-    const TITLE: &'static str = "Fetch from the web";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-    };
+    const ABOUT: About = About::new("fetch", "Fetch from the web", Hints::NETWORK, DESCRIPTION);
     const HELP_NOTES: &'static str = "Requests to loopback, private (RFC 1918, RFC 6598), link-local (cloud metadata), unique-local, multicast and unspecified addresses are refused, on every redirect hop and for every address a name resolves to, unless the server runs with --fetch-allow-private (HANZO_MCP_FETCH_ALLOW_PRIVATE=1). At most 5 redirects are followed; bodies are read up to 10 MiB (download: max_bytes). No credential of the server is ever sent.";
 
     fn time_limit(&self) -> Option<Duration> {
@@ -327,20 +336,8 @@ impl FetchTool {
             .unwrap_or(if html { Format::Markdown } else { Format::Raw });
         let text = self.formatted(format, html, raw, &url, &body).await?;
         let page = convert::page(&text, start, max, MAX_RESULT_BYTES)?;
-        let mut out = page.text.to_owned();
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        if !body.complete {
-            out.push_str(&self.cut_note());
-        }
-        if let Some(next) = page.next {
-            out.push_str(&format!(
-                "[characters {start}-{} of {}; continue with start_index={next}]\n",
-                start + page.text.chars().count(),
-                page.total
-            ));
-        }
+        let mut out = String::with_capacity(page.text.len() + 1);
+        self.push_page(&mut out, &page, start, body.complete);
         let mut result = CallToolResult::text(out);
         result.structured_content = Some(json!({
             "url": asked,
@@ -401,6 +398,25 @@ impl FetchTool {
         )
     }
 
+    /// Appends `page` (of a text paged from character `start`) to `out`,
+    /// ending its last line; then the note on a body read only up to the
+    /// byte cap (`complete` false), and where the next page starts.
+    fn push_page(&self, out: &mut String, page: &convert::Page<'_>, start: usize, complete: bool) {
+        out.push_str(page.text);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        if !complete {
+            out.push_str(&self.cut_note());
+        }
+        if let Some(next) = page.next {
+            out.push_str(&format!(
+                "[characters {start}-{next} of {}; continue with start_index={next}]\n",
+                page.total
+            ));
+        }
+    }
+
     async fn head(&self, args: &HeadArgs) -> ToolResult {
         let outgoing = Self::outgoing(&args.url, args.headers.as_ref(), Method::HEAD)?;
         let arrived = self.http.send(outgoing).await?;
@@ -451,19 +467,7 @@ impl FetchTool {
         } else {
             let raw = String::from_utf8_lossy(&body.bytes);
             let page = convert::page(&raw, start, max, MAX_RESULT_BYTES)?;
-            text.push_str(page.text);
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            if !body.complete {
-                text.push_str(&self.cut_note());
-            }
-            if let Some(n) = page.next {
-                text.push_str(&format!(
-                    "[characters {start}-{n} of {}; continue with start_index={n}]\n",
-                    page.total
-                ));
-            }
+            self.push_page(&mut text, &page, start, body.complete);
             next = page.next;
             total = page.total;
         }

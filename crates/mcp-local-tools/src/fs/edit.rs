@@ -12,7 +12,8 @@ use tokio_util::sync::CancellationToken;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::EditSpec;
+use super::{EditSpec, dry_run, one_file, replacement};
+use crate::action::arguments;
 use crate::context::ToolContext;
 use crate::error::{PathError, PathErrorKind};
 use crate::files::{lock_roots, open_regular, unified_diff, write_atomic};
@@ -24,50 +25,32 @@ use crate::util::ToolResult;
 /// (bytes).
 pub(crate) const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Arguments of `fs write`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct WriteArgs {
-    /// The file, absolute or relative to the first root (also accepted: file_path).
-    #[serde(alias = "file_path")]
-    pub path: String,
-    /// The file's new content.
-    pub content: String,
+arguments! {
+    /// Arguments of `fs write`.
+    pub(crate) struct WriteArgs {
+        ..one_file,
+        /// The file's new content.
+        pub content: String,
+    }
 }
 
-/// Arguments of `fs edit`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct EditArgs {
-    /// The file, absolute or relative to the first root (also accepted: file_path).
-    #[serde(alias = "file_path")]
-    pub path: String,
-    /// The exact text to replace; must occur exactly once unless `replace_all` (also accepted: old_string, oldText).
-    #[serde(alias = "old_string", alias = "oldText")]
-    pub old_text: String,
-    /// The text to put in its place (also accepted: new_string, newText).
-    #[serde(alias = "new_string", alias = "newText")]
-    pub new_text: String,
-    /// Replace every occurrence (default false; also accepted: replaceAll).
-    #[serde(default, alias = "replaceAll")]
-    pub replace_all: bool,
-    /// Return the diff without writing the file (default false; also accepted: dryRun).
-    #[serde(default, alias = "dryRun")]
-    pub dry_run: bool,
+arguments! {
+    /// Arguments of `fs edit`.
+    pub(crate) struct EditArgs {
+        ..one_file,
+        ..replacement,
+        ..dry_run,
+    }
 }
 
-/// Arguments of `fs multi_edit`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct MultiEditArgs {
-    /// The file, absolute or relative to the first root (also accepted: file_path).
-    #[serde(alias = "file_path")]
-    pub path: String,
-    /// Edits applied in order to the file; all succeed or none is written.
-    pub edits: Vec<EditSpec>,
-    /// Return the diff without writing the file (default false; also accepted: dryRun).
-    #[serde(default, alias = "dryRun")]
-    pub dry_run: bool,
+arguments! {
+    /// Arguments of `fs multi_edit`.
+    pub(crate) struct MultiEditArgs {
+        ..one_file,
+        /// Edits applied in order to the file; all succeed or none is written.
+        pub edits: Vec<EditSpec>,
+        ..dry_run,
+    }
 }
 
 /// Arguments of `fs patch`.

@@ -7,7 +7,8 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{or_root, page_marker};
+use super::{EntryPage, directory, entry_page, existing_dir, or_root, page_marker};
+use crate::action::arguments;
 use crate::context::ToolContext;
 use crate::error::{PathError, PathErrorKind};
 use crate::files::create_dirs;
@@ -15,19 +16,12 @@ use crate::roots::Resolved;
 use crate::safe;
 use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
 
-/// Default and largest `limit` for listings, in entries.
-pub(super) const DEFAULT_ENTRIES: u64 = 1000;
-
-/// Arguments of `fs list`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ListArgs {
-    /// The directory, absolute or relative to the first root (default ".").
-    pub path: Option<String>,
-    /// Entries to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most entries to return (default and at most 1000).
-    pub limit: Option<u64>,
+arguments! {
+    /// Arguments of `fs list`.
+    pub(crate) struct ListArgs {
+        ..directory,
+        ..entry_page,
+    }
 }
 
 /// Arguments of `fs info` and `fs mkdir`: one path.
@@ -67,13 +61,7 @@ pub(crate) struct RmArgs {
 
 pub(super) fn list(args: &ListArgs, ctx: &ToolContext) -> ToolResult {
     let input = or_root(&args.path);
-    let resolved = ctx
-        .roots
-        .resolve_existing(input)
-        .map_err(|e| e.to_string())?;
-    if !resolved.path.is_dir() {
-        return Err(PathError::new(input, PathErrorKind::NotADirectory).to_string());
-    }
+    let resolved = existing_dir(input, ctx)?;
     let mut entries: Vec<(Vec<u8>, String)> = Vec::new();
     let reader =
         std::fs::read_dir(&resolved.path).map_err(|e| PathError::from_io(input, &e).to_string())?;
@@ -96,11 +84,7 @@ pub(super) fn list(args: &ListArgs, ctx: &ToolContext) -> ToolResult {
     }
     entries.sort();
     let total = entries.len() as u64;
-    let offset = args.offset.unwrap_or(0);
-    let limit = args
-        .limit
-        .unwrap_or(DEFAULT_ENTRIES)
-        .clamp(1, DEFAULT_ENTRIES);
+    let EntryPage { offset, limit, .. } = EntryPage::new(args.offset, args.limit);
     let mut out = Bounded::new(MAX_RESULT_BYTES);
     let mut last = offset;
     for (_, shown) in entries.iter().skip(offset as usize).take(limit as usize) {

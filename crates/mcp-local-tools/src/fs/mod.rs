@@ -24,13 +24,12 @@ mod manage;
 mod read;
 mod walk;
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-
-use crate::action::{ActionTool, actions, local_tool};
+use crate::action::{ActionTool, actions, arguments, field_groups, local_tool};
 use crate::context::ToolContext;
+use crate::error::{PathError, PathErrorKind};
+use crate::roots::Resolved;
 pub(crate) use crate::util::page_marker;
-use crate::util::{Hints, ToolResult};
+use crate::util::{About, Bounded, Hints, ToolResult};
 
 /// The `fs` local tool. See the module docs for the actions.
 #[derive(Debug, Default, Clone, Copy)]
@@ -62,19 +61,69 @@ actions! {
     }
 }
 
-/// One replacement for `edit` and `multi_edit`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct EditSpec {
-    /// The exact text to replace; must occur exactly once unless `replace_all` (also accepted: old_string, oldText).
-    #[serde(alias = "old_string", alias = "oldText")]
-    pub old_text: String,
-    /// The text to put in its place (also accepted: new_string, newText).
-    #[serde(alias = "new_string", alias = "newText")]
-    pub new_text: String,
-    /// Replace every occurrence (default false; also accepted: replaceAll).
-    #[serde(default, alias = "replaceAll")]
-    pub replace_all: bool,
+field_groups! {
+    /// The file `read`, `write`, `edit` and `multi_edit` work on.
+    one_file {
+        /// The file, absolute or relative to the first root (also accepted: file_path).
+        #[serde(alias = "file_path")]
+        pub path: String,
+    }
+
+    /// One replacement: `edit`'s, and each of `multi_edit`'s.
+    replacement {
+        /// The exact text to replace; must occur exactly once unless `replace_all` (also accepted: old_string, oldText).
+        #[serde(alias = "old_string", alias = "oldText")]
+        pub old_text: String,
+        /// The text to put in its place (also accepted: new_string, newText).
+        #[serde(alias = "new_string", alias = "newText")]
+        pub new_text: String,
+        /// Replace every occurrence (default false; also accepted: replaceAll).
+        #[serde(default, alias = "replaceAll")]
+        pub replace_all: bool,
+    }
+
+    /// `dry_run` of `edit` and `multi_edit`.
+    dry_run {
+        /// Return the diff without writing the file (default false; also accepted: dryRun).
+        #[serde(default, alias = "dryRun")]
+        pub dry_run: bool,
+    }
+
+    /// The directory `list`, `tree` and `find` start from.
+    directory {
+        /// The directory, absolute or relative to the first root (default ".").
+        pub path: Option<String>,
+    }
+
+    /// Whether the walks (`tree`, `find`, `search`) show hidden files.
+    hidden {
+        /// Include hidden files (default false); .gitignore is always honoured.
+        #[serde(default)]
+        pub hidden: bool,
+    }
+
+    /// A page of the entries `list`, `tree` and `find` answer.
+    entry_page {
+        /// Entries to skip (default 0).
+        pub offset: Option<u64>,
+        /// Most entries to return (default and at most 1000).
+        pub limit: Option<u64>,
+    }
+}
+// The groups the submodules' argument structs splice in.
+use directory;
+use dry_run;
+use entry_page;
+use hidden;
+use one_file;
+use replacement;
+
+arguments! {
+    /// One replacement for `edit` and `multi_edit`.
+    #[derive(Clone)]
+    pub(crate) struct EditSpec {
+        ..replacement,
+    }
 }
 
 /// `path`, or "." (the first root) for the actions that default to it.
@@ -82,14 +131,78 @@ fn or_root(path: &Option<String>) -> &str {
     path.as_deref().unwrap_or(".")
 }
 
+/// The directory `input` names, which must exist inside the roots: what
+/// `list` reads and the walks start from.
+fn existing_dir(input: &str, ctx: &ToolContext) -> Result<Resolved, String> {
+    let resolved = ctx
+        .roots
+        .resolve_existing(input)
+        .map_err(|e| e.to_string())?;
+    if !resolved.path.is_dir() {
+        return Err(PathError::new(input, PathErrorKind::NotADirectory).to_string());
+    }
+    Ok(resolved)
+}
+
+/// Default and largest `limit` of `list`, `tree` and `find`, in entries.
+const DEFAULT_ENTRIES: u64 = 1000;
+
+/// The page of entries a call of `list`, `tree` or `find` asks for
+/// ([`entry_page`]), and how far the answer got: entries are offered in
+/// order, those from `offset` on are shown until `limit` of them are, or
+/// the text is full.
+struct EntryPage {
+    offset: u64,
+    limit: u64,
+    /// Entries offered so far.
+    seen: u64,
+    /// One past the last entry shown.
+    last: u64,
+    /// True once an entry was left out: more exist.
+    more: bool,
+}
+
+impl EntryPage {
+    /// The page `offset` and `limit` ask for (defaults: 0 and
+    /// [`DEFAULT_ENTRIES`], which is also the most).
+    fn new(offset: Option<u64>, limit: Option<u64>) -> EntryPage {
+        let offset = offset.unwrap_or(0);
+        EntryPage {
+            offset,
+            limit: limit.unwrap_or(DEFAULT_ENTRIES).clamp(1, DEFAULT_ENTRIES),
+            seen: 0,
+            last: offset,
+            more: false,
+        }
+    }
+
+    /// Offers the next entry: shown in `out` as `line()` when it is on the
+    /// page. False once the page is over (a walk stops there).
+    fn offer(&mut self, out: &mut Bounded, line: impl FnOnce() -> String) -> bool {
+        if self.seen >= self.offset {
+            if self.seen >= self.offset + self.limit || out.is_full() || !out.push_line(&line()) {
+                self.more = true;
+                return false;
+            }
+            self.last = self.seen + 1;
+        }
+        self.seen += 1;
+        true
+    }
+
+    /// The marker after a walk's page, counting `what`: how to go on,
+    /// when more exist.
+    fn marker(&self, what: &str) -> Option<String> {
+        self.more
+            .then(|| page_marker(what, self.offset, self.last, None))
+    }
+}
+
 const DESCRIPTION: &str = "Files inside the roots: read, write, edit (exact unique replace, returns a unified diff), multi_edit (all or none), patch (unified diff), list, tree (honours .gitignore), find (glob), search (regex over contents), info, mkdir, mv, rm. Paths are absolute or relative to the first root and may not leave the roots. Call with {\"action\":\"help\"} for every action's fields.";
 
 impl ActionTool for FsTool {
     type Args = FsCall;
-    const NAME: &'static str = "fs";
-    const TITLE: &'static str = "Files";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints::LOCAL_CHANGES;
+    const ABOUT: About = About::new("fs", "Files", Hints::LOCAL_CHANGES, DESCRIPTION);
     const HELP_NOTES: &'static str =
         "Every result is capped; a line in brackets at the end says how to get the rest.";
 

@@ -4,10 +4,9 @@ use std::io::{BufRead, BufReader, Read};
 
 use mcp_proto::{CallToolResult, ContentBlock, ImageContent};
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-
+use super::one_file;
 use super::page_marker;
+use crate::action::arguments;
 use crate::context::ToolContext;
 use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
 
@@ -22,23 +21,21 @@ const MAX_COUNT_BYTES: u64 = 64 * 1024 * 1024;
 /// How much of the start is inspected for binary content.
 const SNIFF_BYTES: usize = 8192;
 
-/// Arguments of `fs read`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ReadArgs {
-    /// The file, absolute or relative to the first root (also accepted: file_path).
-    #[serde(alias = "file_path")]
-    pub path: String,
-    /// Lines to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most lines to return (default and at most 2000; also accepted: head).
-    #[serde(alias = "head")]
-    pub limit: Option<u64>,
-    /// Only the last this many lines of the file.
-    pub tail: Option<u64>,
-    /// Prefix each line with its number (default false).
-    #[serde(default)]
-    pub line_numbers: bool,
+arguments! {
+    /// Arguments of `fs read`.
+    pub(crate) struct ReadArgs {
+        ..one_file,
+        /// Lines to skip (default 0).
+        pub offset: Option<u64>,
+        /// Most lines to return (default and at most 2000; also accepted: head).
+        #[serde(alias = "head")]
+        pub limit: Option<u64>,
+        /// Only the last this many lines of the file.
+        pub tail: Option<u64>,
+        /// Prefix each line with its number (default false).
+        #[serde(default)]
+        pub line_numbers: bool,
+    }
 }
 
 pub(super) fn read(args: &ReadArgs, ctx: &ToolContext) -> ToolResult {

@@ -12,16 +12,12 @@ use grep::searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkConte
 use ignore::{WalkBuilder, WalkState};
 use mcp_proto::CallToolResult;
 
-use super::manage::DEFAULT_ENTRIES;
-use schemars::JsonSchema;
-use serde::Deserialize;
-
-use super::{or_root, page_marker};
+use super::{EntryPage, directory, entry_page, existing_dir, hidden, or_root, page_marker};
+use crate::action::arguments;
 use crate::context::ToolContext;
-use crate::error::{PathError, PathErrorKind};
 use crate::roots::Resolved;
 use crate::safe::RootHandle;
-use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult};
+use crate::util::{Bounded, MAX_RESULT_BYTES, ToolResult, walk_builder};
 
 /// Default `depth` of `tree`.
 const DEFAULT_DEPTH: u32 = 3;
@@ -32,25 +28,12 @@ const MAX_COLLECTED_MATCHES: u64 = 20_000;
 /// Matched and context lines are cut to this many bytes.
 const MAX_MATCH_LINE_BYTES: usize = 500;
 
-/// The resolved directory a walk starts from.
-fn walk_dir(input: &str, ctx: &ToolContext) -> Result<Resolved, String> {
-    let resolved = ctx
-        .roots
-        .resolve_existing(input)
-        .map_err(|e| e.to_string())?;
-    if !resolved.path.is_dir() {
-        return Err(PathError::new(input, PathErrorKind::NotADirectory).to_string());
-    }
-    Ok(resolved)
-}
-
-fn walker(dir: &Path, hidden: bool) -> WalkBuilder {
-    let mut builder = WalkBuilder::new(dir);
+/// The walk of `dir` for `tree`, `find` and `search` ([`walk_builder`]),
+/// with hidden entries when `hidden`.
+fn walker(dir: &Path, hidden: bool, sorted: bool) -> WalkBuilder {
+    let mut builder = walk_builder(dir, sorted);
     builder
         .hidden(!hidden)
-        .follow_links(false)
-        .require_git(false)
-        .git_global(false)
         // Git's own store is never content to show, hidden or not.
         .filter_entry(|entry| entry.file_name() != ".git");
     builder
@@ -69,137 +52,96 @@ fn entry_suffix(entry: &ignore::DirEntry) -> String {
     }
 }
 
-/// Arguments of `fs tree`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TreeArgs {
-    /// The directory, absolute or relative to the first root (default ".").
-    pub path: Option<String>,
-    /// How many levels to show (default 3).
-    pub depth: Option<u32>,
-    /// Include hidden files (default false); .gitignore is always honoured.
-    #[serde(default)]
-    pub hidden: bool,
-    /// Entries to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most entries to return (default and at most 1000).
-    pub limit: Option<u64>,
+arguments! {
+    /// Arguments of `fs tree`.
+    pub(crate) struct TreeArgs {
+        ..directory,
+        /// How many levels to show (default 3).
+        pub depth: Option<u32>,
+        ..hidden,
+        ..entry_page,
+    }
 }
 
-/// Arguments of `fs find`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FindArgs {
-    /// A glob over paths relative to `path` (e.g. "**/*.rs").
-    pub pattern: String,
-    /// The directory, absolute or relative to the first root (default ".").
-    pub path: Option<String>,
-    /// Include hidden files (default false); .gitignore is always honoured.
-    #[serde(default)]
-    pub hidden: bool,
-    /// Entries to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most entries to return (default and at most 1000).
-    pub limit: Option<u64>,
+arguments! {
+    /// Arguments of `fs find`.
+    pub(crate) struct FindArgs {
+        /// A glob over paths relative to `path` (e.g. "**/*.rs").
+        pub pattern: String,
+        ..directory,
+        ..hidden,
+        ..entry_page,
+    }
 }
 
-/// Arguments of `fs search`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SearchArgs {
-    /// A regular expression (or literal text with `literal`).
-    pub pattern: String,
-    /// A directory or one file, absolute or relative to the first root (default ".").
-    pub path: Option<String>,
-    /// Treat `pattern` as literal text (default false).
-    #[serde(default)]
-    pub literal: bool,
-    /// Ignore case (default false).
-    #[serde(default)]
-    pub ignore_case: bool,
-    /// Lines of context before and after each match (default 0, at most 10).
-    pub context: Option<u32>,
-    /// Only files whose path matches this glob (e.g. "*.rs").
-    pub glob: Option<String>,
-    /// Include hidden files (default false); .gitignore is always honoured.
-    #[serde(default)]
-    pub hidden: bool,
-    /// Matching lines to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most matching lines to return (default and at most 200).
-    pub limit: Option<u64>,
+arguments! {
+    /// Arguments of `fs search`.
+    pub(crate) struct SearchArgs {
+        /// A regular expression (or literal text with `literal`).
+        pub pattern: String,
+        /// A directory or one file, absolute or relative to the first root (default ".").
+        pub path: Option<String>,
+        /// Treat `pattern` as literal text (default false).
+        #[serde(default)]
+        pub literal: bool,
+        /// Ignore case (default false).
+        #[serde(default)]
+        pub ignore_case: bool,
+        /// Lines of context before and after each match (default 0, at most 10).
+        pub context: Option<u32>,
+        /// Only files whose path matches this glob (e.g. "*.rs").
+        pub glob: Option<String>,
+        ..hidden,
+        /// Matching lines to skip (default 0).
+        pub offset: Option<u64>,
+        /// Most matching lines to return (default and at most 200).
+        pub limit: Option<u64>,
+    }
 }
 
 pub(super) fn tree(args: &TreeArgs, ctx: &ToolContext) -> ToolResult {
-    let input = or_root(&args.path);
-    let dir = walk_dir(input, ctx)?;
+    let dir = existing_dir(or_root(&args.path), ctx)?;
     let depth = args.depth.unwrap_or(DEFAULT_DEPTH).clamp(1, 64) as usize;
-    let offset = args.offset.unwrap_or(0);
-    let limit = args
-        .limit
-        .unwrap_or(DEFAULT_ENTRIES)
-        .clamp(1, DEFAULT_ENTRIES);
+    let mut page = EntryPage::new(args.offset, args.limit);
     let mut out = Bounded::new(MAX_RESULT_BYTES);
     out.push_line(&format!("{}/", ctx.roots.display(&dir.path)));
-    let mut builder = walker(&dir.path, args.hidden);
-    builder
-        .max_depth(Some(depth))
-        .sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
-    let mut index: u64 = 0;
-    let mut last = offset;
-    let mut more = false;
+    let mut builder = walker(&dir.path, args.hidden, true);
+    builder.max_depth(Some(depth));
     for entry in builder.build() {
         let Ok(entry) = entry else { continue };
         if entry.depth() == 0 {
             continue;
         }
-        if index.is_multiple_of(1024) && ctx.cancel.is_cancelled() {
+        if page.seen.is_multiple_of(1024) && ctx.cancel.is_cancelled() {
             return Err("cancelled".to_owned());
         }
-        if index >= offset {
-            if index >= offset + limit || out.is_full() {
-                more = true;
-                break;
-            }
-            let line = format!(
+        let line = || {
+            format!(
                 "{}{}{}",
                 "  ".repeat(entry.depth()),
                 entry.file_name().to_string_lossy(),
                 entry_suffix(&entry)
-            );
-            if !out.push_line(&line) {
-                more = true;
-                break;
-            }
-            last = index + 1;
+            )
+        };
+        if !page.offer(&mut out, line) {
+            break;
         }
-        index += 1;
     }
-    let marker = more.then(|| page_marker("entries", offset, last, None));
-    Ok(CallToolResult::text(out.finish(marker)))
+    Ok(CallToolResult::text(out.finish(page.marker("entries"))))
 }
 
 pub(super) fn find(args: &FindArgs, ctx: &ToolContext) -> ToolResult {
-    let (input, pattern) = (or_root(&args.path), args.pattern.as_str());
-    let dir = walk_dir(input, ctx)?;
+    let pattern = args.pattern.as_str();
+    let dir = existing_dir(or_root(&args.path), ctx)?;
     let glob = globset::GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
         .map_err(|e| format!("find: bad glob: {e}"))?
         .compile_matcher();
     let by_name = !pattern.contains('/');
-    let offset = args.offset.unwrap_or(0);
-    let limit = args
-        .limit
-        .unwrap_or(DEFAULT_ENTRIES)
-        .clamp(1, DEFAULT_ENTRIES);
-    let mut builder = walker(&dir.path, args.hidden);
-    builder.sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+    let mut page = EntryPage::new(args.offset, args.limit);
     let mut out = Bounded::new(MAX_RESULT_BYTES);
-    let mut found: u64 = 0;
-    let mut last = offset;
-    let mut more = false;
-    for (seen, entry) in builder.build().enumerate() {
+    for (seen, entry) in walker(&dir.path, args.hidden, true).build().enumerate() {
         let Ok(entry) = entry else { continue };
         if seen.is_multiple_of(1024) && ctx.cancel.is_cancelled() {
             return Err("cancelled".to_owned());
@@ -216,28 +158,21 @@ pub(super) fn find(args: &FindArgs, ctx: &ToolContext) -> ToolResult {
         if !hit {
             continue;
         }
-        if found >= offset {
-            if found >= offset + limit || out.is_full() {
-                more = true;
-                break;
-            }
-            let line = format!(
+        let line = || {
+            format!(
                 "{}{}",
                 ctx.roots.display(entry.path()),
                 entry_suffix(&entry)
-            );
-            if !out.push_line(&line) {
-                more = true;
-                break;
-            }
-            last = found + 1;
+            )
+        };
+        if !page.offer(&mut out, line) {
+            break;
         }
-        found += 1;
     }
-    let marker = if found == 0 {
+    let marker = if page.seen == 0 {
         Some(format!("[no match for {pattern}]"))
     } else {
-        more.then(|| page_marker("paths", offset, last, None))
+        page.marker("paths")
     };
     Ok(CallToolResult::text(out.finish(marker)))
 }
@@ -387,7 +322,9 @@ fn collect_hits(
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(12);
-    let walk = walker(&dir.path, hidden).threads(threads).build_parallel();
+    let walk = walker(&dir.path, hidden, false)
+        .threads(threads)
+        .build_parallel();
     walk.run(|| {
         let mut searcher = SearcherBuilder::new()
             .line_number(true)

@@ -4,10 +4,10 @@
 //! per file and in total.
 
 use mcp_proto::CallToolResult;
-use schemars::JsonSchema;
-use serde::Deserialize;
 
 use super::run::{Access, OUTPUT_CAP, Repo, as_refs, quoted_path};
+use super::{diffstat, only_paths};
+use crate::action::arguments;
 use crate::util::ToolResult;
 
 /// The most bytes of one file's patch shown.
@@ -32,25 +32,22 @@ pub(crate) struct Numstat {
     pub(crate) from: Option<String>,
 }
 
-/// Arguments of `git diff`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct DiffArgs {
-    /// Staged changes: the index against HEAD, or against ref (default false).
-    #[serde(default)]
-    pub staged: bool,
-    /// The revision to diff from (a branch, tag, hash, HEAD~2, ...): to the work tree, or to `to`.
-    #[serde(rename = "ref")]
-    pub rev: Option<String>,
-    /// The second revision (the diff goes from ref to to).
-    pub to: Option<String>,
-    /// Only these paths (absolute or relative to the first root).
-    pub paths: Option<Vec<String>>,
-    /// Lines of context around each change (default 3).
-    pub context_lines: Option<u32>,
-    /// The diffstat only (default false).
-    #[serde(default)]
-    pub stat: bool,
+arguments! {
+    /// Arguments of `git diff`.
+    pub(crate) struct DiffArgs {
+        /// Staged changes: the index against HEAD, or against ref (default false).
+        #[serde(default)]
+        pub staged: bool,
+        /// The revision to diff from (a branch, tag, hash, HEAD~2, ...): to the work tree, or to `to`.
+        #[serde(rename = "ref")]
+        pub rev: Option<String>,
+        /// The second revision (the diff goes from ref to to).
+        pub to: Option<String>,
+        ..only_paths,
+        /// Lines of context around each change (default 3).
+        pub context_lines: Option<u32>,
+        ..diffstat,
+    }
 }
 
 pub(crate) async fn diff(args: &DiffArgs, repo: &Repo<'_>) -> ToolResult {

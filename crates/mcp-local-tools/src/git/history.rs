@@ -4,8 +4,9 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::paths;
 use super::run::{Access, Repo, as_refs};
+use super::{diffstat, only_paths, paths};
+use crate::action::arguments;
 use crate::util::ToolResult;
 
 /// Commits `log` shows by default.
@@ -17,40 +18,36 @@ const MAX_LOG: u32 = 1000;
 /// [`Repo::submodule_flags`]).
 pub(crate) const NO_PROGRAMS: [&str; 3] = ["--no-color", "--no-ext-diff", "--no-textconv"];
 
-/// Arguments of `git log`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct LogArgs {
-    /// The revision to list from (a branch, tag, hash, HEAD~2, ...; default HEAD).
-    #[serde(rename = "ref")]
-    pub rev: Option<String>,
-    /// Most commits (default 20, at most 1000; also accepted: count).
-    #[serde(alias = "count")]
-    pub limit: Option<u32>,
-    /// Commits after this date (anything git reads: 2024-01-31, "2 weeks ago").
-    pub since: Option<String>,
-    /// Commits before this date.
-    pub until: Option<String>,
-    /// Commits whose author matches this pattern.
-    pub author: Option<String>,
-    /// Commits whose message matches this pattern.
-    pub grep: Option<String>,
-    /// Only these paths (absolute or relative to the first root).
-    pub paths: Option<Vec<String>>,
+arguments! {
+    /// Arguments of `git log`.
+    pub(crate) struct LogArgs {
+        /// The revision to list from (a branch, tag, hash, HEAD~2, ...; default HEAD).
+        #[serde(rename = "ref")]
+        pub rev: Option<String>,
+        /// Most commits (default 20, at most 1000; also accepted: count).
+        #[serde(alias = "count")]
+        pub limit: Option<u32>,
+        /// Commits after this date (anything git reads: 2024-01-31, "2 weeks ago").
+        pub since: Option<String>,
+        /// Commits before this date.
+        pub until: Option<String>,
+        /// Commits whose author matches this pattern.
+        pub author: Option<String>,
+        /// Commits whose message matches this pattern.
+        pub grep: Option<String>,
+        ..only_paths,
+    }
 }
 
-/// Arguments of `git show`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ShowArgs {
-    /// What to show (default HEAD): a revision (a branch, tag, hash, HEAD~2, ...), or a tree or blob (`HEAD:file`).
-    #[serde(rename = "ref")]
-    pub rev: Option<String>,
-    /// Only these paths (absolute or relative to the first root).
-    pub paths: Option<Vec<String>>,
-    /// The diffstat only (default false).
-    #[serde(default)]
-    pub stat: bool,
+arguments! {
+    /// Arguments of `git show`.
+    pub(crate) struct ShowArgs {
+        /// What to show (default HEAD): a revision (a branch, tag, hash, HEAD~2, ...), or a tree or blob (`HEAD:file`).
+        #[serde(rename = "ref")]
+        pub rev: Option<String>,
+        ..only_paths,
+        ..diffstat,
+    }
 }
 
 /// Arguments of `git blame`.

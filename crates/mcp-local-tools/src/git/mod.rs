@@ -84,11 +84,11 @@ use serde::Deserialize;
 
 use crate::action::{
     Action, ActionArgs, ActionFuture, ActionTool, FILE_CHANGES, NoArgs, WithCommon, actions,
-    local_tool,
+    field_groups, local_tool,
 };
 use crate::capability::Capability;
 use crate::context::ToolContext;
-use crate::util::{Hints, ToolResult};
+use crate::util::{About, Hints, ToolResult};
 use run::Repo;
 
 /// The default bound on one git command, in milliseconds.
@@ -145,6 +145,34 @@ pub(crate) struct GitCommon {
     pub timeout_ms: Option<u64>,
 }
 
+field_groups! {
+    /// The paths `log`, `show`, `diff`, `commit` and `clean` keep to.
+    only_paths {
+        /// Only these paths (absolute or relative to the first root).
+        pub paths: Option<Vec<String>>,
+    }
+
+    /// `stat` of `show` and `diff`.
+    diffstat {
+        /// The diffstat only (default false).
+        #[serde(default)]
+        pub stat: bool,
+    }
+
+    /// The remote and branch of `fetch`, `pull` and `push`.
+    remote_branch {
+        /// A configured remote (default: git's choice).
+        pub remote: Option<String>,
+        /// The branch (needs remote; also accepted: branch).
+        #[serde(alias = "branch")]
+        pub name: Option<String>,
+    }
+}
+// The groups the submodules' argument structs splice in.
+use diffstat;
+use only_paths;
+use remote_branch;
+
 /// One `git` call: the repository and timeout, and the action.
 pub(crate) type Call = WithCommon<GitCommon, GitCall>;
 
@@ -185,16 +213,8 @@ Each git command is bounded by timeout_ms (default 120000, at most 600000) and i
 
 impl ActionTool for GitTool {
     type Args = Call;
-    const NAME: &'static str = "git";
-    const TITLE: &'static str = "Git";
-    const DESCRIPTION: &'static str = DESCRIPTION;
     // Not read-only, not idempotent; fetch, pull and push reach remotes.
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: true,
-    };
+    const ABOUT: About = About::new("git", "Git", Hints::CHANGES_ANYWHERE, DESCRIPTION);
     const STARTS_CHILDREN: bool = true;
     const HELP_NOTES: &'static str = HELP_NOTES;
     const GUARDS_FILE_CHANGES: bool = true;

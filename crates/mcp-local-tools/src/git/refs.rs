@@ -5,7 +5,9 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::remote_branch;
 use super::run::{Access, Repo, as_refs, not_an_option};
+use crate::action::arguments;
 use crate::util::ToolResult;
 
 /// Arguments of `git branch`.
@@ -59,32 +61,24 @@ pub(crate) struct TagArgs {
     pub message: Option<String>,
 }
 
-/// Arguments of `git fetch` and `git pull`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RemoteArgs {
-    /// A configured remote (default: git's choice).
-    pub remote: Option<String>,
-    /// The branch (needs remote; also accepted: branch).
-    #[serde(alias = "branch")]
-    pub name: Option<String>,
+arguments! {
+    /// Arguments of `git fetch` and `git pull`.
+    pub(crate) struct RemoteArgs {
+        ..remote_branch,
+    }
 }
 
-/// Arguments of `git push`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PushArgs {
-    /// A configured remote (default: git's choice).
-    pub remote: Option<String>,
-    /// The branch (needs remote; also accepted: branch).
-    #[serde(alias = "branch")]
-    pub name: Option<String>,
-    /// Set the branch's upstream (-u; default false).
-    #[serde(default)]
-    pub set_upstream: bool,
-    /// Push with --force-with-lease, never a plain force (default false).
-    #[serde(default)]
-    pub force: bool,
+arguments! {
+    /// Arguments of `git push`.
+    pub(crate) struct PushArgs {
+        ..remote_branch,
+        /// Set the branch's upstream (-u; default false).
+        #[serde(default)]
+        pub set_upstream: bool,
+        /// Push with --force-with-lease, never a plain force (default false).
+        #[serde(default)]
+        pub force: bool,
+    }
 }
 
 /// `subcommand`, or `default`, checked against `known`.

@@ -120,17 +120,7 @@ impl<'a> Repo<'a> {
                 .parent()
                 .map_or_else(|| resolved.root.clone(), Path::to_path_buf)
         };
-        let repo = Repo {
-            ctx,
-            cwd,
-            ceiling: resolved.root.parent().map(Path::to_path_buf),
-            timeout,
-            read_config: Vec::new(),
-            locked: None,
-            user_entries: None,
-            program: git_program(ctx)?,
-        };
-        let mut repo = repo;
+        let mut repo = Repo::in_folder(ctx, cwd, &resolved.root, timeout)?;
         if !ctx.run_programs {
             repo.user_entries = Some(repo.user_config().await?);
         }
@@ -468,17 +458,28 @@ impl<'a> Repo<'a> {
                 .parent()
                 .map_or_else(|| resolved.root.clone(), Path::to_path_buf);
         }
-        let repo = Repo {
+        let repo = Repo::in_folder(ctx, cwd, &resolved.root, timeout)?;
+        Ok((repo, resolved.path))
+    }
+
+    /// Git run in `cwd`, inside the root `root`, where repository
+    /// discovery stops; no config read or locked yet.
+    fn in_folder(
+        ctx: &'a ToolContext,
+        cwd: PathBuf,
+        root: &Path,
+        timeout: Duration,
+    ) -> Result<Repo<'a>, String> {
+        Ok(Repo {
             ctx,
             cwd,
-            ceiling: resolved.root.parent().map(Path::to_path_buf),
+            ceiling: root.parent().map(Path::to_path_buf),
             timeout,
             read_config: Vec::new(),
             locked: None,
             user_entries: None,
             program: git_program(ctx)?,
-        };
-        Ok((repo, resolved.path))
+        })
     }
 
     /// The folder git runs in.

@@ -7,8 +7,9 @@ use mcp_proto::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::paths;
 use super::run::{Access, Repo, as_refs, not_an_option};
+use super::{only_paths, paths};
+use crate::action::arguments;
 use crate::context::ToolContext;
 use crate::util::ToolResult;
 
@@ -23,17 +24,16 @@ pub(crate) struct AddArgs {
     pub all: bool,
 }
 
-/// Arguments of `git commit`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct CommitArgs {
-    /// The commit message.
-    pub message: String,
-    /// Only these paths (absolute or relative to the first root).
-    pub paths: Option<Vec<String>>,
-    /// Commit every tracked change (default false).
-    #[serde(default)]
-    pub all: bool,
+arguments! {
+    /// Arguments of `git commit`.
+    pub(crate) struct CommitArgs {
+        /// The commit message.
+        pub message: String,
+        ..only_paths,
+        /// Commit every tracked change (default false).
+        #[serde(default)]
+        pub all: bool,
+    }
 }
 
 /// Arguments of `git reset`.
@@ -80,15 +80,14 @@ pub(crate) struct ApplyArgs {
     pub staged: bool,
 }
 
-/// Arguments of `git clean`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct CleanArgs {
-    /// Only these paths (absolute or relative to the first root).
-    pub paths: Option<Vec<String>>,
-    /// Really remove them (default false: only list what would go).
-    #[serde(default)]
-    pub confirm: bool,
+arguments! {
+    /// Arguments of `git clean`.
+    pub(crate) struct CleanArgs {
+        ..only_paths,
+        /// Really remove them (default false: only list what would go).
+        #[serde(default)]
+        pub confirm: bool,
+    }
 }
 
 /// Arguments of `git init`.

@@ -122,28 +122,81 @@ pub(super) fn add_observations(store: &Store, scope: &str, args: &ObservationsAr
     Ok(json_result(&Value::Array(added)))
 }
 
-/// `delete_entities`: answers how many were deleted.
+/// `delete_entities`: the entities named and every relation to or from
+/// them; answers how many entities were deleted.
 pub(super) fn delete_entities(store: &Store, scope: &str, args: &EntityNamesArgs) -> ToolResult {
-    let removed = store.write(|tx| remove_entities(tx, scope, &args.entity_names))?;
-    Ok(CallToolResult::text(format!(
-        "deleted {removed} entities\n"
-    )))
+    let names = || args.entity_names.iter().map(|name| (scope, name));
+    deleted(store, "entities", |tx| {
+        let removed = delete_each(
+            tx,
+            "DELETE FROM entities WHERE scope = ?1 AND name = ?2",
+            names(),
+        )?;
+        delete_each(
+            tx,
+            "DELETE FROM relations WHERE scope = ?1 AND (from_entity = ?2 OR to_entity = ?2)",
+            names(),
+        )?;
+        Ok(removed)
+    })
 }
 
-/// `delete_observations`: answers how many were deleted.
+/// `delete_observations`: the observations given per entity; answers how
+/// many were deleted.
 pub(super) fn delete_observations(store: &Store, scope: &str, args: &DeletionsArgs) -> ToolResult {
-    let removed = store.write(|tx| remove_observations(tx, scope, &args.deletions))?;
-    Ok(CallToolResult::text(format!(
-        "deleted {removed} observations\n"
-    )))
+    let rows = args.deletions.iter().flat_map(|item| {
+        let entity = &item.entity_name;
+        item.observations
+            .iter()
+            .map(move |text| (scope, entity, text))
+    });
+    deleted(store, "observations", |tx| {
+        delete_each(
+            tx,
+            "DELETE FROM observations WHERE scope = ?1 AND entity = ?2 AND text = ?3",
+            rows,
+        )
+    })
 }
 
-/// `delete_relations`: answers how many were deleted.
+/// `delete_relations`: the relations given; answers how many were
+/// deleted.
 pub(super) fn delete_relations(store: &Store, scope: &str, args: &RelationsArgs) -> ToolResult {
-    let removed = store.write(|tx| remove_relations(tx, scope, &args.relations))?;
-    Ok(CallToolResult::text(format!(
-        "deleted {removed} relations\n"
-    )))
+    let rows = args
+        .relations
+        .iter()
+        .map(|r| (scope, &r.from, &r.to, &r.relation_type));
+    deleted(store, "relations", |tx| {
+        delete_each(
+            tx,
+            "DELETE FROM relations WHERE scope = ?1 AND from_entity = ?2 AND to_entity = ?3 AND relation_type = ?4",
+            rows,
+        )
+    })
+}
+
+/// Runs `delete` in one transaction; answers how many `what` it deleted.
+fn deleted(
+    store: &Store,
+    what: &str,
+    delete: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<usize, WriteError>,
+) -> ToolResult {
+    let removed = store.write(delete)?;
+    Ok(CallToolResult::text(format!("deleted {removed} {what}\n")))
+}
+
+/// Runs the `DELETE` statement `sql` once with each parameter set of
+/// `rows`; the count of rows deleted.
+fn delete_each<P: rusqlite::Params>(
+    tx: &rusqlite::Transaction<'_>,
+    sql: &str,
+    rows: impl IntoIterator<Item = P>,
+) -> Result<usize, WriteError> {
+    let mut removed = 0;
+    for params in rows {
+        removed += tx.execute(sql, params)?;
+    }
+    Ok(removed)
 }
 
 /// `read_graph`: the whole graph of `scope`.
@@ -190,61 +243,6 @@ fn add_observation_lists(
         added.push(json!({"entityName": item.entity_name, "addedObservations": new}));
     }
     Ok(added)
-}
-
-/// Deletes the entities named and every relation to or from them; the
-/// count of entities deleted.
-fn remove_entities(
-    tx: &rusqlite::Transaction<'_>,
-    scope: &str,
-    names: &[String],
-) -> Result<usize, WriteError> {
-    let mut removed = 0;
-    for name in names {
-        removed += tx.execute(
-            "DELETE FROM entities WHERE scope = ?1 AND name = ?2",
-            (scope, name),
-        )?;
-        tx.execute(
-            "DELETE FROM relations WHERE scope = ?1 AND (from_entity = ?2 OR to_entity = ?2)",
-            (scope, name),
-        )?;
-    }
-    Ok(removed)
-}
-
-/// Deletes the observations given per entity; the count deleted.
-fn remove_observations(
-    tx: &rusqlite::Transaction<'_>,
-    scope: &str,
-    deletions: &[ObservationsOut],
-) -> Result<usize, WriteError> {
-    let mut removed = 0;
-    for item in deletions {
-        for text in &item.observations {
-            removed += tx.execute(
-                "DELETE FROM observations WHERE scope = ?1 AND entity = ?2 AND text = ?3",
-                (scope, &item.entity_name, text),
-            )?;
-        }
-    }
-    Ok(removed)
-}
-
-/// Deletes the relations given; the count deleted.
-fn remove_relations(
-    tx: &rusqlite::Transaction<'_>,
-    scope: &str,
-    relations: &[Relation],
-) -> Result<usize, WriteError> {
-    let mut removed = 0;
-    for r in relations {
-        removed += tx.execute(
-            "DELETE FROM relations WHERE scope = ?1 AND from_entity = ?2 AND to_entity = ?3 AND relation_type = ?4",
-            (scope, &r.from, &r.to, &r.relation_type),
-        )?;
-    }
-    Ok(removed)
 }
 
 /// The names of the entities whose name, type or an observation contains

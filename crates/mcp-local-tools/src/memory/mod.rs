@@ -29,7 +29,7 @@ use crate::action::{
 };
 use crate::context::ToolContext;
 use crate::store::{Store, WriteError, now, scope};
-use crate::util::{Hints, ToolResult, page_marker};
+use crate::util::{About, Hints, ToolResult, page_marker};
 
 /// Default and largest page of `list`, `recall` and `search`.
 const PAGE: u64 = 50;
@@ -199,10 +199,7 @@ const DESCRIPTION: &str = "Long-lived memory in a local database, per workspace 
 
 impl ActionTool for MemoryTool {
     type Args = WithCommon<MemoryCommon, MemoryCall>;
-    const NAME: &'static str = "memory";
-    const TITLE: &'static str = "Memory";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints::LOCAL_CHANGES;
+    const ABOUT: About = About::new("memory", "Memory", Hints::LOCAL_CHANGES, DESCRIPTION);
     // The store is readied first (which may take the file-changes lock
     // exclusively), then an action that writes files holds it shared.
     const GUARDS_FILE_CHANGES: bool = true;

@@ -11,7 +11,7 @@ use super::Modes;
 use crate::action::NoArgs;
 use crate::action::{ActionFuture, ActionTool, actions, local_tool};
 use crate::context::ToolContext;
-use crate::util::Hints;
+use crate::util::{About, Hints};
 
 /// The `mode` local tool. Cheap to clone; clones share the [`Modes`].
 #[derive(Debug, Clone)]
@@ -53,15 +53,7 @@ const DESCRIPTION: &str = "Switch what this connection may use among named modes
 
 impl ActionTool for ModeTool {
     type Args = ModeCall;
-    const NAME: &'static str = "mode";
-    const TITLE: &'static str = "Mode";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-    };
+    const ABOUT: About = About::new("mode", "Mode", Hints::SESSION_SETTING, DESCRIPTION);
 
     fn run_async<'a>(&'a self, call: ModeCall, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move {

@@ -2,53 +2,46 @@
 //! `search` and `view`.
 
 use mcp_proto::CallToolResult;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::json;
 
 use super::registry::{Item, Registry};
-use super::{UiTool, check_name};
+use super::{UiTool, check_name, item_type, registry_name};
+use crate::action::arguments;
 use crate::util::{ToolResult, page_marker};
 
-/// Arguments of `ui list`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ListArgs {
-    /// The registry's name (default: the first configured).
-    pub registry: Option<String>,
-    /// Only items of this type (ui, block, hook, lib, ... or registry:ui).
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    /// Items to skip (default 0).
-    pub offset: Option<u64>,
-    /// Most items to show (default 100, at most 1000).
-    pub limit: Option<u64>,
+arguments! {
+    /// Arguments of `ui list`.
+    pub(crate) struct ListArgs {
+        ..registry_name,
+        ..item_type,
+        /// Items to skip (default 0).
+        pub offset: Option<u64>,
+        /// Most items to show (default 100, at most 1000).
+        pub limit: Option<u64>,
+    }
 }
 
-/// Arguments of `ui search`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SearchArgs {
-    /// Text to look for in names, titles and descriptions.
-    pub query: String,
-    /// The registry's name (default: every configured registry).
-    pub registry: Option<String>,
-    /// Only items of this type (ui, block, hook, lib, ... or registry:ui).
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    /// Most items to show (default 100, at most 1000).
-    pub limit: Option<u64>,
+arguments! {
+    /// Arguments of `ui search`.
+    pub(crate) struct SearchArgs {
+        /// Text to look for in names, titles and descriptions.
+        pub query: String,
+        /// The registry's name (default: every configured registry).
+        pub registry: Option<String>,
+        ..item_type,
+        /// Most items to show (default 100, at most 1000).
+        pub limit: Option<u64>,
+    }
 }
 
-/// Arguments of `ui view`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ViewArgs {
-    /// An item name (`item` or `@registry/item`; also accepted: component).
-    #[serde(alias = "component")]
-    pub name: String,
-    /// The registry's name (default: the first configured).
-    pub registry: Option<String>,
+arguments! {
+    /// Arguments of `ui view`.
+    pub(crate) struct ViewArgs {
+        /// An item name (`item` or `@registry/item`; also accepted: component).
+        #[serde(alias = "component")]
+        pub name: String,
+        ..registry_name,
+    }
 }
 
 /// `registry:ui` for `ui`, the name itself when it has a `:`.

@@ -9,22 +9,17 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{FRAMEWORKS, UiTool};
+use super::{FRAMEWORKS, UiTool, item_names, registry_name};
+use crate::action::arguments;
 use crate::context::ToolContext;
 use crate::util::ToolResult;
 
-/// Arguments of `ui add_command`: `name` or `names`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct AddCommandArgs {
-    /// An item name (`item` or `@registry/item`; also accepted: component).
-    #[serde(alias = "component")]
-    pub name: Option<String>,
-    /// Item names (also accepted: components).
-    #[serde(alias = "components")]
-    pub names: Option<Vec<String>>,
-    /// The registry's name (default: the first configured).
-    pub registry: Option<String>,
+arguments! {
+    /// Arguments of `ui add_command`: `name` or `names`.
+    pub(crate) struct AddCommandArgs {
+        ..item_names,
+        ..registry_name,
+    }
 }
 
 /// Arguments of `ui set_framework`.

@@ -5,35 +5,28 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Component, Path};
 
 use mcp_proto::CallToolResult;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::json;
 
 use super::registry::{Registry, valid_name};
-use super::{MAX_INSTALL_ITEMS, UiTool};
+use super::{MAX_INSTALL_ITEMS, UiTool, item_names, registry_name};
+use crate::action::arguments;
 use crate::context::ToolContext;
 use crate::error::PathErrorKind;
 use crate::roots::{Resolved, Roots};
 use crate::ui::registry::Item;
 use crate::util::ToolResult;
 
-/// Arguments of `ui install`: `name` or `names`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct InstallArgs {
-    /// An item name (`item` or `@registry/item`; also accepted: component).
-    #[serde(alias = "component")]
-    pub name: Option<String>,
-    /// Item names (also accepted: components).
-    #[serde(alias = "components")]
-    pub names: Option<Vec<String>>,
-    /// The registry's name (default: the first configured).
-    pub registry: Option<String>,
-    /// The folder to install under, inside the roots (default: the first root).
-    pub path: Option<String>,
-    /// Replace existing files (default false).
-    #[serde(default)]
-    pub overwrite: bool,
+arguments! {
+    /// Arguments of `ui install`: `name` or `names`.
+    pub(crate) struct InstallArgs {
+        ..item_names,
+        ..registry_name,
+        /// The folder to install under, inside the roots (default: the first root).
+        pub path: Option<String>,
+        /// Replace existing files (default false).
+        #[serde(default)]
+        pub overwrite: bool,
+    }
 }
 
 impl UiTool {

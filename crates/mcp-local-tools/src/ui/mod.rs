@@ -36,10 +36,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::action::{ActionFuture, ActionTool, NoArgs, actions, local_tool};
+use crate::action::{ActionFuture, ActionTool, NoArgs, actions, field_groups, local_tool};
 use crate::context::ToolContext;
 use crate::net::{Http, NetPolicy};
-use crate::util::Hints;
+use crate::util::{About, Hints};
 
 pub use registry::Registry;
 use registry::{RegistryClient, valid_name};
@@ -185,19 +185,40 @@ actions! {
     }
 }
 
+field_groups! {
+    /// The items `install` and `add_command` take: `name` or `names`.
+    item_names {
+        /// An item name (`item` or `@registry/item`; also accepted: component).
+        #[serde(alias = "component")]
+        pub name: Option<String>,
+        /// Item names (also accepted: components).
+        #[serde(alias = "components")]
+        pub names: Option<Vec<String>>,
+    }
+
+    /// The one registry an action reads.
+    registry_name {
+        /// The registry's name (default: the first configured).
+        pub registry: Option<String>,
+    }
+
+    /// The type `list` and `search` keep to.
+    item_type {
+        /// Only items of this type (ui, block, hook, lib, ... or registry:ui).
+        #[serde(rename = "type")]
+        pub kind: Option<String>,
+    }
+}
+// The groups the submodules' argument structs splice in.
+use item_names;
+use item_type;
+use registry_name;
+
 const DESCRIPTION: &str = "UI components from registries in the shadcn format (Hanzo's and shadcn's built in): list, search, view an item with its files, install an item and its registry dependencies into the workspace (no shell; existing files kept unless overwrite; reports npm dependencies to add), the CLI add command, and the workspace's framework. Call with {\"action\":\"help\"} for every action's fields.";
 
 impl ActionTool for UiTool {
     type Args = UiCall;
-    const NAME: &'static str = "ui";
-    const TITLE: &'static str = "UI components";
-    const DESCRIPTION: &'static str = DESCRIPTION;
-    const HINTS: Hints = Hints {
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: true,
-    };
+    const ABOUT: About = About::new("ui", "UI components", Hints::NETWORK, DESCRIPTION);
     const HELP_NOTES: &'static str = "Registries: HANZO_MCP_UI_REGISTRIES=name=URL,... (URL: the folder holding registry.json and <name>.json, or an item URL with {name}), else ui.json in the state folder, else Hanzo's (https://hanzo.ai/registry) and shadcn's. Answers are cached for 5 minutes. Requests to loopback, private and link-local addresses are refused unless the server runs with --fetch-allow-private (HANZO_MCP_FETCH_ALLOW_PRIVATE=1).";
 
     fn time_limit(&self) -> Option<Duration> {
