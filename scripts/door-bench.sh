@@ -7,7 +7,10 @@
 # - direct: wrk GETs /items/one from the upstream;
 # - HAProxy: wrk GETs /items/one through a second HAProxy proxying to it;
 # - door: wrk POSTs the same call as an MCP tools/call to `hanzo-mcp door`
-#   (release build), which forwards GET /items/one to the upstream.
+#   (release build), which forwards GET /items/one to the upstream;
+# - floor: wrk POSTs the same body to examples/relay_floor.rs, which answers
+#   each POST with one GET /items/one through reqwest, served by axum on the
+#   door's runtime: the least a door made of those libraries can cost.
 #
 # Added latency = median through the proxy - median direct, at 1 connection;
 # requests per second at 1 and 16 connections. Then GitHub's description
@@ -16,14 +19,17 @@
 # /openapi.json.
 #
 # Needs: target/release/hanzo-mcp (cargo build --release -p mcp-local-server),
-# wrk and haproxy (Debian packages, installed when missing), curl, python3.
-# DURATION (default 8) seconds per wrk run; 6 runs. DOOR_BENCH_RAW=1 also
+# the relay_floor example (built here when missing), wrk and haproxy (Debian
+# packages, installed when missing), curl, python3.
+# DURATION (default 8) seconds per wrk run; 8 runs. DOOR_BENCH_RAW=1 also
 # prints each wrk report on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-8}"
 bin="${HANZO_MCP:-${CARGO_TARGET_DIR:-target}/release/hanzo-mcp}"
 [ -x "$bin" ] || { echo "door-bench: build $bin first" >&2; exit 1; }
+floor_bin="$(dirname "$bin")/examples/relay_floor"
+[ -x "$floor_bin" ] || cargo build -q --release -p mcp-examples --example relay_floor
 for tool in wrk haproxy; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         apt-get update -qq >/dev/null
@@ -40,9 +46,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-read -r up lb door door2 < <(python3 -c '
+read -r up lb door door2 floor < <(python3 -c '
 import socket
-socks = [socket.socket() for _ in range(4)]
+socks = [socket.socket() for _ in range(5)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 for s in socks: s.close()')
@@ -92,6 +98,8 @@ EOF
 RUST_LOG=warn "$bin" door --openapi "$work/items.yaml=http://127.0.0.1:$up" \
     --listen "127.0.0.1:$door" >"$work/door.log" 2>&1 &
 pids+=("$!")
+"$floor_bin" "127.0.0.1:$floor" "http://127.0.0.1:$up/items/one" >"$work/floor.log" 2>&1 &
+pids+=("$!")
 
 cat >"$work/call.lua" <<'EOF'
 wrk.method = "POST"
@@ -110,6 +118,10 @@ for url in "http://127.0.0.1:$up/items/one" "http://127.0.0.1:$lb/items/one" \
         [ "$SECONDS" -lt "$deadline" ] || { echo "door-bench: $url not up" >&2; exit 1; }
         sleep 0.2
     done
+done
+until curl -fsS --max-time 2 -X POST --data '{}' "http://127.0.0.1:$floor/v1/mcp" >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$deadline" ] || { echo "door-bench: relay_floor not up" >&2; exit 1; }
+    sleep 0.2
 done
 # The call must succeed before it is measured.
 answer="$(curl -fsS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
@@ -146,9 +158,11 @@ PY
     measure direct 1 "http://127.0.0.1:$up/items/one"
     measure haproxy 1 "http://127.0.0.1:$lb/items/one"
     measure door 1 "http://127.0.0.1:$door/v1/mcp" "$work/call.lua"
+    measure floor 1 "http://127.0.0.1:$floor/v1/mcp" "$work/call.lua"
     measure direct 16 "http://127.0.0.1:$up/items/one"
     measure haproxy 16 "http://127.0.0.1:$lb/items/one"
     measure door 16 "http://127.0.0.1:$door/v1/mcp" "$work/call.lua"
+    measure floor 16 "http://127.0.0.1:$floor/v1/mcp" "$work/call.lua"
 } >"$work/figures"
 python3 - "$work/figures" <<'PY'
 import sys
@@ -159,7 +173,7 @@ for line in open(sys.argv[1]):
 print('| path | median at 1 conn. | added | req/s at 1 conn. | req/s at 16 conn. | non-2xx |')
 print('|---|---|---|---|---|---|')
 direct = rows[('direct', 1)][0]
-for name in ('direct', 'haproxy', 'door'):
+for name in ('direct', 'haproxy', 'door', 'floor'):
     p50, rps1, e1 = rows[(name, 1)]
     _, rps16, e16 = rows[(name, 16)]
     added = '' if name == 'direct' else '%.0f µs' % (p50 - direct)
@@ -169,6 +183,8 @@ proxy = rows[('haproxy', 1)][0] - direct
 print()
 print('door added / HAProxy added at 1 connection: %.1f× (goal ≤ 2×)' % (door / proxy if proxy > 0 else float('inf')))
 print('door req/s / HAProxy req/s at 16 connections: %.2f' % (rows[('door', 16)][1] / rows[('haproxy', 16)][1]))
+floor = rows[('floor', 1)][0] - direct
+print('floor (axum + reqwest, nothing else) added / HAProxy added: %.1f×; door added - floor added: %.0f µs' % (floor / proxy if proxy > 0 else float('inf'), door - floor))
 PY
 echo "door-bench: load average at the end of the wrk runs $(cut -d' ' -f1-3 /proc/loadavg)"
 

@@ -1118,6 +1118,9 @@ async fn serve(
     config_used: Option<PathBuf>,
     mode: String,
 ) -> Result<(), ServerError> {
+    // Listening for SIGTERM and SIGINT from here on, before anything is
+    // written that ending must clean up.
+    let shutdown = shutdown_signal();
     let assembly = assemble(&args.sources.options()?).await?;
     warn_unmatched_local(&assembly.gated);
     // Everything that refuses the start does so before the start-up line.
@@ -1164,10 +1167,10 @@ async fn serve(
         });
     }
     if let Some(http) = http {
-        return http.serve(server).await;
+        return http.serve(server, shutdown).await;
     }
     let (input, output) = crate::stdio::pipes();
-    server.serve(input, output, shutdown_signal()).await
+    server.serve(input, output, shutdown).await
 }
 
 /// `serve --http ADDR`, checked and ready: the settings, and the bearer
@@ -1181,14 +1184,22 @@ struct HttpStart {
 }
 
 impl HttpStart {
-    /// Serves `server` until a shutdown signal.
+    /// Serves `server` until `shutdown` completes.
     #[cfg(feature = "http")]
-    async fn serve(self, server: Arc<Server>) -> Result<(), ServerError> {
-        crate::http::serve_http(server, self.addr, self.config, |_| {}, shutdown_signal()).await
+    async fn serve(
+        self,
+        server: Arc<Server>,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        crate::http::serve_http(server, self.addr, self.config, |_| {}, shutdown).await
     }
 
     #[cfg(not(feature = "http"))]
-    async fn serve(self, _: Arc<Server>) -> Result<(), ServerError> {
+    async fn serve(
+        self,
+        _: Arc<Server>,
+        _: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
         unreachable!(
             "prepare_http refuses --http without the feature ({})",
             self.addr
@@ -1290,27 +1301,40 @@ async fn print_tools(args: ToolsArgs) -> Result<(), ServerError> {
     writeln!(std::io::stdout().lock(), "{text}").map_err(ServerError::Write)
 }
 
-/// Completes on SIGTERM or Ctrl-C (SIGINT).
-async fn shutdown_signal() {
+/// Completes on SIGTERM or Ctrl-C (SIGINT). The handlers are installed
+/// when this is called, not when it is first awaited: a signal that comes
+/// while the server is still starting (after the HTTP bearer file is
+/// written, say) ends it as cleanly as one that comes later.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
+        let term = signal(SignalKind::terminate());
+        let interrupt = signal(SignalKind::interrupt());
+        async move {
+            match (term, interrupt) {
+                (Ok(mut term), Ok(mut interrupt)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = interrupt.recv() => {}
+                    }
                 }
-            }
-            Err(error) => {
-                tracing::warn!(%error, "cannot listen for SIGTERM");
-                let _ = tokio::signal::ctrl_c().await;
+                (Ok(mut one), Err(error)) | (Err(error), Ok(mut one)) => {
+                    tracing::warn!(%error, "cannot listen for SIGTERM or SIGINT");
+                    one.recv().await;
+                }
+                (Err(error), Err(_)) => {
+                    tracing::warn!(%error, "cannot listen for SIGTERM or SIGINT");
+                    std::future::pending::<()>().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
