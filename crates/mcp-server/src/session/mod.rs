@@ -365,20 +365,46 @@ impl Server {
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
-        S: Future<Output = ()> + Send,
+        S: Future<Output = ()> + Send + 'static,
     {
         let (outbox, out_rx, backlog) = Outbox::bounded(self.config().max_output_backlog_bytes);
         let mut writer = tokio::spawn(write_loop(output, out_rx, Some(backlog)));
-        let mut serving = Box::pin(self.serve_outbox(input, outbox, shutdown));
+        // The session runs as a task of its own and `shutdown` as another,
+        // which it hears of through a oneshot: the caller's future (often
+        // the runtime's `block_on`, whose every wake-up is a system call)
+        // is woken only at the end, and the session's loop polls a
+        // oneshot at each turn instead of `shutdown` (a signal listener
+        // is costly to poll).
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let shutdown_task = tokio::spawn(async move {
+            shutdown.await;
+            let _ = stop_tx.send(());
+        });
+        let stop = async move {
+            // An error means the shutdown task is gone (the runtime is
+            // ending): that ends serving too.
+            let _ = stop_rx.await;
+        };
+        let mut serving = tokio::spawn(self.serve_outbox(input, outbox, stop));
+        // Dropping this future (or a write error, below) stops reading and
+        // aborts the calls in flight.
+        let _stop = AbortOnDrop(vec![serving.abort_handle(), shutdown_task.abort_handle()]);
         let (read, written) = tokio::select! {
             read = &mut serving => (read, writer.await),
             // The writer ends early only on a write error (the connection
-            // holds an outbox): dropping `serving` stops reading and
-            // aborts the calls in flight.
-            written = &mut writer => (Ok(()), written),
+            // holds an outbox).
+            written = &mut writer => {
+                serving.abort();
+                (Ok(Ok(())), written)
+            }
         };
-        drop(serving);
-        read?;
+        match read {
+            Ok(read) => read?,
+            Err(join) if join.is_cancelled() => {}
+            Err(join) => {
+                return Err(ServerError::Read(std::io::Error::other(join.to_string())));
+            }
+        }
         match written {
             Ok(Ok(())) => Ok(()),
             Ok(Err(error)) => Err(ServerError::Write(error)),
@@ -396,7 +422,7 @@ impl Server {
     ) -> Result<(), ServerError>
     where
         R: AsyncRead + Unpin + Send + 'static,
-        S: Future<Output = ()> + Send,
+        S: Future<Output = ()> + Send + 'static,
     {
         let (line_tx, lines) = mpsc::channel(16);
         let mut reader = tokio::spawn(read_lines(input, self.config().max_line_bytes, line_tx));
