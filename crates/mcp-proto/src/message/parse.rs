@@ -80,40 +80,133 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
         let (value, _) = crate::recover::from_str_lossy::<Value>(text).map_err(not_json)?;
         return from_value(value, Some(text));
     }
-    // The members as raw text: `params` stays as written, and members we
-    // do not read are never decoded at all.
-    let members: std::collections::HashMap<String, Box<RawValue>> = match serde_json::from_str(text)
-    {
-        Ok(members) => members,
+    // The members as raw text, borrowed from it: `params` stays as written,
+    // and members we do not read are never decoded at all.
+    match serde_json::from_str::<Members<'_>>(text) {
+        Ok(members) => from_raw_members(members, text),
         // A key or member with an escaped lone surrogate in it.
         Err(error) => match crate::recover::replace_lone_surrogates(text) {
-            std::borrow::Cow::Owned(replaced) => {
-                serde_json::from_str(&replaced).map_err(|_| not_json(error))?
-            }
-            std::borrow::Cow::Borrowed(_) => return Err(not_json(error)),
+            std::borrow::Cow::Owned(replaced) => match serde_json::from_str(&replaced) {
+                Ok(members) => from_raw_members(members, text),
+                Err(_) => Err(not_json(error)),
+            },
+            std::borrow::Cow::Borrowed(_) => Err(not_json(error)),
         },
-    };
-    let mut map = serde_json::Map::new();
-    let mut params = None;
-    for (key, raw) in members {
-        match key.as_str() {
-            "params" => params = Some(raw),
-            "jsonrpc" | "id" | "method" | "result" | "error" => {
-                let (value, _) =
-                    crate::recover::from_str_lossy::<Value>(raw.get()).map_err(|e| {
-                        MessageError {
-                            id: crate::recover::salvage_id(text.as_bytes()),
-                            error: ErrorObject::parse_error(format!(
-                                "message is not valid JSON: {key}: {e}"
-                            )),
-                        }
-                    })?;
-                map.insert(key, value);
-            }
-            _ => {}
-        }
     }
-    from_members(map, params, Some(text))
+}
+
+/// The members of a message object that the envelope reads, each as
+/// written in the message's text (borrowed from it); of a member written
+/// twice, the last. Other members are skipped, not decoded.
+#[derive(Default)]
+struct Members<'a> {
+    jsonrpc: Option<&'a RawValue>,
+    id: Option<&'a RawValue>,
+    method: Option<&'a RawValue>,
+    params: Option<&'a RawValue>,
+    result: Option<&'a RawValue>,
+    error: Option<&'a RawValue>,
+}
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+/// Fills [`Members`] from a JSON object in one pass.
+struct MembersVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MembersVisitor {
+    type Value = Members<'de>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a JSON-RPC message object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+        let mut members = Members::default();
+        while let Some(name) = map.next_key::<MemberName>()? {
+            let slot = match name {
+                MemberName::Jsonrpc => &mut members.jsonrpc,
+                MemberName::Id => &mut members.id,
+                MemberName::Method => &mut members.method,
+                MemberName::Params => &mut members.params,
+                MemberName::Result => &mut members.result,
+                MemberName::Error => &mut members.error,
+                MemberName::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value()?);
+        }
+        Ok(members)
+    }
+}
+
+/// The name of a message member, read without keeping it.
+enum MemberName {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for MemberName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_identifier(MemberNameVisitor)
+    }
+}
+
+/// Tells the member names [`Members`] keeps from every other.
+struct MemberNameVisitor;
+
+impl serde::de::Visitor<'_> for MemberNameVisitor {
+    type Value = MemberName;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a member name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<MemberName, E> {
+        Ok(match name {
+            "jsonrpc" => MemberName::Jsonrpc,
+            "id" => MemberName::Id,
+            "method" => MemberName::Method,
+            "params" => MemberName::Params,
+            "result" => MemberName::Result,
+            "error" => MemberName::Error,
+            _ => MemberName::Other,
+        })
+    }
+}
+
+/// The message from its members as written: each envelope member decoded
+/// (lone surrogates in its strings replaced), `params` kept as written.
+/// `text` is the whole message, for the id of an error.
+fn from_raw_members(members: Members<'_>, text: &str) -> Result<Message, MessageError> {
+    let mut map = serde_json::Map::new();
+    let envelope = [
+        ("jsonrpc", members.jsonrpc),
+        ("id", members.id),
+        ("method", members.method),
+        ("result", members.result),
+        ("error", members.error),
+    ];
+    for (key, raw) in envelope {
+        let Some(raw) = raw else { continue };
+        let (value, _) =
+            crate::recover::from_str_lossy::<Value>(raw.get()).map_err(|e| MessageError {
+                id: crate::recover::salvage_id(text.as_bytes()),
+                error: ErrorObject::parse_error(format!("message is not valid JSON: {key}: {e}")),
+            })?;
+        map.insert(key.to_owned(), value);
+    }
+    from_members(map, members.params.map(ToOwned::to_owned), Some(text))
 }
 
 /// A message could not be read: the JSON-RPC error to answer with, and the

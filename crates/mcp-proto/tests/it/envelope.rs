@@ -250,3 +250,37 @@ fn unparsable_text_is_answered_with_the_id_its_start_names() {
         (Some(RequestId::Number(9)), error_code::PARSE_ERROR)
     );
 }
+
+#[test]
+fn members_are_read_by_name_once_each_and_the_last_of_a_repeated_one_counts() {
+    // A repeated member: the last one counts (as JSON parsers commonly
+    // read it), for the envelope and for params alike.
+    let Message::Request(request) = parse_message(
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping","id":2,"params":{"a":1},"params":{"b":2}}"#,
+    )
+    .unwrap() else {
+        panic!("a request");
+    };
+    assert_eq!(request.id, RequestId::Number(2));
+    assert_eq!(request.params.as_ref().map(|p| p.get()), Some(r#"{"b":2}"#));
+    // Names may be escaped; members the envelope does not read are skipped
+    // whatever they hold, and a name with a lone surrogate is no envelope
+    // member.
+    let Message::Request(request) = parse_message(
+        br#"{"\u006asonrpc":"2.0","\u0069d":"x","extra":{"deep":[1,{"a":null}]},"\ud800":1,"method":"ping"}"#,
+    )
+    .unwrap() else {
+        panic!("a request");
+    };
+    assert_eq!(
+        (request.id, request.method.as_str()),
+        (RequestId::String("x".into()), "ping")
+    );
+    // A member that is not JSON is a parse error that still names the id.
+    let err =
+        parse_message(br#"{"jsonrpc":"2.0","id":5,"method":"ping","extra":[1,}"#).unwrap_err();
+    assert_eq!(
+        (err.id, err.error.code),
+        (Some(RequestId::Number(5)), error_code::PARSE_ERROR)
+    );
+}
