@@ -282,6 +282,8 @@ pub(crate) struct Hints {
     pub(crate) open_world: bool,
 }
 
+// Which presets a build uses depends on the tools compiled in.
+#[allow(dead_code)]
 impl Hints {
     /// A tool that only reads: it changes nothing, a repeated call has no
     /// further effect, and it reaches nothing outside this machine.
