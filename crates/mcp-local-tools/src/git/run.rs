@@ -24,7 +24,8 @@ const LISTING_CAP: usize = 1024 * 1024;
 const MAX_ALTERNATES: usize = 16;
 
 /// Whether a run may change the repository. A read run takes no optional
-/// lock (`GIT_OPTIONAL_LOCKS=0`), never shows signatures (a repository's
+/// lock (`GIT_OPTIONAL_LOCKS=0`), never fetches a missing object of a
+/// partial clone (`GIT_NO_LAZY_FETCH=1`), never shows signatures (a repository's
 /// `gpg.program` is not run) and gets the filter overrides of
 /// [`Repo::without_repository_filters`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -628,6 +629,11 @@ impl<'a> Repo<'a> {
                 .map(str::to_owned),
             );
             env.push(("GIT_OPTIONAL_LOCKS".to_owned(), "0".to_owned()));
+            // In a partial clone git fetches a missing object from the
+            // promisor remote when it needs one: a read would reach the
+            // network and write a pack. A missing object is an error
+            // instead (git 2.44 and later).
+            env.push(("GIT_NO_LAZY_FETCH".to_owned(), "1".to_owned()));
         }
         let mut config: Vec<&(String, String)> = Vec::new();
         // Before the lock too: the checks that find the repository would

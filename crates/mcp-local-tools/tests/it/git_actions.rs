@@ -143,6 +143,47 @@ fn assert_not_owned(s: &Sandbox) {
 // ---- status ----
 
 #[tokio::test]
+async fn a_read_in_a_partial_clone_never_fetches_a_missing_object() {
+    // A repository that says it is a partial clone of a remote (its
+    // promisor) and lacks one of its trees: git would fetch the tree from
+    // the remote while reading it, but reading actions reach no network.
+    let s = Sandbox::new();
+    init(&s.root);
+    s.write("d/g.txt", "gee\n");
+    git(&s.root, &["add", "d/g.txt"]);
+    git(&s.root, &["commit", "-q", "-m", "first"]);
+    let tree = git(&s.root, &["rev-parse", "HEAD:d"]).trim().to_owned();
+    let remote = std::net::TcpListener::bind("127.0.0.1:0").expect("a listener");
+    remote.set_nonblocking(true).expect("non-blocking");
+    let url = format!("http://{}/r.git", remote.local_addr().expect("its address"));
+    for (key, value) in [
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.url", url.as_str()),
+        ("remote.origin.promisor", "true"),
+    ] {
+        git(&s.root, &["config", key, value]);
+    }
+    let objects = s.root.join(".git/objects");
+    std::fs::remove_file(objects.join(&tree[..2]).join(&tree[2..])).expect("the tree's file");
+    // A fetch would hang on the silent listener until the time limit.
+    let answer = g(
+        &s,
+        json!({"action": "log", "paths": ["d/g.txt"], "timeout_ms": 10000}),
+    )
+    .await;
+    let text = failed(answer);
+    assert!(text.contains(&tree), "{text}");
+    assert!(
+        remote.accept().is_err(),
+        "the read connected to the promisor remote: {text}"
+    );
+    // Nothing was written to the object store either.
+    let packs = std::fs::read_dir(objects.join("pack")).map_or(0, |d| d.count());
+    assert_eq!(packs, 0);
+}
+
+#[tokio::test]
 async fn status_clean() {
     let s = repo();
     assert_eq!(
