@@ -50,7 +50,8 @@ pub struct ServerConfig {
     /// is sent when it does.
     pub list_changed: bool,
     /// How long calls in flight may run after input ends before they are
-    /// answered with -32603.
+    /// answered with -32603; and then how long the answers left may take
+    /// to be written before they are dropped.
     pub shutdown_grace: Duration,
     /// The longest line accepted, in bytes; a longer one is discarded as it
     /// streams and answered with -32600, without an id (mcp-proto framing).

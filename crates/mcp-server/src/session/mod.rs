@@ -349,7 +349,9 @@ impl Server {
     /// Serves one connection: reads messages from `input`, writes messages to
     /// `output`, until `input` ends or `shutdown` completes; then lets calls
     /// in flight finish (bounded by [`ServerConfig::shutdown_grace`]) and
-    /// flushes. Returns an error only when reading or writing fails.
+    /// flushes (bounded by the same grace: when the client reads nothing
+    /// more, the answers left are dropped and [`ServerError::Write`] is
+    /// returned). Returns an error only when reading or writing fails.
     ///
     /// When more than [`ServerConfig::max_output_backlog_bytes`] of output
     /// wait unread, no more input is read until the client reads
@@ -385,12 +387,25 @@ impl Server {
             // ending): that ends serving too.
             let _ = stop_rx.await;
         };
+        let grace = self.config().shutdown_grace;
         let mut serving = tokio::spawn(self.serve_outbox(input, outbox, stop));
         // Dropping this future (or a write error, below) stops reading and
         // aborts the calls in flight.
         let _stop = AbortOnDrop(vec![serving.abort_handle(), shutdown_task.abort_handle()]);
         let (read, written) = tokio::select! {
-            read = &mut serving => (read, writer.await),
+            // Once reading ends, what is left to write gets the grace
+            // period too: a client that reads nothing more cannot hold the
+            // server open.
+            read = &mut serving => match tokio::time::timeout(grace, &mut writer).await {
+                Ok(written) => (read, written),
+                Err(_) => {
+                    writer.abort();
+                    (read, Ok(Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("the client read no more output for {} s; the answers left were dropped", grace.as_secs()),
+                    ))))
+                }
+            },
             // The writer ends early only on a write error (the connection
             // holds an outbox).
             written = &mut writer => {

@@ -169,6 +169,40 @@ async fn closed_output_stops_reading_and_returns_the_write_error() {
 }
 
 #[tokio::test]
+async fn output_nobody_reads_after_input_ends_is_dropped_after_the_grace() {
+    let mut config = mcp_local_server::ServerConfig::new(
+        mcp_local_server::mcp_proto::Implementation::new("stdio-grace-test", "0.0.1"),
+    );
+    config.shutdown_grace = std::time::Duration::from_millis(300);
+    let server = Arc::new(mcp_local_server::Server::new(
+        mcp_local_server::Composition::new(Vec::new()),
+        config,
+    ));
+    let StdioPipes {
+        input: mut to_server,
+        output: _unread,
+        serving,
+    } = StdioPipes::open(server, 4096);
+    to_server
+        .write_all(&initialize_line())
+        .await
+        .expect("write");
+    // Far more answers than the 4 KiB pipe holds, then end of input; the
+    // client reads nothing.
+    for id in 1..=1_000 {
+        to_server.write_all(&ping(id)).await.expect("write");
+    }
+    drop(to_server);
+    let result = within("serve returns once the grace is over", serving)
+        .await
+        .expect("serve does not panic");
+    let Err(ServerError::Write(error)) = result else {
+        panic!("expected a write error, got {result:?}");
+    };
+    assert_eq!(error.kind(), std::io::ErrorKind::TimedOut, "{error}");
+}
+
+#[tokio::test]
 async fn unread_output_stops_input_then_every_ping_is_answered_once() {
     const PINGS: u64 = 100_000;
     const LIMIT: usize = 64 * 1024;
