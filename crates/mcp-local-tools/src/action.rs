@@ -652,7 +652,7 @@ pub(crate) fn cap_result(mut result: CallToolResult, cap: usize) -> CallToolResu
 /// `help` row is added) and the enum of its calls, one variant per action
 /// holding that action's argument struct:
 ///
-/// ```ignore
+/// ```text
 /// actions! {
 ///     /// Which `fs` action to run.
 ///     pub(crate) enum FsAction for FsCall {

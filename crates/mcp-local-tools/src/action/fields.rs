@@ -10,7 +10,7 @@
 /// that place (the order of the fields is the order `help` and the
 /// schema show):
 ///
-/// ```ignore
+/// ```text
 /// field_groups! {
 ///     /// A page of entries.
 ///     entry_page {
