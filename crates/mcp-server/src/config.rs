@@ -486,13 +486,13 @@ impl GivenArgs {
 }
 
 /// How one clap argument was given: flag, its variable, or neither.
-fn given(
-    matches: &GivenArgs,
+fn origin_of(
+    args: &GivenArgs,
     id: &str,
     flag: &'static str,
     env: Option<&'static str>,
 ) -> Option<Origin> {
-    match matches.value_source(id) {
+    match args.value_source(id) {
         Some(ValueSource::CommandLine) => Some(Origin::Flag(flag)),
         Some(ValueSource::EnvVariable) => Some(Origin::Env(env.unwrap_or(flag))),
         _ => None,
@@ -521,21 +521,21 @@ fn env_set(var: &str) -> bool {
 
 /// Fills the settings of `sources` that neither a flag nor a variable gave
 /// from `file`, checking each file value as its flag would be checked.
-/// `matches` are the subcommand's. The settings list gets one entry per
-/// setting of `sources`.
+/// `given` says how the subcommand's arguments were given. The settings
+/// list gets one entry per setting of `sources`.
 ///
 /// # Errors
 /// A file value its flag would refuse: `key door.wait: ...`.
 pub fn apply_sources(
     sources: &mut SourceArgs,
-    matches: &GivenArgs,
+    given: &GivenArgs,
     file: &ConfigFile,
     settings: &mut Vec<Setting>,
 ) -> Result<(), String> {
     let door = file.door.clone().unwrap_or_default();
     // roots
     let origin = layered(
-        given(matches, "roots", "--root", None),
+        origin_of(given, "roots", "--root", None),
         file.roots.as_ref(),
         |roots| {
             // Checked here, so the refusal names the key, not the flag.
@@ -565,7 +565,7 @@ pub fn apply_sources(
     });
     // servers
     let origin = layered(
-        given(matches, "servers", "--server", None),
+        origin_of(given, "servers", "--server", None),
         file.servers.as_ref(),
         |entries| {
             let mounts = entries
@@ -593,7 +593,7 @@ pub fn apply_sources(
     });
     // server_wait
     let origin = layered(
-        given(matches, "server_wait", "--server-wait", None),
+        origin_of(given, "server_wait", "--server-wait", None),
         file.server_wait,
         |seconds| {
             sources.server_wait = Some(
@@ -614,8 +614,8 @@ pub fn apply_sources(
     });
     // allowed_tools
     let origin = layered(
-        given(
-            matches,
+        origin_of(
+            given,
             "allowed_tools",
             "--allowed-tools",
             Some("HANZO_MCP_ALLOWED_TOOLS"),
@@ -641,7 +641,7 @@ pub fn apply_sources(
     let modes_var = mcp_local_tools_modes_var();
     let by_env = env_set(modes_var).then_some(Origin::Env(modes_var));
     let origin = layered(
-        given(matches, "modes", "--modes", None).or(by_env),
+        origin_of(given, "modes", "--modes", None).or(by_env),
         file.modes.as_ref(),
         |path| {
             // Read as `serve` reads it, so the refusal names the key.
@@ -666,8 +666,8 @@ pub fn apply_sources(
     });
     // secret_env
     let origin = layered(
-        given(
-            matches,
+        origin_of(
+            given,
             "secret_env",
             "--secret-env",
             Some("HANZO_MCP_SECRET_ENV"),
@@ -698,13 +698,7 @@ pub fn apply_sources(
     let private_var = "HANZO_MCP_FETCH_ALLOW_PRIVATE";
     let by_env = env_set(private_var).then_some(Origin::Env(private_var));
     let origin = layered(
-        given(
-            matches,
-            "fetch_allow_private",
-            "--fetch-allow-private",
-            None,
-        )
-        .or(by_env),
+        origin_of(given, "fetch_allow_private", "--fetch-allow-private", None).or(by_env),
         file.fetch_allow_private,
         |allow| {
             sources.fetch_allow_private = allow;
@@ -721,7 +715,7 @@ pub fn apply_sources(
     });
     // door.enabled
     let origin = layered(
-        given(matches, "no_door", "--no-door", None),
+        origin_of(given, "no_door", "--no-door", None),
         door.enabled,
         |enabled| {
             sources.no_door = !enabled;
@@ -735,7 +729,7 @@ pub fn apply_sources(
     });
     // door.wait
     let origin = layered(
-        given(matches, "door_wait", "--door-wait", None),
+        origin_of(given, "door_wait", "--door-wait", None),
         door.wait,
         |seconds| {
             sources.door_wait = std::time::Duration::try_from_secs_f64(seconds)
@@ -750,8 +744,8 @@ pub fn apply_sources(
     });
     // door.allow_cleartext_bearer
     let origin = layered(
-        given(
-            matches,
+        origin_of(
+            given,
             "door_allow_cleartext_bearer",
             "--door-allow-cleartext-bearer",
             Some("HANZO_MCP_DOOR_ALLOW_CLEARTEXT_BEARER"),
@@ -788,14 +782,14 @@ fn strip_flag(message: &str) -> &str {
 /// A file value its flag would refuse.
 pub fn apply_serve(
     args: &mut ServeArgs,
-    matches: &GivenArgs,
+    given: &GivenArgs,
     file: &ConfigFile,
     settings: &mut Vec<Setting>,
 ) -> Result<(), String> {
-    apply_sources(&mut args.sources, matches, file, settings)?;
+    apply_sources(&mut args.sources, given, file, settings)?;
     // mode
     let origin = layered(
-        given(matches, "mode", "--mode", Some("HANZO_MCP_MODE")),
+        origin_of(given, "mode", "--mode", Some("HANZO_MCP_MODE")),
         file.mode.as_ref(),
         |mode| {
             args.mode = Some(mode.clone());
@@ -812,7 +806,7 @@ pub fn apply_serve(
     });
     // max_in_flight
     let origin = layered(
-        given(matches, "max_in_flight", "--max-in-flight", None),
+        origin_of(given, "max_in_flight", "--max-in-flight", None),
         file.max_in_flight,
         |n| {
             args.max_in_flight = crate::cli::parse_in_flight(&n.to_string())
@@ -828,7 +822,7 @@ pub fn apply_serve(
     // log_level
     let by_env = env_set("RUST_LOG").then_some(Origin::Env("RUST_LOG"));
     let origin = layered(
-        given(matches, "log_level", "--log-level", None).or(by_env),
+        origin_of(given, "log_level", "--log-level", None).or(by_env),
         file.log_level.as_ref(),
         |level| {
             let level =
@@ -849,7 +843,7 @@ pub fn apply_serve(
     let http = file.http.clone().unwrap_or_default();
     // http.listen
     let origin = layered(
-        given(matches, "http", "--http", None),
+        origin_of(given, "http", "--http", None),
         http.listen.as_ref(),
         |addr| {
             args.http =
@@ -866,7 +860,7 @@ pub fn apply_serve(
     });
     // http.no_auth
     let origin = layered(
-        given(matches, "http_no_auth", "--http-no-auth", None),
+        origin_of(given, "http_no_auth", "--http-no-auth", None),
         http.no_auth,
         |no_auth| {
             args.http_no_auth = no_auth;
@@ -878,7 +872,7 @@ pub fn apply_serve(
         value: args.http_no_auth.to_string(),
         origin,
     });
-    apply_http_limits(&mut args.http_limits, matches, &http, settings)
+    apply_http_limits(&mut args.http_limits, given, &http, settings)
 }
 
 /// One `[http]` limit: its key, its clap argument, flag and variable, its
@@ -955,13 +949,13 @@ fn limit_in_file(row: &LimitRow, http: &HttpSection) -> Result<Option<u64>, Stri
 /// Fills the `[http]` limits flags and variables left unset.
 fn apply_http_limits(
     limits: &mut HttpLimitArgs,
-    matches: &GivenArgs,
+    given: &GivenArgs,
     http: &HttpSection,
     settings: &mut Vec<Setting>,
 ) -> Result<(), String> {
     for row in &LIMITS {
         let origin = layered(
-            given(matches, row.id, row.flag, Some(row.env)),
+            origin_of(given, row.id, row.flag, Some(row.env)),
             limit_in_file(row, http)?,
             |n| {
                 *(row.in_args)(limits) = n;
@@ -991,7 +985,8 @@ impl Effective {
     }
 
     /// Reads the configuration file of `config_flag` and fills what flags
-    /// and variables left unset (`matches`: the `serve` subcommand's).
+    /// and variables left unset (`given`: how the `serve` subcommand's
+    /// arguments were given).
     /// Over a default file inside a root, `roots` are the ones the flags
     /// give, else the working directory.
     ///
@@ -1000,14 +995,13 @@ impl Effective {
     pub fn apply_serve(
         config_flag: Option<&Path>,
         args: &mut ServeArgs,
-        matches: &GivenArgs,
+        given: &GivenArgs,
     ) -> Result<Effective, ServerError> {
         // As `cli::follows_client_roots`, from the flags alone.
         let client_roots = args.http.is_none() && args.sources.roots.is_empty();
         let loaded = load_for(config_flag, &args.sources, client_roots)?;
         let mut settings = Vec::new();
-        apply_serve(args, matches, &loaded.file, &mut settings)
-            .map_err(|e| in_file(&loaded, &e))?;
+        apply_serve(args, given, &loaded.file, &mut settings).map_err(|e| in_file(&loaded, &e))?;
         Self::finish(loaded, settings)
     }
 
@@ -1020,13 +1014,13 @@ impl Effective {
     pub fn apply_sources(
         config_flag: Option<&Path>,
         sources: &mut SourceArgs,
-        matches: &GivenArgs,
+        given: &GivenArgs,
     ) -> Result<Effective, ServerError> {
         let client_roots = sources.roots.is_empty();
         let loaded = load_for(config_flag, sources, client_roots)?;
         check_serve_values(&loaded.file).map_err(|e| in_file(&loaded, &e))?;
         let mut settings = Vec::new();
-        apply_sources(sources, matches, &loaded.file, &mut settings)
+        apply_sources(sources, given, &loaded.file, &mut settings)
             .map_err(|e| in_file(&loaded, &e))?;
         Self::finish(loaded, settings)
     }
