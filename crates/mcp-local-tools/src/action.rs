@@ -15,8 +15,10 @@
 //!   the `review` mode may use;
 //! - where an action runs (the blocking pool, or the caller's task);
 //! - the cap on a result's text (a marker says where it was cut);
-//! - the tool definition for `tools/list` (schema from the Rust argument
-//!   type through schemars, honest annotations).
+//! - the tool definition for `tools/list` (honest annotations, and an
+//!   input schema made by schemars from the Rust argument types) and the
+//!   `help` text, both made once, by a test, and kept in `listed.json`
+//!   (see [`listed`]): the server runs no schema code.
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -78,15 +80,17 @@ pub(crate) trait ActionArgs: Sized + Send + 'static {
     /// arguments of `action`; for `help`, which takes no fields and is
     /// answered by the framework, `None` when none is given.
     fn parse(action: Self::Action, fields: Map<String, Value>) -> Option<Result<Self, String>>;
-    /// The field schema of `action`; `None` for `help`.
-    fn field_schema(action: Self::Action) -> Option<Map<String, Value>>;
-    /// Each action's field schema (not `help`'s), in table order.
-    fn field_schemas() -> Vec<(&'static ActionSpec, Map<String, Value>)> {
-        Self::Action::ALL
-            .iter()
-            .filter_map(|&a| Self::field_schema(a).map(|schema| (a.spec(), schema)))
-            .collect()
-    }
+    /// The members the struct of `action` reads (its fields' names and
+    /// their aliases, [`field_names`]); none for `help`. For
+    /// [`WithCommon`], the action's own struct's, without the common
+    /// fields.
+    // Read by `WithCommon` alone.
+    #[cfg_attr(not(any(feature = "git", feature = "memory")), allow(dead_code))]
+    fn field_names(action: Self::Action) -> &'static [&'static str];
+    /// Each action's field schema (not `help`'s), in table order, made by
+    /// schemars from the argument types: what [`listed`] keeps.
+    #[cfg(test)]
+    fn field_schemas() -> Vec<(&'static ActionSpec, Map<String, Value>)>;
 }
 
 #[cfg(any(feature = "git", feature = "memory"))]
@@ -98,14 +102,9 @@ pub(crate) use fields::arguments;
 // Unused in a build without the tools that declare field groups.
 #[allow(unused_imports)]
 pub(crate) use fields::field_groups;
-
-/// The names `schema` lists as `required`.
-fn required_names(schema: &Map<String, Value>) -> Vec<&str> {
-    match schema.get("required") {
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
-}
+#[cfg(test)]
+pub(crate) mod generate;
+mod listed;
 
 /// The future an async action returns.
 pub(crate) type ActionFuture<'a> = Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>;
@@ -166,71 +165,43 @@ pub(crate) trait ActionTool: Clone + Send + Sync + 'static {
 /// conditional include applies).
 pub(crate) static FILE_CHANGES: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
-/// The tool definition of `T` for `tools/list`.
+/// The tool definition of `T` for `tools/list`: its [`About`] and the
+/// input schema [`listed`] keeps for it.
 pub(crate) fn definition<T: ActionTool>() -> Tool {
-    T::ABOUT.definition(tool_schema::<T>())
+    T::ABOUT.definition(listed::input_schema(T::ABOUT.name))
 }
 
-/// One property of a tool's merged input schema: its schema (the first
-/// action's), and per distinct description the actions that take it,
-/// each with whether it requires it.
-struct MergedField {
-    name: String,
-    schema: Map<String, Value>,
-    meanings: Vec<(String, Vec<(&'static str, bool)>)>,
-}
-
-impl MergedField {
-    /// Records that `action` takes the field with description `text`.
-    fn add(&mut self, text: String, action: &'static str, required: bool) {
-        match self.meanings.iter_mut().find(|(t, _)| *t == text) {
-            Some((_, takers)) => takers.push((action, required)),
-            None => self.meanings.push((text, vec![(action, required)])),
+/// The members a struct's derived `Deserialize` reads: its fields' names
+/// (as renamed) and their aliases, in declaration order, as serde's
+/// derive hands them to a deserializer; empty for a type that is not a
+/// struct. Nothing is parsed.
+pub(crate) fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
+    use serde::de::{Error as _, Visitor, value::Error};
+    /// A deserializer that only notes the field list a struct asks for.
+    struct Names<'a>(&'a mut &'static [&'static str]);
+    impl<'de> serde::Deserializer<'de> for Names<'_> {
+        type Error = Error;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
+            Err(Error::custom("only the field names are read"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Error> {
+            *self.0 = fields;
+            Err(Error::custom("only the field names are read"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
         }
     }
-
-    /// The property's name and schema, its description one part per
-    /// meaning: `read, write (required by read): the file.`; a meaning
-    /// every one of the tool's `actions` shares has no list of actions.
-    fn finish(mut self, actions: usize) -> (String, Map<String, Value>) {
-        let parts: Vec<String> = self
-            .meanings
-            .iter()
-            .map(|(text, takers)| {
-                let all: Vec<&str> = takers.iter().map(|(a, _)| *a).collect();
-                let needing: Vec<&str> =
-                    takers.iter().filter(|(_, r)| *r).map(|(a, _)| *a).collect();
-                let need = if needing.is_empty() {
-                    String::new()
-                } else if needing.len() == all.len() {
-                    " (required)".to_owned()
-                } else {
-                    format!(" (required by {})", needing.join(", "))
-                };
-                if all.len() == actions {
-                    format!("{text}{need}")
-                } else {
-                    format!("{}{need}: {}", all.join(", "), sentence_case(text))
-                }
-            })
-            .collect();
-        self.schema
-            .insert("description".to_owned(), Value::String(parts.join(" | ")));
-        (self.name, self.schema)
-    }
-}
-
-/// `text` with its first letter lower-cased when it starts a plain word
-/// (`The file` → `the file`; `URL of` and `JSON` stay).
-fn sentence_case(text: &str) -> String {
-    let mut chars = text.chars();
-    match (chars.next(), chars.next()) {
-        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => first
-            .to_lowercase()
-            .chain(text[first.len_utf8()..].chars())
-            .collect(),
-        _ => text.to_owned(),
-    }
+    let mut names: &'static [&'static str] = &[];
+    let _ = T::deserialize(Names(&mut names));
+    names
 }
 
 arguments! {
@@ -247,88 +218,6 @@ pub(crate) const HELP: ActionSpec = ActionSpec {
     capabilities: &[],
     blocking: false,
 };
-
-/// The input schema of `T`: one object whose properties are every
-/// action's fields (clients refuse an input schema that is a `oneOf` at
-/// its top), `action` an enum of the action names (`required` unless the
-/// tool has a default action). Which actions take a field, and which need
-/// it, is written at the head of its description:
-/// `"read, write (required): the file."`; a field that means different
-/// things to different actions has one such part per meaning, split by
-/// ` | `. The per-action required fields are also what `help` lists and
-/// what [`call`] checks.
-fn tool_schema<T: ActionTool>() -> Map<String, Value> {
-    let actions = <<T::Args as ActionArgs>::Action as Action>::ALL;
-    let names: Vec<Value> = actions.iter().map(|a| Value::from(a.spec().name)).collect();
-    let aliases: Vec<String> = alias_list::<T>()
-        .into_iter()
-        .map(|(alias, name)| format!("{alias} = {name}"))
-        .collect();
-    let mut action_text = actions
-        .iter()
-        .map(|a| a.spec().name)
-        .collect::<Vec<_>>()
-        .join(" | ");
-    if !aliases.is_empty() {
-        action_text.push_str(&format!(" (also accepted: {})", aliases.join(", ")));
-    }
-    let mut properties = Map::new();
-    properties.insert(
-        "action".to_owned(),
-        serde_json::json!({"type": "string", "enum": names, "description": action_text}),
-    );
-    let mut fields: Vec<MergedField> = Vec::new();
-    for (spec, schema) in <T::Args as ActionArgs>::field_schemas() {
-        let required = required_names(&schema);
-        let Some(Value::Object(props)) = schema.get("properties") else {
-            continue;
-        };
-        for (name, field) in props {
-            let Value::Object(field) = field else {
-                continue;
-            };
-            let mut field = field.clone();
-            let text = match field.remove("description") {
-                Some(Value::String(text)) => text,
-                _ => String::new(),
-            };
-            let at = match fields.iter().position(|f| f.name == *name) {
-                Some(at) => at,
-                None => {
-                    fields.push(MergedField {
-                        name: name.clone(),
-                        schema: field,
-                        meanings: Vec::new(),
-                    });
-                    fields.len() - 1
-                }
-            };
-            fields[at].add(text, spec.name, required.contains(&name.as_str()));
-        }
-    }
-    let taking = actions.len() - 1;
-    for field in fields {
-        let (name, schema) = field.finish(taking);
-        properties.insert(name, Value::Object(schema));
-    }
-    let mut schema = Map::new();
-    schema.insert("type".to_owned(), Value::from("object"));
-    schema.insert(
-        "description".to_owned(),
-        Value::String(format!(
-            "Arguments of `{}`: `action` plus that action's fields (`{{\"action\":\"help\"}}` lists them).",
-            T::ABOUT.name
-        )),
-    );
-    schema.insert("properties".to_owned(), Value::Object(properties));
-    let required = match T::DEFAULT_ACTION {
-        None => serde_json::json!(["action"]),
-        Some(_) => serde_json::json!([]),
-    };
-    schema.insert("required".to_owned(), required);
-    schema.insert("additionalProperties".to_owned(), Value::Bool(false));
-    schema
-}
 
 impl ActionSpec {
     /// True when the action only reads and has no capability that changes
@@ -530,11 +419,11 @@ fn help_text<T: ActionTool>() -> String {
         T::ABOUT.name
     );
     let actions = <<T::Args as ActionArgs>::Action as Action>::ALL;
-    let schemas = <T::Args as ActionArgs>::field_schemas();
+    let fields = listed::field_lists(T::ABOUT.name);
     for spec in actions.iter().map(|a| a.spec()) {
         text.push_str(spec.name);
-        if let Some((_, schema)) = schemas.iter().find(|(s, _)| s.name == spec.name) {
-            text.push_str(&field_list(schema));
+        if let Some(names) = fields.get(spec.name) {
+            text.push_str(&format!(" {{{}}}", names.join(", ")));
         }
         text.push_str(": ");
         text.push_str(spec.usage);
@@ -570,31 +459,6 @@ fn help_text<T: ActionTool>() -> String {
         }
     ));
     text
-}
-
-/// The fields of one action's schema as `help` shows them: ` {path,
-/// content, [offset]}`, the required ones first (in declaration order),
-/// then the optional ones in brackets; empty for an action without fields.
-fn field_list(schema: &Map<String, Value>) -> String {
-    let required = required_names(schema);
-    let optional = match schema.get("properties") {
-        Some(Value::Object(props)) => props
-            .keys()
-            .filter(|name| !required.contains(&name.as_str()))
-            .map(|name| format!("[{name}]"))
-            .collect(),
-        _ => Vec::new(),
-    };
-    let all: Vec<String> = required
-        .iter()
-        .map(|n| (*n).to_owned())
-        .chain(optional)
-        .collect();
-    if all.is_empty() {
-        String::new()
-    } else {
-        format!(" {{{}}}", all.join(", "))
-    }
 }
 
 /// Cuts the text blocks of `result` so their bytes add up to at most `cap`
@@ -744,22 +608,23 @@ macro_rules! actions {
                 }
             }
 
-            fn field_schema(action: $Enum) -> Option<serde_json::Map<String, serde_json::Value>> {
+            fn field_names(action: $Enum) -> &'static [&'static str] {
                 match action {
-                    $($Enum::$Variant => Some(crate::util::input_schema::<$Args>()),)+
-                    $Enum::Help => None,
+                    $($Enum::$Variant => crate::action::field_names::<$Args>(),)+
+                    $Enum::Help => &[],
                 }
             }
 
+            #[cfg(test)]
             fn field_schemas() -> Vec<(
                 &'static crate::action::ActionSpec,
                 serde_json::Map<String, serde_json::Value>,
             )> {
                 use crate::action::Action as _;
-                let mut generator = crate::util::schema_generator();
+                let mut generator = crate::action::generate::schema_generator();
                 vec![$((
                     $Enum::$Variant.spec(),
-                    crate::util::input_schema_in::<$Args>(&mut generator),
+                    crate::action::generate::input_schema_in::<$Args>(&mut generator),
                 ),)+]
             }
         }

@@ -8,7 +8,6 @@
 )]
 
 use mcp_proto::CallToolResult;
-use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
@@ -103,87 +102,6 @@ pub const RESULT_CAP: usize = MAX_RESULT_BYTES + 4 * 1024;
 
 /// A tool failure: becomes a result with `isError: true` and this text.
 pub(crate) type ToolResult = Result<CallToolResult, String>;
-
-/// The input schema of `T` as MCP wants it: an inlined object schema
-/// without `$schema` or `title`, with `Option<X>` fields shown as `X`.
-pub(crate) fn input_schema<T: JsonSchema>() -> Map<String, Value> {
-    input_schema_in::<T>(&mut schema_generator())
-}
-
-/// The generator [`input_schema_in`] wants: subschemas inlined, no
-/// `$schema`. One generator serves every argument struct of a tool.
-pub(crate) fn schema_generator() -> schemars::SchemaGenerator {
-    schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| {
-            s.inline_subschemas = true;
-            s.meta_schema = None;
-        })
-        .into_generator()
-}
-
-/// [`input_schema`] of `T`, made by `generator` (see [`schema_generator`]).
-pub(crate) fn input_schema_in<T: JsonSchema>(
-    generator: &mut schemars::SchemaGenerator,
-) -> Map<String, Value> {
-    let mut value = generator.root_schema_for::<T>().to_value();
-    strip_null(&mut value);
-    match value {
-        Value::Object(mut map) => {
-            map.remove("title");
-            map
-        }
-        _ => Map::new(),
-    }
-}
-
-/// Replaces `"type": [X, "null"]` by `"type": X`, everywhere (in place:
-/// nothing of the schema is copied).
-fn strip_null(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            let only = match map.get_mut("type") {
-                Some(Value::Array(types)) if types.iter().filter(|t| *t != "null").count() == 1 => {
-                    types.retain(|t| t != "null");
-                    types.pop()
-                }
-                _ => None,
-            };
-            if let Some(only) = only {
-                map.insert("type".to_owned(), only);
-            }
-            // An optional field read by a function of its own carries
-            // `default: null`, which says nothing an absent field does not.
-            if map.get("default") == Some(&Value::Null) {
-                map.remove("default");
-            }
-            // `Option<Enum>` comes as `anyOf: [<enum schema>, {type: null}]`:
-            // the schema of the enum, with the field's own description.
-            let lone = match map.get("anyOf") {
-                Some(Value::Array(options)) => {
-                    let mut kept = options.iter().filter(|o| o["type"] != "null");
-                    matches!((kept.next(), kept.next()), (Some(Value::Object(_)), None))
-                        && options.len() > 1
-                }
-                _ => false,
-            };
-            if lone
-                && let Some(Value::Array(options)) = map.remove("anyOf")
-                && let Some(Value::Object(inner)) =
-                    options.into_iter().find(|o| o["type"] != "null")
-            {
-                for (key, value) in inner {
-                    map.entry(key).or_insert(value);
-                }
-            }
-            if let Some(Value::Array(variants)) = map.get_mut("enum") {
-                variants.retain(|v| !v.is_null());
-            }
-            map.values_mut().for_each(strip_null);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_null),
-        _ => {}
-    }
-}
 
 /// Runs blocking `work` on tokio's blocking pool (not at all when already
 /// cancelled); returns early with an error result when `ctx.cancel` fires

@@ -1,14 +1,9 @@
 //! Fields every action of a tool takes, declared once ([`WithCommon`]).
 
-use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::{Action as _, ActionArgs, parse_args, required_names};
-use crate::util::input_schema;
+use super::{Action as _, ActionArgs, field_names, parse_args};
 
 /// One call of a tool whose actions all take the same fields besides
 /// their own (`git`'s repository `path` and `timeout_ms`): those fields,
@@ -16,15 +11,14 @@ use crate::util::input_schema;
 /// enum of `actions!`). A tool names it as its
 /// [`super::ActionTool::Args`].
 ///
-/// Parsing takes the members `C` declares (the `properties` of its
-/// schema, so a serde `rename` counts; a serde `alias` of a common field
-/// is not read, so common fields take none) out of the arguments, parses
-/// `C` from them and `A` from the rest; both refuse what they do not
-/// know. An action whose own struct declares a common field itself
-/// (`git blame`'s `path` is its file, and required) keeps that member:
-/// its struct reads it, and `C` sees it absent, so a field an action may
-/// declare again must be optional in `C`. The schema of every action is
-/// `C`'s fields (but those it declares itself) and its own.
+/// Parsing takes the members `C` reads ([`field_names`]: its fields'
+/// names, as renamed, and their aliases) out of the arguments, parses `C`
+/// from them and `A` from the rest; both refuse what they do not know. An
+/// action whose own struct reads a common member itself (`git blame`'s
+/// `path` is its file, and required) keeps that member: its struct reads
+/// it, and `C` sees it absent, so a field an action may declare again must
+/// be optional in `C`. The schema of every action is `C`'s fields (but
+/// those it declares itself) and its own.
 #[derive(Debug)]
 pub(crate) struct WithCommon<C, A> {
     /// The fields every action takes.
@@ -47,9 +41,9 @@ where
     fn parse(action: A::Action, mut fields: Map<String, Value>) -> Option<Result<Self, String>> {
         let shared = shared_names::<C, A>(action);
         let mut common = Map::new();
-        for name in shared.iter() {
-            if let Some(value) = fields.remove(name) {
-                common.insert(name.clone(), value);
+        for name in &shared {
+            if let Some(value) = fields.remove(*name) {
+                common.insert((*name).to_owned(), value);
             }
         }
         let args = A::parse(action, fields)?
@@ -62,13 +56,13 @@ where
         }))
     }
 
-    fn field_schema(action: A::Action) -> Option<Map<String, Value>> {
-        let own = A::field_schema(action)?;
-        Some(with_fields_of(&input_schema::<C>(), own))
+    fn field_names(action: A::Action) -> &'static [&'static str] {
+        A::field_names(action)
     }
 
+    #[cfg(test)]
     fn field_schemas() -> Vec<(&'static super::ActionSpec, Map<String, Value>)> {
-        let common = input_schema::<C>();
+        let common = super::generate::input_schema::<C>();
         A::field_schemas()
             .into_iter()
             .map(|(spec, own)| (spec, with_fields_of(&common, own)))
@@ -76,41 +70,26 @@ where
     }
 }
 
-/// The common fields `action` reads from `C` (those it does not declare
-/// itself; none for `help`, which takes no field: `A` refuses them),
-/// worked out from the schemas once per tool and action.
-fn shared_names<C, A>(action: A::Action) -> Arc<[String]>
-where
-    C: schemars::JsonSchema + 'static,
-    A: ActionArgs,
-{
-    type Cache = Mutex<HashMap<(TypeId, &'static str), Arc<[String]>>>;
-    static NAMES: OnceLock<Cache> = OnceLock::new();
-    let key = (TypeId::of::<(C, A)>(), action.spec().name);
-    let mut cache = NAMES
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    cache
-        .entry(key)
-        .or_insert_with(|| match A::field_schema(action) {
-            Some(own) => {
-                let own = property_names(&own);
-                property_names(&input_schema::<C>())
-                    .into_iter()
-                    .filter(|name| !own.contains(name))
-                    .collect()
-            }
-            None => Arc::from(Vec::new()),
-        })
-        .clone()
+/// The common members `action` reads from `C`: those its own struct does
+/// not read itself (none for `help`, which takes no field: `A` refuses
+/// them), in `C`'s declaration order.
+fn shared_names<C: DeserializeOwned, A: ActionArgs>(action: A::Action) -> Vec<&'static str> {
+    if action.spec().name == "help" {
+        return Vec::new();
+    }
+    let own = A::field_names(action);
+    field_names::<C>()
+        .iter()
+        .copied()
+        .filter(|name| !own.contains(name))
+        .collect()
 }
 
 /// `message`, serde's error for a field an action's own struct does not
 /// know, with the common fields `names` first in the list of what it
 /// expects (as one struct would say it: `unknown field `x`, expected
 /// `path` or `timeout_ms``); `None` for any other message.
-fn expecting_also(message: &str, names: &[String]) -> Option<String> {
+fn expecting_also(message: &str, names: &[&str]) -> Option<String> {
     if names.is_empty() || !message.starts_with("invalid arguments: unknown field `") {
         return None;
     }
@@ -127,7 +106,7 @@ fn expecting_also(message: &str, names: &[String]) -> Option<String> {
             (head, tail.split('`').skip(1).step_by(2).collect())
         }
     };
-    let all: Vec<&str> = names.iter().map(String::as_str).chain(listed).collect();
+    let all: Vec<&str> = names.iter().copied().chain(listed).collect();
     let expected = match all.as_slice() {
         [one] => format!("`{one}`"),
         [first, second] => format!("`{first}` or `{second}`"),
@@ -140,6 +119,7 @@ fn expecting_also(message: &str, names: &[String]) -> Option<String> {
 }
 
 /// The names of the properties of an object `schema`.
+#[cfg(test)]
 fn property_names(schema: &Map<String, Value>) -> Vec<String> {
     match schema.get("properties") {
         Some(Value::Object(props)) => props.keys().cloned().collect(),
@@ -150,14 +130,19 @@ fn property_names(schema: &Map<String, Value>) -> Vec<String> {
 /// The object schema `own` with the properties of `common` it does not
 /// declare itself added (and those of them `common` requires required
 /// first).
+#[cfg(test)]
 fn with_fields_of(common: &Map<String, Value>, mut own: Map<String, Value>) -> Map<String, Value> {
     let own_names = property_names(&own);
-    let mut required: Vec<Value> = required_names(common)
+    let mut required: Vec<Value> = super::generate::required_names(common)
         .into_iter()
         .filter(|name| !own_names.iter().any(|own| own == name))
         .map(Value::from)
         .collect();
-    required.extend(required_names(&own).into_iter().map(Value::from));
+    required.extend(
+        super::generate::required_names(&own)
+            .into_iter()
+            .map(Value::from),
+    );
     let mut properties = match own.remove("properties") {
         Some(Value::Object(props)) => props,
         _ => Map::new(),
