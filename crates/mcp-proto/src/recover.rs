@@ -99,10 +99,13 @@ pub fn from_str_lossy<T: serde::de::DeserializeOwned>(
     }
 }
 
-/// The request id of the JSON object whose text starts with `text`, when
-/// its top-level `id` member (a string or an integer within i64) comes
-/// before the text ends or breaks. Members before it are skipped whatever
-/// they hold; a UTF-8 byte order mark and whitespace are allowed.
+/// The request id of the JSON object whose text starts with `text`: the
+/// value of the last top-level `id` member before the text ends or
+/// breaks (the member a parse of the whole message keeps), when it is a
+/// string or an integer within i64 and whole; `None` when that last one
+/// is of another kind (`null`, `1.5`) or cut off. Other members are
+/// skipped whatever they hold; the key may be spelled with escapes
+/// (`"\u0069d"`); a UTF-8 byte order mark and whitespace are allowed.
 ///
 /// ```
 /// use mcp_proto::recover::salvage_id;
@@ -111,24 +114,45 @@ pub fn from_str_lossy<T: serde::de::DeserializeOwned>(
 /// let cut = br#"{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"x":"aaaa"#;
 /// assert_eq!(salvage_id(cut), Some(RequestId::String("big-1".into())));
 /// assert_eq!(salvage_id(br#"{"params":{"id":1},"id":7,"#), Some(RequestId::Number(7)));
+/// assert_eq!(salvage_id(br#"{"id":7,"id":8,"params":"#), Some(RequestId::Number(8)));
 /// assert_eq!(salvage_id(br#"{"method":"ping","#), None);
 /// ```
 pub fn salvage_id(text: &[u8]) -> Option<RequestId> {
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
     let mut scan = Scan { text, at: 0 };
+    let mut found = None;
     scan.expect(b'{')?;
-    loop {
+    // Each step stops at the end of the text or at anything unexpected,
+    // and then the id read so far is the answer.
+    let mut member = || -> Option<bool> {
         let key = scan.string()?;
         scan.expect(b':')?;
-        if key == br#""id""# {
-            return scan.id();
+        if is_id_key(key) {
+            let start = scan.at;
+            found = scan.id();
+            if found.is_none() {
+                scan.at = start;
+                scan.skip_value()?;
+            }
+        } else {
+            scan.skip_value()?;
         }
-        scan.skip_value()?;
-        match scan.next_byte()? {
-            b',' => {}
-            _ => return None,
-        }
-    }
+        Some(scan.next_byte()? == b',')
+    };
+    while let Some(true) = member() {}
+    found
+}
+
+/// True for a key token (quotes included) that means `id`, spelled with
+/// escapes or not.
+fn is_id_key(token: &[u8]) -> bool {
+    token == br#""id""#
+        || (token.len() <= MAX_KEY_BYTES
+            && token.contains(&b'\\')
+            && std::str::from_utf8(token)
+                .ok()
+                .and_then(|text| serde_json::from_str::<String>(text).ok())
+                .is_some_and(|key| key == "id"))
 }
 
 /// The most bytes of an `id` value [`IdFinder`] keeps: longer ids are not
@@ -138,10 +162,10 @@ const MAX_ID_BYTES: usize = 1024;
 /// Finds the top-level `id` member of a JSON object fed to it in pieces,
 /// in constant memory (at most 1 KiB of the id's text is kept): for a
 /// message too long to hold, whose id may come after megabytes of
-/// `params`. Members before the id are skipped whatever they hold; nested
-/// objects' `id` members are not the message's. The first top-level `id`
-/// counts. Text that is not an object, or breaks before the id ends,
-/// finds nothing.
+/// `params`. Other members are skipped whatever they hold; nested
+/// objects' `id` members are not the message's. The last top-level `id`
+/// counts, as in [`salvage_id`]: text that is not an object, or whose
+/// last `id` is cut off or too long, finds nothing.
 ///
 /// ```
 /// use mcp_proto::recover::IdFinder;
@@ -165,6 +189,11 @@ pub struct IdFinder {
     key_fits: bool,
     /// The id value's text, while it is read.
     value: Vec<u8>,
+    /// False once the value being read passed [`MAX_ID_BYTES`].
+    value_fits: bool,
+    /// The text of the last id value read whole (empty when it was too
+    /// long).
+    found: Vec<u8>,
 }
 
 /// Where an [`IdFinder`] is in the top-level object.
@@ -179,9 +208,9 @@ enum FindState {
     Colon,
     /// Skipping a member's value.
     Skip,
-    /// Reading the `id` member's value.
+    /// Reading an `id` member's value.
     Id,
-    /// Done: the id was read, or there is none to read.
+    /// Done: the object ended, or the text is no object.
     Done,
 }
 
@@ -204,15 +233,16 @@ impl IdFinder {
         }
     }
 
-    /// The id, once its whole value has been fed (`None` before, and when
-    /// the text has no readable top-level `id`).
+    /// The last top-level id whose whole value has been fed (`None`
+    /// before, while a later `id` is being read, and when the text has no
+    /// readable top-level `id`).
     pub fn id(&self) -> Option<RequestId> {
-        if self.state != FindState::Done || self.value.is_empty() {
+        if self.state == FindState::Id || self.found.is_empty() {
             return None;
         }
-        let mut text = Vec::with_capacity(self.value.len() + 7);
+        let mut text = Vec::with_capacity(self.found.len() + 7);
         text.extend_from_slice(br#"{"id":"#);
-        text.extend_from_slice(&self.value);
+        text.extend_from_slice(&self.found);
         text.push(b'}');
         salvage_id(&text)
     }
@@ -252,7 +282,11 @@ impl IdFinder {
                 _ => self.state = FindState::Done,
             },
             FindState::Colon => match byte {
-                b':' if self.key_fits && self.key_is_id() => self.state = FindState::Id,
+                b':' if self.key_fits && self.key_is_id() => {
+                    self.value.clear();
+                    self.value_fits = true;
+                    self.state = FindState::Id;
+                }
                 b':' => self.state = FindState::Skip,
                 _ => self.state = FindState::Done,
             },
@@ -266,8 +300,13 @@ impl IdFinder {
         match byte {
             b',' | b'}' if self.depth == 1 => {
                 if self.state == FindState::Id {
-                    self.state = FindState::Done;
-                } else if byte == b',' {
+                    self.found = if self.value_fits {
+                        std::mem::take(&mut self.value)
+                    } else {
+                        Vec::new()
+                    };
+                }
+                if byte == b',' {
                     self.enter_key();
                 } else {
                     self.state = FindState::Done;
@@ -298,11 +337,8 @@ impl IdFinder {
             FindState::Key if self.key.len() < MAX_KEY_BYTES => self.key.push(byte),
             FindState::Key => self.key_fits = false,
             FindState::Id if self.value.len() < MAX_ID_BYTES => self.value.push(byte),
-            FindState::Id => {
-                // Too long to be an id worth answering to.
-                self.value.clear();
-                self.state = FindState::Done;
-            }
+            // Too long to be an id worth answering to.
+            FindState::Id => self.value_fits = false,
             _ => {}
         }
     }
@@ -456,7 +492,7 @@ mod tests {
 
     #[test]
     fn ids_are_salvaged_from_the_start_of_broken_text() {
-        let cases: [(&[u8], Option<RequestId>); 9] = [
+        let cases: [(&[u8], Option<RequestId>); 14] = [
             (
                 br#"{"jsonrpc":"2.0","id":"big-1","params":{"#,
                 Some("big-1".into()),
@@ -472,6 +508,14 @@ mod tests {
             (br#"{"id":1.5,"#, None),
             (br#"{"id":null,"#, None),
             (br#"[{"id":1}]"#, None),
+            (
+                br#"{"id":1,"method":"x","id":"two","params":{"#,
+                Some("two".into()),
+            ),
+            (br#"{"\u0069d":5,"#, Some(RequestId::Number(5))),
+            (br#"{"id":1,"id":null,"#, None),
+            (br#"{"id":1,"id":"cu"#, None),
+            (br#"{"id":1,"idx":2,"#, Some(RequestId::Number(1))),
         ];
         for (text, want) in cases {
             assert_eq!(salvage_id(text), want, "{}", String::from_utf8_lossy(text));

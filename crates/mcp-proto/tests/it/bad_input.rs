@@ -223,7 +223,7 @@ fn an_over_long_line_keeps_an_id_that_comes_after_its_params() {
 
 #[test]
 fn the_id_finder_reads_only_the_top_level_id() {
-    let cases: [(&str, Option<RequestId>); 12] = [
+    let cases: [(&str, Option<RequestId>); 14] = [
         (r#"{"id":1}"#, Some(RequestId::Number(1))),
         (
             r#"{"a":{"id":2},"id":"x"}"#,
@@ -239,7 +239,9 @@ fn the_id_finder_reads_only_the_top_level_id() {
             "\u{feff} { \"id\" : \"sp ace\" }",
             Some(RequestId::String("sp ace".into())),
         ),
-        (r#"{"id":8,"id":9}"#, Some(RequestId::Number(8))),
+        (r#"{"id":8,"id":9}"#, Some(RequestId::Number(9))),
+        (r#"{"id":8,"x":1,"id":null}"#, None),
+        (r#"{"id":8,"x":{"id":1},"#, Some(RequestId::Number(8))),
         (r#"{"ids":1,"xid":2}"#, None),
         (r#"{"a":{"id":2}}"#, None),
         (r#"[{"id":1}]"#, None),
@@ -265,6 +267,15 @@ fn an_id_longer_than_a_kilobyte_is_not_recovered() {
     let mut finder = IdFinder::new();
     finder.feed(format!(r#"{{"id":"{}"}}"#, "i".repeat(2000)).as_bytes());
     assert_eq!(finder.id(), None);
+    // The last id counts: an overlong one after a short one hides it, a
+    // short one after an overlong one is read.
+    let long = "i".repeat(2000);
+    let mut finder = IdFinder::new();
+    finder.feed(format!(r#"{{"id":1,"id":"{long}"}}"#).as_bytes());
+    assert_eq!(finder.id(), None);
+    let mut finder = IdFinder::new();
+    finder.feed(format!(r#"{{"id":"{long}","id":2}}"#).as_bytes());
+    assert_eq!(finder.id(), Some(RequestId::Number(2)));
 }
 
 #[test]
