@@ -10,7 +10,10 @@
 #   (release build), which forwards GET /items/one to the upstream;
 # - floor: wrk POSTs the same body to examples/relay_floor.rs, which answers
 #   each POST with one GET /items/one through reqwest, served by axum on the
-#   door's runtime: the least a door made of those libraries can cost.
+#   door's runtime: the least a door made of those libraries can cost;
+# - hyper: the same with `relay_floor --hyper`: hyper's HTTP/1 server and
+#   client alone on one thread, an upstream connection per client
+#   connection: what Rust's HTTP stack costs without axum and reqwest.
 #
 # Added latency = median through the proxy - median direct, at 1 connection;
 # requests per second at 1 and 16 connections. Then GitHub's description
@@ -46,9 +49,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-read -r up lb door door2 floor < <(python3 -c '
+read -r up lb door door2 floor hyper < <(python3 -c '
 import socket
-socks = [socket.socket() for _ in range(5)]
+socks = [socket.socket() for _ in range(6)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 for s in socks: s.close()')
@@ -100,6 +103,8 @@ RUST_LOG=warn "$bin" door --openapi "$work/items.yaml=http://127.0.0.1:$up" \
 pids+=("$!")
 "$floor_bin" "127.0.0.1:$floor" "http://127.0.0.1:$up/items/one" >"$work/floor.log" 2>&1 &
 pids+=("$!")
+"$floor_bin" --hyper "127.0.0.1:$hyper" "http://127.0.0.1:$up/items/one" >"$work/hyper.log" 2>&1 &
+pids+=("$!")
 
 cat >"$work/call.lua" <<'EOF'
 wrk.method = "POST"
@@ -119,9 +124,11 @@ for url in "http://127.0.0.1:$up/items/one" "http://127.0.0.1:$lb/items/one" \
         sleep 0.2
     done
 done
-until curl -fsS --max-time 2 -X POST --data '{}' "http://127.0.0.1:$floor/v1/mcp" >/dev/null 2>&1; do
-    [ "$SECONDS" -lt "$deadline" ] || { echo "door-bench: relay_floor not up" >&2; exit 1; }
-    sleep 0.2
+for port in "$floor" "$hyper"; do
+    until curl -fsS --max-time 2 -X POST --data '{}' "http://127.0.0.1:$port/v1/mcp" >/dev/null 2>&1; do
+        [ "$SECONDS" -lt "$deadline" ] || { echo "door-bench: relay_floor on $port not up" >&2; exit 1; }
+        sleep 0.2
+    done
 done
 # The call must succeed before it is measured.
 answer="$(curl -fsS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
@@ -159,10 +166,12 @@ PY
     measure haproxy 1 "http://127.0.0.1:$lb/items/one"
     measure door 1 "http://127.0.0.1:$door/v1/mcp" "$work/call.lua"
     measure floor 1 "http://127.0.0.1:$floor/v1/mcp" "$work/call.lua"
+    measure hyper 1 "http://127.0.0.1:$hyper/v1/mcp" "$work/call.lua"
     measure direct 16 "http://127.0.0.1:$up/items/one"
     measure haproxy 16 "http://127.0.0.1:$lb/items/one"
     measure door 16 "http://127.0.0.1:$door/v1/mcp" "$work/call.lua"
     measure floor 16 "http://127.0.0.1:$floor/v1/mcp" "$work/call.lua"
+    measure hyper 16 "http://127.0.0.1:$hyper/v1/mcp" "$work/call.lua"
 } >"$work/figures"
 python3 - "$work/figures" <<'PY'
 import sys
@@ -173,7 +182,7 @@ for line in open(sys.argv[1]):
 print('| path | median at 1 conn. | added | req/s at 1 conn. | req/s at 16 conn. | non-2xx |')
 print('|---|---|---|---|---|---|')
 direct = rows[('direct', 1)][0]
-for name in ('direct', 'haproxy', 'door', 'floor'):
+for name in ('direct', 'haproxy', 'door', 'floor', 'hyper'):
     p50, rps1, e1 = rows[(name, 1)]
     _, rps16, e16 = rows[(name, 16)]
     added = '' if name == 'direct' else '%.0f µs' % (p50 - direct)
@@ -185,6 +194,8 @@ print('door added / HAProxy added at 1 connection: %.1f× (goal ≤ 2×)' % (doo
 print('door req/s / HAProxy req/s at 16 connections: %.2f' % (rows[('door', 16)][1] / rows[('haproxy', 16)][1]))
 floor = rows[('floor', 1)][0] - direct
 print('floor (axum + reqwest, nothing else) added / HAProxy added: %.1f×; door added - floor added: %.0f µs' % (floor / proxy if proxy > 0 else float('inf'), door - floor))
+hyper = rows[('hyper', 1)][0] - direct
+print('hyper floor (hyper alone, one thread) added / HAProxy added: %.1f×' % (hyper / proxy if proxy > 0 else float('inf')))
 PY
 echo "door-bench: load average at the end of the wrk runs $(cut -d' ' -f1-3 /proc/loadavg)"
 
