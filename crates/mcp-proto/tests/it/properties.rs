@@ -1,6 +1,7 @@
 //! Properties: valid messages round-trip; the SSE parser gives the same
 //! events for every split of a stream; the framer never yields a partial
-//! message, and names the id of every line too long to keep.
+//! message, and names the id of every line too long to keep; the id read
+//! from text that is not parsed is the one a parse keeps.
 
 use std::io::{BufReader, Read};
 
@@ -247,7 +248,73 @@ fn split_feed(bytes: &[u8], cuts: &[usize]) -> Vec<Result<SseEvent, sse::SseErro
     out
 }
 
+/// One member of a top-level object for the id properties: `id` as
+/// written, `id` spelled with escapes, or another name; and its value.
+fn id_members() -> impl Strategy<Value = Vec<(u8, String, Value)>> {
+    let value = prop_oneof![
+        any::<i64>().prop_map(Value::from),
+        ".{0,6}".prop_map(Value::String),
+        json_value(),
+    ];
+    prop::collection::vec((0u8..3, "[a-z]{1,4}", value), 0..6)
+}
+
+/// The object text of `members`, and the id a parse of it keeps: the last
+/// `id` member's value, when it is a string or an i64.
+fn id_object(members: &[(u8, String, Value)]) -> (String, Option<RequestId>) {
+    let mut text = String::from("{");
+    let mut id = None;
+    for (i, (kind, name, value)) in members.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        let key = match kind {
+            0 => "\"id\"".to_owned(),
+            1 => "\"\\u0069d\"".to_owned(),
+            _ => serde_json::to_string(name).unwrap(),
+        };
+        text.push_str(&format!("{key}:{value}"));
+        if *kind < 2 || name == "id" {
+            id = match value {
+                Value::String(s) => Some(RequestId::String(s.clone())),
+                Value::Number(n) => n.as_i64().map(RequestId::Number),
+                _ => None,
+            };
+        }
+    }
+    text.push('}');
+    (text, id)
+}
+
 proptest! {
+    #[test]
+    fn the_salvaged_id_is_the_one_a_parse_keeps(
+        members in id_members(),
+        cuts in prop::collection::vec(any::<usize>(), 0..6),
+    ) {
+        let (text, id) = id_object(&members);
+        // serde_json keeps the last of a repeated member, too.
+        if let Ok(Value::Object(parsed)) = serde_json::from_str::<Value>(&text) {
+            let kept = match parsed.get("id") {
+                Some(Value::String(s)) => Some(RequestId::String(s.clone())),
+                Some(Value::Number(n)) => n.as_i64().map(RequestId::Number),
+                _ => None,
+            };
+            prop_assert_eq!(&kept, &id);
+        }
+        prop_assert_eq!(recover::salvage_id(text.as_bytes()), id.clone(), "{}", text);
+        let bytes = text.as_bytes();
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut finder = recover::IdFinder::new();
+        let mut start = 0;
+        for cut in cuts.into_iter().chain([bytes.len()]) {
+            finder.feed(&bytes[start..cut]);
+            start = cut;
+        }
+        prop_assert_eq!(finder.id(), id, "{}", text);
+    }
+
     #[test]
     fn any_valid_message_round_trips(msg in message()) {
         let bytes = serde_json::to_vec(&msg).unwrap();
