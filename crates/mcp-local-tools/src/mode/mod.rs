@@ -38,6 +38,10 @@ mod tool;
 #[cfg(feature = "mode")]
 pub use tool::ModeTool;
 
+/// The `mode` tool's name: kept in every preset, and a call to it changes
+/// what the session's later calls may use.
+pub const TOOL_NAME: &str = "mode";
+
 /// How many changes a slow receiver of [`Modes::subscribe`] may miss
 /// before it is told it lagged.
 const CHANGES_BACKLOG: usize = 256;
@@ -82,7 +86,7 @@ impl Modes {
     /// pairs, as [`crate::LocalTool::actions`] gives them from the
     /// capability table).
     pub fn builtin(tools: &[(&str, Vec<(&'static str, bool)>)]) -> Modes {
-        let mut review = vec!["mode".to_owned()];
+        let mut review = vec![TOOL_NAME.to_owned()];
         for (tool, actions) in tools {
             if *tool == "mode" {
                 continue;
@@ -174,7 +178,7 @@ impl Modes {
         let preset = self.presets.iter().find(|p| p.name == name)?;
         let mut allowed = preset.allowed.clone()?;
         if !allowed.iter().any(|e| e == "mode") {
-            allowed.push("mode".to_owned());
+            allowed.push(TOOL_NAME.to_owned());
         }
         Some(allowed)
     }

@@ -53,7 +53,12 @@ const DESCRIPTION: &str = "Switch what this connection may use among named modes
 
 impl ActionTool for ModeTool {
     type Args = ModeCall;
-    const ABOUT: About = About::new("mode", "Mode", Hints::SESSION_SETTING, DESCRIPTION);
+    const ABOUT: About = About::new(
+        super::TOOL_NAME,
+        "Mode",
+        Hints::SESSION_SETTING,
+        DESCRIPTION,
+    );
 
     fn run_async<'a>(&'a self, call: ModeCall, ctx: ToolContext) -> ActionFuture<'a> {
         Box::pin(async move {

@@ -66,6 +66,15 @@ impl InFlight {
         self.tasks.len() >= self.bound
     }
 
+    /// Whether request `id` is still running (not answered, not
+    /// cancelled).
+    pub(crate) fn is_running(&self, id: &RequestId) -> bool {
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(id)
+    }
+
     /// Whether nothing is running.
     pub(crate) fn is_empty(&self) -> bool {
         self.tasks.is_empty()

@@ -70,6 +70,11 @@ pub(crate) struct Session {
     /// answered (`None` before its first): a source's change that list
     /// already shows is not announced again.
     listed: Arc<Mutex<Option<Vec<Option<u64>>>>>,
+    /// A `mode` call in flight: no request read after it is dispatched
+    /// until it ends, so each is checked by the mode it leaves (a client
+    /// that sends `mode set review` and a write at once gets the write
+    /// refused).
+    mode_call: Option<RequestId>,
 }
 
 impl Session {
@@ -90,12 +95,24 @@ impl Session {
             outbox,
             features,
             listed: Arc::default(),
+            mode_call: None,
         }
     }
 
     /// Waits until a request in flight ends (never, while none runs).
     pub(crate) async fn request_ended(&mut self) {
         self.inflight.join_next().await;
+    }
+
+    /// Whether a request read now must wait: every slot is taken, or a
+    /// `mode` call is still changing what later calls may do.
+    fn must_wait(&mut self) -> bool {
+        if let Some(id) = &self.mode_call
+            && !self.inflight.is_running(id)
+        {
+            self.mode_call = None;
+        }
+        self.inflight.is_full() || self.mode_call.is_some()
     }
 
     /// Lets the requests in flight finish, at most the server's shutdown
@@ -295,7 +312,7 @@ where
     let mut input_done = false;
     tokio::pin!(shutdown);
     loop {
-        let busy = session.inflight.is_full();
+        let busy = session.must_wait();
         if !busy && let Some(message) = parked.take() {
             session.on_message(message);
             continue;

@@ -128,6 +128,9 @@ impl Session {
             Ok(prepared) => prepared,
             Err(error) => return self.send_error(Some(id), error),
         };
+        if call.name() == mcp_local_tools::mode::TOOL_NAME && self.server.modes().is_some() {
+            self.mode_call = Some(id.clone());
+        }
         let cancel = CancellationToken::new();
         let mut cx = self.context(&id, era, request_meta.as_ref(), &cancel);
         let server = self.server.clone();

@@ -519,6 +519,41 @@ servetest!(
     }
 );
 
+servetest!(
+    a_call_sent_with_a_mode_change_is_checked_by_the_new_mode,
+    [],
+    |server, root| {
+        server.initialize("2025-11-25");
+        for round in 0..3 {
+            let (set, write) = (100 + 10 * round, 101 + 10 * round);
+            // Both in one write: the write is read while the mode call may
+            // still be running.
+            let lines = [
+                json!({ "jsonrpc": "2.0", "id": set, "method": "tools/call",
+                    "params": call_params("mode", json!({ "action": "set", "name": "review" })) }),
+                json!({ "jsonrpc": "2.0", "id": write, "method": "tools/call",
+                    "params": call_params("fs", json!({ "action": "write", "path": "b.txt", "content": "beta" })) }),
+            ];
+            server.send_line(&format!("{}\n{}", lines[0], lines[1]));
+            let mut answers = std::collections::BTreeMap::new();
+            while answers.len() < 2 {
+                let message = server.recv();
+                if let Some(id) = message["id"].as_i64() {
+                    answers.insert(id, message);
+                }
+            }
+            assert_eq!(
+                answers[&write],
+                json!({ "jsonrpc": "2.0", "id": write,
+                    "error": by_mode(refusal("fs", "action", "write", &FS_READS), "review") }),
+                "round {round}"
+            );
+            assert!(!root.join("b.txt").exists(), "round {round}");
+            mode_changing(&mut server, set + 5, json!({ "action": "reset" }));
+        }
+    }
+);
+
 /// `hanzo-mcp serve --no-door --root <root> <extra>` with these variables,
 /// past the handshake.
 fn serve(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Proc {
