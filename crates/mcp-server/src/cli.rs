@@ -1139,11 +1139,22 @@ async fn serve(
         Some(addr) => Some(prepare_http(&args, addr)?),
         None => None,
     };
-    {
+    // The start-up line waits for the door's connect at most
+    // START_LINE_DOOR_WAIT, and no longer than serving lasts: input that
+    // ends at once still gets its line, the door's state then not known.
+    let serving_ended = tokio_util::sync::CancellationToken::new();
+    let line = {
         let args = args.clone();
+        let serving_ended = serving_ended.clone();
         tokio::spawn(async move {
             let reach = match &door {
-                Some(probe) => Some(probe.reach_within(START_LINE_DOOR_WAIT).await),
+                Some(probe) => Some(tokio::select! {
+                    biased;
+                    reach = probe.reach_within(START_LINE_DOOR_WAIT) => reach,
+                    () = serving_ended.cancelled() => {
+                        crate::assembly::DoorReach::NotKnown("still connecting".to_owned())
+                    }
+                }),
                 None => None,
             };
             let first = match (&door, &reach) {
@@ -1164,13 +1175,18 @@ async fn serve(
             } else {
                 tracing::info!("{line}");
             }
-        });
-    }
-    if let Some(http) = http {
-        return http.serve(server, shutdown).await;
-    }
-    let (input, output) = crate::stdio::pipes();
-    server.serve(input, output, shutdown).await
+        })
+    };
+    let served = match http {
+        Some(http) => http.serve(server, shutdown).await,
+        None => {
+            let (input, output) = crate::stdio::pipes();
+            server.serve(input, output, shutdown).await
+        }
+    };
+    serving_ended.cancel();
+    let _ = line.await;
+    served
 }
 
 /// `serve --http ADDR`, checked and ready: the settings, and the bearer

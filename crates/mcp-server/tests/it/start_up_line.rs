@@ -9,7 +9,8 @@ use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::json;
 
 use crate::common::{
-    Proc, behind_fake_door, free_address, local_names, names, run, serve_with_door, tool_names,
+    CANARY, Proc, behind_fake_door, free_address, local_names, names, run, serve_with_door,
+    tool_names,
 };
 
 const OUTAGE: &str = "door unavailable (";
@@ -190,6 +191,33 @@ fn the_start_up_line_counts_the_allowed_local_tools_and_says_the_door_is_off() {
     );
     assert!(line.contains(" INFO "), "{line}");
     finish(server, seen);
+}
+
+#[test]
+fn input_that_ends_at_once_still_gets_the_start_up_line() {
+    // The name lookup of `.invalid` may take longer than a session whose
+    // input is empty: the line is written either way, with the door's
+    // state as far as it is known.
+    let url = "https://door.invalid/v1/mcp";
+    for _ in 0..4 {
+        let out = run(
+            &["serve", "--log-level", "info"],
+            &[("HANZO_MCP_DOOR", url), ("HANZO_API_KEY", CANARY)],
+        );
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("hanzo-mcp "))
+            .collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        let text = start_up_text(lines[0]);
+        assert!(
+            text.ends_with(&format!("door {url} (still connecting)"))
+                || text.contains("cannot resolve door.invalid"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]
