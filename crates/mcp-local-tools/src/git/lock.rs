@@ -33,6 +33,11 @@
 //! - no automatic maintenance runs (`maintenance.auto`, `gc.auto`);
 //! - bundle URIs are off (`fetch.bundleURI`, `transfer.bundleURI`): a
 //!   fetch would import the bundle a path names, wherever it lies;
+//! - files outside the repository that git would read or write are not
+//!   used: fsck skip lists (echoed line by line in an error), cookie
+//!   files (read, sent to the remote, overwritten), the diff order file;
+//! - a pull of more than two heads fails instead of running the octopus
+//!   script (`pull.octopus=ort`);
 //! - a `core.excludesFile` outside the roots is not read when the
 //!   repository's config, or a global file inside the roots, names it (it
 //!   would tell, through `status`, which lines a file no tool may read
@@ -112,6 +117,11 @@ const FIXED: &[(&str, &str)] = &[
     // name is a program (`git-merge-<name>`), and `resolve` and `octopus`
     // are shell scripts.
     ("pull.twohead", "ort"),
+    // More than one head to merge (two `branch.<name>.merge` values) would
+    // take `pull.octopus`, by default `octopus`, a shell script that runs
+    // `sed` and `tr` from `PATH`: `ort` takes no more than two heads, so
+    // such a pull fails, running nothing.
+    ("pull.octopus", "ort"),
     ("gc.auto", "0"),
     ("gc.autoDetach", "false"),
     ("fetch.bundleURI", ""),
@@ -214,6 +224,19 @@ pub(crate) fn neutral_value(key: &str) -> Option<&'static str> {
         ("uploadpack", None, "packobjectshook") => Some(""),
         ("hook", Some(_), "command") => Some(""),
         ("ssh", None, "variant") => Some("simple"),
+        // Files git reads or writes wherever they are: an fsck skip list
+        // is echoed line by line in an error ("invalid object name: ..."),
+        // and a cookie file is read, sent to the remote and, with
+        // `saveCookies`, overwritten.
+        ("fsck", None, "skiplist") => Some("/dev/null"),
+        ("fetch" | "receive", Some(sub), "skiplist") if sub.eq_ignore_ascii_case("fsck") => {
+            Some("/dev/null")
+        }
+        // The order of a diff's files tells which lines of an order file
+        // name them, and a missing one is named in the error.
+        ("diff", None, "orderfile") => Some("/dev/null"),
+        ("http", _, "cookiefile") => Some(""),
+        ("http", _, "savecookies") => Some("false"),
         ("protocol", Some(p), "allow") if !TRANSPORTS.contains(&p) => Some("never"),
         _ => None,
     }
@@ -399,6 +422,33 @@ mod tests {
     }
 
     #[test]
+    fn a_repository_s_octopus_and_file_keys_are_overridden_on_the_command_scope() {
+        let top = std::env::temp_dir();
+        let roots = crate::roots::Roots::new(vec![top.clone()]).expect("a root");
+        let entries = parse(
+            "local\0file:.git/config\0pull.octopus\npwn\0\
+             local\0file:.git/config\0fetch.fsck.skiplist\n/etc/shadow\0\
+             local\0file:.git/config\0http.http://127.0.0.1:1/.cookiefile\n/tmp/jar\0\
+             local\0file:.git/config\0http.savecookies\ntrue\0",
+        );
+        let locked = super::lock(&entries, &top, &roots, &[top.join(".git")]).expect("locked");
+        // The last value of a key on the command scope is the one git uses.
+        let last = |key: &str| {
+            locked
+                .config
+                .iter()
+                .rev()
+                .find(|(k, _)| k.eq_ignore_ascii_case(key))
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(last("pull.octopus"), Some("ort"));
+        assert_eq!(last("pull.twohead"), Some("ort"));
+        assert_eq!(last("fetch.fsck.skiplist"), Some("/dev/null"));
+        assert_eq!(last("http.http://127.0.0.1:1/.cookiefile"), Some(""));
+        assert_eq!(last("http.savecookies"), Some("false"));
+    }
+
+    #[test]
     fn program_keys_are_neutralised_and_others_kept() {
         for (key, value) in [
             ("filter.lfs.clean", ""),
@@ -416,6 +466,14 @@ mod tests {
             ("remote.origin.uploadpack", "git-upload-pack"),
             ("branch.main.mergeOptions", ""),
             ("protocol.foo.allow", "never"),
+            ("fsck.skipList", "/dev/null"),
+            ("fetch.fsck.skipList", "/dev/null"),
+            ("receive.fsck.skiplist", "/dev/null"),
+            ("http.cookieFile", ""),
+            ("http.https://example.com/.cookiefile", ""),
+            ("http.saveCookies", "false"),
+            ("diff.orderFile", "/dev/null"),
+            ("http.http://127.0.0.1:1/.savecookies", "false"),
         ] {
             assert_eq!(neutral_value(key), Some(value), "{key}");
         }
@@ -426,6 +484,9 @@ mod tests {
             "remote.origin.url",
             "protocol.https.allow",
             "core.autocrlf",
+            "fetch.fsckObjects",
+            "fetch.fsck.badDate",
+            "http.extraHeader",
         ] {
             assert_eq!(neutral_value(key), None, "{key}");
         }
