@@ -344,7 +344,14 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
         gated.extend(view);
     }
     let mut probe = None;
-    if options.door {
+    // A door the allowlist denies (`"door": []`) is never contacted: no
+    // list is fetched, no bearer is looked for (no `hanzo auth token`).
+    let door_denied = options
+        .allowed
+        .server("door")
+        .is_some_and(|list| list.is_empty());
+    let door_on = options.door && !door_denied;
+    if door_on {
         let door = Arc::new(DeferredDoor::start(
             door_config(options, &untrusted)?,
             options.door_wait,
@@ -357,7 +364,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
     }
     Ok(Assembly {
         composition: Composition::new(sources).reserve("local", reserved),
-        list_changed: options.door || !options.mounts.is_empty(),
+        list_changed: door_on || !options.mounts.is_empty(),
         gated,
         client_roots,
         modes,

@@ -57,6 +57,8 @@ fn local_fs_only_and_the_door_denied() {
         "{:?}",
         forwarded_names(&door)
     );
+    // A door the allowlist denies is never contacted, not even listed.
+    assert_eq!(door.requests_for("tools/list").len(), 0);
 }
 
 #[test]
