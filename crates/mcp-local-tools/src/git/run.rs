@@ -692,6 +692,26 @@ impl<'a> Repo<'a> {
                     "GIT_CONFIG_PARAMETERS",
                     "GIT_CONFIG_COUNT",
                     "GIT_CONFIG",
+                    // Where git finds its own programs (`git-remote-http`,
+                    // the merge scripts): a folder the server's
+                    // environment names could hold any program.
+                    "GIT_EXEC_PATH",
+                    // Programs that win over the config's neutral values.
+                    "GIT_EDITOR",
+                    "GIT_SEQUENCE_EDITOR",
+                    "GIT_PAGER",
+                    // Trace files: git would create and append to them
+                    // wherever they are.
+                    "GIT_TRACE",
+                    "GIT_TRACE_CURL",
+                    "GIT_TRACE_FSMONITOR",
+                    "GIT_TRACE_PACK_ACCESS",
+                    "GIT_TRACE_PACKET",
+                    "GIT_TRACE_PACKFILE",
+                    "GIT_TRACE_PERFORMANCE",
+                    "GIT_TRACE_REFS",
+                    "GIT_TRACE_SETUP",
+                    "GIT_TRACE_SHALLOW",
                 ]
                 .map(str::to_owned),
             );

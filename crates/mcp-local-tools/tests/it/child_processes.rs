@@ -792,3 +792,38 @@ async fn a_global_include_outside_the_roots_is_not_read_while_no_program_may_run
     let text = failed(c.git(true, status).await);
     assert!(text.contains("OUTSIDE-VALUE"), "the vector is real: {text}");
 }
+
+/// `GIT_TRACE` and `GIT_EXEC_PATH` in the server's environment reach git
+/// only when programs may run: a trace file is created wherever it names
+/// (outside the roots here), and an exec path names the folder git takes
+/// its own programs from.
+#[tokio::test]
+async fn git_trace_and_exec_path_from_the_environment_apply_only_when_programs_may() {
+    let case = Case::new();
+    let trace = case.s.base.join("outside/trace.log");
+    let mut toolbox = case.toolbox();
+    toolbox.set_child_env([
+        ("HOME".to_owned(), case.home.display().to_string()),
+        ("GIT_TRACE".to_owned(), trace.display().to_string()),
+        (
+            "GIT_EXEC_PATH".to_owned(),
+            case.s.base.join("outside").display().to_string(),
+        ),
+    ]);
+    let call = async |run_programs: bool| {
+        let mut ctx = ToolContext::new(case.s.roots.clone());
+        ctx.run_programs = run_programs;
+        call_in(
+            &toolbox,
+            "git",
+            ctx,
+            json!({"action": "status", "path": "proj"}),
+        )
+        .await
+    };
+    succeeded(call(false).await);
+    assert!(!trace.exists(), "git wrote the trace file");
+    // The vector is real: with programs allowed the variables pass.
+    call(true).await;
+    assert!(trace.exists(), "no trace with programs allowed");
+}
