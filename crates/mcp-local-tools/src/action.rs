@@ -16,9 +16,9 @@
 //! - where an action runs (the blocking pool, or the caller's task);
 //! - the cap on a result's text (a marker says where it was cut);
 //! - the tool definition for `tools/list` (honest annotations, and an
-//!   input schema made by schemars from the Rust argument types) and the
-//!   `help` text, both made once, by a test, and kept in `listed.json`
-//!   (see [`listed`]): the server runs no schema code.
+//!   input schema made by schemars from the Rust argument types) and each
+//!   action's field list in `help`, both made once, by a test, and kept in
+//!   `listed.json` (see [`listed`]): the server runs no schema code.
 
 use std::any::TypeId;
 use std::collections::HashMap;

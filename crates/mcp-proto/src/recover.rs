@@ -344,10 +344,7 @@ impl IdFinder {
     }
 
     fn key_is_id(&self) -> bool {
-        std::str::from_utf8(&self.key)
-            .ok()
-            .and_then(|text| serde_json::from_str::<String>(text).ok())
-            .is_some_and(|key| key == "id")
+        is_id_key(&self.key)
     }
 }
 
