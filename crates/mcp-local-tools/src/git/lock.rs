@@ -27,6 +27,12 @@
 //!   directory is refused: inside the roots the agent could change that
 //!   file between the listing and the run; outside them it is a file no
 //!   tool may read, whose values `remote` or `branch` would show;
+//! - a repository with a worktree entry (`<common>/worktrees/<id>/`)
+//!   whose `commondir` names a folder outside the roots is refused
+//!   (checked by `Repo::open` in `run.rs`): `worktree list` and `branch`
+//!   read the refs of the repository it names and would show its branches
+//!   and hashes; where the entry's work tree lies (`gitdir`) is not
+//!   checked;
 //! - a repository whose config has a conditional include (`includeIf`)
 //!   is refused: whether it applies can change within the call (a
 //!   branch switched), after the listing;

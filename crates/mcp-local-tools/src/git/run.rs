@@ -1,6 +1,14 @@
 //! Running the machine's `git` for one call: the repository check, the
 //! argv and environment every run gets, the checks on caller-given refs,
 //! names, remotes and paths, and the text of a result.
+//!
+//! The repository check ([`Repo::open`]): the work tree, the git
+//! directory, the common git directory and every object store
+//! (alternates followed) lie inside the roots. While no program may run,
+//! also: the git directory lies inside a `.git` folder, the git
+//! directories hold no symlink (`hooks/` aside), no worktree entry
+//! (`<common>/worktrees/<id>/commondir`) names a common git directory
+//! outside the roots, and the config passes the `lock` module.
 
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
@@ -101,7 +109,9 @@ impl<'a> Repo<'a> {
     /// exist inside the roots, and the work tree git finds from there must
     /// lie inside the roots too (a `core.worktree` pointing elsewhere is
     /// refused), and so must its git directories and object stores
-    /// ([`Repo::check_git_dirs`]).
+    /// ([`Repo::check_git_dirs`]) and, while no program may run, the
+    /// common git directories its worktree entries name
+    /// ([`Repo::check_worktree_entries`]).
     pub(crate) async fn open(
         ctx: &'a ToolContext,
         path: Option<&str>,
@@ -157,6 +167,9 @@ impl<'a> Repo<'a> {
                 repo.inside_dot_git(input, dir)?;
             }
             refuse_symlinks(input, &git_dirs)?;
+            if let Some(common) = git_dirs.get(1) {
+                repo.check_worktree_entries(input, common)?;
+            }
             repo.lock(&top, &git_dirs).await?;
         }
         Ok(repo)
@@ -294,6 +307,59 @@ impl<'a> Repo<'a> {
         self.check_alternates(input, Path::new(objects))?;
         resolved.truncate(2);
         Ok(resolved)
+    }
+
+    /// Refuses, while no program may run, a repository with a worktree
+    /// entry (`<common>/worktrees/<id>/`) whose `commondir` file names a
+    /// common git directory outside the roots: `worktree list` and
+    /// `branch` read, for every entry, the refs of the repository it names
+    /// (`packed-refs`, `refs/`), and would show its branches and hashes. A
+    /// relative value is read from the entry's folder, as git reads it.
+    /// Where the entry's work tree lies (its `gitdir` file) is not
+    /// checked: a worktree beside the checkout is the user's. Runs after
+    /// [`refuse_symlinks`], so no file read here leads outside `common`.
+    fn check_worktree_entries(&self, input: &str, common: &Path) -> Result<(), String> {
+        let Ok(entries) = std::fs::read_dir(common.join("worktrees")) else {
+            return Ok(());
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("git: reading {}: {e}", common.display()))?;
+            let folder = entry.path();
+            let file = folder.join("commondir");
+            if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            let text = std::fs::read(&file)
+                .map_err(|e| format!("git: reading {}: {e}", file.display()))?;
+            // git drops every line ending at its end.
+            let end = text
+                .iter()
+                .rposition(|&b| b != b'\n' && b != b'\r')
+                .map_or(0, |at| at + 1);
+            let value = &text[..end];
+            if value.is_empty() {
+                continue;
+            }
+            let named = folder.join(Path::new(std::ffi::OsStr::from_bytes(value)));
+            // As git resolves it: links followed, a missing last component
+            // under its folder. A value that does not resolve names no
+            // folder git could read.
+            let Some(real) = std::fs::canonicalize(&named).ok().or_else(|| {
+                let parent = std::fs::canonicalize(named.parent()?).ok()?;
+                Some(parent.join(named.file_name()?))
+            }) else {
+                continue;
+            };
+            if self.ctx.roots.root_of(&real).is_none() {
+                return Err(format!(
+                    "git: the common git directory of the worktree entry {} of {input} is {}, \
+                     outside the roots",
+                    folder.display(),
+                    real.display()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Refuses, while no program may run, a git directory (`dir`,

@@ -10,7 +10,10 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{Sandbox, call_result, cases, err, failed, identity, ok, run_git, succeeded};
+use crate::common::{
+    Sandbox, call_in, call_result, cases, err, failed, identity, ok, run_git, succeeded,
+};
+use mcp_local_tools::{ToolContext, Toolbox};
 use serde_json::{Value, json};
 
 /// Runs `git args` in `dir` with a fixed identity and date; returns stdout.
@@ -1243,6 +1246,79 @@ async fn a_git_dir_outside_the_roots_is_refused() {
         std::fs::read_to_string(outside.join("secret.txt")).unwrap(),
         "changed\n"
     );
+}
+
+/// While no program may run, a worktree entry of a repository inside the
+/// roots (`.git/worktrees/<id>/`) whose `commondir` names a repository
+/// outside them refuses every action: `worktree` and `branch` would read
+/// that repository's refs and show its branches and hashes. An entry whose
+/// work tree (`gitdir`) lies outside the roots is the user's and fine.
+#[tokio::test]
+async fn a_worktree_entry_naming_a_common_dir_outside_the_roots_is_refused_while_no_program_may_run()
+ {
+    let s = repo();
+    let outside = s.base.join("outside");
+    let head = outside_repo(&s);
+    git(&outside, &["branch", "hidden-branch"]);
+    let outside_git = outside.join(".git");
+    let entry = s.root.join(".git/worktrees/x");
+    std::fs::create_dir_all(&entry).unwrap();
+    std::fs::write(entry.join("HEAD"), "ref: refs/heads/hidden-branch\n").unwrap();
+    let elsewhere = s.base.join("elsewhere");
+    std::fs::write(
+        entry.join("gitdir"),
+        format!("{}\n", elsewhere.join(".git").display()),
+    )
+    .unwrap();
+    std::fs::write(
+        entry.join("commondir"),
+        format!("{}\n", outside_git.display()),
+    )
+    .unwrap();
+    let mut toolbox = Toolbox::with_default_tools();
+    toolbox.set_child_env([("HOME".to_owned(), s.abs("home"))]);
+    let locked = async |args: Value| {
+        let mut ctx = ToolContext::new(s.roots.clone());
+        ctx.run_programs = false;
+        call_in(&toolbox, "git", ctx, args).await
+    };
+    let refusal = (
+        true,
+        format!(
+            "git: the common git directory of the worktree entry {} of . is {}, outside the \
+             roots",
+            entry.display(),
+            outside_git.display()
+        ),
+    );
+    for args in [
+        json!({"action": "worktree"}),
+        json!({"action": "branch"}),
+        json!({"action": "status"}),
+    ] {
+        assert_eq!(locked(args.clone()).await, refusal, "{args}");
+    }
+    // The vector is real: git follows the entry's commondir.
+    let text = succeeded(g(&s, json!({"action": "worktree"})).await);
+    assert!(text.contains(&head[..7]), "{text}");
+
+    // A relative commondir is read from the entry's folder, as git does.
+    std::fs::write(entry.join("commondir"), "../../../../outside/.git\n").unwrap();
+    assert_eq!(locked(json!({"action": "worktree"})).await, refusal);
+
+    // What git itself writes there, `../..`: the repository's own refs.
+    std::fs::write(entry.join("commondir"), "../..\n").unwrap();
+    let text = succeeded(locked(json!({"action": "worktree"})).await);
+    assert_eq!(
+        text,
+        format!(
+            "{}       {} [main]\n{}  0000000 [hidden-branch] prunable\n",
+            s.root.display(),
+            &full(&s, "HEAD")[..7],
+            elsewhere.display()
+        )
+    );
+    assert!(!text.contains(&head[..7]), "{text}");
 }
 
 #[cfg(unix)]
