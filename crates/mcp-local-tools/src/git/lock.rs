@@ -48,6 +48,17 @@
 //!   repository's config, or a global file inside the roots, names it (it
 //!   would tell, through `status`, which lines a file no tool may read
 //!   holds);
+//! - a `mailmap.file` outside the roots that the repository's config
+//!   names is not read by any run (`/dev/null` on the command scope;
+//!   reading runs empty it anyway): the names shown through it would tell
+//!   what it holds;
+//! - a repository whose config names a TLS file outside the roots
+//!   (`http.sslCert`, `http.sslKey`, `http.sslCAInfo`, `http.sslCAPath`,
+//!   `http.proxySSLCert`, `http.proxySSLKey`, `http.proxySSLCAInfo`, each
+//!   also as `http.<url>.<key>`) is refused: git would read it and use it
+//!   (a client key, say) for a connection to a remote the agent can
+//!   choose; a global file inside the roots that names a CA file or
+//!   folder outside them does not pass it on;
 //! - a repository whose config sets a key no override can neutralise
 //!   ([`UNLOCKABLE`]) is refused.
 
@@ -150,6 +161,32 @@ const UNLOCKABLE: [&str; 3] = [
     "core.alternaterefscommand",
     "gc.recentobjectshook",
 ];
+
+/// The names (lower case) of the `http.<name>` and `http.<url>.<name>`
+/// keys that name a file or folder git reads for a TLS connection: client
+/// certificates and keys, CA bundles and folders, the proxy's too.
+const TLS_FILE_KEYS: [&str; 7] = [
+    "sslcert",
+    "sslkey",
+    "sslcainfo",
+    "sslcapath",
+    "proxysslcert",
+    "proxysslkey",
+    "proxysslcainfo",
+];
+
+/// Whether `key` (as `git config --list` prints it) is one of the
+/// [`TLS_FILE_KEYS`], in its plain or URL-specific form.
+fn is_tls_file_key(key: &str) -> bool {
+    let Some((section, rest)) = key.split_once('.') else {
+        return false;
+    };
+    let name = rest.rsplit_once('.').map_or(rest, |(_url, name)| name);
+    section.eq_ignore_ascii_case("http")
+        && TLS_FILE_KEYS
+            .iter()
+            .any(|known| known.eq_ignore_ascii_case(name))
+}
 
 /// The transports allowed (each runs inside git), unless the repository
 /// is stricter. Not `file`: a local path or `file://` remote is served by
@@ -264,7 +301,8 @@ pub(crate) struct Locked {
 /// relative to (the work tree's top). `git_dirs` are the repository's git
 /// and common directories: a config file there is the repository's own.
 /// An error names an included config file outside them, a conditional
-/// include, or a key no override neutralises.
+/// include, a key no override neutralises, or a TLS file outside the
+/// roots.
 pub(crate) fn lock(
     entries: &[Entry],
     top: &Path,
@@ -318,6 +356,17 @@ pub(crate) fn lock(
             entry.key
         ));
     }
+    if let Some(entry) = entries.iter().find(|e| {
+        repository(e) && is_tls_file_key(&e.key) && !inside_roots(e.value.as_deref(), top, roots)
+    }) {
+        return Err(format!(
+            "git: the repository's config sets {} to {}, outside the roots; refused while no \
+             program may run (git would read it and use it for a connection to a remote the \
+             agent can choose)",
+            entry.key,
+            entry.value.as_deref().unwrap_or_default()
+        ));
+    }
     // The user's ordinary settings first (system, then global: the later
     // wins), unless the repository sets the key itself.
     for scope in ["system", "global"] {
@@ -334,15 +383,16 @@ pub(crate) fn lock(
             }
             // A global file inside the roots is one the agent may have
             // written: an excludes file it names outside the roots would
-            // be read (`status` tells which of its lines match).
+            // be read (`status` tells which of its lines match), and a CA
+            // file or folder used for a connection the agent chose.
             let writable = entry.file.as_deref().is_some_and(|file| {
                 let path = Path::new(file);
                 let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
                 roots.root_of(&real).is_some()
             });
-            if key == "core.excludesfile"
+            if (key == "core.excludesfile" || is_tls_file_key(&key))
                 && writable
-                && !excludes_inside(entry.value.as_deref(), top, roots)
+                && !inside_roots(entry.value.as_deref(), top, roots)
             {
                 continue;
             }
@@ -382,19 +432,31 @@ pub(crate) fn lock(
         .iter()
         .rev()
         .find(|e| repository(e) && e.key.eq_ignore_ascii_case("core.excludesfile"))
-        && !excludes_inside(entry.value.as_deref(), top, roots)
+        && !inside_roots(entry.value.as_deref(), top, roots)
     {
         locked
             .config
             .push(("core.excludesFile".to_owned(), "/dev/null".to_owned()));
     }
+    if let Some(entry) = entries
+        .iter()
+        .rev()
+        .find(|e| repository(e) && e.key.eq_ignore_ascii_case("mailmap.file"))
+        && !inside_roots(entry.value.as_deref(), top, roots)
+    {
+        locked
+            .config
+            .push(("mailmap.file".to_owned(), "/dev/null".to_owned()));
+    }
     Ok(locked)
 }
 
-/// Whether a repository's `core.excludesFile` value names a file inside
-/// the roots: a plain path (relative ones from `top`), resolved. `~` and
-/// `%(prefix)` forms are not expanded here, so they count as outside.
-fn excludes_inside(value: Option<&str>, top: &Path, roots: &Roots) -> bool {
+/// Whether a config value naming a file or folder (`core.excludesFile`,
+/// `mailmap.file`, a TLS file) names one inside the roots: a plain path
+/// (relative ones from `top`), resolved. `~` and `%(prefix)` forms are not
+/// expanded here, so they count as outside. No value, or an empty one,
+/// names nothing.
+fn inside_roots(value: Option<&str>, top: &Path, roots: &Roots) -> bool {
     let Some(value) = value.filter(|v| !v.is_empty()) else {
         return true;
     };
@@ -412,7 +474,18 @@ fn excludes_inside(value: Option<&str>, top: &Path, roots: &Roots) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{neutral_value, parse};
+    use super::{Locked, neutral_value, parse};
+
+    /// The last value of `key` on the command scope of `locked`: the one
+    /// git uses.
+    fn last<'a>(locked: &'a Locked, key: &str) -> Option<&'a str> {
+        locked
+            .config
+            .iter()
+            .rev()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
+    }
 
     #[test]
     fn the_listing_is_parsed_with_bare_keys() {
@@ -452,6 +525,134 @@ mod tests {
         assert_eq!(last("fetch.fsck.skiplist"), Some("/dev/null"));
         assert_eq!(last("http.http://127.0.0.1:1/.cookiefile"), Some(""));
         assert_eq!(last("http.savecookies"), Some("false"));
+    }
+
+    /// A sandbox for the file keys: a root holding `certs/client.pem` and a
+    /// folder outside it holding `key.pem`.
+    struct Files {
+        _dir: tempfile::TempDir,
+        root: std::path::PathBuf,
+        outside: std::path::PathBuf,
+        roots: crate::roots::Roots,
+    }
+
+    impl Files {
+        fn new() -> Files {
+            let dir = tempfile::tempdir().expect("a folder");
+            let base = std::fs::canonicalize(dir.path()).expect("canonical");
+            let root = base.join("root");
+            let outside = base.join("outside");
+            std::fs::create_dir_all(root.join("certs")).expect("root");
+            std::fs::create_dir_all(&outside).expect("outside");
+            std::fs::write(root.join("certs/client.pem"), "cert").expect("cert");
+            std::fs::write(outside.join("key.pem"), "key").expect("key");
+            let roots = crate::roots::Roots::new(vec![root.clone()]).expect("a root");
+            Files {
+                _dir: dir,
+                root,
+                outside,
+                roots,
+            }
+        }
+
+        /// `lock` of one `scope` entry from `file` setting `key` to `value`.
+        fn lock_one(
+            &self,
+            scope: &str,
+            file: &str,
+            key: &str,
+            value: &str,
+        ) -> Result<Locked, String> {
+            let entries = parse(&format!("{scope}\0file:{file}\0{key}\n{value}\0"));
+            super::lock(&entries, &self.root, &self.roots, &[self.root.join(".git")])
+        }
+    }
+
+    #[test]
+    fn a_repository_s_tls_file_outside_the_roots_refuses_the_call() {
+        let f = Files::new();
+        let key_file = f.outside.join("key.pem").display().to_string();
+        for key in [
+            "http.sslcert",
+            "http.sslkey",
+            "http.sslcainfo",
+            "http.sslcapath",
+            "http.proxysslcert",
+            "http.proxysslkey",
+            "http.proxysslcainfo",
+            "http.https://example.com/.sslkey",
+            "http.http://127.0.0.1:1/.proxySSLCert",
+        ] {
+            for scope in ["local", "worktree"] {
+                for value in [
+                    key_file.as_str(),
+                    "../outside/key.pem",
+                    "~/.ssh/id.pem",
+                    "%(prefix)/etc/ca.pem",
+                ] {
+                    assert_eq!(
+                        f.lock_one(scope, ".git/config", key, value).err(),
+                        Some(format!(
+                            "git: the repository's config sets {key} to {value}, outside the \
+                             roots; refused while no program may run (git would read it and \
+                             use it for a connection to a remote the agent can choose)"
+                        )),
+                        "{scope} {key} {value}"
+                    );
+                }
+            }
+            // Inside the roots, absolute or relative to the top: kept as
+            // the repository sets it (nothing on the command scope).
+            let inside = f.root.join("certs/client.pem").display().to_string();
+            for value in [inside.as_str(), "certs/client.pem", "certs"] {
+                let locked = f
+                    .lock_one("local", ".git/config", key, value)
+                    .unwrap_or_else(|e| panic!("{key} {value}: {e}"));
+                assert_eq!(last(&locked, key), None, "{key} {value}");
+            }
+        }
+        // The user's own global file outside the roots: passed on.
+        let global = f.outside.join(".gitconfig").display().to_string();
+        let locked = f
+            .lock_one("global", &global, "http.sslcainfo", &key_file)
+            .expect("locked");
+        assert_eq!(last(&locked, "http.sslcainfo"), Some(key_file.as_str()));
+        // A global file inside the roots, which the agent may have written:
+        // not passed on when it names a file outside them, passed on when
+        // inside.
+        let writable = f.root.join(".gitconfig").display().to_string();
+        let locked = f
+            .lock_one("global", &writable, "http.sslcainfo", &key_file)
+            .expect("locked");
+        assert_eq!(last(&locked, "http.sslcainfo"), None);
+        let locked = f
+            .lock_one("global", &writable, "http.sslcapath", "certs")
+            .expect("locked");
+        assert_eq!(last(&locked, "http.sslcapath"), Some("certs"));
+    }
+
+    #[test]
+    fn a_repository_s_mailmap_file_outside_the_roots_is_not_read() {
+        let f = Files::new();
+        let outside = f.outside.join("key.pem").display().to_string();
+        for value in [outside.as_str(), "../outside/key.pem", "~/.mailmap"] {
+            for scope in ["local", "worktree"] {
+                let locked = f
+                    .lock_one(scope, ".git/config", "mailmap.file", value)
+                    .expect("locked");
+                assert_eq!(
+                    last(&locked, "mailmap.file"),
+                    Some("/dev/null"),
+                    "{scope} {value}"
+                );
+            }
+        }
+        for value in ["certs/client.pem", ""] {
+            let locked = f
+                .lock_one("local", ".git/config", "mailmap.file", value)
+                .expect("locked");
+            assert_eq!(last(&locked, "mailmap.file"), None, "{value}");
+        }
     }
 
     #[test]

@@ -68,7 +68,8 @@
 //! inside each, with the submodule's own config), and a repository whose
 //! config includes a file outside its own git directory is refused, as is
 //! one with a worktree entry whose `commondir` names a folder outside the
-//! roots (its branches and hashes would be shown).
+//! roots (its branches and hashes would be shown) or whose config names a
+//! TLS file (`http.sslKey`, ...) outside the roots.
 //! The details are in `src/git/lock.rs`.
 
 mod diff;
@@ -210,7 +211,7 @@ const DESCRIPTION: &str = "Git on a repository inside the roots (the machine's g
 const HELP_NOTES: &str = "path is the repository's folder (or any path in its work tree; default the first root); it, its work tree, its git directories and object stores must be inside the roots, and no path inside a .git folder is accepted.
 A ref, branch, tag or remote beginning with '-' is refused; remotes must be configured ones; paths go after '--' and are literal.
 Reading actions run no program the repository's config names (fsmonitor, pager, external diff, textconv, filters, gpg) and never fetch (in a partial clone an object not yet fetched is an error); writing actions keep its hooks.
-When this session may run no program (no run-programs action is reachable), every action runs git alone: the system and global config are not read (your identity and ordinary settings are passed on), every config key naming a program is overridden, no hook runs, only git, http and https remotes work (a local path or file:// remote would run git with the other repository's config), bundle URIs are off, and a repository is refused when its config includes a file outside its git directory or has a conditional include (includeIf), or when its git directory is not inside a .git folder or holds a symlink (hooks/ aside), or when a worktree entry's commondir names a folder outside the roots; no automatic maintenance runs; these calls run one at a time, with no other call changing files meanwhile.
+When this session may run no program (no run-programs action is reachable), every action runs git alone: the system and global config are not read (your identity and ordinary settings are passed on), every config key naming a program is overridden, no hook runs, only git, http and https remotes work (a local path or file:// remote would run git with the other repository's config), bundle URIs are off, and a repository is refused when its config includes a file outside its git directory or has a conditional include (includeIf), or when its git directory is not inside a .git folder or holds a symlink (hooks/ aside), or when a worktree entry's commondir names a folder outside the roots, or when its config names a TLS file outside the roots (http.sslCert, sslKey, sslCAInfo, sslCAPath and their proxy forms); a mailmap.file outside the roots is not read; no automatic maintenance runs; these calls run one at a time, with no other call changing files meanwhile.
 Each git command is bounded by timeout_ms (default 120000, at most 600000) and its output by 30000 bytes (head and tail kept); a failing command is an error with git's stderr and exit status.";
 
 impl ActionTool for GitTool {
