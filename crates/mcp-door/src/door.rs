@@ -18,6 +18,7 @@ use crate::health::ReadinessConfig;
 use crate::metrics::Metrics;
 use crate::projection::{Projection, ProjectionConfig};
 use crate::source::OpenApiSource;
+use crate::upstream::Upstreams;
 
 /// How a door is configured. Every bound has a default; see each field.
 #[derive(Debug, Clone)]
@@ -135,7 +136,7 @@ impl Current {
 /// bounds of a call, the lists' `ttlMs` and the metrics.
 #[derive(Debug)]
 struct Shared {
-    client: reqwest::Client,
+    upstreams: Upstreams,
     limits: Limits,
     list_ttl_ms: u64,
     metrics: Metrics,
@@ -166,7 +167,7 @@ impl Door {
         let projection = Projection::build(&sources, &config.projection);
         metrics.offered(projection.ops().count());
         let shared = Shared {
-            client,
+            upstreams: Upstreams::new(client, config.connect_timeout),
             limits: Limits {
                 timeout: config.timeout,
                 max_body_bytes: config.max_body_bytes,
@@ -199,7 +200,7 @@ impl Door {
 
     /// The HTTP client for upstreams (forwarded calls and readiness probes).
     pub(crate) fn http_client(&self) -> &reqwest::Client {
-        &self.shared.client
+        self.shared.upstreams.client()
     }
 
     /// Makes `projection` the one in force.

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use hyper::body::Bytes;
 use mcp_proto::{CallToolResult, ContentBlock, JsonObject};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -12,6 +13,7 @@ use serde_json::{Value, json};
 use crate::credentials::Credentials;
 use crate::openapi::{Body, Location};
 use crate::projection::OpEntry;
+use crate::upstream::{Outgoing, Received, SendError, Upstreams};
 
 /// Everything but RFC 3986 unreserved characters is escaped in a path
 /// segment or a query component, so `/`, `?`, `#`, `&` and spaces in a
@@ -88,11 +90,10 @@ fn scalar(v: &Value) -> Option<String> {
 
 /// The request `entry` makes from `input`, or the reason it cannot be made.
 fn build(
-    client: &reqwest::Client,
     entry: &OpEntry,
     input: &JsonObject,
     credentials: &Credentials,
-) -> Result<reqwest::RequestBuilder, String> {
+) -> Result<Outgoing, String> {
     let op = &entry.name;
     let Some(base) = &entry.upstream else {
         return Err(format!(
@@ -109,11 +110,16 @@ fn build(
 
     let method = reqwest::Method::from_bytes(entry.method.to_ascii_uppercase().as_bytes())
         .map_err(|_| format!("op {op}: bad method"))?;
-    let mut request = client.request(method, url);
-    if let Some(body) = &entry.body {
-        request = with_body(request, &mut headers, entry, body, input)?;
-    }
-    Ok(request.headers(headers))
+    let body = match &entry.body {
+        Some(body) => with_body(&mut headers, entry, body, input)?,
+        None => None,
+    };
+    Ok(Outgoing {
+        method,
+        url,
+        headers,
+        body,
+    })
 }
 
 /// `url` parsed, when it stays inside the upstream `base`: the same
@@ -243,21 +249,21 @@ fn body_value(entry: &OpEntry, body: &Body, input: &JsonObject) -> Option<Value>
     }
 }
 
-/// `request` with the body `input` holds and its content type set in
-/// `headers`: a string as is for a non-JSON body, anything else as JSON.
+/// The body `input` holds for `entry`, its content type set in `headers`:
+/// a string as is for a non-JSON body, anything else as JSON; `None` when
+/// there is none.
 fn with_body(
-    request: reqwest::RequestBuilder,
     headers: &mut HeaderMap,
     entry: &OpEntry,
     body: &Body,
     input: &JsonObject,
-) -> Result<reqwest::RequestBuilder, String> {
+) -> Result<Option<Bytes>, String> {
     match body_value(entry, body, input) {
         Some(Value::String(text)) if !body.content_type.contains("json") => {
             let ct = HeaderValue::from_str(&body.content_type)
                 .unwrap_or(HeaderValue::from_static("text/plain"));
             headers.insert(CONTENT_TYPE, ct);
-            Ok(request.body(text))
+            Ok(Some(Bytes::from(text)))
         }
         Some(v) => {
             let ct = if body.content_type.contains("json") {
@@ -267,7 +273,7 @@ fn with_body(
                 HeaderValue::from_static("application/json")
             };
             headers.insert(CONTENT_TYPE, ct);
-            Ok(request.body(v.to_string()))
+            Ok(Some(Bytes::from(v.to_string())))
         }
         None if body.required => {
             let what = entry.body_field.as_deref().unwrap_or("request body");
@@ -276,7 +282,7 @@ fn with_body(
                 entry.name
             ))
         }
-        None => Ok(request),
+        None => Ok(None),
     }
 }
 
@@ -329,33 +335,28 @@ fn substitute(template: &str, input: &JsonObject) -> Result<String, String> {
 /// as `isError` with status and capped body, a timeout or connection
 /// failure as `isError` naming it; with how it ended.
 pub(crate) async fn call(
-    client: &reqwest::Client,
+    upstreams: &Upstreams,
     entry: &OpEntry,
     input: &JsonObject,
     credentials: &Credentials,
     limits: Limits,
 ) -> (CallToolResult, Outcome) {
-    let request = match build(client, entry, input, credentials) {
+    let outgoing = match build(entry, input, credentials) {
         Ok(r) => r,
         Err(e) => return (failure(e), Outcome::NotSent),
     };
     let what = format!("{} {}", entry.method.to_ascii_uppercase(), entry.path);
-    let sent = tokio::time::timeout(limits.timeout, async {
-        let response = request.send().await?;
-        Received::read(response, limits.max_body_bytes).await
-    })
-    .await;
+    let sent = upstreams
+        .send(outgoing, limits.timeout, limits.max_body_bytes)
+        .await;
     let received = match sent {
-        Ok(Ok(received)) => received,
-        Err(_) => return (failure(no_answer(&what, limits)), Outcome::Timeout),
-        Ok(Err(e)) if e.is_timeout() => {
-            return (failure(no_answer(&what, limits)), Outcome::Timeout);
-        }
-        Ok(Err(e)) if e.is_connect() => {
+        Ok(received) => received,
+        Err(SendError::Timeout) => return (failure(no_answer(&what, limits)), Outcome::Timeout),
+        Err(SendError::Connect) => {
             let text = format!("{what}: cannot connect to the upstream");
             return (failure(text), Outcome::Connect);
         }
-        Ok(Err(e)) => {
+        Err(SendError::Failed(e)) => {
             let text = format!("{what}: the upstream request failed: {e}");
             return (failure(text), Outcome::Failed);
         }
@@ -374,50 +375,7 @@ fn no_answer(what: &str, limits: Limits) -> String {
     )
 }
 
-/// An upstream answer, its body read up to the cap.
-struct Received {
-    status: reqwest::StatusCode,
-    content_type: String,
-    location: Option<String>,
-    body: Vec<u8>,
-    /// The body was longer than the cap and is cut there.
-    cut: bool,
-}
-
 impl Received {
-    /// Reads `response`, keeping at most `max_body_bytes` of its body.
-    async fn read(
-        mut response: reqwest::Response,
-        max_body_bytes: usize,
-    ) -> Result<Received, reqwest::Error> {
-        let header = |name| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        let content_type = header(CONTENT_TYPE).unwrap_or_default();
-        let location = header(reqwest::header::LOCATION);
-        let mut received = Received {
-            status: response.status(),
-            content_type,
-            location,
-            body: Vec::new(),
-            cut: false,
-        };
-        while let Some(chunk) = response.chunk().await? {
-            let room = max_body_bytes - received.body.len();
-            if chunk.len() > room {
-                received.body.extend_from_slice(&chunk[..room]);
-                received.cut = true;
-                break;
-            }
-            received.body.extend_from_slice(&chunk);
-        }
-        Ok(received)
-    }
-
     /// The body as JSON; `None` when it is cut or is not JSON.
     fn json(&self) -> Option<Value> {
         if self.cut {

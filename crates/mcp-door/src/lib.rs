@@ -108,6 +108,7 @@ mod ops;
 mod projection;
 mod refusal;
 mod source;
+mod upstream;
 
 pub use config::{
     ConfigError, ConfigFile, DocumentFile, DocumentLocation, DocumentSpec, ReadinessFile,

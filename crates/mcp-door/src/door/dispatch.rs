@@ -310,8 +310,14 @@ async fn call(
         )));
     };
     let started = Instant::now();
-    let (result, outcome) =
-        forward::call(&shared.client, entry, &input, &credentials, shared.limits).await;
+    let (result, outcome) = forward::call(
+        &shared.upstreams,
+        entry,
+        &input,
+        &credentials,
+        shared.limits,
+    )
+    .await;
     let seconds = started.elapsed().as_secs_f64();
     let status = outcome.label();
     shared

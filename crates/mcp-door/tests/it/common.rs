@@ -294,3 +294,56 @@ async fn rest(req: Request, log: Arc<Mutex<Vec<Seen>>>) -> Response {
         }
     }
 }
+
+/// A loopback HTTP/1.1 service written on bare sockets, to see the
+/// connections the door makes: it answers every request (headers only, no
+/// body expected) with `{"n": <its number>}`, and closes the connection
+/// after each answer when `close_after_each` (without saying so, as a
+/// server whose idle timeout has passed does). Returns its URL and the
+/// number of connections accepted so far.
+pub async fn spawn_counting_rest(
+    close_after_each: bool,
+) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let requests = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&connections);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let requests = Arc::clone(&requests);
+            tokio::spawn(async move {
+                let mut buffer = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let Ok(n) = stream.read(&mut chunk).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    buffer.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+                        buffer.drain(..end + 4);
+                        let number = requests.fetch_add(1, Ordering::SeqCst) + 1;
+                        let body = format!("{{\"n\":{number}}}");
+                        let answer = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                            body.len()
+                        );
+                        if stream.write_all(answer.as_bytes()).await.is_err() {
+                            return;
+                        }
+                        if close_after_each {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (format!("http://{addr}"), connections)
+}

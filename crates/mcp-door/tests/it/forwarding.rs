@@ -196,6 +196,10 @@ async fn text_and_oversized_answers() {
         text.len(),
         1000 + "\n[answer cut at 1000 bytes; application/json]".len()
     );
+    // The cut answer's connection, its body unread, is not used again:
+    // the next call gets its own answer, not the rest of that body.
+    let r = post(&url, &call(11, "slow", json!({"op": "get_text"})), &[AUTH]).await;
+    assert_eq!(r.body["result"]["content"][0]["text"], "plain words");
 }
 
 #[tokio::test]
@@ -213,4 +217,56 @@ async fn an_unreachable_upstream_is_an_error_result() {
         r.body["result"]["content"][0]["text"],
         "GET /missing: cannot connect to the upstream"
     );
+}
+
+#[tokio::test]
+async fn a_plain_http_upstream_connection_serves_call_after_call() {
+    use std::sync::atomic::Ordering;
+    let (rest, connections) = crate::common::spawn_counting_rest(false).await;
+    let addr = spawn_door(door(REST_DOC, &rest, DoorConfig::default())).await;
+    let url = format!("http://{addr}/v1/mcp");
+    for n in 1..=5 {
+        let r = post(
+            &url,
+            &call(
+                n,
+                "items",
+                json!({"op": "get_item", "input": {"name": "a"}}),
+            ),
+            &[AUTH],
+        )
+        .await;
+        assert_eq!(r.body["result"]["structuredContent"], json!({"n": n}));
+    }
+    // One after the other, the five calls took one connection.
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_connection_the_upstream_closed_while_idle_is_replaced() {
+    use std::sync::atomic::Ordering;
+    let (rest, connections) = crate::common::spawn_counting_rest(true).await;
+    let addr = spawn_door(door(REST_DOC, &rest, DoorConfig::default())).await;
+    let url = format!("http://{addr}/v1/mcp");
+    for n in 1..=4 {
+        let r = post(
+            &url,
+            &call(
+                n,
+                "items",
+                json!({"op": "get_item", "input": {"name": "a"}}),
+            ),
+            &[AUTH],
+        )
+        .await;
+        assert_eq!(
+            r.body["result"]["structuredContent"],
+            json!({"n": n}),
+            "{}",
+            r.body
+        );
+    }
+    // Each answer's connection was closed behind it: every call found its
+    // idle connection closed, did not send on it, and made a new one.
+    assert_eq!(connections.load(Ordering::SeqCst), 4);
 }

@@ -1,0 +1,424 @@
+//! Sending a forwarded call's REST request to its upstream and reading the
+//! answer, within the call's bounds (HIP-0300 §1.6).
+//!
+//! Two ways, one behaviour:
+//!
+//! - a plain `http://` upstream is reached over HTTP/1.1 connections the
+//!   door keeps itself ([`Pool`]): hyper's client connection, driven inside
+//!   the task that serves the call (no connection task, no thread hop),
+//!   taken from a small stack of idle connections per upstream address and
+//!   put back as soon as the answer has been read whole;
+//! - an `https://` upstream, and every upstream when the environment names
+//!   an HTTP proxy (`HTTP_PROXY`, `http_proxy`, `ALL_PROXY`, `all_proxy`),
+//!   goes through reqwest (TLS by rustls or the platform's library, the
+//!   proxy honoured).
+//!
+//! Both follow no redirect (a 3xx is the answer, its `Location` shown), send
+//! nothing but the request built by [`crate::forward`] (whose URL was
+//! checked to stay inside the upstream), bound the connect by the door's
+//! connect timeout and the whole exchange by the call timeout, and read at
+//! most the body cap, marking an answer cut there.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::client::conn::http1;
+use hyper_util::rt::TokioIo;
+use reqwest::header::{CONTENT_TYPE, HOST, HeaderMap, HeaderValue, LOCATION};
+use reqwest::{Method, StatusCode, Url};
+use tokio::net::TcpStream;
+
+/// One REST request, built and checked.
+#[derive(Debug)]
+pub(crate) struct Outgoing {
+    pub method: Method,
+    pub url: Url,
+    pub headers: HeaderMap,
+    pub body: Option<Bytes>,
+}
+
+/// An upstream answer, its body read up to the cap.
+#[derive(Debug)]
+pub(crate) struct Received {
+    pub status: StatusCode,
+    pub content_type: String,
+    pub location: Option<String>,
+    pub body: Vec<u8>,
+    /// The body was longer than the cap and is cut there.
+    pub cut: bool,
+}
+
+impl Received {
+    fn new(status: StatusCode, headers: &HeaderMap) -> Self {
+        let header = |name| {
+            headers
+                .get(name)
+                .and_then(|v: &HeaderValue| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        Received {
+            status,
+            content_type: header(CONTENT_TYPE).unwrap_or_default(),
+            location: header(LOCATION),
+            body: Vec::new(),
+            cut: false,
+        }
+    }
+
+    /// Appends `chunk`, keeping at most `max` bytes; `false` once the cap
+    /// is reached (the rest is not read).
+    fn take(&mut self, chunk: &[u8], max: usize) -> bool {
+        let room = max.saturating_sub(self.body.len());
+        if chunk.len() > room {
+            self.body.extend_from_slice(&chunk[..room]);
+            self.cut = true;
+            return false;
+        }
+        self.body.extend_from_slice(chunk);
+        true
+    }
+}
+
+/// Why no answer came.
+#[derive(Debug)]
+pub(crate) enum SendError {
+    /// Not within the call timeout.
+    Timeout,
+    /// No connection could be made.
+    Connect,
+    /// The exchange failed otherwise (the text says how).
+    Failed(String),
+}
+
+/// The senders of forwarded calls: the door's own connections for plain
+/// HTTP, reqwest for the rest.
+#[derive(Debug)]
+pub(crate) struct Upstreams {
+    client: reqwest::Client,
+    /// `None` when a proxy variable is set: reqwest then sends everything.
+    pool: Option<Pool>,
+}
+
+/// The environment variables that name a proxy reqwest would use for a
+/// plain-HTTP request.
+const PROXY_VARS: [&str; 4] = ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
+
+impl Upstreams {
+    /// `client` for TLS and proxied upstreams; plain-HTTP connections made
+    /// within `connect_timeout`, unless the environment names a proxy.
+    pub(crate) fn new(client: reqwest::Client, connect_timeout: Duration) -> Self {
+        let proxied = PROXY_VARS
+            .iter()
+            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
+        Upstreams {
+            client,
+            pool: (!proxied).then(|| Pool::new(connect_timeout)),
+        }
+    }
+
+    /// The reqwest client (readiness probes use it too).
+    pub(crate) fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// Sends `outgoing` and reads the answer, keeping at most
+    /// `max_body_bytes` of its body, all within `timeout`.
+    pub(crate) async fn send(
+        &self,
+        outgoing: Outgoing,
+        timeout: Duration,
+        max_body_bytes: usize,
+    ) -> Result<Received, SendError> {
+        let exchange = async {
+            match &self.pool {
+                Some(pool) if outgoing.url.scheme() == "http" => {
+                    pool.send(outgoing, max_body_bytes).await
+                }
+                _ => by_reqwest(&self.client, outgoing, max_body_bytes).await,
+            }
+        };
+        tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or(Err(SendError::Timeout))
+    }
+}
+
+async fn by_reqwest(
+    client: &reqwest::Client,
+    outgoing: Outgoing,
+    max_body_bytes: usize,
+) -> Result<Received, SendError> {
+    let classify = |e: reqwest::Error| {
+        if e.is_timeout() {
+            SendError::Timeout
+        } else if e.is_connect() {
+            SendError::Connect
+        } else {
+            SendError::Failed(e.to_string())
+        }
+    };
+    let mut request = client
+        .request(outgoing.method, outgoing.url)
+        .headers(outgoing.headers);
+    if let Some(body) = outgoing.body {
+        request = request.body(body);
+    }
+    let mut response = request.send().await.map_err(classify)?;
+    let mut received = Received::new(response.status(), response.headers());
+    while let Some(chunk) = response.chunk().await.map_err(classify)? {
+        if !received.take(&chunk, max_body_bytes) {
+            break;
+        }
+    }
+    Ok(received)
+}
+
+/// Idle connections kept per upstream address.
+const MAX_IDLE_PER_ADDRESS: usize = 64;
+/// How long a connection may sit idle before it is closed rather than
+/// used (upstreams close idle connections on their own schedule; one
+/// older than this is likely closed or about to be).
+const MAX_IDLE_FOR: Duration = Duration::from_secs(30);
+
+/// The door's plain-HTTP connections: per `host:port`, a stack of idle
+/// HTTP/1.1 connections (the most recently used on top).
+#[derive(Debug)]
+pub(crate) struct Pool {
+    idle: Mutex<HashMap<String, Vec<Idle>>>,
+    connect_timeout: Duration,
+}
+
+/// A connection: the request half and the connection's state machine,
+/// which the task using it drives.
+struct Conn {
+    sender: http1::SendRequest<Full<Bytes>>,
+    driver: Pin<Box<http1::Connection<TokioIo<TcpStream>, Full<Bytes>>>>,
+    /// The driver has ended (the connection is closed): it is never
+    /// polled again nor put back.
+    ended: bool,
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Conn")
+    }
+}
+
+#[derive(Debug)]
+struct Idle {
+    conn: Conn,
+    since: Instant,
+}
+
+/// How one exchange on a connection ended.
+enum Exchange {
+    /// An answer; `true` when the connection may serve another request.
+    Answered(Received, bool),
+    /// The request was not written (the connection had closed): it comes
+    /// back to be sent on another connection.
+    NotSent(Box<hyper::Request<Full<Bytes>>>),
+    /// It failed after the request may have been written: never resent.
+    Failed(String),
+}
+
+impl Pool {
+    fn new(connect_timeout: Duration) -> Self {
+        Pool {
+            idle: Mutex::new(HashMap::new()),
+            connect_timeout,
+        }
+    }
+
+    async fn send(&self, outgoing: Outgoing, max_body_bytes: usize) -> Result<Received, SendError> {
+        let Outgoing {
+            method,
+            url,
+            mut headers,
+            body,
+        } = outgoing;
+        let host = url
+            .host_str()
+            .ok_or_else(|| SendError::Failed("the upstream URL has no host".into()))?;
+        let port = url.port_or_known_default().unwrap_or(80);
+        let address = format!("{host}:{port}");
+        let authority = match url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_owned(),
+        };
+        let host_value = HeaderValue::from_str(&authority)
+            .map_err(|_| SendError::Failed("the upstream host is not a header value".into()))?;
+        headers.insert(HOST, host_value);
+        let target = match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_owned(),
+        };
+        let mut request = hyper::Request::builder()
+            .method(method)
+            .uri(target)
+            .body(Full::new(body.unwrap_or_default()))
+            .map_err(|e| SendError::Failed(format!("the request cannot be made: {e}")))?;
+        *request.headers_mut() = headers;
+
+        // Idle connections first; one that turns out closed before the
+        // request was written gives it back for the next.
+        while let Some(mut conn) = self.checkout(&address) {
+            match conn.exchange(request, max_body_bytes).await {
+                Exchange::Answered(received, reusable) => {
+                    if reusable {
+                        self.checkin(&address, conn);
+                    }
+                    return Ok(received);
+                }
+                Exchange::NotSent(back) => request = *back,
+                Exchange::Failed(error) => return Err(SendError::Failed(error)),
+            }
+        }
+        let mut conn = self.connect(&address).await?;
+        match conn.exchange(request, max_body_bytes).await {
+            Exchange::Answered(received, reusable) => {
+                if reusable {
+                    self.checkin(&address, conn);
+                }
+                Ok(received)
+            }
+            Exchange::NotSent(_) => Err(SendError::Failed(
+                "the upstream closed the connection before the request was sent".into(),
+            )),
+            Exchange::Failed(error) => Err(SendError::Failed(error)),
+        }
+    }
+
+    /// The most recently used idle connection to `address` that is not
+    /// too old; older ones are dropped (closed) on the way.
+    fn checkout(&self, address: &str) -> Option<Conn> {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let stack = idle.get_mut(address)?;
+        // The oldest are at the bottom: drop those past the limit.
+        let fresh = stack.partition_point(|i| i.since.elapsed() > MAX_IDLE_FOR);
+        stack.drain(..fresh);
+        stack.pop().map(|i| i.conn)
+    }
+
+    fn checkin(&self, address: &str, conn: Conn) {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let stack = idle.entry(address.to_owned()).or_default();
+        if stack.len() < MAX_IDLE_PER_ADDRESS {
+            stack.push(Idle {
+                conn,
+                since: Instant::now(),
+            });
+        }
+    }
+
+    async fn connect(&self, address: &str) -> Result<Conn, SendError> {
+        let stream = tokio::time::timeout(self.connect_timeout, TcpStream::connect(address))
+            .await
+            .map_err(|_| SendError::Connect)?
+            .map_err(|_| SendError::Connect)?;
+        let _ = stream.set_nodelay(true);
+        let (sender, driver) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| SendError::Failed(format!("the HTTP handshake failed: {e}")))?;
+        Ok(Conn {
+            sender,
+            driver: Box::pin(driver),
+            ended: false,
+        })
+    }
+}
+
+impl Conn {
+    /// Sends `request` and reads the answer (at most `max_body_bytes` of
+    /// its body), driving the connection meanwhile.
+    async fn exchange(
+        &mut self,
+        request: hyper::Request<Full<Bytes>>,
+        max_body_bytes: usize,
+    ) -> Exchange {
+        if self.ended {
+            return Exchange::NotSent(Box::new(request));
+        }
+        let Conn {
+            sender,
+            driver,
+            ended,
+        } = self;
+        let work = async {
+            if sender.ready().await.is_err() {
+                return Exchange::NotSent(Box::new(request));
+            }
+            let response = match sender.try_send_request(request).await {
+                Ok(response) => response,
+                Err(mut error) => {
+                    return match error.take_message() {
+                        Some(request) => Exchange::NotSent(Box::new(request)),
+                        None => Exchange::Failed(failed(&error.into_error())),
+                    };
+                }
+            };
+            let (parts, mut body) = response.into_parts();
+            let mut received = Received::new(parts.status, &parts.headers);
+            match read_body(&mut body, &mut received, max_body_bytes).await {
+                Ok(whole) => Exchange::Answered(received, whole),
+                Err(error) => Exchange::Failed(failed(&error)),
+            }
+        };
+        let mut work = std::pin::pin!(work);
+        // The connection must be driven while the request is written and
+        // its answer read; it ending first means the upstream closed it.
+        std::future::poll_fn(|cx| {
+            if let Poll::Ready(outcome) = work.as_mut().poll(cx) {
+                return Poll::Ready(outcome);
+            }
+            if driver.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            *ended = true;
+            // Ended or failed: the request half now knows whether the
+            // request went out.
+            Poll::Ready(match work.as_mut().poll(cx) {
+                Poll::Ready(Exchange::Answered(received, _)) => Exchange::Answered(received, false),
+                Poll::Ready(outcome) => outcome,
+                Poll::Pending => {
+                    Exchange::Failed("the upstream closed the connection during the call".into())
+                }
+            })
+        })
+        .await
+    }
+}
+
+/// Reads `body` into `received` up to `max` bytes; `Ok(true)` when read to
+/// its end (the connection may serve again), `Ok(false)` when cut.
+async fn read_body(
+    body: &mut Incoming,
+    received: &mut Received,
+    max: usize,
+) -> Result<bool, hyper::Error> {
+    while let Some(frame) = body.frame().await {
+        if let Ok(data) = frame?.into_data()
+            && !received.take(&data, max)
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn failed(error: &hyper::Error) -> String {
+    use std::error::Error as _;
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
