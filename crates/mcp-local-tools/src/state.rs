@@ -4,24 +4,71 @@
 //! `HANZO_MCP_STATE` when set, else the platform's data folder under
 //! `hanzo-mcp/` (`$XDG_DATA_HOME/hanzo-mcp`, else
 //! `~/.local/share/hanzo-mcp` on Linux; `~/Library/Application
-//! Support/hanzo-mcp` on macOS).
+//! Support/hanzo-mcp` on macOS), made absolute with its `..` components
+//! applied ([`state_dir`]).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::roots::Roots;
 
 /// The variable that names the state folder.
 pub const STATE_VAR: &str = "HANZO_MCP_STATE";
 
-/// The state folder (not created). Errors when neither `HANZO_MCP_STATE`
-/// nor a home folder is known.
+/// The state folder (not created), as [`applied_dot_dots`] gives it: the
+/// checks against the roots see the folder the system would use, not a
+/// `root/new/../` that no path check can resolve. Errors when neither
+/// `HANZO_MCP_STATE` nor a home folder is known.
 pub fn state_dir() -> Result<PathBuf, String> {
     if let Some(dir) = std::env::var_os(STATE_VAR).filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(dir));
+        return Ok(applied_dot_dots(Path::new(&dir)));
     }
     directories::BaseDirs::new()
-        .map(|dirs| dirs.data_dir().join("hanzo-mcp"))
+        .map(|dirs| applied_dot_dots(&dirs.data_dir().join("hanzo-mcp")))
         .ok_or_else(|| format!("no state folder: set {STATE_VAR} (no home folder is known)"))
+}
+
+/// `dir` made absolute (from the current folder) with its `..`
+/// components applied as the system applies them: of the part up to the
+/// last `..`, the longest prefix that exists is resolved (links
+/// followed, so `link/..` is the folder above the link's target), and
+/// what follows it, which does not exist yet and would be created as
+/// plain folders, is applied by name (`new/..` is nothing). The part after
+/// the last `..` is kept as written, so that a symlink there stays visible
+/// to [`refuse_links_in_roots`].
+fn applied_dot_dots(dir: &Path) -> PathBuf {
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let components: Vec<Component<'_>> = dir.components().collect();
+    let Some(last) = components
+        .iter()
+        .rposition(|c| matches!(c, Component::ParentDir))
+    else {
+        return dir;
+    };
+    let (head, tail) = components.split_at(last + 1);
+    let mut path = (0..=head.len())
+        .rev()
+        .find_map(|split| {
+            let prefix: PathBuf = head[..split].iter().collect();
+            let base = std::fs::canonicalize(&prefix).ok()?;
+            Some(by_name(base, &head[split..]))
+        })
+        .unwrap_or_else(|| by_name(PathBuf::new(), head));
+    path.extend(tail);
+    path
+}
+
+/// `base` with `components` applied by name: `..` drops the last one.
+fn by_name(mut base: PathBuf, components: &[Component<'_>]) -> PathBuf {
+    for component in components {
+        match component {
+            Component::ParentDir => {
+                base.pop();
+            }
+            Component::CurDir => {}
+            other => base.push(other),
+        }
+    }
+    base
 }
 
 /// Refuses `file` (a file of the state folder, `what` naming it) when it,
@@ -102,4 +149,48 @@ pub(crate) fn read_no_follow(file: &Path) -> Option<String> {
     let mut text = String::new();
     std::io::Read::read_to_string(&mut file, &mut text).ok()?;
     Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::applied_dot_dots;
+
+    #[cfg(unix)]
+    #[test]
+    fn dot_dots_are_applied_as_the_system_applies_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(base.join("a/b")).unwrap();
+        std::os::unix::fs::symlink(base.join("a/b"), base.join("link")).unwrap();
+        std::os::unix::fs::symlink(base.join("a"), base.join("a/tail-link")).unwrap();
+        let applied = |rel: &str| applied_dot_dots(&base.join(rel));
+        // No `..`: as written.
+        assert_eq!(applied("x/./y"), base.join("x/y"));
+        // A missing folder and its `..`: nothing (it would be made plain).
+        assert_eq!(applied("new/../"), base);
+        assert_eq!(applied("new/../state"), base.join("state"));
+        assert_eq!(applied("new/deeper/../../state"), base.join("state"));
+        // Through a link: the folder above its target.
+        assert_eq!(applied("link/../state"), base.join("a/state"));
+        // Both: the existing prefix resolved, the missing rest by name.
+        assert_eq!(applied("link/../new/../state"), base.join("a/state"));
+        // After the last `..` nothing is resolved: the link stays.
+        assert_eq!(
+            applied("x/../a/tail-link/state"),
+            base.join("a/tail-link/state")
+        );
+        // `..` above the top stays at the top.
+        assert_eq!(
+            applied_dot_dots(Path::new("/../..")),
+            Path::new("/").to_path_buf()
+        );
+        // Relative: from the current folder.
+        let here = std::fs::canonicalize(std::env::current_dir().unwrap()).unwrap();
+        assert_eq!(
+            applied_dot_dots(Path::new("no-such-folder/../state")),
+            here.join("state")
+        );
+    }
 }

@@ -536,6 +536,46 @@ fn the_bearer_file_is_never_written_inside_a_root() {
     assert!(!state.exists(), "nothing written");
 }
 
+/// A state folder named with a `..` after a folder that does not exist
+/// (`<root>/new/../`) is the root itself: the start stops as for any state
+/// folder inside the root, and nothing is made there, neither the file
+/// nor the missing folder.
+#[test]
+fn a_state_folder_leading_into_a_root_through_dot_dots_gets_no_bearer_file() {
+    let root = tempfile::tempdir().expect("root");
+    let root_arg = root.path().to_str().expect("utf-8");
+    let state = format!("{root_arg}/new/../");
+    let mut server = crate::common::Proc::spawn_with_env(
+        &[
+            "serve",
+            "--no-door",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root_arg,
+        ],
+        &[("HANZO_MCP_STATE", state.as_str())],
+    );
+    let line = server.stderr_line();
+    assert!(
+        line.contains("would lie inside the root")
+            && line.contains("set HANZO_MCP_HTTP_BEARER, or HANZO_MCP_STATE to a folder outside"),
+        "{line}"
+    );
+    assert_eq!(server.wait().code(), Some(2));
+    let left: Vec<String> = std::fs::read_dir(root.path())
+        .expect("read the root")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+}
+
 /// The bearer file a loopback server makes is gone once the server has
 /// ended on its own terms (SIGTERM): a bearer nobody checks is not left
 /// on disk.
