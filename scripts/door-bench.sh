@@ -24,11 +24,14 @@
 # Needs: target/release/hanzo-mcp (cargo build --release -p mcp-local-server),
 # the relay_floor example (built here when missing), wrk and haproxy (Debian
 # packages, installed when missing), curl, python3.
-# DURATION (default 8) seconds per wrk run; 8 runs. DOOR_BENCH_RAW=1 also
+# DURATION (default 8) seconds per wrk run; ROUNDS (default 5) rounds of the
+# five paths at one connection, in turn (the median of the rounds is
+# reported), then one run of each at 16 connections. DOOR_BENCH_RAW=1 also
 # prints each wrk report on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-8}"
+ROUNDS="${ROUNDS:-5}"
 bin="${HANZO_MCP:-${CARGO_TARGET_DIR:-target}/release/hanzo-mcp}"
 [ -x "$bin" ] || { echo "door-bench: build $bin first" >&2; exit 1; }
 floor_bin="$(dirname "$bin")/examples/relay_floor"
@@ -155,18 +158,22 @@ out = '''$out'''
 def us(text):
     v, unit = re.match(r'([\d.]+)(us|ms|s)', text).groups()
     return float(v) * {'us': 1, 'ms': 1e3, 's': 1e6}[unit]
-p50 = us(re.search(r'50%\s+(\S+)', out).group(1))
+p50 = us(re.search(r'^\s+50%\s+(\S+)', out, re.M).group(1))
 rps = float(re.search(r'Requests/sec:\s+([\d.]+)', out).group(1))
 errors = re.search(r'Non-2xx or 3xx responses: (\d+)', out)
 print('%s %s %.1f %.0f %s' % (sys.argv[1], sys.argv[2], p50, rps, errors.group(1) if errors else 0))
 PY
 }
 {
-    measure direct 1 "http://127.0.0.1:$up/items/one"
-    measure haproxy 1 "http://127.0.0.1:$lb/items/one"
-    measure door 1 "http://127.0.0.1:$door/v1/mcp" "$work/call.lua"
-    measure floor 1 "http://127.0.0.1:$floor/v1/mcp" "$work/call.lua"
-    measure hyper 1 "http://127.0.0.1:$hyper/v1/mcp" "$work/call.lua"
+    # Rounds, each path in turn, so that a slow spell of the machine falls
+    # on every path alike; the median of the rounds is reported.
+    for _ in $(seq "$ROUNDS"); do
+        measure direct 1 "http://127.0.0.1:$up/items/one"
+        measure haproxy 1 "http://127.0.0.1:$lb/items/one"
+        measure door 1 "http://127.0.0.1:$door/v1/mcp" "$work/call.lua"
+        measure floor 1 "http://127.0.0.1:$floor/v1/mcp" "$work/call.lua"
+        measure hyper 1 "http://127.0.0.1:$hyper/v1/mcp" "$work/call.lua"
+    done
     measure direct 16 "http://127.0.0.1:$up/items/one"
     measure haproxy 16 "http://127.0.0.1:$lb/items/one"
     measure door 16 "http://127.0.0.1:$door/v1/mcp" "$work/call.lua"
@@ -175,10 +182,13 @@ PY
 } >"$work/figures"
 python3 - "$work/figures" <<'PY'
 import sys
-rows = {}
+import statistics
+runs = {}
 for line in open(sys.argv[1]):
     name, conns, p50, rps, errors = line.split()
-    rows[(name, int(conns))] = (float(p50), float(rps), int(errors))
+    runs.setdefault((name, int(conns)), []).append((float(p50), float(rps), int(errors)))
+rows = {key: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs),
+              sum(r[2] for r in rs)) for key, rs in runs.items()}
 print('| path | median at 1 conn. | added | req/s at 1 conn. | req/s at 16 conn. | non-2xx |')
 print('|---|---|---|---|---|---|')
 direct = rows[('direct', 1)][0]
