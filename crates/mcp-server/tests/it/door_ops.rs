@@ -71,6 +71,11 @@ impl DoorProc {
     fn start(args: &[&str]) -> DoorProc {
         let mut command = hanzo_mcp();
         command.arg("door").args(args);
+        DoorProc::start_command(command)
+    }
+
+    /// `command` (a `hanzo-mcp door` command line), once it listens.
+    fn start_command(command: Command) -> DoorProc {
         let mut process = Proc::start(command);
         let origin = loop {
             let line = process.stderr_line();
@@ -547,4 +552,35 @@ fn door_serves_its_own_openapi_document() {
     let (status, yaml) = door.get("/openapi.yaml");
     assert_eq!(status, 200);
     assert!(yaml.contains("\nopenapi: 3.1.0\n"), "{yaml}");
+}
+
+#[test]
+fn door_calls_go_through_the_proxy_the_environment_names() {
+    let (rest, rest_log) = spawn_rest();
+    // The proxy: the same echo service, which sees the absolute-form
+    // request (its path read from it) and answers it itself.
+    let (proxy, proxy_log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = dir.path().join("ops.yaml");
+    write(&doc, DOC_V1);
+    let mut command = hanzo_mcp();
+    command
+        .arg("door")
+        .args(["--listen", "127.0.0.1:0", "--openapi"])
+        .arg(format!("{}={rest}", doc.display()))
+        .env("HTTP_PROXY", &proxy)
+        .env_remove("http_proxy")
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy");
+    let door = DoorProc::start_command(command);
+    let called = door.call("items", "get_item", json!({"id": "7"}));
+    assert_eq!(
+        called["result"]["structuredContent"]["deployed"], "/v1/items/7",
+        "{called}"
+    );
+    let seen = proxy_log.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].0, "GET");
+    assert_eq!(seen[0].2.as_deref(), Some("Bearer ops-test"));
+    assert!(rest_log.lock().unwrap().is_empty());
 }
