@@ -179,6 +179,14 @@ fn rpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> R
     (status, axum::Json(body)).into_response()
 }
 
+/// The text of the 401 answer: what to send, and where the token is, for a
+/// user who meets it in a client's log. The path of a generated bearer
+/// file is not named (an unauthenticated caller need not learn it); the
+/// server's start-up line on stderr names it.
+const BEARER_REFUSED: &str = "missing or wrong bearer token: send `Authorization: Bearer <token>`, \
+     the token being HANZO_MCP_HTTP_BEARER where the server was started, or the contents of the \
+     file its stderr named at start (\"clients must send ...\")";
+
 /// Bearer, `Origin` and (without a bearer) `Host`, checked on every method.
 fn guard(transport: &Transport, headers: &HeaderMap) -> Option<Response> {
     if let Some(bearer) = &transport.config.bearer
@@ -187,7 +195,7 @@ fn guard(transport: &Transport, headers: &HeaderMap) -> Option<Response> {
         let mut response = rpc_error(
             StatusCode::UNAUTHORIZED,
             None,
-            ErrorObject::invalid_request("missing or wrong bearer token"),
+            ErrorObject::invalid_request(BEARER_REFUSED),
         );
         response
             .headers_mut()

@@ -464,6 +464,13 @@ async fn bearer_is_required_when_configured() {
     let missing = server.post(&stateless, &ping).await;
     assert_eq!(missing.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(header(missing.headers(), "www-authenticate"), "Bearer");
+    let refused = json_body(missing).await;
+    let text = refused["error"]["message"].as_str().expect("a message");
+    assert!(
+        text.starts_with("missing or wrong bearer token: send `Authorization: Bearer <token>`")
+            && text.contains("HANZO_MCP_HTTP_BEARER"),
+        "{text}"
+    );
     let wrong = server
         .post(
             &[
