@@ -1120,7 +1120,7 @@ async fn serve(
 ) -> Result<(), ServerError> {
     // Listening for SIGTERM and SIGINT from here on, before anything is
     // written that ending must clean up.
-    let shutdown = shutdown_signal();
+    let (shutdown, at_once) = shutdown_signals();
     let assembly = assemble(&args.sources.options()?).await?;
     warn_unmatched_local(&assembly.gated);
     // Everything that refuses the start does so before the start-up line.
@@ -1177,11 +1177,20 @@ async fn serve(
             }
         })
     };
-    let served = match http {
-        Some(http) => http.serve(server, shutdown).await,
-        None => {
-            let (input, output) = crate::stdio::pipes();
-            server.serve(input, output, shutdown).await
+    let serving = async {
+        match http {
+            Some(http) => http.serve(server, shutdown).await,
+            None => {
+                let (input, output) = crate::stdio::pipes();
+                server.serve(input, output, shutdown).await
+            }
+        }
+    };
+    let served = tokio::select! {
+        served = serving => served,
+        () = at_once => {
+            tracing::warn!("a second signal: ending now, without waiting for calls in flight");
+            Ok(())
         }
     };
     serving_ended.cancel();
@@ -1317,41 +1326,62 @@ async fn print_tools(args: ToolsArgs) -> Result<(), ServerError> {
     writeln!(std::io::stdout().lock(), "{text}").map_err(ServerError::Write)
 }
 
-/// Completes on SIGTERM or Ctrl-C (SIGINT). The handlers are installed
-/// when this is called, not when it is first awaited: a signal that comes
-/// while the server is still starting (after the HTTP bearer file is
-/// written, say) ends it as cleanly as one that comes later.
-fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+/// SIGTERM and Ctrl-C (SIGINT): the first completes on the first of them,
+/// the second on the next one. The handlers are installed when this is
+/// called, not when a future is first awaited: a signal that comes while
+/// the server is still starting (after the HTTP bearer file is written,
+/// say) ends it as cleanly as one that comes later. The first asks for
+/// the graceful end (calls in flight get their grace); the second, sent
+/// by a user who will not wait, ends serving at once.
+fn shutdown_signals() -> (
+    tokio_util::sync::WaitForCancellationFutureOwned,
+    tokio_util::sync::WaitForCancellationFutureOwned,
+) {
+    let first = tokio_util::sync::CancellationToken::new();
+    let second = tokio_util::sync::CancellationToken::new();
+    let futures = (
+        first.clone().cancelled_owned(),
+        second.clone().cancelled_owned(),
+    );
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
         let term = signal(SignalKind::terminate());
         let interrupt = signal(SignalKind::interrupt());
-        async move {
+        tokio::spawn(async move {
             match (term, interrupt) {
                 (Ok(mut term), Ok(mut interrupt)) => {
-                    tokio::select! {
-                        _ = term.recv() => {}
-                        _ = interrupt.recv() => {}
+                    for token in [first, second] {
+                        tokio::select! {
+                            _ = term.recv() => {}
+                            _ = interrupt.recv() => {}
+                        }
+                        token.cancel();
                     }
                 }
                 (Ok(mut one), Err(error)) | (Err(error), Ok(mut one)) => {
                     tracing::warn!(%error, "cannot listen for SIGTERM or SIGINT");
-                    one.recv().await;
+                    for token in [first, second] {
+                        one.recv().await;
+                        token.cancel();
+                    }
                 }
                 (Err(error), Err(_)) => {
                     tracing::warn!(%error, "cannot listen for SIGTERM or SIGINT");
-                    std::future::pending::<()>().await;
                 }
             }
-        }
+        });
     }
     #[cfg(not(unix))]
     {
-        async {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+        tokio::spawn(async move {
+            for token in [first, second] {
+                let _ = tokio::signal::ctrl_c().await;
+                token.cancel();
+            }
+        });
     }
+    futures
 }
 
 /// Parses `--http ADDR`: `IP:PORT` (an IP address and a port, `[::1]:8080`

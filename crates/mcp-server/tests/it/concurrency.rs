@@ -169,6 +169,42 @@ servetest!(
 );
 
 servetest!(
+    a_second_sigterm_ends_the_grace_at_once,
+    ["--test-tools"],
+    |server, _root| {
+        server.initialize("2025-11-25");
+        // A call that would hold the graceful end for its whole grace (10 s).
+        server.request(
+            1,
+            "tools/call",
+            call_params("test_sleep", json!({ "ms": 30_000 })),
+        );
+        let ping = server.call(99, "ping", json!({}));
+        assert_eq!(ping["result"], json!({}));
+        server.terminate();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let second = std::time::Instant::now();
+        server.terminate();
+        let status = server.wait();
+        assert_eq!(status.code(), Some(0));
+        // Well inside the grace the first signal gave.
+        assert!(
+            second.elapsed() < std::time::Duration::from_secs(8),
+            "{:?}",
+            second.elapsed()
+        );
+        let lines = server.stderr_lines();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l
+                    .contains("a second signal: ending now, without waiting for calls in flight")),
+            "{lines:?}"
+        );
+    }
+);
+
+servetest!(
     progress_notifications_carry_the_token,
     ["--test-tools"],
     |server, _root| {
