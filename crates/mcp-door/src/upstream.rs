@@ -179,24 +179,52 @@ async fn by_reqwest(
     Ok(received)
 }
 
-/// Idle connections kept per upstream address.
-const MAX_IDLE_PER_ADDRESS: usize = 64;
+/// Idle connections kept per upstream address and caller.
+const MAX_IDLE_PER_KEY: usize = 64;
+/// Idle connections kept in all.
+const MAX_IDLE_TOTAL: usize = 256;
 /// How long a connection may sit idle before it is closed rather than
 /// used (upstreams close idle connections on their own schedule; one
 /// older than this is likely closed or about to be).
 const MAX_IDLE_FOR: Duration = Duration::from_secs(30);
 
-/// The door's plain-HTTP connections: per `host:port`, a stack of idle
-/// HTTP/1.1 connections (the most recently used on top).
+/// The door's plain-HTTP connections: per upstream `host:port` and
+/// caller, a stack of idle HTTP/1.1 connections (the most recently used on
+/// top).
+///
+/// A caller is its credential headers (`Authorization`, `X-Authorization`,
+/// `Cookie`, as sent): a connection carries the requests of one caller
+/// only. HTTP/1.1 pairs answers with requests by their order alone, so an
+/// upstream that sends one answer too many (a bug, or a response split by
+/// what a request held) shifts every later answer on that connection by
+/// one; whatever the checks before reuse find, an answer that arrives
+/// just after the next request was written is taken for its answer. Kept
+/// per caller, such a shift hands a caller an answer to its own request,
+/// never one made for another caller's credentials.
 #[derive(Debug)]
 pub(crate) struct Pool {
-    idle: Mutex<HashMap<String, Vec<Idle>>>,
+    idle: Mutex<IdleSet>,
+    /// Keys the caller fingerprints (random per process).
+    hasher: std::collections::hash_map::RandomState,
     connect_timeout: Duration,
+}
+
+/// An upstream address and a caller's fingerprint.
+type Key = (String, u64);
+
+#[derive(Debug, Default)]
+struct IdleSet {
+    stacks: HashMap<Key, Vec<Idle>>,
+    total: usize,
 }
 
 /// A connection: the request half and the connection's state machine,
 /// which the task using it drives.
 struct Conn {
+    /// A second descriptor of the socket `driver`'s stream owns, for the
+    /// look at it before reuse.
+    #[cfg(unix)]
+    socket: Option<std::os::fd::OwnedFd>,
     sender: http1::SendRequest<Full<Bytes>>,
     driver: Pin<Box<http1::Connection<TokioIo<TcpStream>, Full<Bytes>>>>,
     /// The driver has ended (the connection is closed): it is never
@@ -223,14 +251,21 @@ enum Exchange {
     /// The request was not written (the connection had closed): it comes
     /// back to be sent on another connection.
     NotSent(Box<hyper::Request<Full<Bytes>>>),
-    /// It failed after the request may have been written: never resent.
+    /// The request may have been written, and no answer to it began (the
+    /// connection failed or ended first): resent on a new connection only
+    /// when its method is idempotent and the connection was a reused one
+    /// (an upstream closing an idle connection just as a request goes out
+    /// on it).
+    NoAnswer(String),
+    /// It failed after its answer began: never resent.
     Failed(String),
 }
 
 impl Pool {
     fn new(connect_timeout: Duration) -> Self {
         Pool {
-            idle: Mutex::new(HashMap::new()),
+            idle: Mutex::new(IdleSet::default()),
+            hasher: std::collections::hash_map::RandomState::new(),
             connect_timeout,
         }
     }
@@ -247,6 +282,7 @@ impl Pool {
             .ok_or_else(|| SendError::Failed("the upstream URL has no host".into()))?;
         let port = url.port_or_known_default().unwrap_or(80);
         let address = format!("{host}:{port}");
+        let key = (address.clone(), self.caller(&headers));
         let authority = match url.port() {
             Some(port) => format!("{host}:{port}"),
             None => host.to_owned(),
@@ -267,15 +303,27 @@ impl Pool {
 
         // Idle connections first; one that turns out closed before the
         // request was written gives it back for the next.
-        while let Some(mut conn) = self.checkout(&address) {
+        while let Some(mut conn) = self.checkout(&key) {
+            if !conn.still_idle().await {
+                continue;
+            }
+            let again = idempotent(request.method()).then(|| copy(&request));
             match conn.exchange(request, max_body_bytes).await {
                 Exchange::Answered(received, reusable) => {
                     if reusable {
-                        self.checkin(&address, conn);
+                        self.checkin(&key, conn);
                     }
                     return Ok(received);
                 }
                 Exchange::NotSent(back) => request = *back,
+                Exchange::NoAnswer(error) => match again {
+                    // Once, on a new connection.
+                    Some(copy) => {
+                        request = copy;
+                        break;
+                    }
+                    None => return Err(SendError::Failed(error)),
+                },
                 Exchange::Failed(error) => return Err(SendError::Failed(error)),
             }
         }
@@ -283,36 +331,66 @@ impl Pool {
         match conn.exchange(request, max_body_bytes).await {
             Exchange::Answered(received, reusable) => {
                 if reusable {
-                    self.checkin(&address, conn);
+                    self.checkin(&key, conn);
                 }
                 Ok(received)
             }
             Exchange::NotSent(_) => Err(SendError::Failed(
                 "the upstream closed the connection before the request was sent".into(),
             )),
-            Exchange::Failed(error) => Err(SendError::Failed(error)),
+            Exchange::NoAnswer(error) | Exchange::Failed(error) => Err(SendError::Failed(error)),
         }
     }
 
-    /// The most recently used idle connection to `address` that is not
-    /// too old; older ones are dropped (closed) on the way.
-    fn checkout(&self, address: &str) -> Option<Conn> {
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        let stack = idle.get_mut(address)?;
-        // The oldest are at the bottom: drop those past the limit.
-        let fresh = stack.partition_point(|i| i.since.elapsed() > MAX_IDLE_FOR);
-        stack.drain(..fresh);
-        stack.pop().map(|i| i.conn)
+    /// The caller `headers` are from: a fingerprint of its credential
+    /// headers.
+    fn caller(&self, headers: &HeaderMap) -> u64 {
+        use std::hash::BuildHasher as _;
+        self.hasher.hash_one(
+            crate::credentials::CREDENTIAL_HEADERS
+                .iter()
+                .map(|name| {
+                    headers
+                        .get_all(*name)
+                        .iter()
+                        .map(HeaderValue::as_bytes)
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>(),
+        )
     }
 
-    fn checkin(&self, address: &str, conn: Conn) {
+    /// The most recently used idle connection for `key` that is not too
+    /// old; older ones are dropped (closed) on the way.
+    fn checkout(&self, key: &Key) -> Option<Conn> {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        let stack = idle.entry(address.to_owned()).or_default();
-        if stack.len() < MAX_IDLE_PER_ADDRESS {
+        let IdleSet { stacks, total } = &mut *idle;
+        let stack = stacks.get_mut(key)?;
+        // The oldest are at the bottom: drop those past the limit.
+        let stale = stack.partition_point(|i| i.since.elapsed() > MAX_IDLE_FOR);
+        stack.drain(..stale);
+        let conn = stack.pop();
+        if stack.is_empty() {
+            stacks.remove(key);
+        }
+        *total -= stale + usize::from(conn.is_some());
+        conn.map(|i| i.conn)
+    }
+
+    /// Keeps `conn` for `key`'s next request, unless as many are kept
+    /// already.
+    fn checkin(&self, key: &Key, conn: Conn) {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.total >= MAX_IDLE_TOTAL {
+            return;
+        }
+        let stack = idle.stacks.entry(key.clone()).or_default();
+        if stack.len() < MAX_IDLE_PER_KEY {
             stack.push(Idle {
                 conn,
                 since: Instant::now(),
             });
+            idle.total += 1;
         }
     }
 
@@ -322,10 +400,14 @@ impl Pool {
             .map_err(|_| SendError::Connect)?
             .map_err(|_| SendError::Connect)?;
         let _ = stream.set_nodelay(true);
+        #[cfg(unix)]
+        let socket = std::os::fd::AsFd::as_fd(&stream).try_clone_to_owned().ok();
         let (sender, driver) = http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| SendError::Failed(format!("the HTTP handshake failed: {e}")))?;
         Ok(Conn {
+            #[cfg(unix)]
+            socket,
             sender,
             driver: Box::pin(driver),
             ended: false,
@@ -334,6 +416,52 @@ impl Pool {
 }
 
 impl Conn {
+    /// Whether the connection may carry a new request: its driver, polled
+    /// once, has not ended. Polling an idle HTTP/1.1 client connection
+    /// reads what the socket holds, so the upstream's end of it (a close
+    /// after its idle timeout), or bytes it sent that no request asked for
+    /// (an extra or late answer, already buffered or still in the socket),
+    /// end the connection here, before a request is written on it: such
+    /// bytes would otherwise be read as the answer to the next caller's
+    /// request.
+    ///
+    /// The driver sees what hyper has buffered, and the socket as far as
+    /// the runtime has told it; what has reached the socket since (the
+    /// runtime's I/O events not yet read, as on a busy runtime) is found
+    /// by asking the kernel: a `recv` with `MSG_PEEK` that must find
+    /// nothing to read, and no end.
+    async fn still_idle(&mut self) -> bool {
+        if self.ended {
+            return false;
+        }
+        let driver = &mut self.driver;
+        let pending =
+            std::future::poll_fn(|cx| Poll::Ready(driver.as_mut().poll(cx).is_pending())).await;
+        self.ended = !pending || !self.socket_quiet();
+        !self.ended
+    }
+
+    /// Whether the socket holds nothing to read and has not ended (`false`
+    /// when it cannot be asked).
+    #[cfg(unix)]
+    fn socket_quiet(&self) -> bool {
+        use rustix::net::RecvFlags;
+        let Some(socket) = &self.socket else {
+            return false;
+        };
+        let mut byte = [0u8; 1];
+        matches!(
+            rustix::net::recv(socket, &mut byte, RecvFlags::PEEK | RecvFlags::DONTWAIT),
+            Err(rustix::io::Errno::AGAIN)
+        )
+    }
+
+    /// Elsewhere the driver's look is the only one.
+    #[cfg(not(unix))]
+    fn socket_quiet(&self) -> bool {
+        true
+    }
+
     /// Sends `request` and reads the answer (at most `max_body_bytes` of
     /// its body), driving the connection meanwhile.
     async fn exchange(
@@ -348,6 +476,7 @@ impl Conn {
             sender,
             driver,
             ended,
+            ..
         } = self;
         let work = async {
             if sender.ready().await.is_err() {
@@ -358,7 +487,7 @@ impl Conn {
                 Err(mut error) => {
                     return match error.take_message() {
                         Some(request) => Exchange::NotSent(Box::new(request)),
-                        None => Exchange::Failed(failed(&error.into_error())),
+                        None => Exchange::NoAnswer(failed(&error.into_error())),
                     };
                 }
             };
@@ -392,6 +521,23 @@ impl Conn {
         })
         .await
     }
+}
+
+/// Whether a request of `method` may be sent twice (RFC 9110 §9.2.2).
+fn idempotent(method: &Method) -> bool {
+    matches!(
+        *method,
+        Method::GET | Method::HEAD | Method::OPTIONS | Method::TRACE | Method::PUT | Method::DELETE
+    )
+}
+
+/// A copy of `request` (its method, target, headers and body).
+fn copy(request: &hyper::Request<Full<Bytes>>) -> hyper::Request<Full<Bytes>> {
+    let mut copy = hyper::Request::new(request.body().clone());
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.headers_mut() = request.headers().clone();
+    copy
 }
 
 /// Reads `body` into `received` up to `max` bytes; `Ok(true)` when read to

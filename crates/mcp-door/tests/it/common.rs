@@ -295,17 +295,37 @@ async fn rest(req: Request, log: Arc<Mutex<Vec<Seen>>>) -> Response {
     }
 }
 
+/// How [`spawn_counting_rest`] treats a connection after each answer.
+#[derive(Debug, Clone, Copy)]
+pub enum AfterAnswer {
+    /// Keeps it open for the next request.
+    KeepOpen,
+    /// Closes it after this long, without saying so in the answer (as a
+    /// server whose idle timeout has passed does).
+    Close(Duration),
+    /// Sends a second, unasked answer (`{"unasked": true}`) in the same
+    /// write.
+    ExtraAnswer,
+    /// Sends an unasked answer after this long.
+    LateAnswer(Duration),
+}
+
 /// A loopback HTTP/1.1 service written on bare sockets, to see the
 /// connections the door makes: it answers every request (headers only, no
-/// body expected) with `{"n": <its number>}`, and closes the connection
-/// after each answer when `close_after_each` (without saying so, as a
-/// server whose idle timeout has passed does). Returns its URL and the
-/// number of connections accepted so far.
+/// body expected) with `{"n": <its number>, "path": <its target>}`, then
+/// does what `after` says.
+/// Returns its URL and the number of connections accepted so far.
 pub async fn spawn_counting_rest(
-    close_after_each: bool,
+    after: AfterAnswer,
 ) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    fn answer(body: &str) -> String {
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let connections = Arc::new(AtomicUsize::new(0));
@@ -327,18 +347,30 @@ pub async fn spawn_counting_rest(
                     }
                     buffer.extend_from_slice(&chunk[..n]);
                     while let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&buffer[..end]).into_owned();
                         buffer.drain(..end + 4);
+                        let path = head.split(' ').nth(1).unwrap_or("").to_owned();
                         let number = requests.fetch_add(1, Ordering::SeqCst) + 1;
-                        let body = format!("{{\"n\":{number}}}");
-                        let answer = format!(
-                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-                            body.len()
-                        );
-                        if stream.write_all(answer.as_bytes()).await.is_err() {
+                        let mut text = answer(&json!({"n": number, "path": path}).to_string());
+                        if let AfterAnswer::ExtraAnswer = after {
+                            text.push_str(&answer(r#"{"unasked":true}"#));
+                        }
+                        if stream.write_all(text.as_bytes()).await.is_err() {
                             return;
                         }
-                        if close_after_each {
-                            return;
+                        match after {
+                            AfterAnswer::KeepOpen | AfterAnswer::ExtraAnswer => {}
+                            AfterAnswer::Close(wait) => {
+                                tokio::time::sleep(wait).await;
+                                return;
+                            }
+                            AfterAnswer::LateAnswer(wait) => {
+                                tokio::time::sleep(wait).await;
+                                let late = answer(r#"{"unasked":true}"#);
+                                if stream.write_all(late.as_bytes()).await.is_err() {
+                                    return;
+                                }
+                            }
                         }
                     }
                 }

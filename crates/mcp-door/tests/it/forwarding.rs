@@ -7,7 +7,9 @@ use std::time::Duration;
 use mcp_door::DoorConfig;
 use serde_json::json;
 
-use crate::common::{REST_DOC, call, door, post, spawn_door, spawn_rest};
+use crate::common::{
+    AfterAnswer, REST_DOC, call, door, post, spawn_counting_rest, spawn_door, spawn_rest,
+};
 
 async fn setup(
     config: DoorConfig,
@@ -219,36 +221,17 @@ async fn an_unreachable_upstream_is_an_error_result() {
     );
 }
 
-#[tokio::test]
-async fn a_plain_http_upstream_connection_serves_call_after_call() {
+/// Calls `get_item` `calls` times, one after the other with `pause`
+/// between, through a door in front of a [`spawn_counting_rest`] upstream
+/// behaving as `after`; asserts each call got its own answer (`n` = k for
+/// the k-th request the upstream read) and returns how many
+/// connections the upstream accepted.
+async fn calls_in_turn(after: AfterAnswer, calls: i64, pause: Duration) -> usize {
     use std::sync::atomic::Ordering;
-    let (rest, connections) = crate::common::spawn_counting_rest(false).await;
+    let (rest, connections) = spawn_counting_rest(after).await;
     let addr = spawn_door(door(REST_DOC, &rest, DoorConfig::default())).await;
     let url = format!("http://{addr}/v1/mcp");
-    for n in 1..=5 {
-        let r = post(
-            &url,
-            &call(
-                n,
-                "items",
-                json!({"op": "get_item", "input": {"name": "a"}}),
-            ),
-            &[AUTH],
-        )
-        .await;
-        assert_eq!(r.body["result"]["structuredContent"], json!({"n": n}));
-    }
-    // One after the other, the five calls took one connection.
-    assert_eq!(connections.load(Ordering::SeqCst), 1);
-}
-
-#[tokio::test]
-async fn a_connection_the_upstream_closed_while_idle_is_replaced() {
-    use std::sync::atomic::Ordering;
-    let (rest, connections) = crate::common::spawn_counting_rest(true).await;
-    let addr = spawn_door(door(REST_DOC, &rest, DoorConfig::default())).await;
-    let url = format!("http://{addr}/v1/mcp");
-    for n in 1..=4 {
+    for n in 1..=calls {
         let r = post(
             &url,
             &call(
@@ -261,12 +244,134 @@ async fn a_connection_the_upstream_closed_while_idle_is_replaced() {
         .await;
         assert_eq!(
             r.body["result"]["structuredContent"],
-            json!({"n": n}),
-            "{}",
+            json!({"n": n, "path": "/items/a"}),
+            "{after:?}, call {n}: {}",
             r.body
         );
+        tokio::time::sleep(pause).await;
     }
-    // Each answer's connection was closed behind it: every call found its
-    // idle connection closed, did not send on it, and made a new one.
-    assert_eq!(connections.load(Ordering::SeqCst), 4);
+    connections.load(Ordering::SeqCst)
+}
+
+#[tokio::test]
+async fn a_plain_http_upstream_connection_serves_call_after_call() {
+    // One after the other, the calls take one connection.
+    assert_eq!(
+        calls_in_turn(AfterAnswer::KeepOpen, 5, Duration::ZERO).await,
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_connection_the_upstream_closed_while_idle_is_replaced() {
+    // Closed at once (seen while the answer is read) or a while later,
+    // when the connection lies idle: each next call found it closed, wrote
+    // nothing on it, and made a new one.
+    assert_eq!(
+        calls_in_turn(AfterAnswer::Close(Duration::ZERO), 4, Duration::ZERO).await,
+        4
+    );
+    assert_eq!(
+        calls_in_turn(
+            AfterAnswer::Close(Duration::from_millis(50)),
+            4,
+            Duration::from_millis(200)
+        )
+        .await,
+        4
+    );
+}
+
+#[tokio::test]
+async fn an_answer_nobody_asked_for_is_never_taken_for_the_next_call() {
+    // Sent with the answer (so read with it), or a while after it (so
+    // waiting in the socket): either way the connection is dropped before
+    // the next request, which goes on a new one and gets its own answer.
+    assert_eq!(
+        calls_in_turn(AfterAnswer::ExtraAnswer, 4, Duration::ZERO).await,
+        4
+    );
+    assert_eq!(
+        calls_in_turn(
+            AfterAnswer::LateAnswer(Duration::from_millis(50)),
+            4,
+            Duration::from_millis(200)
+        )
+        .await,
+        4
+    );
+}
+
+/// Twelve callers, each with a bearer of its own, making 20 calls each at
+/// once through a door in front of an upstream behaving as `after`; the
+/// answers each caller got that were not the one to its call: those made
+/// for another caller's request, and the others (unasked ones, or those
+/// to its own other requests).
+async fn callers_at_once(after: AfterAnswer) -> (Vec<String>, Vec<String>) {
+    let (rest, _) = spawn_counting_rest(after).await;
+    let addr = spawn_door(door(REST_DOC, &rest, DoorConfig::default())).await;
+    let url = format!("http://{addr}/v1/mcp");
+    let mut callers = tokio::task::JoinSet::new();
+    for caller in 0..12 {
+        let url = url.clone();
+        callers.spawn(async move {
+            let bearer = format!("Bearer caller-{caller}");
+            let (mut theirs, mut other) = (Vec::new(), Vec::new());
+            for n in 0..20 {
+                let name = format!("c{caller}n{n}");
+                let r = post(
+                    &url,
+                    &call(
+                        n,
+                        "items",
+                        json!({"op": "get_item", "input": {"name": name}}),
+                    ),
+                    &[("authorization", bearer.as_str())],
+                )
+                .await;
+                let got = &r.body["result"]["structuredContent"]["path"];
+                if *got == json!(format!("/items/{name}")) {
+                    continue;
+                }
+                let mine = got
+                    .as_str()
+                    .is_some_and(|p| p.starts_with(&format!("/items/c{caller}n")));
+                if got.is_string() && !mine {
+                    theirs.push(r.body.to_string());
+                } else {
+                    other.push(r.body.to_string());
+                }
+            }
+            (theirs, other)
+        });
+    }
+    let (mut theirs, mut other) = (Vec::new(), Vec::new());
+    for (t, o) in callers.join_all().await {
+        theirs.extend(t);
+        other.extend(o);
+    }
+    (theirs, other)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callers_at_once_each_get_their_own_answer_whatever_the_upstream_adds() {
+    // An extra answer sent with the real one, and a close after each
+    // answer: found before reuse, so every call gets its own answer.
+    for after in [
+        AfterAnswer::ExtraAnswer,
+        AfterAnswer::Close(Duration::from_millis(1)),
+    ] {
+        let (theirs, other) = callers_at_once(after).await;
+        assert!(
+            theirs.is_empty() && other.is_empty(),
+            "{after:?}: {theirs:?} {other:?}"
+        );
+    }
+    // An unasked answer 1 ms late often arrives after the next request
+    // went out on that connection and is taken for its answer (HTTP/1.1
+    // pairs them by order alone); a connection carries one caller's
+    // requests only, so a caller may get such an answer, never one made
+    // for another caller.
+    let (theirs, _) = callers_at_once(AfterAnswer::LateAnswer(Duration::from_millis(1))).await;
+    assert!(theirs.is_empty(), "{theirs:?}");
 }
