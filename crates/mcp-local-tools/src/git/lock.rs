@@ -32,7 +32,8 @@
 //!   (checked by `Repo::open` in `run.rs`): `worktree list` and `branch`
 //!   read the refs of the repository it names and would show its branches
 //!   and hashes; where the entry's work tree lies (`gitdir`) is not
-//!   checked;
+//!   checked, but `worktree list` leaves out git's `prunable` mark for one
+//!   outside the roots (it would tell whether that path exists);
 //! - a repository whose config has a conditional include (`includeIf`)
 //!   is refused: whether it applies can change within the call (a
 //!   branch switched), after the listing;
@@ -40,8 +41,12 @@
 //! - bundle URIs are off (`fetch.bundleURI`, `transfer.bundleURI`): a
 //!   fetch would import the bundle a path names, wherever it lies;
 //! - files outside the repository that git would read or write are not
-//!   used: fsck skip lists (echoed line by line in an error), cookie
-//!   files (read, sent to the remote, overwritten), the diff order file;
+//!   used: cookie files (read, sent to the remote, overwritten), the diff
+//!   order file;
+//! - a repository whose config names an fsck skip list outside the roots
+//!   (`fsck.skipList`, `fetch.fsck.skipList`, `receive.fsck.skipList`) is
+//!   refused: git reads every list it is given, so no override takes one
+//!   back, and a line that is not an object name is echoed in an error;
 //! - a pull of more than two heads fails instead of running the octopus
 //!   script (`pull.octopus=ort`);
 //! - a `core.excludesFile` outside the roots is not read when the
@@ -188,6 +193,20 @@ fn is_tls_file_key(key: &str) -> bool {
             .any(|known| known.eq_ignore_ascii_case(name))
 }
 
+/// Whether `key` (as `git config --list` prints it) names an fsck skip
+/// list: `fsck.skipList`, `fetch.fsck.skipList`, `receive.fsck.skipList`.
+/// git reads every one it is given (each value adds a list, so a value on
+/// the command scope cannot take the repository's back) and stops at the
+/// first line that is not an object name, echoing it in its error
+/// ("invalid object name: ...").
+fn is_skip_list_key(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    matches!(
+        lower.as_str(),
+        "fsck.skiplist" | "fetch.fsck.skiplist" | "receive.fsck.skiplist"
+    )
+}
+
 /// The transports allowed (each runs inside git), unless the repository
 /// is stricter. Not `file`: a local path or `file://` remote is served by
 /// a second git process (`git-receive-pack`, `git-upload-pack`) that
@@ -267,14 +286,9 @@ pub(crate) fn neutral_value(key: &str) -> Option<&'static str> {
         ("uploadpack", None, "packobjectshook") => Some(""),
         ("hook", Some(_), "command") => Some(""),
         ("ssh", None, "variant") => Some("simple"),
-        // Files git reads or writes wherever they are: an fsck skip list
-        // is echoed line by line in an error ("invalid object name: ..."),
-        // and a cookie file is read, sent to the remote and, with
-        // `saveCookies`, overwritten.
-        ("fsck", None, "skiplist") => Some("/dev/null"),
-        ("fetch" | "receive", Some(sub), "skiplist") if sub.eq_ignore_ascii_case("fsck") => {
-            Some("/dev/null")
-        }
+        // Files git reads or writes wherever they are: a cookie file is
+        // read, sent to the remote and, with `saveCookies`, overwritten.
+        // (fsck skip lists cannot be overridden: see `is_skip_list_key`.)
         // The order of a diff's files tells which lines of an order file
         // name them, and a missing one is named in the error.
         ("diff", None, "orderfile") => Some("/dev/null"),
@@ -363,6 +377,17 @@ pub(crate) fn lock(
             "git: the repository's config sets {} to {}, outside the roots; refused while no \
              program may run (git would read it and use it for a connection to a remote the \
              agent can choose)",
+            entry.key,
+            entry.value.as_deref().unwrap_or_default()
+        ));
+    }
+    if let Some(entry) = entries.iter().find(|e| {
+        repository(e) && is_skip_list_key(&e.key) && !inside_roots(e.value.as_deref(), top, roots)
+    }) {
+        return Err(format!(
+            "git: the repository's config sets {} to {}, outside the roots; refused while no \
+             program may run (git would read that file and show its first line that is not an \
+             object name in an error)",
             entry.key,
             entry.value.as_deref().unwrap_or_default()
         ));
@@ -506,7 +531,6 @@ mod tests {
         let roots = crate::roots::Roots::new(vec![top.clone()]).expect("a root");
         let entries = parse(
             "local\0file:.git/config\0pull.octopus\npwn\0\
-             local\0file:.git/config\0fetch.fsck.skiplist\n/etc/shadow\0\
              local\0file:.git/config\0http.http://127.0.0.1:1/.cookiefile\n/tmp/jar\0\
              local\0file:.git/config\0http.savecookies\ntrue\0",
         );
@@ -522,7 +546,6 @@ mod tests {
         };
         assert_eq!(last("pull.octopus"), Some("ort"));
         assert_eq!(last("pull.twohead"), Some("ort"));
-        assert_eq!(last("fetch.fsck.skiplist"), Some("/dev/null"));
         assert_eq!(last("http.http://127.0.0.1:1/.cookiefile"), Some(""));
         assert_eq!(last("http.savecookies"), Some("false"));
     }
@@ -565,6 +588,42 @@ mod tests {
         ) -> Result<Locked, String> {
             let entries = parse(&format!("{scope}\0file:{file}\0{key}\n{value}\0"));
             super::lock(&entries, &self.root, &self.roots, &[self.root.join(".git")])
+        }
+    }
+
+    #[test]
+    fn a_repository_s_skip_list_outside_the_roots_refuses_the_call() {
+        let f = Files::new();
+        let list = f.outside.join("secret.txt").display().to_string();
+        for key in [
+            "fsck.skiplist",
+            "fetch.fsck.skiplist",
+            "receive.fsck.skipList",
+        ] {
+            for scope in ["local", "worktree"] {
+                for value in [list.as_str(), "../outside/secret.txt", "~/secret.txt"] {
+                    assert_eq!(
+                        f.lock_one(scope, ".git/config", key, value).err(),
+                        Some(format!(
+                            "git: the repository's config sets {key} to {value}, outside the \
+                             roots; refused while no program may run (git would read that file \
+                             and show its first line that is not an object name in an error)"
+                        )),
+                        "{scope} {key} {value}"
+                    );
+                }
+            }
+            // Inside the roots the agent may read the list anyway.
+            let locked = f
+                .lock_one("local", ".git/config", key, "certs/client.pem")
+                .expect("a list inside the roots");
+            assert!(
+                !locked
+                    .config
+                    .iter()
+                    .any(|(k, _)| k.eq_ignore_ascii_case(key)),
+                "{key}"
+            );
         }
     }
 
@@ -673,9 +732,6 @@ mod tests {
             ("remote.origin.uploadpack", "git-upload-pack"),
             ("branch.main.mergeOptions", ""),
             ("protocol.foo.allow", "never"),
-            ("fsck.skipList", "/dev/null"),
-            ("fetch.fsck.skipList", "/dev/null"),
-            ("receive.fsck.skiplist", "/dev/null"),
             ("http.cookieFile", ""),
             ("http.https://example.com/.cookiefile", ""),
             ("http.saveCookies", "false"),

@@ -554,6 +554,13 @@ impl<'a> Repo<'a> {
         &self.cwd
     }
 
+    /// Whether `path` (resolved when it exists, else as given) lies inside
+    /// the roots.
+    pub(crate) fn path_inside_roots(&self, path: &Path) -> bool {
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.ctx.roots.root_of(&real).is_some()
+    }
+
     /// Whether this call may start no program (its config is locked).
     pub(crate) fn is_locked(&self) -> bool {
         self.locked.is_some()

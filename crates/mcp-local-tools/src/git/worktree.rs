@@ -233,8 +233,50 @@ pub(crate) async fn stash(args: &StashArgs, repo: &Repo<'_>) -> ToolResult {
     }
 }
 
+/// `git worktree list`. While no program may run, a worktree outside the
+/// roots is listed without git's `prunable` mark: that mark says whether
+/// the path its entry names exists, and an entry (`.git/worktrees/<id>/gitdir`
+/// in a repository found in the roots) can name any path.
 pub(crate) async fn worktree_list(repo: &Repo<'_>) -> ToolResult {
-    repo.call(Access::Read, &["worktree", "list"], None).await
+    if !repo.is_locked() {
+        return repo.call(Access::Read, &["worktree", "list"], None).await;
+    }
+    let porcelain = repo
+        .run(
+            Access::Read,
+            &["worktree", "list", "--porcelain", "-z"],
+            None,
+        )
+        .await?;
+    let records = repo.result("worktree", &porcelain)?;
+    let hidden: Vec<String> = records
+        .split("\0\0")
+        .filter_map(|record| {
+            let mut fields = record.split('\0');
+            let path = fields.next()?.strip_prefix("worktree ")?;
+            let prunable = fields.any(|f| f == "prunable" || f.starts_with("prunable "));
+            (prunable && !repo.path_inside_roots(std::path::Path::new(path)))
+                .then(|| path.to_owned())
+        })
+        .collect();
+    let listing = repo.run(Access::Read, &["worktree", "list"], None).await?;
+    let text = repo.result("worktree", &listing)?;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        let outside = hidden.iter().any(|path| {
+            body.strip_prefix(path.as_str())
+                .is_some_and(|rest| rest.starts_with(' '))
+        });
+        match body.strip_suffix(" prunable") {
+            Some(kept) if outside => {
+                out.push_str(kept.trim_end());
+                out.push_str(&line[body.len()..]);
+            }
+            _ => out.push_str(line),
+        }
+    }
+    Ok(CallToolResult::text(out))
 }
 
 pub(crate) async fn apply(args: &ApplyArgs, repo: &Repo<'_>) -> ToolResult {

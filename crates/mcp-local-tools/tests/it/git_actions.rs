@@ -1307,18 +1307,32 @@ async fn a_worktree_entry_naming_a_common_dir_outside_the_roots_is_refused_while
     assert_eq!(locked(json!({"action": "worktree"})).await, refusal);
 
     // What git itself writes there, `../..`: the repository's own refs.
+    // The entry's work tree lies outside the roots, so git's `prunable`
+    // mark (its path does not exist) is left out: an entry can name any
+    // path, and the mark would tell whether it exists.
     std::fs::write(entry.join("commondir"), "../..\n").unwrap();
     let text = succeeded(locked(json!({"action": "worktree"})).await);
     assert_eq!(
         text,
         format!(
-            "{}       {} [main]\n{}  0000000 [hidden-branch] prunable\n",
+            "{}       {} [main]\n{}  0000000 [hidden-branch]\n",
             s.root.display(),
             &full(&s, "HEAD")[..7],
             elsewhere.display()
         )
     );
     assert!(!text.contains(&head[..7]), "{text}");
+    // The mark is real: with programs allowed, git's own listing shows it.
+    let text = succeeded(g(&s, json!({"action": "worktree"})).await);
+    assert!(text.contains("[hidden-branch] prunable"), "{text}");
+    // An entry naming a file that exists outside: listed the same way.
+    let existing = outside_git.join("config");
+    std::fs::write(entry.join("gitdir"), format!("{}\n", existing.display())).unwrap();
+    let text = succeeded(locked(json!({"action": "worktree"})).await);
+    assert!(
+        text.ends_with(" 0000000 [hidden-branch]\n") && !text.contains("prunable"),
+        "{text}"
+    );
 }
 
 #[cfg(unix)]
