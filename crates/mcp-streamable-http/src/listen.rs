@@ -61,8 +61,9 @@ impl ListenLimits {
     }
 }
 
-/// Serves `app` over HTTP/1.1 on `listener` within `limits` until
-/// `shutdown` completes; then stops accepting and returns once the
+/// Serves `app` over HTTP/1.1 on `listener` (each connection with
+/// `TCP_NODELAY`) within `limits` until `shutdown` completes; then stops
+/// accepting and returns once the
 /// connections in progress have finished, or after
 /// [`ListenLimits::shutdown_grace`] (the ones still open are dropped). An
 /// accept that fails (out of file descriptors, say) is logged and retried
@@ -101,6 +102,9 @@ where
             },
             () = &mut shutdown => break,
         };
+        // Answers go out as soon as they are written (no Nagle wait for an
+        // acknowledgement of the previous segment).
+        let _ = stream.set_nodelay(true);
         let connection =
             http1.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
         let connection = graceful.watch(connection);
