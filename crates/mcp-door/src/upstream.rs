@@ -301,13 +301,28 @@ impl Pool {
             .map_err(|e| SendError::Failed(format!("the request cannot be made: {e}")))?;
         *request.headers_mut() = headers;
 
-        // Idle connections first; one that turns out closed before the
-        // request was written gives it back for the next.
-        while let Some(mut conn) = self.checkout(&key) {
-            if !conn.still_idle().await {
-                continue;
-            }
-            let again = idempotent(request.method()).then(|| copy(&request));
+        // Idle connections first (one that turns out closed before the
+        // request was written gives it back for the next), then a new one.
+        // A request that met a reused connection closed under it goes once
+        // more, on a new connection, when its method allows.
+        let mut fresh_only = false;
+        loop {
+            let idle = if fresh_only {
+                None
+            } else {
+                self.checkout(&key)
+            };
+            let reused = idle.is_some();
+            let mut conn = match idle {
+                Some(mut conn) => {
+                    if !conn.still_idle().await {
+                        continue;
+                    }
+                    conn
+                }
+                None => self.connect(&address).await?,
+            };
+            let again = (reused && idempotent(request.method())).then(|| copy(&request));
             match conn.exchange(request, max_body_bytes).await {
                 Exchange::Answered(received, reusable) => {
                     if reusable {
@@ -315,30 +330,21 @@ impl Pool {
                     }
                     return Ok(received);
                 }
-                Exchange::NotSent(back) => request = *back,
+                Exchange::NotSent(back) if reused => request = *back,
+                Exchange::NotSent(_) => {
+                    return Err(SendError::Failed(
+                        "the upstream closed the connection before the request was sent".into(),
+                    ));
+                }
                 Exchange::NoAnswer(error) => match again {
-                    // Once, on a new connection.
                     Some(copy) => {
                         request = copy;
-                        break;
+                        fresh_only = true;
                     }
                     None => return Err(SendError::Failed(error)),
                 },
                 Exchange::Failed(error) => return Err(SendError::Failed(error)),
             }
-        }
-        let mut conn = self.connect(&address).await?;
-        match conn.exchange(request, max_body_bytes).await {
-            Exchange::Answered(received, reusable) => {
-                if reusable {
-                    self.checkin(&key, conn);
-                }
-                Ok(received)
-            }
-            Exchange::NotSent(_) => Err(SendError::Failed(
-                "the upstream closed the connection before the request was sent".into(),
-            )),
-            Exchange::NoAnswer(error) | Exchange::Failed(error) => Err(SendError::Failed(error)),
         }
     }
 

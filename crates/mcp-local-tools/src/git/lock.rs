@@ -370,27 +370,29 @@ pub(crate) fn lock(
             entry.key
         ));
     }
-    if let Some(entry) = entries.iter().find(|e| {
-        repository(e) && is_tls_file_key(&e.key) && !inside_roots(e.value.as_deref(), top, roots)
-    }) {
-        return Err(format!(
-            "git: the repository's config sets {} to {}, outside the roots; refused while no \
-             program may run (git would read it and use it for a connection to a remote the \
-             agent can choose)",
-            entry.key,
-            entry.value.as_deref().unwrap_or_default()
-        ));
-    }
-    if let Some(entry) = entries.iter().find(|e| {
-        repository(e) && is_skip_list_key(&e.key) && !inside_roots(e.value.as_deref(), top, roots)
-    }) {
-        return Err(format!(
-            "git: the repository's config sets {} to {}, outside the roots; refused while no \
-             program may run (git would read that file and show its first line that is not an \
-             object name in an error)",
-            entry.key,
-            entry.value.as_deref().unwrap_or_default()
-        ));
+    // Files git would read wherever the repository's config points.
+    let read_files = [
+        (
+            is_tls_file_key as fn(&str) -> bool,
+            "git would read it and use it for a connection to a remote the agent can choose",
+        ),
+        (
+            is_skip_list_key,
+            "git would read that file and show its first line that is not an object name in \
+             an error",
+        ),
+    ];
+    for (names_file, why) in read_files {
+        if let Some(entry) = entries.iter().find(|e| {
+            repository(e) && names_file(&e.key) && !inside_roots(e.value.as_deref(), top, roots)
+        }) {
+            return Err(format!(
+                "git: the repository's config sets {} to {}, outside the roots; refused while \
+                 no program may run ({why})",
+                entry.key,
+                entry.value.as_deref().unwrap_or_default()
+            ));
+        }
     }
     // The user's ordinary settings first (system, then global: the later
     // wins), unless the repository sets the key itself.
@@ -453,25 +455,16 @@ pub(crate) fn lock(
             locked.helper_remotes.push(remote.to_owned());
         }
     }
-    if let Some(entry) = entries
-        .iter()
-        .rev()
-        .find(|e| repository(e) && e.key.eq_ignore_ascii_case("core.excludesfile"))
-        && !inside_roots(entry.value.as_deref(), top, roots)
-    {
-        locked
-            .config
-            .push(("core.excludesFile".to_owned(), "/dev/null".to_owned()));
-    }
-    if let Some(entry) = entries
-        .iter()
-        .rev()
-        .find(|e| repository(e) && e.key.eq_ignore_ascii_case("mailmap.file"))
-        && !inside_roots(entry.value.as_deref(), top, roots)
-    {
-        locked
-            .config
-            .push(("mailmap.file".to_owned(), "/dev/null".to_owned()));
+    // The last value the repository sets is the one git reads.
+    for key in ["core.excludesFile", "mailmap.file"] {
+        if let Some(entry) = entries
+            .iter()
+            .rev()
+            .find(|e| repository(e) && e.key.eq_ignore_ascii_case(key))
+            && !inside_roots(entry.value.as_deref(), top, roots)
+        {
+            locked.config.push((key.to_owned(), "/dev/null".to_owned()));
+        }
     }
     Ok(locked)
 }

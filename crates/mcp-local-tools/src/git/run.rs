@@ -554,11 +554,9 @@ impl<'a> Repo<'a> {
         &self.cwd
     }
 
-    /// Whether `path` (resolved when it exists, else as given) lies inside
-    /// the roots.
-    pub(crate) fn path_inside_roots(&self, path: &Path) -> bool {
-        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        self.ctx.roots.root_of(&real).is_some()
+    /// The roots this call's paths must lie inside.
+    pub(crate) fn roots(&self) -> &crate::roots::Roots {
+        &self.ctx.roots
     }
 
     /// Whether this call may start no program (its config is locked).

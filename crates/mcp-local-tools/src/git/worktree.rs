@@ -255,8 +255,7 @@ pub(crate) async fn worktree_list(repo: &Repo<'_>) -> ToolResult {
             let mut fields = record.split('\0');
             let path = fields.next()?.strip_prefix("worktree ")?;
             let prunable = fields.any(|f| f == "prunable" || f.starts_with("prunable "));
-            (prunable && !repo.path_inside_roots(std::path::Path::new(path)))
-                .then(|| path.to_owned())
+            (prunable && repo.roots().resolve(path).is_err()).then(|| path.to_owned())
         })
         .collect();
     let listing = repo.run(Access::Read, &["worktree", "list"], None).await?;

@@ -189,6 +189,14 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).expect("write");
 }
 
+/// Writes [`DOC_V1`] to `ops.yaml` in `dir` and returns the `--openapi`
+/// value that serves it from `rest` (`FILE=UPSTREAM`).
+fn doc_v1(dir: &Path, rest: &str) -> String {
+    let doc = dir.join("ops.yaml");
+    write(&doc, DOC_V1);
+    format!("{}={rest}", doc.display())
+}
+
 /// Waits until `ready` holds, at most [`PATIENCE`].
 fn eventually(what: &str, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -371,14 +379,12 @@ fn door_healthz_alive_and_readyz_checks_documents_and_upstreams() {
 fn door_metrics_count_requests_forwarded_calls_latency_and_load_errors() {
     let (rest, _log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
-    let doc = dir.path().join("ops.yaml");
-    write(&doc, DOC_V1);
     let missing = dir.path().join("missing.yaml");
     let door = DoorProc::start(&[
         "--listen",
         "127.0.0.1:0",
         "--openapi",
-        &format!("{}={rest}", doc.display()),
+        &doc_v1(dir.path(), &rest),
         "--openapi",
         &format!("{}={rest}", missing.display()),
     ]);
@@ -429,13 +435,11 @@ fn door_metrics_count_requests_forwarded_calls_latency_and_load_errors() {
 fn door_log_format_json_writes_one_json_object_a_line() {
     let (rest, _log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
-    let doc = dir.path().join("ops.yaml");
-    write(&doc, DOC_V1);
     let mut command = hanzo_mcp();
     command
         .args(["door", "--log-format", "json", "--listen", "127.0.0.1:0"])
         .arg("--openapi")
-        .arg(format!("{}={rest}", doc.display()))
+        .arg(doc_v1(dir.path(), &rest))
         .env("RUST_LOG", "info");
     let mut process = Proc::start(command);
     let line = process.stderr_line();
@@ -529,13 +533,11 @@ fn door_sighup_reloads_without_dropping_a_call_and_keeps_a_document_that_fails()
 fn door_serves_its_own_openapi_document() {
     let (rest, _log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
-    let doc = dir.path().join("ops.yaml");
-    write(&doc, DOC_V1);
     let door = DoorProc::start(&[
         "--listen",
         "127.0.0.1:0",
         "--openapi",
-        &format!("{}={rest}", doc.display()),
+        &doc_v1(dir.path(), &rest),
     ]);
     let (status, document) = door.get_json("/openapi.json");
     assert_eq!(status, 200);
@@ -561,13 +563,11 @@ fn door_calls_go_through_the_proxy_the_environment_names() {
     // request (its path read from it) and answers it itself.
     let (proxy, proxy_log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
-    let doc = dir.path().join("ops.yaml");
-    write(&doc, DOC_V1);
     let mut command = hanzo_mcp();
     command
         .arg("door")
         .args(["--listen", "127.0.0.1:0", "--openapi"])
-        .arg(format!("{}={rest}", doc.display()))
+        .arg(doc_v1(dir.path(), &rest))
         .env("HTTP_PROXY", &proxy)
         .env_remove("http_proxy")
         .env_remove("NO_PROXY")
