@@ -43,7 +43,11 @@ pub fn meant_as_response(value: &Value) -> bool {
 ///   id outside i64 `id must be a string or an integer within the signed
 ///   64-bit range, found 9223372036854775808` (the number as written),
 ///   `method must be a string, found a number`,
-///   `params must be an object, found an array`.
+///   `params must be an object, found an array`;
+/// - -32600 `member "id" is written twice` for an envelope member that
+///   appears more than once (readers keeping the first and readers keeping
+///   the last would see different messages), with the id when it is not
+///   the one written twice.
 ///
 /// ```
 /// use mcp_proto::{parse_message, Message, RequestId, error_code};
@@ -96,8 +100,8 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
 }
 
 /// The members of a message object that the envelope reads, each as
-/// written in the message's text (borrowed from it); of a member written
-/// twice, the last. Other members are skipped, not decoded.
+/// written in the message's text (borrowed from it), and the first of them
+/// written twice, if any. Other members are skipped, not decoded.
 #[derive(Default)]
 struct Members<'a> {
     jsonrpc: Option<&'a RawValue>,
@@ -106,6 +110,7 @@ struct Members<'a> {
     params: Option<&'a RawValue>,
     result: Option<&'a RawValue>,
     error: Option<&'a RawValue>,
+    twice: Option<&'static str>,
 }
 
 impl<'de> serde::Deserialize<'de> for Members<'de> {
@@ -127,19 +132,23 @@ impl<'de> serde::de::Visitor<'de> for MembersVisitor {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
         let mut members = Members::default();
         while let Some(name) = map.next_key::<MemberName>()? {
-            let slot = match name {
-                MemberName::Jsonrpc => &mut members.jsonrpc,
-                MemberName::Id => &mut members.id,
-                MemberName::Method => &mut members.method,
-                MemberName::Params => &mut members.params,
-                MemberName::Result => &mut members.result,
-                MemberName::Error => &mut members.error,
+            let (slot, key) = match name {
+                MemberName::Jsonrpc => (&mut members.jsonrpc, "jsonrpc"),
+                MemberName::Id => (&mut members.id, "id"),
+                MemberName::Method => (&mut members.method, "method"),
+                MemberName::Params => (&mut members.params, "params"),
+                MemberName::Result => (&mut members.result, "result"),
+                MemberName::Error => (&mut members.error, "error"),
                 MemberName::Other => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                     continue;
                 }
             };
-            *slot = Some(map.next_value()?);
+            let value = map.next_value()?;
+            if slot.is_some() {
+                members.twice.get_or_insert(key);
+            }
+            *slot = Some(value);
         }
         Ok(members)
     }
@@ -189,6 +198,18 @@ impl serde::de::Visitor<'_> for MemberNameVisitor {
 /// (lone surrogates in its strings replaced), `params` kept as written.
 /// `text` is the whole message, for the id of an error.
 fn from_raw_members(members: Members<'_>, text: &str) -> Result<Message, MessageError> {
+    if let Some(key) = members.twice {
+        // Readers that keep the first and readers that keep the last would
+        // see two different messages: neither is answered as meant.
+        let id = match key {
+            "id" => None,
+            _ => members
+                .id
+                .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+                .and_then(|value| read_id(Some(value), Some(text)).ok().flatten()),
+        };
+        return Err(invalid(&id, format!("member {key:?} is written twice")));
+    }
     let mut map = serde_json::Map::new();
     let envelope = [
         ("jsonrpc", members.jsonrpc),

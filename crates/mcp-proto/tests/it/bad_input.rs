@@ -139,6 +139,32 @@ fn bad_input_table() {
             // skipped without recursion, so depth alone is no trouble.
             "message is not valid JSON: expected value at line 1 column 50001",
         ),
+        // A reader that keeps the first id would answer 17, one that keeps
+        // the last 18: neither is the id.
+        case(
+            "id written twice",
+            br#"{"jsonrpc":"2.0","id":17,"id":18,"method":"ping"}"#,
+            error_code::INVALID_REQUEST,
+            "member \"id\" is written twice",
+        ),
+        Case {
+            id: Some(RequestId::Number(4)),
+            ..case(
+                "method written twice",
+                br#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{},"method":"tools/call"}"#,
+                error_code::INVALID_REQUEST,
+                "member \"method\" is written twice",
+            )
+        },
+        Case {
+            id: Some(RequestId::String("p".into())),
+            ..case(
+                "params written twice",
+                br#"{"params":{"name":"a"},"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"b"}}"#,
+                error_code::INVALID_REQUEST,
+                "member \"params\" is written twice",
+            )
+        },
     ];
     let mut failures = Vec::new();
     for c in &table {

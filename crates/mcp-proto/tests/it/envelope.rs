@@ -252,17 +252,43 @@ fn unparsable_text_is_answered_with_the_id_its_start_names() {
 }
 
 #[test]
-fn members_are_read_by_name_once_each_and_the_last_of_a_repeated_one_counts() {
-    // A repeated member: the last one counts (as JSON parsers commonly
-    // read it), for the envelope and for params alike.
-    let Message::Request(request) = parse_message(
-        br#"{"jsonrpc":"2.0","id":1,"method":"ping","id":2,"params":{"a":1},"params":{"b":2}}"#,
+fn members_are_read_by_name_once_each_and_a_repeated_one_is_refused() {
+    // A repeated member: parsers that keep the first and parsers that keep
+    // the last would read two messages, so it is refused, an escaped name
+    // counting as the same member.
+    let err =
+        parse_message(br#"{"jsonrpc":"2.0","id":1,"method":"ping","\u0069d":2}"#).unwrap_err();
+    assert_eq!(
+        (err.id, err.error.code, err.error.message.as_str()),
+        (
+            None,
+            error_code::INVALID_REQUEST,
+            "member \"id\" is written twice"
+        )
+    );
+    let err = parse_message(
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":1},"params":{"b":2}}"#,
     )
-    .unwrap() else {
+    .unwrap_err();
+    assert_eq!(
+        (err.id, err.error.message.as_str()),
+        (
+            Some(RequestId::Number(1)),
+            "member \"params\" is written twice"
+        )
+    );
+    // Inside params a repeated key is the tool's business (its own
+    // arguments reader refuses them), not the envelope's.
+    let Message::Request(request) =
+        parse_message(br#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"a":1,"a":2}}"#)
+            .unwrap()
+    else {
         panic!("a request");
     };
-    assert_eq!(request.id, RequestId::Number(2));
-    assert_eq!(request.params.as_ref().map(|p| p.get()), Some(r#"{"b":2}"#));
+    assert_eq!(
+        request.params.as_ref().map(|p| p.get()),
+        Some(r#"{"a":1,"a":2}"#)
+    );
     // Names may be escaped; members the envelope does not read are skipped
     // whatever they hold, and a name with a lone surrogate is no envelope
     // member.
