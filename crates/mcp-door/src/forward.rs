@@ -304,6 +304,38 @@ fn fill_path(template: &str, input: &JsonObject) -> Result<String, String> {
     }
 }
 
+/// Whether `value`, a path parameter's text, holds a dot segment in any
+/// spelling an upstream may read it as. The value is sent as one encoded
+/// segment (`../x` as `..%2Fx`), which the door's URL check sees as one
+/// harmless segment; but upstreams that decode `%2F` before resolving dot
+/// segments (many servers and proxies do) would climb out of the
+/// upstream's base path with the caller's credentials. So `.` and `..` are
+/// looked for as written and after each of up to four rounds of
+/// percent-decoding, between `/` and `\\` alike, a segment's `;`
+/// parameters set aside (`..;x` is `..` to servers that strip them).
+fn holds_dot_segment(value: &str) -> bool {
+    let dotted = |text: &str| {
+        text.split(['/', '\\'])
+            .any(|segment| matches!(segment.split(';').next(), Some("." | "..")))
+    };
+    // Without a dot or an escape no spelling of a dot segment is possible.
+    if !value.contains(['.', '%']) {
+        return false;
+    }
+    let mut text = value.to_owned();
+    for _ in 0..4 {
+        if dotted(&text) {
+            return true;
+        }
+        let decoded = percent_encoding::percent_decode_str(&text).decode_utf8_lossy();
+        if decoded == text {
+            return false;
+        }
+        text = decoded.into_owned();
+    }
+    dotted(&text)
+}
+
 /// [`fill_path`] without the dot-segment check.
 fn substitute(template: &str, input: &JsonObject) -> Result<String, String> {
     let mut out = String::with_capacity(template.len());
@@ -322,6 +354,11 @@ fn substitute(template: &str, input: &JsonObject) -> Result<String, String> {
             .ok_or_else(|| format!("input {name:?} must be a string, number or boolean"))?;
         if text.is_empty() {
             return Err(format!("input {name:?} is empty (a path parameter)"));
+        }
+        if holds_dot_segment(&text) {
+            return Err(format!(
+                "input {name:?} holds a dot segment (\".\" or \"..\" between slashes, as                  written or percent-decoded), which an upstream that decodes it would resolve                  outside the operation's path"
+            ));
         }
         out.extend(utf8_percent_encode(&text, COMPONENT));
         rest = &rest[open + close + 1..];
@@ -504,27 +541,33 @@ mod tests {
     }
 
     #[test]
-    fn a_value_that_makes_a_dot_segment_is_refused() {
+    fn a_value_that_holds_a_dot_segment_is_refused() {
         let refused = [
             ("/v1/items/{id}/details", ".."),
             ("/v1/items/{id}/details", "."),
             ("/{id}/x", ".."),
-            ("/v1/{id}", ".."),
+            ("/files/{id}.json", ".."),
+            ("/v1/{id}", "a/../b"),
+            ("/v1/{id}", "%2e%2e"),
+            ("/v1/{id}", "%252E%252e%252F"),
+            ("/v1/{id}", "..\\x"),
+            ("/v1/{id}", "..;jsessionid=1"),
         ];
         for (template, id) in refused {
             let input: JsonObject = serde_json::from_value(json!({ "id": id })).unwrap();
             let error = fill_path(template, &input).unwrap_err();
             assert!(
-                error.contains(&format!("path segment {id:?}")),
+                error.contains("holds a dot segment"),
                 "{template} {id}: {error}"
             );
         }
-        // Dots inside a segment, or an escaped dot, leave the path as it is.
+        // Dots inside a segment, and escapes that decode to no dot
+        // segment, leave the path as it is, escaped whole.
         let kept = [
-            ("/files/{id}.json", "..", "/files/...json"),
+            ("/files/{id}.json", "a.b", "/files/a.b.json"),
             ("/v1/items/{id}", "...", "/v1/items/..."),
-            ("/v1/items/{id}", "%2e%2e", "/v1/items/%252e%252e"),
-            ("/v1/items/{id}", "a/../b", "/v1/items/a%2F..%2Fb"),
+            ("/v1/items/{id}", "a..b/c.", "/v1/items/a..b%2Fc."),
+            ("/v1/items/{id}", "%41%2F", "/v1/items/%2541%252F"),
         ];
         for (template, id, path) in kept {
             let input: JsonObject = serde_json::from_value(json!({ "id": id })).unwrap();
@@ -534,5 +577,7 @@ mod tests {
                 "{template} {id}"
             );
         }
+        assert!(!holds_dot_segment("100%"));
+        assert!(holds_dot_segment("%25252e%25252e"));
     }
 }

@@ -30,7 +30,9 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
-use reqwest::header::{CONTENT_TYPE, HOST, HeaderMap, HeaderValue, LOCATION};
+use reqwest::header::{
+    ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderMap, HeaderValue, LOCATION,
+};
 use reqwest::{Method, StatusCode, Url};
 use tokio::net::TcpStream;
 
@@ -192,8 +194,8 @@ const MAX_IDLE_FOR: Duration = Duration::from_secs(30);
 /// caller, a stack of idle HTTP/1.1 connections (the most recently used on
 /// top).
 ///
-/// A caller is its credential headers (`Authorization`, `X-Authorization`,
-/// `Cookie`, as sent): a connection carries the requests of one caller
+/// A caller is the headers its request carries (its credentials, and any
+/// an operation's header parameters set): a connection carries the requests of one caller
 /// only. HTTP/1.1 pairs answers with requests by their order alone, so an
 /// upstream that sends one answer too many (a bug, or a response split by
 /// what a request held) shifts every later answer on that connection by
@@ -348,22 +350,27 @@ impl Pool {
         }
     }
 
-    /// The caller `headers` are from: a fingerprint of its credential
-    /// headers.
+    /// The caller `headers` are from: a fingerprint of every header the
+    /// request carries but those that say nothing of who sends it (`Host`,
+    /// `Accept`, `Content-Type`, `Content-Length`): the credential headers
+    /// and whatever an operation's header parameters carry (an API key in
+    /// `X-Api-Key` is a credential too), names and values in the order
+    /// sent.
     fn caller(&self, headers: &HeaderMap) -> u64 {
-        use std::hash::BuildHasher as _;
-        self.hasher.hash_one(
-            crate::credentials::CREDENTIAL_HEADERS
-                .iter()
-                .map(|name| {
-                    headers
-                        .get_all(*name)
-                        .iter()
-                        .map(HeaderValue::as_bytes)
-                        .collect::<Vec<_>>()
-                })
-                .collect::<Vec<_>>(),
-        )
+        use std::hash::{BuildHasher as _, Hasher as _};
+        let mut hasher = self.hasher.build_hasher();
+        for (name, value) in headers {
+            if [HOST, ACCEPT, CONTENT_TYPE, CONTENT_LENGTH].contains(name) {
+                continue;
+            }
+            // Lengths first, so that no two different lists hash alike by
+            // their concatenation.
+            hasher.write_usize(name.as_str().len());
+            hasher.write(name.as_str().as_bytes());
+            hasher.write_usize(value.len());
+            hasher.write(value.as_bytes());
+        }
+        hasher.finish()
     }
 
     /// The most recently used idle connection for `key` that is not too

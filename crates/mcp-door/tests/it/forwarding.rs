@@ -302,6 +302,44 @@ async fn an_answer_nobody_asked_for_is_never_taken_for_the_next_call() {
     );
 }
 
+#[tokio::test]
+async fn a_key_in_a_header_parameter_keeps_connections_apart_like_a_bearer() {
+    // One bearer, two API keys sent as the operation's header parameter:
+    // connections are kept per key as they are per bearer, so an answer
+    // one key's request brought in never reaches the other key's call.
+    use std::sync::atomic::Ordering;
+    let doc = r#"
+openapi: 3.1.0
+info: {title: items, version: "1"}
+paths:
+  /items/{name}:
+    get:
+      operationId: getItem
+      tags: [items]
+      parameters:
+        - {name: name, in: path, required: true, schema: {type: string}}
+        - {name: X-Api-Key, in: header, schema: {type: string}}
+"#;
+    let (rest, connections) = spawn_counting_rest(AfterAnswer::KeepOpen).await;
+    let addr = spawn_door(door(doc, &rest, DoorConfig::default())).await;
+    let url = format!("http://{addr}/v1/mcp");
+    for n in 1..=6 {
+        let key = if n % 2 == 0 { "key-a" } else { "key-b" };
+        let r = post(
+            &url,
+            &call(
+                n,
+                "items",
+                json!({"op": "get_item", "input": {"name": "a", "X-Api-Key": key}}),
+            ),
+            &[AUTH],
+        )
+        .await;
+        assert_eq!(r.body["result"]["structuredContent"]["n"], n, "{}", r.body);
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 2);
+}
+
 /// Twelve callers, each with a bearer of its own, making 20 calls each at
 /// once through a door in front of an upstream behaving as `after`; the
 /// answers each caller got that were not the one to its call: those made

@@ -331,7 +331,7 @@ paths:
 "##;
     let (url, ops) = door_over(doc, &format!("{rest}/api")).await;
     let (tool, op) = &ops[0];
-    for value in ["a/b", "?q", "#f", "@h", "h:1", "%2e%2e", "..%2f", "\\.."] {
+    for value in ["a/b", "?q", "#f", "@h", "h:1", "a..b", ".x", "100%", "%41"] {
         let r = post(
             &url,
             &call(1, tool, json!({"op": op, "input": {"name": value}})),
@@ -344,14 +344,36 @@ paths:
             r.body
         );
     }
-    for value in ["..", "."] {
+    // A dot segment in any spelling an upstream may decode it to: as
+    // written, percent-encoded once or twice, behind a slash, a backslash
+    // or either encoded, with `;` parameters. Python's http.server, for
+    // one, decodes `..%2F..%2Fsecret` and serves the file two levels up.
+    for value in [
+        "..",
+        ".",
+        "../../secret.txt",
+        "a/./b",
+        "a/..",
+        "%2e%2e",
+        "%2E.",
+        "..%2f",
+        "..%2Fx",
+        "%252e%252e%252f",
+        "\\..",
+        "x\\..\\y",
+        "..%5c",
+        "..;x",
+        "a/.;p/b",
+    ] {
         let r = post(
             &url,
             &call(2, tool, json!({"op": op, "input": {"name": value}})),
             &[AUTH],
         )
         .await;
-        assert_eq!(r.body["result"]["isError"], true, "{value}");
+        assert_eq!(r.body["result"]["isError"], true, "{value}: {}", r.body);
+        let text = r.body["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("holds a dot segment"), "{value}: {text}");
     }
     assert_eq!(
         paths(&seen),
@@ -361,9 +383,10 @@ paths:
             "/api/files/%23f",
             "/api/files/%40h",
             "/api/files/h%3A1",
-            "/api/files/%252e%252e",
-            "/api/files/..%252f",
-            "/api/files/%5C..",
+            "/api/files/a..b",
+            "/api/files/.x",
+            "/api/files/100%25",
+            "/api/files/%2541",
         ]
     );
 }
