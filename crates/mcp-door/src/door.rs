@@ -37,6 +37,16 @@ pub struct DoorConfig {
     /// (`https://app.example.com`); a POST whose `Origin` is neither is
     /// refused with 403 (MCP 2025-11-25 basic/transports). Default none.
     pub allowed_origins: Vec<String>,
+    /// Refuse (403) every request whose `Host` is neither a loopback name
+    /// (`localhost`, `127.0.0.0/8`, `[::1]`, any port) nor the host of
+    /// `origin` or of one of `allowed_origins`: the guard against DNS
+    /// rebinding (MCP 2025-11-25 basic/transports, security warning) for a
+    /// door reachable only on this machine, where a page whose name was
+    /// rebound to 127.0.0.1 would otherwise be the door's own origin.
+    /// `hanzo-mcp door` sets it when it listens on a loopback address.
+    /// Default `false`: a door behind a load balancer is reached under
+    /// names it cannot list (set `origin` there).
+    pub loopback_hosts_only: bool,
     /// The longest a forwarded call may take, connection and body read
     /// included (default 30 s).
     pub timeout: Duration,
@@ -70,6 +80,7 @@ impl Default for DoorConfig {
             issuer: None,
             origin: None,
             allowed_origins: Vec::new(),
+            loopback_hosts_only: false,
             timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(5),
             max_body_bytes: 4 << 20,

@@ -46,14 +46,50 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// Mount it in a larger router with `Router::merge`.
 pub fn router(door: Arc<Door>) -> Router {
     let limit = door.config().max_request_bytes;
-    Router::new()
+    let guarded = door.config().loopback_hosts_only;
+    let router = Router::new()
         .route(DOOR_PATH, post(mcp).get(not_allowed).delete(not_allowed))
         .route(LEGACY_PATH, any(legacy))
         .route(METADATA_PATH, get(metadata_origin))
         .route(&format!("{METADATA_PATH}{DOOR_PATH}"), get(metadata_door))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(Arc::clone(&door))
-        .merge(crate::ops::ops_router(door))
+        .merge(crate::ops::ops_router(Arc::clone(&door)));
+    if guarded {
+        router.layer(axum::middleware::from_fn_with_state(door, host_guard))
+    } else {
+        router
+    }
+}
+
+/// [`DoorConfig::loopback_hosts_only`](crate::DoorConfig): a request
+/// whose `Host` names neither this machine nor a configured origin gets
+/// 403 and a JSON-RPC error, before any route sees it.
+async fn host_guard(
+    State(door): State<Arc<Door>>,
+    request: Request,
+    next: axum::middleware::Next,
+) -> HttpResponse {
+    let config = door.config();
+    let known: Vec<String> = config
+        .origin
+        .iter()
+        .chain(&config.allowed_origins)
+        .cloned()
+        .collect();
+    if transport::host_ok(request.headers(), &known) {
+        return next.run(request).await;
+    }
+    json_response(
+        StatusCode::FORBIDDEN,
+        &Response::error(
+            None,
+            ErrorObject::invalid_request(
+                "Host not allowed: this door serves only requests addressed to this machine \
+                 (localhost, 127.0.0.1, [::1]) or to its configured origins",
+            ),
+        ),
+    )
 }
 
 /// Serves `door` on `listener` for as long as the task runs, within

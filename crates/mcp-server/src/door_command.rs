@@ -186,7 +186,7 @@ fn settings(args: &DoorArgs) -> Result<Settings, String> {
             flag.clone()
         }
     };
-    let config = DoorConfig {
+    let mut config = DoorConfig {
         projection: ProjectionConfig {
             excluded_prefixes: pick(&args.exclude_prefixes, &file.exclude_prefixes),
             excluded_tags: pick(&args.exclude_tags, &file.exclude_tags),
@@ -199,11 +199,15 @@ fn settings(args: &DoorArgs) -> Result<Settings, String> {
         readiness: file.readiness(),
         ..DoorConfig::default()
     };
+    let listen = args
+        .listen
+        .or(file.listen)
+        .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8080)));
+    // Reachable only here: a page rebound to 127.0.0.1 must not pass for
+    // the door's own origin.
+    config.loopback_hosts_only = listen.ip().is_loopback();
     Ok(Settings {
-        listen: args
-            .listen
-            .or(file.listen)
-            .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8080))),
+        listen,
         config,
         documents,
         file: args.config.clone(),

@@ -556,6 +556,88 @@ fn door_serves_its_own_openapi_document() {
     assert!(yaml.contains("\nopenapi: 3.1.0\n"), "{yaml}");
 }
 
+/// `method` (`GET` or `POST`) `path` on `origin` with `Host: host`; the
+/// status and the body as JSON (`null` when it is not JSON).
+fn with_host(origin: &str, method: &str, path: &str, host: &str) -> (u16, Value) {
+    let url = format!("{origin}{path}");
+    let (method, host) = (method.to_owned(), host.to_owned());
+    runtime().block_on(async move {
+        let client = reqwest::Client::new();
+        let request = if method == "POST" {
+            client
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json")
+                .header("cookie", "s=1")
+                .body(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{}}"#)
+        } else {
+            client.get(&url)
+        };
+        let response = request.header("host", host).send().await.expect("request");
+        let status = response.status().as_u16();
+        let text = response.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    })
+}
+
+#[test]
+fn door_on_loopback_answers_only_hosts_that_name_this_machine_or_its_origins() {
+    // A page at http://rebound.example:PORT whose name now resolves to
+    // 127.0.0.1 is same-origin to the browser; its Host still says so.
+    let (rest, _log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let document = doc_v1(dir.path(), &rest);
+    let door = DoorProc::start(&["--listen", "127.0.0.1:0", "--openapi", &document]);
+    let port = door.origin.rsplit(':').next().expect("port").to_owned();
+    let rebound = format!("rebound.example:{port}");
+    for (method, path) in [
+        ("POST", "/v1/mcp"),
+        ("GET", "/.well-known/oauth-protected-resource"),
+        ("GET", "/metrics"),
+    ] {
+        let (status, body) = with_host(&door.origin, method, path, &rebound);
+        assert_eq!(status, 403, "{method} {path}");
+        assert_eq!(body["error"]["code"], -32600, "{method} {path}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("Host not allowed")),
+            "{body}"
+        );
+    }
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+    ] {
+        let (status, body) = with_host(&door.origin, "POST", "/v1/mcp", &host);
+        assert_eq!(status, 200, "{host}: {body}");
+        assert!(body["result"]["tools"].is_array(), "{host}: {body}");
+    }
+    // Reached under its configured origin's name (a proxy on the same
+    // machine forwarding it), the door answers.
+    let door = DoorProc::start(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--openapi",
+        &document,
+        "--origin",
+        "https://door.example",
+    ]);
+    let (status, body) = with_host(
+        &door.origin,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        "door.example",
+    );
+    assert_eq!(
+        (status, &body["resource"]),
+        (200, &json!("https://door.example"))
+    );
+    let (status, _) = with_host(&door.origin, "GET", "/healthz", &rebound);
+    assert_eq!(status, 403);
+}
+
 #[test]
 fn door_calls_go_through_the_proxy_the_environment_names() {
     let (rest, rest_log) = spawn_rest();
