@@ -145,8 +145,8 @@ async fn mcp(State(door): State<Arc<Door>>, request: Request) -> HttpResponse {
             return json_response(StatusCode::BAD_REQUEST, &Response::error(e.id, e.error));
         }
     };
-    let params = request.params_value().ok().flatten();
-    let revision = match protocol_revision(&headers, &request.method, params.as_ref()) {
+    let body_revision = request.meta_protocol_version();
+    let revision = match protocol_revision(&headers, &request.method, body_revision.as_deref()) {
         Ok(revision) => revision,
         Err(error) => {
             return json_response(StatusCode::BAD_REQUEST, &Response::error(id, error));
@@ -158,7 +158,7 @@ async fn mcp(State(door): State<Arc<Door>>, request: Request) -> HttpResponse {
     let (status, response) = match door.answer(&request, &credentials, header_revision).await {
         Answer::Response(r) => {
             let stateless = revision
-                .or_else(|| transport::body_revision(params.as_ref()).and_then(Revision::parse))
+                .or_else(|| body_revision.as_deref().and_then(Revision::parse))
                 .is_some_and(Revision::is_stateless);
             let unknown_method = matches!(&r.payload,
                 ResponsePayload::Error(e) if e.code == error_code::METHOD_NOT_FOUND);
@@ -223,8 +223,8 @@ fn browser_checks(
     Ok(())
 }
 
-/// The revision `MCP-Protocol-Version` names, checked against the body's
-/// `_meta` (MCP 2026-07-28 basic/transports, protocol version header):
+/// The revision `MCP-Protocol-Version` names, checked against `body`, the
+/// one the request's `_meta` names (MCP 2026-07-28 basic/transports, protocol version header):
 /// -32022 for a revision the door does not know, -32020 when the header
 /// and the body disagree or a body naming a stateless revision comes
 /// without the header. `Ok(None)` when neither names one (a 2025-era
@@ -233,9 +233,8 @@ fn browser_checks(
 fn protocol_revision(
     headers: &HeaderMap,
     method: &str,
-    params: Option<&Value>,
+    body: Option<&str>,
 ) -> Result<Option<Revision>, ErrorObject> {
-    let body = transport::body_revision(params);
     let Some(value) = headers.get(transport::PROTOCOL_VERSION) else {
         return match body.and_then(Revision::parse) {
             Some(r) if r.is_stateless() => Err(transport::mismatch(format!(

@@ -247,7 +247,8 @@ async fn call(
     credentials: Credentials,
 ) -> Result<CallToolResult, ErrorObject> {
     let projection = &current.projection;
-    let arguments = params.arguments.clone().unwrap_or_default();
+    let mut params = params;
+    let mut arguments = params.arguments.take().unwrap_or_default();
     let op_of = |args: &JsonObject| -> Result<String, ErrorObject> {
         match args.get("op") {
             Some(Value::String(op)) => Ok(op.clone()),
@@ -289,9 +290,9 @@ async fn call(
         let entry = projection
             .entry_in(&params.name, &op)
             .ok_or_else(|| unknown_op(&params.name, &op))?;
-        let input = match arguments.get("input") {
+        let input = match arguments.remove("input") {
             None | Some(Value::Null) => JsonObject::new(),
-            Some(Value::Object(m)) => m.clone(),
+            Some(Value::Object(m)) => m,
             Some(_) => {
                 return Err(ErrorObject::invalid_params(format!(
                     "tool {:?}: \"input\" must be an object",

@@ -80,6 +80,8 @@ pub(crate) struct OpEntry {
     pub body_field: Option<String>,
     pub doc: usize,
     pub upstream: Option<String>,
+    /// `upstream` parsed once (each call's URL is checked against it).
+    pub upstream_url: Option<reqwest::Url>,
 }
 
 /// Public facts about one offered operation.
@@ -496,6 +498,9 @@ impl OpEntry {
             body: op.body,
             body_field,
             doc: doc_index,
+            upstream_url: upstream
+                .as_deref()
+                .and_then(|u| reqwest::Url::parse(u).ok()),
             upstream,
         }
     }

@@ -85,6 +85,37 @@ impl Request {
             .transpose()
     }
 
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]` when it is
+    /// a string (MCP 2026-07-28 basic: the revision a stateless request
+    /// names), `None` when the params, their `_meta` or that key are
+    /// absent or of another type. Read from the params as written, without
+    /// building the rest of them; as [`Request::params_value`] would read
+    /// it when the text holds what only that lenient reading accepts.
+    pub fn meta_protocol_version(&self) -> Option<std::borrow::Cow<'_, str>> {
+        /// The one member of `params` looked at.
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(rename = "_meta", borrow)]
+            meta: Option<Meta<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Meta<'a> {
+            #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
+            version: Option<std::borrow::Cow<'a, str>>,
+        }
+        let raw = self.params.as_ref()?;
+        match serde_json::from_str::<Params<'_>>(raw.get()) {
+            Ok(params) => params.meta?.version,
+            Err(_) => {
+                let value = self.params_value().ok()??;
+                let version = value.get("_meta")?.get(crate::meta::PROTOCOL_VERSION)?;
+                version
+                    .as_str()
+                    .map(|v| std::borrow::Cow::Owned(v.to_owned()))
+            }
+        }
+    }
+
     /// Whether the params text holds an escaped lone surrogate, which
     /// decoding reads as U+FFFD.
     pub fn has_lone_surrogates(&self) -> bool {

@@ -310,3 +310,29 @@ fn members_are_read_by_name_once_each_and_a_repeated_one_is_refused() {
         (Some(RequestId::Number(5)), error_code::PARSE_ERROR)
     );
 }
+
+#[test]
+fn the_revision_a_request_names_in_its_meta_is_read_from_the_params_as_written() {
+    let version = |params: &str| {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{params}}}"#);
+        let Message::Request(request) = parse_message(text.as_bytes()).unwrap() else {
+            panic!("a request");
+        };
+        request.meta_protocol_version().map(|v| v.into_owned())
+    };
+    let named = r#"{"cursor":"c","_meta":{"x":[1,{"y":2}],"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#;
+    assert_eq!(version(named).as_deref(), Some("2026-07-28"));
+    // Escaped, and next to a lone surrogate only the lenient reading takes.
+    let escaped =
+        r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-2\u0038"},"a":"\ud800"}"#;
+    assert_eq!(version(escaped).as_deref(), Some("2026-07-28"));
+    for absent in [
+        "{}",
+        r#"{"_meta":null}"#,
+        r#"{"_meta":"2026-07-28"}"#,
+        r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728}}"#,
+        r#"{"_meta":{"protocolVersion":"2026-07-28"}}"#,
+    ] {
+        assert_eq!(version(absent), None, "{absent}");
+    }
+}
