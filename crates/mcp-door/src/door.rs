@@ -163,10 +163,16 @@ impl Door {
     /// # Errors
     /// [`DoorError::Client`] when the HTTP client cannot be built.
     pub fn new(sources: Vec<OpenApiSource>, config: DoorConfig) -> Result<Door, DoorError> {
+        // Nothing kept between calls: reqwest's idle connections are shared
+        // by every caller, and HTTP/1.1 pairs answers with requests by
+        // order alone, so an upstream's unasked answer on a reused one
+        // would reach the next caller (the door's own connections for
+        // plain HTTP are kept per caller instead, `upstream.rs`).
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .timeout(config.timeout)
             .redirect(reqwest::redirect::Policy::none())
+            .pool_max_idle_per_host(0)
             .build()
             .map_err(|e| DoorError::Client(e.to_string()))?;
         let metrics = Metrics::default();

@@ -308,8 +308,8 @@ fn fill_path(template: &str, input: &JsonObject) -> Result<String, String> {
 /// harmless segment; but upstreams that decode `%2F` before resolving dot
 /// segments (many servers and proxies do) would climb out of the
 /// upstream's base path with the caller's credentials. So `.` and `..` are
-/// looked for as written and after each of up to four rounds of
-/// percent-decoding, between `/` and `\\` alike, a segment's `;`
+/// looked for as written and after each round of percent-decoding (until
+/// nothing changes; past [`MAX_DECODING_ROUNDS`] the text is refused), between `/` and `\\` alike, a segment's `;`
 /// parameters set aside (`..;x` is `..` to servers that strip them).
 fn holds_dot_segment(value: &str) -> bool {
     let dotted = |text: &str| {
@@ -321,7 +321,7 @@ fn holds_dot_segment(value: &str) -> bool {
         return false;
     }
     let mut text = value.to_owned();
-    for _ in 0..4 {
+    for _ in 0..MAX_DECODING_ROUNDS {
         if dotted(&text) {
             return true;
         }
@@ -331,19 +331,27 @@ fn holds_dot_segment(value: &str) -> bool {
         }
         text = decoded.into_owned();
     }
-    dotted(&text)
+    // Still changing: no value means that many layers of escapes.
+    true
 }
+
+/// How many rounds of percent-decoding [`holds_dot_segment`] follows; a
+/// text that still decodes to something new after them is refused.
+const MAX_DECODING_ROUNDS: usize = 16;
 
 /// [`fill_path`] without the dot-segment check.
 fn substitute(template: &str, input: &JsonObject) -> Result<String, String> {
     let mut out = String::with_capacity(template.len());
+    // The path as an upstream that decodes it reads it: two values side
+    // by side (`/{name}{ext}`) can make together what neither holds.
+    let mut decoded = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
         let Some(close) = rest[open..].find('}') else {
-            out.push_str(&rest[open..]);
-            return Ok(out);
+            break;
         };
+        out.push_str(&rest[..open]);
+        decoded.push_str(&rest[..open]);
         let name = &rest[open + 1..open + close];
         let value = input
             .get(name)
@@ -355,13 +363,25 @@ fn substitute(template: &str, input: &JsonObject) -> Result<String, String> {
         }
         if holds_dot_segment(&text) {
             return Err(format!(
-                "input {name:?} holds a dot segment (\".\" or \"..\" between slashes, as                  written or percent-decoded), which an upstream that decodes it would resolve                  outside the operation's path"
+                "input {name:?} holds a dot segment (\".\" or \"..\" between slashes, as \
+                 written or percent-decoded), which an upstream that decodes it would resolve \
+                 outside the operation's path"
             ));
         }
         out.extend(utf8_percent_encode(&text, COMPONENT));
+        decoded.push_str(&text);
         rest = &rest[open + close + 1..];
     }
     out.push_str(rest);
+    decoded.push_str(rest);
+    if holds_dot_segment(&decoded) {
+        return Err(
+            "the path parameters together make a dot segment (\".\" or \"..\" between \
+             slashes, as written or percent-decoded), which an upstream that decodes the path \
+             would resolve outside the operation's path"
+                .to_owned(),
+        );
+    }
     Ok(out)
 }
 
@@ -576,6 +596,19 @@ mod tests {
                 "{template} {id}"
             );
         }
+        // Side by side, two values can make what neither holds: `%2` and
+        // `e%2e%2fx` are `%2e%2e%2fx`, which decodes to `../x`.
+        let input: JsonObject =
+            serde_json::from_value(json!({"a": "%2", "b": "e%2e%2ftenantB%2fsecret"})).unwrap();
+        let error = fill_path("/{a}{b}", &input).unwrap_err();
+        assert!(error.contains("together make a dot segment"), "{error}");
+        let input: JsonObject = serde_json::from_value(json!({"a": "x.", "b": ".y"})).unwrap();
+        assert_eq!(fill_path("/{a}{b}", &input).unwrap(), "/x..y");
+        // However many layers of escapes: five here, and past sixteen the
+        // text is refused whatever it decodes to.
+        assert!(holds_dot_segment("%25252525252e%25252525252e/x"));
+        assert!(holds_dot_segment(&format!("%{}41", "25".repeat(17))));
+        assert!(!holds_dot_segment(&format!("%{}41", "25".repeat(14))));
         assert!(!holds_dot_segment("100%"));
         assert!(holds_dot_segment("%25252e%25252e"));
     }

@@ -11,7 +11,8 @@
 //! - an `https://` upstream, and every upstream when the environment names
 //!   an HTTP proxy (`HTTP_PROXY`, `http_proxy`, `ALL_PROXY`, `all_proxy`),
 //!   goes through reqwest (TLS by rustls or the platform's library, the
-//!   proxy honoured).
+//!   proxy honoured), on a new connection for every call: reqwest's idle
+//!   connections would be shared by all callers.
 //!
 //! Both follow no redirect (a 3xx is the answer, its `Location` shown), send
 //! nothing but the request built by [`crate::forward`] (whose URL was

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -636,6 +636,23 @@ fn door_on_loopback_answers_only_hosts_that_name_this_machine_or_its_origins() {
     );
     let (status, _) = with_host(&door.origin, "GET", "/healthz", &rebound);
     assert_eq!(status, 403);
+    // An IPv4-mapped loopback address is loopback too.
+    let door = DoorProc::start(&["--listen", "[::ffff:127.0.0.1]:0", "--openapi", &document]);
+    let port = door.origin.rsplit(':').next().expect("port").to_owned();
+    let (status, _) = with_host(
+        &door.origin,
+        "GET",
+        "/healthz",
+        &format!("rebound.example:{port}"),
+    );
+    assert_eq!(status, 403);
+    let (status, _) = with_host(
+        &door.origin,
+        "GET",
+        "/healthz",
+        &format!("localhost:{port}"),
+    );
+    assert_eq!(status, 200);
 }
 
 #[test]
@@ -665,4 +682,65 @@ fn door_calls_go_through_the_proxy_the_environment_names() {
     assert_eq!(seen[0].0, "GET");
     assert_eq!(seen[0].2.as_deref(), Some("Bearer ops-test"));
     assert!(rest_log.lock().unwrap().is_empty());
+}
+
+#[test]
+fn door_calls_through_a_proxy_never_share_a_connection() {
+    // Through reqwest (a proxy here; an https upstream alike) the idle
+    // connections would be every caller's: an unasked answer on one would
+    // reach the next caller. So each call has a connection of its own,
+    // though this proxy keeps every connection open.
+    use std::io::{Read as _, Write as _};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let proxy = format!("http://{}", listener.local_addr().expect("address"));
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&connections);
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::thread::spawn(move || {
+                let mut seen = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while let Ok(n) = stream.read(&mut chunk) {
+                    if n == 0 {
+                        return;
+                    }
+                    seen.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        seen.drain(..end + 4);
+                        let body = r#"{"ok":true}"#;
+                        let answer = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                             content-length: {}\r\n\r\n{body}",
+                            body.len()
+                        );
+                        if stream.write_all(answer.as_bytes()).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let (rest, _rest_log) = spawn_rest();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut command = hanzo_mcp();
+    command
+        .arg("door")
+        .args(["--listen", "127.0.0.1:0", "--openapi"])
+        .arg(doc_v1(dir.path(), &rest))
+        .env("HTTP_PROXY", &proxy)
+        .env_remove("http_proxy")
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy");
+    let door = DoorProc::start_command(command);
+    for id in ["1", "2", "3"] {
+        let called = door.call("items", "get_item", json!({"id": id}));
+        assert_eq!(
+            called["result"]["structuredContent"]["ok"], true,
+            "{called}"
+        );
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 3);
 }
