@@ -139,7 +139,7 @@ impl CallRequest {
                 keys.push(key);
             }
         }
-        let key = match duplicated_key(&text, &keys) {
+        let key = match mcp_proto::repeated_argument(&text, &keys) {
             Ok(None) => return Ok(()),
             Ok(Some(key)) => key,
             Err(error) => {
@@ -178,52 +178,6 @@ impl CallRequest {
         CallToolRequestParams::from_value(value)
             .map_err(|e| ErrorObject::invalid_params(format!("tools/call: {}", e.at_key("params"))))
     }
-}
-
-/// The first of `keys` that the top-level object `arguments` of the
-/// params object `params` holds more than once, if any.
-fn duplicated_key<'k>(
-    params: &str,
-    keys: &[&'k str],
-) -> Result<Option<&'k str>, serde_json::Error> {
-    #[derive(serde::Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow)]
-        arguments: Option<&'a RawValue>,
-    }
-    struct Keys<'s, 'k>(&'s [&'k str]);
-    impl<'de, 'k> serde::de::Visitor<'de> for Keys<'_, 'k> {
-        type Value = Option<&'k str>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut map: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut seen = vec![false; self.0.len()];
-            let mut twice = None;
-            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                map.next_value::<serde::de::IgnoredAny>()?;
-                if let Some(at) = self.0.iter().position(|k| *k == key) {
-                    if seen[at] && twice.is_none() {
-                        twice = Some(self.0[at]);
-                    }
-                    seen[at] = true;
-                }
-            }
-            Ok(twice)
-        }
-    }
-    let head: Params<'_> = serde_json::from_str(params)?;
-    let Some(arguments) = head.arguments else {
-        return Ok(None);
-    };
-    let mut de = serde_json::Deserializer::from_str(arguments.get());
-    serde::Deserializer::deserialize_any(&mut de, Keys(keys))
 }
 
 /// `result` as the JSON text a [`ToolSource`] answers with.

@@ -127,7 +127,11 @@ impl Door {
             request.clone(),
             |exchange, _, method, params| {
                 exchange.count(method, params);
-                known_revision(method, params, revision)
+                known_revision(method, params, revision)?;
+                if method == CallTool::METHOD {
+                    refuse_repeated_arguments(request)?;
+                }
+                Ok(())
             },
         );
         let (id, result) = match dispatched {
@@ -149,6 +153,26 @@ impl Door {
             }
             Err(error) => Answer::Response(Response::error(Some(id), error)),
         }
+    }
+}
+
+/// -32602 for a `tools/call` whose arguments name `op` or `input` twice:
+/// JSON readers keep the first or the last, so a gateway in front that
+/// allowed one op could see the other run. Arguments that cannot be read
+/// are refused here too.
+fn refuse_repeated_arguments(request: &Request) -> Result<(), ErrorObject> {
+    let Some(params) = &request.params else {
+        return Ok(());
+    };
+    let text = mcp_proto::recover::replace_lone_surrogates(params.get());
+    match mcp_proto::repeated_argument(&text, &["op", "input"]) {
+        Ok(None) => Ok(()),
+        Ok(Some(key)) => Err(ErrorObject::invalid_params(format!(
+            "tools/call: arguments name {key:?} twice; give each key once"
+        ))),
+        Err(e) => Err(ErrorObject::invalid_params(format!(
+            "tools/call: the arguments cannot be read: {e}"
+        ))),
     }
 }
 

@@ -442,3 +442,44 @@ fn documents_load_with_their_own_sources() {
     let door = Door::new(vec![source], DoorConfig::default()).unwrap();
     assert_eq!(door.projection().ops().count(), 0);
 }
+
+#[tokio::test]
+async fn a_call_naming_op_or_input_twice_is_refused_before_anything_is_sent() {
+    // A gateway in front that reads the first `op` and allowed it would
+    // otherwise see the door run the last one.
+    let (rest, seen) = spawn_rest().await;
+    let addr = spawn_door(door(DOC, &rest, DoorConfig::default())).await;
+    let url = format!("http://{addr}/v1/mcp");
+    let (tool, op) = listed_ops(&url).await.remove(0);
+    let json_headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json"),
+        AUTH,
+    ];
+    for (arguments, key) in [
+        (
+            format!(r#"{{"op":"nope","op":"{op}","input":{{"id":"n1"}}}}"#),
+            "op",
+        ),
+        (
+            format!(r#"{{"\u006fp":"{op}","op":"{op}","input":{{"id":"n1"}}}}"#),
+            "op",
+        ),
+        (
+            format!(r#"{{"op":"{op}","input":{{"id":"n1"}},"input":{{"id":"n2"}},"x":"\ud800"}}"#),
+            "input",
+        ),
+    ] {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        );
+        let r = post_raw(&url, &body, &json_headers).await;
+        assert_eq!(r.body["id"], 9, "{arguments}: {}", r.body);
+        assert_eq!(r.body["error"]["code"], -32602, "{arguments}: {}", r.body);
+        assert_eq!(
+            r.body["error"]["message"],
+            format!("tools/call: arguments name {key:?} twice; give each key once")
+        );
+    }
+    assert!(seen.lock().unwrap().is_empty());
+}

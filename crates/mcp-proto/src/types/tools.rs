@@ -115,3 +115,62 @@ impl CallToolResult {
         }
     }
 }
+
+/// The first of `keys` that the `arguments` object of the `tools/call`
+/// params text `params` holds more than once, if any (a key spelled with
+/// escapes counts as the key it spells). A tool that takes a
+/// discriminator (`op`, `action`) is checked, gated and routed by one
+/// value of it; JSON readers keep the first or the last of a repeated key,
+/// so a call naming one twice could be checked by one value and run by the
+/// other, and is refused wherever it is checked. `Ok(None)` when
+/// `arguments` is absent or `null`.
+///
+/// # Errors
+/// The params text, or its `arguments`, is not JSON (an escaped lone
+/// surrogate included: replace those first, [`crate::recover`]), or
+/// `arguments` is neither an object nor `null`.
+pub fn repeated_argument<'k>(
+    params: &str,
+    keys: &[&'k str],
+) -> Result<Option<&'k str>, serde_json::Error> {
+    /// The one member of the params looked at.
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        arguments: Option<&'a serde_json::value::RawValue>,
+    }
+    /// The first of its keys an object holds twice.
+    struct Keys<'s, 'k>(&'s [&'k str]);
+    impl<'de, 'k> serde::de::Visitor<'de> for Keys<'_, 'k> {
+        type Value = Option<&'k str>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut seen = vec![false; self.0.len()];
+            let mut twice = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                if let Some(at) = self.0.iter().position(|k| *k == key) {
+                    if seen[at] && twice.is_none() {
+                        twice = Some(self.0[at]);
+                    }
+                    seen[at] = true;
+                }
+            }
+            Ok(twice)
+        }
+    }
+    let head: Params<'_> = serde_json::from_str(params)?;
+    let Some(arguments) = head.arguments else {
+        return Ok(None);
+    };
+    let mut de = serde_json::Deserializer::from_str(arguments.get());
+    serde::Deserializer::deserialize_any(&mut de, Keys(keys))
+}
