@@ -167,7 +167,7 @@ impl Door {
         // by every caller, and HTTP/1.1 pairs answers with requests by
         // order alone, so an upstream's unasked answer on a reused one
         // would reach the next caller (the door's own connections for
-        // plain HTTP are kept per caller instead, `upstream.rs`).
+        // http and https are kept per caller instead, `upstream.rs`).
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .timeout(config.timeout)

@@ -3,16 +3,19 @@
 //!
 //! Two ways, one behaviour:
 //!
-//! - a plain `http://` upstream is reached over HTTP/1.1 connections the
-//!   door keeps itself ([`Pool`]): hyper's client connection, driven inside
-//!   the task that serves the call (no connection task, no thread hop),
-//!   taken from a small stack of idle connections per upstream address and
-//!   put back as soon as the answer has been read whole;
-//! - an `https://` upstream, and every upstream when the environment names
-//!   an HTTP proxy (`HTTP_PROXY`, `http_proxy`, `ALL_PROXY`, `all_proxy`),
-//!   goes through reqwest (TLS by rustls or the platform's library, the
-//!   proxy honoured), on a new connection for every call: reqwest's idle
-//!   connections would be shared by all callers.
+//! - a plain `http://` upstream, and an `https://` one when the crate's
+//!   `rustls` feature is on, is reached over HTTP/1.1 connections the
+//!   door keeps itself ([`Pool`]): hyper's client connection (over
+//!   rustls for `https://`, the certificate checked by the platform's
+//!   verifier as reqwest does), driven inside the task that serves the
+//!   call (no connection task, no thread hop), taken from a small stack of
+//!   idle connections per upstream and caller and put back as soon as the
+//!   answer has been read whole;
+//! - every upstream when the environment names an HTTP proxy
+//!   (`HTTP_PROXY`, `http_proxy`, `ALL_PROXY`, `all_proxy`), and
+//!   `https://` ones with the `native-tls` feature alone, goes through
+//!   reqwest (the proxy honoured), on a new connection for every call:
+//!   reqwest's idle connections would be shared by all callers.
 //!
 //! Both follow no redirect (a 3xx is the answer, its `Location` shown), send
 //! nothing but the request built by [`crate::forward`] (whose URL was
@@ -110,18 +113,25 @@ pub(crate) struct Upstreams {
 
 /// The environment variables that name a proxy reqwest would use for a
 /// plain-HTTP request.
-const PROXY_VARS: [&str; 4] = ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
+const HTTP_PROXY_VARS: [&str; 4] = ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
+/// Those it would use for an `https://` one.
+const HTTPS_PROXY_VARS: [&str; 4] = ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"];
 
 impl Upstreams {
-    /// `client` for TLS and proxied upstreams; plain-HTTP connections made
-    /// within `connect_timeout`, unless the environment names a proxy.
+    /// `client` for proxied upstreams (and `https://` ones without the
+    /// `rustls` feature); the door's own connections, made within
+    /// `connect_timeout`, for the others: a scheme for which the
+    /// environment names a proxy goes through reqwest, which honours it.
     pub(crate) fn new(client: reqwest::Client, connect_timeout: Duration) -> Self {
-        let proxied = PROXY_VARS
-            .iter()
-            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
+        let direct = |vars: [&str; 4]| {
+            !vars
+                .iter()
+                .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+        };
+        let (http, https) = (direct(HTTP_PROXY_VARS), direct(HTTPS_PROXY_VARS));
         Upstreams {
             client,
-            pool: (!proxied).then(|| Pool::new(connect_timeout)),
+            pool: (http || https).then(|| Pool::new(connect_timeout, http, https)),
         }
     }
 
@@ -140,7 +150,7 @@ impl Upstreams {
     ) -> Result<Received, SendError> {
         let exchange = async {
             match &self.pool {
-                Some(pool) if outgoing.url.scheme() == "http" => {
+                Some(pool) if pool.serves(outgoing.url.scheme()) => {
                     pool.send(outgoing, max_body_bytes).await
                 }
                 _ => by_reqwest(&self.client, outgoing, max_body_bytes).await,
@@ -210,10 +220,127 @@ pub(crate) struct Pool {
     /// Keys the caller fingerprints (random per process).
     hasher: std::collections::hash_map::RandomState,
     connect_timeout: Duration,
+    /// Whether `http://` upstreams are reached through the pool (no proxy
+    /// named for them).
+    http: bool,
+    /// TLS for `https://` upstreams; `None` leaves them to reqwest (a
+    /// proxy named for them, or no verifier).
+    #[cfg(feature = "rustls")]
+    tls: Option<Tls>,
 }
 
-/// An upstream address and a caller's fingerprint.
+/// The TLS client set-up ([`tls_connector`]).
+#[cfg(feature = "rustls")]
+struct Tls(tokio_rustls::TlsConnector);
+
+#[cfg(feature = "rustls")]
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tls")
+    }
+}
+
+/// An upstream (`scheme://host:port`) and a caller's fingerprint.
 type Key = (String, u64);
+
+/// The byte stream of an upstream connection: TCP, or TLS over it.
+enum Stream {
+    Plain(TcpStream),
+    #[cfg(feature = "rustls")]
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+impl tokio::io::AsyncRead for Stream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            #[cfg(feature = "rustls")]
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl tokio::io::AsyncWrite for Stream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            #[cfg(feature = "rustls")]
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            #[cfg(feature = "rustls")]
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Stream::Plain(s) => s.is_write_vectored(),
+            #[cfg(feature = "rustls")]
+            Stream::Tls(s) => s.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_flush(cx),
+            #[cfg(feature = "rustls")]
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            #[cfg(feature = "rustls")]
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// The TLS client set-up for `https://` upstreams: the process's default
+/// crypto provider (else aws-lc-rs, as reqwest picks), the platform's
+/// certificate verifier (as reqwest uses), HTTP/1.1 by ALPN. `None` when
+/// the verifier cannot be made (no certificate store readable): such
+/// upstreams then go through reqwest.
+#[cfg(feature = "rustls")]
+fn tls_connector() -> Option<Tls> {
+    use std::sync::Arc;
+    let provider = rustls::crypto::CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
+    let verifier = rustls_platform_verifier::Verifier::new(Arc::clone(&provider)).ok()?;
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .ok()?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Some(Tls(tokio_rustls::TlsConnector::from(Arc::new(config))))
+}
 
 #[derive(Debug, Default)]
 struct IdleSet {
@@ -229,7 +356,7 @@ struct Conn {
     #[cfg(unix)]
     socket: Option<std::os::fd::OwnedFd>,
     sender: http1::SendRequest<Full<Bytes>>,
-    driver: Pin<Box<http1::Connection<TokioIo<TcpStream>, Full<Bytes>>>>,
+    driver: Pin<Box<http1::Connection<TokioIo<Stream>, Full<Bytes>>>>,
     /// The driver has ended (the connection is closed): it is never
     /// polled again nor put back.
     ended: bool,
@@ -265,11 +392,26 @@ enum Exchange {
 }
 
 impl Pool {
-    fn new(connect_timeout: Duration) -> Self {
+    fn new(connect_timeout: Duration, http: bool, https: bool) -> Self {
+        #[cfg(not(feature = "rustls"))]
+        let _ = https;
         Pool {
             idle: Mutex::new(IdleSet::default()),
             hasher: std::collections::hash_map::RandomState::new(),
             connect_timeout,
+            http,
+            #[cfg(feature = "rustls")]
+            tls: if https { tls_connector() } else { None },
+        }
+    }
+
+    /// Whether upstreams of `scheme` go through this pool.
+    fn serves(&self, scheme: &str) -> bool {
+        match scheme {
+            "http" => self.http,
+            #[cfg(feature = "rustls")]
+            "https" => self.tls.is_some(),
+            _ => false,
         }
     }
 
@@ -285,7 +427,18 @@ impl Pool {
             .ok_or_else(|| SendError::Failed("the upstream URL has no host".into()))?;
         let port = url.port_or_known_default().unwrap_or(80);
         let address = format!("{host}:{port}");
-        let key = (address.clone(), self.caller(&headers));
+        let tls = url.scheme() == "https";
+        let key = (
+            format!("{}://{address}", url.scheme()),
+            self.caller(&headers),
+        );
+        // The name the upstream's certificate must carry.
+        let server_name = match url.host() {
+            Some(url::Host::Domain(name)) => name.to_owned(),
+            Some(url::Host::Ipv4(ip)) => ip.to_string(),
+            Some(url::Host::Ipv6(ip)) => ip.to_string(),
+            None => String::new(),
+        };
         let authority = match url.port() {
             Some(port) => format!("{host}:{port}"),
             None => host.to_owned(),
@@ -323,7 +476,7 @@ impl Pool {
                     }
                     conn
                 }
-                None => self.connect(&address).await?,
+                None => self.connect(&address, tls.then_some(&*server_name)).await?,
             };
             let again = (reused && idempotent(request.method())).then(|| copy(&request));
             match conn.exchange(request, max_body_bytes).await {
@@ -408,14 +561,40 @@ impl Pool {
         }
     }
 
-    async fn connect(&self, address: &str) -> Result<Conn, SendError> {
-        let stream = tokio::time::timeout(self.connect_timeout, TcpStream::connect(address))
+    /// A new connection to `address` (`host:port`), over TLS checked for
+    /// `server_name` when that is given; TCP and TLS within the connect
+    /// timeout.
+    async fn connect(&self, address: &str, server_name: Option<&str>) -> Result<Conn, SendError> {
+        let deadline = tokio::time::Instant::now() + self.connect_timeout;
+        let stream = tokio::time::timeout_at(deadline, TcpStream::connect(address))
             .await
             .map_err(|_| SendError::Connect)?
             .map_err(|_| SendError::Connect)?;
         let _ = stream.set_nodelay(true);
         #[cfg(unix)]
         let socket = std::os::fd::AsFd::as_fd(&stream).try_clone_to_owned().ok();
+        let stream = match server_name {
+            None => Stream::Plain(stream),
+            #[cfg(feature = "rustls")]
+            Some(name) => {
+                let (Some(tls), Ok(name)) = (
+                    &self.tls,
+                    rustls::pki_types::ServerName::try_from(name.to_owned()),
+                ) else {
+                    return Err(SendError::Failed(format!(
+                        "{name:?} cannot be checked against a TLS certificate"
+                    )));
+                };
+                let handshake = tls.0.connect(name, stream);
+                let tls = tokio::time::timeout_at(deadline, handshake)
+                    .await
+                    .map_err(|_| SendError::Connect)?
+                    .map_err(|e| SendError::Failed(format!("the TLS handshake failed: {e}")))?;
+                Stream::Tls(Box::new(tls))
+            }
+            #[cfg(not(feature = "rustls"))]
+            Some(_) => return Err(SendError::Connect),
+        };
         let (sender, driver) = http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| SendError::Failed(format!("the HTTP handshake failed: {e}")))?;

@@ -131,15 +131,21 @@ impl DoorProc {
 }
 
 fn post(url: &str, message: &Value) -> Value {
+    post_as(url, message, "Bearer ops-test")
+}
+
+/// [`post`] with `authorization` as the credential.
+fn post_as(url: &str, message: &Value, authorization: &str) -> Value {
     let url = url.to_owned();
     let body = message.to_string();
+    let authorization = authorization.to_owned();
     runtime().block_on(async move {
         let response = reqwest::Client::new()
             .post(&url)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2026-07-28")
-            .header("authorization", "Bearer ops-test")
+            .header("authorization", authorization)
             .body(body)
             .send()
             .await
@@ -684,21 +690,22 @@ fn door_calls_go_through_the_proxy_the_environment_names() {
     assert!(rest_log.lock().unwrap().is_empty());
 }
 
-#[test]
-fn door_calls_through_a_proxy_never_share_a_connection() {
-    // Through reqwest (a proxy here; an https upstream alike) the idle
-    // connections would be every caller's: an unasked answer on one would
-    // reach the next caller. So each call has a connection of its own,
-    // though this proxy keeps every connection open.
+/// A request line a test server read, with its connection's number.
+type RequestLine = (usize, String);
+
+/// A proxy on raw HTTP/1.1 that keeps every connection open and answers
+/// every request `{"ok":true}` itself. Returns its URL and the request
+/// line of each request it read, with its connection's number
+/// (`(1, "CONNECT localhost:443 HTTP/1.1")`).
+fn spawn_keepalive_proxy() -> (String, Arc<std::sync::Mutex<Vec<RequestLine>>>) {
     use std::io::{Read as _, Write as _};
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let proxy = format!("http://{}", listener.local_addr().expect("address"));
-    let connections = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&connections);
+    let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen_lines = Arc::clone(&lines);
     std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            counted.fetch_add(1, Ordering::SeqCst);
+        for (connection, mut stream) in listener.incoming().flatten().enumerate() {
+            let lines = Arc::clone(&seen_lines);
             std::thread::spawn(move || {
                 let mut seen = Vec::new();
                 let mut chunk = [0u8; 4096];
@@ -708,7 +715,10 @@ fn door_calls_through_a_proxy_never_share_a_connection() {
                     }
                     seen.extend_from_slice(&chunk[..n]);
                     while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&seen[..end]).into_owned();
                         seen.drain(..end + 4);
+                        let line = head.lines().next().unwrap_or("").to_owned();
+                        lines.lock().unwrap().push((connection + 1, line));
                         let body = r#"{"ok":true}"#;
                         let answer = format!(
                             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
@@ -723,6 +733,16 @@ fn door_calls_through_a_proxy_never_share_a_connection() {
             });
         }
     });
+    (proxy, lines)
+}
+
+#[test]
+fn door_calls_through_a_proxy_never_share_a_connection() {
+    // Through reqwest (which honours the proxy) the idle connections would
+    // be every caller's: an unasked answer on one would reach the next
+    // caller. So each call has a connection of its own, though this proxy
+    // keeps every connection open.
+    let (proxy, lines) = spawn_keepalive_proxy();
     let (rest, _rest_log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
     let mut command = hanzo_mcp();
@@ -742,5 +762,167 @@ fn door_calls_through_a_proxy_never_share_a_connection() {
             "{called}"
         );
     }
-    assert_eq!(connections.load(Ordering::SeqCst), 3);
+    let connections: Vec<usize> = lines.lock().unwrap().iter().map(|(c, _)| *c).collect();
+    assert_eq!(connections, [1, 2, 3]);
+}
+
+#[test]
+fn door_sends_https_calls_through_the_proxy_the_environment_names() {
+    // HTTPS_PROXY names a proxy for https:// upstreams: the call goes to
+    // it (a CONNECT), never straight to the upstream.
+    let port = spawn_tls_upstream();
+    let (proxy, lines) = spawn_keepalive_proxy();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let document = doc_v1(dir.path(), &format!("https://localhost:{port}"));
+    let mut command = hanzo_mcp();
+    command
+        .arg("door")
+        .args(["--listen", "127.0.0.1:0", "--openapi", &document])
+        .env("HTTPS_PROXY", &proxy);
+    for var in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ] {
+        command.env_remove(var);
+    }
+    let door = DoorProc::start_command(command);
+    let called = door.call("items", "get_item", json!({"id": "7"}));
+    assert_eq!(called["result"]["isError"], true, "{called}");
+    let seen: Vec<String> = lines
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, l)| l.clone())
+        .collect();
+    assert_eq!(seen, [format!("CONNECT localhost:{port} HTTP/1.1")]);
+}
+
+/// An HTTPS upstream on 127.0.0.1 with the fixture certificate for
+/// `localhost`, on raw HTTP/1.1 that keeps each connection open: every
+/// request is answered `{"connection": <its connection's number>,
+/// "authorization": <the header as sent>}`. Returns its port.
+fn spawn_tls_upstream() -> u16 {
+    use rustls::pki_types::pem::PemObject as _;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
+    let certs = CertificateDer::pem_file_iter(fixtures.join("upstream.pem"))
+        .expect("certificate")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("certificate");
+    let key = PrivateKeyDer::from_pem_file(fixtures.join("upstream.key")).expect("key");
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("protocol versions")
+    .with_no_client_auth()
+    .with_single_cert(certs, key)
+    .expect("server config");
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = runtime()
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    runtime().spawn(async move {
+        let mut accepted = 0;
+        while let Ok((tcp, _)) = listener.accept().await {
+            accepted += 1;
+            let (acceptor, connection) = (acceptor.clone(), accepted);
+            tokio::spawn(async move {
+                let Ok(mut stream) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let mut seen = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while let Ok(n) = stream.read(&mut chunk).await {
+                    if n == 0 {
+                        return;
+                    }
+                    seen.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&seen[..end]).into_owned();
+                        seen.drain(..end + 4);
+                        let authorization = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("authorization: "))
+                            .unwrap_or("")
+                            .to_owned();
+                        let body =
+                            json!({"connection": connection, "authorization": authorization})
+                                .to_string();
+                        let answer = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                             content-length: {}\r\n\r\n{body}",
+                            body.len()
+                        );
+                        if stream.write_all(answer.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn door_keeps_https_connections_per_caller_and_checks_the_certificate() {
+    let port = spawn_tls_upstream();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let document = doc_v1(dir.path(), &format!("https://localhost:{port}"));
+    let ca = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls/ca.pem");
+    let mut command = hanzo_mcp();
+    command
+        .arg("door")
+        .args(["--listen", "127.0.0.1:0", "--openapi", &document])
+        .env("SSL_CERT_FILE", &ca)
+        .env_remove("SSL_CERT_DIR");
+    for var in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] {
+        command.env_remove(var);
+    }
+    let door = DoorProc::start_command(command);
+    let url = format!("{}/v1/mcp", door.origin);
+    let call = |authorization: &str| {
+        let message = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "items", "arguments": {"op": "get_item", "input": {"id": "7"}}}});
+        let answer = post_as(&url, &message, authorization);
+        answer["result"]["structuredContent"].clone()
+    };
+    // One caller's calls in turn share one connection, another caller's
+    // never do (an upstream's unasked answer stays with its caller).
+    for _ in 0..3 {
+        assert_eq!(
+            call("Bearer one"),
+            json!({"connection": 1, "authorization": "Bearer one"})
+        );
+    }
+    for _ in 0..2 {
+        assert_eq!(
+            call("Bearer two"),
+            json!({"connection": 2, "authorization": "Bearer two"})
+        );
+    }
+    assert_eq!(call("Bearer one")["connection"], 1);
+    // Trusting another certificate than the CA that signed the
+    // upstream's, the door refuses the upstream and sends nothing.
+    let mut command = hanzo_mcp();
+    command
+        .arg("door")
+        .args(["--listen", "127.0.0.1:0", "--openapi", &document])
+        .env("SSL_CERT_FILE", ca.with_file_name("upstream.pem"))
+        .env_remove("SSL_CERT_DIR");
+    let door = DoorProc::start_command(command);
+    let refused = door.call("items", "get_item", json!({"id": "7"}));
+    let text = refused["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(text.contains("the TLS handshake failed"), "{text}");
 }
