@@ -309,12 +309,14 @@ fn fill_path(template: &str, input: &JsonObject) -> Result<String, String> {
 /// segments (many servers and proxies do) would climb out of the
 /// upstream's base path with the caller's credentials. So `.` and `..` are
 /// looked for as written and after each round of percent-decoding (until
-/// nothing changes; past [`MAX_DECODING_ROUNDS`] the text is refused), between `/` and `\\` alike, a segment's `;`
-/// parameters set aside (`..;x` is `..` to servers that strip them).
+/// nothing changes; past [`MAX_DECODING_ROUNDS`] the text is refused),
+/// between `/` and `\\` alike, a segment read up to its first `;`, `?` or
+/// `#` (`..;x` is `..` to servers that strip parameters, `..?x` to those
+/// that split the query off after decoding).
 fn holds_dot_segment(value: &str) -> bool {
     let dotted = |text: &str| {
         text.split(['/', '\\'])
-            .any(|segment| matches!(segment.split(';').next(), Some("." | "..")))
+            .any(|segment| matches!(segment.split([';', '?', '#']).next(), Some("." | "..")))
     };
     // Without a dot or an escape no spelling of a dot segment is possible.
     if !value.contains(['.', '%']) {
@@ -571,6 +573,8 @@ mod tests {
             ("/v1/{id}", "%252E%252e%252F"),
             ("/v1/{id}", "..\\x"),
             ("/v1/{id}", "..;jsessionid=1"),
+            ("/v1/{id}", "..?"),
+            ("/v1/{id}", "..%23x"),
         ];
         for (template, id) in refused {
             let input: JsonObject = serde_json::from_value(json!({ "id": id })).unwrap();

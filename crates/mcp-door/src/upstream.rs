@@ -346,6 +346,48 @@ fn tls_connector() -> Option<Tls> {
 struct IdleSet {
     stacks: HashMap<Key, Vec<Idle>>,
     total: usize,
+    /// When connections idle too long were last dropped from every stack
+    /// (`None`: never).
+    swept: Option<Instant>,
+}
+
+impl IdleSet {
+    /// Drops, from every stack, the connections idle for longer than
+    /// [`MAX_IDLE_FOR`]: those of callers that never came back (one-off
+    /// credentials) would otherwise keep their sockets and their places
+    /// for good.
+    fn sweep(&mut self) {
+        let IdleSet {
+            stacks,
+            total,
+            swept,
+        } = self;
+        stacks.retain(|_, stack| {
+            let stale = stack.partition_point(|i| i.since.elapsed() > MAX_IDLE_FOR);
+            stack.drain(..stale);
+            *total -= stale;
+            !stack.is_empty()
+        });
+        *swept = Some(Instant::now());
+    }
+
+    /// Drops the connection idle the longest of all, to make room.
+    fn drop_oldest(&mut self) {
+        let oldest = self
+            .stacks
+            .iter()
+            .filter_map(|(key, stack)| stack.first().map(|i| (i.since, key.clone())))
+            .min_by_key(|(since, _)| *since);
+        if let Some((_, key)) = oldest
+            && let Some(stack) = self.stacks.get_mut(&key)
+        {
+            stack.remove(0);
+            self.total -= 1;
+            if stack.is_empty() {
+                self.stacks.remove(&key);
+            }
+        }
+    }
 }
 
 /// A connection: the request half and the connection's state machine,
@@ -531,7 +573,7 @@ impl Pool {
     /// old; older ones are dropped (closed) on the way.
     fn checkout(&self, key: &Key) -> Option<Conn> {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        let IdleSet { stacks, total } = &mut *idle;
+        let IdleSet { stacks, total, .. } = &mut *idle;
         let stack = stacks.get_mut(key)?;
         // The oldest are at the bottom: drop those past the limit.
         let stale = stack.partition_point(|i| i.since.elapsed() > MAX_IDLE_FOR);
@@ -544,12 +586,17 @@ impl Pool {
         conn.map(|i| i.conn)
     }
 
-    /// Keeps `conn` for `key`'s next request, unless as many are kept
-    /// already.
+    /// Keeps `conn` for `key`'s next request, unless as many are kept for
+    /// `key` already. Every [`MAX_IDLE_FOR`], and whenever all places are
+    /// taken, connections idle too long are dropped from every stack; if
+    /// all places are still taken, the one idle the longest makes room.
     fn checkin(&self, key: &Key, conn: Conn) {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.total >= MAX_IDLE_TOTAL || idle.swept.is_none_or(|t| t.elapsed() > MAX_IDLE_FOR) {
+            idle.sweep();
+        }
         if idle.total >= MAX_IDLE_TOTAL {
-            return;
+            idle.drop_oldest();
         }
         let stack = idle.stacks.entry(key.clone()).or_default();
         if stack.len() < MAX_IDLE_PER_KEY {

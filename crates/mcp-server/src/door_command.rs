@@ -205,13 +205,8 @@ fn settings(args: &DoorArgs) -> Result<Settings, String> {
         .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8080)));
     // Reachable only here: a page rebound to 127.0.0.1 must not pass for
     // the door's own origin.
-    config.loopback_hosts_only = match listen.ip() {
-        std::net::IpAddr::V4(ip) => ip.is_loopback(),
-        // `[::ffff:127.0.0.1]` binds loopback too.
-        std::net::IpAddr::V6(ip) => ip
-            .to_ipv4_mapped()
-            .map_or(ip.is_loopback(), |v4| v4.is_loopback()),
-    };
+    // `[::ffff:127.0.0.1]` binds loopback too.
+    config.loopback_hosts_only = listen.ip().to_canonical().is_loopback();
     Ok(Settings {
         listen,
         config,

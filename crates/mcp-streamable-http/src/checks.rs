@@ -95,7 +95,8 @@ fn is_loopback_host(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")
         || host
             .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+            // `::ffff:127.0.0.1` is 127.0.0.1.
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
 }
 
 /// Whether the request's `Origin` is acceptable (MCP 2025-11-25 and
@@ -255,6 +256,27 @@ mod tests {
         }
         assert!(origin_ok(&with("origin", "http://[::1]:3000"), &[], true));
         assert!(origin_ok(&HeaderMap::new(), &[], false));
+    }
+
+    #[test]
+    fn loopback_hosts_include_ipv4_mapped_ones() {
+        for host in [
+            "localhost:1",
+            "127.0.0.1",
+            "127.9.9.9:80",
+            "[::1]:8",
+            "[::ffff:127.0.0.1]:8",
+        ] {
+            assert!(host_ok(&with("host", host), &[]), "{host}");
+        }
+        for host in [
+            "[::ffff:10.0.0.1]:8",
+            "localhost.evil.example",
+            "2130706433",
+            "[::2]",
+        ] {
+            assert!(!host_ok(&with("host", host), &[]), "{host}");
+        }
     }
 
     #[test]

@@ -156,23 +156,58 @@ impl Door {
     }
 }
 
-/// -32602 for a `tools/call` whose arguments name `op` or `input` twice:
-/// JSON readers keep the first or the last, so a gateway in front that
-/// allowed one op could see the other run. Arguments that cannot be read
-/// are refused here too.
+/// -32602 for a `tools/call` that names a key twice where the door reads
+/// one: `name` or `arguments` in its params, any key of its arguments
+/// (`op`, `input`, or an op's input in a call by the op's own name) or of
+/// `input`. JSON readers keep the first or the last of a repeated key, so
+/// a gateway in front that checked one value (an allowed op, a path or
+/// query parameter) could see the other one sent. Arguments that cannot be
+/// read are refused here too.
 fn refuse_repeated_arguments(request: &Request) -> Result<(), ErrorObject> {
+    /// The members looked into.
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        arguments: Option<&'a serde_json::value::RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Arguments<'a> {
+        #[serde(borrow)]
+        input: Option<&'a serde_json::value::RawValue>,
+    }
     let Some(params) = &request.params else {
         return Ok(());
     };
+    let unreadable = |e: serde_json::Error| {
+        ErrorObject::invalid_params(format!("tools/call: the arguments cannot be read: {e}"))
+    };
+    let twice = |what: &str, key: String| {
+        ErrorObject::invalid_params(format!(
+            "tools/call: {what} {key:?} twice; give each key once"
+        ))
+    };
     let text = mcp_proto::recover::replace_lone_surrogates(params.get());
-    match mcp_proto::repeated_argument(&text, &["op", "input"]) {
-        Ok(None) => Ok(()),
-        Ok(Some(key)) => Err(ErrorObject::invalid_params(format!(
-            "tools/call: arguments name {key:?} twice; give each key once"
-        ))),
-        Err(e) => Err(ErrorObject::invalid_params(format!(
-            "tools/call: the arguments cannot be read: {e}"
-        ))),
+    if let Some(key) = mcp_proto::repeated_key(&text, &["name", "arguments"]).map_err(unreadable)? {
+        return Err(twice("params name", key));
+    }
+    let Some(arguments) = serde_json::from_str::<Params<'_>>(&text)
+        .map_err(unreadable)?
+        .arguments
+    else {
+        return Ok(());
+    };
+    if let Some(key) = mcp_proto::repeated_key(arguments.get(), &[]).map_err(unreadable)? {
+        return Err(twice("arguments name", key));
+    }
+    let input = match serde_json::from_str::<Arguments<'_>>(arguments.get()) {
+        Ok(Arguments { input: Some(input) }) => input,
+        // Arguments that are no object are the router's to refuse.
+        _ => return Ok(()),
+    };
+    match mcp_proto::repeated_key(input.get(), &[]) {
+        Ok(Some(key)) => Err(twice("input names", key)),
+        // An input that is no object is refused by the call itself.
+        _ => Ok(()),
     }
 }
 

@@ -340,6 +340,42 @@ paths:
     assert_eq!(connections.load(Ordering::SeqCst), 2);
 }
 
+#[tokio::test]
+async fn callers_that_never_come_back_do_not_keep_the_pool_full() {
+    // 300 one-off bearers fill every place of the pool (256); a caller
+    // after them still has its connection kept between its calls: the one
+    // idle the longest makes room.
+    use std::sync::atomic::Ordering;
+    let (rest, connections) = spawn_counting_rest(AfterAnswer::KeepOpen).await;
+    let addr = spawn_door(door(REST_DOC, &rest, DoorConfig::default())).await;
+    let url = format!("http://{addr}/v1/mcp");
+    let get = |bearer: String| {
+        let url = url.clone();
+        async move {
+            let message = call(
+                1,
+                "items",
+                json!({"op": "get_item", "input": {"name": "a"}}),
+            );
+            let r = post(&url, &message, &[("authorization", bearer.as_str())]).await;
+            assert!(
+                r.body["result"]["structuredContent"]["n"].is_number(),
+                "{}",
+                r.body
+            );
+        }
+    };
+    for n in 0..300 {
+        get(format!("Bearer one-off-{n}")).await;
+    }
+    let before = connections.load(Ordering::SeqCst);
+    assert_eq!(before, 300);
+    for _ in 0..3 {
+        get("Bearer regular".to_owned()).await;
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), before + 1);
+}
+
 /// Twelve callers, each with a bearer of its own, making 20 calls each at
 /// once through a door in front of an upstream behaving as `after`; the
 /// answers each caller got that were not the one to its call: those made

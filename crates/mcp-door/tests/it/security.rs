@@ -444,7 +444,7 @@ fn documents_load_with_their_own_sources() {
 }
 
 #[tokio::test]
-async fn a_call_naming_op_or_input_twice_is_refused_before_anything_is_sent() {
+async fn a_call_naming_a_key_twice_is_refused_before_anything_is_sent() {
     // A gateway in front that reads the first `op` and allowed it would
     // otherwise see the door run the last one.
     let (rest, seen) = spawn_rest().await;
@@ -456,29 +456,51 @@ async fn a_call_naming_op_or_input_twice_is_refused_before_anything_is_sent() {
         ("accept", "application/json"),
         AUTH,
     ];
-    for (arguments, key) in [
+    let subsystem = |arguments: &str| format!(r#""name":"{tool}","arguments":{arguments}"#);
+    for (params, message) in [
         (
-            format!(r#"{{"op":"nope","op":"{op}","input":{{"id":"n1"}}}}"#),
-            "op",
+            subsystem(&format!(
+                r#"{{"op":"nope","op":"{op}","input":{{"id":"n1"}}}}"#
+            )),
+            r#"arguments name "op" twice"#,
         ),
         (
-            format!(r#"{{"\u006fp":"{op}","op":"{op}","input":{{"id":"n1"}}}}"#),
-            "op",
+            subsystem(&format!(
+                r#"{{"\u006fp":"{op}","op":"{op}","input":{{"id":"n1"}}}}"#
+            )),
+            r#"arguments name "op" twice"#,
         ),
         (
-            format!(r#"{{"op":"{op}","input":{{"id":"n1"}},"input":{{"id":"n2"}},"x":"\ud800"}}"#),
-            "input",
+            subsystem(&format!(
+                r#"{{"op":"{op}","input":{{"id":"n1"}},"input":{{"id":"n2"}},"x":"\ud800"}}"#
+            )),
+            r#"arguments name "input" twice"#,
+        ),
+        // A path parameter a gateway checked by its first value.
+        (
+            subsystem(&format!(
+                r#"{{"op":"{op}","input":{{"id":"n1","id":"n2"}}}}"#
+            )),
+            r#"input names "id" twice"#,
+        ),
+        // The same in a call by the op's own name, and the tool named twice.
+        (
+            format!(r#""name":"{op}","arguments":{{"id":"n1","id":"n2"}}"#),
+            r#"arguments name "id" twice"#,
+        ),
+        (
+            format!(r#""name":"describe","name":"{tool}","arguments":{{"op":"{op}"}}"#),
+            r#"params name "name" twice"#,
         ),
     ] {
-        let body = format!(
-            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
-        );
+        let body =
+            format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{{params}}}}}"#);
         let r = post_raw(&url, &body, &json_headers).await;
-        assert_eq!(r.body["id"], 9, "{arguments}: {}", r.body);
-        assert_eq!(r.body["error"]["code"], -32602, "{arguments}: {}", r.body);
+        assert_eq!(r.body["id"], 9, "{params}: {}", r.body);
+        assert_eq!(r.body["error"]["code"], -32602, "{params}: {}", r.body);
         assert_eq!(
             r.body["error"]["message"],
-            format!("tools/call: arguments name {key:?} twice; give each key once")
+            format!("tools/call: {message}; give each key once")
         );
     }
     assert!(seen.lock().unwrap().is_empty());

@@ -139,10 +139,28 @@ pub fn repeated_argument<'k>(
         #[serde(borrow)]
         arguments: Option<&'a serde_json::value::RawValue>,
     }
-    /// The first of its keys an object holds twice.
+    let head: Params<'_> = serde_json::from_str(params)?;
+    let Some(arguments) = head.arguments else {
+        return Ok(None);
+    };
+    let repeated = repeated_key(arguments.get(), keys)?;
+    Ok(repeated.and_then(|key| keys.iter().copied().find(|k| *k == key)))
+}
+
+/// The first key the JSON object text `object` holds more than once, of
+/// `keys`, or of all its keys when `keys` is empty (a key spelled with
+/// escapes counts as the key it spells); `Ok(None)` when there is none or
+/// `object` is `null`. Only the object's own keys are compared, not those
+/// of objects inside it.
+///
+/// # Errors
+/// `object` is not JSON (an escaped lone surrogate included: replace
+/// those first, [`crate::recover`]), or neither an object nor `null`.
+pub fn repeated_key(object: &str, keys: &[&str]) -> Result<Option<String>, serde_json::Error> {
+    /// The first of its keys (or of any, when empty) an object holds twice.
     struct Keys<'s, 'k>(&'s [&'k str]);
-    impl<'de, 'k> serde::de::Visitor<'de> for Keys<'_, 'k> {
-        type Value = Option<&'k str>;
+    impl<'de> serde::de::Visitor<'de> for Keys<'_, '_> {
+        type Value = Option<String>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("an object")
         }
@@ -153,24 +171,22 @@ pub fn repeated_argument<'k>(
             self,
             mut map: A,
         ) -> Result<Self::Value, A::Error> {
-            let mut seen = vec![false; self.0.len()];
+            let mut seen = std::collections::HashSet::new();
             let mut twice = None;
             while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                 map.next_value::<serde::de::IgnoredAny>()?;
-                if let Some(at) = self.0.iter().position(|k| *k == key) {
-                    if seen[at] && twice.is_none() {
-                        twice = Some(self.0[at]);
-                    }
-                    seen[at] = true;
+                if twice.is_some() || !(self.0.is_empty() || self.0.contains(&&*key)) {
+                    continue;
+                }
+                if seen.contains(&key) {
+                    twice = Some(key.into_owned());
+                } else {
+                    seen.insert(key);
                 }
             }
             Ok(twice)
         }
     }
-    let head: Params<'_> = serde_json::from_str(params)?;
-    let Some(arguments) = head.arguments else {
-        return Ok(None);
-    };
-    let mut de = serde_json::Deserializer::from_str(arguments.get());
+    let mut de = serde_json::Deserializer::from_str(object);
     serde::Deserializer::deserialize_any(&mut de, Keys(keys))
 }

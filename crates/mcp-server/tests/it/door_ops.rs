@@ -652,13 +652,14 @@ fn door_on_loopback_answers_only_hosts_that_name_this_machine_or_its_origins() {
         &format!("rebound.example:{port}"),
     );
     assert_eq!(status, 403);
-    let (status, _) = with_host(
-        &door.origin,
-        "GET",
-        "/healthz",
-        &format!("localhost:{port}"),
-    );
-    assert_eq!(status, 200);
+    // Its own address too, as it prints it.
+    for host in [
+        format!("localhost:{port}"),
+        format!("[::ffff:127.0.0.1]:{port}"),
+    ] {
+        let (status, _) = with_host(&door.origin, "GET", "/healthz", &host);
+        assert_eq!(status, 200, "{host}");
+    }
 }
 
 #[test]
