@@ -107,32 +107,84 @@ pub(crate) enum SendError {
 #[derive(Debug)]
 pub(crate) struct Upstreams {
     client: reqwest::Client,
-    /// `None` when a proxy variable is set: reqwest then sends everything.
-    pool: Option<Pool>,
+    pool: Pool,
+    /// The proxies the environment names, read as reqwest reads them
+    /// (hyper-util's matcher, `NO_PROXY` included); `None` when it names
+    /// none.
+    proxies: Option<Matcher>,
 }
 
-/// The environment variables that name a proxy reqwest would use for a
-/// plain-HTTP request.
-const HTTP_PROXY_VARS: [&str; 4] = ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
-/// Those it would use for an `https://` one.
-const HTTPS_PROXY_VARS: [&str; 4] = ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"];
+/// The proxy matcher reqwest uses.
+type Matcher = hyper_util::client::proxy::matcher::Matcher;
+
+/// The environment variables that name proxies, as reqwest reads them.
+const PROXY_VARS: [&str; 6] = [
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+];
+
+/// Why the proxy variables of the environment would not be used as they
+/// say, if they would not: a value reqwest cannot read as a proxy (it
+/// would then send calls straight to the upstream, past the proxy the
+/// operator named), or any of them while `REQUEST_METHOD` is set (a CGI
+/// environment, in which reqwest ignores them all). `hanzo-mcp door`
+/// refuses to start then.
+///
+/// # Errors
+/// The text names the variable and what is wrong with it.
+pub fn check_proxy_environment() -> Result<(), String> {
+    let probe: hyper::Uri = hyper::Uri::from_static("http://upstream.invalid/");
+    for var in PROXY_VARS {
+        let Some(value) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        if std::env::var_os("REQUEST_METHOD").is_some() {
+            return Err(format!(
+                "{var} is set, but proxies are ignored while REQUEST_METHOD is set (a CGI \
+                 environment); unset one of them"
+            ));
+        }
+        let value = value.to_string_lossy();
+        let alone = Matcher::builder().http(value.as_ref()).build();
+        if alone.intercept(&probe).is_none() {
+            return Err(format!(
+                "{var}={value:?} is not a proxy URL (http, https, socks4, socks4a, socks5 or \
+                 socks5h, and a host); fix or unset it"
+            ));
+        }
+    }
+    Ok(())
+}
 
 impl Upstreams {
-    /// `client` for proxied upstreams (and `https://` ones without the
-    /// `rustls` feature); the door's own connections, made within
-    /// `connect_timeout`, for the others: a scheme for which the
-    /// environment names a proxy goes through reqwest, which honours it.
+    /// `client` for the upstreams the environment names a proxy for (and
+    /// `https://` ones without the `rustls` feature): reqwest honours the
+    /// proxy there. The door's own connections, made within
+    /// `connect_timeout`, for the others.
     pub(crate) fn new(client: reqwest::Client, connect_timeout: Duration) -> Self {
-        let direct = |vars: [&str; 4]| {
-            !vars
-                .iter()
-                .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
-        };
-        let (http, https) = (direct(HTTP_PROXY_VARS), direct(HTTPS_PROXY_VARS));
+        let named = PROXY_VARS
+            .iter()
+            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
         Upstreams {
             client,
-            pool: (http || https).then(|| Pool::new(connect_timeout, http, https)),
+            pool: Pool::new(connect_timeout),
+            proxies: named.then(Matcher::from_env),
         }
+    }
+
+    /// Whether a call to `url` goes through a proxy.
+    fn proxied(&self, url: &Url) -> bool {
+        let Some(proxies) = &self.proxies else {
+            return false;
+        };
+        // A URL hyper cannot read goes to reqwest, which says why.
+        url.as_str()
+            .parse::<hyper::Uri>()
+            .map_or(true, |uri| proxies.intercept(&uri).is_some())
     }
 
     /// The reqwest client (readiness probes use it too).
@@ -150,7 +202,7 @@ impl Upstreams {
     ) -> Result<Received, SendError> {
         let exchange = async {
             match &self.pool {
-                Some(pool) if pool.serves(outgoing.url.scheme()) => {
+                pool if pool.serves(outgoing.url.scheme()) && !self.proxied(&outgoing.url) => {
                     pool.send(outgoing, max_body_bytes).await
                 }
                 _ => by_reqwest(&self.client, outgoing, max_body_bytes).await,
@@ -220,11 +272,8 @@ pub(crate) struct Pool {
     /// Keys the caller fingerprints (random per process).
     hasher: std::collections::hash_map::RandomState,
     connect_timeout: Duration,
-    /// Whether `http://` upstreams are reached through the pool (no proxy
-    /// named for them).
-    http: bool,
-    /// TLS for `https://` upstreams; `None` leaves them to reqwest (a
-    /// proxy named for them, or no verifier).
+    /// TLS for `https://` upstreams; `None` leaves them to reqwest (no
+    /// verifier could be made).
     #[cfg(feature = "rustls")]
     tls: Option<Tls>,
 }
@@ -434,23 +483,20 @@ enum Exchange {
 }
 
 impl Pool {
-    fn new(connect_timeout: Duration, http: bool, https: bool) -> Self {
-        #[cfg(not(feature = "rustls"))]
-        let _ = https;
+    fn new(connect_timeout: Duration) -> Self {
         Pool {
             idle: Mutex::new(IdleSet::default()),
             hasher: std::collections::hash_map::RandomState::new(),
             connect_timeout,
-            http,
             #[cfg(feature = "rustls")]
-            tls: if https { tls_connector() } else { None },
+            tls: tls_connector(),
         }
     }
 
-    /// Whether upstreams of `scheme` go through this pool.
+    /// Whether upstreams of `scheme` can go through this pool.
     fn serves(&self, scheme: &str) -> bool {
         match scheme {
-            "http" => self.http,
+            "http" => true,
             #[cfg(feature = "rustls")]
             "https" => self.tls.is_some(),
             _ => false,

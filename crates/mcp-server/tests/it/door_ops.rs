@@ -326,6 +326,52 @@ fn door_config_file_with_a_bad_key_or_value_stops_the_start_naming_it() {
 }
 
 #[test]
+fn door_a_proxy_variable_that_would_be_passed_by_stops_the_start() {
+    // reqwest goes straight to the upstream when it cannot read a proxy
+    // variable, or reads none in a CGI environment: the door says so
+    // instead of passing by the proxy the operator named.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let document = doc_v1(dir.path(), "http://127.0.0.1:9");
+    let cases: [(&[(&str, &str)], &str); 3] = [
+        (
+            &[("HTTPS_PROXY", "::bad::")],
+            "HTTPS_PROXY=\"::bad::\" is not a proxy URL",
+        ),
+        (
+            &[("all_proxy", "ftp://proxy.example:21")],
+            "all_proxy=\"ftp://proxy.example:21\" is not a proxy URL",
+        ),
+        (
+            &[
+                ("HTTP_PROXY", "http://127.0.0.1:9"),
+                ("REQUEST_METHOD", "GET"),
+            ],
+            "HTTP_PROXY is set, but proxies are ignored while REQUEST_METHOD is set",
+        ),
+    ];
+    for (env, expected) in cases {
+        let mut command = hanzo_mcp();
+        command.args(["door", "--listen", "127.0.0.1:0", "--openapi", &document]);
+        for var in [
+            "HTTP_PROXY",
+            "http_proxy",
+            "HTTPS_PROXY",
+            "https_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+            "REQUEST_METHOD",
+        ] {
+            command.env_remove(var);
+        }
+        command.envs(env.iter().copied());
+        let output = command.output().expect("run");
+        assert_eq!(output.status.code(), Some(1), "{env:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{env:?}: {stderr}");
+    }
+}
+
+#[test]
 fn door_healthz_alive_and_readyz_checks_documents_and_upstreams() {
     let (rest, _log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
@@ -689,6 +735,24 @@ fn door_calls_go_through_the_proxy_the_environment_names() {
     assert_eq!(seen[0].0, "GET");
     assert_eq!(seen[0].2.as_deref(), Some("Bearer ops-test"));
     assert!(rest_log.lock().unwrap().is_empty());
+    // NO_PROXY names the upstream: the call goes straight to it.
+    let mut command = hanzo_mcp();
+    command
+        .arg("door")
+        .args(["--listen", "127.0.0.1:0", "--openapi"])
+        .arg(doc_v1(dir.path(), &rest))
+        .env("HTTP_PROXY", &proxy)
+        .env("NO_PROXY", "127.0.0.1")
+        .env_remove("http_proxy")
+        .env_remove("no_proxy");
+    let door = DoorProc::start_command(command);
+    let called = door.call("items", "get_item", json!({"id": "8"}));
+    assert_eq!(
+        called["result"]["structuredContent"]["deployed"], "/v1/items/8",
+        "{called}"
+    );
+    assert_eq!(proxy_log.lock().unwrap().len(), 1);
+    assert_eq!(rest_log.lock().unwrap().len(), 1);
 }
 
 /// A request line a test server read, with its connection's number.
