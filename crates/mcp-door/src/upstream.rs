@@ -514,14 +514,12 @@ impl Pool {
             .host_str()
             .ok_or_else(|| SendError::Failed("the upstream URL has no host".into()))?;
         let port = url.port_or_known_default().unwrap_or(80);
-        let address = format!("{host}:{port}");
-        let tls = url.scheme() == "https";
-        let key = (
-            format!("{}://{address}", url.scheme()),
-            self.caller(&headers),
-        );
+        // `scheme://host:port`, of which `host:port` is connected to.
+        let upstream = format!("{}://{host}:{port}", url.scheme());
+        let address = &upstream[url.scheme().len() + 3..];
+        let key = (upstream.clone(), self.caller(&headers));
         // The name the upstream's certificate must carry.
-        let server_name = match url.host() {
+        let server_name = || match url.host() {
             Some(url::Host::Domain(name)) => name.to_owned(),
             Some(url::Host::Ipv4(ip)) => ip.to_string(),
             Some(url::Host::Ipv6(ip)) => ip.to_string(),
@@ -564,7 +562,10 @@ impl Pool {
                     }
                     conn
                 }
-                None => self.connect(&address, tls.then_some(&*server_name)).await?,
+                None => {
+                    let tls = (url.scheme() == "https").then(server_name);
+                    self.connect(address, tls.as_deref()).await?
+                }
             };
             let again = (reused && idempotent(request.method())).then(|| copy(&request));
             match conn.exchange(request, max_body_bytes).await {

@@ -164,50 +164,125 @@ impl Door {
 /// query parameter) could see the other one sent. Arguments that cannot be
 /// read are refused here too.
 fn refuse_repeated_arguments(request: &Request) -> Result<(), ErrorObject> {
-    /// The members looked into.
-    #[derive(serde::Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow)]
-        arguments: Option<&'a serde_json::value::RawValue>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Arguments<'a> {
-        #[serde(borrow)]
-        input: Option<&'a serde_json::value::RawValue>,
-    }
     let Some(params) = &request.params else {
         return Ok(());
     };
-    let unreadable = |e: serde_json::Error| {
-        ErrorObject::invalid_params(format!("tools/call: the arguments cannot be read: {e}"))
-    };
-    let twice = |what: &str, key: String| {
-        ErrorObject::invalid_params(format!(
-            "tools/call: {what} {key:?} twice; give each key once"
-        ))
-    };
     let text = mcp_proto::recover::replace_lone_surrogates(params.get());
-    if let Some(key) = mcp_proto::repeated_key(&text, &["name", "arguments"]).map_err(unreadable)? {
-        return Err(twice("params name", key));
+    // One pass over the params, into `arguments` and its `input`.
+    let mut de = serde_json::Deserializer::from_str(&text);
+    match serde::Deserializer::deserialize_any(&mut de, Level::Params) {
+        Ok(None) => Ok(()),
+        Ok(Some((what, key))) => Err(ErrorObject::invalid_params(format!(
+            "tools/call: {what} {key:?} twice; give each key once"
+        ))),
+        Err(e) => Err(ErrorObject::invalid_params(format!(
+            "tools/call: the arguments cannot be read: {e}"
+        ))),
     }
-    let Some(arguments) = serde_json::from_str::<Params<'_>>(&text)
-        .map_err(unreadable)?
-        .arguments
-    else {
-        return Ok(());
-    };
-    if let Some(key) = mcp_proto::repeated_key(arguments.get(), &[]).map_err(unreadable)? {
-        return Err(twice("arguments name", key));
+}
+
+/// Which object of a `tools/call` [`refuse_repeated_arguments`] reads,
+/// and what it finds: the first key written twice, with the words for
+/// where (`"arguments name"`).
+#[derive(Clone, Copy)]
+enum Level {
+    /// The params: `name` and `arguments` once each; `arguments` read on.
+    Params,
+    /// The arguments: every key once; `input` read on.
+    Arguments,
+    /// The input: every key once.
+    Input,
+}
+
+type Twice = Option<(&'static str, String)>;
+
+impl<'de> serde::de::DeserializeSeed<'de> for Level {
+    type Value = Twice;
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Twice, D::Error> {
+        deserializer.deserialize_any(self)
     }
-    let input = match serde_json::from_str::<Arguments<'_>>(arguments.get()) {
-        Ok(Arguments { input: Some(input) }) => input,
-        // Arguments that are no object are the router's to refuse.
-        _ => return Ok(()),
-    };
-    match mcp_proto::repeated_key(input.get(), &[]) {
-        Ok(Some(key)) => Err(twice("input names", key)),
-        // An input that is no object is refused by the call itself.
-        _ => Ok(()),
+}
+
+impl<'de> serde::de::Visitor<'de> for Level {
+    type Value = Twice;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Twice, E> {
+        Ok(None)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Twice, A::Error> {
+        let (what, inner) = match self {
+            Level::Params => ("params name", "arguments"),
+            Level::Arguments => ("arguments name", "input"),
+            Level::Input => ("input names", ""),
+        };
+        let mut seen = KeySet::default();
+        let mut found: Twice = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            // Only the params and the arguments are read into (an input's
+            // own objects are not: no recursion a body could deepen).
+            let inside = if !inner.is_empty() && key == inner && found.is_none() {
+                match self {
+                    Level::Params => map.next_value_seed(Level::Arguments)?,
+                    // An input that is no object is the call's to refuse.
+                    _ => {
+                        let raw: &serde_json::value::RawValue = map.next_value()?;
+                        if raw.get().starts_with('{') {
+                            let mut de = serde_json::Deserializer::from_str(raw.get());
+                            serde::Deserializer::deserialize_any(&mut de, Level::Input)
+                                .map_err(serde::de::Error::custom)?
+                        } else {
+                            None
+                        }
+                    }
+                }
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                None
+            };
+            let counted = matches!(self, Level::Arguments | Level::Input)
+                || key == "name"
+                || key == "arguments";
+            if found.is_none() && counted && !seen.insert(key.clone()) {
+                found = Some((what, key.into_owned()));
+            }
+            if found.is_none() {
+                found = inside;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The keys of one object seen so far: compared one by one while few (the
+/// arguments of a call have a handful), hashed past [`KeySet::FEW`] so a
+/// huge object costs no more than reading it.
+#[derive(Default)]
+struct KeySet<'de> {
+    few: Vec<std::borrow::Cow<'de, str>>,
+    many: std::collections::HashSet<std::borrow::Cow<'de, str>>,
+}
+
+impl<'de> KeySet<'de> {
+    const FEW: usize = 16;
+
+    /// Adds `key`; `false` when it was there already.
+    fn insert(&mut self, key: std::borrow::Cow<'de, str>) -> bool {
+        if self.many.is_empty() {
+            if self.few.contains(&key) {
+                return false;
+            }
+            if self.few.len() < Self::FEW {
+                self.few.push(key);
+                return true;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        self.many.insert(key)
     }
 }
 
@@ -389,4 +464,36 @@ async fn call(
 
 fn unknown_op(tool: &str, op: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("tool {tool:?} has no op {op:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call_with(params: String) -> Result<(), ErrorObject> {
+        let raw = serde_json::value::RawValue::from_string(params).unwrap();
+        refuse_repeated_arguments(&Request::with_raw_params(1, "tools/call", Some(raw)))
+    }
+
+    #[test]
+    fn repeated_keys_are_found_in_large_and_deep_calls_without_recursion() {
+        let keys: Vec<String> = (0..50_000).map(|n| format!("\"k{n}\":{n}")).collect();
+        let input = keys.join(",");
+        let wide = format!(r#"{{"name":"t","arguments":{{"op":"o","input":{{{input}}}}}}}"#);
+        assert!(call_with(wide).is_ok());
+        let repeated =
+            format!(r#"{{"name":"t","arguments":{{"op":"o","input":{{{input},"k0":1}}}}}}"#);
+        let error = call_with(repeated).unwrap_err();
+        assert_eq!(
+            error.message,
+            r#"tools/call: input names "k0" twice; give each key once"#
+        );
+        // An input nested 100,000 deep is skipped, not descended into.
+        let deep = format!(
+            r#"{{"name":"t","arguments":{{"op":"o","input":{{"a":{}1{}}}}}}}"#,
+            r#"{"":"#.repeat(100_000),
+            "}".repeat(100_000)
+        );
+        assert!(call_with(deep).is_ok());
+    }
 }
