@@ -307,19 +307,16 @@ fn fill_path(template: &str, input: &JsonObject) -> Result<String, String> {
 /// segment (`../x` as `..%2Fx`), which the door's URL check sees as one
 /// harmless segment; but upstreams that decode `%2F` before resolving dot
 /// segments (many servers and proxies do) would climb out of the
-/// upstream's base path with the caller's credentials. So `.` and `..` are
-/// looked for as written and after each round of percent-decoding (until
-/// nothing changes; past [`MAX_DECODING_ROUNDS`] the text is refused),
-/// between `/` and `\\` alike, a segment read up to its first `;`, `?` or
-/// `#` (`..;x` is `..` to servers that strip parameters, `..?x` to those
-/// that split the query off after decoding).
+/// upstream's base path with the caller's credentials. So dot segments
+/// are looked for as written and after each round of decoding (`%XX`, and
+/// IIS's `%uXXXX`; until nothing changes, past [`MAX_DECODING_ROUNDS`] the
+/// text is refused), between `/` and `\` alike, each segment read as the
+/// laxest upstream reads it ([`dot_like`]).
 fn holds_dot_segment(value: &str) -> bool {
-    let dotted = |text: &str| {
-        text.split(['/', '\\'])
-            .any(|segment| matches!(segment.split([';', '?', '#']).next(), Some("." | "..")))
-    };
-    // Without a dot or an escape no spelling of a dot segment is possible.
-    if !value.contains(['.', '%']) {
+    let dotted = |text: &str| text.split(['/', '\\']).any(dot_like);
+    // Without a dot, a dot's look-alike or an escape no spelling of a dot
+    // segment is possible.
+    if !value.contains(['.', '%', '\u{2024}', '\u{2025}', '\u{FE52}', '\u{FF0E}']) {
         return false;
     }
     let mut text = value.to_owned();
@@ -327,14 +324,71 @@ fn holds_dot_segment(value: &str) -> bool {
         if dotted(&text) {
             return true;
         }
-        let decoded = percent_encoding::percent_decode_str(&text).decode_utf8_lossy();
+        let decoded =
+            decode_percent_u(&percent_encoding::percent_decode_str(&text).decode_utf8_lossy());
         if decoded == text {
             return false;
         }
-        text = decoded.into_owned();
+        text = decoded;
     }
     // Still changing: no value means that many layers of escapes.
     true
+}
+
+/// Whether `segment` is `.` or `..` to some upstream: read up to its first
+/// `;`, `?` or `#` (servers that strip parameters, or split the query off
+/// after decoding), without tabs and line breaks (URL parsers drop them),
+/// the look-alikes Unicode normalization turns into dots (`‥`, `．`) read
+/// as dots, and spaces and control characters at its ends dropped; then
+/// nothing but dots, and spaces between them (Windows drops trailing dots
+/// and spaces: `...` and `. .` are `.` or `..` there).
+fn dot_like(segment: &str) -> bool {
+    let head = segment.split([';', '?', '#']).next().unwrap_or("");
+    let mut dots = 0;
+    let mut text = String::with_capacity(head.len());
+    for c in head.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')) {
+        match c {
+            '.' | '\u{FE52}' | '\u{FF0E}' | '\u{2024}' => {
+                dots += 1;
+                text.push('.');
+            }
+            '\u{2025}' => {
+                dots += 2;
+                text.push_str("..");
+            }
+            other => text.push(other),
+        }
+    }
+    let trimmed = text.trim_matches(|c: char| c == ' ' || c.is_control());
+    dots > 0 && !trimmed.is_empty() && trimmed.chars().all(|c| c == '.' || c == ' ')
+}
+
+/// `text` with IIS's `%uXXXX` escapes decoded (an escape naming no
+/// character is kept as written).
+fn decode_percent_u(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("%u").into_iter().chain(rest.find("%U")).min() {
+        out.push_str(&rest[..at]);
+        let hex = rest
+            .get(at + 2..at + 6)
+            .filter(|h| h.chars().all(|c| c.is_ascii_hexdigit()));
+        match hex
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .and_then(char::from_u32)
+        {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[at + 6..];
+            }
+            None => {
+                out.push_str(&rest[at..at + 2]);
+                rest = &rest[at + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// How many rounds of percent-decoding [`holds_dot_segment`] follows; a
@@ -362,6 +416,13 @@ fn substitute(template: &str, input: &JsonObject) -> Result<String, String> {
             .ok_or_else(|| format!("input {name:?} must be a string, number or boolean"))?;
         if text.is_empty() {
             return Err(format!("input {name:?} is empty (a path parameter)"));
+        }
+        // Tabs, line breaks, NUL: dropped or cut at by some upstreams'
+        // URL readers, so `..\t` would be `..` there.
+        if text.chars().any(char::is_control) {
+            return Err(format!(
+                "input {name:?} holds a control character, which a path parameter cannot"
+            ));
         }
         if holds_dot_segment(&text) {
             return Err(format!(
@@ -588,7 +649,7 @@ mod tests {
         // segment, leave the path as it is, escaped whole.
         let kept = [
             ("/files/{id}.json", "a.b", "/files/a.b.json"),
-            ("/v1/items/{id}", "...", "/v1/items/..."),
+            ("/v1/items/{id}", "a...", "/v1/items/a..."),
             ("/v1/items/{id}", "a..b/c.", "/v1/items/a..b%2Fc."),
             ("/v1/items/{id}", "%41%2F", "/v1/items/%2541%252F"),
         ];
@@ -613,6 +674,32 @@ mod tests {
         assert!(holds_dot_segment("%25252525252e%25252525252e/x"));
         assert!(holds_dot_segment(&format!("%{}41", "25".repeat(17))));
         assert!(!holds_dot_segment(&format!("%{}41", "25".repeat(14))));
+        // As the laxest upstreams read a segment: tabs and line breaks
+        // dropped, ends trimmed, Unicode's dot look-alikes, Windows'
+        // trailing dots and spaces, IIS's %u escapes.
+        for value in [
+            "..%09",
+            "%0a..",
+            ".%0d.",
+            "..%00",
+            ".. ",
+            " ..",
+            "...",
+            ". .",
+            "\u{2025}",
+            "\u{FF0E}\u{FF0E}",
+            "\u{2024}\u{2024}/x",
+            "%u002e%u002E",
+            "%25u002e%25u002e",
+        ] {
+            assert!(holds_dot_segment(value), "{value}");
+        }
+        for value in ["a.b", ".x", "x.", "a b", "..x", "%u00", "%uzzzz"] {
+            assert!(!holds_dot_segment(value), "{value}");
+        }
+        let input: JsonObject = serde_json::from_value(json!({"id": "..\t"})).unwrap();
+        let error = fill_path("/v1/{id}", &input).unwrap_err();
+        assert!(error.contains("holds a control character"), "{error}");
         assert!(!holds_dot_segment("100%"));
         assert!(holds_dot_segment("%25252e%25252e"));
     }

@@ -130,14 +130,28 @@ const PROXY_VARS: [&str; 6] = [
 /// Why the proxy variables of the environment would not be used as they
 /// say, if they would not: a value reqwest cannot read as a proxy (it
 /// would then send calls straight to the upstream, past the proxy the
-/// operator named), or any of them while `REQUEST_METHOD` is set (a CGI
-/// environment, in which reqwest ignores them all). `hanzo-mcp door`
+/// operator named), an empty upper-case name hiding a lower-case one
+/// (`HTTP_PROXY=` with `http_proxy` set), or any of them while
+/// `REQUEST_METHOD` is set (a CGI environment, in which reqwest ignores
+/// them all). `hanzo-mcp door`
 /// refuses to start then.
 ///
 /// # Errors
 /// The text names the variable and what is wrong with it.
 pub fn check_proxy_environment() -> Result<(), String> {
     let probe: hyper::Uri = hyper::Uri::from_static("http://upstream.invalid/");
+    // reqwest reads the upper-case name first, empty or not.
+    for pair in PROXY_VARS.chunks(2) {
+        let (upper, lower) = (pair[0], pair[1]);
+        if std::env::var_os(upper).is_some_and(|v| v.is_empty())
+            && std::env::var_os(lower).is_some_and(|v| !v.is_empty())
+        {
+            return Err(format!(
+                "{upper} is set but empty, which hides {lower}: reqwest would use no proxy; \
+                 unset {upper} or give it the proxy"
+            ));
+        }
+    }
     for var in PROXY_VARS {
         let Some(value) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
             continue;

@@ -181,16 +181,18 @@ fn refuse_repeated_arguments(request: &Request) -> Result<(), ErrorObject> {
     }
 }
 
-/// Which object of a `tools/call` [`refuse_repeated_arguments`] reads,
-/// and what it finds: the first key written twice, with the words for
-/// where (`"arguments name"`).
+/// Which part of a `tools/call` [`refuse_repeated_arguments`] reads, and
+/// what it finds: the first key written twice, with the words for where
+/// (`"arguments name"`).
 #[derive(Clone, Copy)]
 enum Level {
     /// The params: `name` and `arguments` once each; `arguments` read on.
     Params,
-    /// The arguments: every key once; `input` read on.
+    /// The arguments: every key once, every value read on as [`Level::Input`].
     Arguments,
-    /// The input: every key once.
+    /// Anything inside the arguments: every key of every object once, at
+    /// any depth (a body's `{"role": "user", "role": "admin"}` too), as
+    /// deep as serde_json reads (128; deeper is refused as unreadable).
     Input,
 }
 
@@ -214,47 +216,78 @@ impl<'de> serde::de::Visitor<'de> for Level {
         Ok(None)
     }
 
+    fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<Twice, E> {
+        self.scalar(serde::de::Unexpected::Bool(value))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Twice, E> {
+        self.scalar(serde::de::Unexpected::Signed(value))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Twice, E> {
+        self.scalar(serde::de::Unexpected::Unsigned(value))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Twice, E> {
+        self.scalar(serde::de::Unexpected::Float(value))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<Twice, E> {
+        self.scalar(serde::de::Unexpected::Str(value))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Twice, A::Error> {
+        if !matches!(self, Level::Input) {
+            return Err(serde::de::Error::invalid_type(
+                serde::de::Unexpected::Seq,
+                &self,
+            ));
+        }
+        let mut found = None;
+        while let Some(inside) = seq.next_element_seed(Level::Input)? {
+            found = found.or(inside);
+        }
+        Ok(found)
+    }
+
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Twice, A::Error> {
-        let (what, inner) = match self {
-            Level::Params => ("params name", "arguments"),
-            Level::Arguments => ("arguments name", "input"),
-            Level::Input => ("input names", ""),
+        let what = match self {
+            Level::Params => "params name",
+            Level::Arguments => "arguments name",
+            Level::Input => "input names",
         };
         let mut seen = KeySet::default();
         let mut found: Twice = None;
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            // Only the params and the arguments are read into (an input's
-            // own objects are not: no recursion a body could deepen).
-            let inside = if !inner.is_empty() && key == inner && found.is_none() {
-                match self {
-                    Level::Params => map.next_value_seed(Level::Arguments)?,
-                    // An input that is no object is the call's to refuse.
-                    _ => {
-                        let raw: &serde_json::value::RawValue = map.next_value()?;
-                        if raw.get().starts_with('{') {
-                            let mut de = serde_json::Deserializer::from_str(raw.get());
-                            serde::Deserializer::deserialize_any(&mut de, Level::Input)
-                                .map_err(serde::de::Error::custom)?
-                        } else {
-                            None
-                        }
-                    }
+            let inside = match self {
+                Level::Params if key == "arguments" => map.next_value_seed(Level::Arguments)?,
+                Level::Params => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    None
                 }
-            } else {
-                map.next_value::<serde::de::IgnoredAny>()?;
-                None
+                Level::Arguments | Level::Input => map.next_value_seed(Level::Input)?,
             };
-            let counted = matches!(self, Level::Arguments | Level::Input)
-                || key == "name"
-                || key == "arguments";
+            let counted = !matches!(self, Level::Params) || key == "name" || key == "arguments";
             if found.is_none() && counted && !seen.insert(key.clone()) {
                 found = Some((what, key.into_owned()));
             }
-            if found.is_none() {
-                found = inside;
-            }
+            found = found.or(inside);
         }
         Ok(found)
+    }
+}
+
+impl Level {
+    /// A scalar is fine inside the arguments; the params and the arguments
+    /// themselves must be objects.
+    fn scalar<E: serde::de::Error>(
+        self,
+        unexpected: serde::de::Unexpected<'_>,
+    ) -> Result<Twice, E> {
+        match self {
+            Level::Input => Ok(None),
+            _ => Err(E::invalid_type(unexpected, &self)),
+        }
     }
 }
 
@@ -488,12 +521,24 @@ mod tests {
             error.message,
             r#"tools/call: input names "k0" twice; give each key once"#
         );
-        // An input nested 100,000 deep is skipped, not descended into.
+        // Inside a body, at any depth, in arrays too.
+        let nested = r#"{"name":"t","arguments":{"op":"o","input":{"body":[{"role":"user","x":{"role":"a","role":"b"}}]}}}"#;
+        let error = call_with(nested.to_owned()).unwrap_err();
+        assert_eq!(
+            error.message,
+            r#"tools/call: input names "role" twice; give each key once"#
+        );
+        // Nested 100,000 deep: refused as unreadable, without a deep stack.
         let deep = format!(
             r#"{{"name":"t","arguments":{{"op":"o","input":{{"a":{}1{}}}}}}}"#,
             r#"{"":"#.repeat(100_000),
             "}".repeat(100_000)
         );
-        assert!(call_with(deep).is_ok());
+        let error = call_with(deep).unwrap_err();
+        assert!(
+            error.message.contains("recursion limit"),
+            "{}",
+            error.message
+        );
     }
 }

@@ -332,7 +332,11 @@ fn door_a_proxy_variable_that_would_be_passed_by_stops_the_start() {
     // instead of passing by the proxy the operator named.
     let dir = tempfile::tempdir().expect("tempdir");
     let document = doc_v1(dir.path(), "http://127.0.0.1:9");
-    let cases: [(&[(&str, &str)], &str); 3] = [
+    let cases: [(&[(&str, &str)], &str); 4] = [
+        (
+            &[("HTTP_PROXY", ""), ("http_proxy", "http://127.0.0.1:9")],
+            "HTTP_PROXY is set but empty, which hides http_proxy",
+        ),
         (
             &[("HTTPS_PROXY", "::bad::")],
             "HTTPS_PROXY=\"::bad::\" is not a proxy URL",
