@@ -130,4 +130,4 @@ pub use projection::{
 };
 pub use refusal::{Refusal, RefusalRule};
 pub use source::{MAX_DOCUMENT_BYTES, OpenApiSource, SourceOptions};
-pub use upstream::check_proxy_environment;
+pub use upstream::{PROXY_VARIABLES, check_proxy_environment};

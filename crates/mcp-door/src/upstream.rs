@@ -117,8 +117,10 @@ pub(crate) struct Upstreams {
 /// The proxy matcher reqwest uses.
 type Matcher = hyper_util::client::proxy::matcher::Matcher;
 
-/// The environment variables that name proxies, as reqwest reads them.
-const PROXY_VARS: [&str; 6] = [
+/// The environment variables that name proxies, as reqwest reads them (an
+/// upper-case name before its lower-case partner; `NO_PROXY`/`no_proxy`
+/// only narrow them). [`check_proxy_environment`] checks them.
+pub const PROXY_VARIABLES: [&str; 6] = [
     "HTTP_PROXY",
     "http_proxy",
     "HTTPS_PROXY",
@@ -141,7 +143,7 @@ const PROXY_VARS: [&str; 6] = [
 pub fn check_proxy_environment() -> Result<(), String> {
     let probe: hyper::Uri = hyper::Uri::from_static("http://upstream.invalid/");
     // reqwest reads the upper-case name first, empty or not.
-    for pair in PROXY_VARS.chunks(2) {
+    for pair in PROXY_VARIABLES.chunks(2) {
         let (upper, lower) = (pair[0], pair[1]);
         if std::env::var_os(upper).is_some_and(|v| v.is_empty())
             && std::env::var_os(lower).is_some_and(|v| !v.is_empty())
@@ -152,7 +154,7 @@ pub fn check_proxy_environment() -> Result<(), String> {
             ));
         }
     }
-    for var in PROXY_VARS {
+    for var in PROXY_VARIABLES {
         let Some(value) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
             continue;
         };
@@ -180,7 +182,7 @@ impl Upstreams {
     /// proxy there. The door's own connections, made within
     /// `connect_timeout`, for the others.
     pub(crate) fn new(client: reqwest::Client, connect_timeout: Duration) -> Self {
-        let named = PROXY_VARS
+        let named = PROXY_VARIABLES
             .iter()
             .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
         Upstreams {

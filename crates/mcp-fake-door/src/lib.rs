@@ -62,6 +62,7 @@ mod answer;
 mod behaviour;
 mod handler;
 mod lenient_json;
+pub mod raw_http;
 mod request_log;
 
 use std::io;

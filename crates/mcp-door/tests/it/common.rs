@@ -318,58 +318,40 @@ pub enum AfterAnswer {
 pub async fn spawn_counting_rest(
     after: AfterAnswer,
 ) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use mcp_fake_door::raw_http::{RawConnection, json_answer};
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    fn answer(body: &str) -> String {
-        format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-            body.len()
-        )
-    }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let connections = Arc::new(AtomicUsize::new(0));
     let requests = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&connections);
     tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
+        while let Ok((stream, _)) = listener.accept().await {
             counted.fetch_add(1, Ordering::SeqCst);
             let requests = Arc::clone(&requests);
             tokio::spawn(async move {
-                let mut buffer = Vec::new();
-                let mut chunk = [0u8; 4096];
-                loop {
-                    let Ok(n) = stream.read(&mut chunk).await else {
-                        return;
-                    };
-                    if n == 0 {
+                let mut connection = RawConnection::new(stream);
+                let unasked = json_answer(r#"{"unasked":true}"#);
+                while let Some(head) = connection.next_head().await {
+                    let path = head.split(' ').nth(1).unwrap_or("");
+                    let number = requests.fetch_add(1, Ordering::SeqCst) + 1;
+                    let mut text = json_answer(&json!({"n": number, "path": path}).to_string());
+                    if let AfterAnswer::ExtraAnswer = after {
+                        text.push_str(&unasked);
+                    }
+                    if !connection.send(&text).await {
                         return;
                     }
-                    buffer.extend_from_slice(&chunk[..n]);
-                    while let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&buffer[..end]).into_owned();
-                        buffer.drain(..end + 4);
-                        let path = head.split(' ').nth(1).unwrap_or("").to_owned();
-                        let number = requests.fetch_add(1, Ordering::SeqCst) + 1;
-                        let mut text = answer(&json!({"n": number, "path": path}).to_string());
-                        if let AfterAnswer::ExtraAnswer = after {
-                            text.push_str(&answer(r#"{"unasked":true}"#));
-                        }
-                        if stream.write_all(text.as_bytes()).await.is_err() {
+                    match after {
+                        AfterAnswer::KeepOpen | AfterAnswer::ExtraAnswer => {}
+                        AfterAnswer::Close(wait) => {
+                            tokio::time::sleep(wait).await;
                             return;
                         }
-                        match after {
-                            AfterAnswer::KeepOpen | AfterAnswer::ExtraAnswer => {}
-                            AfterAnswer::Close(wait) => {
-                                tokio::time::sleep(wait).await;
+                        AfterAnswer::LateAnswer(wait) => {
+                            tokio::time::sleep(wait).await;
+                            if !connection.send(&unasked).await {
                                 return;
-                            }
-                            AfterAnswer::LateAnswer(wait) => {
-                                tokio::time::sleep(wait).await;
-                                let late = answer(r#"{"unasked":true}"#);
-                                if stream.write_all(late.as_bytes()).await.is_err() {
-                                    return;
-                                }
                             }
                         }
                     }

@@ -10,6 +10,7 @@ use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use mcp_fake_door::raw_http::{RawConnection, header, json_answer};
 use serde_json::{Value, json};
 
 use crate::common::rest::{SLOW, spawn_rest};
@@ -203,6 +204,16 @@ fn doc_v1(dir: &Path, rest: &str) -> String {
     format!("{}={rest}", doc.display())
 }
 
+/// `hanzo-mcp door --listen 127.0.0.1:0 --openapi <document>` with `env`
+/// set (the test environment has no proxy variable of its own).
+fn door_command(document: &str, env: &[(&str, &str)]) -> Command {
+    let mut command = hanzo_mcp();
+    command
+        .args(["door", "--listen", "127.0.0.1:0", "--openapi", document])
+        .envs(env.iter().copied());
+    command
+}
+
 /// Waits until `ready` holds, at most [`PATIENCE`].
 fn eventually(what: &str, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -354,20 +365,7 @@ fn door_a_proxy_variable_that_would_be_passed_by_stops_the_start() {
         ),
     ];
     for (env, expected) in cases {
-        let mut command = hanzo_mcp();
-        command.args(["door", "--listen", "127.0.0.1:0", "--openapi", &document]);
-        for var in [
-            "HTTP_PROXY",
-            "http_proxy",
-            "HTTPS_PROXY",
-            "https_proxy",
-            "ALL_PROXY",
-            "all_proxy",
-            "REQUEST_METHOD",
-        ] {
-            command.env_remove(var);
-        }
-        command.envs(env.iter().copied());
+        let mut command = door_command(&document, env);
         let output = command.output().expect("run");
         assert_eq!(output.status.code(), Some(1), "{env:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -719,16 +717,8 @@ fn door_calls_go_through_the_proxy_the_environment_names() {
     // request (its path read from it) and answers it itself.
     let (proxy, proxy_log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut command = hanzo_mcp();
-    command
-        .arg("door")
-        .args(["--listen", "127.0.0.1:0", "--openapi"])
-        .arg(doc_v1(dir.path(), &rest))
-        .env("HTTP_PROXY", &proxy)
-        .env_remove("http_proxy")
-        .env_remove("NO_PROXY")
-        .env_remove("no_proxy");
-    let door = DoorProc::start_command(command);
+    let document = doc_v1(dir.path(), &rest);
+    let door = DoorProc::start_command(door_command(&document, &[("HTTP_PROXY", &proxy)]));
     let called = door.call("items", "get_item", json!({"id": "7"}));
     assert_eq!(
         called["result"]["structuredContent"]["deployed"], "/v1/items/7",
@@ -740,16 +730,10 @@ fn door_calls_go_through_the_proxy_the_environment_names() {
     assert_eq!(seen[0].2.as_deref(), Some("Bearer ops-test"));
     assert!(rest_log.lock().unwrap().is_empty());
     // NO_PROXY names the upstream: the call goes straight to it.
-    let mut command = hanzo_mcp();
-    command
-        .arg("door")
-        .args(["--listen", "127.0.0.1:0", "--openapi"])
-        .arg(doc_v1(dir.path(), &rest))
-        .env("HTTP_PROXY", &proxy)
-        .env("NO_PROXY", "127.0.0.1")
-        .env_remove("http_proxy")
-        .env_remove("no_proxy");
-    let door = DoorProc::start_command(command);
+    let door = DoorProc::start_command(door_command(
+        &document,
+        &[("HTTP_PROXY", &proxy), ("NO_PROXY", "127.0.0.1")],
+    ));
     let called = door.call("items", "get_item", json!({"id": "8"}));
     assert_eq!(
         called["result"]["structuredContent"]["deployed"], "/v1/items/8",
@@ -767,36 +751,24 @@ type RequestLine = (usize, String);
 /// line of each request it read, with its connection's number
 /// (`(1, "CONNECT localhost:443 HTTP/1.1")`).
 fn spawn_keepalive_proxy() -> (String, Arc<std::sync::Mutex<Vec<RequestLine>>>) {
-    use std::io::{Read as _, Write as _};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let listener = runtime()
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
     let proxy = format!("http://{}", listener.local_addr().expect("address"));
     let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen_lines = Arc::clone(&lines);
-    std::thread::spawn(move || {
-        for (connection, mut stream) in listener.incoming().flatten().enumerate() {
-            let lines = Arc::clone(&seen_lines);
-            std::thread::spawn(move || {
-                let mut seen = Vec::new();
-                let mut chunk = [0u8; 4096];
-                while let Ok(n) = stream.read(&mut chunk) {
-                    if n == 0 {
+    runtime().spawn(async move {
+        let mut accepted = 0;
+        while let Ok((stream, _)) = listener.accept().await {
+            accepted += 1;
+            let (lines, number) = (Arc::clone(&seen_lines), accepted);
+            tokio::spawn(async move {
+                let mut connection = RawConnection::new(stream);
+                while let Some(head) = connection.next_head().await {
+                    let line = head.lines().next().unwrap_or("").to_owned();
+                    lines.lock().unwrap().push((number, line));
+                    if !connection.send(&json_answer(r#"{"ok":true}"#)).await {
                         return;
-                    }
-                    seen.extend_from_slice(&chunk[..n]);
-                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&seen[..end]).into_owned();
-                        seen.drain(..end + 4);
-                        let line = head.lines().next().unwrap_or("").to_owned();
-                        lines.lock().unwrap().push((connection + 1, line));
-                        let body = r#"{"ok":true}"#;
-                        let answer = format!(
-                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
-                             content-length: {}\r\n\r\n{body}",
-                            body.len()
-                        );
-                        if stream.write_all(answer.as_bytes()).is_err() {
-                            return;
-                        }
                     }
                 }
             });
@@ -814,16 +786,8 @@ fn door_calls_through_a_proxy_never_share_a_connection() {
     let (proxy, lines) = spawn_keepalive_proxy();
     let (rest, _rest_log) = spawn_rest();
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut command = hanzo_mcp();
-    command
-        .arg("door")
-        .args(["--listen", "127.0.0.1:0", "--openapi"])
-        .arg(doc_v1(dir.path(), &rest))
-        .env("HTTP_PROXY", &proxy)
-        .env_remove("http_proxy")
-        .env_remove("NO_PROXY")
-        .env_remove("no_proxy");
-    let door = DoorProc::start_command(command);
+    let document = doc_v1(dir.path(), &rest);
+    let door = DoorProc::start_command(door_command(&document, &[("HTTP_PROXY", &proxy)]));
     for id in ["1", "2", "3"] {
         let called = door.call("items", "get_item", json!({"id": id}));
         assert_eq!(
@@ -843,23 +807,7 @@ fn door_sends_https_calls_through_the_proxy_the_environment_names() {
     let (proxy, lines) = spawn_keepalive_proxy();
     let dir = tempfile::tempdir().expect("tempdir");
     let document = doc_v1(dir.path(), &format!("https://localhost:{port}"));
-    let mut command = hanzo_mcp();
-    command
-        .arg("door")
-        .args(["--listen", "127.0.0.1:0", "--openapi", &document])
-        .env("HTTPS_PROXY", &proxy);
-    for var in [
-        "HTTP_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "ALL_PROXY",
-        "all_proxy",
-        "NO_PROXY",
-        "no_proxy",
-    ] {
-        command.env_remove(var);
-    }
-    let door = DoorProc::start_command(command);
+    let door = DoorProc::start_command(door_command(&document, &[("HTTPS_PROXY", &proxy)]));
     let called = door.call("items", "get_item", json!({"id": "7"}));
     assert_eq!(called["result"]["isError"], true, "{called}");
     let seen: Vec<String> = lines
@@ -878,7 +826,6 @@ fn door_sends_https_calls_through_the_proxy_the_environment_names() {
 fn spawn_tls_upstream() -> u16 {
     use rustls::pki_types::pem::PemObject as _;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
     let certs = CertificateDer::pem_file_iter(fixtures.join("upstream.pem"))
         .expect("certificate")
@@ -904,35 +851,15 @@ fn spawn_tls_upstream() -> u16 {
             accepted += 1;
             let (acceptor, connection) = (acceptor.clone(), accepted);
             tokio::spawn(async move {
-                let Ok(mut stream) = acceptor.accept(tcp).await else {
+                let Ok(stream) = acceptor.accept(tcp).await else {
                     return;
                 };
-                let mut seen = Vec::new();
-                let mut chunk = [0u8; 4096];
-                while let Ok(n) = stream.read(&mut chunk).await {
-                    if n == 0 {
+                let mut stream = RawConnection::new(stream);
+                while let Some(head) = stream.next_head().await {
+                    let authorization = header(&head, "authorization").unwrap_or("");
+                    let body = json!({"connection": connection, "authorization": authorization});
+                    if !stream.send(&json_answer(&body.to_string())).await {
                         return;
-                    }
-                    seen.extend_from_slice(&chunk[..n]);
-                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&seen[..end]).into_owned();
-                        seen.drain(..end + 4);
-                        let authorization = head
-                            .lines()
-                            .find_map(|l| l.strip_prefix("authorization: "))
-                            .unwrap_or("")
-                            .to_owned();
-                        let body =
-                            json!({"connection": connection, "authorization": authorization})
-                                .to_string();
-                        let answer = format!(
-                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
-                             content-length: {}\r\n\r\n{body}",
-                            body.len()
-                        );
-                        if stream.write_all(answer.as_bytes()).await.is_err() {
-                            return;
-                        }
                     }
                 }
             });
@@ -947,16 +874,14 @@ fn door_keeps_https_connections_per_caller_and_checks_the_certificate() {
     let dir = tempfile::tempdir().expect("tempdir");
     let document = doc_v1(dir.path(), &format!("https://localhost:{port}"));
     let ca = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls/ca.pem");
-    let mut command = hanzo_mcp();
-    command
-        .arg("door")
-        .args(["--listen", "127.0.0.1:0", "--openapi", &document])
-        .env("SSL_CERT_FILE", &ca)
-        .env_remove("SSL_CERT_DIR");
-    for var in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] {
-        command.env_remove(var);
-    }
-    let door = DoorProc::start_command(command);
+    let trusting = |file: &Path| {
+        let mut command = door_command(&document, &[]);
+        command
+            .env("SSL_CERT_FILE", file)
+            .env_remove("SSL_CERT_DIR");
+        DoorProc::start_command(command)
+    };
+    let door = trusting(&ca);
     let url = format!("{}/v1/mcp", door.origin);
     let call = |authorization: &str| {
         let message = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -981,13 +906,7 @@ fn door_keeps_https_connections_per_caller_and_checks_the_certificate() {
     assert_eq!(call("Bearer one")["connection"], 1);
     // Trusting another certificate than the CA that signed the
     // upstream's, the door refuses the upstream and sends nothing.
-    let mut command = hanzo_mcp();
-    command
-        .arg("door")
-        .args(["--listen", "127.0.0.1:0", "--openapi", &document])
-        .env("SSL_CERT_FILE", ca.with_file_name("upstream.pem"))
-        .env_remove("SSL_CERT_DIR");
-    let door = DoorProc::start_command(command);
+    let door = trusting(&ca.with_file_name("upstream.pem"));
     let refused = door.call("items", "get_item", json!({"id": "7"}));
     let text = refused["result"]["content"][0]["text"]
         .as_str()

@@ -30,14 +30,19 @@ pub fn hanzo_mcp() -> Command {
     command
 }
 
-/// Removes the caller's `HANZO_*` variables from `command`, sets
-/// `RUST_LOG=warn` and points the config folder where no configuration
-/// file is (a later `.env` overrides any of them).
+/// Removes the caller's `HANZO_*` variables, proxy variables (with
+/// `NO_PROXY` and `REQUEST_METHOD`, which change how those are read) from
+/// `command`, sets `RUST_LOG=warn` and points the config folder where no
+/// configuration file is (a later `.env` overrides any of them).
 pub fn hermetic(command: &mut Command) {
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("HANZO_") {
             command.env_remove(key);
         }
+    }
+    let proxies = mcp_door::PROXY_VARIABLES.iter();
+    for var in proxies.chain(&["NO_PROXY", "no_proxy", "REQUEST_METHOD"]) {
+        command.env_remove(var);
     }
     command.env("RUST_LOG", "warn");
     command.env("XDG_CONFIG_HOME", "/nonexistent/hanzo-mcp-tests");
