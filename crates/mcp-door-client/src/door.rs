@@ -103,7 +103,9 @@ impl DoorClient {
     /// A door handle for `config`.
     ///
     /// Errors: [`DoorClientError::InvalidAddress`] when the address is not an
-    /// absolute http(s) URL; [`DoorClientError::Client`] when no HTTP client can be built.
+    /// absolute http(s) URL; [`DoorClientError::Proxy`] when a proxy variable
+    /// of the environment would be passed by; [`DoorClientError::Client`]
+    /// when no HTTP client can be built.
     pub fn new(config: DoorClientConfig) -> Result<DoorClient, DoorClientError> {
         DoorClient::with_outage_log(config, OutageLog::new())
     }

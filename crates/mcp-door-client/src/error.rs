@@ -21,6 +21,12 @@ pub enum DoorClientError {
     /// The HTTP client could not be built (for example, no TLS backend).
     #[error("could not build the HTTP client: {0}")]
     Client(String),
+    /// A proxy variable of the environment would be passed by: the
+    /// client would connect straight to the door instead of through the
+    /// proxy it names ([`check_proxy_environment`](crate::check_proxy_environment)
+    /// says why), so nothing is sent.
+    #[error("{0}")]
+    Proxy(String),
     /// No connection could be made (refused, unreachable, DNS, TLS).
     #[error("could not connect: {0}")]
     Connect(String),

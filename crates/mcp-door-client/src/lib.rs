@@ -78,6 +78,7 @@ mod door;
 mod error;
 mod list;
 mod merge;
+mod proxy;
 mod raw;
 mod transport;
 
@@ -90,3 +91,4 @@ pub use door::{CallOutcome, DoorClient, DoorSnapshot, DoorStatus, OutageLog};
 pub use error::DoorClientError;
 pub use list::{DoorList, DropReason, DroppedTool};
 pub use merge::{MergedTools, merge};
+pub use proxy::{PROXY_VARIABLES, check_proxy_environment, proxy_named};

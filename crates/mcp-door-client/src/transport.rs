@@ -70,6 +70,7 @@ impl Transport {
         if address.host_str().is_none() {
             return Err(invalid("no host"));
         }
+        crate::check_proxy_environment().map_err(DoorClientError::Proxy)?;
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(config.timeouts.connect)

@@ -130,4 +130,3 @@ pub use projection::{
 };
 pub use refusal::{Refusal, RefusalRule};
 pub use source::{MAX_DOCUMENT_BYTES, OpenApiSource, SourceOptions};
-pub use upstream::{PROXY_VARIABLES, check_proxy_environment};

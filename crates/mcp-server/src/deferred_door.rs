@@ -86,7 +86,7 @@ struct Shared {
     /// Whether the first probe has finished (or none runs).
     probed: watch::Sender<bool>,
     /// Why no probe runs, when none does.
-    unprobed: Option<&'static str>,
+    unprobed: Option<String>,
 }
 
 /// What a TCP connect to the door's host and port found at start: the
@@ -163,8 +163,14 @@ impl DeferredDoor {
         }));
         let target = probe_target(&address);
         let unprobed = match &target {
-            None => Some("not an http(s) address"),
-            Some(_) if proxy_configured() => Some("behind a proxy: checked on first use"),
+            None => Some("not an http(s) address".to_owned()),
+            Some(_) if proxy_configured() => {
+                Some(match mcp_door_client::check_proxy_environment() {
+                    // The client refuses to be built then (nothing is sent).
+                    Err(why) => format!("off: {why}"),
+                    Ok(()) => "behind a proxy: checked on first use".to_owned(),
+                })
+            }
             Some(_) => None,
         };
         let target = target.filter(|_| unprobed.is_none());
@@ -257,8 +263,8 @@ impl DeferredDoor {
 
     /// What the first probe found, waiting for it at most `within`.
     pub(crate) async fn reach_within(&self, within: Duration) -> DoorReach {
-        if let Some(why) = self.shared.unprobed {
-            return DoorReach::NotKnown(why.to_owned());
+        if let Some(why) = &self.shared.unprobed {
+            return DoorReach::NotKnown(why.clone());
         }
         let mut probed = self.shared.probed.subscribe();
         let finished = tokio::time::timeout(within, probed.wait_for(|done| *done)).await;
@@ -385,19 +391,7 @@ fn probe_target(address: &str) -> Option<(String, u16)> {
 /// Outside Linux the client may also take the system's proxy settings:
 /// there every door counts as behind one.
 fn proxy_configured() -> bool {
-    if !cfg!(target_os = "linux") {
-        return true;
-    }
-    [
-        "http_proxy",
-        "HTTP_PROXY",
-        "https_proxy",
-        "HTTPS_PROXY",
-        "all_proxy",
-        "ALL_PROXY",
-    ]
-    .iter()
-    .any(|key| std::env::var_os(key).is_some_and(|value| !value.is_empty()))
+    !cfg!(target_os = "linux") || mcp_door_client::proxy_named()
 }
 
 /// A TCP connect to `host:port` (every address a name resolves to), and

@@ -175,7 +175,7 @@ async fn serve(settings: Settings, args: DoorArgs, json: bool) -> ExitCode {
 /// The settings: the configuration file (when named) under the flags.
 fn settings(args: &DoorArgs) -> Result<Settings, String> {
     // A proxy named but not usable would be passed by, silently.
-    mcp_door::check_proxy_environment()?;
+    mcp_door_client::check_proxy_environment()?;
     let file = match &args.config {
         Some(path) => ConfigFile::load(path).map_err(|e| e.to_string())?,
         None => ConfigFile::default(),

@@ -233,3 +233,45 @@ fn tools_says_when_the_door_is_unreachable() {
     let listed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the list");
     assert_eq!(tool_names(&listed), local_names());
 }
+
+#[test]
+fn a_proxy_variable_that_would_be_passed_by_leaves_the_door_off_and_sends_nothing() {
+    // reqwest cannot read this proxy, so it would connect to the door
+    // straight, bearer and all: the door stays off instead, and says why.
+    let door = FakeDoor::start(Behaviour::Normal).expect("fake door");
+    let root = tempfile::tempdir().expect("root");
+    let home = tempfile::tempdir().expect("home");
+    let root_arg = root.path().to_str().expect("utf-8");
+    let mut server = Proc::spawn_with_env(
+        &["serve", "--root", root_arg, "--log-level", "info"],
+        &[
+            ("HANZO_MCP_DOOR", door.url().as_str()),
+            ("HANZO_API_KEY", CANARY),
+            ("HOME", home.path().to_str().expect("utf-8")),
+            ("HTTP_PROXY", "::bad::"),
+        ],
+    );
+    let (line, seen) = start_up_line(&mut server);
+    assert!(
+        start_up_text(&line).ends_with(&format!(
+            "door {} (off: HTTP_PROXY=\"::bad::\" is not a proxy URL (http, https, socks4, \
+             socks4a, socks5 or socks5h, and a host); fix or unset it)",
+            door.url()
+        )),
+        "{line}"
+    );
+    server.initialize("2025-11-25");
+    let listed = server.call(2, "tools/list", json!({}));
+    assert_eq!(tool_names(&listed["result"]), local_names());
+    let refused = server.call_tool(3, "agents", json!({}));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let lines = finish(&mut server, seen);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("the door is off: local tools only")
+                && l.contains("HTTP_PROXY=\"::bad::\" is not a proxy URL")),
+        "{lines:#?}"
+    );
+    assert!(door.requests().is_empty(), "{:?}", door.requests());
+}

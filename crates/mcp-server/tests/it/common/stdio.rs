@@ -40,7 +40,7 @@ pub fn hermetic(command: &mut Command) {
             command.env_remove(key);
         }
     }
-    let proxies = mcp_door::PROXY_VARIABLES.iter();
+    let proxies = mcp_door_client::PROXY_VARIABLES.iter();
     for var in proxies.chain(&["NO_PROXY", "no_proxy", "REQUEST_METHOD"]) {
         command.env_remove(var);
     }
