@@ -1,6 +1,6 @@
 //! The allowlist configuration: JSON `null` or `{"<server>": ["<tool>", ...]}`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -145,18 +145,20 @@ impl ServerAllowlist {
             .collect::<Result<Vec<_>, _>>()?;
         let mut grants: HashMap<String, ToolGrant, BuildNameHasher> =
             HashMap::with_capacity_and_hasher(entries.len(), BuildNameHasher::default());
+        // A repeated entry changes nothing; skipping it keeps each tool's
+        // ops free of repeats without searching them.
+        let mut seen = HashSet::with_capacity(entries.len());
         for entry in &entries {
+            if !seen.insert(entry) {
+                continue;
+            }
             let grant = grants
                 .entry(entry.tool.clone())
                 .or_insert_with(|| ToolGrant::Ops(Vec::new()));
             match (&entry.op, &mut *grant) {
                 (None, _) => *grant = ToolGrant::Whole,
                 (Some(_), ToolGrant::Whole) => {}
-                (Some(op), ToolGrant::Ops(ops)) => {
-                    if !ops.contains(op) {
-                        ops.push(op.clone());
-                    }
-                }
+                (Some(op), ToolGrant::Ops(ops)) => ops.push(op.clone()),
             }
         }
         Ok(Self { entries, grants })

@@ -6,6 +6,8 @@
 //! local `$ref` (`#/$defs/…`, `#/definitions/…`) to one of those, and a
 //! tagged union whose `oneOf`/`anyOf` variants each fix the property.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 /// Nesting bound for `oneOf`/`anyOf`/`$ref` chains, so a hostile or cyclic
@@ -15,16 +17,24 @@ const MAX_DEPTH: usize = 16;
 /// The string values `schema` admits for property `key`, in schema order
 /// without repeats; `None` when it declares none.
 pub(crate) fn declared_values(schema: &Value, key: &str) -> Option<Vec<String>> {
-    let mut values = Vec::new();
+    let mut values = Values::default();
     let found = object_values(schema, schema, key, &mut values, 0);
-    found.then_some(values)
+    found.then(|| values.order.into_iter().map(str::to_owned).collect())
 }
 
-fn object_values(
-    object: &Value,
-    root: &Value,
+/// The values found so far, borrowed from the schema: in the order found,
+/// and as a set to tell a repeat in constant time.
+#[derive(Default)]
+struct Values<'v> {
+    order: Vec<&'v str>,
+    seen: HashSet<&'v str>,
+}
+
+fn object_values<'v>(
+    object: &'v Value,
+    root: &'v Value,
     key: &str,
-    out: &mut Vec<String>,
+    out: &mut Values<'v>,
     depth: usize,
 ) -> bool {
     if depth > MAX_DEPTH {
@@ -47,7 +57,12 @@ fn object_values(
     found
 }
 
-fn property_values(property: &Value, root: &Value, out: &mut Vec<String>, depth: usize) -> bool {
+fn property_values<'v>(
+    property: &'v Value,
+    root: &'v Value,
+    out: &mut Values<'v>,
+    depth: usize,
+) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
@@ -76,11 +91,11 @@ fn property_values(property: &Value, root: &Value, out: &mut Vec<String>, depth:
     found
 }
 
-fn push_string(value: &Value, out: &mut Vec<String>) {
+fn push_string<'v>(value: &'v Value, out: &mut Values<'v>) {
     if let Some(text) = value.as_str()
-        && !out.iter().any(|seen| seen == text)
+        && out.seen.insert(text)
     {
-        out.push(text.to_owned());
+        out.order.push(text);
     }
 }
 
@@ -129,24 +144,27 @@ pub(crate) fn narrowed(schema: &Value, key: &str, keep: &dyn Fn(&str) -> bool) -
     narrow_object(&mut copy, schema, key, keep, 0);
     let before = declared_values(schema, key).unwrap_or_default();
     let after = declared_values(&copy, key).unwrap_or_default();
-    let removed: Vec<&str> = before
+    let left: HashSet<&str> = after.iter().map(String::as_str).collect();
+    let removed: HashSet<&str> = before
         .iter()
-        .filter(|value| !after.contains(value))
         .map(String::as_str)
+        .filter(|value| !left.contains(value))
         .collect();
     if !removed.is_empty() {
-        rewrite_descriptions(&mut copy, key, &removed, &after, 0);
+        let text = (!after.is_empty()).then(|| format!("{}.", after.join(" | ")));
+        rewrite_descriptions(&mut copy, key, &removed, text.as_deref(), 0);
     }
     copy
 }
 
-/// Rewrites (or drops) every `description` of property `key`, in `object`
-/// and its `oneOf`/`anyOf`/`allOf` variants, that names one of `removed`.
+/// Rewrites every `description` of property `key`, in `object` and its
+/// `oneOf`/`anyOf`/`allOf` variants, that names one of `removed` to `text`
+/// (the values left), or drops it when `text` is `None` (none left).
 fn rewrite_descriptions(
     object: &mut Value,
     key: &str,
-    removed: &[&str],
-    left: &[String],
+    removed: &HashSet<&str>,
+    text: Option<&str>,
     depth: usize,
 ) {
     if depth > MAX_DEPTH {
@@ -165,12 +183,12 @@ fn rewrite_descriptions(
                     .any(|word| removed.contains(&word))
             });
         if stale {
-            if left.is_empty() {
-                property.remove("description");
-            } else {
-                let text = format!("{}.", left.join(" | "));
-                property.insert("description".to_owned(), Value::String(text));
-            }
+            match text {
+                None => property.remove("description"),
+                Some(text) => {
+                    property.insert("description".to_owned(), Value::String(text.to_owned()))
+                }
+            };
         }
     }
     for keyword in ["oneOf", "anyOf", "allOf"] {
@@ -180,7 +198,7 @@ fn rewrite_descriptions(
             .into_iter()
             .flatten()
         {
-            rewrite_descriptions(variant, key, removed, left, depth + 1);
+            rewrite_descriptions(variant, key, removed, text, depth + 1);
         }
     }
 }
@@ -443,6 +461,163 @@ mod tests {
         assert_eq!(
             narrowed(&mixed, "op", &|_| true),
             json!({"properties": {"op": {"enum": ["a"]}}})
+        );
+    }
+
+    /// A tool whose input schema is a JSON value, gated through the schema
+    /// functions as `mcp_proto::Tool` is.
+    #[derive(Clone, Debug, PartialEq)]
+    struct SchemaTool {
+        name: &'static str,
+        schema: Value,
+    }
+
+    impl crate::ToolName for SchemaTool {
+        fn tool_name(&self) -> &str {
+            self.name
+        }
+    }
+
+    impl crate::OpTool for SchemaTool {
+        fn op_values(&self, discriminator: &str) -> Option<Vec<String>> {
+            declared_values(&self.schema, discriminator)
+        }
+
+        fn with_ops_narrowed(&self, discriminator: &str, keep: &dyn Fn(&str) -> bool) -> Self {
+            Self {
+                name: self.name,
+                schema: narrowed(&self.schema, discriminator, keep),
+            }
+        }
+    }
+
+    #[test]
+    fn gating_two_hundred_thousand_declared_values_keeps_their_order() {
+        use crate::{
+            AllowedTools, CallDecision, GatedSurface, Mismatch, OpArg, Policy, SurfaceRules,
+        };
+
+        const COUNT: usize = 200_000;
+        let all: Vec<String> = (0..COUNT).map(|i| format!("v{i:06}")).collect();
+        let even: Vec<String> = all.iter().step_by(2).cloned().collect();
+        let schema_of = |values: &[String], description: Option<String>| {
+            let mut op = json!({"type": "string", "enum": values});
+            if let Some(text) = description {
+                op["description"] = json!(text);
+            }
+            json!({"type": "object", "properties": {"op": op}, "required": ["op"]})
+        };
+        // Describe declares every value, a repeat, and one value no tool has.
+        let mut described = all.clone();
+        described.extend(["v000000".to_owned(), "extra".to_owned()]);
+        let tools = [
+            SchemaTool {
+                name: "big",
+                schema: schema_of(&all, Some(format!("{}.", all.join(" | ")))),
+            },
+            SchemaTool {
+                name: "whole",
+                schema: schema_of(&even, None),
+            },
+            SchemaTool {
+                name: "describe",
+                schema: schema_of(&described, None),
+            },
+            SchemaTool {
+                name: "other",
+                schema: schema_of(&all, None),
+            },
+        ];
+        assert_eq!(
+            declared_values(&tools[2].schema, "op").map(|v| v.len()),
+            Some(COUNT + 1)
+        );
+        let allowed = AllowedTools::from_servers([(
+            "door",
+            [
+                "big:v199999",
+                "big:seven",
+                "big:v123456",
+                "big:v000007",
+                "big:missing",
+                "whole",
+                "describe",
+            ],
+        )])
+        .expect("the configuration parses");
+        let rules = SurfaceRules::door().with_aliases([("big", "seven", "v000007")]);
+        let surface = GatedSurface::new("door", &tools, &allowed, Policy::FailOpen, rules);
+
+        let listed = surface.tools();
+        let names: Vec<&str> = listed.iter().map(|tool| tool.name).collect();
+        assert_eq!(names, ["big", "whole", "describe"]);
+        // The op entries keep their values in schema order, and the
+        // description names only them.
+        assert_eq!(
+            listed[0].schema["properties"]["op"],
+            json!({
+                "type": "string",
+                "enum": ["v000007", "v123456", "v199999"],
+                "description": "v000007 | v123456 | v199999."
+            })
+        );
+        // The whole-tool entry lists the tool as it is.
+        assert_eq!(listed[1], tools[1]);
+        // Describe keeps the ops some allowed tool allows, in its own order.
+        let mut expected: Vec<&str> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0 || [7, 123_456, 199_999].contains(i))
+            .map(|(_, value)| value.as_str())
+            .collect();
+        assert_eq!(expected.len(), COUNT / 2 + 2);
+        let described_left = declared_values(&listed[2].schema, "op").expect("values");
+        assert_eq!(described_left, expected);
+        expected.truncate(3);
+        assert_eq!(expected, ["v000000", "v000002", "v000004"]);
+
+        let unmatched: Vec<String> = surface
+            .unmatched_entries()
+            .iter()
+            .map(|unmatched| {
+                assert_eq!(unmatched.mismatch, Mismatch::NoSuchOp);
+                unmatched.entry.to_string()
+            })
+            .collect();
+        assert_eq!(unmatched, ["big:missing"]);
+        assert_eq!(
+            surface.allowed_values("big"),
+            Some(vec![
+                "v000007".to_owned(),
+                "v123456".to_owned(),
+                "v199999".to_owned()
+            ])
+        );
+        let permitted = CallDecision::Permitted;
+        assert_eq!(
+            surface.check_call("big", OpArg::Value("v123456")),
+            permitted
+        );
+        assert_eq!(surface.check_call("big", OpArg::Value("seven")), permitted);
+        assert!(matches!(
+            surface.check_call("big", OpArg::Value("v000008")),
+            CallDecision::Refused(_)
+        ));
+        assert_eq!(
+            surface.check_call("whole", OpArg::Value("v000008")),
+            permitted
+        );
+        assert_eq!(
+            surface.check_call("describe", OpArg::Value("v199998")),
+            permitted
+        );
+        assert!(matches!(
+            surface.check_call("describe", OpArg::Value("v199997")),
+            CallDecision::Refused(_)
+        ));
+        assert_eq!(
+            surface.check_call("other", OpArg::Value("v000000")),
+            CallDecision::NotOwned
         );
     }
 

@@ -136,13 +136,13 @@ impl SurfaceRules {
     fn canonical_grant<'g>(&self, tool: &str, grant: &'g ToolGrant) -> Cow<'g, ToolGrant> {
         match grant {
             ToolGrant::Ops(ops) if self.aliases.contains_key(tool) => {
-                let mut values: Vec<String> = Vec::with_capacity(ops.len());
-                for op in ops {
-                    let value = self.canonical(tool, op);
-                    if !values.iter().any(|v| v == value) {
-                        values.push(value.to_owned());
-                    }
-                }
+                let mut seen = HashSet::with_capacity(ops.len());
+                let values = ops
+                    .iter()
+                    .map(|op| self.canonical(tool, op))
+                    .filter(|value| seen.insert(*value))
+                    .map(str::to_owned)
+                    .collect();
                 Cow::Owned(ToolGrant::Ops(values))
             }
             other => Cow::Borrowed(other),
@@ -285,15 +285,40 @@ impl fmt::Display for UnmatchedEntry {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Access {
     Any,
-    Ops(Vec<String>),
+    Ops(Ops),
 }
 
 impl Access {
     fn allows(&self, value: &str) -> bool {
         match self {
             Self::Any => true,
-            Self::Ops(ops) => ops.iter().any(|op| op == value),
+            Self::Ops(ops) => ops.set.contains(value),
         }
+    }
+}
+
+/// Discriminator values without repeats: in order, and as a set for
+/// constant-time lookups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Ops {
+    order: Vec<String>,
+    set: HashSet<String>,
+}
+
+impl Ops {
+    /// `values` without repeats, first occurrence kept.
+    fn new<'v>(values: impl IntoIterator<Item = &'v String>) -> Self {
+        let mut ops = Self {
+            order: Vec::new(),
+            set: HashSet::new(),
+        };
+        for value in values {
+            if !ops.set.contains(value) {
+                ops.set.insert(value.clone());
+                ops.order.push(value.clone());
+            }
+        }
+        ops
     }
 }
 
@@ -310,7 +335,8 @@ impl Access {
 /// [`CallDecision::Refused`].
 ///
 /// Rebuild the surface whenever the source's list changes (it is a pure
-/// function of its inputs; cost O(tools + entries)).
+/// function of its inputs; cost linear in the tools, the discriminator
+/// values they declare, and the entries).
 #[derive(Clone, Debug)]
 pub struct GatedSurface<T> {
     source: String,
@@ -407,7 +433,7 @@ impl<T: OpTool> GatedSurface<T> {
             .and_then(|tool| tool.op_values(&self.rules.discriminator));
         match access {
             Access::Any => None,
-            Access::Ops(ops) => Some(listed.unwrap_or_else(|| ops.clone())),
+            Access::Ops(ops) => Some(listed.unwrap_or_else(|| ops.order.clone())),
         }
     }
 
@@ -523,16 +549,12 @@ impl<T> GatedSurface<T> {
 
 /// The access a list entry grants a tool: an op grant keeps only the ops the
 /// tool declares, when it declares any.
-fn access_of(grant: &ToolGrant, declared: Option<&Vec<String>>) -> Access {
+fn access_of(grant: &ToolGrant, declared: Option<&HashSet<&str>>) -> Access {
     match grant {
         ToolGrant::Whole => Access::Any,
         ToolGrant::Ops(ops) => Access::Ops(match declared {
-            Some(values) => ops
-                .iter()
-                .filter(|op| values.contains(op))
-                .cloned()
-                .collect(),
-            None => ops.clone(),
+            Some(values) => Ops::new(ops.iter().filter(|op| values.contains(op.as_str()))),
+            None => Ops::new(ops),
         }),
     }
 }
@@ -548,7 +570,7 @@ struct Selection<'t> {
     seen: HashSet<&'t str>,
     /// The discriminator values each granted tool declares (first tool of
     /// a name wins), to tell which entries match nothing.
-    declared_by_tool: HashMap<&'t str, Option<Vec<String>>>,
+    declared_by_tool: HashMap<&'t str, Option<HashSet<String>>>,
     /// Ops allowed in some grouped tool; describe's own enum is not a grant
     /// of ops.
     allowed_ops: HashSet<String>,
@@ -577,24 +599,28 @@ impl<'t> Selection<'t> {
                 continue;
             };
             let declared = tool.op_values(selection.discriminator);
-            selection
-                .declared_by_tool
-                .entry(name)
-                .or_insert_with(|| declared.clone());
+            let declared_set: Option<HashSet<&str>> = declared
+                .as_ref()
+                .map(|values| values.iter().map(String::as_str).collect());
+            selection.declared_by_tool.entry(name).or_insert_with(|| {
+                declared_set
+                    .as_ref()
+                    .map(|values| values.iter().map(|value| (*value).to_owned()).collect())
+            });
             if rules.ops_need_declared_values
                 && declared.is_none()
                 && matches!(grant, ToolGrant::Ops(_))
             {
                 continue;
             }
-            let access = access_of(&rules.canonical_grant(name, grant), declared.as_ref());
-            if matches!(&access, Access::Ops(ops) if ops.is_empty()) {
+            let access = access_of(&rules.canonical_grant(name, grant), declared_set.as_ref());
+            if matches!(&access, Access::Ops(ops) if ops.order.is_empty()) {
                 continue;
             }
             if Some(name) != selection.describe {
                 match &access {
                     Access::Any => selection.allowed_ops.extend(declared.unwrap_or_default()),
-                    Access::Ops(ops) => selection.allowed_ops.extend(ops.iter().cloned()),
+                    Access::Ops(ops) => selection.allowed_ops.extend(ops.order.iter().cloned()),
                 }
             }
             selection.kept.push((index, access));
@@ -619,11 +645,11 @@ impl<'t> Selection<'t> {
                 continue;
             }
             let access = match list.grant(name) {
-                Some(ToolGrant::Ops(ops)) => Access::Ops(ops.clone()),
+                Some(ToolGrant::Ops(ops)) => Access::Ops(Ops::new(ops)),
                 _ => Access::Any,
             };
             if let (Access::Ops(ops), false) = (&access, Some(name) == self.describe) {
-                self.allowed_ops.extend(ops.iter().cloned());
+                self.allowed_ops.extend(ops.order.iter().cloned());
             }
             owned.insert(name.to_owned(), access);
         }
@@ -658,9 +684,9 @@ impl<'t> Selection<'t> {
         }
         match access {
             Access::Any => tool.clone(),
-            Access::Ops(ops) => tool.with_ops_narrowed(self.discriminator, &|value| {
-                ops.iter().any(|op| op == value)
-            }),
+            Access::Ops(ops) => {
+                tool.with_ops_narrowed(self.discriminator, &|value| ops.set.contains(value))
+            }
         }
     }
 }
@@ -669,7 +695,7 @@ impl<'t> Selection<'t> {
 /// the order written.
 fn unmatched_entries(
     list: Option<&ServerAllowlist>,
-    declared_by_tool: &HashMap<&str, Option<Vec<String>>>,
+    declared_by_tool: &HashMap<&str, Option<HashSet<String>>>,
     rules: &SurfaceRules,
 ) -> Vec<UnmatchedEntry> {
     list.map(|list| distinct_entries(list.entries()))
@@ -680,7 +706,7 @@ fn unmatched_entries(
                 None => Mismatch::NoSuchTool,
                 Some(Some(values)) => {
                     match entry.op().map(|op| rules.canonical(entry.tool(), op)) {
-                        Some(op) if !values.iter().any(|value| value == op) => Mismatch::NoSuchOp,
+                        Some(op) if !values.contains(op) => Mismatch::NoSuchOp,
                         _ => return None,
                     }
                 }
