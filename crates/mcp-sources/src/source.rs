@@ -58,13 +58,54 @@ impl CallRequest {
     /// # Errors
     /// As [`CallRequest::new`].
     pub fn with_meta(params: Box<RawValue>) -> Result<(Self, Option<Value>), ErrorObject> {
-        #[derive(serde::Deserialize)]
+        /// The members read; a key another server would read as one of
+        /// them (`Name`, see [`mcp_proto::read_as`]) is refused.
+        #[derive(Default)]
         struct Head<'a> {
             name: Option<Value>,
-            #[serde(borrow)]
             arguments: Option<&'a RawValue>,
-            #[serde(rename = "_meta")]
             meta: Option<Value>,
+        }
+        impl<'de> serde::Deserialize<'de> for Head<'de> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_map(HeadVisitor)
+            }
+        }
+        struct HeadVisitor;
+        impl<'de> serde::de::Visitor<'de> for HeadVisitor {
+            type Value = Head<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Head<'de>, A::Error> {
+                use serde::de::Error as _;
+                let mut head = Head::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    let Some(member) = mcp_proto::read_as(&key, &["name", "arguments", "_meta"])
+                    else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        continue;
+                    };
+                    if member != key {
+                        return Err(A::Error::custom(format!(
+                            "params key {key:?} is read as {member:?} by servers that ignore \
+                             case; write {member:?}"
+                        )));
+                    }
+                    let twice = match member {
+                        "name" => head.name.replace(map.next_value()?).is_some(),
+                        "arguments" => head.arguments.replace(map.next_value()?).is_some(),
+                        _ => head.meta.replace(map.next_value()?).is_some(),
+                    };
+                    if twice {
+                        return Err(A::Error::duplicate_field(member));
+                    }
+                }
+                Ok(head)
+            }
         }
         let bad = |e: serde_json::Error| ErrorObject::invalid_params(format!("tools/call: {e}"));
         // Strict first; only text with an escaped lone surrogate is read

@@ -267,8 +267,22 @@ impl<'de> serde::de::Visitor<'de> for Level {
                 }
                 Level::Arguments | Level::Input => map.next_value_seed(Level::Input)?,
             };
-            let counted = !matches!(self, Level::Params) || key == "name" || key == "arguments";
-            if found.is_none() && counted && !seen.insert(key.clone()) {
+            // Keys the door reads are compared as servers that ignore case
+            // read them (`Op` is `op` again; mcp_proto::read_as).
+            let read = match self {
+                Level::Params => mcp_proto::read_as(&key, &["name", "arguments"]),
+                Level::Arguments => mcp_proto::read_as(&key, &["op", "input"]),
+                Level::Input => None,
+            };
+            let counted = match read {
+                Some(member) => Some(std::borrow::Cow::Borrowed(member)),
+                None if matches!(self, Level::Params) => None,
+                None => Some(key.clone()),
+            };
+            if found.is_none()
+                && let Some(counted) = counted
+                && !seen.insert(counted)
+            {
                 found = Some((what, key.into_owned()));
             }
             found = found.or(inside);
@@ -527,6 +541,30 @@ mod tests {
         assert_eq!(
             error.message,
             r#"tools/call: input names "role" twice; give each key once"#
+        );
+        // The keys the door reads, as servers that ignore case read them:
+        // `Name` is `name` again, `Op` is `op`; inside the input, keys
+        // are compared as written.
+        for (params, said) in [
+            (
+                r#"{"name":"t","Name":"admin","arguments":{"op":"o"}}"#,
+                r#"params name "Name" twice"#,
+            ),
+            (
+                r#"{"name":"t","arguments":{"op":"o"},"Arguments":{"op":"del"}}"#,
+                r#"params name "Arguments" twice"#,
+            ),
+            (
+                r#"{"name":"t","arguments":{"op":"o","Op":"del"}}"#,
+                r#"arguments name "Op" twice"#,
+            ),
+        ] {
+            let error = call_with(params.to_owned()).unwrap_err();
+            assert!(error.message.contains(said), "{params}: {}", error.message);
+        }
+        assert!(
+            call_with(r#"{"name":"t","arguments":{"op":"o","input":{"id":1,"ID":2}}}"#.to_owned())
+                .is_ok()
         );
         // Nested 100,000 deep: refused as unreadable, without a deep stack.
         let deep = format!(

@@ -54,7 +54,7 @@ pub use sampling::{
 };
 pub use tools::{
     CallToolRequestParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution,
-    repeated_argument, repeated_key,
+    read_as, repeated_argument, repeated_key,
 };
 
 /// A `_meta` object: keys such as those in [`crate::meta`] mapped to any

@@ -117,13 +117,15 @@ impl CallToolResult {
 }
 
 /// The first of `keys` that the `arguments` object of the `tools/call`
-/// params text `params` holds more than once, if any (a key spelled with
-/// escapes counts as the key it spells). A tool that takes a
-/// discriminator (`op`, `action`) is checked, gated and routed by one
-/// value of it; JSON readers keep the first or the last of a repeated key,
-/// so a call naming one twice could be checked by one value and run by the
-/// other, and is refused wherever it is checked. `Ok(None)` when
-/// `arguments` is absent or `null`.
+/// params text `params` holds more than once, if any, each key read as a
+/// reader that ignores case would read it ([`read_as`]: `METHOD` is
+/// `method` a second time) and a key spelled with escapes as the key it
+/// spells. A tool that takes a discriminator (`op`, `action`) is checked,
+/// gated and routed by one value of it; JSON readers keep the first or the
+/// last of a repeated key, and some (Go's `encoding/json`, readers set to
+/// ignore case) take `Op` for `op`, so a call naming one twice could be
+/// checked by one value and run by the other, and is refused wherever it
+/// is checked. `Ok(None)` when `arguments` is absent or `null`.
 ///
 /// # Errors
 /// The params text, or its `arguments`, is not JSON (an escaped lone
@@ -151,7 +153,9 @@ pub fn repeated_argument<'k>(
 /// `keys`, or of all its keys when `keys` is empty (a key spelled with
 /// escapes counts as the key it spells); `Ok(None)` when there is none or
 /// `object` is `null`. Only the object's own keys are compared, not those
-/// of objects inside it.
+/// of objects inside it. A key is one of `keys` as a reader that ignores
+/// case reads it ([`read_as`]), so `{"op": "a", "Op": "b"}` holds `op`
+/// twice; with `keys` empty, keys are compared as written.
 ///
 /// # Errors
 /// `object` is not JSON (an escaped lone surrogate included: replace
@@ -175,9 +179,17 @@ pub fn repeated_key(object: &str, keys: &[&str]) -> Result<Option<String>, serde
             let mut twice = None;
             while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                 map.next_value::<serde::de::IgnoredAny>()?;
-                if twice.is_some() || !(self.0.is_empty() || self.0.contains(&&*key)) {
+                if twice.is_some() {
                     continue;
                 }
+                let key = if self.0.is_empty() {
+                    key
+                } else {
+                    match read_as(&key, self.0) {
+                        Some(target) => std::borrow::Cow::Owned(target.to_owned()),
+                        None => continue,
+                    }
+                };
                 if seen.contains(&key) {
                     twice = Some(key.into_owned());
                 } else {
@@ -189,4 +201,32 @@ pub fn repeated_key(object: &str, keys: &[&str]) -> Result<Option<String>, serde
     }
     let mut de = serde_json::Deserializer::from_str(object);
     serde::Deserializer::deserialize_any(&mut de, Keys(keys))
+}
+
+/// The one of `targets` (names such as `name`, `op`) that a JSON reader
+/// ignoring case reads `key` as, if any: `key` equal to it but for ASCII
+/// case, or with `ſ` (U+017F) for `s` and `K` (U+212A,
+/// Kelvin) for `k`, the two non-ASCII letters Unicode's simple case
+/// folding takes to ASCII. That is how Go's `encoding/json` matches
+/// object keys to struct fields (and how readers told to ignore case
+/// match them), so a server written that way runs `{"Name": "b"}` as
+/// `name` `b`; a gate that reads keys exactly must see both as one key.
+///
+/// ```
+/// use mcp_proto::read_as;
+///
+/// assert_eq!(read_as("Name", &["name", "arguments"]), Some("name"));
+/// assert_eq!(read_as("argument\u{17f}", &["name", "arguments"]), Some("arguments"));
+/// assert_eq!(read_as("names", &["name"]), None);
+/// ```
+pub fn read_as<'t>(key: &str, targets: &[&'t str]) -> Option<&'t str> {
+    let folded = |c: char| match c {
+        '\u{17f}' => 's',
+        '\u{212a}' => 'k',
+        c => c.to_ascii_lowercase(),
+    };
+    targets.iter().copied().find(|target| {
+        let mut chars = key.chars().map(folded);
+        target.chars().map(folded).all(|t| chars.next() == Some(t)) && chars.next().is_none()
+    })
 }

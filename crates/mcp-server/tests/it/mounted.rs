@@ -715,7 +715,7 @@ fn a_name_the_allowlist_gives_a_server_is_its_own_before_its_list_arrives() {
 }
 
 #[test]
-fn a_mounted_servers_own_discriminator_named_twice_is_refused() {
+fn a_mounted_servers_own_discriminator_named_twice_in_any_case_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("kb.log");
     let config = dir.path().join("c.toml");
@@ -746,6 +746,20 @@ fn a_mounted_servers_own_discriminator_named_twice_is_refused() {
             .contains("twice"),
         "{twice}"
     );
+    // A server that ignores case (Go's encoding/json) would run the last
+    // of `method`/`METHOD`, or the name `Name` gives: refused alike.
+    let case_variants = [
+        r#"{"name":"kb_issue","arguments":{"method":"create","METHOD":"update"}}"#,
+        r#"{"name":"kb_issue","Name":"kb_delete","arguments":{"method":"create"}}"#,
+        r#"{"name":"kb_issue","arguments":{"method":"create"},"Arguments":{"method":"update"}}"#,
+    ];
+    for (id, params) in (3..).zip(case_variants) {
+        server.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#
+        ));
+        let refused: Value = serde_json::from_str(server.response(id)).unwrap();
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    }
     assert_eq!(calls_received(&log), ["kb_issue"]);
 }
 

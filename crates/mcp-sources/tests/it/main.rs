@@ -188,6 +188,50 @@ async fn a_gated_source_keeps_its_allowed_names_and_refuses_the_rest() {
         .await
         .unwrap_err();
     assert!(twice.message.contains("twice"), "{twice:?}");
+    // Servers that ignore case (Go's encoding/json) read `ACTION` or
+    // `actionſ`'s cousins as `action`, and `Arguments` as `arguments`: the
+    // gate sees them as the same key, so none of these reaches kb.
+    for params in [
+        r#"{"name":"ops","arguments":{"action":"read","ACTION":"write"}}"#,
+        r#"{"name":"ops","arguments":{"action":"read","Action":"write"}}"#,
+    ] {
+        let raw = serde_json::value::RawValue::from_string(params.to_owned()).unwrap();
+        let refused = composition
+            .call_tool(CallRequest::new(raw).unwrap(), CallContext::default())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            refused.message, r#"tools/call: arguments name "action" twice; give each key once"#,
+            "{params}"
+        );
+    }
+    for (params, key, member) in [
+        (
+            r#"{"name":"ops","Name":"search","arguments":{"action":"read"}}"#,
+            "Name",
+            "name",
+        ),
+        (
+            r#"{"name":"ops","arguments":{"action":"read"},"Arguments":{"action":"write"}}"#,
+            "Arguments",
+            "arguments",
+        ),
+        (
+            "{\"name\":\"ops\",\"argument\u{17f}\":{\"action\":\"write\"}}",
+            "argument\u{17f}",
+            "arguments",
+        ),
+    ] {
+        let raw = serde_json::value::RawValue::from_string(params.to_owned()).unwrap();
+        let refused = CallRequest::new(raw).unwrap_err();
+        assert_eq!(refused.code, -32602);
+        assert!(
+            refused.message.starts_with(&format!(
+                "tools/call: params key {key:?} is read as {member:?} by servers that ignore case"
+            )),
+            "{refused:?}"
+        );
+    }
     assert_eq!(
         run(&composition, "search", json!({})).await.unwrap(),
         "door ran search"
