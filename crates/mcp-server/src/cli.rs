@@ -314,6 +314,15 @@ impl SourceArgs {
     /// # Errors
     /// [`ServerError::Config`] when `--allowed-tools` cannot be read.
     pub fn options(&self) -> Result<Options, ServerError> {
+        let mounts = self.mounts()?;
+        // A mounted server's bearer variable is a secret of the server's
+        // like those --secret-env names: no other child sees it.
+        let mut secret_env = self.secret_env.clone();
+        for name in mounts.iter().flat_map(|m| &m.secret_env) {
+            if !secret_env.contains(name) {
+                secret_env.push(name.clone());
+            }
+        }
         Ok(Options {
             roots: self.roots.clone(),
             allowed: parse_allowed_tools(self.allowed_tools.as_deref(), &self.mount_names())?,
@@ -322,10 +331,10 @@ impl SourceArgs {
             fetch_allow_private: self.fetch_allow_private,
             modes_file: self.modes.clone(),
             door_allow_cleartext_bearer: self.door_allow_cleartext_bearer,
-            secret_env: self.secret_env.clone(),
+            secret_env,
             door_address: self.file.door_address.clone(),
             ui_registries: self.file.ui_registries.clone(),
-            mounts: self.mounts()?,
+            mounts,
             mount_wait: self.server_wait.unwrap_or(self.door_wait),
             #[cfg(feature = "test-tools")]
             test_tools: self.test_tools,

@@ -248,6 +248,7 @@ impl ServerSection {
                 .clone()
                 .unwrap_or_else(|| "action".to_owned()),
             notes,
+            secret_env: self.bearer_env.iter().cloned().collect(),
         })
     }
 }

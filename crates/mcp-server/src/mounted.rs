@@ -12,6 +12,10 @@ pub struct Mount {
     pub discriminator: String,
     /// Warnings to give once logging is up (a `bearer_env` not set).
     pub notes: Vec<String>,
+    /// The variables its entry names as secrets (its `bearer_env`): they
+    /// are removed from every child's environment, as `--secret-env`
+    /// names are.
+    pub secret_env: Vec<String>,
 }
 
 impl Mount {
@@ -90,6 +94,7 @@ pub fn parse_server_flag(text: &str) -> Result<Mount, String> {
         },
         discriminator: "action".to_owned(),
         notes: Vec::new(),
+        secret_env: Vec::new(),
     })
 }
 

@@ -462,7 +462,9 @@ fn an_http_server_is_mounted_from_the_configuration_file() {
     std::fs::write(
         &config,
         format!(
-            "[[servers]]\nname = \"web\"\nurl = \"http://127.0.0.1:{port}/mcp\"\nbearer_env = \"WEB_TOKEN\"\n"
+            "[[servers]]\nname = \"web\"\nurl = \"http://127.0.0.1:{port}/mcp\"\nbearer_env = \"WEB_TOKEN\"\n\n[[servers]]\nname = \"kb\"\ncommand = \"python3\"\nargs = [{:?}, \"--prefix\", \"kb_\", \"--log\", {:?}]\n",
+            fixture(),
+            dir.path().join("kb.log").display().to_string()
         ),
     )
     .unwrap();
@@ -473,9 +475,12 @@ fn an_http_server_is_mounted_from_the_configuration_file() {
     );
     outer.initialize("2025-11-25");
     let names = tool_names(&outer.call(1, "tools/list", json!({}))["result"]);
-    assert_eq!(
-        names.last().map(String::as_str),
-        Some("test_sleep"),
+    // Local tools, then web's (the inner server's test tool), then kb's.
+    assert_eq!(names[12], "test_sleep", "{names:?}");
+    assert!(
+        names[13..]
+            .iter()
+            .all(|n| n.starts_with("kb_") || n == "common"),
         "{names:?}"
     );
     outer.request(
@@ -498,6 +503,22 @@ fn an_http_server_is_mounted_from_the_configuration_file() {
         "{result}"
     );
     assert!(progress >= 1, "progress relayed over HTTP");
+    // The bearer's variable is the server's secret: neither another
+    // mounted server nor a program the tools run sees it.
+    let env = outer.call_tool(3, "kb_env", json!({ "name": "WEB_TOKEN" }));
+    assert_eq!(env["result"]["content"][0]["text"], "", "{env}");
+    let run = outer.call_tool(
+        4,
+        "exec",
+        json!({ "action": "run", "command": "echo \"token=${WEB_TOKEN:-none}\"" }),
+    );
+    assert!(
+        run["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("token=none"),
+        "{run}"
+    );
 }
 
 #[test]
