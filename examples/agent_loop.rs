@@ -82,6 +82,9 @@ impl Server {
                 // environment must not narrow the server's list behind our back.
                 env_remove: vec!["HANZO_MCP_ALLOWED_TOOLS".to_owned()],
                 cwd: None,
+                // The folder the server's tools may write holds no program
+                // we start.
+                untrusted_dirs: vec![root.to_path_buf()],
             }),
         };
         // hanzo-mcp's tools take an `action`: "tool:action" entries narrow it.

@@ -40,6 +40,14 @@ pub struct StdioServer {
     pub env_remove: Vec<String>,
     /// The working directory; the parent's when `None`.
     pub cwd: Option<PathBuf>,
+    /// Folders whose programs are never started (a server puts here the
+    /// folders its tools may write while they may not run programs, so
+    /// that a program planted there is not run as this server). When not
+    /// empty, a bare `command` is looked up on the absolute `PATH` entries
+    /// outside them (relative entries such as `.` are never searched), a
+    /// command with a `/` is taken from `cwd`, and the program found is
+    /// refused when it lies inside them, at every start.
+    pub untrusted_dirs: Vec<PathBuf>,
 }
 
 /// A server reached over streamable HTTP.

@@ -27,6 +27,80 @@ const STDERR_WINDOW: Duration = Duration::from_secs(10);
 /// The longest stderr line copied, in bytes; the rest of it is cut.
 const STDERR_LINE_BYTES: usize = 1024;
 
+/// The program `spec` starts: its `command` as it is when it names no
+/// [`StdioServer::untrusted_dirs`]; else the program found as that field
+/// says, canonical.
+///
+/// # Errors
+/// A sentence naming the program and why it is not started.
+fn program(spec: &StdioServer) -> Result<std::path::PathBuf, String> {
+    use std::path::Path;
+    if spec.untrusted_dirs.is_empty() {
+        return Ok(spec.command.clone().into());
+    }
+    let canonical =
+        |dir: &std::path::PathBuf| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+    let untrusted: Vec<std::path::PathBuf> = spec.untrusted_dirs.iter().map(canonical).collect();
+    let inside = |path: &Path| untrusted.iter().any(|dir| path.starts_with(dir));
+    let named = Path::new(&spec.command);
+    let found = if spec.command.contains('/') {
+        let base = match &spec.cwd {
+            Some(cwd) => cwd.clone(),
+            None => std::env::current_dir().map_err(|e| {
+                format!(
+                    "could not start {:?}: no working directory: {e}",
+                    spec.command
+                )
+            })?,
+        };
+        base.join(named)
+    } else {
+        let search = spec
+            .env
+            .iter()
+            .rev()
+            .find(|(variable, _)| variable == "PATH")
+            .map(|(_, value)| std::ffi::OsString::from(value))
+            .or_else(|| std::env::var_os("PATH"))
+            .unwrap_or_default();
+        std::env::split_paths(&search)
+            .filter(|dir| dir.is_absolute())
+            .filter(|dir| !inside(&canonical(dir)))
+            .map(|dir| dir.join(named))
+            .find(|candidate| executable(candidate))
+            .ok_or_else(|| {
+                format!(
+                    "could not start {:?}: no such program on PATH outside the folders the tools \
+                     may write (relative PATH entries are not searched)",
+                    spec.command
+                )
+            })?
+    };
+    let program = std::fs::canonicalize(&found)
+        .map_err(|e| format!("could not start {:?}: {e}", spec.command))?;
+    if inside(&program) {
+        return Err(format!(
+            "not starting {}: it lies inside the folders the tools may write, so the agent could \
+             have changed it; put it elsewhere",
+            program.display()
+        ));
+    }
+    Ok(program)
+}
+
+/// Whether `path` is a file anyone may execute.
+fn executable(path: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
 /// Starts the child of `spec` for the server `name`.
 ///
 /// # Errors
@@ -37,7 +111,7 @@ pub(crate) fn connect(
     limits: &Limits,
     deliver: Deliver,
 ) -> Result<Link, String> {
-    let mut command = tokio::process::Command::new(&spec.command);
+    let mut command = tokio::process::Command::new(program(spec)?);
     command
         .args(&spec.args)
         .stdin(Stdio::piped())

@@ -316,6 +316,12 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
                 .env_remove
                 .extend(SECRET_ENV.iter().map(|v| (*v).to_owned()));
             stdio.env_remove.extend(options.secret_env.iter().cloned());
+            // A program the tools could have written (one in the roots, or
+            // found through a PATH entry in them or a relative one) is
+            // never started as a mounted server, as `git` is never run
+            // from there: the agent could run it by making the server
+            // restart, whatever its allowlist says of running programs.
+            stdio.untrusted_dirs.clone_from(&untrusted);
         }
         let mounted = Arc::new(MountedSource::start(
             spec,

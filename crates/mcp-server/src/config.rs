@@ -182,6 +182,7 @@ impl ServerSection {
                         env: self.env.clone().unwrap_or_default().into_iter().collect(),
                         env_remove: Vec::new(),
                         cwd: self.cwd.clone(),
+                        untrusted_dirs: Vec::new(),
                     }),
                     Vec::new(),
                 )

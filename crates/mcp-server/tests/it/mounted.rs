@@ -872,3 +872,64 @@ fn a_gated_server_that_is_down_answers_its_allowed_names_with_an_error_result() 
     list(&mut server, 0);
     kill_and_bring_back(&mut server, &log, 1);
 }
+
+#[test]
+fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path().canonicalize().unwrap();
+    let bin = root.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let marker = root.join("planted-ran");
+    // What an agent with file tools could plant in a PATH folder inside
+    // its roots: a `python3` that would run first.
+    for name in ["python3", "planted"] {
+        let program = bin.join(name);
+        std::fs::write(
+            &program,
+            format!("#!/bin/sh\necho ran > {}\nexit 1\n", marker.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!(
+        "{}:.:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let kb = format!("kb=python3 {} --prefix kb_ --log {}/kb.log", fixture(), root.display());
+    let inside = format!("in={}", bin.join("planted").display());
+    let mut server = serve_no_door(
+        &root,
+        &[
+            "--server",
+            &kb,
+            "--server",
+            "bare=planted",
+            "--server",
+            &inside,
+            "--server-wait",
+            "20",
+        ],
+        &[("PATH", &path)],
+    );
+    server.initialize("2025-11-25");
+    // kb runs, through the machine's python3 further on PATH.
+    let names = tool_names(&server.call(1, "tools/list", json!({}))["result"]);
+    assert!(names.iter().any(|n| n == "kb_echo"), "{names:?}");
+    server.close_stdin();
+    server.wait();
+    let stderr = server.stderr_lines().join("\n");
+    assert!(
+        stderr.contains("could not start \"planted\": no such program on PATH outside the folders the tools may write"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "not starting {}: it lies inside the folders the tools may write",
+            bin.join("planted").display()
+        )),
+        "{stderr}"
+    );
+    assert!(!marker.exists(), "a planted program ran");
+}
