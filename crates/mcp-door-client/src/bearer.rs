@@ -72,7 +72,47 @@ pub struct BearerDiscovery {
     /// program planted there is not run with the server's environment.
     /// Relative `PATH` entries are never searched either.
     pub untrusted_dirs: Vec<PathBuf>,
+    /// Folders known only once the server runs (the MCP roots its client
+    /// names, for a server that follows them), added to `untrusted_dirs`
+    /// when the `hanzo auth token` step runs. A door client whose
+    /// discovery has them runs that step at its first `tools/call`, never
+    /// for a `tools/list` (which the door answers without a credential,
+    /// HIP-0300 §1.3; the first two sources still serve it), so that the
+    /// client's roots are known by then.
+    pub later_untrusted_dirs: Option<LaterDirs>,
 }
+
+/// A function giving folders known only after start (see
+/// [`BearerDiscovery::later_untrusted_dirs`]); called on a blocking
+/// thread. Two are equal when they are the same function.
+#[derive(Clone)]
+pub struct LaterDirs(std::sync::Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>);
+
+impl LaterDirs {
+    /// Wraps `dirs`, which gives the folders when asked.
+    pub fn new(dirs: impl Fn() -> Vec<PathBuf> + Send + Sync + 'static) -> Self {
+        LaterDirs(std::sync::Arc::new(dirs))
+    }
+
+    /// The folders, now.
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for LaterDirs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LaterDirs(..)")
+    }
+}
+
+impl PartialEq for LaterDirs {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for LaterDirs {}
 
 impl BearerDiscovery {
     /// Discovery from the process environment (`HANZO_API_KEY`, `HOME`, `PATH`).
@@ -91,6 +131,7 @@ impl BearerDiscovery {
             search_path: lookup("PATH").map(OsString::from),
             cli_timeout: DEFAULT_CLI_TIMEOUT,
             untrusted_dirs: Vec::new(),
+            later_untrusted_dirs: None,
         }
     }
 
@@ -100,20 +141,28 @@ impl BearerDiscovery {
     /// process, whatever the discovery: its outcome (a bearer or none) is
     /// kept and reused by every later call.
     pub fn resolve(&self) -> Option<Bearer> {
-        if let Some(key) = &self.api_key {
-            return Some(key.clone());
-        }
-        if let Some(key) = self.config_file.as_deref().and_then(read_config_api_key) {
+        if let Some(key) = self.resolve_without_cli() {
             return Some(key);
         }
         let search_path = self.search_path.as_ref()?;
         static CLI_BEARER: OnceLock<Option<Bearer>> = OnceLock::new();
         CLI_BEARER
             .get_or_init(|| {
-                let program = find_program("hanzo", search_path, &self.untrusted_dirs)?;
+                let mut untrusted = self.untrusted_dirs.clone();
+                untrusted.extend(self.later_untrusted_dirs.iter().flat_map(LaterDirs::dirs));
+                let program = find_program("hanzo", search_path, &untrusted)?;
                 run_auth_token(&program, self.cli_timeout)
             })
             .clone()
+    }
+
+    /// [`BearerDiscovery::resolve`] without its last step: `HANZO_API_KEY`,
+    /// then the config file's `apiKey`. Runs no program.
+    pub fn resolve_without_cli(&self) -> Option<Bearer> {
+        if let Some(key) = &self.api_key {
+            return Some(key.clone());
+        }
+        self.config_file.as_deref().and_then(read_config_api_key)
     }
 }
 

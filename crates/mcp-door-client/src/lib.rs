@@ -82,7 +82,7 @@ mod proxy;
 mod raw;
 mod transport;
 
-pub use bearer::{Bearer, BearerDiscovery, DEFAULT_CLI_TIMEOUT};
+pub use bearer::{Bearer, BearerDiscovery, DEFAULT_CLI_TIMEOUT, LaterDirs};
 pub use config::{
     BearerSource, CachePolicy, ClientInfo, DEFAULT_API_BASE, DOOR_PATH, DOOR_REVISION,
     DoorClientConfig, Timeouts, Wording, door_address,

@@ -103,6 +103,27 @@ impl Transport {
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = headers;
     }
 
+    /// The bearer for a request of `method`: [`Transport::bearer`], except
+    /// that while a discovery with
+    /// [`later_untrusted_dirs`](crate::BearerDiscovery::later_untrusted_dirs)
+    /// has not run, a request other than `tools/call` gets what it finds
+    /// without running a program (the folders it must avoid may not be
+    /// known yet).
+    pub(crate) async fn bearer_for(&self, method: &str) -> Option<Bearer> {
+        if let BearerSource::Discover(discovery) = &self.bearer_source
+            && discovery.later_untrusted_dirs.is_some()
+            && method != "tools/call"
+            && self.bearer.get().is_none()
+        {
+            let discovery = discovery.clone();
+            return tokio::task::spawn_blocking(move || discovery.resolve_without_cli())
+                .await
+                .ok()
+                .flatten();
+        }
+        self.bearer().await
+    }
+
     /// The bearer, discovered on first use off the async threads.
     pub(crate) async fn bearer(&self) -> Option<Bearer> {
         self.bearer

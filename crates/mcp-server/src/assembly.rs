@@ -358,11 +358,18 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
         .is_some_and(|list| list.is_empty());
     let door_on = options.door && !door_denied;
     if door_on {
-        let door = Arc::new(DeferredDoor::start(
-            door_config(options, &untrusted)?,
-            options.door_wait,
-            surroundings,
-        ));
+        let mut config = door_config(options, &untrusted)?;
+        // The client's roots come after start: `hanzo auth token` waits
+        // for a call, and is never run from a folder the tools have had.
+        if let (Some(roots), mcp_door_client::BearerSource::Discover(discovery)) =
+            (&client_roots, &mut config.bearer)
+        {
+            let roots = Arc::downgrade(roots);
+            discovery.later_untrusted_dirs = Some(mcp_door_client::LaterDirs::new(move || {
+                roots.upgrade().map(|r| r.ever()).unwrap_or_default()
+            }));
+        }
+        let door = Arc::new(DeferredDoor::start(config, options.door_wait, surroundings));
         probe = Some(DoorProbe::new(door.clone()));
         let (door, view) = gate(door, &[]);
         sources.push(door);

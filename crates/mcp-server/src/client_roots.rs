@@ -34,6 +34,11 @@ pub struct ClientRootsSource {
     current: RwLock<(Arc<LocalSource>, Roots)>,
     /// Bumped whenever the roots change (mounted servers are told).
     changes: watch::Sender<u64>,
+    /// Every directory the tools have been confined to, the working
+    /// directory first: a program found in one is never run for the
+    /// server's own needs (the `hanzo auth token` step), since the agent
+    /// could have written it.
+    ever: RwLock<Vec<std::path::PathBuf>>,
 }
 
 impl ClientRootsSource {
@@ -44,9 +49,19 @@ impl ClientRootsSource {
         Self {
             current: RwLock::new((Arc::new(base.clone()), roots.clone())),
             base,
+            ever: RwLock::new(roots.dirs().to_vec()),
             fallback: roots,
             changes: watch::Sender::new(0),
         }
+    }
+
+    /// Every directory the tools have been confined to so far (the
+    /// working directory, then each client root taken), each once.
+    pub fn ever(&self) -> Vec<std::path::PathBuf> {
+        self.ever
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// A receiver whose value changes whenever the roots do.
@@ -130,6 +145,14 @@ impl RootsListener for ClientRootsSource {
                 (Arc::new(self.base.clone()), self.fallback.clone())
             }
         };
+        {
+            let mut ever = self.ever.write().unwrap_or_else(PoisonError::into_inner);
+            for dir in next.1.dirs() {
+                if !ever.contains(dir) {
+                    ever.push(dir.clone());
+                }
+            }
+        }
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = next;
         self.changes.send_modify(|n| *n += 1);
     }

@@ -30,7 +30,7 @@ impl Transport {
         let (tool_name, arguments) = tool.unwrap_or_default();
         let body = request_body(id, method, params)?;
         let headers = self.request_headers(method, revision, tool_name, arguments)?;
-        let bearer = self.bearer().await;
+        let bearer = self.bearer_for(method).await;
 
         let mut url = self.address.clone();
         let mut hops = 0;

@@ -897,7 +897,11 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let kb = format!("kb=python3 {} --prefix kb_ --log {}/kb.log", fixture(), root.display());
+    let kb = format!(
+        "kb=python3 {} --prefix kb_ --log {}/kb.log",
+        fixture(),
+        root.display()
+    );
     let inside = format!("in={}", bin.join("planted").display());
     let mut server = serve_no_door(
         &root,

@@ -394,3 +394,56 @@ async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
         "the server asked an HTTP session for its roots"
     );
 }
+
+#[test]
+fn a_hanzo_in_the_clients_roots_is_never_run_for_the_bearer() {
+    use std::os::unix::fs::PermissionsExt as _;
+    // A `hanzo` an agent planted in a PATH folder inside the client's
+    // roots (in an earlier session, with file tools alone): the server
+    // follows the client's roots, has no other bearer, and reaches a door.
+    let tmp = folders(&[("start", "cwd"), ("proj", "project")]);
+    let (start, proj) = (tmp.path().join("start"), tmp.path().join("proj"));
+    let bin = proj.join("bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let marker = tmp.path().join("planted-ran");
+    let planted = bin.join("hanzo");
+    std::fs::write(
+        &planted,
+        format!(
+            "#!/bin/sh\necho ran > {}\necho planted-token\n",
+            marker.display()
+        ),
+    )
+    .expect("write");
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let door = mcp_fake_door::FakeDoor::start(mcp_fake_door::Behaviour::Normal).expect("door");
+    let home = tempfile::tempdir().expect("home");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = hanzo_mcp();
+    command
+        .args(["serve", "--door-wait", "5"])
+        .current_dir(&start)
+        .env("HANZO_MCP_DOOR", door.url())
+        .env("HOME", home.path())
+        .env("PATH", &path);
+    let mut server = Proc::start(command);
+    handshake(&mut server, json!({ "roots": { "listChanged": true } }));
+    answer_roots_list(&mut server, 1, json!([{ "uri": file_uri(&proj) }]));
+    settled_read(&mut server, 1, &proj.join("note.txt"), false);
+    // A door tool: forwarded without a bearer (the door asks for a
+    // sign-in), and the planted program never ran.
+    let called = server.call_tool(500, "agents", json!({}));
+    assert_eq!(called["result"]["isError"], true, "{called}");
+    assert!(!marker.exists(), "the planted hanzo ran");
+    let sent: Vec<Option<String>> = door
+        .requests()
+        .iter()
+        .map(|r| r.header("authorization").map(str::to_owned))
+        .collect();
+    assert!(!sent.is_empty());
+    assert!(sent.iter().all(Option::is_none), "{sent:?}");
+}
