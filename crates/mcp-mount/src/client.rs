@@ -48,6 +48,13 @@ pub trait ClientHandler: Send + Sync {
     /// The result of the server's `roots/list` (`{"roots": [...]}`).
     fn list_roots(&self) -> BoxFuture<'static, Result<Value, ErrorObject>>;
 
+    /// Folders added to [`StdioServer::untrusted_dirs`](crate::StdioServer)
+    /// at each start of a child (the folders the client's tools may write
+    /// now, which can change while the server runs). None by default.
+    fn untrusted_dirs(&self) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
+
     /// The result of the server's `sampling/createMessage` or
     /// `elicitation/create`, `method` saying which; the future is dropped
     /// when the server cancels the request.
@@ -454,7 +461,16 @@ fn failed_call(text: &str) -> Box<RawValue> {
 fn connect(shared: &Shared, deliver: Deliver) -> Result<Link, String> {
     let name = &shared.spec.name;
     match &shared.spec.transport {
-        Transport::Stdio(spec) => crate::stdio::connect(name, spec, &shared.limits, deliver),
+        Transport::Stdio(spec) => {
+            let now = shared.handler.untrusted_dirs();
+            if now.is_empty() {
+                crate::stdio::connect(name, spec, &shared.limits, deliver)
+            } else {
+                let mut spec = spec.clone();
+                spec.untrusted_dirs.extend(now);
+                crate::stdio::connect(name, &spec, &shared.limits, deliver)
+            }
+        }
         Transport::Http(spec) => crate::http::connect(name, spec, &shared.limits, deliver),
     }
 }

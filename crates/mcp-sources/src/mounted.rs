@@ -57,6 +57,12 @@ impl ClientHandler for Relay {
         Box::pin(async move { Ok(json!({ "roots": roots })) })
     }
 
+    /// The roots, as they are when the child starts: the agent may write
+    /// there, so no program is started from them.
+    fn untrusted_dirs(&self) -> Vec<std::path::PathBuf> {
+        (self.roots)()
+    }
+
     fn relay(
         &self,
         method: &'static str,
@@ -136,8 +142,10 @@ impl MountedSource {
     /// runtime). `wait` bounds how long the first `tools/list` waits for
     /// its list; `discriminator` is the argument `"<tool>:<value>"`
     /// allowlist entries name (`action` for servers shaped like Hanzo's);
-    /// `roots` answer its `roots/list`; `info` is the `clientInfo` it is
-    /// told.
+    /// `roots` answer its `roots/list` and, read at each start of a stdio
+    /// child, are folders no program is started from
+    /// ([`mcp_mount::StdioServer::untrusted_dirs`]); `info` is the
+    /// `clientInfo` it is told.
     pub fn start(
         spec: mcp_mount::MountSpec,
         limits: mcp_mount::Limits,

@@ -447,3 +447,53 @@ fn a_hanzo_in_the_clients_roots_is_never_run_for_the_bearer() {
     assert!(!sent.is_empty());
     assert!(sent.iter().all(Option::is_none), "{sent:?}");
 }
+
+#[test]
+fn a_mounted_server_restarted_while_following_the_clients_roots_never_runs_a_program_from_them() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = folders(&[("start", "cwd"), ("proj", "project")]);
+    let (start, proj) = (tmp.path().join("start"), tmp.path().join("proj"));
+    let bin = proj.join("bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let kb = format!(
+        "kb=python3 {} --prefix kb_ --log {}",
+        crate::common::servers::fixture(),
+        tmp.path().join("kb.log").display()
+    );
+    let mut command = hanzo_mcp();
+    command
+        .args(["serve", "--no-door", "--server", &kb, "--server-wait", "20"])
+        .current_dir(&start)
+        .env("PATH", &path);
+    let mut server = Proc::start(command);
+    handshake(&mut server, json!({ "roots": { "listChanged": true } }));
+    answer_roots_list(&mut server, 1, json!([{ "uri": file_uri(&proj) }]));
+    settled_read(&mut server, 1, &proj.join("note.txt"), false);
+    // The agent plants `python3` in the client's root, first on PATH, and
+    // makes the mounted server restart (more output than the limit).
+    let marker = tmp.path().join("planted-ran");
+    let planted = bin.join("python3");
+    std::fs::write(
+        &planted,
+        format!("#!/bin/sh\necho ran > {}\nexit 1\n", marker.display()),
+    )
+    .expect("write");
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let flooded = server.call_tool(500, "kb_flood", json!({}));
+    assert_eq!(flooded["result"]["isError"], true, "{flooded}");
+    // It comes back, through the machine's python3.
+    let mut id = 500;
+    let back = (0..400).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        id += 1;
+        let answer = server.call_tool(id, "kb_ops", json!({ "action": "read" }));
+        answer["result"]["content"][0]["text"] == "ran read"
+    });
+    assert!(back, "kb never came back");
+    assert!(!marker.exists(), "the planted python3 ran");
+}
