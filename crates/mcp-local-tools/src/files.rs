@@ -135,6 +135,8 @@ pub(crate) fn temp_sibling(target: &Resolved) -> Result<std::path::PathBuf, Path
 
 /// Creates every missing directory from the root down to `target`.
 pub(crate) fn create_dirs(target: &Resolved) -> Result<(), PathError> {
+    // Refused before anything is made: `x/.git` leaves no `x` behind.
+    safe::refuse_git_internals(&target.root, &target.path)?;
     let rel = target.relative().to_path_buf();
     let mut current = target.root.clone();
     for component in rel.components() {

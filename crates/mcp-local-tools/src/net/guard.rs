@@ -31,9 +31,16 @@ pub enum AddressClass {
     Multicast,
     /// 0.0.0.0/8 ("this network"), `::`.
     Unspecified,
-    /// 255.255.255.255, 240.0.0.0/4, 192.0.0.0/24, 198.18.0.0/15: not
-    /// routable on the public internet.
+    /// 255.255.255.255, 240.0.0.0/4, 192.0.0.0/24, 198.18.0.0/15, the
+    /// documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24
+    /// (RFC 5737) and `2001:db8::/32`, the 6to4 relay 192.88.99.0/24,
+    /// local-use NAT64 `64:ff9b:1::/48`, Teredo `2001::/32`, discard-only
+    /// `100::/64`: not routable on the public internet.
     Reserved,
+    /// An address of one of this machine's own network interfaces: a
+    /// service listening on every address (`0.0.0.0`, `::`) answers
+    /// there, whatever range the address is in.
+    ThisHost,
 }
 
 impl fmt::Display for AddressClass {
@@ -47,6 +54,7 @@ impl fmt::Display for AddressClass {
             AddressClass::Multicast => "a multicast address",
             AddressClass::Unspecified => "an unspecified address",
             AddressClass::Reserved => "a reserved address",
+            AddressClass::ThisHost => "an address of this machine",
         })
     }
 }
@@ -71,7 +79,12 @@ fn classify_v4(ip: Ipv4Addr) -> Option<AddressClass> {
         (169, 254, _) => AddressClass::LinkLocal,
         (0, ..) => AddressClass::Unspecified,
         (224..=239, ..) => AddressClass::Multicast,
-        (240..=255, ..) | (192, 0, 0) | (198, 18..=19, _) => AddressClass::Reserved,
+        (240..=255, ..)
+        | (192, 0, 0 | 2)
+        | (192, 88, 99)
+        | (198, 18..=19, _)
+        | (198, 51, 100)
+        | (203, 0, 113) => AddressClass::Reserved,
         _ => return None,
     })
 }
@@ -87,8 +100,10 @@ fn classify_v6(ip: Ipv6Addr) -> Option<AddressClass> {
     if let Some(v4) = ip.to_ipv4_mapped() {
         return classify_v4(v4);
     }
-    // IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d).
-    if s[..6] == [0; 6] || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+    // IPv4-compatible (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d),
+    // NAT64 (64:ff9b::a.b.c.d).
+    if s[..6] == [0; 6] || s[..6] == [0, 0, 0, 0, 0xffff, 0] || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0]
+    {
         let o = ip.octets();
         return classify_v4(Ipv4Addr::new(o[12], o[13], o[14], o[15]));
     }
@@ -96,6 +111,14 @@ fn classify_v6(ip: Ipv6Addr) -> Option<AddressClass> {
     if s[0] == 0x2002 {
         let o = ip.octets();
         return classify_v4(Ipv4Addr::new(o[2], o[3], o[4], o[5]));
+    }
+    // Local-use NAT64, Teredo, documentation, discard-only.
+    if (s[0], s[1], s[2]) == (0x64, 0xff9b, 1)
+        || (s[0], s[1]) == (0x2001, 0)
+        || (s[0], s[1]) == (0x2001, 0xdb8)
+        || s[..4] == [0x100, 0, 0, 0]
+    {
+        return Some(AddressClass::Reserved);
     }
     match s[0] {
         0xfc00..=0xfdff | 0xfec0..=0xfeff => Some(AddressClass::UniqueLocal),
@@ -146,7 +169,7 @@ impl NetPolicy {
         if self.allow_private || self.allowed_addrs.contains(&ip) {
             return Ok(());
         }
-        match classify(ip) {
+        match classify(ip).or_else(|| this_host(ip).then_some(AddressClass::ThisHost)) {
             None => Ok(()),
             Some(class) => Err(Refused {
                 host: host.to_owned(),
@@ -155,6 +178,15 @@ impl NetPolicy {
             }),
         }
     }
+}
+
+/// Whether `ip` is an address of one of this machine's network interfaces,
+/// as they are now (`getifaddrs`); `true` when they cannot be read (the
+/// request is refused rather than risked).
+fn this_host(ip: IpAddr) -> bool {
+    if_addrs::get_if_addrs().map_or(true, |interfaces| {
+        interfaces.iter().any(|interface| interface.ip() == ip)
+    })
 }
 
 /// A request refused because its host is, or resolves to, an address of a
@@ -333,6 +365,18 @@ mod tests {
             ("224.0.0.1", Some(AddressClass::Multicast)),
             ("ff02::1", Some(AddressClass::Multicast)),
             ("255.255.255.255", Some(AddressClass::Reserved)),
+            ("192.0.2.2", Some(AddressClass::Reserved)),
+            ("198.51.100.7", Some(AddressClass::Reserved)),
+            ("203.0.113.9", Some(AddressClass::Reserved)),
+            ("192.88.99.1", Some(AddressClass::Reserved)),
+            ("192.0.3.1", None),
+            ("::ffff:0:127.0.0.1", Some(AddressClass::Loopback)),
+            ("::ffff:0:10.1.2.3", Some(AddressClass::Private)),
+            ("64:ff9b:1::7f00:1", Some(AddressClass::Reserved)),
+            ("2001::1", Some(AddressClass::Reserved)),
+            ("2001:db8::1", Some(AddressClass::Reserved)),
+            ("100::1", Some(AddressClass::Reserved)),
+            ("2001:4860::8888", None),
             ("8.8.8.8", None),
             ("93.184.215.14", None),
             ("2606:4700::1111", None),
@@ -341,5 +385,20 @@ mod tests {
             let ip: IpAddr = text.parse().unwrap();
             assert_eq!(classify(ip), *class, "{text}");
         }
+    }
+
+    #[test]
+    fn every_address_of_this_machine_is_refused() {
+        // A service listening on 0.0.0.0 answers on each of them, public
+        // or not.
+        let policy = NetPolicy::default();
+        let interfaces = if_addrs::get_if_addrs().unwrap();
+        assert!(!interfaces.is_empty());
+        for interface in interfaces {
+            let refused = policy.check("here", interface.ip()).unwrap_err();
+            let class = classify(interface.ip()).unwrap_or(AddressClass::ThisHost);
+            assert_eq!(refused.class, class, "{}", interface.ip());
+        }
+        assert_eq!(this_host("8.8.8.8".parse().unwrap()), false);
     }
 }

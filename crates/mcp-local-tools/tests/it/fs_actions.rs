@@ -531,6 +531,7 @@ async fn git_internals_are_not_written() {
         json!({"action": "edit", "path": "repo/.git/config", "old_text": "[core]", "new_text": "[core]\n\tfsmonitor = touch owned"}),
         json!({"action": "write", "path": "repo/.GIT/config", "content": "x"}),
         json!({"action": "mkdir", "path": "repo/.git/hooks"}),
+        json!({"action": "mkdir", "path": "fresh/.git/hooks"}),
         json!({"action": "mv", "path": "repo/a.txt", "to": "repo/.git/hooks/post-checkout"}),
         json!({"action": "rm", "path": "repo/.git/config"}),
         json!({"action": "patch", "diff": "--- a/repo/.git/config\n+++ b/repo/.git/config\n@@ -1 +1,2 @@\n [core]\n+\tpager = touch owned\n"}),
@@ -546,6 +547,8 @@ async fn git_internals_are_not_written() {
     }
     assert_eq!(s.read("repo/.git/config"), "[core]\n");
     assert!(!s.root.join("repo/.git/hooks").exists());
+    // Refused before any folder of the path is made.
+    assert!(!s.root.join("fresh").exists());
     // Outside .git, and names that only start like it, are fine.
     let gitignore = json!({"action": "write", "path": "repo/.gitignore", "content": "target\n"});
     s.tool("fs").succeeds(gitignore).await;
