@@ -1,5 +1,8 @@
 //! Background jobs of `exec`: a table of running and finished commands,
-//! each with its output spooled to a bounded file.
+//! each with its output spooled to a bounded file. A job is its session's
+//! ([`crate::ToolContext::session`]): another session's calls neither list
+//! it nor reach it by its id (over streamable HTTP, one client must not
+//! read, write to or kill another's programs).
 //!
 //! A job's stdout and stderr go, in the order written, to
 //! `<state folder>/jobs/<server pid>-<job id>.log`, at most
@@ -61,6 +64,8 @@ pub(crate) struct Jobs {
 #[derive(Debug)]
 struct Job {
     id: u64,
+    /// The session that started it; no other sees it.
+    session: u64,
     command: String,
     pid: u32,
     started: Instant,
@@ -108,7 +113,7 @@ impl Jobs {
     }
 
     /// Starts `spec` as a job; answers its id at once.
-    pub(crate) fn start(&self, spec: Spec, command: String) -> ToolResult {
+    pub(crate) fn start(&self, session: u64, spec: Spec, command: String) -> ToolResult {
         self.sweep_once();
         self.prune();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -130,6 +135,7 @@ impl Jobs {
         let (ended_tx, ended) = watch::channel(None);
         let job = Arc::new(Job {
             id,
+            session,
             command: command.clone(),
             pid,
             started: Instant::now(),
@@ -181,9 +187,10 @@ impl Jobs {
         Ok(result)
     }
 
-    /// The job whose id is `id`, written as `start` printed it (decimal,
-    /// no sign, no leading zero, no blank).
-    fn get(&self, id: &str) -> Result<Arc<Job>, String> {
+    /// The job of `session` whose id is `id`, written as `start` printed
+    /// it (decimal, no sign, no leading zero, no blank); another session's
+    /// job is unknown here.
+    fn get(&self, session: u64, id: &str) -> Result<Arc<Job>, String> {
         self.sweep_once();
         let unknown = || format!("no job '{}' (list shows the jobs)", id.escape_debug());
         let number: u64 = id.parse().map_err(|_| unknown())?;
@@ -194,6 +201,7 @@ impl Jobs {
             .lock()
             .map_err(|_| "job table poisoned".to_owned())?
             .get(&number)
+            .filter(|job| job.session == session)
             .cloned()
             .ok_or_else(unknown)
     }
@@ -224,19 +232,26 @@ impl Jobs {
     }
 
     /// `output`: a page of the job's spool.
-    pub(crate) fn output(&self, id: &str, offset: Option<u64>, tail: Option<u64>) -> ToolResult {
-        let job = self.get(id)?;
+    pub(crate) fn output(
+        &self,
+        session: u64,
+        id: &str,
+        offset: Option<u64>,
+        tail: Option<u64>,
+    ) -> ToolResult {
+        let job = self.get(session, id)?;
         job.page(offset, tail)
     }
 
     /// `wait`: until the job ends, `limit` passes or the call is cancelled.
     pub(crate) async fn wait(
         &self,
+        session: u64,
         id: &str,
         limit: Duration,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        let job = self.get(id)?;
+        let job = self.get(session, id)?;
         let mut ended = job.ended.clone();
         tokio::select! {
             _ = tokio::time::timeout(limit, ended.wait_for(Option::is_some)) => {}
@@ -248,8 +263,8 @@ impl Jobs {
     /// `write`: text to the job's stdin; `eof` closes it. A job that has
     /// ended, a stdin closed by `eof` or by the process, and a write that
     /// fails or is not read within 10 s are errors naming the job.
-    pub(crate) async fn write(&self, id: &str, text: &str, eof: bool) -> ToolResult {
-        let job = self.get(id)?;
+    pub(crate) async fn write(&self, session: u64, id: &str, text: &str, eof: bool) -> ToolResult {
+        let job = self.get(session, id)?;
         if job.ended.borrow().is_some() {
             let (state, _) = job.state();
             return Err(format!("job {id} has ended ({state}); nothing was written"));
@@ -292,8 +307,8 @@ impl Jobs {
     }
 
     /// `kill`: a signal to the job's process group.
-    pub(crate) fn kill(&self, id: &str, signal: Option<&str>) -> ToolResult {
-        let job = self.get(id)?;
+    pub(crate) fn kill(&self, session: u64, id: &str, signal: Option<&str>) -> ToolResult {
+        let job = self.get(session, id)?;
         let name = signal
             .unwrap_or("TERM")
             .trim_start_matches("SIG")
@@ -323,12 +338,16 @@ impl Jobs {
         )))
     }
 
-    /// `list`: every job, oldest first.
-    pub(crate) fn list(&self) -> CallToolResult {
+    /// `list`: every job of `session`, oldest first.
+    pub(crate) fn list(&self, session: u64) -> CallToolResult {
         self.sweep_once();
         self.prune();
         let jobs: Vec<Arc<Job>> = match self.table.lock() {
-            Ok(table) => table.values().cloned().collect(),
+            Ok(table) => table
+                .values()
+                .filter(|job| job.session == session)
+                .cloned()
+                .collect(),
             Err(_) => Vec::new(),
         };
         if jobs.is_empty() {

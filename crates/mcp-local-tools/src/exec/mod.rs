@@ -245,7 +245,7 @@ impl ActionTool for ExecTool {
     type Args = ExecCall;
     const ABOUT: About = About::new("exec", "Run commands", Hints::CHANGES_ANYWHERE, DESCRIPTION);
     const STARTS_CHILDREN: bool = true;
-    const HELP_NOTES: &'static str = "Commands run in their own process group: a timeout, a cancelled request or the server's exit kills the whole group. stdin is the given text or empty, never the server's. A command gets the server's environment without its credentials (the variables named below), then env: {\"NAME\": \"value\"} of the call. Background job output is kept in a spool file of at most 64 MiB; finished jobs are kept for an hour (at most 32).";
+    const HELP_NOTES: &'static str = "Commands run in their own process group: a timeout, a cancelled request or the server's exit kills the whole group. stdin is the given text or empty, never the server's. A command gets the server's environment without its credentials (the variables named below), then env: {\"NAME\": \"value\"} of the call. Background job output is kept in a spool file of at most 64 MiB; finished jobs are kept for an hour (at most 32). A job belongs to the session that started it: over streamable HTTP another client's session neither lists it nor reaches it.";
 
     fn time_limit(&self) -> Option<Duration> {
         // The tool bounds its own calls (timeout_ms, at most max_timeout);
@@ -258,10 +258,15 @@ impl ActionTool for ExecTool {
             match call {
                 ExecCall::Run(args) if args.background => self.start_job(&args, &ctx),
                 ExecCall::Run(args) => self.run(&args, &ctx).await,
-                ExecCall::Output(args) => self.jobs.output(&args.id, args.offset, args.tail),
+                ExecCall::Output(args) => {
+                    self.jobs
+                        .output(ctx.session, &args.id, args.offset, args.tail)
+                }
                 ExecCall::Wait(args) => {
                     let limit = self.timeout(args.timeout_ms, jobs::DEFAULT_WAIT)?;
-                    self.jobs.wait(&args.id, limit, &ctx.cancel).await
+                    self.jobs
+                        .wait(ctx.session, &args.id, limit, &ctx.cancel)
+                        .await
                 }
                 ExecCall::Write(args) => {
                     // Text may be left out only to close stdin.
@@ -269,10 +274,13 @@ impl ActionTool for ExecTool {
                         return Err("write: missing field 'text'".to_owned());
                     }
                     let text = args.text.as_deref().unwrap_or("");
-                    self.jobs.write(&args.id, text, args.eof).await
+                    self.jobs.write(ctx.session, &args.id, text, args.eof).await
                 }
-                ExecCall::Kill(args) => self.jobs.kill(&args.id, args.signal.as_deref()),
-                ExecCall::List(NoArgs {}) => Ok(self.jobs.list()),
+                ExecCall::Kill(args) => {
+                    self.jobs
+                        .kill(ctx.session, &args.id, args.signal.as_deref())
+                }
+                ExecCall::List(NoArgs {}) => Ok(self.jobs.list(ctx.session)),
             }
         })
     }
@@ -339,7 +347,7 @@ impl ExecTool {
         }
         // A job keeps its stdin open for `write`.
         spec.stdin.get_or_insert_with(String::new);
-        self.jobs.start(spec, shown)
+        self.jobs.start(ctx.session, spec, shown)
     }
 }
 

@@ -717,3 +717,46 @@ async fn calls_written_in_claude_codes_bash_vocabulary_succeed_and_ids_take_numb
     assert!(is_error);
     assert!(text.contains("invalid id 1.5"), "{text}");
 }
+
+/// A job is its session's: another session neither lists it nor reaches
+/// it by id (over streamable HTTP each client is a session).
+#[tokio::test]
+async fn a_job_is_seen_only_by_the_session_that_started_it() {
+    let s = Sandbox::new();
+    let exec = Exec::new(&s);
+    let in_session = |session: u64| {
+        let mut ctx = ToolContext::new(s.roots.clone());
+        ctx.session = session;
+        ctx
+    };
+    let args = json!({"action": "run", "background": true, "command": "echo mine; sleep 30"});
+    let (is_error, text, started) = exec.call_in(in_session(1), args).await;
+    assert!(!is_error, "{text}");
+    let id = started["id"].as_str().unwrap().to_owned();
+    let (_, listed, _) = exec.call_in(in_session(2), json!({"action": "list"})).await;
+    assert_eq!(listed, "no jobs\n");
+    for args in [
+        json!({"action": "output", "id": id}),
+        json!({"action": "wait", "id": id, "timeout_ms": 100}),
+        json!({"action": "kill", "id": id}),
+    ] {
+        let action = args["action"].clone();
+        let (is_error, text, _) = exec.call_in(in_session(2), args).await;
+        assert!(is_error, "{action}: {text}");
+        assert!(text.contains(&format!("no job '{id}'")), "{action}: {text}");
+    }
+    let (is_error, text, _) = exec
+        .call_in(
+            in_session(2),
+            json!({"action": "write", "id": id, "text": "x"}),
+        )
+        .await;
+    assert!(is_error && text.contains("no job"), "{text}");
+    // Its own session still has it, running.
+    let (_, listed, _) = exec.call_in(in_session(1), json!({"action": "list"})).await;
+    assert!(listed.contains("echo mine; sleep 30"), "{listed}");
+    let (is_error, text, _) = exec
+        .call_in(in_session(1), json!({"action": "kill", "id": id}))
+        .await;
+    assert!(!is_error, "{text}");
+}
