@@ -87,6 +87,15 @@ pub enum PathErrorKind {
         "inside a .git folder (a repository's config and hooks run programs); use the git tool"
     )]
     GitInternals,
+    /// The path lies inside the server's state folder
+    /// ([`crate::state::state_dir`]): memories, plans and tasks of every
+    /// project, background jobs' output, the bearer files of `serve
+    /// --http`, of every `hanzo-mcp` of this user. The tools that own
+    /// them reach them; file tools never do, whatever the roots.
+    #[error(
+        "inside the server's state folder (memories, tasks, job output and bearer files); use the memory, plan, tasks and exec tools"
+    )]
+    StateFolder,
     /// Any other operating-system error, as its message.
     #[error("{0}")]
     Io(String),

@@ -194,6 +194,7 @@ impl Roots {
             },
         };
         match self.root_of(&path) {
+            Some(root) if crate::state::shields(root, &path) => Err(PathErrorKind::StateFolder),
             Some(root) => Ok(Resolved {
                 root: root.to_path_buf(),
                 path,
@@ -227,7 +228,7 @@ impl Roots {
 /// Canonical path of a missing `full`: its longest existing prefix,
 /// canonicalised, plus the missing tail, which may hold no `..` and whose
 /// first component must not be a (dangling) symlink.
-fn resolve_missing(full: &Path) -> Result<PathBuf, PathErrorKind> {
+pub(crate) fn resolve_missing(full: &Path) -> Result<PathBuf, PathErrorKind> {
     let components: Vec<Component<'_>> = full.components().collect();
     for split in (0..components.len()).rev() {
         let prefix: PathBuf = components[..split].iter().collect();

@@ -27,6 +27,32 @@ pub fn state_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| format!("no state folder: set {STATE_VAR} (no home folder is known)"))
 }
 
+/// The state folder as the system resolves it (canonical, or for a
+/// folder not made yet, where it will be through the folders that exist),
+/// read once (`HANZO_MCP_STATE` at first use); `None` when none is known.
+/// File tools never reach inside it from a root that holds it
+/// ([`crate::PathErrorKind::StateFolder`]).
+pub(crate) fn folder() -> Option<PathBuf> {
+    static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    static CANONICAL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| state_dir().ok()).as_ref()?;
+    if let Some(canonical) = CANONICAL.get() {
+        return Some(canonical.clone());
+    }
+    match std::fs::canonicalize(dir) {
+        Ok(canonical) => Some(CANONICAL.get_or_init(|| canonical).clone()),
+        Err(_) => Some(crate::roots::resolve_missing(dir).unwrap_or_else(|_| dir.clone())),
+    }
+}
+
+/// Whether `path`, inside `root`, lies in the state folder while the
+/// state folder lies below `root` (a root that is the state folder, or
+/// inside it, was chosen to work there).
+pub(crate) fn shields(root: &Path, path: &Path) -> bool {
+    folder()
+        .is_some_and(|state| state != root && state.starts_with(root) && path.starts_with(&state))
+}
+
 /// `dir` made absolute (from the current folder) with its `..`
 /// components applied as the system applies them: of the part up to the
 /// last `..`, the longest prefix that exists is resolved (links

@@ -175,15 +175,28 @@ impl Bounded {
 
 /// A walk of `dir` as the tools walk a tree: `.gitignore` files honoured
 /// (in a git repository or not; the user's global excludes are not read),
-/// symlinks never followed, and the entries of each directory in the byte
-/// order of their names when `sorted`.
+/// symlinks never followed, the server's state folder left out (and
+/// every `.git` folder when `no_git`), and the entries of each directory
+/// in the byte order of their names when `sorted`.
 #[cfg(any(feature = "fs", feature = "code", feature = "workspace"))]
-pub(crate) fn walk_builder(dir: &std::path::Path, sorted: bool) -> ignore::WalkBuilder {
+pub(crate) fn walk_builder(
+    dir: &std::path::Path,
+    sorted: bool,
+    no_git: bool,
+) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(dir);
     builder
         .follow_links(false)
         .require_git(false)
         .git_global(false);
+    // The state folder's entry is left out (so is all below it), unless
+    // the walk starts in it; so is `.git` when `no_git`.
+    let state = crate::state::folder().filter(|state| !dir.starts_with(state));
+    if state.is_some() || no_git {
+        builder.filter_entry(move |entry| {
+            !(no_git && entry.file_name() == ".git") && state.as_deref() != Some(entry.path())
+        });
+    }
     if sorted {
         builder.sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
     }

@@ -31,11 +31,9 @@ const MAX_MATCH_LINE_BYTES: usize = 500;
 /// The walk of `dir` for `tree`, `find` and `search` ([`walk_builder`]),
 /// with hidden entries when `hidden`.
 fn walker(dir: &Path, hidden: bool, sorted: bool) -> WalkBuilder {
-    let mut builder = walk_builder(dir, sorted);
-    builder
-        .hidden(!hidden)
-        // Git's own store is never content to show, hidden or not.
-        .filter_entry(|entry| entry.file_name() != ".git");
+    // Git's own store is never content to show, hidden or not.
+    let mut builder = walk_builder(dir, sorted, true);
+    builder.hidden(!hidden);
     builder
 }
 

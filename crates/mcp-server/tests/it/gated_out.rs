@@ -3,8 +3,9 @@
 //! reads door tools by their own rules (`op`, `describe`), a call naming
 //! its discriminator twice is refused, `--mode` binds every session, a
 //! loopback `--http` server has a bearer unless told otherwise, a door
-//! address that would send the bearer in clear text is refused, and the
-//! programs the tools start never see the server's credentials.
+//! address that would send the bearer in clear text is refused, the
+//! programs the tools start never see the server's credentials, and file
+//! tools never reach the state folder.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,8 @@ use mcp_fake_door::{Behaviour, FakeDoor};
 use serde_json::{Value, json};
 
 use crate::common::{
-    CANARY, Proc, WithDoor, first_text, http_port, modes_file, names, run, serve_with_door,
+    CANARY, Proc, WithDoor, first_text, http_port, modes_file, names, run, serve_no_door,
+    serve_with_door,
 };
 
 /// The `tools/call` names (and their `op`) that reached `door`.
@@ -569,4 +571,70 @@ fn the_servers_environment_is_not_readable_by_its_children() {
     assert_eq!(environ.uid(), 0);
     assert_eq!(environ.mode() & 0o777, 0o400);
     server.wait();
+}
+
+#[test]
+fn file_tools_never_reach_the_state_folder_inside_a_root() {
+    // A root that holds the state folder (`--root ~` with the default
+    // one): other projects' memories, job output and the bearer files of
+    // `serve --http` are there. Its own tools still use it.
+    let root = tempfile::tempdir().expect("root");
+    let root = root.path().canonicalize().expect("canonical");
+    let state = root.join("state");
+    let mut server = serve_no_door(
+        &root,
+        &[],
+        &[("HANZO_MCP_STATE", state.to_str().expect("utf-8"))],
+    );
+    server.initialize("2025-11-25");
+    let stored = server.call_tool(
+        1,
+        "memory",
+        json!({ "action": "store", "content": "the vault code is 4242" }),
+    );
+    assert_ne!(stored["result"]["isError"], true, "{stored}");
+    assert!(state.join("state.db").exists());
+    std::fs::write(state.join("http-bearer-pid1"), "bearer-of-another-server").expect("write");
+    let refused = "inside the server's state folder";
+    for (id, arguments) in (2..).zip([
+        json!({ "action": "read", "path": "state/state.db" }),
+        json!({ "action": "read", "path": "state/http-bearer-pid1" }),
+        json!({ "action": "list", "path": "state" }),
+        json!({ "action": "write", "path": "state/state.db", "content": "forged" }),
+        json!({ "action": "read", "path": format!("{}/http-bearer-pid1", state.display()) }),
+    ]) {
+        let answer = server.call_tool(id, "fs", arguments.clone());
+        assert_eq!(answer["result"]["isError"], true, "{arguments}: {answer}");
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("");
+        assert!(text.contains(refused), "{arguments}: {text}");
+    }
+    // Walks leave it out.
+    let found = server.call_tool(
+        20,
+        "fs",
+        json!({ "action": "search", "pattern": "bearer-of|vault", "hidden": true }),
+    );
+    let text = found["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert!(!text.contains("bearer-of-another-server"), "{text}");
+    let listed = server.call_tool(
+        21,
+        "fs",
+        json!({ "action": "find", "pattern": "*bearer*", "hidden": true }),
+    );
+    let text = listed["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert!(!text.contains("http-bearer-pid1"), "{text}");
+    // The memory is still the memory tool's.
+    let recalled = server.call_tool(
+        22,
+        "memory",
+        json!({ "action": "search", "query": "vault" }),
+    );
+    let text = recalled["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert!(text.contains("4242"), "{recalled}");
 }
