@@ -323,6 +323,16 @@ impl SourceArgs {
                 secret_env.push(name.clone());
             }
         }
+        // So is a door address that carries a user name or password.
+        for var in ["HANZO_MCP_DOOR", "HANZO_API_BASE"] {
+            let with_userinfo = std::env::var(var)
+                .ok()
+                .and_then(|value| url::Url::parse(value.trim()).ok())
+                .is_some_and(|url| !url.username().is_empty() || url.password().is_some());
+            if with_userinfo && !secret_env.iter().any(|name| name == var) {
+                secret_env.push(var.to_owned());
+            }
+        }
         Ok(Options {
             roots: self.roots.clone(),
             allowed: parse_allowed_tools(self.allowed_tools.as_deref(), &self.mount_names())?,

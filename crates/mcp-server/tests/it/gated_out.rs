@@ -364,13 +364,29 @@ fn programs_the_tools_start_never_see_the_servers_credentials() {
             ("MY_OTHER_SECRET", "other-canary"),
             ("PLAIN_VARIABLE", "plain-value"),
             ("HANZO_MCP_STATE", state.path().to_str().expect("utf-8")),
+            // A door address with a password in it is a credential too;
+            // one without stays (a `hanzo` the agent runs needs it).
+            (
+                "HANZO_MCP_DOOR",
+                "https://door:door-password-canary@door.example/v1/mcp",
+            ),
+            ("HANZO_API_BASE", "https://api.example"),
         ],
     );
     server.initialize("2025-11-25");
     let printed = server.call_tool(1, "exec", json!({ "action": "run", "command": "env" }));
     let text = first_text(&printed["result"]);
     assert!(text.contains("PLAIN_VARIABLE=plain-value"), "{text}");
-    for secret in [CANARY, "http-bearer-canary", "other-canary"] {
+    assert!(
+        text.contains("HANZO_API_BASE=https://api.example"),
+        "{text}"
+    );
+    for secret in [
+        CANARY,
+        "http-bearer-canary",
+        "other-canary",
+        "door-password-canary",
+    ] {
         assert!(!text.contains(secret), "{secret} reached the child: {text}");
     }
     // git's children too (a pager or an editor would inherit the same).
