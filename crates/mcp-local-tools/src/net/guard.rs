@@ -89,6 +89,22 @@ fn classify_v4(ip: Ipv4Addr) -> Option<AddressClass> {
     })
 }
 
+/// The IPv4 address an IPv6 address carries, if it is of a form that
+/// reaches it: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible
+/// (`::a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), NAT64
+/// (`64:ff9b::a.b.c.d`), 6to4 (`2002:AABB:CCDD::/48`).
+fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let (s, o) = (ip.segments(), ip.octets());
+    if s[..6] == [0, 0, 0, 0, 0, 0xffff]
+        || s[..6] == [0; 6]
+        || s[..6] == [0, 0, 0, 0, 0xffff, 0]
+        || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0]
+    {
+        return Some(Ipv4Addr::new(o[12], o[13], o[14], o[15]));
+    }
+    (s[0] == 0x2002).then(|| Ipv4Addr::new(o[2], o[3], o[4], o[5]))
+}
+
 fn classify_v6(ip: Ipv6Addr) -> Option<AddressClass> {
     if ip.is_unspecified() {
         return Some(AddressClass::Unspecified);
@@ -97,20 +113,8 @@ fn classify_v6(ip: Ipv6Addr) -> Option<AddressClass> {
         return Some(AddressClass::Loopback);
     }
     let s = ip.segments();
-    if let Some(v4) = ip.to_ipv4_mapped() {
+    if let Some(v4) = embedded_v4(ip) {
         return classify_v4(v4);
-    }
-    // IPv4-compatible (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d),
-    // NAT64 (64:ff9b::a.b.c.d).
-    if s[..6] == [0; 6] || s[..6] == [0, 0, 0, 0, 0xffff, 0] || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0]
-    {
-        let o = ip.octets();
-        return classify_v4(Ipv4Addr::new(o[12], o[13], o[14], o[15]));
-    }
-    // 6to4: 2002:AABB:CCDD::/48 carries a.b.c.d.
-    if s[0] == 0x2002 {
-        let o = ip.octets();
-        return classify_v4(Ipv4Addr::new(o[2], o[3], o[4], o[5]));
     }
     // Local-use NAT64, Teredo, documentation, discard-only.
     if (s[0], s[1], s[2]) == (0x64, 0xff9b, 1)
@@ -184,8 +188,16 @@ impl NetPolicy {
 /// as they are now (`getifaddrs`); `true` when they cannot be read (the
 /// request is refused rather than risked).
 fn this_host(ip: IpAddr) -> bool {
+    // `::ffff:a.b.c.d` and the other forms carrying an IPv4 address reach
+    // that address.
+    let carried = match ip {
+        IpAddr::V6(v6) => embedded_v4(v6).map(IpAddr::V4),
+        IpAddr::V4(_) => None,
+    };
     if_addrs::get_if_addrs().map_or(true, |interfaces| {
-        interfaces.iter().any(|interface| interface.ip() == ip)
+        interfaces
+            .iter()
+            .any(|interface| interface.ip() == ip || Some(interface.ip()) == carried)
     })
 }
 
@@ -400,5 +412,19 @@ mod tests {
             assert_eq!(refused.class, class, "{}", interface.ip());
         }
         assert!(!this_host("8.8.8.8".parse().unwrap()));
+        // The IPv6 forms that carry one of its IPv4 addresses reach it too.
+        for interface in if_addrs::get_if_addrs().unwrap() {
+            if let IpAddr::V4(v4) = interface.ip() {
+                let [a, b, c, d] = v4.octets();
+                for text in [
+                    format!("::ffff:{v4}"),
+                    format!("64:ff9b::{v4}"),
+                    format!("2002:{a:02x}{b:02x}:{c:02x}{d:02x}::1"),
+                ] {
+                    let ip: IpAddr = text.parse().unwrap();
+                    assert!(this_host(ip), "{text}");
+                }
+            }
+        }
     }
 }
