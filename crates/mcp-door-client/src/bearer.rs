@@ -80,6 +80,9 @@ pub struct BearerDiscovery {
     /// HIP-0300 §1.3; the first two sources still serve it), so that the
     /// client's roots are known by then.
     pub later_untrusted_dirs: Option<LaterDirs>,
+    /// Variables removed from the environment of `hanzo auth token` (the
+    /// server's other secrets: it needs none of them).
+    pub env_remove: Vec<String>,
 }
 
 /// A function giving folders known only after start (see
@@ -132,6 +135,7 @@ impl BearerDiscovery {
             cli_timeout: DEFAULT_CLI_TIMEOUT,
             untrusted_dirs: Vec::new(),
             later_untrusted_dirs: None,
+            env_remove: Vec::new(),
         }
     }
 
@@ -151,7 +155,12 @@ impl BearerDiscovery {
                 let mut untrusted = self.untrusted_dirs.clone();
                 untrusted.extend(self.later_untrusted_dirs.iter().flat_map(LaterDirs::dirs));
                 let program = find_program("hanzo", search_path, &untrusted)?;
-                run_auth_token(&program, self.cli_timeout)
+                let child = Child {
+                    path: trusted_path(search_path, &untrusted),
+                    env_remove: &self.env_remove,
+                    cwd: outside(&untrusted),
+                };
+                run_auth_token(&program, self.cli_timeout, &child)
             })
             .clone()
     }
@@ -173,6 +182,54 @@ fn read_config_api_key(path: &Path) -> Option<Bearer> {
     file.take(MAX_CONFIG_BYTES).read_to_string(&mut text).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     Bearer::new(value.get("apiKey")?.as_str()?)
+}
+
+/// How `hanzo auth token` is started: nothing the tools may write is
+/// searched or worked in (a `#!/usr/bin/env node` line would otherwise
+/// find a planted `node`), and the server's other secrets are not passed.
+struct Child<'a> {
+    /// `PATH`: its absolute entries outside the untrusted folders.
+    path: OsString,
+    env_remove: &'a [String],
+    /// A working directory outside them, when ours is not.
+    cwd: Option<PathBuf>,
+}
+
+/// The absolute entries of `search_path` outside `untrusted` (canonical
+/// folders), joined again.
+fn trusted_path(search_path: &OsString, untrusted: &[PathBuf]) -> OsString {
+    let untrusted: Vec<PathBuf> = untrusted
+        .iter()
+        .map(|dir| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()))
+        .collect();
+    let kept: Vec<PathBuf> = std::env::split_paths(search_path)
+        .filter(|dir| dir.is_absolute())
+        .filter(|dir| {
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+            !untrusted.iter().any(|bad| dir.starts_with(bad))
+        })
+        .collect();
+    std::env::join_paths(kept).unwrap_or_default()
+}
+
+/// `None` when our working directory is outside `untrusted`; else the
+/// temporary folder or `/`, whichever is outside.
+fn outside(untrusted: &[PathBuf]) -> Option<PathBuf> {
+    let untrusted: Vec<PathBuf> = untrusted
+        .iter()
+        .map(|dir| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()))
+        .collect();
+    let inside = |dir: &Path| untrusted.iter().any(|bad| dir.starts_with(bad));
+    let ours = std::env::current_dir()
+        .ok()
+        .and_then(|d| std::fs::canonicalize(d).ok());
+    if ours.as_deref().is_some_and(|d| !inside(d)) {
+        return None;
+    }
+    [std::env::temp_dir(), PathBuf::from("/")]
+        .into_iter()
+        .map(|dir| std::fs::canonicalize(&dir).unwrap_or(dir))
+        .find(|dir| !inside(dir))
 }
 
 /// The first executable file named `name` in the `PATH`-style
@@ -211,15 +268,22 @@ fn is_executable(path: &Path) -> bool {
 /// Runs `<program> auth token` with stdin closed and stderr discarded; the
 /// trimmed stdout is the bearer when the exit status is success. A process
 /// still running after `timeout` is killed and counts as no bearer.
-fn run_auth_token(program: &Path, timeout: Duration) -> Option<Bearer> {
+fn run_auth_token(program: &Path, timeout: Duration, how: &Child<'_>) -> Option<Bearer> {
     let deadline = Instant::now() + timeout;
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(["auth", "token"])
+        .env("PATH", &how.path)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
+        .stderr(Stdio::null());
+    for variable in how.env_remove {
+        command.env_remove(variable);
+    }
+    if let Some(cwd) = &how.cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = command.spawn().ok()?;
     // Read stdout on a thread: a grandchild may keep the pipe open after the
     // child exits, and that must not block us past the deadline.
     let mut stdout = child.stdout.take()?;

@@ -41,12 +41,17 @@ pub struct StdioServer {
     /// The working directory; the parent's when `None`.
     pub cwd: Option<PathBuf>,
     /// Folders whose programs are never started (a server puts here the
-    /// folders its tools may write while they may not run programs, so
-    /// that a program planted there is not run as this server). When not
-    /// empty, a bare `command` is looked up on the absolute `PATH` entries
-    /// outside them (relative entries such as `.` are never searched), a
-    /// command with a `/` is taken from `cwd`, and the program found is
-    /// refused when it lies inside them, at every start.
+    /// folders its tools may write, so that a program planted there is
+    /// not run as this server). When not empty, at every start: a bare
+    /// `command` is looked up on the absolute `PATH` entries outside them
+    /// (relative entries such as `.` are never searched), and the child's
+    /// `PATH` holds only those (an interpreter a `#!/usr/bin/env` line
+    /// names is not found in them either); a `cwd` inside them is refused,
+    /// and without `cwd` the child works in ours when it is outside them,
+    /// else in the temporary folder or `/` (programs load code from their
+    /// working directory: `python -m`, `npx`); a command with a `/` is
+    /// taken from that folder; and the program found is refused when it
+    /// lies inside them.
     pub untrusted_dirs: Vec<PathBuf>,
 }
 

@@ -27,45 +27,73 @@ const STDERR_WINDOW: Duration = Duration::from_secs(10);
 /// The longest stderr line copied, in bytes; the rest of it is cut.
 const STDERR_LINE_BYTES: usize = 1024;
 
-/// The program `spec` starts: its `command` as it is when it names no
-/// [`StdioServer::untrusted_dirs`]; else the program found as that field
-/// says, canonical.
+/// How a child of [`StdioServer`] is started when it names
+/// [`StdioServer::untrusted_dirs`]: nothing the tools may write is run,
+/// searched or worked in.
+struct Launch {
+    /// The program, canonical.
+    program: std::path::PathBuf,
+    /// The child's `PATH`: the absolute entries outside the untrusted
+    /// folders (so `#!/usr/bin/env node` finds no planted `node`).
+    path: std::ffi::OsString,
+    /// The working directory: the configured one, else ours, else (when
+    /// ours is untrusted) the temporary folder or `/`: a program loads
+    /// code from there (`python -m`, `npx`'s `./node_modules/.bin`).
+    cwd: std::path::PathBuf,
+}
+
+/// The [`Launch`] of `spec`; `None` when it names no untrusted folder (the
+/// command is started as it is).
 ///
 /// # Errors
 /// A sentence naming the program and why it is not started.
-fn program(spec: &StdioServer) -> Result<std::path::PathBuf, String> {
-    use std::path::Path;
+fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
+    use std::path::{Path, PathBuf};
     if spec.untrusted_dirs.is_empty() {
-        return Ok(spec.command.clone().into());
+        return Ok(None);
     }
-    let canonical =
-        |dir: &std::path::PathBuf| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
-    let untrusted: Vec<std::path::PathBuf> = spec.untrusted_dirs.iter().map(canonical).collect();
+    let canonical = |dir: &Path| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let untrusted: Vec<PathBuf> = spec.untrusted_dirs.iter().map(|d| canonical(d)).collect();
     let inside = |path: &Path| untrusted.iter().any(|dir| path.starts_with(dir));
+    let refuse = |what: &str, path: &Path| {
+        format!(
+            "not starting {:?}: {what} {} lies inside the folders the tools may write, so the \
+             agent could have changed it; put it elsewhere",
+            spec.command,
+            path.display()
+        )
+    };
+    let cwd = match &spec.cwd {
+        Some(cwd) if inside(&canonical(cwd)) => return Err(refuse("its working directory", cwd)),
+        Some(cwd) => cwd.clone(),
+        None => {
+            let ours = std::env::current_dir().map(|d| canonical(&d));
+            let candidates = ours
+                .into_iter()
+                .chain([std::env::temp_dir(), PathBuf::from("/")]);
+            candidates
+                .map(|dir| canonical(&dir))
+                .find(|dir| !inside(dir))
+                .ok_or_else(|| refuse("every working directory, / included,", Path::new("/")))?
+        }
+    };
+    let search = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(variable, _)| variable == "PATH")
+        .map(|(_, value)| std::ffi::OsString::from(value))
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    let trusted: Vec<PathBuf> = std::env::split_paths(&search)
+        .filter(|dir| dir.is_absolute() && !inside(&canonical(dir)))
+        .collect();
     let named = Path::new(&spec.command);
     let found = if spec.command.contains('/') {
-        let base = match &spec.cwd {
-            Some(cwd) => cwd.clone(),
-            None => std::env::current_dir().map_err(|e| {
-                format!(
-                    "could not start {:?}: no working directory: {e}",
-                    spec.command
-                )
-            })?,
-        };
-        base.join(named)
+        cwd.join(named)
     } else {
-        let search = spec
-            .env
+        trusted
             .iter()
-            .rev()
-            .find(|(variable, _)| variable == "PATH")
-            .map(|(_, value)| std::ffi::OsString::from(value))
-            .or_else(|| std::env::var_os("PATH"))
-            .unwrap_or_default();
-        std::env::split_paths(&search)
-            .filter(|dir| dir.is_absolute())
-            .filter(|dir| !inside(&canonical(dir)))
             .map(|dir| dir.join(named))
             .find(|candidate| executable(candidate))
             .ok_or_else(|| {
@@ -79,13 +107,10 @@ fn program(spec: &StdioServer) -> Result<std::path::PathBuf, String> {
     let program = std::fs::canonicalize(&found)
         .map_err(|e| format!("could not start {:?}: {e}", spec.command))?;
     if inside(&program) {
-        return Err(format!(
-            "not starting {}: it lies inside the folders the tools may write, so the agent could \
-             have changed it; put it elsewhere",
-            program.display()
-        ));
+        return Err(refuse("its program", &program));
     }
-    Ok(program)
+    let path = std::env::join_paths(&trusted).unwrap_or_default();
+    Ok(Some(Launch { program, path, cwd }))
 }
 
 /// Whether `path` is a file anyone may execute.
@@ -111,7 +136,11 @@ pub(crate) fn connect(
     limits: &Limits,
     deliver: Deliver,
 ) -> Result<Link, String> {
-    let mut command = tokio::process::Command::new(program(spec)?);
+    let launch = launch(spec)?;
+    let program = launch
+        .as_ref()
+        .map_or_else(|| spec.command.clone().into(), |l| l.program.clone());
+    let mut command = tokio::process::Command::new(program);
     command
         .args(&spec.args)
         .stdin(Stdio::piped())
@@ -128,6 +157,9 @@ pub(crate) fn connect(
     }
     if let Some(dir) = &spec.cwd {
         command.current_dir(dir);
+    }
+    if let Some(launch) = &launch {
+        command.env("PATH", &launch.path).current_dir(&launch.cwd);
     }
     die_with_parent(&mut command);
     let mut child = command

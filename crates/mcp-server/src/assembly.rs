@@ -304,6 +304,15 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             Arc::new(move || dirs.clone())
         }
     };
+    // Every folder the tools have had: a program planted in a root the
+    // client later dropped is still the agent's.
+    let roots_ever: mcp_sources::mounted::RootsFn = match &client_roots {
+        Some(source) => {
+            let source = Arc::downgrade(source);
+            Arc::new(move || source.upgrade().map(|s| s.ever()).unwrap_or_default())
+        }
+        None => roots_now.clone(),
+    };
     for mount in &options.mounts {
         for note in &mount.notes {
             tracing::warn!(server = %mount.spec.name, "{note}");
@@ -323,12 +332,13 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             // restart, whatever its allowlist says of running programs.
             stdio.untrusted_dirs.clone_from(&untrusted);
         }
-        let mounted = Arc::new(MountedSource::start(
+        let mounted = Arc::new(MountedSource::start_with_untrusted(
             spec,
             mcp_mount::Limits::default(),
             options.mount_wait,
             &mount.discriminator,
             roots_now.clone(),
+            roots_ever.clone(),
             Implementation::new("hanzo-mcp", env!("CARGO_PKG_VERSION")),
         ));
         // When the client's roots change, the server is told
@@ -398,6 +408,11 @@ fn door_config(options: &Options, roots: &[PathBuf]) -> Result<DoorClientConfig,
     // A `hanzo` the tools could have written is never run for the bearer.
     if let mcp_door_client::BearerSource::Discover(discovery) = &mut config.bearer {
         discovery.untrusted_dirs = roots.to_vec();
+        // Nor does it see the server's other secrets.
+        discovery.env_remove = SECRET_ENV.iter().map(|v| (*v).to_owned()).collect();
+        discovery
+            .env_remove
+            .extend(options.secret_env.iter().cloned());
     }
     if let Some(address) = &options.door_address {
         config.address.clone_from(address);

@@ -42,6 +42,8 @@ type Caller = (u64, u64, Option<Arc<dyn ClientRequests>>);
 /// sampling and elicitation through our client.
 struct Relay {
     roots: RootsFn,
+    /// Folders no program of a stdio child is started from.
+    untrusted: RootsFn,
     callers: Arc<Mutex<Callers>>,
 }
 
@@ -57,10 +59,8 @@ impl ClientHandler for Relay {
         Box::pin(async move { Ok(json!({ "roots": roots })) })
     }
 
-    /// The roots, as they are when the child starts: the agent may write
-    /// there, so no program is started from them.
     fn untrusted_dirs(&self) -> Vec<std::path::PathBuf> {
-        (self.roots)()
+        (self.untrusted)()
     }
 
     fn relay(
@@ -154,9 +154,27 @@ impl MountedSource {
         roots: RootsFn,
         info: mcp_proto::Implementation,
     ) -> Self {
+        let untrusted = roots.clone();
+        Self::start_with_untrusted(spec, limits, wait, discriminator, roots, untrusted, info)
+    }
+
+    /// [`MountedSource::start`], with the folders no program of a stdio
+    /// child is started from given apart from `roots` (`untrusted`, read
+    /// at each start: every folder the agent's tools have had, say, when
+    /// the roots can change).
+    pub fn start_with_untrusted(
+        spec: mcp_mount::MountSpec,
+        limits: mcp_mount::Limits,
+        wait: Duration,
+        discriminator: &str,
+        roots: RootsFn,
+        untrusted: RootsFn,
+        info: mcp_proto::Implementation,
+    ) -> Self {
         let callers = Arc::new(Mutex::new(Callers::default()));
         let handler = Arc::new(Relay {
             roots,
+            untrusted,
             callers: callers.clone(),
         });
         let server = MountedServer::start(spec, limits, info, handler);

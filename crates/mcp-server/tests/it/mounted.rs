@@ -897,30 +897,48 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    // And a module in the working directory, for `python3 -m`.
+    std::fs::write(
+        root.join("plantedmod.py"),
+        format!(
+            "open({:?}, 'w').write('ran')\n",
+            marker.display().to_string()
+        ),
+    )
+    .unwrap();
     let kb = format!(
         "kb=python3 {} --prefix kb_ --log {}/kb.log",
         fixture(),
         root.display()
     );
+    // `sh` is the machine's, but the python3 it runs is looked up on the
+    // child's own PATH: the folders of the roots are not on it.
+    let sh = format!(
+        "sh=sh -c 'exec python3 {} --prefix sh_ --log {}/sh.log'",
+        fixture(),
+        root.display()
+    );
     let inside = format!("in={}", bin.join("planted").display());
-    let mut server = serve_no_door(
-        &root,
-        &[
-            "--server",
-            &kb,
-            "--server",
-            "bare=planted",
+    let mut command = crate::common::hanzo_mcp();
+    command
+        .args(["serve", "--no-door", "--root"])
+        .arg(&root)
+        .args(["--server", &kb, "--server", &sh, "--server", "bare=planted"])
+        .args([
             "--server",
             &inside,
-            "--server-wait",
-            "20",
-        ],
-        &[("PATH", &path)],
-    );
+            "--server",
+            "module=python3 -m plantedmod",
+        ])
+        .args(["--server-wait", "20"])
+        .current_dir(&root)
+        .env("PATH", &path);
+    let mut server = Proc::start(command);
     server.initialize("2025-11-25");
-    // kb runs, through the machine's python3 further on PATH.
+    // kb and sh run, through the machine's python3 further on PATH.
     let names = tool_names(&server.call(1, "tools/list", json!({}))["result"]);
     assert!(names.iter().any(|n| n == "kb_echo"), "{names:?}");
+    assert!(names.iter().any(|n| n == "sh_echo"), "{names:?}");
     server.close_stdin();
     server.wait();
     let stderr = server.stderr_lines().join("\n");
@@ -930,7 +948,8 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
     );
     assert!(
         stderr.contains(&format!(
-            "not starting {}: it lies inside the folders the tools may write",
+            "not starting {:?}: its program {} lies inside the folders the tools may write",
+            bin.join("planted").display().to_string(),
             bin.join("planted").display()
         )),
         "{stderr}"

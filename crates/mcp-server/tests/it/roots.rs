@@ -416,36 +416,59 @@ fn a_hanzo_in_the_clients_roots_is_never_run_for_the_bearer() {
     )
     .expect("write");
     std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    // The machine's own `hanzo`, further on PATH, runs instead: with no
+    // folder of the roots on its PATH (a `#!/usr/bin/env` line of its would
+    // find nothing planted there) and none of the server's secrets.
+    let sys = tmp.path().join("sys");
+    std::fs::create_dir(&sys).expect("mkdir");
+    let seen = tmp.path().join("hanzo-saw");
+    let machine = sys.join("hanzo");
+    std::fs::write(
+        &machine,
+        format!("#!/bin/sh\nenv > {}\necho machine-token\n", seen.display()),
+    )
+    .expect("write");
+    std::fs::set_permissions(&machine, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let door = mcp_fake_door::FakeDoor::start(mcp_fake_door::Behaviour::Normal).expect("door");
     let home = tempfile::tempdir().expect("home");
     let path = format!(
-        "{}:{}",
+        "{}:{}:{}",
         bin.display(),
+        sys.display(),
         std::env::var("PATH").unwrap_or_default()
     );
     let mut command = hanzo_mcp();
     command
-        .args(["serve", "--door-wait", "5"])
+        .args(["serve", "--door-wait", "5", "--secret-env", "MY_SECRET"])
         .current_dir(&start)
         .env("HANZO_MCP_DOOR", door.url())
         .env("HOME", home.path())
+        .env("MY_SECRET", "secret-canary")
         .env("PATH", &path);
     let mut server = Proc::start(command);
     handshake(&mut server, json!({ "roots": { "listChanged": true } }));
     answer_roots_list(&mut server, 1, json!([{ "uri": file_uri(&proj) }]));
     settled_read(&mut server, 1, &proj.join("note.txt"), false);
-    // A door tool: forwarded without a bearer (the door asks for a
-    // sign-in), and the planted program never ran.
+    // A door tool: forwarded with the machine's `hanzo`'s token, and the
+    // planted program never ran.
     let called = server.call_tool(500, "agents", json!({}));
-    assert_eq!(called["result"]["isError"], true, "{called}");
+    assert_ne!(called["result"]["isError"], true, "{called}");
     assert!(!marker.exists(), "the planted hanzo ran");
-    let sent: Vec<Option<String>> = door
+    let calls: Vec<Option<String>> = door
         .requests()
         .iter()
+        .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
         .map(|r| r.header("authorization").map(str::to_owned))
         .collect();
-    assert!(!sent.is_empty());
-    assert!(sent.iter().all(Option::is_none), "{sent:?}");
+    assert_eq!(calls, [Some("Bearer machine-token".to_owned())]);
+    let saw = std::fs::read_to_string(&seen).expect("the machine's hanzo ran");
+    let child_path = saw
+        .lines()
+        .find_map(|l| l.strip_prefix("PATH="))
+        .unwrap_or("");
+    assert!(!child_path.contains(bin.to_str().unwrap()), "{child_path}");
+    assert!(child_path.contains(sys.to_str().unwrap()), "{child_path}");
+    assert!(!saw.contains("secret-canary"), "{saw}");
 }
 
 #[test]
@@ -484,6 +507,14 @@ fn a_mounted_server_restarted_while_following_the_clients_roots_never_runs_a_pro
     )
     .expect("write");
     std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    // The client then narrows its roots: a folder it had is still one the
+    // agent could write.
+    let narrower = proj.join("sub");
+    std::fs::create_dir(&narrower).expect("mkdir");
+    std::fs::write(narrower.join("note.txt"), "narrower").expect("write");
+    list_changed(&mut server);
+    answer_roots_list(&mut server, 2, json!([{ "uri": file_uri(&narrower) }]));
+    settled_read(&mut server, 100, &narrower.join("note.txt"), false);
     let flooded = server.call_tool(500, "kb_flood", json!({}));
     assert_eq!(flooded["result"]["isError"], true, "{flooded}");
     // It comes back, through the machine's python3.
