@@ -68,11 +68,21 @@ fn write_outside_roots(
             root.display()
         ))
     };
-    if let Some(resolved) = roots
-        .as_ref()
-        .and_then(|roots| roots.resolve(&path.to_string_lossy()).ok())
-    {
-        return Err(inside(path, &resolved.root));
+    if let Some(roots) = &roots {
+        match roots.resolve(&path.to_string_lossy()) {
+            Ok(resolved) => return Err(inside(path, &resolved.root)),
+            // In a root's state folder: the file tools are kept out of it,
+            // but the file would still lie inside the root.
+            Err(e) if e.kind == mcp_local_tools::PathErrorKind::StateFolder => {
+                let root = roots
+                    .dirs()
+                    .iter()
+                    .find(|root| path.starts_with(root))
+                    .map_or_else(|| roots.primary(), PathBuf::as_path);
+                return Err(inside(path, root));
+            }
+            Err(_) => {}
+        }
     }
     let cannot = |e: std::io::Error| {
         ServerError::Config(format!(
