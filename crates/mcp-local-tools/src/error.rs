@@ -87,13 +87,14 @@ pub enum PathErrorKind {
         "inside a .git folder (a repository's config and hooks run programs); use the git tool"
     )]
     GitInternals,
-    /// The path lies inside the server's state folder
-    /// ([`crate::state::state_dir`]): memories, plans and tasks of every
-    /// project, background jobs' output, the bearer files of `serve
-    /// --http`, of every `hanzo-mcp` of this user. The tools that own
-    /// them reach them; file tools never do, whatever the roots.
+    /// The path lies inside a folder of the server's own, below a root:
+    /// the state folder ([`crate::state::state_dir`]: memories, plans and
+    /// tasks of every project, background jobs' output, the bearer files
+    /// of `serve --http`, of every `hanzo-mcp` of this user) or `~/.hanzo`
+    /// (where the door's key may be). The tools that own them reach them;
+    /// file tools never do, whatever the roots.
     #[error(
-        "inside the server's state folder (memories, tasks, job output and bearer files); use the memory, plan, tasks and exec tools"
+        "inside one of the server's own folders (its state folder: memories, tasks, job output and bearer files; ~/.hanzo: the door's key); use the memory, plan, tasks and exec tools"
     )]
     StateFolder,
     /// Any other operating-system error, as its message.

@@ -27,30 +27,53 @@ pub fn state_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| format!("no state folder: set {STATE_VAR} (no home folder is known)"))
 }
 
-/// The state folder as the system resolves it (canonical, or for a
-/// folder not made yet, where it will be through the folders that exist),
-/// read once (`HANZO_MCP_STATE` at first use); `None` when none is known.
-/// File tools never reach inside it from a root that holds it
-/// ([`crate::PathErrorKind::StateFolder`]).
-pub(crate) fn folder() -> Option<PathBuf> {
-    static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    static CANONICAL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    let dir = DIR.get_or_init(|| state_dir().ok()).as_ref()?;
-    if let Some(canonical) = CANONICAL.get() {
-        return Some(canonical.clone());
+/// A folder of the server's own, as the system resolves it: canonical
+/// once it exists, else where it will be through the folders that exist.
+struct Own {
+    dir: Option<PathBuf>,
+    canonical: std::sync::OnceLock<PathBuf>,
+}
+
+impl Own {
+    fn new(dir: Option<PathBuf>) -> Own {
+        Own {
+            dir,
+            canonical: std::sync::OnceLock::new(),
+        }
     }
-    match std::fs::canonicalize(dir) {
-        Ok(canonical) => Some(CANONICAL.get_or_init(|| canonical).clone()),
-        Err(_) => Some(crate::roots::resolve_missing(dir).unwrap_or_else(|_| dir.clone())),
+
+    fn resolved(&self) -> Option<PathBuf> {
+        let dir = self.dir.as_ref()?;
+        if let Some(canonical) = self.canonical.get() {
+            return Some(canonical.clone());
+        }
+        match std::fs::canonicalize(dir) {
+            Ok(canonical) => Some(self.canonical.get_or_init(|| canonical).clone()),
+            Err(_) => Some(crate::roots::resolve_missing(dir).unwrap_or_else(|_| dir.clone())),
+        }
     }
 }
 
-/// Whether `path`, inside `root`, lies in the state folder while the
-/// state folder lies below `root` (a root that is the state folder, or
-/// inside it, was chosen to work there).
+/// The server's own folders, read once (at first use): the state folder
+/// (`HANZO_MCP_STATE`, else the platform's), and `~/.hanzo`, where the
+/// door's key may be (`config.json`). File tools never reach inside them
+/// from a root that holds them ([`crate::PathErrorKind::StateFolder`]).
+pub(crate) fn folders() -> Vec<PathBuf> {
+    static OWN: std::sync::OnceLock<[Own; 2]> = std::sync::OnceLock::new();
+    let own = OWN.get_or_init(|| {
+        let hanzo = directories::BaseDirs::new().map(|dirs| dirs.home_dir().join(".hanzo"));
+        [Own::new(state_dir().ok()), Own::new(hanzo)]
+    });
+    own.iter().filter_map(Own::resolved).collect()
+}
+
+/// Whether `path`, inside `root`, lies in one of the server's own
+/// [`folders`] while that folder lies below `root` (a root that is such a
+/// folder, or inside it, was chosen to work there).
 pub(crate) fn shields(root: &Path, path: &Path) -> bool {
-    folder()
-        .is_some_and(|state| state != root && state.starts_with(root) && path.starts_with(&state))
+    folders()
+        .iter()
+        .any(|own| own != root && own.starts_with(root) && path.starts_with(own))
 }
 
 /// `dir` made absolute (from the current folder) with its `..`

@@ -175,7 +175,7 @@ impl Bounded {
 
 /// A walk of `dir` as the tools walk a tree: `.gitignore` files honoured
 /// (in a git repository or not; the user's global excludes are not read),
-/// symlinks never followed, the server's state folder left out (and
+/// symlinks never followed, the server's own folders left out (and
 /// every `.git` folder when `no_git`), and the entries of each directory
 /// in the byte order of their names when `sorted`.
 #[cfg(any(feature = "fs", feature = "code", feature = "workspace"))]
@@ -191,10 +191,14 @@ pub(crate) fn walk_builder(
         .git_global(false);
     // The state folder's entry is left out (so is all below it), unless
     // the walk starts in it; so is `.git` when `no_git`.
-    let state = crate::state::folder().filter(|state| !dir.starts_with(state));
-    if state.is_some() || no_git {
+    let own: Vec<std::path::PathBuf> = crate::state::folders()
+        .into_iter()
+        .filter(|own| !dir.starts_with(own))
+        .collect();
+    if !own.is_empty() || no_git {
         builder.filter_entry(move |entry| {
-            !(no_git && entry.file_name() == ".git") && state.as_deref() != Some(entry.path())
+            let git = no_git && entry.file_name() == ".git";
+            !git && !own.iter().any(|o| o == entry.path())
         });
     }
     if sorted {

@@ -48,7 +48,7 @@ pub struct StdioServer {
     /// `PATH` holds only those (an interpreter a `#!/usr/bin/env` line
     /// names is not found in them either); a `cwd` inside them is refused,
     /// and without `cwd` the child works in ours when it is outside them,
-    /// else in the temporary folder or `/` (programs load code from their
+    /// else in `/` (programs load code from their
     /// working directory: `python -m`, `npx`); a command with a `/` is
     /// taken from that folder; and the program found is refused when it
     /// lies inside them.

@@ -37,8 +37,9 @@ struct Launch {
     /// folders (so `#!/usr/bin/env node` finds no planted `node`).
     path: std::ffi::OsString,
     /// The working directory: the configured one, else ours, else (when
-    /// ours is untrusted) the temporary folder or `/`: a program loads
-    /// code from there (`python -m`, `npx`'s `./node_modules/.bin`).
+    /// ours is untrusted) `/` (never the temporary folder, which anyone
+    /// may write): a program loads code from there (`python -m`, `npx`'s
+    /// `./node_modules/.bin`).
     cwd: std::path::PathBuf,
 }
 
@@ -68,9 +69,8 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         Some(cwd) => cwd.clone(),
         None => {
             let ours = std::env::current_dir().map(|d| canonical(&d));
-            let candidates = ours
-                .into_iter()
-                .chain([std::env::temp_dir(), PathBuf::from("/")]);
+            // Not the temporary folder: anyone may write there.
+            let candidates = ours.into_iter().chain([PathBuf::from("/")]);
             candidates
                 .map(|dir| canonical(&dir))
                 .find(|dir| !inside(dir))

@@ -161,6 +161,20 @@ impl<'a> Repo<'a> {
             ));
         };
         refuse_git_folder(input, root, &top)?;
+        // `add`, `diff`, `show` would read (and `apply` write) the state
+        // folder the file tools are kept out of.
+        if let Some(own) = crate::state::folders()
+            .into_iter()
+            .find(|own| own.starts_with(&top) && crate::state::shields(root, own))
+        {
+            return Err(format!(
+                "git: the work tree {} holds the server's own folder {} (its state: memories, job \
+                 output, bearer files; or ~/.hanzo: the door's key), which the tools never reach; \
+                 use a repository that does not hold it",
+                top.to_string_lossy(),
+                own.to_string_lossy()
+            ));
+        }
         let git_dirs = repo.check_git_dirs(input).await?;
         if !ctx.run_programs {
             for dir in &git_dirs {

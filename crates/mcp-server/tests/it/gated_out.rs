@@ -597,10 +597,21 @@ fn file_tools_never_reach_the_state_folder_inside_a_root() {
     let root = tempfile::tempdir().expect("root");
     let root = root.path().canonicalize().expect("canonical");
     let state = root.join("state");
+    // The root is the home folder too: `~/.hanzo/config.json` holds the
+    // door's key.
+    std::fs::create_dir(root.join(".hanzo")).expect("mkdir");
+    std::fs::write(
+        root.join(".hanzo/config.json"),
+        r#"{"apiKey":"door-key-canary"}"#,
+    )
+    .expect("write");
     let mut server = serve_no_door(
         &root,
         &[],
-        &[("HANZO_MCP_STATE", state.to_str().expect("utf-8"))],
+        &[
+            ("HANZO_MCP_STATE", state.to_str().expect("utf-8")),
+            ("HOME", root.to_str().expect("utf-8")),
+        ],
     );
     server.initialize("2025-11-25");
     let stored = server.call_tool(
@@ -611,13 +622,14 @@ fn file_tools_never_reach_the_state_folder_inside_a_root() {
     assert_ne!(stored["result"]["isError"], true, "{stored}");
     assert!(state.join("state.db").exists());
     std::fs::write(state.join("http-bearer-pid1"), "bearer-of-another-server").expect("write");
-    let refused = "inside the server's state folder";
+    let refused = "inside one of the server's own folders";
     for (id, arguments) in (2..).zip([
         json!({ "action": "read", "path": "state/state.db" }),
         json!({ "action": "read", "path": "state/http-bearer-pid1" }),
         json!({ "action": "list", "path": "state" }),
         json!({ "action": "write", "path": "state/state.db", "content": "forged" }),
         json!({ "action": "read", "path": format!("{}/http-bearer-pid1", state.display()) }),
+        json!({ "action": "read", "path": ".hanzo/config.json" }),
     ]) {
         let answer = server.call_tool(id, "fs", arguments.clone());
         assert_eq!(answer["result"]["isError"], true, "{arguments}: {answer}");
@@ -634,6 +646,13 @@ fn file_tools_never_reach_the_state_folder_inside_a_root() {
     );
     let text = found["result"]["content"][0]["text"].as_str().unwrap_or("");
     assert!(!text.contains("bearer-of-another-server"), "{text}");
+    let found = server.call_tool(
+        19,
+        "fs",
+        json!({ "action": "search", "pattern": "door-key", "hidden": true }),
+    );
+    let text = found["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert!(!text.contains("door-key-canary"), "{text}");
     let listed = server.call_tool(
         21,
         "fs",
@@ -643,6 +662,22 @@ fn file_tools_never_reach_the_state_folder_inside_a_root() {
         .as_str()
         .unwrap_or("");
     assert!(!text.contains("http-bearer-pid1"), "{text}");
+    // Nor does git, through a repository whose work tree holds it.
+    let _ = server.call_tool(23, "git", json!({ "action": "init" }));
+    for (id, arguments) in (24..).zip([
+        json!({ "action": "status" }),
+        json!({ "action": "add", "all": true }),
+    ]) {
+        let answer = server.call_tool(id, "git", arguments.clone());
+        assert_eq!(answer["result"]["isError"], true, "{arguments}: {answer}");
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("");
+        assert!(
+            text.contains("holds the server's own folder"),
+            "{arguments}: {text}"
+        );
+    }
     // The memory is still the memory tool's.
     let recalled = server.call_tool(
         22,
