@@ -158,6 +158,7 @@ impl BearerDiscovery {
                 let child = Child {
                     path: trusted_path(search_path, &untrusted),
                     env_remove: &self.env_remove,
+                    loaders: loaders_naming(&untrusted),
                     cwd: outside(&untrusted),
                 };
                 run_auth_token(&program, self.cli_timeout, &child)
@@ -191,6 +192,10 @@ struct Child<'a> {
     /// `PATH`: its absolute entries outside the untrusted folders.
     path: OsString,
     env_remove: &'a [String],
+    /// Variables that make a program load code and name an untrusted
+    /// folder (removed), and, with `HOME` in one, Python's user
+    /// site-packages and npm's user config turned off (set).
+    loaders: (Vec<OsString>, Vec<(&'static str, &'static str)>),
     /// A working directory outside them, when ours is not.
     cwd: Option<PathBuf>,
 }
@@ -210,6 +215,62 @@ fn trusted_path(search_path: &OsString, untrusted: &[PathBuf]) -> OsString {
         })
         .collect();
     std::env::join_paths(kept).unwrap_or_default()
+}
+
+/// What [`Child::loaders`] holds for `untrusted` (canonical or not).
+fn loaders_naming(untrusted: &[PathBuf]) -> (Vec<OsString>, Vec<(&'static str, &'static str)>) {
+    // The same variables `mcp-mount` clears for a mounted server's child.
+    const LOADERS: [&str; 20] = [
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONSTARTUP",
+        "PYTHONUSERBASE",
+        "NODE_PATH",
+        "NODE_OPTIONS",
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "BASH_ENV",
+        "ENV",
+        "PERL5LIB",
+        "PERLLIB",
+        "PERL5OPT",
+        "RUBYLIB",
+        "RUBYOPT",
+        "GEM_HOME",
+        "GEM_PATH",
+        "CLASSPATH",
+        "JAVA_TOOL_OPTIONS",
+    ];
+    let untrusted: Vec<PathBuf> = untrusted
+        .iter()
+        .map(|dir| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()))
+        .collect();
+    let unset = std::env::vars_os()
+        .filter(|(name, value)| {
+            let name = name.to_string_lossy();
+            let loader = LOADERS.contains(&name.as_ref())
+                || name.to_ascii_lowercase().starts_with("npm_config_");
+            let value = value.to_string_lossy();
+            loader
+                && untrusted
+                    .iter()
+                    .any(|dir| value.contains(&*dir.to_string_lossy()))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    let home_inside = std::env::var_os("HOME")
+        .map(|home| std::fs::canonicalize(&home).unwrap_or_else(|_| home.into()))
+        .is_some_and(|home| untrusted.iter().any(|dir| home.starts_with(dir)));
+    let set = if home_inside {
+        vec![
+            ("PYTHONNOUSERSITE", "1"),
+            ("NPM_CONFIG_USERCONFIG", "/dev/null"),
+        ]
+    } else {
+        Vec::new()
+    };
+    (unset, set)
 }
 
 /// `None` when our working directory is outside `untrusted`; else `/`
@@ -275,9 +336,15 @@ fn run_auth_token(program: &Path, timeout: Duration, how: &Child<'_>) -> Option<
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    for variable in how.env_remove {
+    for variable in how
+        .env_remove
+        .iter()
+        .map(OsString::from)
+        .chain(how.loaders.0.iter().cloned())
+    {
         command.env_remove(variable);
     }
+    command.envs(how.loaders.1.iter().copied());
     if let Some(cwd) = &how.cwd {
         command.current_dir(cwd);
     }

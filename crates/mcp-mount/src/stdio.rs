@@ -36,6 +36,13 @@ struct Launch {
     /// The child's `PATH`: the absolute entries outside the untrusted
     /// folders (so `#!/usr/bin/env node` finds no planted `node`).
     path: std::ffi::OsString,
+    /// Variables removed from the child's environment: those that make a
+    /// program load code and name a folder of the roots.
+    unset: Vec<std::ffi::OsString>,
+    /// Variables set for it: with our `HOME` inside the roots, Python's
+    /// user site-packages and npm's user config (both under `HOME`, both
+    /// able to run code) are turned off.
+    set: Vec<(&'static str, &'static str)>,
     /// The working directory: the configured one, else ours, else (when
     /// ours is untrusted) `/` (never the temporary folder, which anyone
     /// may write): a program loads code from there (`python -m`, `npx`'s
@@ -110,8 +117,68 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         return Err(refuse("its program", &program));
     }
     let path = std::env::join_paths(&trusted).unwrap_or_default();
-    Ok(Some(Launch { program, path, cwd }))
+    let given = |name: &str| spec.env.iter().any(|(variable, _)| variable == name);
+    let names_a_root = |value: &std::ffi::OsStr| {
+        let value = value.to_string_lossy();
+        untrusted
+            .iter()
+            .any(|dir| value.contains(&*dir.to_string_lossy()))
+    };
+    let unset = std::env::vars_os()
+        .filter(|(name, value)| {
+            let name = name.to_string_lossy();
+            let loader = LOADER_VARIABLES.contains(&name.as_ref())
+                || name.to_ascii_lowercase().starts_with("npm_config_");
+            loader && !given(&name) && names_a_root(value)
+        })
+        .map(|(name, _)| name)
+        .collect();
+    let home_inside =
+        std::env::var_os("HOME").is_some_and(|home| inside(&canonical(Path::new(&home))));
+    let set = if home_inside {
+        [
+            ("PYTHONNOUSERSITE", "1"),
+            ("NPM_CONFIG_USERCONFIG", "/dev/null"),
+        ]
+        .into_iter()
+        .filter(|(name, _)| !given(name))
+        .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Some(Launch {
+        program,
+        path,
+        unset,
+        set,
+        cwd,
+    }))
 }
+
+/// Variables that make programs load code from where they name: removed
+/// for a child when they name a folder of the roots (and `npm_config_*`).
+const LOADER_VARIABLES: [&str; 20] = [
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSTARTUP",
+    "PYTHONUSERBASE",
+    "NODE_PATH",
+    "NODE_OPTIONS",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "BASH_ENV",
+    "ENV",
+    "PERL5LIB",
+    "PERLLIB",
+    "PERL5OPT",
+    "RUBYLIB",
+    "RUBYOPT",
+    "GEM_HOME",
+    "GEM_PATH",
+    "CLASSPATH",
+    "JAVA_TOOL_OPTIONS",
+];
 
 /// Whether `path` is a file anyone may execute.
 fn executable(path: &std::path::Path) -> bool {
@@ -160,6 +227,10 @@ pub(crate) fn connect(
     }
     if let Some(launch) = &launch {
         command.env("PATH", &launch.path).current_dir(&launch.cwd);
+        for variable in &launch.unset {
+            command.env_remove(variable);
+        }
+        command.envs(launch.set.iter().copied());
     }
     die_with_parent(&mut command);
     let mut child = command

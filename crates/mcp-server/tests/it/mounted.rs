@@ -932,13 +932,34 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
         ])
         .args(["--server-wait", "20"])
         .current_dir(&root)
-        .env("PATH", &path);
+        .env("PATH", &path)
+        // Variables that load code from the roots, and a HOME in them.
+        .env("PYTHONPATH", root.join("pylib"))
+        .env("HOME", &root);
+    std::fs::create_dir(root.join("pylib")).unwrap();
+    std::fs::write(
+        root.join("pylib/sitecustomize.py"),
+        format!(
+            "open({:?}, 'w').write('ran')\n",
+            marker.display().to_string()
+        ),
+    )
+    .unwrap();
     let mut server = Proc::start(command);
     server.initialize("2025-11-25");
     // kb and sh run, through the machine's python3 further on PATH.
     let names = tool_names(&server.call(1, "tools/list", json!({}))["result"]);
     assert!(names.iter().any(|n| n == "kb_echo"), "{names:?}");
     assert!(names.iter().any(|n| n == "sh_echo"), "{names:?}");
+    let env = |server: &mut Proc, id: i64, name: &str| {
+        let answer = server.call_tool(id, "kb_env", json!({ "name": name }));
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("?")
+            .to_owned()
+    };
+    assert_eq!(env(&mut server, 2, "PYTHONPATH"), "");
+    assert_eq!(env(&mut server, 3, "PYTHONNOUSERSITE"), "1");
     server.close_stdin();
     server.wait();
     let stderr = server.stderr_lines().join("\n");
