@@ -55,6 +55,13 @@ pub trait ClientHandler: Send + Sync {
         Vec::new()
     }
 
+    /// Completes when the server may be started the first time (the
+    /// folders [`untrusted_dirs`](Self::untrusted_dirs) gives are known:
+    /// the client's roots, say). At once by default.
+    fn ready(&self) -> BoxFuture<'static, ()> {
+        Box::pin(std::future::ready(()))
+    }
+
     /// The result of the server's `sampling/createMessage` or
     /// `elicitation/create`, `method` saying which; the future is dropped
     /// when the server cancels the request.
@@ -478,6 +485,10 @@ fn connect(shared: &Shared, deliver: Deliver) -> Result<Link, String> {
 /// Connects, serves and reconnects until the server is unmounted.
 async fn supervise(shared: Arc<Shared>) {
     let mut backoff = shared.limits.backoff_min;
+    tokio::select! {
+        () = shared.handler.ready() => {}
+        () = shared.stop.cancelled() => return,
+    }
     loop {
         let started = Instant::now();
         let why = tokio::select! {

@@ -313,6 +313,17 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
         }
         None => roots_now.clone(),
     };
+    // While following the client, a child first starts once the client's
+    // roots are known: a program planted in them in an earlier session
+    // must not be the one started before they are.
+    let ready: Option<mcp_sources::mounted::ReadyFn> = client_roots.as_ref().map(|source| {
+        let source = Arc::downgrade(source);
+        let ready: mcp_sources::mounted::ReadyFn = Arc::new(move || match source.upgrade() {
+            Some(source) => Box::pin(source.settled()),
+            None => Box::pin(std::future::ready(())),
+        });
+        ready
+    });
     for mount in &options.mounts {
         for note in &mount.notes {
             tracing::warn!(server = %mount.spec.name, "{note}");
@@ -339,6 +350,7 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             &mount.discriminator,
             roots_now.clone(),
             roots_ever.clone(),
+            ready.clone(),
             Implementation::new("hanzo-mcp", env!("CARGO_PKG_VERSION")),
         ));
         // When the client's roots change, the server is told

@@ -1057,7 +1057,12 @@ pub fn serve_server(args: &ServeArgs, assembly: Assembly) -> Result<Server, Serv
     }
     Ok(match assembly.client_roots {
         Some(listener) if follows_client_roots(args) => server.with_roots_listener(listener),
-        _ => server,
+        Some(listener) => {
+            // No client will name roots: the working directory is all.
+            crate::features::RootsListener::roots_settled(&*listener);
+            server
+        }
+        None => server,
     })
 }
 
@@ -1334,6 +1339,10 @@ async fn print_tools(args: ToolsArgs) -> Result<(), ServerError> {
     }
     let args = args.sources;
     let assembly = assemble(&args.options()?).await?;
+    if let Some(roots) = &assembly.client_roots {
+        // No client: the working directory is all the roots there are.
+        crate::features::RootsListener::roots_settled(&**roots);
+    }
     let list = assembly.composition.list_tools().await;
     warn_unmatched(&assembly.gated);
     let mut out = serde_json::json!({ "tools": list.tools });

@@ -39,6 +39,8 @@ pub struct ClientRootsSource {
     /// server's own needs (the `hanzo auth token` step), since the agent
     /// could have written it.
     ever: RwLock<Vec<std::path::PathBuf>>,
+    /// Whether the client's first roots are known (or it gives none).
+    settled: watch::Sender<bool>,
 }
 
 impl ClientRootsSource {
@@ -52,6 +54,16 @@ impl ClientRootsSource {
             ever: RwLock::new(roots.dirs().to_vec()),
             fallback: roots,
             changes: watch::Sender::new(0),
+            settled: watch::Sender::new(false),
+        }
+    }
+
+    /// Completes once the client's first roots are known, or it declared
+    /// none ([`RootsListener::roots_settled`]).
+    pub fn settled(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut settled = self.settled.subscribe();
+        async move {
+            let _ = settled.wait_for(|settled| *settled).await;
         }
     }
 
@@ -116,6 +128,10 @@ impl ToolSource for ClientRootsSource {
 }
 
 impl RootsListener for ClientRootsSource {
+    fn roots_settled(&self) {
+        self.settled.send_replace(true);
+    }
+
     fn roots_changed(&self, roots: Vec<Root>) {
         // Each usable root on its own: one bad URI must not cost the rest.
         let usable: Vec<_> = roots

@@ -187,6 +187,11 @@ pub trait CompletionSource: Send + Sync {
 pub trait RootsListener: Send + Sync {
     /// The client's roots, as its latest `roots/list` result listed them.
     fn roots_changed(&self, roots: Vec<Root>);
+
+    /// The client's first roots are as known as they will be: its first
+    /// `roots/list` was answered (after [`roots_changed`](Self::roots_changed))
+    /// or failed, or it declared no `roots` capability. Nothing by default.
+    fn roots_settled(&self) {}
 }
 
 /// A resource source's change feed: [`notify`](Self::notify) a URI and every

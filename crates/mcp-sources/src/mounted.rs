@@ -44,8 +44,15 @@ struct Relay {
     roots: RootsFn,
     /// Folders no program of a stdio child is started from.
     untrusted: RootsFn,
+    /// Completes when `untrusted` is known.
+    ready: Option<ReadyFn>,
     callers: Arc<Mutex<Callers>>,
 }
+
+/// A future that completes when the folders a [`MountedSource`]'s
+/// children must avoid are known (the client's roots, once it told
+/// them), made afresh for each wait.
+pub type ReadyFn = Arc<dyn Fn() -> mcp_mount::BoxFuture<'static, ()> + Send + Sync>;
 
 impl ClientHandler for Relay {
     fn list_roots(&self) -> MountFuture<'static, Result<Value, ErrorObject>> {
@@ -61,6 +68,13 @@ impl ClientHandler for Relay {
 
     fn untrusted_dirs(&self) -> Vec<std::path::PathBuf> {
         (self.untrusted)()
+    }
+
+    fn ready(&self) -> MountFuture<'static, ()> {
+        match &self.ready {
+            Some(ready) => ready(),
+            None => Box::pin(std::future::ready(())),
+        }
     }
 
     fn relay(
@@ -155,13 +169,24 @@ impl MountedSource {
         info: mcp_proto::Implementation,
     ) -> Self {
         let untrusted = roots.clone();
-        Self::start_with_untrusted(spec, limits, wait, discriminator, roots, untrusted, info)
+        Self::start_with_untrusted(
+            spec,
+            limits,
+            wait,
+            discriminator,
+            roots,
+            untrusted,
+            None,
+            info,
+        )
     }
 
     /// [`MountedSource::start`], with the folders no program of a stdio
     /// child is started from given apart from `roots` (`untrusted`, read
     /// at each start: every folder the agent's tools have had, say, when
-    /// the roots can change).
+    /// the roots can change), and the first start held until `ready`
+    /// completes (those folders are known), when given.
+    #[allow(clippy::too_many_arguments)]
     pub fn start_with_untrusted(
         spec: mcp_mount::MountSpec,
         limits: mcp_mount::Limits,
@@ -169,12 +194,14 @@ impl MountedSource {
         discriminator: &str,
         roots: RootsFn,
         untrusted: RootsFn,
+        ready: Option<ReadyFn>,
         info: mcp_proto::Implementation,
     ) -> Self {
         let callers = Arc::new(Mutex::new(Callers::default()));
         let handler = Arc::new(Relay {
             roots,
             untrusted,
+            ready,
             callers: callers.clone(),
         });
         let server = MountedServer::start(spec, limits, info, handler);

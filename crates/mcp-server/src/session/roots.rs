@@ -58,7 +58,11 @@ impl Session {
             return;
         };
         let peer = self.peer.handle(None, CancellationToken::new());
-        if !peer.declares("roots") || !RootsState::start(&self.roots_state) {
+        if !peer.declares("roots") {
+            listener.roots_settled();
+            return;
+        }
+        if !RootsState::start(&self.roots_state) {
             return;
         }
         let state = self.roots_state.clone();
@@ -84,6 +88,7 @@ impl Session {
                         "roots/list failed; keeping the roots"
                     ),
                 }
+                listener.roots_settled();
                 if !RootsState::again(&state) {
                     break;
                 }

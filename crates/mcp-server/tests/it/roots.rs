@@ -528,3 +528,58 @@ fn a_mounted_server_restarted_while_following_the_clients_roots_never_runs_a_pro
     assert!(back, "kb never came back");
     assert!(!marker.exists(), "the planted python3 ran");
 }
+
+#[test]
+fn a_mounted_server_first_starts_once_the_clients_roots_are_known() {
+    use std::os::unix::fs::PermissionsExt as _;
+    // A `python3` planted in the client's root in an earlier session, first
+    // on PATH: the first start must already know that root.
+    let tmp = folders(&[("start", "cwd"), ("proj", "project")]);
+    let (start, proj) = (tmp.path().join("start"), tmp.path().join("proj"));
+    let bin = proj.join("bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let marker = tmp.path().join("planted-ran");
+    let planted = bin.join("python3");
+    std::fs::write(
+        &planted,
+        format!("#!/bin/sh\necho ran > {}\nexit 1\n", marker.display()),
+    )
+    .expect("write");
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let kb = format!(
+        "kb=python3 {} --prefix kb_ --log {}",
+        crate::common::servers::fixture(),
+        tmp.path().join("kb.log").display()
+    );
+    let mut command = hanzo_mcp();
+    command
+        .args(["serve", "--no-door", "--server", &kb, "--server-wait", "20"])
+        .current_dir(&start)
+        .env("PATH", &path);
+    let mut server = Proc::start(command);
+    // The client takes its time to answer roots/list.
+    handshake(&mut server, json!({ "roots": { "listChanged": true } }));
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !marker.exists(),
+        "started before the client's roots were known"
+    );
+    answer_roots_list(&mut server, 1, json!([{ "uri": file_uri(&proj) }]));
+    let mut id = 10;
+    let listed = (0..400).any(|_| {
+        id += 1;
+        let answer = server.call_tool(id, "kb_ops", json!({ "action": "read" }));
+        if answer["result"]["content"][0]["text"] == "ran read" {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        false
+    });
+    assert!(listed, "kb never started");
+    assert!(!marker.exists(), "the planted python3 ran");
+}
