@@ -161,11 +161,12 @@ impl<'a> Repo<'a> {
             ));
         };
         refuse_git_folder(input, root, &top)?;
-        // `add`, `diff`, `show` would read (and `apply` write) the state
-        // folder the file tools are kept out of.
+        // `add`, `diff`, `show` would read (and `apply` write) a folder of
+        // the server's own that the file tools are kept out of, once it
+        // exists.
         if let Some(own) = crate::state::folders()
             .into_iter()
-            .find(|own| own.starts_with(&top) && crate::state::shields(root, own))
+            .find(|own| own.starts_with(&top) && crate::state::shields(root, own) && own.exists())
         {
             return Err(format!(
                 "git: the work tree {} holds the server's own folder {} (its state: memories, job \
