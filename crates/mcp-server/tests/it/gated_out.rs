@@ -638,30 +638,28 @@ fn file_tools_never_reach_the_state_folder_inside_a_root() {
             .unwrap_or("");
         assert!(text.contains(refused), "{arguments}: {text}");
     }
-    // Walks leave it out.
-    let found = server.call_tool(
-        20,
-        "fs",
-        json!({ "action": "search", "pattern": "bearer-of|vault", "hidden": true }),
-    );
-    let text = found["result"]["content"][0]["text"].as_str().unwrap_or("");
-    assert!(!text.contains("bearer-of-another-server"), "{text}");
-    let found = server.call_tool(
-        19,
-        "fs",
-        json!({ "action": "search", "pattern": "door-key", "hidden": true }),
-    );
-    let text = found["result"]["content"][0]["text"].as_str().unwrap_or("");
-    assert!(!text.contains("door-key-canary"), "{text}");
-    let listed = server.call_tool(
-        21,
-        "fs",
-        json!({ "action": "find", "pattern": "*bearer*", "hidden": true }),
-    );
-    let text = listed["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or("");
-    assert!(!text.contains("http-bearer-pid1"), "{text}");
+    // Walks leave them out.
+    for (id, arguments, kept_out) in [
+        (
+            19,
+            json!({ "action": "search", "pattern": "bearer-of|vault", "hidden": true }),
+            "bearer-of-another-server",
+        ),
+        (
+            20,
+            json!({ "action": "search", "pattern": "door-key", "hidden": true }),
+            "door-key-canary",
+        ),
+        (
+            21,
+            json!({ "action": "find", "pattern": "*bearer*", "hidden": true }),
+            "http-bearer-pid1",
+        ),
+    ] {
+        let answer = server.call_tool(id, "fs", arguments.clone());
+        let text = first_text(&answer["result"]);
+        assert!(!text.contains(kept_out), "{arguments}: {text}");
+    }
     // Nor does git, through a repository whose work tree holds it.
     let _ = server.call_tool(23, "git", json!({ "action": "init" }));
     for (id, arguments) in (24..).zip([

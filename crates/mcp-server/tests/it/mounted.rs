@@ -875,7 +875,6 @@ fn a_gated_server_that_is_down_answers_its_allowed_names_with_an_error_result() 
 
 #[test]
 fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server() {
-    use std::os::unix::fs::PermissionsExt as _;
     let root = tempfile::tempdir().unwrap();
     let root = root.path().canonicalize().unwrap();
     let bin = root.join("bin");
@@ -884,13 +883,8 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
     // What an agent with file tools could plant in a PATH folder inside
     // its roots: a `python3` that would run first.
     for name in ["python3", "planted"] {
-        let program = bin.join(name);
-        std::fs::write(
-            &program,
-            format!("#!/bin/sh\necho ran > {}\nexit 1\n", marker.display()),
-        )
-        .unwrap();
-        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let body = format!("echo ran > {}\nexit 1", marker.display());
+        crate::common::servers::plant(&bin.join(name), &body);
     }
     let path = format!(
         "{}:.:{}",

@@ -15,6 +15,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::common::http::{Events, Http, Session, header, listen};
+use crate::common::servers::{fixture, plant};
 use crate::common::{Proc, hanzo_mcp, roots_list_answer, roots_list_request, within};
 
 /// `hanzo-mcp serve --no-door <args>` started in `cwd`.
@@ -397,7 +398,6 @@ async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
 
 #[test]
 fn a_hanzo_in_the_clients_roots_is_never_run_for_the_bearer() {
-    use std::os::unix::fs::PermissionsExt as _;
     // A `hanzo` an agent planted in a PATH folder inside the client's
     // roots (in an earlier session, with file tools alone): the server
     // follows the client's roots, has no other bearer, and reaches a door.
@@ -406,29 +406,20 @@ fn a_hanzo_in_the_clients_roots_is_never_run_for_the_bearer() {
     let bin = proj.join("bin");
     std::fs::create_dir(&bin).expect("mkdir");
     let marker = tmp.path().join("planted-ran");
-    let planted = bin.join("hanzo");
-    std::fs::write(
-        &planted,
-        format!(
-            "#!/bin/sh\necho ran > {}\necho planted-token\n",
-            marker.display()
-        ),
-    )
-    .expect("write");
-    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    plant(
+        &bin.join("hanzo"),
+        &format!("echo ran > {}\necho planted-token", marker.display()),
+    );
     // The machine's own `hanzo`, further on PATH, runs instead: with no
     // folder of the roots on its PATH (a `#!/usr/bin/env` line of its would
     // find nothing planted there) and none of the server's secrets.
     let sys = tmp.path().join("sys");
     std::fs::create_dir(&sys).expect("mkdir");
     let seen = tmp.path().join("hanzo-saw");
-    let machine = sys.join("hanzo");
-    std::fs::write(
-        &machine,
-        format!("#!/bin/sh\nenv > {}\necho machine-token\n", seen.display()),
-    )
-    .expect("write");
-    std::fs::set_permissions(&machine, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    plant(
+        &sys.join("hanzo"),
+        &format!("env > {}\necho machine-token", seen.display()),
+    );
     let door = mcp_fake_door::FakeDoor::start(mcp_fake_door::Behaviour::Normal).expect("door");
     let home = tempfile::tempdir().expect("home");
     let path = format!(
@@ -473,7 +464,6 @@ fn a_hanzo_in_the_clients_roots_is_never_run_for_the_bearer() {
 
 #[test]
 fn a_mounted_server_restarted_while_following_the_clients_roots_never_runs_a_program_from_them() {
-    use std::os::unix::fs::PermissionsExt as _;
     let tmp = folders(&[("start", "cwd"), ("proj", "project")]);
     let (start, proj) = (tmp.path().join("start"), tmp.path().join("proj"));
     let bin = proj.join("bin");
@@ -485,7 +475,7 @@ fn a_mounted_server_restarted_while_following_the_clients_roots_never_runs_a_pro
     );
     let kb = format!(
         "kb=python3 {} --prefix kb_ --log {}",
-        crate::common::servers::fixture(),
+        fixture(),
         tmp.path().join("kb.log").display()
     );
     let mut command = hanzo_mcp();
@@ -500,13 +490,10 @@ fn a_mounted_server_restarted_while_following_the_clients_roots_never_runs_a_pro
     // The agent plants `python3` in the client's root, first on PATH, and
     // makes the mounted server restart (more output than the limit).
     let marker = tmp.path().join("planted-ran");
-    let planted = bin.join("python3");
-    std::fs::write(
-        &planted,
-        format!("#!/bin/sh\necho ran > {}\nexit 1\n", marker.display()),
-    )
-    .expect("write");
-    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    plant(
+        &bin.join("python3"),
+        &format!("echo ran > {}\nexit 1", marker.display()),
+    );
     // The client then narrows its roots: a folder it had is still one the
     // agent could write.
     let narrower = proj.join("sub");
@@ -531,7 +518,6 @@ fn a_mounted_server_restarted_while_following_the_clients_roots_never_runs_a_pro
 
 #[test]
 fn a_mounted_server_first_starts_once_the_clients_roots_are_known() {
-    use std::os::unix::fs::PermissionsExt as _;
     // A `python3` planted in the client's root in an earlier session, first
     // on PATH: the first start must already know that root.
     let tmp = folders(&[("start", "cwd"), ("proj", "project")]);
@@ -539,13 +525,10 @@ fn a_mounted_server_first_starts_once_the_clients_roots_are_known() {
     let bin = proj.join("bin");
     std::fs::create_dir(&bin).expect("mkdir");
     let marker = tmp.path().join("planted-ran");
-    let planted = bin.join("python3");
-    std::fs::write(
-        &planted,
-        format!("#!/bin/sh\necho ran > {}\nexit 1\n", marker.display()),
-    )
-    .expect("write");
-    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    plant(
+        &bin.join("python3"),
+        &format!("echo ran > {}\nexit 1", marker.display()),
+    );
     let path = format!(
         "{}:{}",
         bin.display(),
@@ -553,7 +536,7 @@ fn a_mounted_server_first_starts_once_the_clients_roots_are_known() {
     );
     let kb = format!(
         "kb=python3 {} --prefix kb_ --log {}",
-        crate::common::servers::fixture(),
+        fixture(),
         tmp.path().join("kb.log").display()
     );
     let mut command = hanzo_mcp();

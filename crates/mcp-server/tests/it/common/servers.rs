@@ -53,3 +53,11 @@ pub fn server_everything() -> PathBuf {
         })
         .clone()
 }
+
+/// Writes an executable shell script at `path` running `body` (what an
+/// agent with file tools could plant where a program is looked for).
+pub fn plant(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).expect("plant a program");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
