@@ -51,7 +51,13 @@ pub struct StdioServer {
     /// else in `/` (programs load code from their
     /// working directory: `python -m`, `npx`); a command with a `/` is
     /// taken from that folder; and the program found is refused when it
-    /// lies inside them.
+    /// lies inside them, as is a script an argument names (`server.py`,
+    /// or the value of `--flag=FILE`, relative to the child's working
+    /// directory): a file that is executable, starts with `#!` or is named
+    /// like code (`.py`, `.js`, `.ts`, `.sh`, ...). Data files (a
+    /// database, a log) and folders (the one a server of files serves) are
+    /// passed, so a command that runs a folder (`node DIR`, `python3 DIR`)
+    /// or a file named otherwise must not name one inside them.
     pub untrusted_dirs: Vec<PathBuf>,
 }
 

@@ -116,6 +116,25 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
     if inside(&program) {
         return Err(refuse("its program", &program));
     }
+    // A script the program runs (`python3 server.py`, `node ./dist/x.js`,
+    // `--require=hook.js`) is a program too: one named by an argument, or
+    // by the value of a `--flag=value` one, must lie outside. Data files
+    // (a database, a log) and folders (the one a server of files serves)
+    // are let through.
+    for arg in &spec.args {
+        let value = arg
+            .strip_prefix('-')
+            .and_then(|flag| flag.split_once('=').map(|(_, value)| value));
+        for named in std::iter::once(arg.as_str()).chain(value) {
+            if named.is_empty() {
+                continue;
+            }
+            let file = canonical(&cwd.join(named));
+            if inside(&file) && is_code(&file) {
+                return Err(refuse("its script", &file));
+            }
+        }
+    }
     let path = std::env::join_paths(&trusted).unwrap_or_default();
     let given = |name: &str| spec.env.iter().any(|(variable, _)| variable == name);
     let names_a_root = |value: &std::ffi::OsStr| {
@@ -179,6 +198,32 @@ const LOADER_VARIABLES: [&str; 20] = [
     "CLASSPATH",
     "JAVA_TOOL_OPTIONS",
 ];
+
+/// File name endings of scripts and code that interpreters and runtimes
+/// load when a command line names them.
+const CODE_EXTENSIONS: [&str; 36] = [
+    "py", "pyc", "pyw", "pyz", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "sh", "bash",
+    "zsh", "fish", "ksh", "rb", "pl", "pm", "php", "lua", "jar", "class", "wasm", "so", "r", "jl",
+    "go", "rs", "swift", "kts", "groovy", "exs", "ps1", "tcl",
+];
+
+/// Whether `path` is a file a program would run: executable, starting
+/// with `#!`, or named like code ([`CODE_EXTENSIONS`], any letter case).
+fn is_code(path: &std::path::Path) -> bool {
+    use std::io::Read as _;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let named_like_code = path.extension().is_some_and(|ext| {
+        let ext = ext.to_string_lossy().to_ascii_lowercase();
+        CODE_EXTENSIONS.contains(&ext.as_str())
+    });
+    let mut start = [0_u8; 2];
+    let shebang = std::fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut start))
+        .is_ok_and(|()| start == *b"#!");
+    named_like_code || shebang || executable(path)
+}
 
 /// Whether `path` is a file anyone may execute.
 fn executable(path: &std::path::Path) -> bool {

@@ -913,6 +913,26 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
         root.display()
     );
     let inside = format!("in={}", bin.join("planted").display());
+    // A script of the roots, run by the machine's own interpreter: the
+    // agent can rewrite it before a restart.
+    std::fs::write(
+        root.join("planted.py"),
+        format!(
+            "open({:?}, 'w').write('ran')\n",
+            marker.display().to_string()
+        ),
+    )
+    .unwrap();
+    let script = format!("script=python3 {}", root.join("planted.py").display());
+    // A data file of the roots is no script: the server starts.
+    std::fs::write(root.join("data.log"), "").unwrap();
+    let data = format!(
+        "data=python3 {} --prefix da_ --log {}",
+        fixture(),
+        root.join("data.log").display()
+    );
+    // And one named by a flag's value.
+    let flag = format!("flag=env --file={}", root.join("planted.py").display());
     let mut command = crate::common::hanzo_mcp();
     command
         .args(["serve", "--no-door", "--root"])
@@ -923,6 +943,12 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
             &inside,
             "--server",
             "module=python3 -m plantedmod",
+            "--server",
+            &script,
+            "--server",
+            &flag,
+            "--server",
+            &data,
         ])
         .args(["--server-wait", "20"])
         .current_dir(&root)
@@ -945,6 +971,7 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
     let names = tool_names(&server.call(1, "tools/list", json!({}))["result"]);
     assert!(names.iter().any(|n| n == "kb_echo"), "{names:?}");
     assert!(names.iter().any(|n| n == "sh_echo"), "{names:?}");
+    assert!(names.iter().any(|n| n == "da_echo"), "{names:?}");
     let env = |server: &mut Proc, id: i64, name: &str| {
         let answer = server.call_tool(id, "kb_env", json!({ "name": name }));
         answer["result"]["content"][0]["text"]
@@ -966,6 +993,20 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
             "not starting {:?}: its program {} lies inside the folders the tools may write",
             bin.join("planted").display().to_string(),
             bin.join("planted").display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "not starting \"python3\": its script {} lies inside the folders the tools may write",
+            root.join("planted.py").display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "not starting \"env\": its script {} lies inside",
+            root.join("planted.py").display()
         )),
         "{stderr}"
     );
