@@ -97,6 +97,13 @@ pub enum PathErrorKind {
         "inside one of the server's own folders (its state folder: memories, tasks, job output and bearer files; ~/.hanzo: the door's key); use the memory, plan, tasks and exec tools"
     )]
     StateFolder,
+    /// The path is a folder that holds one of the server's own folders
+    /// ([`PathErrorKind::StateFolder`]), below a root: moving, removing or
+    /// replacing it would move, remove or plant them.
+    #[error(
+        "holds one of the server's own folders (its state folder or ~/.hanzo); moving, removing or replacing it would reach them"
+    )]
+    HoldsStateFolder,
     /// Any other operating-system error, as its message.
     #[error("{0}")]
     Io(String),

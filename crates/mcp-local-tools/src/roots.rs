@@ -166,6 +166,11 @@ impl Roots {
             Err(kind) => return Err(err(kind)),
         };
         let path = parent.path.join(name);
+        // The entry itself may be one of the server's own folders: its
+        // parent is an ordinary one.
+        if crate::state::shields(&parent.root, &path) {
+            return Err(err(PathErrorKind::StateFolder));
+        }
         let exists = parent.exists && std::fs::symlink_metadata(&path).is_ok();
         Ok(Resolved {
             path,

@@ -76,6 +76,15 @@ pub(crate) fn shields(root: &Path, path: &Path) -> bool {
         .any(|own| own != root && own.starts_with(root) && path.starts_with(own))
 }
 
+/// Whether `path`, inside `root`, is one of the server's own [`folders`]
+/// below `root` or a folder that holds one, existing or not: what moving,
+/// removing or replacing `path` would take away or plant.
+pub(crate) fn holds_own(root: &Path, path: &Path) -> bool {
+    folders()
+        .iter()
+        .any(|own| own != root && own.starts_with(root) && own.starts_with(path))
+}
+
 /// `dir` made absolute (from the current folder) with its `..`
 /// components applied as the system applies them: of the part up to the
 /// last `..`, the longest prefix that exists is resolved (links

@@ -174,6 +174,13 @@ pub(super) fn mv(args: &MvArgs, ctx: &ToolContext) -> ToolResult {
             "mv: cannot move a root ('{input}' -> '{to_input}')"
         ));
     }
+    // Neither out of its place nor into it: a folder that holds the
+    // server's own folders, or will.
+    for (entry, named) in [(&from, input), (&to, to_input)] {
+        if crate::state::holds_own(&entry.root, &entry.path) {
+            return Err(PathError::new(named, PathErrorKind::HoldsStateFolder).to_string());
+        }
+    }
     let overwrite = args.overwrite;
     if to.exists && !overwrite {
         return Err(format!(
@@ -213,6 +220,9 @@ pub(super) fn rm(args: &RmArgs, ctx: &ToolContext) -> ToolResult {
         return Err(format!(
             "path '{input}': is a root; roots cannot be removed"
         ));
+    }
+    if crate::state::holds_own(&entry.root, &entry.path) {
+        return Err(PathError::new(input, PathErrorKind::HoldsStateFolder).to_string());
     }
     crate::safe::refuse_git_internals(&entry.root, &entry.path).map_err(|e| e.to_string())?;
     let shown = ctx.roots.display(&entry.path);

@@ -161,12 +161,12 @@ impl<'a> Repo<'a> {
             ));
         };
         refuse_git_folder(input, root, &top)?;
-        // `add`, `diff`, `show` would read (and `apply` write) a folder of
-        // the server's own that the file tools are kept out of, once it
-        // exists.
+        // `add`, `diff`, `show` would read a folder of the server's own
+        // that the file tools are kept out of, and `apply`, `checkout` or
+        // `stash` write it, or create it when it is not there yet.
         if let Some(own) = crate::state::folders()
             .into_iter()
-            .find(|own| own.starts_with(&top) && crate::state::shields(root, own) && own.exists())
+            .find(|own| own.starts_with(&top) && crate::state::shields(root, own))
         {
             return Err(format!(
                 "git: the work tree {} holds the server's own folder {} (its state: memories, job \

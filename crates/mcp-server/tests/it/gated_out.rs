@@ -431,9 +431,10 @@ fn succeeded(answer: &Value) -> bool {
     answer.get("result").is_some() && answer["result"]["isError"] != json!(true)
 }
 
-/// A root with `home/` (HOME), an executable canary outside it that
-/// records its runs, and a server with `allowed` and HOME, PATH (a folder
-/// inside the root first), state and no door set for it.
+/// A root with `home/` (HOME) and `tools/bin/`, an executable canary
+/// outside it that records its runs, and a server with `allowed` and
+/// HOME, PATH (`tools/bin`, inside the root, first), state and no door set
+/// for it.
 struct Attack {
     dir: tempfile::TempDir,
     server: Proc,
@@ -446,7 +447,8 @@ impl Attack {
         let root = dir.path().join("root");
         let outside = dir.path().join("outside");
         for folder in [
-            root.join("home/.local/bin"),
+            root.join("home"),
+            root.join("tools/bin"),
             outside.clone(),
             dir.path().join("state"),
         ] {
@@ -464,7 +466,7 @@ impl Attack {
         std::fs::set_permissions(&canary, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let path = format!(
             "{}:{}",
-            root.join("home/.local/bin").display(),
+            root.join("tools/bin").display(),
             std::env::var("PATH").unwrap_or_default()
         );
         let (root_arg, home, state) = (
@@ -505,18 +507,20 @@ impl Attack {
 fn a_git_the_agent_makes_in_a_path_folder_inside_the_roots_never_runs() {
     let mut attack = Attack::start(r#"{"local":["fs","git"]}"#);
     let canary = attack.outside().join("canary").display().to_string();
-    let init = attack.call(1, "git", json!({ "action": "init", "path": "." }));
+    // A repository of the PATH folder's (one that held HOME would be
+    // refused: `~/.hanzo` would be inside its work tree).
+    let init = attack.call(1, "git", json!({ "action": "init", "path": "tools" }));
     assert!(succeeded(&init), "{init}");
     let patch = format!(
-        "diff --git a/home/.local/bin/git b/home/.local/bin/git\nnew file mode 100755\n--- /dev/null\n+++ b/home/.local/bin/git\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+{canary} \"$@\"\n"
+        "diff --git a/bin/git b/bin/git\nnew file mode 100755\n--- /dev/null\n+++ b/bin/git\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+{canary} \"$@\"\n"
     );
     let applied = attack.call(
         2,
         "git",
-        json!({ "action": "apply", "path": ".", "patch": patch }),
+        json!({ "action": "apply", "path": "tools", "patch": patch }),
     );
     assert!(succeeded(&applied), "{applied}");
-    let status = attack.call(3, "git", json!({ "action": "status", "path": "." }));
+    let status = attack.call(3, "git", json!({ "action": "status", "path": "tools" }));
     assert!(succeeded(&status), "{status}");
     assert_eq!(attack.server.wait().code(), Some(0));
     assert!(
@@ -590,13 +594,54 @@ fn the_servers_environment_is_not_readable_by_its_children() {
 }
 
 #[test]
+fn an_own_folder_that_is_not_there_yet_cannot_be_planted() {
+    // `--root ~` before the door's key was ever written: `~/.hanzo` is
+    // not there, and what an agent put there would be read as the key.
+    let home = tempfile::tempdir().expect("home");
+    let home = home.path().canonicalize().expect("canonical");
+    let state = tempfile::tempdir().expect("state");
+    let mut server = serve_no_door(
+        &home,
+        &[],
+        &[
+            ("HANZO_MCP_STATE", state.path().to_str().expect("utf-8")),
+            ("HOME", home.to_str().expect("utf-8")),
+        ],
+    );
+    server.initialize("2025-11-25");
+    std::fs::create_dir(home.join("prepared")).expect("mkdir");
+    std::fs::write(home.join("prepared/config.json"), r#"{"apiKey":"forged"}"#).expect("write");
+    let moved = server.call_tool(
+        1,
+        "fs",
+        json!({ "action": "mv", "path": "prepared", "to": ".hanzo" }),
+    );
+    assert_eq!(moved["result"]["isError"], true, "{moved}");
+    assert!(
+        first_text(&moved["result"]).contains("inside one of the server's own folders"),
+        "{moved}"
+    );
+    // A repository whose work tree would hold it: `apply` or `checkout`
+    // would create it.
+    let _ = server.call_tool(2, "git", json!({ "action": "init" }));
+    let patch = "diff --git a/.hanzo/config.json b/.hanzo/config.json\nnew file mode 100644\n--- /dev/null\n+++ b/.hanzo/config.json\n@@ -0,0 +1 @@\n+{\"apiKey\":\"forged\"}\n";
+    let applied = server.call_tool(3, "git", json!({ "action": "apply", "patch": patch }));
+    assert_eq!(applied["result"]["isError"], true, "{applied}");
+    assert!(
+        first_text(&applied["result"]).contains("holds the server's own folder"),
+        "{applied}"
+    );
+    assert!(!home.join(".hanzo").exists());
+}
+
+#[test]
 fn file_tools_never_reach_the_state_folder_inside_a_root() {
     // A root that holds the state folder (`--root ~` with the default
     // one): other projects' memories, job output and the bearer files of
     // `serve --http` are there. Its own tools still use it.
     let root = tempfile::tempdir().expect("root");
     let root = root.path().canonicalize().expect("canonical");
-    let state = root.join("state");
+    let state = root.join("data/state");
     // The root is the home folder too: `~/.hanzo/config.json` holds the
     // door's key.
     std::fs::create_dir(root.join(".hanzo")).expect("mkdir");
@@ -624,12 +669,18 @@ fn file_tools_never_reach_the_state_folder_inside_a_root() {
     std::fs::write(state.join("http-bearer-pid1"), "bearer-of-another-server").expect("write");
     let refused = "inside one of the server's own folders";
     for (id, arguments) in (2..).zip([
-        json!({ "action": "read", "path": "state/state.db" }),
-        json!({ "action": "read", "path": "state/http-bearer-pid1" }),
-        json!({ "action": "list", "path": "state" }),
-        json!({ "action": "write", "path": "state/state.db", "content": "forged" }),
+        json!({ "action": "read", "path": "data/state/state.db" }),
+        json!({ "action": "read", "path": "data/state/http-bearer-pid1" }),
+        json!({ "action": "list", "path": "data/state" }),
+        json!({ "action": "write", "path": "data/state/state.db", "content": "forged" }),
         json!({ "action": "read", "path": format!("{}/http-bearer-pid1", state.display()) }),
         json!({ "action": "read", "path": ".hanzo/config.json" }),
+        // The folders themselves, whose parents are ordinary folders: not
+        // moved out to be read, removed or looked at.
+        json!({ "action": "mv", "path": ".hanzo", "to": "loot" }),
+        json!({ "action": "mv", "path": "data/state", "to": "loot" }),
+        json!({ "action": "rm", "path": "data/state", "recursive": true }),
+        json!({ "action": "info", "path": ".hanzo" }),
     ]) {
         let answer = server.call_tool(id, "fs", arguments.clone());
         assert_eq!(answer["result"]["isError"], true, "{arguments}: {answer}");
@@ -638,6 +689,23 @@ fn file_tools_never_reach_the_state_folder_inside_a_root() {
             .unwrap_or("");
         assert!(text.contains(refused), "{arguments}: {text}");
     }
+    // Nor the folder that holds one, or a folder moved into its place.
+    std::fs::create_dir_all(root.join("forged/state")).expect("mkdir");
+    for (id, arguments) in (12..).zip([
+        json!({ "action": "mv", "path": "data", "to": "loot" }),
+        json!({ "action": "rm", "path": "data", "recursive": true }),
+        json!({ "action": "mv", "path": "forged", "to": "data", "overwrite": true }),
+    ]) {
+        let answer = server.call_tool(id, "fs", arguments.clone());
+        assert_eq!(answer["result"]["isError"], true, "{arguments}: {answer}");
+        let text = first_text(&answer["result"]);
+        assert!(
+            text.contains("holds one of the server's own folders"),
+            "{arguments}: {text}"
+        );
+    }
+    assert!(state.join("state.db").exists());
+    assert!(root.join(".hanzo/config.json").exists());
     // Walks leave them out.
     for (id, arguments, kept_out) in [
         (
