@@ -192,8 +192,8 @@ struct Child<'a> {
     /// `PATH`: its absolute entries outside the untrusted folders.
     path: OsString,
     env_remove: &'a [String],
-    /// Variables that make a program load code and name an untrusted
-    /// folder (removed), and, with `HOME` in one, Python's user
+    /// Variables that name an untrusted folder (removed; `HOME` is kept,
+    /// the CLI's sign-in is there), and, with `HOME` in one, Python's user
     /// site-packages and npm's user config turned off (set).
     loaders: (Vec<OsString>, Vec<(&'static str, &'static str)>),
     /// A working directory outside them, when ours is not.
@@ -219,49 +219,39 @@ fn trusted_path(search_path: &OsString, untrusted: &[PathBuf]) -> OsString {
 
 /// What [`Child::loaders`] holds for `untrusted` (canonical or not).
 fn loaders_naming(untrusted: &[PathBuf]) -> (Vec<OsString>, Vec<(&'static str, &'static str)>) {
-    // The same variables `mcp-mount` clears for a mounted server's child.
-    const LOADERS: [&str; 20] = [
-        "PYTHONPATH",
-        "PYTHONHOME",
-        "PYTHONSTARTUP",
-        "PYTHONUSERBASE",
-        "NODE_PATH",
-        "NODE_OPTIONS",
-        "LD_PRELOAD",
-        "LD_LIBRARY_PATH",
-        "LD_AUDIT",
-        "BASH_ENV",
-        "ENV",
-        "PERL5LIB",
-        "PERLLIB",
-        "PERL5OPT",
-        "RUBYLIB",
-        "RUBYOPT",
-        "GEM_HOME",
-        "GEM_PATH",
-        "CLASSPATH",
-        "JAVA_TOOL_OPTIONS",
-    ];
-    let untrusted: Vec<PathBuf> = untrusted
+    let canonical: Vec<PathBuf> = untrusted
         .iter()
         .map(|dir| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()))
         .collect();
+    let inside = |path: &Path| canonical.iter().any(|dir| path.starts_with(dir));
+    let spelled: Vec<String> = untrusted
+        .iter()
+        .chain(&canonical)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .collect();
+    // As for a mounted server's child (`mcp-mount`): every variable that
+    // names one of them, as given, canonical or through a link
+    // (`PYTHONPATH`, `NODE_OPTIONS`, `npm_config_cache`), but `HOME`,
+    // where the CLI keeps its sign-in, and `PATH`, filtered apart.
+    let names_one = |value: &std::ffi::OsStr| {
+        let value = value.to_string_lossy();
+        spelled.iter().any(|dir| value.contains(dir.as_str()))
+            || value
+                .split(|c: char| c == ':' || c == '=' || c == ',' || c == ';' || c.is_whitespace())
+                .filter(|piece| piece.starts_with('/'))
+                .any(|piece| {
+                    let piece = Path::new(piece);
+                    inside(&std::fs::canonicalize(piece).unwrap_or_else(|_| piece.to_path_buf()))
+                })
+    };
     let unset = std::env::vars_os()
-        .filter(|(name, value)| {
-            let name = name.to_string_lossy();
-            let loader = LOADERS.contains(&name.as_ref())
-                || name.to_ascii_lowercase().starts_with("npm_config_");
-            let value = value.to_string_lossy();
-            loader
-                && untrusted
-                    .iter()
-                    .any(|dir| value.contains(&*dir.to_string_lossy()))
-        })
+        .filter(|(name, value)| name != "HOME" && name != "PATH" && names_one(value))
         .map(|(name, _)| name)
         .collect();
     let home_inside = std::env::var_os("HOME")
         .map(|home| std::fs::canonicalize(&home).unwrap_or_else(|_| home.into()))
-        .is_some_and(|home| untrusted.iter().any(|dir| home.starts_with(dir)));
+        .is_some_and(|home| inside(&home));
     let set = if home_inside {
         vec![
             ("PYTHONNOUSERSITE", "1"),

@@ -36,13 +36,12 @@ struct Launch {
     /// The child's `PATH`: the absolute entries outside the untrusted
     /// folders (so `#!/usr/bin/env node` finds no planted `node`).
     path: std::ffi::OsString,
-    /// Variables removed from the child's environment: those that make a
-    /// program load code and name a folder of the roots.
+    /// Variables removed from the child's environment: those that name a
+    /// folder of the roots.
     unset: Vec<std::ffi::OsString>,
-    /// Variables set for it: with our `HOME` inside the roots, Python's
-    /// user site-packages and npm's user config (both under `HOME`, both
-    /// able to run code) are turned off.
-    set: Vec<(&'static str, &'static str)>,
+    /// The child's `HOME` ([`StdioServer::home`]) when ours lies inside
+    /// the roots.
+    home: Option<std::path::PathBuf>,
     /// The working directory: the configured one, else ours, else (when
     /// ours is untrusted) `/` (never the temporary folder, which anyone
     /// may write): a program loads code from there (`python -m`, `npx`'s
@@ -136,68 +135,67 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         }
     }
     let path = std::env::join_paths(&trusted).unwrap_or_default();
+    // Every variable we pass on that names a folder of the roots (spelled
+    // as given, canonical, or through a link) is removed: programs load
+    // code from where their variables point (`PYTHONPATH`, `NODE_OPTIONS`,
+    // `_JAVA_OPTIONS`, `XDG_CONFIG_HOME`, `npm_config_cache`, ...).
     let given = |name: &str| spec.env.iter().any(|(variable, _)| variable == name);
+    let as_given: Vec<String> = spec
+        .untrusted_dirs
+        .iter()
+        .chain(&untrusted)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .collect();
     let names_a_root = |value: &std::ffi::OsStr| {
         let value = value.to_string_lossy();
-        untrusted
-            .iter()
-            .any(|dir| value.contains(&*dir.to_string_lossy()))
+        as_given.iter().any(|dir| value.contains(dir.as_str()))
+            || value
+                .split(|c: char| c == ':' || c == '=' || c == ',' || c == ';' || c.is_whitespace())
+                .filter(|piece| piece.starts_with('/'))
+                .any(|piece| inside(&canonical(Path::new(piece))))
     };
-    let unset = std::env::vars_os()
+    let unset: Vec<std::ffi::OsString> = std::env::vars_os()
         .filter(|(name, value)| {
             let name = name.to_string_lossy();
-            let loader = LOADER_VARIABLES.contains(&name.as_ref())
-                || name.to_ascii_lowercase().starts_with("npm_config_");
-            loader && !given(&name) && names_a_root(value)
+            name != "PATH" && !given(&name) && names_a_root(value)
         })
         .map(|(name, _)| name)
         .collect();
-    let home_inside =
-        std::env::var_os("HOME").is_some_and(|home| inside(&canonical(Path::new(&home))));
-    let set = if home_inside {
-        [
-            ("PYTHONNOUSERSITE", "1"),
-            ("NPM_CONFIG_USERCONFIG", "/dev/null"),
-        ]
-        .into_iter()
-        .filter(|(name, _)| !given(name))
-        .collect()
+    // So is `HOME`, with what it holds: per-user caches and settings run
+    // code (`~/.npm/_npx`, `~/.cache/uv`, `~/.config`, `~/.node_modules`).
+    // The child gets a home of its own, outside the tools' reach.
+    let home = if unset.iter().any(|name| name == "HOME") {
+        let Some(home) = &spec.home else {
+            return Err(format!(
+                "not starting {:?}: HOME lies inside the folders the tools may write (its caches \
+                 and settings run code), and no home of its own was given for it",
+                spec.command
+            ));
+        };
+        let mut folder = std::fs::DirBuilder::new();
+        folder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+        folder.create(home).map_err(|e| {
+            format!(
+                "could not start {:?}: its home {}: {e}",
+                spec.command,
+                home.display()
+            )
+        })?;
+        Some(home.clone())
     } else {
-        Vec::new()
+        None
     };
     Ok(Some(Launch {
         program,
         path,
         unset,
-        set,
+        home,
         cwd,
     }))
 }
-
-/// Variables that make programs load code from where they name: removed
-/// for a child when they name a folder of the roots (and `npm_config_*`).
-const LOADER_VARIABLES: [&str; 20] = [
-    "PYTHONPATH",
-    "PYTHONHOME",
-    "PYTHONSTARTUP",
-    "PYTHONUSERBASE",
-    "NODE_PATH",
-    "NODE_OPTIONS",
-    "LD_PRELOAD",
-    "LD_LIBRARY_PATH",
-    "LD_AUDIT",
-    "BASH_ENV",
-    "ENV",
-    "PERL5LIB",
-    "PERLLIB",
-    "PERL5OPT",
-    "RUBYLIB",
-    "RUBYOPT",
-    "GEM_HOME",
-    "GEM_PATH",
-    "CLASSPATH",
-    "JAVA_TOOL_OPTIONS",
-];
 
 /// File name endings of scripts and code that interpreters and runtimes
 /// load when a command line names them.
@@ -275,7 +273,9 @@ pub(crate) fn connect(
         for variable in &launch.unset {
             command.env_remove(variable);
         }
-        command.envs(launch.set.iter().copied());
+        if let Some(home) = &launch.home {
+            command.env("HOME", home);
+        }
     }
     die_with_parent(&mut command);
     let mut child = command

@@ -342,6 +342,11 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             // from there: the agent could run it by making the server
             // restart, whatever its allowlist says of running programs.
             stdio.untrusted_dirs.clone_from(&untrusted);
+            // With HOME among them, a home of its own in the state folder,
+            // which the file tools never reach.
+            stdio.home = mcp_local_tools::state::state_dir()
+                .ok()
+                .map(|state| state.join("servers").join(&spec.name));
         }
         let mounted = Arc::new(MountedSource::start_with_untrusted(
             spec,

@@ -183,6 +183,7 @@ impl ServerSection {
                         env_remove: Vec::new(),
                         cwd: self.cwd.clone(),
                         untrusted_dirs: Vec::new(),
+                        home: None,
                     }),
                     Vec::new(),
                 )

@@ -933,6 +933,8 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
     );
     // And one named by a flag's value.
     let flag = format!("flag=env --file={}", root.join("planted.py").display());
+    let link = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root.join("pylib"), link.path().join("lib")).unwrap();
     let mut command = crate::common::hanzo_mcp();
     command
         .args(["serve", "--no-door", "--root"])
@@ -953,8 +955,14 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
         .args(["--server-wait", "20"])
         .current_dir(&root)
         .env("PATH", &path)
-        // Variables that load code from the roots, and a HOME in them.
+        // Variables that load code from the roots (one through a link),
+        // and a HOME in them.
         .env("PYTHONPATH", root.join("pylib"))
+        .env(
+            "_JAVA_OPTIONS",
+            format!("-javaagent:{}/agent.jar", root.display()),
+        )
+        .env("NODE_PATH", link.path().join("lib"))
         .env("HOME", &root);
     std::fs::create_dir(root.join("pylib")).unwrap();
     std::fs::write(
@@ -980,7 +988,17 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
             .to_owned()
     };
     assert_eq!(env(&mut server, 2, "PYTHONPATH"), "");
-    assert_eq!(env(&mut server, 3, "PYTHONNOUSERSITE"), "1");
+    assert_eq!(env(&mut server, 3, "_JAVA_OPTIONS"), "");
+    assert_eq!(env(&mut server, 4, "NODE_PATH"), "");
+    // Its home is its own, in the state folder the tools never reach
+    // (`~/.npm/_npx`, `~/.cache/uv` and the like run code).
+    assert_eq!(
+        env(&mut server, 5, "HOME"),
+        root.join(".local/share/hanzo-mcp/servers/kb")
+            .display()
+            .to_string()
+    );
+    assert!(root.join(".local/share/hanzo-mcp/servers/kb").is_dir());
     server.close_stdin();
     server.wait();
     let stderr = server.stderr_lines().join("\n");
