@@ -50,7 +50,10 @@ pub trait ClientHandler: Send + Sync {
 
     /// Folders added to [`StdioServer::untrusted_dirs`](crate::StdioServer)
     /// at each start of a child (the folders the client's tools may write
-    /// now, which can change while the server runs). None by default.
+    /// now, which can change while the server runs). Asked again before
+    /// each `tools/call`: when it names a folder it did not name at the
+    /// child's start, the child is stopped and started again under it, and
+    /// that call gets an `isError` result saying so. None by default.
     fn untrusted_dirs(&self) -> Vec<std::path::PathBuf> {
         Vec::new()
     }
@@ -182,6 +185,10 @@ struct Conn {
     relays: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
     next: AtomicU64,
     closed: CancellationToken,
+    /// For a child process: the folders [`ClientHandler::untrusted_dirs`]
+    /// gave when it was started. Its `PATH`, working directory and
+    /// variables were chosen against them.
+    launched_with: std::sync::OnceLock<Vec<std::path::PathBuf>>,
 }
 
 /// Sends `notifications/cancelled` for a request whose wait ended without
@@ -223,6 +230,7 @@ impl Conn {
             relays: Mutex::default(),
             next: AtomicU64::new(1),
             closed,
+            launched_with: std::sync::OnceLock::new(),
         }
     }
 
@@ -428,6 +436,22 @@ impl MountedServer {
                 "the MCP server {name:?} is not running ({why}); try again shortly"
             )));
         };
+        // A child started before the tools could write a folder it
+        // uses (on its PATH, its working directory, its home) is started
+        // again under the new folders before it runs anything for a call.
+        if let Some(seen) = conn.launched_with.get() {
+            let now = self.shared.handler.untrusted_dirs();
+            if let Some(new) = now.iter().find(|dir| !seen.contains(dir)) {
+                let why = format!(
+                    "the tools may now write {}, so it is started again",
+                    new.display()
+                );
+                conn.close(&why);
+                return Ok(failed_call(&format!(
+                    "the MCP server {name:?} is restarting ({why}); try again shortly"
+                )));
+            }
+        }
         let mut token = None;
         let mut text = std::borrow::Cow::Borrowed(params.get());
         if let Some(progress) = progress {
@@ -465,11 +489,12 @@ fn failed_call(text: &str) -> Box<RawValue> {
     serde_json::value::to_raw_value(&result).expect("a JSON value is JSON text")
 }
 
-fn connect(shared: &Shared, deliver: Deliver) -> Result<Link, String> {
+fn connect(shared: &Shared, conn: &Conn, deliver: Deliver) -> Result<Link, String> {
     let name = &shared.spec.name;
     match &shared.spec.transport {
         Transport::Stdio(spec) => {
             let now = shared.handler.untrusted_dirs();
+            let _ = conn.launched_with.set(now.clone());
             if now.is_empty() {
                 crate::stdio::connect(name, spec, &shared.limits, deliver)
             } else {
@@ -547,7 +572,7 @@ async fn run_once(shared: &Arc<Shared>) -> String {
         let refresh = refresh.clone();
         Arc::new(move |message| dispatch(&shared, &conn, &refresh, message))
     };
-    let link = match connect(shared, deliver) {
+    let link = match connect(shared, &conn, deliver) {
         Ok(link) => link,
         Err(why) => return why,
     };

@@ -517,6 +517,79 @@ fn a_mounted_server_restarted_while_following_the_clients_roots_never_runs_a_pro
 }
 
 #[test]
+fn a_running_mounted_server_is_started_again_when_the_client_gives_a_root_it_uses() {
+    // The child's PATH holds `tools/bin`, outside the client's first root;
+    // the client then adds `tools`, so the agent could plant a program
+    // there that the running child would start by name.
+    let tmp = folders(&[("start", "cwd"), ("proj", "project"), ("tools", "tools")]);
+    let (start, proj, tools) = (
+        tmp.path().join("start"),
+        tmp.path().join("proj"),
+        tmp.path().join("tools"),
+    );
+    let bin = tools.join("bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let kb = format!(
+        "kb=python3 {} --prefix kb_ --log {}",
+        fixture(),
+        tmp.path().join("kb.log").display()
+    );
+    let mut command = hanzo_mcp();
+    command
+        .args(["serve", "--no-door", "--server", &kb, "--server-wait", "20"])
+        .current_dir(&start)
+        .env("PATH", &path);
+    let mut server = Proc::start(command);
+    handshake(&mut server, json!({ "roots": { "listChanged": true } }));
+    answer_roots_list(&mut server, 1, json!([{ "uri": file_uri(&proj) }]));
+    settled_read(&mut server, 1, &proj.join("note.txt"), false);
+    let child_path = |server: &mut Proc, id: i64| {
+        let answer = server.call_tool(id, "kb_env", json!({ "name": "PATH" }));
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let bin_text = bin.display().to_string();
+    assert!(child_path(&mut server, 100).contains(&bin_text));
+    list_changed(&mut server);
+    answer_roots_list(
+        &mut server,
+        2,
+        json!([{ "uri": file_uri(&proj) }, { "uri": file_uri(&tools) }]),
+    );
+    settled_read(&mut server, 200, &tools.join("note.txt"), false);
+    // The next call finds the child started under other folders: it is
+    // stopped, and that call says so.
+    let refused = server.call_tool(300, "kb_env", json!({ "name": "PATH" }));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        text.contains("is restarting (the tools may now write"),
+        "{text}"
+    );
+    // It comes back without the folder on its PATH.
+    let mut id = 300;
+    let back = (0..400).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        id += 1;
+        let answer = server.call_tool(id, "kb_env", json!({ "name": "PATH" }));
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("");
+        answer["result"]["isError"] != true && !text.is_empty() && !text.contains(&bin_text)
+    });
+    assert!(back, "kb never came back with a PATH outside the roots");
+}
+
+#[test]
 fn a_mounted_server_first_starts_once_the_clients_roots_are_known() {
     // A `python3` planted in the client's root in an earlier session, first
     // on PATH: the first start must already know that root.
