@@ -323,12 +323,11 @@ impl SourceArgs {
                 secret_env.push(name.clone());
             }
         }
-        // So is a door address that carries a user name or password.
+        // So is a door address that may carry a user name or password
+        // (any `@`: one that does not parse as a URL is no exception).
         for var in ["HANZO_MCP_DOOR", "HANZO_API_BASE"] {
-            let with_userinfo = std::env::var(var)
-                .ok()
-                .and_then(|value| url::Url::parse(value.trim()).ok())
-                .is_some_and(|url| !url.username().is_empty() || url.password().is_some());
+            let with_userinfo =
+                std::env::var_os(var).is_some_and(|value| value.as_encoded_bytes().contains(&b'@'));
             if with_userinfo && !secret_env.iter().any(|name| name == var) {
                 secret_env.push(var.to_owned());
             }

@@ -364,11 +364,12 @@ fn programs_the_tools_start_never_see_the_servers_credentials() {
             ("MY_OTHER_SECRET", "other-canary"),
             ("PLAIN_VARIABLE", "plain-value"),
             ("HANZO_MCP_STATE", state.path().to_str().expect("utf-8")),
-            // A door address with a password in it is a credential too;
-            // one without stays (a `hanzo` the agent runs needs it).
+            // A door address with a password in it is a credential too,
+            // even one that does not parse as a URL (its port); one
+            // without stays (a `hanzo` the agent runs needs it).
             (
                 "HANZO_MCP_DOOR",
-                "https://door:door-password-canary@door.example/v1/mcp",
+                "https://door:door-password-canary@door.example:99999/v1/mcp",
             ),
             ("HANZO_API_BASE", "https://api.example"),
         ],
