@@ -9,6 +9,13 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue};
 /// The credential header names, lower case, in the order they are sent.
 pub const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "x-authorization", "cookie"];
 
+/// [`CREDENTIAL_HEADERS`] as header names, made once.
+const CREDENTIAL_NAMES: [HeaderName; 3] = [
+    HeaderName::from_static(CREDENTIAL_HEADERS[0]),
+    HeaderName::from_static(CREDENTIAL_HEADERS[1]),
+    HeaderName::from_static(CREDENTIAL_HEADERS[2]),
+];
+
 /// The credential headers of one request, as the caller sent them. `Debug`
 /// shows their names only, never their values.
 #[derive(Clone, Default)]
@@ -20,10 +27,10 @@ impl Credentials {
     /// The non-empty credential headers of `headers`.
     pub fn from_headers(headers: &HeaderMap) -> Self {
         let mut out = Vec::new();
-        for name in CREDENTIAL_HEADERS {
+        for name in &CREDENTIAL_NAMES {
             for value in headers.get_all(name) {
                 if !value.as_bytes().iter().all(u8::is_ascii_whitespace) {
-                    out.push((HeaderName::from_static(name), value.clone()));
+                    out.push((name.clone(), value.clone()));
                 }
             }
         }

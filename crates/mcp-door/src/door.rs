@@ -4,8 +4,12 @@
 
 mod dispatch;
 mod reload;
+mod scan;
 
 pub use reload::Reloaded;
+
+pub(crate) use dispatch::{Answered, scan_call};
+pub(crate) use scan::{PlainParams, Scanned};
 
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;

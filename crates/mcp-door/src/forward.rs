@@ -2,6 +2,7 @@
 //! sent to the operation's upstream with the caller's credential headers;
 //! the REST answer becomes the tool result.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use hyper::body::Bytes;
@@ -11,6 +12,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use crate::credentials::Credentials;
+use crate::metrics::Label;
 use crate::openapi::{Body, Location};
 use crate::projection::OpEntry;
 use crate::upstream::{Outgoing, Received, SendError, Upstreams};
@@ -50,7 +52,7 @@ pub(crate) struct Limits {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
     /// The upstream answered with this status.
-    Status(u16),
+    Status(reqwest::StatusCode),
     /// The request could not be built from the input; nothing was sent.
     NotSent,
     /// No answer within the time limit.
@@ -63,13 +65,13 @@ pub(crate) enum Outcome {
 
 impl Outcome {
     /// The `status` label: `200`, `timeout`, `connect`, `failed`, `not_sent`.
-    pub(crate) fn label(self) -> String {
+    pub(crate) fn label(self) -> Label {
         match self {
-            Outcome::Status(code) => code.to_string(),
-            Outcome::NotSent => "not_sent".into(),
-            Outcome::Timeout => "timeout".into(),
-            Outcome::Connect => "connect".into(),
-            Outcome::Failed => "failed".into(),
+            Outcome::Status(code) => Label::Status(code),
+            Outcome::NotSent => Label::Static("not_sent"),
+            Outcome::Timeout => Label::Static("timeout"),
+            Outcome::Connect => Label::Static("connect"),
+            Outcome::Failed => Label::Static("failed"),
         }
     }
 }
@@ -79,11 +81,13 @@ fn failure(text: String) -> CallToolResult {
     CallToolResult::error(text)
 }
 
-fn scalar(v: &Value) -> Option<String> {
+/// The text of a string (borrowed), number or boolean; `None` for
+/// anything else.
+fn scalar(v: &Value) -> Option<Cow<'_, str>> {
     match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
+        Value::String(s) => Some(Cow::Borrowed(s)),
+        Value::Number(n) => Some(Cow::Owned(n.to_string())),
+        Value::Bool(b) => Some(Cow::Borrowed(if *b { "true" } else { "false" })),
         _ => None,
     }
 }
@@ -100,16 +104,18 @@ fn build(
             "op {op} cannot be called: its document names no upstream URL"
         ));
     };
-    let mut url = base.clone();
-    url.push_str(&fill_path(&entry.path, input).map_err(|e| format!("op {op}: {e}"))?);
+    let path = fill_path(&entry.path, input).map_err(|e| format!("op {op}: {e}"))?;
     let mut headers = HeaderMap::new();
     headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
-    url.push_str(&params_into(entry, input, &mut headers)?);
+    let query = params_into(entry, input, &mut headers)?;
+    let mut url = String::with_capacity(base.len() + path.len() + query.len());
+    url.push_str(base);
+    url.push_str(&path);
+    url.push_str(&query);
     let url = confined(upstream, &url).map_err(|e| format!("op {op}: {e}; nothing was sent"))?;
     credentials.apply(&mut headers);
 
-    let method = reqwest::Method::from_bytes(entry.method.to_ascii_uppercase().as_bytes())
-        .map_err(|_| format!("op {op}: bad method"))?;
+    let method = method(entry.method).ok_or_else(|| format!("op {op}: bad method"))?;
     let body = match &entry.body {
         Some(body) => with_body(&mut headers, entry, body, input)?,
         None => None,
@@ -119,6 +125,24 @@ fn build(
         url,
         headers,
         body,
+    })
+}
+
+/// The HTTP method named `name` (a document's `get`, `post`, ...), any
+/// case; `None` when it is no method.
+fn method(name: &str) -> Option<reqwest::Method> {
+    use reqwest::Method;
+    // The common ones without an upper-case copy.
+    Some(match name {
+        "get" => Method::GET,
+        "post" => Method::POST,
+        "put" => Method::PUT,
+        "patch" => Method::PATCH,
+        "delete" => Method::DELETE,
+        "head" => Method::HEAD,
+        "options" => Method::OPTIONS,
+        "trace" => Method::TRACE,
+        _ => return Method::from_bytes(name.to_ascii_uppercase().as_bytes()).ok(),
     })
 }
 
@@ -201,7 +225,7 @@ impl Query {
         match value {
             Value::Array(items) => {
                 for item in items {
-                    let text = scalar(item).unwrap_or_else(|| item.to_string());
+                    let text = scalar(item).unwrap_or_else(|| Cow::Owned(item.to_string()));
                     self.push(name, &text);
                 }
             }
@@ -222,7 +246,7 @@ fn header(
     if RESERVED_HEADERS.contains(&lower.as_str()) {
         return Ok(None);
     }
-    let text = scalar(value).unwrap_or_else(|| value.to_string());
+    let text = scalar(value).unwrap_or_else(|| Cow::Owned(value.to_string()));
     let header_name = HeaderName::from_bytes(lower.as_bytes())
         .map_err(|_| format!("op {op}: {name:?} is not a header name"))?;
     let header_value = HeaderValue::from_str(&text)
@@ -463,13 +487,13 @@ pub(crate) async fn call(
         Ok(r) => r,
         Err(e) => return (failure(e), Outcome::NotSent),
     };
-    let what = format!("{} {}", entry.method.to_ascii_uppercase(), entry.path);
+    let what = What(entry);
     let sent = upstreams
         .send(outgoing, limits.timeout, limits.max_body_bytes)
         .await;
     let received = match sent {
         Ok(received) => received,
-        Err(SendError::Timeout) => return (failure(no_answer(&what, limits)), Outcome::Timeout),
+        Err(SendError::Timeout) => return (failure(no_answer(what, limits)), Outcome::Timeout),
         Err(SendError::Connect) => {
             let text = format!("{what}: cannot connect to the upstream");
             return (failure(text), Outcome::Connect);
@@ -479,14 +503,28 @@ pub(crate) async fn call(
             return (failure(text), Outcome::Failed);
         }
     };
-    let outcome = Outcome::Status(received.status.as_u16());
+    let outcome = Outcome::Status(received.status);
     if received.status.is_client_error() || received.status.is_server_error() {
-        return (http_error(&what, &received, limits), outcome);
+        return (http_error(what, &received, limits), outcome);
     }
-    (answer(&what, received, limits), outcome)
+    (answer(what, received, limits), outcome)
 }
 
-fn no_answer(what: &str, limits: Limits) -> String {
+/// `GET /items/{name}`: the op's method and path, as failures name it
+/// (written only when a text needs it).
+#[derive(Clone, Copy)]
+struct What<'a>(&'a OpEntry);
+
+impl std::fmt::Display for What<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for c in self.0.method.chars() {
+            std::fmt::Write::write_char(f, c.to_ascii_uppercase())?;
+        }
+        write!(f, " {}", self.0.path)
+    }
+}
+
+fn no_answer(what: What<'_>, limits: Limits) -> String {
     format!(
         "{what}: the upstream did not answer within {} ms",
         limits.timeout.as_millis()
@@ -513,7 +551,7 @@ impl Received {
 /// An HTTP error status as `isError`: the status and the body cut at
 /// `max_error_body_bytes`, and `{status, body}` as structured content (the
 /// body as JSON when it is JSON and shown whole).
-fn http_error(what: &str, received: &Received, limits: Limits) -> CallToolResult {
+fn http_error(what: What<'_>, received: &Received, limits: Limits) -> CallToolResult {
     let body = &received.body;
     let max = limits.max_error_body_bytes;
     let shown = String::from_utf8_lossy(&body[..body.len().min(max)]);
@@ -538,7 +576,7 @@ fn http_error(what: &str, received: &Received, limits: Limits) -> CallToolResult
 /// A successful answer as a tool result: no body as a line naming the
 /// status (and `Location`), JSON as its text and `structuredContent` (a
 /// non-object under `value`), anything else as text, marked when cut.
-fn answer(what: &str, received: Received, limits: Limits) -> CallToolResult {
+fn answer(what: What<'_>, received: Received, limits: Limits) -> CallToolResult {
     if received.body.is_empty() {
         let mut text = format!("{what}: HTTP {} (no body)", received.status_line());
         if let Some(l) = &received.location {
@@ -546,8 +584,13 @@ fn answer(what: &str, received: Received, limits: Limits) -> CallToolResult {
         }
         return CallToolResult::text(text);
     }
-    let mut text = String::from_utf8_lossy(&received.body).into_owned();
-    match received.json() {
+    let json = received.json();
+    // The body as text, moved rather than copied when it is UTF-8.
+    let mut text = match String::from_utf8(received.body) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    match json {
         Some(value) => {
             let structured = match value {
                 Value::Object(_) => value,

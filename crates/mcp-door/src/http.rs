@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response as HttpResponse};
 use axum::routing::{any, get, post};
 use mcp_proto::methods::{Initialize, Method};
@@ -16,7 +16,8 @@ use mcp_proto::{
 use serde_json::{Value, json};
 
 use crate::credentials::Credentials;
-use crate::door::{Answer, Door};
+use crate::door::{Answer, Answered, Door};
+use crate::envelope::Plain;
 use mcp_streamable_http::checks as transport;
 use mcp_streamable_http::{ListenLimits, read_body, serve_app};
 
@@ -119,16 +120,23 @@ fn json_response(status: StatusCode, body: &impl serde::Serialize) -> HttpRespon
         .into_response()
 }
 
-async fn mcp(State(door): State<Arc<Door>>, request: Request) -> HttpResponse {
-    let headers = request.headers().clone();
+async fn mcp(State(door): State<Arc<Door>>, mut request: Request) -> HttpResponse {
+    // The headers taken, not copied: reading the body needs none of them.
+    let headers = std::mem::take(request.headers_mut());
     let config = door.config();
     let read = read_body(request, config.body_read_timeout, config.max_request_bytes).await;
     let body = match read {
         Ok(body) => body,
         Err(answer) => return answer,
     };
-    // Read before the checks so that every refusal carries the id.
-    let parsed = parse_message(&body);
+    // Read before the checks so that every refusal carries the id; a
+    // plain request in one pass (with a plain `tools/call`'s params: the
+    // call then carries them), anything else as `parse_message` reads it.
+    let (parsed, call) = match crate::envelope::plain_request(&body) {
+        Some(Plain::Request(request)) => (Ok(Message::Request(request)), None),
+        Some(Plain::Call { request, call }) => (Ok(Message::Request(request)), Some(call)),
+        None => (parse_message(&body), None),
+    };
     let id = match &parsed {
         Ok(Message::Request(r)) => Some(r.id.clone()),
         Ok(_) => None,
@@ -145,7 +153,14 @@ async fn mcp(State(door): State<Arc<Door>>, request: Request) -> HttpResponse {
             return json_response(StatusCode::BAD_REQUEST, &Response::error(e.id, e.error));
         }
     };
-    let body_revision = request.meta_protocol_version();
+    // A plain `tools/call`'s params read once (with the envelope, or
+    // here): its `_meta` revision for the checks below, and the rest for
+    // the door's answer.
+    let scanned = call.or_else(|| crate::door::scan_call(&request));
+    let body_revision = match &scanned {
+        Some(call) => call.revision.clone().map(std::borrow::Cow::Owned),
+        None => request.meta_protocol_version(),
+    };
     let revision = match protocol_revision(&headers, &request.method, body_revision.as_deref()) {
         Ok(revision) => revision,
         Err(error) => {
@@ -155,7 +170,18 @@ async fn mcp(State(door): State<Arc<Door>>, request: Request) -> HttpResponse {
     // The origin was checked above, so a cookie here is a credential.
     let credentials = Credentials::from_headers(&headers);
     let header_revision = revision.map(Revision::as_str);
-    let (status, response) = match door.answer(&request, &credentials, header_revision).await {
+    let answered = door
+        .answer_scanned(&request, scanned, &credentials, header_revision)
+        .await;
+    let answered = match answered {
+        Answered::Called(id, result) => match Answered::write(&id, &result) {
+            // A call's result (200, as any result), written straight from it.
+            Some(text) => return answer_response(StatusCode::OK, accepts.json, text),
+            None => Answered::Called(id, result).into_answer(),
+        },
+        Answered::Answer(answer) => answer,
+    };
+    let (status, response) = match answered {
         Answer::Response(r) => {
             let stateless = revision
                 .or_else(|| body_revision.as_deref().and_then(Revision::parse))
@@ -172,11 +198,8 @@ async fn mcp(State(door): State<Arc<Door>>, request: Request) -> HttpResponse {
         }
         Answer::Challenge(r) => (StatusCode::UNAUTHORIZED, r),
     };
-    let mut answer = if accepts.json {
-        json_response(status, &response)
-    } else {
-        sse_response(status, &response)
-    };
+    let text = serde_json::to_string(&response).unwrap_or_else(|_| "null".into());
+    let mut answer = answer_response(status, accepts.json, text);
     if status == StatusCode::UNAUTHORIZED {
         let origin = origin(&door, &headers);
         let challenge = format!("Bearer resource_metadata=\"{origin}{METADATA_PATH}\"");
@@ -195,18 +218,10 @@ fn browser_checks(
     headers: &HeaderMap,
     accepts: transport::Accepts,
 ) -> Result<(), (StatusCode, ErrorObject)> {
-    let own = origin(door, headers);
-    let mut accepted: Vec<&str> = vec![own.as_str()];
-    accepted.extend(door.config().allowed_origins.iter().map(String::as_str));
-    if !transport::origin_ok(headers, &accepted, false) {
-        let given = transport::header(headers, "origin").unwrap_or("");
-        return Err((
-            StatusCode::FORBIDDEN,
-            ErrorObject::invalid_request(format!(
-                "Origin {given:?} is not allowed: only {own} and the configured origins may call \
-                 this door from a browser"
-            )),
-        ));
+    // Without an `Origin` there is none to compare (`origin_ok` passes it):
+    // the door's own origin is worked out only for one that came.
+    if headers.contains_key(header::ORIGIN) {
+        origin_allowed(door, headers)?;
     }
     if !transport::json_content_type(headers) {
         return Err((
@@ -218,6 +233,25 @@ fn browser_checks(
         return Err((
             StatusCode::NOT_ACCEPTABLE,
             ErrorObject::invalid_request("Accept must admit application/json or text/event-stream"),
+        ));
+    }
+    Ok(())
+}
+
+/// The `Origin` check of [`browser_checks`] (403): the door's own origin
+/// or one of the configured ones.
+fn origin_allowed(door: &Door, headers: &HeaderMap) -> Result<(), (StatusCode, ErrorObject)> {
+    let own = origin(door, headers);
+    let mut accepted: Vec<&str> = vec![own.as_str()];
+    accepted.extend(door.config().allowed_origins.iter().map(String::as_str));
+    if !transport::origin_ok(headers, &accepted, false) {
+        let given = transport::header(headers, "origin").unwrap_or("");
+        return Err((
+            StatusCode::FORBIDDEN,
+            ErrorObject::invalid_request(format!(
+                "Origin {given:?} is not allowed: only {own} and the configured origins may call \
+                 this door from a browser"
+            )),
         ));
     }
     Ok(())
@@ -235,7 +269,9 @@ fn protocol_revision(
     method: &str,
     body: Option<&str>,
 ) -> Result<Option<Revision>, ErrorObject> {
-    let Some(value) = headers.get(transport::PROTOCOL_VERSION) else {
+    /// The header, its name made once.
+    const PROTOCOL_VERSION: HeaderName = HeaderName::from_static(transport::PROTOCOL_VERSION);
+    let Some(value) = headers.get(&PROTOCOL_VERSION) else {
         return match body.and_then(Revision::parse) {
             Some(r) if r.is_stateless() => Err(transport::mismatch(format!(
                 "MCP-Protocol-Version is missing; params._meta names {:?}",
@@ -262,10 +298,21 @@ fn protocol_revision(
     }
 }
 
-/// `response` as an SSE stream of one `message` event (MCP 2026-07-28
+/// `text`, a JSON-RPC response, as `application/json` when `json`, else
+/// as an SSE stream of one `message` event (MCP 2026-07-28
 /// basic/transports), for a client whose `Accept` admits only that.
-fn sse_response(status: StatusCode, response: &Response) -> HttpResponse {
-    let text = serde_json::to_string(response).unwrap_or_else(|_| "null".into());
+fn answer_response(status: StatusCode, json: bool, text: String) -> HttpResponse {
+    if json {
+        return (
+            status,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            text,
+        )
+            .into_response();
+    }
     (
         status,
         [(

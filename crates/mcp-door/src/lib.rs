@@ -97,6 +97,7 @@ mod bounded;
 mod config;
 mod credentials;
 mod door;
+mod envelope;
 mod error;
 mod forward;
 mod health;

@@ -13,10 +13,13 @@
 //! | `mcp_door_reloads_total` | counter | `result` (`ok`, `partial`: some document failed and its previous one is kept) |
 //! | `mcp_door_offered_ops` | gauge | none: ops offered by the current projection |
 
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use std::sync::atomic::AtomicI64;
 
 use mcp_proto::methods::{CallTool, Initialize, ListTools, Method, Ping, ServerDiscover};
-use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -26,21 +29,70 @@ use prometheus_client::registry::Registry;
 /// The content type of [`Metrics::render`]'s text.
 pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+/// A label value of the per-call metrics, made without copying text:
+/// static, a name the projection shares, or an HTTP status. Compared and
+/// hashed by its text.
+#[derive(Debug, Clone)]
+pub(crate) enum Label {
+    /// Fixed text (`tools/call`, `other`, `timeout`, ...).
+    Static(&'static str),
+    /// A tool or op name of the projection.
+    Shared(Arc<str>),
+    /// An upstream's HTTP status (`200`).
+    Status(reqwest::StatusCode),
+}
+
+impl Label {
+    fn text(&self) -> &str {
+        match self {
+            Label::Static(text) => text,
+            Label::Shared(text) => text,
+            Label::Status(code) => code.as_str(),
+        }
+    }
+}
+
+impl PartialEq for Label {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl Eq for Label {}
+
+impl Hash for Label {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.text().hash(state);
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+impl EncodeLabelValue for Label {
+    fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> Result<(), fmt::Error> {
+        EncodeLabelValue::encode(&self.text(), encoder)
+    }
+}
+
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    method: String,
-    tool: String,
+    method: Label,
+    tool: Label,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ForwardLabels {
-    op: String,
-    status: String,
+    op: Label,
+    status: Label,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ToolLabels {
-    tool: String,
+    tool: Label,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -140,28 +192,23 @@ pub(crate) fn method_label(method: &str) -> &'static str {
 
 impl Metrics {
     /// Counts one request; `tool` must come from a bounded set.
-    pub(crate) fn request(&self, method: &str, tool: &str) {
+    pub(crate) fn request(&self, method: &str, tool: Label) {
         self.requests
             .get_or_create(&RequestLabels {
-                method: method_label(method).to_owned(),
-                tool: tool.to_owned(),
+                method: Label::Static(method_label(method)),
+                tool,
             })
             .inc();
     }
 
     /// Counts one forwarded call of `op` (of `tool`) that ended with
     /// `status` after `seconds`.
-    pub(crate) fn forwarded(&self, op: &str, tool: &str, status: &str, seconds: f64) {
+    pub(crate) fn forwarded(&self, op: Label, tool: Label, status: Label, seconds: f64) {
         self.forwarded
-            .get_or_create(&ForwardLabels {
-                op: op.to_owned(),
-                status: status.to_owned(),
-            })
+            .get_or_create(&ForwardLabels { op, status })
             .inc();
         self.latency
-            .get_or_create(&ToolLabels {
-                tool: tool.to_owned(),
-            })
+            .get_or_create(&ToolLabels { tool })
             .observe(seconds);
     }
 

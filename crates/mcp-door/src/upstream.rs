@@ -359,7 +359,7 @@ impl IdleSet {
     /// Drops, from every stack, the connections idle for longer than
     /// [`MAX_IDLE_FOR`]: those of callers that never came back (one-off
     /// credentials) would otherwise keep their sockets and their places
-    /// for good.
+    /// for good; and the stacks left empty.
     fn sweep(&mut self) {
         let IdleSet {
             stacks,
@@ -470,9 +470,14 @@ impl Pool {
             .ok_or_else(|| SendError::Failed("the upstream URL has no host".into()))?;
         let port = url.port_or_known_default().unwrap_or(80);
         // `scheme://host:port`, of which `host:port` is connected to.
-        let upstream = format!("{}://{host}:{port}", url.scheme());
-        let address = &upstream[url.scheme().len() + 3..];
-        let key = (upstream.clone(), self.caller(&headers));
+        let mut upstream = String::with_capacity(url.scheme().len() + host.len() + 9);
+        upstream.push_str(url.scheme());
+        upstream.push_str("://");
+        upstream.push_str(host);
+        upstream.push(':');
+        upstream.push_str(itoa::Buffer::new().format(port));
+        let key = (upstream, self.caller(&headers));
+        let address = &key.0[url.scheme().len() + 3..];
         // The name the upstream's certificate must carry.
         let server_name = || match url.host() {
             Some(url::Host::Domain(name)) => name.to_owned(),
@@ -480,11 +485,12 @@ impl Pool {
             Some(url::Host::Ipv6(ip)) => ip.to_string(),
             None => String::new(),
         };
+        // `host:port` as the URL names it (the port only when written).
         let authority = match url.port() {
-            Some(port) => format!("{host}:{port}"),
-            None => host.to_owned(),
+            Some(_) => address,
+            None => host,
         };
-        let host_value = HeaderValue::from_str(&authority)
+        let host_value = HeaderValue::from_str(authority)
             .map_err(|_| SendError::Failed("the upstream host is not a header value".into()))?;
         headers.insert(HOST, host_value);
         let target = match url.query() {
@@ -581,6 +587,7 @@ impl Pool {
         let stale = stack.partition_point(|i| i.since.elapsed() > MAX_IDLE_FOR);
         stack.drain(..stale);
         let conn = stack.pop();
+        // Not kept empty: callers that come once must not add up.
         if stack.is_empty() {
             stacks.remove(key);
         }
@@ -594,20 +601,28 @@ impl Pool {
     /// all places are still taken, the one idle the longest makes room.
     fn checkin(&self, key: &Key, conn: Conn) {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        if idle.total >= MAX_IDLE_TOTAL || idle.swept.is_none_or(|t| t.elapsed() > MAX_IDLE_FOR) {
+        let now = Instant::now();
+        if idle.total >= MAX_IDLE_TOTAL
+            || idle
+                .swept
+                .is_none_or(|t| now.saturating_duration_since(t) > MAX_IDLE_FOR)
+        {
             idle.sweep();
         }
         if idle.total >= MAX_IDLE_TOTAL {
             idle.drop_oldest();
         }
-        let stack = idle.stacks.entry(key.clone()).or_default();
-        if stack.len() < MAX_IDLE_PER_KEY {
-            stack.push(Idle {
-                conn,
-                since: Instant::now(),
-            });
-            idle.total += 1;
+        let kept = Idle { conn, since: now };
+        let IdleSet { stacks, total, .. } = &mut *idle;
+        // The key is copied only for a stack not there yet.
+        match stacks.get_mut(key) {
+            Some(stack) if stack.len() >= MAX_IDLE_PER_KEY => return,
+            Some(stack) => stack.push(kept),
+            None => {
+                stacks.insert(key.clone(), vec![kept]);
+            }
         }
+        *total += 1;
     }
 
     /// A new connection to `address` (`host:port`), over TLS checked for

@@ -82,6 +82,17 @@ pub(crate) struct OpEntry {
     pub upstream: Option<String>,
     /// `upstream` parsed once (each call's URL is checked against it).
     pub upstream_url: Option<reqwest::Url>,
+    /// `name` and `subsystem` as the metrics label them, shared (set
+    /// when the entry is indexed).
+    pub labels: OpLabels,
+}
+
+/// An op's name and subsystem as metric labels: shared, so that counting
+/// a call copies no text.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OpLabels {
+    pub name: Arc<str>,
+    pub subsystem: Arc<str>,
 }
 
 /// Public facts about one offered operation.
@@ -104,7 +115,8 @@ pub struct Projection {
     tools: Vec<Tool>,
     entries: Vec<OpEntry>,
     by_name: HashMap<String, usize>,
-    by_tool: HashMap<String, Vec<usize>>,
+    /// Each subsystem tool's name as a metric label, and its entries.
+    by_tool: HashMap<String, (Arc<str>, Vec<usize>)>,
     refused: Vec<String>,
     superseded: Vec<String>,
     rule: String,
@@ -178,11 +190,19 @@ impl Projection {
 
     /// Indexes the entries of subsystem tool `subsystem` (listed already).
     fn add_tool(&mut self, subsystem: String, entries: Vec<OpEntry>) {
-        let indexes = self.by_tool.entry(subsystem).or_default();
-        for entry in entries {
+        let label: Arc<str> = Arc::from(subsystem.as_str());
+        let (_, indexes) = self
+            .by_tool
+            .entry(subsystem)
+            .or_insert_with(|| (Arc::clone(&label), Vec::new()));
+        for mut entry in entries {
             let i = self.entries.len();
             self.by_name.insert(entry.name.clone(), i);
             indexes.push(i);
+            entry.labels = OpLabels {
+                name: Arc::from(entry.name.as_str()),
+                subsystem: Arc::clone(&label),
+            };
             self.entries.push(entry);
         }
     }
@@ -255,6 +275,15 @@ impl Projection {
     /// Whether `name` is a subsystem tool of this projection.
     pub fn has_tool(&self, name: &str) -> bool {
         self.by_tool.contains_key(name)
+    }
+
+    /// The metric label of a call of the tool or op `name` (the name,
+    /// shared); `None` when the projection has neither.
+    pub(crate) fn call_label(&self, name: &str) -> Option<&Arc<str>> {
+        match self.by_tool.get(name) {
+            Some((label, _)) => Some(label),
+            None => self.entry(name).map(|e| &e.labels.name),
+        }
     }
 
     /// What `describe` answers for `op` (HIP-0300 §1.3): `{op, tool, method,
@@ -502,6 +531,7 @@ impl OpEntry {
                 .as_deref()
                 .and_then(|u| reqwest::Url::parse(u).ok()),
             upstream,
+            labels: OpLabels::default(),
         }
     }
 }
