@@ -85,6 +85,8 @@ impl Server {
                 // The folder the server's tools may write holds no program
                 // we start.
                 untrusted_dirs: vec![root.to_path_buf()],
+                // Our HOME is not in that folder: the child keeps it.
+                home: None,
             }),
         };
         // hanzo-mcp's tools take an `action`: "tool:action" entries narrow it.

@@ -52,8 +52,10 @@ pub trait ClientHandler: Send + Sync {
     /// at each start of a child (the folders the client's tools may write
     /// now, which can change while the server runs). Asked again before
     /// each `tools/call`: when it names a folder it did not name at the
-    /// child's start, the child is stopped and started again under it, and
-    /// that call gets an `isError` result saying so. None by default.
+    /// child's start and a start now would differ because of it (the
+    /// child's `PATH`, working directory, home or a variable lies there),
+    /// the child is stopped and started again, and that call gets an
+    /// `isError` result saying so. None by default.
     fn untrusted_dirs(&self) -> Vec<std::path::PathBuf> {
         Vec::new()
     }
@@ -188,7 +190,7 @@ struct Conn {
     /// For a child process: the folders [`ClientHandler::untrusted_dirs`]
     /// gave when it was started. Its `PATH`, working directory and
     /// variables were chosen against them.
-    launched_with: std::sync::OnceLock<Vec<std::path::PathBuf>>,
+    launched_with: Mutex<Option<Vec<std::path::PathBuf>>>,
 }
 
 /// Sends `notifications/cancelled` for a request whose wait ended without
@@ -230,7 +232,7 @@ impl Conn {
             relays: Mutex::default(),
             next: AtomicU64::new(1),
             closed,
-            launched_with: std::sync::OnceLock::new(),
+            launched_with: Mutex::new(None),
         }
     }
 
@@ -436,21 +438,14 @@ impl MountedServer {
                 "the MCP server {name:?} is not running ({why}); try again shortly"
             )));
         };
-        // A child started before the tools could write a folder it
-        // uses (on its PATH, its working directory, its home) is started
-        // again under the new folders before it runs anything for a call.
-        if let Some(seen) = conn.launched_with.get() {
-            let now = self.shared.handler.untrusted_dirs();
-            if let Some(new) = now.iter().find(|dir| !seen.contains(dir)) {
-                let why = format!(
-                    "the tools may now write {}, so it is started again",
-                    new.display()
-                );
-                conn.close(&why);
-                return Ok(failed_call(&format!(
-                    "the MCP server {name:?} is restarting ({why}); try again shortly"
-                )));
-            }
+        // A child started before the tools could write a folder it uses
+        // (on its PATH, its working directory, its home) is started again
+        // under the new folders before it runs anything for a call.
+        if let Some(why) = self.started_under_fewer_folders(&conn) {
+            conn.close(&why);
+            return Ok(failed_call(&format!(
+                "the MCP server {name:?} is restarting ({why}); try again shortly"
+            )));
         }
         let mut token = None;
         let mut text = std::borrow::Cow::Borrowed(params.get());
@@ -481,6 +476,35 @@ impl MountedServer {
             ))),
         }
     }
+
+    /// Why the running child must be started again, when the handler now
+    /// names folders it did not at the child's start and a start now would
+    /// differ because of them ([`ClientHandler::untrusted_dirs`]); folders
+    /// that change nothing are taken as seen.
+    fn started_under_fewer_folders(&self, conn: &Conn) -> Option<String> {
+        let Transport::Stdio(spec) = &self.shared.spec.transport else {
+            return None;
+        };
+        let mut seen = lock(&conn.launched_with);
+        let before = seen.as_ref()?;
+        let now = self.shared.handler.untrusted_dirs();
+        let added: Vec<std::path::PathBuf> = now
+            .iter()
+            .filter(|dir| !before.contains(dir))
+            .cloned()
+            .collect();
+        let first = added.first()?.clone();
+        let mut started = spec.clone();
+        started.untrusted_dirs.extend(before.iter().cloned());
+        if crate::stdio::started_otherwise(&started, &added) {
+            return Some(format!(
+                "the tools may now write {}, so it is started again",
+                first.display()
+            ));
+        }
+        *seen = Some(now);
+        None
+    }
 }
 
 /// An `isError: true` result with one text block.
@@ -494,7 +518,7 @@ fn connect(shared: &Shared, conn: &Conn, deliver: Deliver) -> Result<Link, Strin
     match &shared.spec.transport {
         Transport::Stdio(spec) => {
             let now = shared.handler.untrusted_dirs();
-            let _ = conn.launched_with.set(now.clone());
+            *lock(&conn.launched_with) = Some(now.clone());
             if now.is_empty() {
                 crate::stdio::connect(name, spec, &shared.limits, deliver)
             } else {

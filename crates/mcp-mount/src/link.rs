@@ -39,7 +39,7 @@ impl Outbound {
     pub(crate) async fn send(&self, message: Outgoing) -> Result<(), ()> {
         match self {
             Self::Pipe(pipe) => {
-                let mut line = message.body;
+                let mut line = crate::wire::one_line(message.body);
                 line.push(b'\n');
                 let mut pipe = pipe.lock().await;
                 pipe.write_all(&line).await.map_err(|_| ())?;

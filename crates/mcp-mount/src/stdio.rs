@@ -30,6 +30,7 @@ const STDERR_LINE_BYTES: usize = 1024;
 /// How a child of [`StdioServer`] is started when it names
 /// [`StdioServer::untrusted_dirs`]: nothing the tools may write is run,
 /// searched or worked in.
+#[derive(Debug, PartialEq, Eq)]
 struct Launch {
     /// The program, canonical.
     program: std::path::PathBuf,
@@ -234,6 +235,15 @@ fn executable(path: &std::path::Path) -> bool {
     {
         path.is_file()
     }
+}
+
+/// Whether a child of `spec` started now, with `added` among its untrusted
+/// folders as well, would be started differently (another program,
+/// `PATH`, working directory, home or variables), or not at all.
+pub(crate) fn started_otherwise(spec: &StdioServer, added: &[std::path::PathBuf]) -> bool {
+    let mut wider = spec.clone();
+    wider.untrusted_dirs.extend(added.iter().cloned());
+    launch(spec) != launch(&wider)
 }
 
 /// Starts the child of `spec` for the server `name`.

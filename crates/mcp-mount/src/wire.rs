@@ -116,6 +116,52 @@ pub(crate) fn with_progress_token(params: &str, token: &str) -> Option<String> {
     Some(text)
 }
 
+/// `message`, JSON text, as one line a child reads as one message, with
+/// the same value: a carriage return or line feed, which in JSON text can
+/// only be whitespace between tokens, becomes a space, and U+2028,
+/// U+2029 and U+0085, which can only stand raw inside a string (and which
+/// some line readers take for line ends), are escaped. Without this a
+/// caller's params could carry a second message past the gating: a
+/// reader that splits at `\r` would take it for a call of its own.
+pub(crate) fn one_line(message: Vec<u8>) -> Vec<u8> {
+    let breaks = |b: &u8| matches!(b, b'\r' | b'\n');
+    let wide = |window: &[u8]| matches!(window, [0xE2, 0x80, 0xA8 | 0xA9] | [0xC2, 0x85, ..]);
+    if !message.iter().any(breaks)
+        && !message.windows(3).any(wide)
+        && !message.ends_with(&[0xC2, 0x85])
+    {
+        return message;
+    }
+    let mut out = Vec::with_capacity(message.len() + 16);
+    let mut at = 0;
+    while at < message.len() {
+        match &message[at..] {
+            [b'\r' | b'\n', ..] => {
+                out.push(b' ');
+                at += 1;
+            }
+            [0xE2, 0x80, last @ (0xA8 | 0xA9), ..] => {
+                out.extend_from_slice(if *last == 0xA8 {
+                    b"\\u2028"
+                } else {
+                    b"\\u2029"
+                });
+                at += 3;
+            }
+            [0xC2, 0x85, ..] => {
+                out.extend_from_slice(b"\\u0085");
+                at += 2;
+            }
+            [byte, ..] => {
+                out.push(*byte);
+                at += 1;
+            }
+            [] => break,
+        }
+    }
+    out
+}
+
 /// A request's JSON text, with `params` written as given.
 pub(crate) fn request(id: &RequestId, method: &str, params: &str) -> Vec<u8> {
     let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_owned());
@@ -142,6 +188,18 @@ pub(crate) fn response(id: RequestId, outcome: Result<Value, ErrorObject>) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_goes_out_as_one_line_of_the_same_value() {
+        let message = "{\"a\":\r{\"b\":\n\"x\u{2028}y\u{2029}z\u{85}\"}\r\n}";
+        let out = String::from_utf8(one_line(message.as_bytes().to_vec())).unwrap();
+        assert_eq!(out, r#"{"a": {"b": "x\u2028y\u2029z\u0085"}  }"#);
+        let before: Value = serde_json::from_str(message).unwrap();
+        let after: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(before, after);
+        let plain = br#"{"jsonrpc":"2.0","id":1,"result":{"k":"\u00e9 \u00c2"}}"#.to_vec();
+        assert_eq!(one_line(plain.clone()), plain);
+    }
 
     #[test]
     fn only_the_progress_token_changes() {

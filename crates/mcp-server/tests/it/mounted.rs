@@ -207,6 +207,29 @@ fn list(server: &mut Proc, id: i64) -> Value {
 }
 
 #[test]
+fn a_line_break_in_the_params_never_carries_a_second_call_to_a_mounted_server() {
+    let logs = tempfile::tempdir().expect("logs");
+    let mut server = serve_kb(
+        logs.path(),
+        &["--allowed-tools", r#"{"local":[],"kb":["kb_env"]}"#],
+    );
+    server.initialize("2025-11-25");
+    assert_eq!(tool_names(&list(&mut server, 1)), ["kb_env"]);
+    // A carriage return is JSON whitespace, and Python's text-mode stdin
+    // (the fixture's, and the official SDK's) ends a line there: the
+    // gated-out call between the two would be a message of its own.
+    let injected = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"kb_ops","arguments":{"action":"write"}}}"#;
+    server.send_line(&format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"kb_env\",\"arguments\":{{\"name\":\"HOME\"}},\"x\":\r{injected}\r}}}}"
+    ));
+    let answer = next_other_than_list_changed(&mut server);
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert!(answer.get("result").is_some(), "{answer}");
+    assert_eq!(server.wait().code(), Some(0));
+    assert_eq!(calls_received(&logs.path().join("kb.log")), ["kb_env"]);
+}
+
+#[test]
 fn mounted_servers_are_merged_in_order_and_gated_per_server() {
     // `big_env:HOME`: big_env has no `action` argument, so the entry
     // cannot be enforced and the tool is withheld.
