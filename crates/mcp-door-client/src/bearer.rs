@@ -249,10 +249,23 @@ fn loaders_naming(untrusted: &[PathBuf]) -> (Vec<OsString>, Vec<(&'static str, &
         .filter(|(name, value)| name != "HOME" && name != "PATH" && names_one(value))
         .map(|(name, _)| name)
         .collect();
-    let home_inside = std::env::var_os("HOME")
-        .map(|home| std::fs::canonicalize(&home).unwrap_or_else(|_| home.into()))
-        .is_some_and(|home| inside(&home));
-    let set = if home_inside {
+    // Ours, or one of its hidden folders (`~/.local`), among them: what
+    // per-user programs load from there is the agent's.
+    let exposed = std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from)
+        .or_else(std::env::home_dir)
+        .map(|home| std::fs::canonicalize(&home).unwrap_or(home))
+        .is_some_and(|home| {
+            inside(&home)
+                || canonical.iter().any(|dir| {
+                    dir.strip_prefix(&home)
+                        .ok()
+                        .and_then(|rest| rest.components().next())
+                        .is_some_and(|first| first.as_os_str().as_encoded_bytes().starts_with(b"."))
+                })
+        });
+    let set = if exposed {
         vec![
             ("PYTHONNOUSERSITE", "1"),
             ("NPM_CONFIG_USERCONFIG", "/dev/null"),

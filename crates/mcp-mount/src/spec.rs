@@ -59,11 +59,13 @@ pub struct StdioServer {
     /// passed, so a command that runs a folder (`node DIR`, `python3 DIR`)
     /// or a file named otherwise must not name one inside them.
     pub untrusted_dirs: Vec<PathBuf>,
-    /// The child's `HOME` when ours lies inside [`untrusted_dirs`]
-    /// (created, mode 0700, when missing): a folder the tools cannot
-    /// write, as per-user caches and settings under `HOME` run code
-    /// (`~/.npm/_npx`, `~/.cache/uv`, `~/.config`). With ours inside and
-    /// none given (nor `HOME` in [`env`]), the child is not started. Every
+    /// The child's `HOME` when ours, or one of its hidden folders (`~/.local`,
+    /// `~/.config`), lies inside [`untrusted_dirs`] (ours: `HOME`, or the
+    /// account's home when `HOME` is not set); created, mode 0700, when
+    /// missing. A folder the tools cannot write, as per-user caches and
+    /// settings there run code (`~/.npm/_npx`, `~/.local/lib/python*`,
+    /// `~/.config/git`). With ours exposed and none given (nor `HOME` in
+    /// [`env`]), the child is not started. Every
     /// other variable passed on that names a folder of
     /// [`untrusted_dirs`] (as given, canonical or through a link:
     /// `PYTHONPATH`, `NODE_OPTIONS`, `XDG_CONFIG_HOME`) is removed, unless

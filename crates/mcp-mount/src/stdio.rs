@@ -163,15 +163,32 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         })
         .map(|(name, _)| name)
         .collect();
-    // So is `HOME`, with what it holds: per-user caches and settings run
-    // code (`~/.npm/_npx`, `~/.cache/uv`, `~/.config`, `~/.node_modules`).
-    // The child gets a home of its own, outside the tools' reach.
-    let home = if unset.iter().any(|name| name == "HOME") {
+    // The child's home is its own when the tools may write what per-user
+    // programs load from ours (`~/.npm/_npx`, `~/.local/lib/python*`,
+    // `~/.config/git`, `~/.cache/uv`): ours, or one of its hidden folders,
+    // lies in the roots. Ours is `HOME`, or the account's when that is
+    // not set (where programs look then).
+    let our_home = std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from)
+        .or_else(std::env::home_dir)
+        .map(|home| canonical(&home));
+    let exposed = our_home.as_deref().is_some_and(|home| {
+        inside(home)
+            || untrusted.iter().any(|dir| {
+                dir.strip_prefix(home)
+                    .ok()
+                    .and_then(|rest| rest.components().next())
+                    .is_some_and(|first| first.as_os_str().as_encoded_bytes().starts_with(b"."))
+            })
+    });
+    let home = if exposed && !given("HOME") {
         let Some(home) = &spec.home else {
             return Err(format!(
-                "not starting {:?}: HOME lies inside the folders the tools may write (its caches \
-                 and settings run code), and no home of its own was given for it",
-                spec.command
+                "not starting {:?}: the tools may write in its home {} (whose caches and \
+                 settings run code), and no home of its own was given for it",
+                spec.command,
+                our_home.as_deref().unwrap_or(Path::new("")).display()
             ));
         };
         let mut folder = std::fs::DirBuilder::new();

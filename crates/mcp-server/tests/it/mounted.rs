@@ -897,6 +897,39 @@ fn a_gated_server_that_is_down_answers_its_allowed_names_with_an_error_result() 
 }
 
 #[test]
+fn a_root_among_the_hidden_folders_of_home_gives_a_mounted_child_a_home_of_its_own() {
+    // `--root ~/.local`: Python's user site-packages (and a `.pth` file
+    // there, which runs) are the agent's to write.
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let (home, state) = (dir.join("home"), dir.join("state"));
+    std::fs::create_dir_all(home.join(".local")).unwrap();
+    let kb = format!(
+        "kb=python3 {} --prefix kb_ --log {}",
+        fixture(),
+        dir.join("kb.log").display()
+    );
+    let mut command = crate::common::hanzo_mcp();
+    command
+        .args(["serve", "--no-door", "--root"])
+        .arg(home.join(".local"))
+        .args(["--server", &kb, "--server-wait", "20"])
+        .current_dir(&dir)
+        .env("HOME", &home)
+        .env("HANZO_MCP_STATE", &state);
+    let mut server = Proc::start(command);
+    server.initialize("2025-11-25");
+    let answer = server.call_tool(1, "kb_env", json!({ "name": "HOME" }));
+    assert_eq!(
+        first_text(&answer["result"]),
+        state.join("servers/kb").display().to_string(),
+        "{answer}"
+    );
+    server.close_stdin();
+    server.wait();
+}
+
+#[test]
 fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server() {
     let root = tempfile::tempdir().unwrap();
     let root = root.path().canonicalize().unwrap();
