@@ -116,6 +116,32 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
     if inside(&program) {
         return Err(refuse("its program", &program));
     }
+    // A folder a flag makes the program work or find its project in
+    // (`uv --directory DIR run x.py`, `npm --prefix DIR start`) is its
+    // working directory, which must lie outside as `cwd` must.
+    for (at, arg) in spec.args.iter().enumerate() {
+        let (flag, value) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with('-') => (flag, Some(value)),
+            _ => (arg.as_str(), spec.args.get(at + 1).map(String::as_str)),
+        };
+        if let (true, Some(value)) = (WORKING_FOLDER_FLAGS.contains(&flag), value) {
+            let folder = canonical(&cwd.join(value));
+            if inside(&folder) {
+                return Err(refuse(&format!("the folder its {flag} names,"), &folder));
+            }
+        }
+    }
+    // An interpreter runs its first argument that is no option as a
+    // script, whatever the file is named (`python3 tool.zip`, `node
+    // server`).
+    if is_interpreter(&program) {
+        if let Some(first) = spec.args.iter().find(|arg| !arg.starts_with('-')) {
+            let file = canonical(&cwd.join(first));
+            if inside(&file) && std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+                return Err(refuse("its script", &file));
+            }
+        }
+    }
     // A script the program runs (`python3 server.py`, `node ./dist/x.js`,
     // `--require=hook.js`) is a program too: one named by an argument, or
     // by the value of a `--flag=value` one, must lie outside. Data files
@@ -213,6 +239,37 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         home,
         cwd,
     }))
+}
+
+/// Flags by which programs take the folder they work in or find their
+/// project in (`uv --directory`, `npm --prefix`, `make -C`).
+const WORKING_FOLDER_FLAGS: [&str; 7] = [
+    "--directory",
+    "--project",
+    "--prefix",
+    "--cwd",
+    "--dir",
+    "--chdir",
+    "-C",
+];
+
+/// Programs that run a script file named by their first argument that is
+/// no option, by name without a version (`python3.11` is `python`).
+const INTERPRETERS: [&str; 24] = [
+    "python", "pypy", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "sh", "bash", "dash",
+    "zsh", "ksh", "fish", "ruby", "perl", "php", "lua", "luajit", "julia", "Rscript", "tclsh",
+    "pwsh", "elixir",
+];
+
+/// Whether `program`'s file name, without a trailing version, is one of
+/// [`INTERPRETERS`].
+fn is_interpreter(program: &std::path::Path) -> bool {
+    let name = program
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let bare = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    INTERPRETERS.contains(&bare)
 }
 
 /// File name endings of scripts and code that interpreters and runtimes

@@ -987,6 +987,11 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
         fixture(),
         root.join("data.log").display()
     );
+    // A script an interpreter runs, whatever its name, and a project
+    // folder a flag makes the program work in.
+    std::fs::write(root.join("tool.zip"), "print('zip')\n").unwrap();
+    let zip = format!("zip=python3 {}", root.join("tool.zip").display());
+    let uv = format!("uvdir=python3 -c pass --directory {}", root.display());
     // And one named by a flag's value.
     let flag = format!("flag=env --file={}", root.join("planted.py").display());
     let link = tempfile::tempdir().unwrap();
@@ -1007,6 +1012,10 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
             &flag,
             "--server",
             &data,
+            "--server",
+            &zip,
+            "--server",
+            &uv,
         ])
         .args(["--server-wait", "20"])
         .current_dir(&root)
@@ -1081,6 +1090,20 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
         stderr.contains(&format!(
             "not starting \"env\": its script {} lies inside",
             root.join("planted.py").display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "its script {} lies inside",
+            root.join("tool.zip").display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "the folder its --directory names, {} lies inside",
+            root.display()
         )),
         "{stderr}"
     );
