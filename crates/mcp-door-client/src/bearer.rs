@@ -89,17 +89,45 @@ pub struct BearerDiscovery {
 /// [`BearerDiscovery::later_untrusted_dirs`]); called on a blocking
 /// thread. Two are equal when they are the same function.
 #[derive(Clone)]
-pub struct LaterDirs(std::sync::Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>);
+pub struct LaterDirs(
+    std::sync::Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>,
+    Option<ReadyFn>,
+);
+
+/// Gives a future that completes once [`LaterDirs`] knows its folders.
+pub type ReadyFn = std::sync::Arc<
+    dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send + Sync,
+>;
+
+/// The longest the `hanzo auth token` step waits for [`LaterDirs::ready`];
+/// past it the bearer is what the first two sources give.
+pub const LATER_DIRS_WAIT: Duration = Duration::from_secs(60);
 
 impl LaterDirs {
     /// Wraps `dirs`, which gives the folders when asked.
     pub fn new(dirs: impl Fn() -> Vec<PathBuf> + Send + Sync + 'static) -> Self {
-        LaterDirs(std::sync::Arc::new(dirs))
+        LaterDirs(std::sync::Arc::new(dirs), None)
+    }
+
+    /// These folders, known once the future `ready` gives completes (the
+    /// client has named its roots): the `hanzo auth token` step waits for
+    /// it, at most [`LATER_DIRS_WAIT`].
+    pub fn with_ready(mut self, ready: ReadyFn) -> Self {
+        self.1 = Some(ready);
+        self
     }
 
     /// The folders, now.
     pub fn dirs(&self) -> Vec<PathBuf> {
         (self.0)()
+    }
+
+    /// Completes once the folders are known (at once without
+    /// [`LaterDirs::with_ready`]).
+    pub async fn ready(&self) {
+        if let Some(ready) = &self.1 {
+            ready().await;
+        }
     }
 }
 

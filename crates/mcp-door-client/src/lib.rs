@@ -82,7 +82,9 @@ mod proxy;
 mod raw;
 mod transport;
 
-pub use bearer::{Bearer, BearerDiscovery, DEFAULT_CLI_TIMEOUT, LaterDirs};
+pub use bearer::{
+    Bearer, BearerDiscovery, DEFAULT_CLI_TIMEOUT, LATER_DIRS_WAIT, LaterDirs, ReadyFn,
+};
 pub use config::{
     BearerSource, CachePolicy, ClientInfo, DEFAULT_API_BASE, DOOR_PATH, DOOR_REVISION,
     DoorClientConfig, Timeouts, Wording, door_address,

@@ -133,10 +133,26 @@ impl Transport {
                     BearerSource::Fixed(bearer) => Some(bearer.clone()),
                     BearerSource::Discover(discovery) => {
                         let discovery = discovery.clone();
-                        tokio::task::spawn_blocking(move || discovery.resolve())
-                            .await
-                            .ok()
-                            .flatten()
+                        // `hanzo auth token` runs only once the folders
+                        // it must avoid are known.
+                        let known = match &discovery.later_untrusted_dirs {
+                            Some(later) => {
+                                tokio::time::timeout(crate::bearer::LATER_DIRS_WAIT, later.ready())
+                                    .await
+                                    .is_ok()
+                            }
+                            None => true,
+                        };
+                        tokio::task::spawn_blocking(move || {
+                            if known {
+                                discovery.resolve()
+                            } else {
+                                discovery.resolve_without_cli()
+                            }
+                        })
+                        .await
+                        .ok()
+                        .flatten()
                     }
                 }
             })

@@ -391,10 +391,18 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
         if let (Some(roots), mcp_door_client::BearerSource::Discover(discovery)) =
             (&client_roots, &mut config.bearer)
         {
-            let roots = Arc::downgrade(roots);
-            discovery.later_untrusted_dirs = Some(mcp_door_client::LaterDirs::new(move || {
-                roots.upgrade().map(|r| r.ever()).unwrap_or_default()
-            }));
+            let weak = Arc::downgrade(roots);
+            let settled = weak.clone();
+            let ready: mcp_door_client::ReadyFn = Arc::new(move || match settled.upgrade() {
+                Some(source) => Box::pin(source.settled()),
+                None => Box::pin(std::future::ready(())),
+            });
+            discovery.later_untrusted_dirs = Some(
+                mcp_door_client::LaterDirs::new(move || {
+                    weak.upgrade().map(|r| r.ever()).unwrap_or_default()
+                })
+                .with_ready(ready),
+            );
         }
         let door = Arc::new(DeferredDoor::start(config, options.door_wait, surroundings));
         probe = Some(DoorProbe::new(door.clone()));

@@ -397,6 +397,68 @@ async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
 }
 
 #[test]
+fn a_door_call_before_the_clients_roots_are_known_waits_for_them_to_find_a_bearer() {
+    // The planted `hanzo` comes first on PATH, in the folder the client
+    // will name; the door call comes before the client answers.
+    let tmp = folders(&[("start", "cwd"), ("proj", "project")]);
+    let (start, proj) = (tmp.path().join("start"), tmp.path().join("proj"));
+    let bin = proj.join("bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let marker = tmp.path().join("planted-ran");
+    plant(
+        &bin.join("hanzo"),
+        &format!("echo ran > {}\necho planted-token", marker.display()),
+    );
+    let sys = tmp.path().join("sys");
+    std::fs::create_dir(&sys).expect("mkdir");
+    plant(&sys.join("hanzo"), "echo machine-token");
+    let door = mcp_fake_door::FakeDoor::start(mcp_fake_door::Behaviour::Normal).expect("door");
+    let home = tempfile::tempdir().expect("home");
+    let path = format!(
+        "{}:{}:{}",
+        bin.display(),
+        sys.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = hanzo_mcp();
+    command
+        .args(["serve", "--door-wait", "5"])
+        .current_dir(&start)
+        .env("HANZO_MCP_DOOR", door.url())
+        .env("HOME", home.path())
+        .env("PATH", &path);
+    let mut server = Proc::start(command);
+    handshake(&mut server, json!({ "roots": { "listChanged": true } }));
+    assert_eq!(server.recv(), roots_list_request(1));
+    server.request(
+        500,
+        "tools/call",
+        json!({ "name": "agents", "arguments": {} }),
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        !marker.exists(),
+        "the planted hanzo ran before the roots were known"
+    );
+    server.send(&roots_list_answer(1, json!([{ "uri": file_uri(&proj) }])));
+    let called = loop {
+        let message = server.recv();
+        if message["id"] == 500 {
+            break message;
+        }
+    };
+    assert_ne!(called["result"]["isError"], true, "{called}");
+    assert!(!marker.exists(), "the planted hanzo ran");
+    let bearers: Vec<Option<String>> = door
+        .requests()
+        .iter()
+        .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
+        .map(|r| r.header("authorization").map(str::to_owned))
+        .collect();
+    assert_eq!(bearers, [Some("Bearer machine-token".to_owned())]);
+}
+
+#[test]
 fn a_hanzo_in_the_clients_roots_is_never_run_for_the_bearer() {
     // A `hanzo` an agent planted in a PATH folder inside the client's
     // roots (in an earlier session, with file tools alone): the server
