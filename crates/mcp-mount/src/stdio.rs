@@ -134,12 +134,12 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
     // An interpreter runs its first argument that is no option as a
     // script, whatever the file is named (`python3 tool.zip`, `node
     // server`).
-    if is_interpreter(&program) {
-        if let Some(first) = spec.args.iter().find(|arg| !arg.starts_with('-')) {
-            let file = canonical(&cwd.join(first));
-            if inside(&file) && std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
-                return Err(refuse("its script", &file));
-            }
+    if is_interpreter(&program)
+        && let Some(first) = spec.args.iter().find(|arg| !arg.starts_with('-'))
+    {
+        let file = canonical(&cwd.join(first));
+        if inside(&file) && std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+            return Err(refuse("its script", &file));
         }
     }
     // A script the program runs (`python3 server.py`, `node ./dist/x.js`,
