@@ -14,11 +14,11 @@ fn command() -> clap::Command {
     #[cfg(feature = "door")]
     {
         use clap::Args as _;
-        // The door's flags are built only when `door` runs (clap's deferred
-        // initialization), as `Cli`'s subcommands build theirs.
-        let door = clap::Command::new("door")
-            .about("Serve a HIP-0300 door over HTTP (mcp-door)")
-            .defer(door_command::DoorArgs::augment_args);
+        // Built with the rest, not deferred: its own `--config` must be
+        // there before clap propagates the global one.
+        let door = door_command::DoorArgs::augment_args(
+            clap::Command::new("door").about("Serve a HIP-0300 door over HTTP (mcp-door)"),
+        );
         Cli::command().subcommand(door)
     }
     #[cfg(not(feature = "door"))]
