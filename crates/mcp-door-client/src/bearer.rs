@@ -292,6 +292,7 @@ fn loaders_naming(untrusted: &[PathBuf]) -> (Vec<OsString>, Vec<(&'static str, &
                         .and_then(|rest| rest.components().next())
                         .is_some_and(|first| first.as_os_str().as_encoded_bytes().starts_with(b"."))
                 })
+                || hidden_links_reach(&home, &canonical)
         });
     let set = if exposed {
         vec![
@@ -302,6 +303,37 @@ fn loaders_naming(untrusted: &[PathBuf]) -> (Vec<OsString>, Vec<(&'static str, &
         Vec::new()
     };
     (unset, set)
+}
+
+/// Whether a symbolic link among the entries of `home` whose name starts
+/// with `.`, or among theirs (`~/.local`, `~/.config/git`), leads into
+/// `untrusted` (canonical) or to a folder holding one of them (the same
+/// check `mcp-mount` makes for a mounted server's child).
+fn hidden_links_reach(home: &Path, untrusted: &[PathBuf]) -> bool {
+    let reaches = |link: &Path| {
+        std::fs::canonicalize(link).is_ok_and(|target| {
+            untrusted
+                .iter()
+                .any(|dir| target.starts_with(dir) || dir.starts_with(&target))
+        })
+    };
+    let Ok(entries) = std::fs::read_dir(home) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        if !entry.file_name().as_encoded_bytes().starts_with(b".") {
+            return false;
+        }
+        match entry.file_type() {
+            Ok(kind) if kind.is_symlink() => reaches(&entry.path()),
+            Ok(kind) if kind.is_dir() => std::fs::read_dir(entry.path()).is_ok_and(|inner| {
+                inner.flatten().any(|entry| {
+                    entry.file_type().is_ok_and(|kind| kind.is_symlink()) && reaches(&entry.path())
+                })
+            }),
+            _ => false,
+        }
+    })
 }
 
 /// `None` when our working directory is outside `untrusted`; else `/`

@@ -79,6 +79,7 @@ pub(crate) fn shields(root: &Path, path: &Path) -> bool {
 /// Whether `path`, inside `root`, is one of the server's own [`folders`]
 /// below `root` or a folder that holds one, existing or not: what moving,
 /// removing or replacing `path` would take away or plant.
+#[cfg_attr(not(feature = "fs"), allow(dead_code))]
 pub(crate) fn holds_own(root: &Path, path: &Path) -> bool {
     folders()
         .iter()

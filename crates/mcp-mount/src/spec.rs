@@ -65,7 +65,8 @@ pub struct StdioServer {
     /// missing. A folder the tools cannot write, as per-user caches and
     /// settings there run code (`~/.npm/_npx`, `~/.local/lib/python*`,
     /// `~/.config/git`). With ours exposed and none given (nor `HOME` in
-    /// [`env`]), the child is not started. Every
+    /// [`env`]), or one of [`untrusted_dirs`] at or below the folder that
+    /// holds it, the child is not started. Every
     /// other variable passed on that names a folder of
     /// [`untrusted_dirs`] (as given, canonical or through a link:
     /// `PYTHONPATH`, `NODE_OPTIONS`, `XDG_CONFIG_HOME`) is removed, unless

@@ -43,6 +43,8 @@ struct Launch {
     /// The child's `HOME` ([`StdioServer::home`]) when ours lies inside
     /// the roots.
     home: Option<std::path::PathBuf>,
+    /// Variables set for it (git's command-scope configuration).
+    set: Vec<(String, String)>,
     /// The working directory: the configured one, else ours, else (when
     /// ours is untrusted) `/` (never the temporary folder, which anyone
     /// may write): a program loads code from there (`python -m`, `npx`'s
@@ -122,6 +124,10 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
     for (at, arg) in spec.args.iter().enumerate() {
         let (flag, value) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with('-') => (flag, Some(value)),
+            // `-CDIR`, the short flag with its value attached.
+            _ if arg.len() > 2 && arg.starts_with("-C") && !arg.starts_with("--") => {
+                ("-C", Some(&arg[2..]))
+            }
             _ => (arg.as_str(), spec.args.get(at + 1).map(String::as_str)),
         };
         if let (true, Some(value)) = (WORKING_FOLDER_FLAGS.contains(&flag), value) {
@@ -131,15 +137,26 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
             }
         }
     }
-    // An interpreter runs its first argument that is no option as a
-    // script, whatever the file is named (`python3 tool.zip`, `node
-    // server`).
-    if is_interpreter(&program)
-        && let Some(first) = spec.args.iter().find(|arg| !arg.starts_with('-'))
-    {
-        let file = canonical(&cwd.join(first));
-        if inside(&file) && std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
-            return Err(refuse("its script", &file));
+    // An interpreter (or `env`, or a shell's `-c` line) runs a script
+    // whatever the file is named: its first argument that is no option,
+    // whatever it is (`python3 tool.zip`), and any file without an
+    // extension one of its arguments names (`python3 -W ignore evil`,
+    // `sh -c 'exec node ./server'`), word by word.
+    if is_interpreter(&program) {
+        if let Some(first) = spec.args.iter().find(|arg| !arg.starts_with('-')) {
+            let file = canonical(&cwd.join(first));
+            if inside(&file) && std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+                return Err(refuse("its script", &file));
+            }
+        }
+        let words = spec.args.iter().flat_map(|arg| {
+            arg.split(|c: char| c.is_whitespace() || matches!(c, '=' | ':' | '\'' | '"' | ';'))
+        });
+        for word in words.filter(|word| !word.is_empty() && !word.starts_with('-')) {
+            let file = canonical(&cwd.join(word));
+            if inside(&file) && (is_code(&file) || extensionless_file(&file)) {
+                return Err(refuse("its script", &file));
+            }
         }
     }
     // A script the program runs (`python3 server.py`, `node ./dist/x.js`,
@@ -207,6 +224,7 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
                     .and_then(|rest| rest.components().next())
                     .is_some_and(|first| first.as_os_str().as_encoded_bytes().starts_with(b"."))
             })
+            || hidden_entries_reach(home, &untrusted)
     });
     let home = if exposed && !given("HOME") {
         let Some(home) = &spec.home else {
@@ -228,17 +246,75 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
                 home.display()
             )
         })?;
+        // Its own home must be out of the tools' reach too: no root at or
+        // below the folder that holds it (a root inside the state folder).
+        let own = canonical(home);
+        if let Some(holder) = own.parent()
+            && untrusted.iter().any(|dir| dir.starts_with(holder))
+        {
+            return Err(refuse("its own home", &own));
+        }
         Some(home.clone())
     } else {
         None
     };
+    // A `git` the child runs never takes a repository it merely stands in
+    // (a folder shaped like a git directory, written with file tools, whose
+    // config names programs) for one: `safe.bareRepository=explicit`, on
+    // the command scope (`GIT_CONFIG_COUNT`), after any the child is given.
+    let mut set = Vec::new();
+    if !given("GIT_CONFIG_COUNT") {
+        let count: usize = std::env::var("GIT_CONFIG_COUNT")
+            .ok()
+            .and_then(|count| count.parse().ok())
+            .unwrap_or(0);
+        set.push((
+            format!("GIT_CONFIG_KEY_{count}"),
+            "safe.bareRepository".to_owned(),
+        ));
+        set.push((format!("GIT_CONFIG_VALUE_{count}"), "explicit".to_owned()));
+        set.push(("GIT_CONFIG_COUNT".to_owned(), (count + 1).to_string()));
+    }
     Ok(Some(Launch {
         program,
         path,
         unset,
         home,
+        set,
         cwd,
     }))
+}
+
+/// Whether an entry of `home` whose name starts with `.` (`~/.local`,
+/// `~/.npmrc`), or an entry of such a folder (`~/.config/git`), is,
+/// through a symbolic link, a file or folder inside `untrusted`
+/// (canonical), or holds one of them (a dotfiles repository linked in).
+fn hidden_entries_reach(home: &std::path::Path, untrusted: &[std::path::PathBuf]) -> bool {
+    let reaches = |link: &std::path::Path| {
+        std::fs::canonicalize(link).is_ok_and(|target| {
+            untrusted
+                .iter()
+                .any(|dir| target.starts_with(dir) || dir.starts_with(&target))
+        })
+    };
+    let Ok(entries) = std::fs::read_dir(home) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        if !entry.file_name().as_encoded_bytes().starts_with(b".") {
+            return false;
+        }
+        match entry.file_type() {
+            Ok(kind) if kind.is_symlink() => reaches(&entry.path()),
+            // One level down too: `~/.config/git` linked in alone.
+            Ok(kind) if kind.is_dir() => std::fs::read_dir(entry.path()).is_ok_and(|inner| {
+                inner.flatten().any(|entry| {
+                    entry.file_type().is_ok_and(|kind| kind.is_symlink()) && reaches(&entry.path())
+                })
+            }),
+            _ => false,
+        }
+    })
 }
 
 /// Flags by which programs take the folder they work in or find their
@@ -255,10 +331,10 @@ const WORKING_FOLDER_FLAGS: [&str; 7] = [
 
 /// Programs that run a script file named by their first argument that is
 /// no option, by name without a version (`python3.11` is `python`).
-const INTERPRETERS: [&str; 24] = [
+const INTERPRETERS: [&str; 27] = [
     "python", "pypy", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "sh", "bash", "dash",
     "zsh", "ksh", "fish", "ruby", "perl", "php", "lua", "luajit", "julia", "Rscript", "tclsh",
-    "pwsh", "elixir",
+    "pwsh", "elixir", "env", "make", "busybox",
 ];
 
 /// Whether `program`'s file name, without a trailing version, is one of
@@ -274,23 +350,40 @@ fn is_interpreter(program: &std::path::Path) -> bool {
 
 /// File name endings of scripts and code that interpreters and runtimes
 /// load when a command line names them.
-const CODE_EXTENSIONS: [&str; 36] = [
-    "py", "pyc", "pyw", "pyz", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "sh", "bash",
-    "zsh", "fish", "ksh", "rb", "pl", "pm", "php", "lua", "jar", "class", "wasm", "so", "r", "jl",
-    "go", "rs", "swift", "kts", "groovy", "exs", "ps1", "tcl",
+const CODE_EXTENSIONS: [&str; 40] = [
+    "py", "pyc", "pyw", "pyz", "zip", "whl", "egg", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts",
+    "tsx", "sh", "bash", "zsh", "fish", "ksh", "rb", "pl", "pm", "php", "lua", "jar", "class",
+    "wasm", "so", "r", "jl", "go", "rs", "swift", "kts", "groovy", "exs", "ps1", "tcl", "mk",
 ];
 
+/// File names of build and task files programs run (`make -f Makefile`)
+/// and of environment files that set code-loading variables (`node
+/// --env-file=.env`), matched in any letter case (`.env*` by its start).
+const CODE_NAMES: [&str; 5] = ["makefile", "gnumakefile", "justfile", "rakefile", ".env"];
+
+/// Whether `path` is a regular file whose name has no extension
+/// (`evil`, `server`).
+fn extensionless_file(path: &std::path::Path) -> bool {
+    path.extension().is_none() && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
 /// Whether `path` is a file a program would run: executable, starting
-/// with `#!`, or named like code ([`CODE_EXTENSIONS`], any letter case).
+/// with `#!`, or named like code ([`CODE_EXTENSIONS`], [`CODE_NAMES`], any
+/// letter case).
 fn is_code(path: &std::path::Path) -> bool {
     use std::io::Read as _;
     if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return false;
     }
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     let named_like_code = path.extension().is_some_and(|ext| {
         let ext = ext.to_string_lossy().to_ascii_lowercase();
         CODE_EXTENSIONS.contains(&ext.as_str())
-    });
+    }) || CODE_NAMES.contains(&name.as_str())
+        || name.starts_with(".env");
     let mut start = [0_u8; 2];
     let shebang = std::fs::File::open(path)
         .and_then(|mut file| file.read_exact(&mut start))
@@ -360,6 +453,7 @@ pub(crate) fn connect(
         if let Some(home) = &launch.home {
             command.env("HOME", home);
         }
+        command.envs(launch.set.iter().map(|(name, value)| (name, value)));
     }
     die_with_parent(&mut command);
     let mut child = command

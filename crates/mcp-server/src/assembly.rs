@@ -344,8 +344,18 @@ pub async fn assemble(options: &Options) -> Result<Assembly, ServerError> {
             stdio.untrusted_dirs.clone_from(&untrusted);
             // With HOME among them, a home of its own in the state folder,
             // which the file tools never reach.
+            // None when a root lies in the state folder (the tools work
+            // there then): such a child is not started.
             stdio.home = mcp_local_tools::state::state_dir()
                 .ok()
+                .filter(|state| {
+                    let state = std::fs::canonicalize(state).unwrap_or_else(|_| state.clone());
+                    !untrusted.iter().any(|root| {
+                        std::fs::canonicalize(root)
+                            .unwrap_or_else(|_| root.clone())
+                            .starts_with(&state)
+                    })
+                })
                 .map(|state| state.join("servers").join(&spec.name));
         }
         let mounted = Arc::new(MountedSource::start_with_untrusted(

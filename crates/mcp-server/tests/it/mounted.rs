@@ -927,6 +927,56 @@ fn a_root_among_the_hidden_folders_of_home_gives_a_mounted_child_a_home_of_its_o
     );
     server.close_stdin();
     server.wait();
+
+    // A dotfiles repository as the root, its folders linked into HOME
+    // (`~/.config/git` alone); and a root inside the state folder, which
+    // holds the home the child would get.
+    let dotfiles = dir.join("dotfiles");
+    std::fs::create_dir_all(dotfiles.join("git")).unwrap();
+    std::fs::create_dir_all(home.join(".config")).unwrap();
+    std::os::unix::fs::symlink(dotfiles.join("git"), home.join(".config/git")).unwrap();
+    std::fs::create_dir_all(state.join("servers")).unwrap();
+    for (roots, expected) in [
+        (vec![dotfiles.clone()], Ok(state.join("servers/kb"))),
+        (
+            vec![state.join("servers"), home.join(".local")],
+            Err(state.join("servers/kb")),
+        ),
+    ] {
+        let mut command = crate::common::hanzo_mcp();
+        command
+            .args(["serve", "--no-door"])
+            .args(
+                roots
+                    .iter()
+                    .flat_map(|root| [std::ffi::OsStr::new("--root"), root.as_os_str()]),
+            )
+            .args(["--server", &kb, "--server-wait", "20"])
+            .current_dir(&dir)
+            .env("HOME", &home)
+            .env("HANZO_MCP_STATE", &state);
+        let mut server = Proc::start(command);
+        server.initialize("2025-11-25");
+        match expected {
+            Ok(own) => {
+                let answer = server.call_tool(1, "kb_env", json!({ "name": "HOME" }));
+                assert_eq!(first_text(&answer["result"]), own.display().to_string());
+                server.close_stdin();
+                server.wait();
+            }
+            Err(own) => {
+                server.close_stdin();
+                server.wait();
+                let stderr = server.stderr_lines().join("\n");
+                // The state folder holds a root: no home is given there.
+                assert!(
+                    stderr.contains("and no home of its own was given for it"),
+                    "{} {stderr}",
+                    own.display()
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -992,6 +1042,21 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
     std::fs::write(root.join("tool.zip"), "print('zip')\n").unwrap();
     let zip = format!("zip=python3 {}", root.join("tool.zip").display());
     let uv = format!("uvdir=python3 -c pass --directory {}", root.display());
+    // A script without an extension behind an option's value, behind
+    // `env`, in a shell's line; a folder attached to `-C`; an env file.
+    std::fs::write(root.join("evil"), "print('evil')\n").unwrap();
+    std::fs::write(root.join(".env"), "NODE_OPTIONS=--require ./hook\n").unwrap();
+    let evil = root.join("evil").display().to_string();
+    let hidden = [
+        format!("opt=python3 -W ignore {evil}"),
+        format!("viaenv=env python3 {evil}"),
+        format!("line=sh -c 'exec python3 {evil}'"),
+        format!("attached=env -C{} true", root.display()),
+        format!(
+            "envfile=python3 -c pass --env-file={}",
+            root.join(".env").display()
+        ),
+    ];
     // And one named by a flag's value.
     let flag = format!("flag=env --file={}", root.join("planted.py").display());
     let link = tempfile::tempdir().unwrap();
@@ -1017,6 +1082,11 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
             "--server",
             &uv,
         ])
+        .args(
+            hidden
+                .iter()
+                .flat_map(|server| ["--server", server.as_str()]),
+        )
         .args(["--server-wait", "20"])
         .current_dir(&root)
         .env("PATH", &path)
@@ -1042,7 +1112,11 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
     server.initialize("2025-11-25");
     // kb and sh run, through the machine's python3 further on PATH.
     let names = tool_names(&server.call(1, "tools/list", json!({}))["result"]);
-    assert!(names.iter().any(|n| n == "kb_echo"), "{names:?}");
+    assert!(
+        names.iter().any(|n| n == "kb_echo"),
+        "{names:?} {:?}",
+        server.stderr_lines()
+    );
     assert!(names.iter().any(|n| n == "sh_echo"), "{names:?}");
     assert!(names.iter().any(|n| n == "da_echo"), "{names:?}");
     let env = |server: &mut Proc, id: i64, name: &str| {
@@ -1055,6 +1129,12 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
     assert_eq!(env(&mut server, 2, "PYTHONPATH"), "");
     assert_eq!(env(&mut server, 3, "_JAVA_OPTIONS"), "");
     assert_eq!(env(&mut server, 4, "NODE_PATH"), "");
+    // The child's git takes no folder it stands in for a repository.
+    assert_eq!(
+        env(&mut server, 6, "GIT_CONFIG_KEY_0"),
+        "safe.bareRepository"
+    );
+    assert_eq!(env(&mut server, 7, "GIT_CONFIG_VALUE_0"), "explicit");
     // Its home is its own, in the state folder the tools never reach
     // (`~/.npm/_npx`, `~/.cache/uv` and the like run code).
     assert_eq!(
@@ -1105,6 +1185,31 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
             "the folder its --directory names, {} lies inside",
             root.display()
         )),
+        "{stderr}"
+    );
+    for (command, what) in [
+        ("python3", format!("its script {evil} lies inside")),
+        ("env", format!("its script {evil} lies inside")),
+        ("sh", format!("its script {evil} lies inside")),
+        (
+            "env",
+            format!("the folder its -C names, {} lies inside", root.display()),
+        ),
+        (
+            "python3",
+            format!("its script {} lies inside", root.join(".env").display()),
+        ),
+    ] {
+        assert!(
+            stderr.contains(&format!("not starting {command:?}: {what}")),
+            "{command} {what}: {stderr}"
+        );
+    }
+    assert_eq!(
+        stderr
+            .matches(&format!("its script {evil} lies inside"))
+            .count(),
+        3,
         "{stderr}"
     );
     assert!(!marker.exists(), "a planted program ran");
