@@ -32,6 +32,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-8}"
 ROUNDS="${ROUNDS:-5}"
+# The REST API behind the door: `items`, with `get_item` and `add_item`.
+items="$PWD/crates/mcp-door/tests/data/items.yaml"
 bin="${HANZO_MCP:-${CARGO_TARGET_DIR:-target}/release/hanzo-mcp}"
 [ -x "$bin" ] || { echo "door-bench: build $bin first" >&2; exit 1; }
 floor_bin="$(dirname "$bin")/examples/relay_floor"
@@ -91,17 +93,7 @@ pids+=("$!")
 haproxy -f "$work/proxy.cfg" -db >"$work/proxy.log" 2>&1 &
 pids+=("$!")
 
-cat >"$work/items.yaml" <<'EOF'
-openapi: 3.1.0
-info: {title: items, version: "1"}
-paths:
-  /items/{name}:
-    get:
-      operationId: getItem
-      tags: [items]
-      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
-EOF
-RUST_LOG=warn "$bin" door --openapi "$work/items.yaml=http://127.0.0.1:$up" \
+RUST_LOG=warn "$bin" door --openapi "$items=http://127.0.0.1:$up" \
     --listen "127.0.0.1:$door" >"$work/door.log" 2>&1 &
 pids+=("$!")
 "$floor_bin" "127.0.0.1:$floor" "http://127.0.0.1:$up/items/one" >"$work/floor.log" 2>&1 &

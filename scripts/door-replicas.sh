@@ -21,6 +21,8 @@ cd "$(dirname "$0")/.."
 
 CALLS="${CALLS:-2400}"
 CONCURRENCY="${CONCURRENCY:-8}"
+# The REST API behind the door: `items`, with `get_item` and `add_item`.
+items="$PWD/crates/mcp-door/tests/data/items.yaml"
 
 target="${CARGO_TARGET_DIR:-target}"
 bin="${HANZO_MCP:-}"
@@ -67,20 +69,10 @@ printf '{"name": "one", "stock": 3}\n' >"$work/www/items/one"
 (cd "$work/www" && exec python3 -m http.server "$up" --bind 127.0.0.1 >"$work/upstream.log" 2>&1) &
 pids+=("$!")
 
-cat >"$work/items.yaml" <<'EOF'
-openapi: 3.1.0
-info: {title: items, version: "1"}
-paths:
-  /items/{name}:
-    get:
-      operationId: getItem
-      tags: [items]
-      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
-EOF
 
 door_pids=()
 for port in "$d1" "$d2" "$d3"; do
-    "$bin" door --openapi "$work/items.yaml=http://127.0.0.1:$up" \
+    "$bin" door --openapi "$items=http://127.0.0.1:$up" \
         --listen "127.0.0.1:$port" --log-format json >"$work/door-$port.log" 2>&1 &
     pids+=("$!")
     door_pids+=("$!")

@@ -32,16 +32,8 @@ fn github_bytes() -> Vec<u8> {
     out
 }
 
-const REST_DOC: &str = r#"
-openapi: 3.1.0
-info: {title: bench, version: "1"}
-paths:
-  /items/{name}:
-    get:
-      operationId: getItem
-      tags: [items]
-      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
-"#;
+/// The REST API behind the door in the HTTP benchmark.
+const REST_DOC: &[u8] = include_bytes!("../tests/data/items.yaml");
 
 fn projection(c: &mut Criterion) {
     let bytes = github_bytes();
@@ -74,7 +66,7 @@ fn http(c: &mut Criterion) {
         tokio::spawn(async move { axum::serve(rest_listener, rest).await });
         let sources = vec![
             OpenApiSource::from_bytes("github", &github_bytes(), Some("http://127.0.0.1:9")),
-            OpenApiSource::from_bytes("rest", REST_DOC.as_bytes(), Some(&rest_url)),
+            OpenApiSource::from_bytes("rest", REST_DOC, Some(&rest_url)),
         ];
         let door = Door::new(sources, DoorConfig::default()).expect("door");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

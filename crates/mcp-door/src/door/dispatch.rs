@@ -776,23 +776,7 @@ mod plain_calls {
     use crate::{DoorConfig, OpenApiSource};
 
     fn door() -> Door {
-        let yaml = br#"
-openapi: 3.1.0
-info: {title: items, version: "1"}
-paths:
-  /items/{name}:
-    get:
-      operationId: getItem
-      tags: [items]
-      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
-  /items:
-    post:
-      operationId: addItem
-      tags: [items]
-      requestBody:
-        required: true
-        content: {application/json: {schema: {type: object}}}
-"#;
+        let yaml = include_bytes!("../../tests/data/items.yaml");
         // Nothing listens on port 9: a forwarded call ends at the connect.
         let source = OpenApiSource::from_bytes("items.yaml", yaml, Some("http://127.0.0.1:9"));
         Door::new(vec![source], DoorConfig::default()).unwrap()
