@@ -260,7 +260,8 @@ fn loaders_naming(untrusted: &[PathBuf]) -> (Vec<OsString>, Vec<(&'static str, &
         .collect();
     // As for a mounted server's child (`mcp-mount`): every variable that
     // names one of them, as given, canonical or through a link
-    // (`PYTHONPATH`, `NODE_OPTIONS`, `npm_config_cache`), but `HOME`,
+    // (`PYTHONPATH`, `NODE_OPTIONS`, `npm_config_cache`), or a folder
+    // holding one, but `HOME`,
     // where the CLI keeps its sign-in, and `PATH`, filtered apart.
     let names_one = |value: &std::ffi::OsStr| {
         let value = value.to_string_lossy();
@@ -270,7 +271,11 @@ fn loaders_naming(untrusted: &[PathBuf]) -> (Vec<OsString>, Vec<(&'static str, &
                 .filter(|piece| piece.starts_with('/'))
                 .any(|piece| {
                     let piece = Path::new(piece);
-                    inside(&std::fs::canonicalize(piece).unwrap_or_else(|_| piece.to_path_buf()))
+                    let folder =
+                        std::fs::canonicalize(piece).unwrap_or_else(|_| piece.to_path_buf());
+                    // Or a folder holding one (`XDG_CONFIG_HOME` with its
+                    // `git` among them).
+                    inside(&folder) || canonical.iter().any(|dir| dir.starts_with(&folder))
                 })
     };
     let unset = std::env::vars_os()
@@ -305,10 +310,21 @@ fn loaders_naming(untrusted: &[PathBuf]) -> (Vec<OsString>, Vec<(&'static str, &
     (unset, set)
 }
 
-/// Whether a symbolic link among the entries of `home` whose name starts
-/// with `.`, or among theirs (`~/.local`, `~/.config/git`), leads into
-/// `untrusted` (canonical) or to a folder holding one of them (the same
-/// check `mcp-mount` makes for a mounted server's child).
+/// How deep below `HOME` [`hidden_links_reach`] looks for links
+/// (`~/.config/git/config` is 3).
+const HIDDEN_DEPTH: usize = 4;
+
+/// How many entries [`hidden_links_reach`] reads below each hidden
+/// entry of `HOME` at most (a cache folder holds many more; the settings
+/// folders that link into dotfiles repositories far fewer).
+const HIDDEN_ENTRIES: usize = 4096;
+
+/// Whether an entry of `home` whose name starts with `.` (`~/.local`,
+/// `~/.npmrc`), or an entry below such a folder down to [`HIDDEN_DEPTH`]
+/// (`~/.config/git`, `~/.config/git/config` as GNU Stow links it), is,
+/// through a symbolic link, a file or folder inside `untrusted`
+/// (canonical), or holds one of them (a dotfiles repository linked in):
+/// the same check `mcp-mount` makes for a mounted server's child. At most [`HIDDEN_ENTRIES`] entries are read below each hidden folder.
 fn hidden_links_reach(home: &Path, untrusted: &[PathBuf]) -> bool {
     let reaches = |link: &Path| {
         std::fs::canonicalize(link).is_ok_and(|target| {
@@ -326,11 +342,35 @@ fn hidden_links_reach(home: &Path, untrusted: &[PathBuf]) -> bool {
         }
         match entry.file_type() {
             Ok(kind) if kind.is_symlink() => reaches(&entry.path()),
-            Ok(kind) if kind.is_dir() => std::fs::read_dir(entry.path()).is_ok_and(|inner| {
-                inner.flatten().any(|entry| {
-                    entry.file_type().is_ok_and(|kind| kind.is_symlink()) && reaches(&entry.path())
-                })
-            }),
+            Ok(kind) if kind.is_dir() => {
+                // Breadth first, so a large cache spends the budget on its
+                // top levels.
+                let mut budget = HIDDEN_ENTRIES;
+                let mut level = vec![entry.path()];
+                for _ in 1..HIDDEN_DEPTH {
+                    let mut next = Vec::new();
+                    for folder in &level {
+                        let Ok(inner) = std::fs::read_dir(folder) else {
+                            continue;
+                        };
+                        for entry in inner.flatten() {
+                            if budget == 0 {
+                                return false;
+                            }
+                            budget -= 1;
+                            match entry.file_type() {
+                                Ok(kind) if kind.is_symlink() && reaches(&entry.path()) => {
+                                    return true;
+                                }
+                                Ok(kind) if kind.is_dir() => next.push(entry.path()),
+                                _ => {}
+                            }
+                        }
+                    }
+                    level = next;
+                }
+                false
+            }
             _ => false,
         }
     })
@@ -502,5 +542,40 @@ mod tests {
         let discovery = BearerDiscovery::from_lookup(|k| (k == "HOME").then(|| home.clone()));
         assert_eq!(discovery.search_path, None);
         assert_eq!(discovery.resolve(), None);
+    }
+
+    #[test]
+    fn a_variable_naming_a_folder_that_holds_a_root_is_not_passed_on() {
+        // Cargo runs tests with `CARGO_MANIFEST_DIR` set: a root below it
+        // (`XDG_CONFIG_HOME` and its `git`, say) takes it away.
+        let crate_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo"));
+        let (unset, _) = loaders_naming(&[crate_dir.join("src")]);
+        assert!(
+            unset.iter().any(|name| name == "CARGO_MANIFEST_DIR"),
+            "{unset:?}"
+        );
+        let elsewhere = tempfile::tempdir().expect("tempdir");
+        let (unset, _) = loaders_naming(&[elsewhere.path().join("x")]);
+        assert!(
+            !unset.iter().any(|name| name == "CARGO_MANIFEST_DIR"),
+            "{unset:?}"
+        );
+    }
+
+    #[test]
+    fn a_link_deep_among_the_hidden_folders_of_home_is_seen() {
+        // `~/.config/git/config` linked alone into a dotfiles repository,
+        // as GNU Stow links it when `~/.config/git` is a folder.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = dir.path().canonicalize().expect("canonical");
+        let (home, dotfiles) = (dir.join("home"), dir.join("dotfiles"));
+        std::fs::create_dir_all(home.join(".config/git")).expect("mkdir");
+        std::fs::create_dir_all(&dotfiles).expect("mkdir");
+        std::fs::write(dotfiles.join("gitconfig"), "").expect("write");
+        assert!(!hidden_links_reach(&home, std::slice::from_ref(&dotfiles)));
+        std::os::unix::fs::symlink(dotfiles.join("gitconfig"), home.join(".config/git/config"))
+            .expect("link");
+        assert!(hidden_links_reach(&home, std::slice::from_ref(&dotfiles)));
+        assert!(!hidden_links_reach(&home, &[dir.join("elsewhere")]));
     }
 }

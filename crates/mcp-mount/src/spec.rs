@@ -46,18 +46,26 @@ pub struct StdioServer {
     /// `command` is looked up on the absolute `PATH` entries outside them
     /// (relative entries such as `.` are never searched), and the child's
     /// `PATH` holds only those (an interpreter a `#!/usr/bin/env` line
-    /// names is not found in them either); a `cwd` inside them is refused,
-    /// and without `cwd` the child works in ours when it is outside them,
-    /// else in `/` (programs load code from their
-    /// working directory: `python -m`, `npx`); a command with a `/` is
-    /// taken from that folder; and the program found is refused when it
-    /// lies inside them, as is a script an argument names (`server.py`,
-    /// or the value of `--flag=FILE`, relative to the child's working
-    /// directory): a file that is executable, starts with `#!` or is named
-    /// like code (`.py`, `.js`, `.ts`, `.sh`, ...). Data files (a
-    /// database, a log) and folders (the one a server of files serves) are
-    /// passed, so a command that runs a folder (`node DIR`, `python3 DIR`)
-    /// or a file named otherwise must not name one inside them.
+    /// names is not found in them either); a `cwd` inside them, or
+    /// holding one of them, is refused, and without `cwd` the child works
+    /// in ours when it neither lies in nor holds one of them, else in
+    /// [`home`] (programs load code from their working directory and
+    /// below: `python -m`, `npx`); a command with a `/` is taken from that
+    /// folder; and the program found is refused when it lies inside them,
+    /// as is a script an argument names (`server.py`, or the value of
+    /// `--flag=FILE`, relative to the child's working directory): a file
+    /// that is executable, starts with `#!` or is named like code (`.py`,
+    /// `.js`, `.ts`, `.sh`, `package.json`, `Cargo.toml`, ...), and a
+    /// project folder a flag names (`--directory`, `--prefix`, `-C`,
+    /// `--manifest-path`'s folder) or an interpreter's script's folder
+    /// that lies in or holds one of them. Data files (a database, a log)
+    /// and folders (the one a server of files serves) are passed, so a
+    /// command that runs a folder (`node DIR`, `python3 DIR`) or a file
+    /// named otherwise must not name one inside them. The child is started
+    /// by the canonical path of its program with `command` as its name
+    /// (`argv[0]`), as a shell starts it.
+    ///
+    /// [`home`]: StdioServer::home
     pub untrusted_dirs: Vec<PathBuf>,
     /// The child's `HOME` when ours, or one of its hidden folders (`~/.local`,
     /// `~/.config`), lies inside [`untrusted_dirs`] (ours: `HOME`, or the
@@ -69,8 +77,14 @@ pub struct StdioServer {
     /// holds it, the child is not started. Every
     /// other variable passed on that names a folder of
     /// [`untrusted_dirs`] (as given, canonical or through a link:
-    /// `PYTHONPATH`, `NODE_OPTIONS`, `XDG_CONFIG_HOME`) is removed, unless
-    /// [`env`] sets it.
+    /// `PYTHONPATH`, `NODE_OPTIONS`), or a folder that holds one
+    /// (`XDG_CONFIG_HOME` with `git` below it a root), is removed, unless
+    /// [`env`] sets it; when the child's home is moved, so is every one
+    /// naming a folder of ours (`XDG_DATA_HOME=~/.local/share`). The
+    /// hidden folders of ours are looked through for links into
+    /// [`untrusted_dirs`] four levels deep (`~/.config/git/config`), 4,096
+    /// entries each at most. Also the child's working directory when ours
+    /// cannot be (see [`untrusted_dirs`]).
     ///
     /// [`untrusted_dirs`]: StdioServer::untrusted_dirs
     /// [`env`]: StdioServer::env

@@ -46,9 +46,10 @@ struct Launch {
     /// Variables set for it (git's command-scope configuration).
     set: Vec<(String, String)>,
     /// The working directory: the configured one, else ours, else (when
-    /// ours is untrusted) `/` (never the temporary folder, which anyone
-    /// may write): a program loads code from there (`python -m`, `npx`'s
-    /// `./node_modules/.bin`).
+    /// ours lies in, or holds, an untrusted folder) [`StdioServer::home`]
+    /// (never `/` or the temporary folder, which hold other folders
+    /// anyone may write): a program loads code from there and from the
+    /// folders below it (`python -m`, `npx`'s `./node_modules/.bin`).
     cwd: std::path::PathBuf,
 }
 
@@ -64,7 +65,19 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
     }
     let canonical = |dir: &Path| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let untrusted: Vec<PathBuf> = spec.untrusted_dirs.iter().map(|d| canonical(d)).collect();
-    let inside = |path: &Path| untrusted.iter().any(|dir| path.starts_with(dir));
+    // Its own folder ([`StdioServer::home`]) is one the tools cannot
+    // write, wherever it lies (a state folder inside a root is out of
+    // their reach).
+    let own = spec.home.as_deref().map(canonical);
+    let inside = |path: &Path| {
+        untrusted.iter().any(|dir| path.starts_with(dir))
+            && !own.as_deref().is_some_and(|own| path.starts_with(own))
+    };
+    // A folder a program works in, or finds its project or script in,
+    // must neither lie in an untrusted folder nor hold one: it loads code
+    // from below it too (`python -m x` imports `./x`, a script imports
+    // from its own folder, `cargo` builds `./src`).
+    let holds = |path: &Path| untrusted.iter().find(|dir| dir.starts_with(path));
     let refuse = |what: &str, path: &Path| {
         format!(
             "not starting {:?}: {what} {} lies inside the folders the tools may write, so the \
@@ -73,18 +86,27 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
             path.display()
         )
     };
+    let refuse_holding = |what: &str, path: &Path, held: &Path| {
+        format!(
+            "not starting {:?}: {what} {} holds {}, a folder the tools may write, so the agent \
+             could have changed what it loads from there; put it elsewhere",
+            spec.command,
+            path.display(),
+            held.display()
+        )
+    };
     let cwd = match &spec.cwd {
         Some(cwd) if inside(&canonical(cwd)) => return Err(refuse("its working directory", cwd)),
-        Some(cwd) => cwd.clone(),
-        None => {
-            let ours = std::env::current_dir().map(|d| canonical(&d));
-            // Not the temporary folder: anyone may write there.
-            let candidates = ours.into_iter().chain([PathBuf::from("/")]);
-            candidates
-                .map(|dir| canonical(&dir))
-                .find(|dir| !inside(dir))
-                .ok_or_else(|| refuse("every working directory, / included,", Path::new("/")))?
-        }
+        Some(cwd) => match holds(&canonical(cwd)) {
+            Some(held) => return Err(refuse_holding("its working directory", cwd, held)),
+            None => cwd.clone(),
+        },
+        None => match std::env::current_dir().map(|dir| canonical(&dir)) {
+            Ok(ours) if !inside(&ours) && holds(&ours).is_none() => ours,
+            // Its own folder, which nobody else writes (not `/`, which
+            // holds every root, nor the temporary folder).
+            _ => own_folder(spec, &untrusted, "working directory")?,
+        },
     };
     let search = spec
         .env
@@ -118,6 +140,9 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
     if inside(&program) {
         return Err(refuse("its program", &program));
     }
+    if let Some(held) = program.parent().and_then(holds) {
+        return Err(refuse_holding("the folder of its program", &program, held));
+    }
     // A folder a flag makes the program work or find its project in
     // (`uv --directory DIR run x.py`, `npm --prefix DIR start`) is its
     // working directory, which must lie outside as `cwd` must.
@@ -130,11 +155,27 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
             }
             _ => (arg.as_str(), spec.args.get(at + 1).map(String::as_str)),
         };
-        if let (true, Some(value)) = (WORKING_FOLDER_FLAGS.contains(&flag), value) {
-            let folder = canonical(&cwd.join(value));
-            if inside(&folder) {
-                return Err(refuse(&format!("the folder its {flag} names,"), &folder));
+        let folder = match (flag, value) {
+            (_, None) => continue,
+            // The project's folder is the manifest's.
+            ("--manifest-path", Some(file)) => {
+                let file = canonical(&cwd.join(file));
+                file.parent().map_or(file.clone(), Path::to_path_buf)
             }
+            (flag, Some(folder)) if WORKING_FOLDER_FLAGS.contains(&flag) => {
+                canonical(&cwd.join(folder))
+            }
+            _ => continue,
+        };
+        if inside(&folder) {
+            return Err(refuse(&format!("the folder its {flag} names,"), &folder));
+        }
+        if let Some(held) = holds(&folder) {
+            return Err(refuse_holding(
+                &format!("the folder its {flag} names,"),
+                &folder,
+                held,
+            ));
         }
     }
     // An interpreter (or `env`, or a shell's `-c` line) runs a script
@@ -145,8 +186,14 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
     if is_interpreter(&program) {
         if let Some(first) = spec.args.iter().find(|arg| !arg.starts_with('-')) {
             let file = canonical(&cwd.join(first));
-            if inside(&file) && std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
-                return Err(refuse("its script", &file));
+            if std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+                if inside(&file) {
+                    return Err(refuse("its script", &file));
+                }
+                // The script's folder is where it imports from.
+                if let Some(held) = file.parent().and_then(holds) {
+                    return Err(refuse_holding("the folder of its script", &file, held));
+                }
             }
         }
         let words = spec.args.iter().flat_map(|arg| {
@@ -179,33 +226,6 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         }
     }
     let path = std::env::join_paths(&trusted).unwrap_or_default();
-    // Every variable we pass on that names a folder of the roots (spelled
-    // as given, canonical, or through a link) is removed: programs load
-    // code from where their variables point (`PYTHONPATH`, `NODE_OPTIONS`,
-    // `_JAVA_OPTIONS`, `XDG_CONFIG_HOME`, `npm_config_cache`, ...).
-    let given = |name: &str| spec.env.iter().any(|(variable, _)| variable == name);
-    let as_given: Vec<String> = spec
-        .untrusted_dirs
-        .iter()
-        .chain(&untrusted)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.to_string_lossy().into_owned())
-        .collect();
-    let names_a_root = |value: &std::ffi::OsStr| {
-        let value = value.to_string_lossy();
-        as_given.iter().any(|dir| value.contains(dir.as_str()))
-            || value
-                .split(|c: char| c == ':' || c == '=' || c == ',' || c == ';' || c.is_whitespace())
-                .filter(|piece| piece.starts_with('/'))
-                .any(|piece| inside(&canonical(Path::new(piece))))
-    };
-    let unset: Vec<std::ffi::OsString> = std::env::vars_os()
-        .filter(|(name, value)| {
-            let name = name.to_string_lossy();
-            name != "PATH" && !given(&name) && names_a_root(value)
-        })
-        .map(|(name, _)| name)
-        .collect();
     // The child's home is its own when the tools may write what per-user
     // programs load from ours (`~/.npm/_npx`, `~/.local/lib/python*`,
     // `~/.config/git`, `~/.cache/uv`): ours, or one of its hidden folders,
@@ -226,38 +246,58 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
             })
             || hidden_entries_reach(home, &untrusted)
     });
+    let given = |name: &str| spec.env.iter().any(|(variable, _)| variable == name);
     let home = if exposed && !given("HOME") {
-        let Some(home) = &spec.home else {
+        if spec.home.is_none() {
             return Err(format!(
                 "not starting {:?}: the tools may write in its home {} (whose caches and \
                  settings run code), and no home of its own was given for it",
                 spec.command,
                 our_home.as_deref().unwrap_or(Path::new("")).display()
             ));
-        };
-        let mut folder = std::fs::DirBuilder::new();
-        folder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
-        folder.create(home).map_err(|e| {
-            format!(
-                "could not start {:?}: its home {}: {e}",
-                spec.command,
-                home.display()
-            )
-        })?;
-        // Its own home must be out of the tools' reach too: no root at or
-        // below the folder that holds it (a root inside the state folder).
-        let own = canonical(home);
-        if let Some(holder) = own.parent()
-            && untrusted.iter().any(|dir| dir.starts_with(holder))
-        {
-            return Err(refuse("its own home", &own));
         }
-        Some(home.clone())
+        Some(own_folder(spec, &untrusted, "home")?)
     } else {
         None
     };
+    // Every variable we pass on that names a folder of the roots (spelled
+    // as given, canonical, or through a link), or a folder holding one, is
+    // removed: programs load code from where their variables point and
+    // below (`PYTHONPATH`, `NODE_OPTIONS`, `_JAVA_OPTIONS`,
+    // `XDG_CONFIG_HOME` with `git/config` a root, `npm_config_cache`,
+    // ...); and with the child's home moved, so is every one naming a
+    // folder of ours (`XDG_DATA_HOME=~/.local/share`). `HOME` has its own
+    // rule above.
+    let as_given: Vec<String> = spec
+        .untrusted_dirs
+        .iter()
+        .chain(&untrusted)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .collect();
+    let names_a_root = |value: &std::ffi::OsStr| {
+        let value = value.to_string_lossy();
+        as_given.iter().any(|dir| value.contains(dir.as_str()))
+            || value
+                .split(|c: char| c == ':' || c == '=' || c == ',' || c == ';' || c.is_whitespace())
+                .filter(|piece| piece.starts_with('/'))
+                .any(|piece| {
+                    let folder = canonical(Path::new(piece));
+                    inside(&folder)
+                        || holds(&folder).is_some()
+                        || home.is_some()
+                            && our_home
+                                .as_deref()
+                                .is_some_and(|ours| folder.starts_with(ours))
+                })
+    };
+    let unset: Vec<std::ffi::OsString> = std::env::vars_os()
+        .filter(|(name, value)| {
+            let name = name.to_string_lossy();
+            name != "PATH" && name != "HOME" && !given(&name) && names_a_root(value)
+        })
+        .map(|(name, _)| name)
+        .collect();
     // A `git` the child runs never takes a repository it merely stands in
     // (a folder shaped like a git directory, written with file tools, whose
     // config names programs) for one: `safe.bareRepository=explicit`, on
@@ -285,10 +325,66 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
     }))
 }
 
+/// [`StdioServer::home`], created (mode 0700) when missing, as the
+/// child's `what` (its home, or its working directory): a folder nobody
+/// else writes.
+///
+/// # Errors
+/// None was given, it cannot be made, or one of `untrusted` (canonical)
+/// lies at or below the folder that holds it (a root inside the state
+/// folder).
+fn own_folder(
+    spec: &StdioServer,
+    untrusted: &[std::path::PathBuf],
+    what: &str,
+) -> Result<std::path::PathBuf, String> {
+    let Some(own) = &spec.home else {
+        return Err(format!(
+            "not starting {:?}: our working directory lies in, or holds, a folder the tools may \
+             write, and no folder of its own was given for it to work in; give it a `cwd`",
+            spec.command
+        ));
+    };
+    let mut folder = std::fs::DirBuilder::new();
+    folder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+    folder.create(own).map_err(|e| {
+        format!(
+            "could not start {:?}: its {what} {}: {e}",
+            spec.command,
+            own.display()
+        )
+    })?;
+    let canonical = std::fs::canonicalize(own).unwrap_or_else(|_| own.clone());
+    if let Some(holder) = canonical.parent()
+        && untrusted.iter().any(|dir| dir.starts_with(holder))
+    {
+        return Err(format!(
+            "not starting {:?}: its own {what} {} lies where the tools may write; put the \
+             state folder outside the roots",
+            spec.command,
+            canonical.display()
+        ));
+    }
+    Ok(own.clone())
+}
+
+/// How deep below `HOME` [`hidden_entries_reach`] looks for links
+/// (`~/.config/git/config` is 3).
+const HIDDEN_DEPTH: usize = 4;
+
+/// How many entries [`hidden_entries_reach`] reads below each hidden
+/// entry of `HOME` at most (a cache folder holds many more; the settings
+/// folders that link into dotfiles repositories far fewer).
+const HIDDEN_ENTRIES: usize = 4096;
+
 /// Whether an entry of `home` whose name starts with `.` (`~/.local`,
-/// `~/.npmrc`), or an entry of such a folder (`~/.config/git`), is,
+/// `~/.npmrc`), or an entry below such a folder down to [`HIDDEN_DEPTH`]
+/// (`~/.config/git`, `~/.config/git/config` as GNU Stow links it), is,
 /// through a symbolic link, a file or folder inside `untrusted`
 /// (canonical), or holds one of them (a dotfiles repository linked in).
+/// At most [`HIDDEN_ENTRIES`] entries are read below each hidden folder.
 fn hidden_entries_reach(home: &std::path::Path, untrusted: &[std::path::PathBuf]) -> bool {
     let reaches = |link: &std::path::Path| {
         std::fs::canonicalize(link).is_ok_and(|target| {
@@ -306,19 +402,43 @@ fn hidden_entries_reach(home: &std::path::Path, untrusted: &[std::path::PathBuf]
         }
         match entry.file_type() {
             Ok(kind) if kind.is_symlink() => reaches(&entry.path()),
-            // One level down too: `~/.config/git` linked in alone.
-            Ok(kind) if kind.is_dir() => std::fs::read_dir(entry.path()).is_ok_and(|inner| {
-                inner.flatten().any(|entry| {
-                    entry.file_type().is_ok_and(|kind| kind.is_symlink()) && reaches(&entry.path())
-                })
-            }),
+            Ok(kind) if kind.is_dir() => {
+                // Breadth first, so a large cache spends the budget on its
+                // top levels.
+                let mut budget = HIDDEN_ENTRIES;
+                let mut level = vec![entry.path()];
+                for _ in 1..HIDDEN_DEPTH {
+                    let mut next = Vec::new();
+                    for folder in &level {
+                        let Ok(inner) = std::fs::read_dir(folder) else {
+                            continue;
+                        };
+                        for entry in inner.flatten() {
+                            if budget == 0 {
+                                return false;
+                            }
+                            budget -= 1;
+                            match entry.file_type() {
+                                Ok(kind) if kind.is_symlink() && reaches(&entry.path()) => {
+                                    return true;
+                                }
+                                Ok(kind) if kind.is_dir() => next.push(entry.path()),
+                                _ => {}
+                            }
+                        }
+                    }
+                    level = next;
+                }
+                false
+            }
             _ => false,
         }
     })
 }
 
 /// Flags by which programs take the folder they work in or find their
-/// project in (`uv --directory`, `npm --prefix`, `make -C`).
+/// project in (`uv --directory`, `npm --prefix`, `make -C`); `cargo
+/// --manifest-path FILE` names its project's folder by a file in it.
 const WORKING_FOLDER_FLAGS: [&str; 7] = [
     "--directory",
     "--project",
@@ -350,16 +470,35 @@ fn is_interpreter(program: &std::path::Path) -> bool {
 
 /// File name endings of scripts and code that interpreters and runtimes
 /// load when a command line names them.
-const CODE_EXTENSIONS: [&str; 40] = [
+const CODE_EXTENSIONS: [&str; 50] = [
     "py", "pyc", "pyw", "pyz", "zip", "whl", "egg", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts",
     "tsx", "sh", "bash", "zsh", "fish", "ksh", "rb", "pl", "pm", "php", "lua", "jar", "class",
     "wasm", "so", "r", "jl", "go", "rs", "swift", "kts", "groovy", "exs", "ps1", "tcl", "mk",
+    // Packages and libraries a runner installs or loads (`npx ./x.tgz`,
+    // `uvx --from ./x.tar.gz`), and build files.
+    "tgz", "gz", "tar", "node", "dylib", "dll", "exe", "gradle", "toml", "nix",
 ];
 
-/// File names of build and task files programs run (`make -f Makefile`)
-/// and of environment files that set code-loading variables (`node
+/// File names of build and task files programs run (`make -f Makefile`,
+/// `npm --prefix`'s `package.json` scripts, `docker compose -f`), and of
+/// environment files that set code-loading variables (`node
 /// --env-file=.env`), matched in any letter case (`.env*` by its start).
-const CODE_NAMES: [&str; 5] = ["makefile", "gnumakefile", "justfile", "rakefile", ".env"];
+const CODE_NAMES: [&str; 14] = [
+    "makefile",
+    "gnumakefile",
+    "justfile",
+    "rakefile",
+    ".env",
+    "package.json",
+    "deno.json",
+    "deno.jsonc",
+    "dockerfile",
+    "containerfile",
+    "compose.yaml",
+    "compose.yml",
+    "docker-compose.yaml",
+    "docker-compose.yml",
+];
 
 /// Whether `path` is a regular file whose name has no extension
 /// (`evil`, `server`).
@@ -428,6 +567,10 @@ pub(crate) fn connect(
         .as_ref()
         .map_or_else(|| spec.command.clone().into(), |l| l.program.clone());
     let mut command = tokio::process::Command::new(program);
+    // The name it was asked by, as a shell gives it: a program found
+    // through a link is often several in one (`cargo` is `rustup`).
+    #[cfg(unix)]
+    command.arg0(&spec.command);
     command
         .args(&spec.args)
         .stdin(Stdio::piped())
@@ -693,3 +836,151 @@ fn die_with_parent(command: &mut tokio::process::Command) {
 
 #[cfg(not(target_os = "linux"))]
 fn die_with_parent(_: &mut tokio::process::Command) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// A spec of `command` with `args` whose untrusted folder is `root`,
+    /// working in `cwd`.
+    fn spec(command: &str, args: &[String], root: &Path, cwd: &Path) -> StdioServer {
+        StdioServer {
+            command: command.to_owned(),
+            args: args.to_vec(),
+            cwd: Some(cwd.to_path_buf()),
+            untrusted_dirs: vec![root.to_path_buf()],
+            ..StdioServer::default()
+        }
+    }
+
+    fn refused(spec: &StdioServer) -> String {
+        match launch(spec) {
+            Err(why) => why,
+            Ok(launch) => panic!("started: {launch:?}"),
+        }
+    }
+
+    #[test]
+    fn a_folder_that_holds_a_root_is_no_place_to_work_or_load_code_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().canonicalize().unwrap();
+        let (root, project) = (dir.join("project/src"), dir.join("project"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(project.join("Cargo.toml"), "[package]\n").unwrap();
+        std::fs::write(project.join("server.py"), "import src\n").unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\n").unwrap();
+        std::fs::write(root.join("pkg.tgz"), "").unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let elsewhere = elsewhere.path().canonicalize().unwrap();
+        let holds = format!("holds {}, a folder the tools may write", root.display());
+        let s = |args: &[&str]| args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
+        let cases = [
+            // `python3 -m x` imports `./x`, the root.
+            (
+                spec("python3", &s(&["-m", "src"]), &root, &project),
+                format!("its working directory {} {holds}", project.display()),
+            ),
+            // A script imports from its own folder.
+            (
+                spec(
+                    "python3",
+                    &s(&[project.join("server.py").to_str().unwrap()]),
+                    &root,
+                    &elsewhere,
+                ),
+                format!(
+                    "the folder of its script {} {holds}",
+                    project.join("server.py").display()
+                ),
+            ),
+            // `cargo` builds the manifest's folder, `src` included.
+            (
+                spec(
+                    "cargo",
+                    &s(&[
+                        "run",
+                        "--manifest-path",
+                        project.join("Cargo.toml").to_str().unwrap(),
+                    ]),
+                    &root,
+                    &elsewhere,
+                ),
+                format!(
+                    "the folder its --manifest-path names, {} {holds}",
+                    project.display()
+                ),
+            ),
+            (
+                spec(
+                    "cargo",
+                    &s(&[
+                        "run",
+                        &format!("--manifest-path={}", root.join("Cargo.toml").display()),
+                    ]),
+                    &root,
+                    &elsewhere,
+                ),
+                format!(
+                    "the folder its --manifest-path names, {} lies inside",
+                    root.display()
+                ),
+            ),
+            (
+                spec(
+                    "env",
+                    &s(&[&format!("--chdir={}", project.display()), "true"]),
+                    &root,
+                    &elsewhere,
+                ),
+                format!(
+                    "the folder its --chdir names, {} {holds}",
+                    project.display()
+                ),
+            ),
+            // A package a runner installs is code.
+            (
+                spec(
+                    "env",
+                    &s(&["true", root.join("pkg.tgz").to_str().unwrap()]),
+                    &root,
+                    &elsewhere,
+                ),
+                format!("its script {} lies inside", root.join("pkg.tgz").display()),
+            ),
+        ];
+        for (spec, expected) in cases {
+            let why = refused(&spec);
+            assert!(
+                why.contains(&expected),
+                "{:?} {:?}: {why}",
+                spec.command,
+                spec.args
+            );
+        }
+        // Elsewhere, the same commands start.
+        let fine = spec("python3", &s(&["-m", "src"]), &root, &elsewhere);
+        let launch = launch(&fine).unwrap().expect("a launch");
+        assert_eq!(launch.cwd, elsewhere);
+    }
+
+    #[test]
+    fn without_a_working_directory_of_its_own_a_child_works_in_its_own_folder() {
+        // Ours (the crate's folder) holds the root: the child works in the
+        // folder given as its home, never in `/`, which holds every root.
+        let ours = std::env::current_dir().unwrap().canonicalize().unwrap();
+        let own = tempfile::tempdir().unwrap();
+        let mut spec = spec(
+            "python3",
+            &["-c".to_owned(), "pass".to_owned()],
+            &ours.join("src"),
+            &ours,
+        );
+        spec.cwd = None;
+        assert!(refused(&spec).contains("no folder of its own was given for it"));
+        spec.home = Some(own.path().join("kb"));
+        let launch = launch(&spec).unwrap().expect("a launch");
+        assert_eq!(launch.cwd, own.path().join("kb"));
+        assert!(own.path().join("kb").is_dir());
+    }
+}

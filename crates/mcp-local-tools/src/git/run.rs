@@ -164,18 +164,7 @@ impl<'a> Repo<'a> {
         // `add`, `diff`, `show` would read a folder of the server's own
         // that the file tools are kept out of, and `apply`, `checkout` or
         // `stash` write it, or create it when it is not there yet.
-        if let Some(own) = crate::state::folders()
-            .into_iter()
-            .find(|own| own.starts_with(&top) && crate::state::shields(root, own))
-        {
-            return Err(format!(
-                "git: the work tree {} holds the server's own folder {} (its state: memories, job \
-                 output, bearer files; or ~/.hanzo: the door's key), which the tools never reach; \
-                 use a repository that does not hold it",
-                top.to_string_lossy(),
-                own.to_string_lossy()
-            ));
-        }
+        refuse_holding_own(root, &top)?;
         let git_dirs = repo.check_git_dirs(input).await?;
         if !ctx.run_programs {
             for dir in &git_dirs {
@@ -534,6 +523,9 @@ impl<'a> Repo<'a> {
             .resolve(path.unwrap_or("."))
             .map_err(|e| e.to_string())?;
         refuse_git_folder(path.unwrap_or("."), &resolved.root, &resolved.path)?;
+        // A repository there would be found by every later call in a
+        // folder below it, its work tree holding the server's own folder.
+        refuse_holding_own(&resolved.root, &resolved.path)?;
         let mut cwd = resolved.path.clone();
         while !cwd.is_dir() {
             cwd = cwd
@@ -1036,6 +1028,24 @@ pub(crate) fn not_an_option(field: &str, value: &str) -> Result<(), String> {
         return Err(format!("git: {field} contains a NUL byte"));
     }
     Ok(())
+}
+
+/// Refuses a work tree `top` (inside `root`) that holds one of the
+/// server's own folders, existing or not, which the tools never reach.
+fn refuse_holding_own(root: &Path, top: &Path) -> Result<(), String> {
+    match crate::state::folders()
+        .into_iter()
+        .find(|own| own.starts_with(top) && crate::state::shields(root, own))
+    {
+        Some(own) => Err(format!(
+            "git: the work tree {} holds the server's own folder {} (its state: memories, job \
+             output, bearer files; or ~/.hanzo: the door's key), which the tools never reach; \
+             use a repository that does not hold it",
+            top.to_string_lossy(),
+            own.to_string_lossy()
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A path as a line of text shows it: as it is, or, when it holds a

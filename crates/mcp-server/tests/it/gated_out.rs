@@ -622,9 +622,22 @@ fn an_own_folder_that_is_not_there_yet_cannot_be_planted() {
         first_text(&moved["result"]).contains("inside one of the server's own folders"),
         "{moved}"
     );
-    // A repository whose work tree would hold it: `apply` or `checkout`
-    // would create it.
-    let _ = server.call_tool(2, "git", json!({ "action": "init" }));
+    // A repository whose work tree would hold it is not created (every
+    // later call below it would find it), and where one is already,
+    // `apply` or `checkout` would create the folder.
+    let init = server.call_tool(2, "git", json!({ "action": "init" }));
+    assert_eq!(init["result"]["isError"], true, "{init}");
+    assert!(
+        first_text(&init["result"]).contains("holds the server's own folder"),
+        "{init}"
+    );
+    assert!(!home.join(".git").exists());
+    let made = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&home)
+        .status()
+        .expect("git");
+    assert!(made.success());
     let patch = "diff --git a/.hanzo/config.json b/.hanzo/config.json\nnew file mode 100644\n--- /dev/null\n+++ b/.hanzo/config.json\n@@ -0,0 +1 @@\n+{\"apiKey\":\"forged\"}\n";
     let applied = server.call_tool(3, "git", json!({ "action": "apply", "patch": patch }));
     assert_eq!(applied["result"]["isError"], true, "{applied}");
@@ -729,8 +742,19 @@ fn file_tools_never_reach_the_state_folder_inside_a_root() {
         let text = first_text(&answer["result"]);
         assert!(!text.contains(kept_out), "{arguments}: {text}");
     }
-    // Nor does git, through a repository whose work tree holds it.
-    let _ = server.call_tool(23, "git", json!({ "action": "init" }));
+    // Nor does git, through a repository whose work tree holds it: it
+    // makes none there, and takes none made otherwise.
+    let init = server.call_tool(23, "git", json!({ "action": "init" }));
+    assert!(
+        first_text(&init["result"]).contains("holds the server's own folder"),
+        "{init}"
+    );
+    let made = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&root)
+        .status()
+        .expect("git");
+    assert!(made.success());
     for (id, arguments) in (24..).zip([
         json!({ "action": "status" }),
         json!({ "action": "add", "all": true }),

@@ -904,45 +904,26 @@ fn a_root_among_the_hidden_folders_of_home_gives_a_mounted_child_a_home_of_its_o
     let dir = dir.path().canonicalize().unwrap();
     let (home, state) = (dir.join("home"), dir.join("state"));
     std::fs::create_dir_all(home.join(".local")).unwrap();
+    // The machine's python3 by another name, as a multi-call program is
+    // reached (`cargo` is `rustup`): it is started by that name.
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3");
+    let python = String::from_utf8(python.stdout).expect("a UTF-8 path");
+    std::fs::create_dir(dir.join("bin")).unwrap();
+    std::os::unix::fs::symlink(python.trim(), dir.join("bin/kbpython")).unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let kb = format!(
-        "kb=python3 {} --prefix kb_ --log {}",
+        "kb=kbpython {} --prefix kb_ --log {}",
         fixture(),
         dir.join("kb.log").display()
     );
-    let mut command = crate::common::hanzo_mcp();
-    command
-        .args(["serve", "--no-door", "--root"])
-        .arg(home.join(".local"))
-        .args(["--server", &kb, "--server-wait", "20"])
-        .current_dir(&dir)
-        .env("HOME", &home)
-        .env("HANZO_MCP_STATE", &state);
-    let mut server = Proc::start(command);
-    server.initialize("2025-11-25");
-    let answer = server.call_tool(1, "kb_env", json!({ "name": "HOME" }));
-    assert_eq!(
-        first_text(&answer["result"]),
-        state.join("servers/kb").display().to_string(),
-        "{answer}"
-    );
-    server.close_stdin();
-    server.wait();
-
-    // A dotfiles repository as the root, its folders linked into HOME
-    // (`~/.config/git` alone); and a root inside the state folder, which
-    // holds the home the child would get.
-    let dotfiles = dir.join("dotfiles");
-    std::fs::create_dir_all(dotfiles.join("git")).unwrap();
-    std::fs::create_dir_all(home.join(".config")).unwrap();
-    std::os::unix::fs::symlink(dotfiles.join("git"), home.join(".config/git")).unwrap();
-    std::fs::create_dir_all(state.join("servers")).unwrap();
-    for (roots, expected) in [
-        (vec![dotfiles.clone()], Ok(state.join("servers/kb"))),
-        (
-            vec![state.join("servers"), home.join(".local")],
-            Err(state.join("servers/kb")),
-        ),
-    ] {
+    let start = |home: &Path, roots: &[PathBuf], env: &[(&str, &Path)]| {
         let mut command = crate::common::hanzo_mcp();
         command
             .args(["serve", "--no-door"])
@@ -953,30 +934,78 @@ fn a_root_among_the_hidden_folders_of_home_gives_a_mounted_child_a_home_of_its_o
             )
             .args(["--server", &kb, "--server-wait", "20"])
             .current_dir(&dir)
-            .env("HOME", &home)
+            .env("PATH", &path)
+            .env("HOME", home)
             .env("HANZO_MCP_STATE", &state);
+        for (name, value) in env {
+            command.env(name, value);
+        }
         let mut server = Proc::start(command);
         server.initialize("2025-11-25");
-        match expected {
-            Ok(own) => {
-                let answer = server.call_tool(1, "kb_env", json!({ "name": "HOME" }));
-                assert_eq!(first_text(&answer["result"]), own.display().to_string());
-                server.close_stdin();
-                server.wait();
-            }
-            Err(own) => {
-                server.close_stdin();
-                server.wait();
-                let stderr = server.stderr_lines().join("\n");
-                // The state folder holds a root: no home is given there.
-                assert!(
-                    stderr.contains("and no home of its own was given for it"),
-                    "{} {stderr}",
-                    own.display()
-                );
-            }
-        }
+        server
+    };
+    let ask = |server: &mut Proc, id: i64, name: &str| {
+        let answer = server.call_tool(id, "kb_env", json!({ "name": name }));
+        first_text(&answer["result"]).to_owned()
+    };
+    // Our working directory holds the root (`python -m x` would import
+    // `./x`): the child works in its own folder. A variable naming our
+    // home is not passed on once its home is another.
+    let own = state.join("servers/kb").display().to_string();
+    let mut server = start(
+        &home,
+        &[home.join(".local")],
+        &[("XDG_CACHE_HOME", &home.join(".cache"))],
+    );
+    assert_eq!(ask(&mut server, 1, "HOME"), own);
+    assert_eq!(ask(&mut server, 2, "."), own);
+    assert_eq!(ask(&mut server, 3, "argv0"), "kbpython");
+    assert_eq!(ask(&mut server, 4, "XDG_CACHE_HOME"), "");
+    server.close_stdin();
+    server.wait();
+
+    // A dotfiles repository as the root, its folders linked into HOME
+    // (`~/.config/git` alone), or a file three levels down (as GNU Stow
+    // links `~/.config/git/config` when `~/.config/git` is a folder).
+    let dotfiles = dir.join("dotfiles");
+    std::fs::create_dir_all(dotfiles.join("git")).unwrap();
+    std::fs::create_dir_all(home.join(".config")).unwrap();
+    std::os::unix::fs::symlink(dotfiles.join("git"), home.join(".config/git")).unwrap();
+    let (stowed, dotfiles2) = (dir.join("stowed"), dir.join("dotfiles2"));
+    std::fs::create_dir_all(stowed.join(".config/git")).unwrap();
+    std::fs::create_dir_all(&dotfiles2).unwrap();
+    std::fs::write(dotfiles2.join("gitconfig"), "").unwrap();
+    std::os::unix::fs::symlink(
+        dotfiles2.join("gitconfig"),
+        stowed.join(".config/git/config"),
+    )
+    .unwrap();
+    for (home, root) in [(&home, &dotfiles), (&stowed, &dotfiles2)] {
+        let mut server = start(home, std::slice::from_ref(root), &[]);
+        assert_eq!(ask(&mut server, 1, "HOME"), own, "{}", root.display());
+        server.close_stdin();
+        server.wait();
     }
+    // A variable naming a folder that holds a root (`XDG_CONFIG_HOME`
+    // with its `git/config` the agent's to write) is not passed on; HOME,
+    // which holds no root among its hidden folders here, is.
+    let (plain, xdg) = (dir.join("plain"), dir.join("xdg"));
+    std::fs::create_dir_all(xdg.join("git")).unwrap();
+    std::fs::create_dir_all(&plain).unwrap();
+    let mut server = start(&plain, &[xdg.join("git")], &[("XDG_CONFIG_HOME", &xdg)]);
+    assert_eq!(ask(&mut server, 1, "HOME"), plain.display().to_string());
+    assert_eq!(ask(&mut server, 2, "XDG_CONFIG_HOME"), "");
+    server.close_stdin();
+    server.wait();
+
+    // A root inside the state folder, which holds the home the child
+    // would get: no home is given there, and the child is not started.
+    std::fs::create_dir_all(state.join("servers")).unwrap();
+    let mut server = start(&home, &[state.join("servers"), home.join(".local")], &[]);
+    server.close_stdin();
+    server.wait();
+    let stderr = server.stderr_lines().join("\n");
+    assert!(stderr.contains("of its own was given for it"), "{stderr}");
 }
 
 #[test]
