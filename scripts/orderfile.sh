@@ -174,7 +174,7 @@ http
 printf 'log_level = "info"\n\n[door]\nenabled = true\n' > "$WORK/config.toml"
 stdio door "" HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_API_KEY=orderfile-not-a-key \
   HANZO_MCP_CONFIG="$WORK/config.toml"
-for session in core legacy stateless http door; do
+for session in door core legacy stateless http; do
   names "$WORK/$session.cg"
 done | awk '!seen[$0]++' > "$WORK/order"
 
