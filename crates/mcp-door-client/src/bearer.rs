@@ -314,18 +314,37 @@ fn loaders_naming(untrusted: &[PathBuf]) -> (Vec<OsString>, Vec<(&'static str, &
 /// (`~/.config/git/config` is 3).
 const HIDDEN_DEPTH: usize = 4;
 
-/// How many entries [`hidden_links_reach`] reads below each hidden
-/// entry of `HOME` at most (a cache folder holds many more; the settings
-/// folders that link into dotfiles repositories far fewer).
+/// How many entries [`hidden_links_reach`] reads in each hidden folder
+/// of `HOME` (`~/.config`), and below each folder of one
+/// (`~/.config/git`), at most: a cache folder holds many more, the
+/// settings folders that link into dotfiles repositories far fewer, and a
+/// large one (`~/.config/Code`) does not use up another's share.
 const HIDDEN_ENTRIES: usize = 4096;
 
 /// Whether an entry of `home` whose name starts with `.` (`~/.local`,
 /// `~/.npmrc`), or an entry below such a folder down to [`HIDDEN_DEPTH`]
 /// (`~/.config/git`, `~/.config/git/config` as GNU Stow links it), is,
 /// through a symbolic link, a file or folder inside `untrusted`
-/// (canonical), or holds one of them (a dotfiles repository linked in):
-/// the same check `mcp-mount` makes for a mounted server's child. At most [`HIDDEN_ENTRIES`] entries are read below each hidden folder.
+/// (canonical), or holds one of them (a dotfiles repository linked in).
+/// At most [`HIDDEN_ENTRIES`] entries are read in each hidden folder and
+/// below each of its folders (the same check `mcp-mount` makes for a
+/// mounted server's child).
 fn hidden_links_reach(home: &Path, untrusted: &[PathBuf]) -> bool {
+    let Ok(entries) = std::fs::read_dir(home) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        entry.file_name().as_encoded_bytes().starts_with(b".")
+            && links_reach(&entry.path(), HIDDEN_DEPTH, untrusted)
+    })
+}
+
+/// Whether `path`, or an entry below it down to `depth` levels (`path`
+/// is 1), is a symbolic link to a file or folder inside `untrusted`
+/// (canonical), or to one holding one of them. Each folder of `path` is
+/// looked through breadth first, [`HIDDEN_ENTRIES`] entries at most, as
+/// is `path` itself.
+fn links_reach(path: &Path, depth: usize, untrusted: &[PathBuf]) -> bool {
     let reaches = |link: &Path| {
         std::fs::canonicalize(link).is_ok_and(|target| {
             untrusted
@@ -333,47 +352,49 @@ fn hidden_links_reach(home: &Path, untrusted: &[PathBuf]) -> bool {
                 .any(|dir| target.starts_with(dir) || dir.starts_with(&target))
         })
     };
-    let Ok(entries) = std::fs::read_dir(home) else {
-        return false;
-    };
-    entries.flatten().any(|entry| {
-        if !entry.file_name().as_encoded_bytes().starts_with(b".") {
-            return false;
-        }
-        match entry.file_type() {
-            Ok(kind) if kind.is_symlink() => reaches(&entry.path()),
-            Ok(kind) if kind.is_dir() => {
-                // Breadth first, so a large cache spends the budget on its
-                // top levels.
-                let mut budget = HIDDEN_ENTRIES;
-                let mut level = vec![entry.path()];
-                for _ in 1..HIDDEN_DEPTH {
-                    let mut next = Vec::new();
-                    for folder in &level {
-                        let Ok(inner) = std::fs::read_dir(folder) else {
-                            continue;
-                        };
-                        for entry in inner.flatten() {
-                            if budget == 0 {
-                                return false;
-                            }
-                            budget -= 1;
-                            match entry.file_type() {
-                                Ok(kind) if kind.is_symlink() && reaches(&entry.path()) => {
-                                    return true;
-                                }
-                                Ok(kind) if kind.is_dir() => next.push(entry.path()),
-                                _ => {}
-                            }
-                        }
+    // The links among `folders`' entries, breadth first down to `levels`
+    // more levels, `budget` entries at most; the folders met on the first
+    // level when `collect` is set, instead of looking below them.
+    let walk = |folders: Vec<PathBuf>, levels: usize, collect: bool| {
+        let mut budget = HIDDEN_ENTRIES;
+        let mut level = folders;
+        let mut met = Vec::new();
+        for _ in 0..levels {
+            let mut next = Vec::new();
+            for folder in &level {
+                let Ok(inner) = std::fs::read_dir(folder) else {
+                    continue;
+                };
+                for entry in inner.flatten() {
+                    if budget == 0 {
+                        return (false, met);
                     }
-                    level = next;
+                    budget -= 1;
+                    match entry.file_type() {
+                        Ok(kind) if kind.is_symlink() && reaches(&entry.path()) => {
+                            return (true, met);
+                        }
+                        Ok(kind) if kind.is_dir() && collect => met.push(entry.path()),
+                        Ok(kind) if kind.is_dir() => next.push(entry.path()),
+                        _ => {}
+                    }
                 }
-                false
             }
-            _ => false,
+            level = next;
         }
-    })
+        (false, met)
+    };
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => reaches(path),
+        Ok(meta) if meta.is_dir() && depth > 1 => {
+            let (found, folders) = walk(vec![path.to_path_buf()], 1, true);
+            found
+                || folders
+                    .into_iter()
+                    .any(|folder| walk(vec![folder], depth - 2, false).0)
+        }
+        _ => false,
+    }
 }
 
 /// `None` when our working directory is outside `untrusted`; else `/`

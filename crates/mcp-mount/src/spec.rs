@@ -49,8 +49,11 @@ pub struct StdioServer {
     /// names is not found in them either); a `cwd` inside them, or
     /// holding one of them, is refused, and without `cwd` the child works
     /// in ours when it neither lies in nor holds one of them, else in
-    /// [`home`] (programs load code from their working directory and
-    /// below: `python -m`, `npx`); a command with a `/` is taken from that
+    /// [`home`] when that lies outside them (the folders above it would be
+    /// the tools' otherwise, and programs look upward for settings), else
+    /// in `/` unless one of them is a folder of `/`, else it is not started
+    /// (programs load code from their working directory and below:
+    /// `python -m`, `npx`); a command with a `/` is taken from that
     /// folder; and the program found is refused when it lies inside them,
     /// as is a script an argument names (`server.py`, or the value of
     /// `--flag=FILE`, relative to the child's working directory): a file
@@ -83,8 +86,13 @@ pub struct StdioServer {
     /// naming a folder of ours (`XDG_DATA_HOME=~/.local/share`). The
     /// hidden folders of ours are looked through for links into
     /// [`untrusted_dirs`] four levels deep (`~/.config/git/config`), 4,096
-    /// entries each at most. Also the child's working directory when ours
-    /// cannot be (see [`untrusted_dirs`]).
+    /// entries in each and below each of their folders at most, and git's
+    /// settings files there (`~/.gitconfig`, `~/.config/git/config`) for a
+    /// value naming one of them (`[include] path`): either gives the child
+    /// this home. `XDG_CONFIG_HOME` is not passed on when the folder it
+    /// names links into them or its `git/config` names one. Also the
+    /// child's working directory when ours cannot be (see
+    /// [`untrusted_dirs`]).
     ///
     /// [`untrusted_dirs`]: StdioServer::untrusted_dirs
     /// [`env`]: StdioServer::env

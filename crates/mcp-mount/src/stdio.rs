@@ -103,9 +103,36 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         },
         None => match std::env::current_dir().map(|dir| canonical(&dir)) {
             Ok(ours) if !inside(&ours) && holds(&ours).is_none() => ours,
-            // Its own folder, which nobody else writes (not `/`, which
-            // holds every root, nor the temporary folder).
-            _ => own_folder(spec, &untrusted, "working directory")?,
+            // Its own folder, which nobody else writes, unless a folder
+            // above it is the tools' (a state folder inside a root is out
+            // of their reach, the folders above it are not, and programs
+            // look upward for settings: `.cargo/config.toml`,
+            // `node_modules`); never the temporary folder.
+            _ if spec.home.as_deref().is_some_and(|own| {
+                let own = canonical(own);
+                !untrusted.iter().any(|dir| own.starts_with(dir))
+            }) =>
+            {
+                own_folder(spec, &untrusted, "working directory")?
+            }
+            // Else `/`: nothing above it, and nothing loaded from below it
+            // unless a root is one of its entries (`python -m x` imports
+            // `/x`).
+            _ => match untrusted
+                .iter()
+                .find(|dir| dir.parent() == Some(Path::new("/")))
+            {
+                None => PathBuf::from("/"),
+                Some(root) => {
+                    return Err(format!(
+                        "not starting {:?}: our working directory lies in, or holds, a folder \
+                         the tools may write, and so do its own folder and `/` (which holds \
+                         {}); give it a `cwd` outside the roots",
+                        spec.command,
+                        root.display()
+                    ));
+                }
+            },
         },
     };
     let search = spec
@@ -245,8 +272,27 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
                     .is_some_and(|first| first.as_os_str().as_encoded_bytes().starts_with(b"."))
             })
             || hidden_entries_reach(home, &untrusted)
+            || git_settings_reach(
+                &[home.join(".gitconfig"), home.join(".config/git/config")],
+                home,
+                &untrusted,
+            )
     });
     let given = |name: &str| spec.env.iter().any(|(variable, _)| variable == name);
+    // Settings found through `XDG_CONFIG_HOME` (git's `git/config` among
+    // them) that reach into the roots: the variable is not passed on, so
+    // the child reads its home's.
+    let xdg_reaches = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|xdg| xdg.is_absolute() && !given("XDG_CONFIG_HOME"))
+        .is_some_and(|xdg| {
+            links_reach(&xdg, HIDDEN_DEPTH - 1, &untrusted)
+                || git_settings_reach(
+                    &[xdg.join("git/config")],
+                    our_home.as_deref().unwrap_or(Path::new("/")),
+                    &untrusted,
+                )
+        });
     let home = if exposed && !given("HOME") {
         if spec.home.is_none() {
             return Err(format!(
@@ -294,7 +340,10 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
     let unset: Vec<std::ffi::OsString> = std::env::vars_os()
         .filter(|(name, value)| {
             let name = name.to_string_lossy();
-            name != "PATH" && name != "HOME" && !given(&name) && names_a_root(value)
+            name != "PATH"
+                && name != "HOME"
+                && !given(&name)
+                && (names_a_root(value) || name == "XDG_CONFIG_HOME" && xdg_reaches)
         })
         .map(|(name, _)| name)
         .collect();
@@ -340,8 +389,7 @@ fn own_folder(
 ) -> Result<std::path::PathBuf, String> {
     let Some(own) = &spec.home else {
         return Err(format!(
-            "not starting {:?}: our working directory lies in, or holds, a folder the tools may \
-             write, and no folder of its own was given for it to work in; give it a `cwd`",
+            "not starting {:?}: no folder of its own was given for it as its {what}",
             spec.command
         ));
     };
@@ -374,9 +422,11 @@ fn own_folder(
 /// (`~/.config/git/config` is 3).
 const HIDDEN_DEPTH: usize = 4;
 
-/// How many entries [`hidden_entries_reach`] reads below each hidden
-/// entry of `HOME` at most (a cache folder holds many more; the settings
-/// folders that link into dotfiles repositories far fewer).
+/// How many entries [`hidden_entries_reach`] reads in each hidden folder
+/// of `HOME` (`~/.config`), and below each folder of one
+/// (`~/.config/git`), at most: a cache folder holds many more, the
+/// settings folders that link into dotfiles repositories far fewer, and a
+/// large one (`~/.config/Code`) does not use up another's share.
 const HIDDEN_ENTRIES: usize = 4096;
 
 /// Whether an entry of `home` whose name starts with `.` (`~/.local`,
@@ -384,8 +434,24 @@ const HIDDEN_ENTRIES: usize = 4096;
 /// (`~/.config/git`, `~/.config/git/config` as GNU Stow links it), is,
 /// through a symbolic link, a file or folder inside `untrusted`
 /// (canonical), or holds one of them (a dotfiles repository linked in).
-/// At most [`HIDDEN_ENTRIES`] entries are read below each hidden folder.
+/// At most [`HIDDEN_ENTRIES`] entries are read in each hidden folder and
+/// below each of its folders.
 fn hidden_entries_reach(home: &std::path::Path, untrusted: &[std::path::PathBuf]) -> bool {
+    let Ok(entries) = std::fs::read_dir(home) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        entry.file_name().as_encoded_bytes().starts_with(b".")
+            && links_reach(&entry.path(), HIDDEN_DEPTH, untrusted)
+    })
+}
+
+/// Whether `path`, or an entry below it down to `depth` levels (`path`
+/// is 1), is a symbolic link to a file or folder inside `untrusted`
+/// (canonical), or to one holding one of them. Each folder of `path` is
+/// looked through breadth first, [`HIDDEN_ENTRIES`] entries at most, as
+/// is `path` itself.
+fn links_reach(path: &std::path::Path, depth: usize, untrusted: &[std::path::PathBuf]) -> bool {
     let reaches = |link: &std::path::Path| {
         std::fs::canonicalize(link).is_ok_and(|target| {
             untrusted
@@ -393,46 +459,86 @@ fn hidden_entries_reach(home: &std::path::Path, untrusted: &[std::path::PathBuf]
                 .any(|dir| target.starts_with(dir) || dir.starts_with(&target))
         })
     };
-    let Ok(entries) = std::fs::read_dir(home) else {
-        return false;
-    };
-    entries.flatten().any(|entry| {
-        if !entry.file_name().as_encoded_bytes().starts_with(b".") {
-            return false;
-        }
-        match entry.file_type() {
-            Ok(kind) if kind.is_symlink() => reaches(&entry.path()),
-            Ok(kind) if kind.is_dir() => {
-                // Breadth first, so a large cache spends the budget on its
-                // top levels.
-                let mut budget = HIDDEN_ENTRIES;
-                let mut level = vec![entry.path()];
-                for _ in 1..HIDDEN_DEPTH {
-                    let mut next = Vec::new();
-                    for folder in &level {
-                        let Ok(inner) = std::fs::read_dir(folder) else {
-                            continue;
-                        };
-                        for entry in inner.flatten() {
-                            if budget == 0 {
-                                return false;
-                            }
-                            budget -= 1;
-                            match entry.file_type() {
-                                Ok(kind) if kind.is_symlink() && reaches(&entry.path()) => {
-                                    return true;
-                                }
-                                Ok(kind) if kind.is_dir() => next.push(entry.path()),
-                                _ => {}
-                            }
-                        }
+    // The links among `folders`' entries, breadth first down to `levels`
+    // more levels, `budget` entries at most; the folders met on the first
+    // level when `collect` is set, instead of looking below them.
+    let walk = |folders: Vec<std::path::PathBuf>, levels: usize, collect: bool| {
+        let mut budget = HIDDEN_ENTRIES;
+        let mut level = folders;
+        let mut met = Vec::new();
+        for _ in 0..levels {
+            let mut next = Vec::new();
+            for folder in &level {
+                let Ok(inner) = std::fs::read_dir(folder) else {
+                    continue;
+                };
+                for entry in inner.flatten() {
+                    if budget == 0 {
+                        return (false, met);
                     }
-                    level = next;
+                    budget -= 1;
+                    match entry.file_type() {
+                        Ok(kind) if kind.is_symlink() && reaches(&entry.path()) => {
+                            return (true, met);
+                        }
+                        Ok(kind) if kind.is_dir() && collect => met.push(entry.path()),
+                        Ok(kind) if kind.is_dir() => next.push(entry.path()),
+                        _ => {}
+                    }
                 }
-                false
             }
-            _ => false,
+            level = next;
         }
+        (false, met)
+    };
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => reaches(path),
+        Ok(meta) if meta.is_dir() && depth > 1 => {
+            let (found, folders) = walk(vec![path.to_path_buf()], 1, true);
+            found
+                || folders
+                    .into_iter()
+                    .any(|folder| walk(vec![folder], depth - 2, false).0)
+        }
+        _ => false,
+    }
+}
+
+/// Whether one of git's per-user settings files (`~/.gitconfig`,
+/// `~/.config/git/config`, `$XDG_CONFIG_HOME/git/config`) names a path
+/// inside `untrusted` (canonical) or a folder holding one, in any value
+/// (`[include] path = ~/dotfiles/git.local`, `core.hooksPath`): relative
+/// values are taken from the file's folder, `~/` from `home`. git runs
+/// what those files say.
+fn git_settings_reach(
+    files: &[std::path::PathBuf],
+    home: &std::path::Path,
+    untrusted: &[std::path::PathBuf],
+) -> bool {
+    use std::io::Read as _;
+    files.iter().any(|file| {
+        let mut text = String::new();
+        let read = std::fs::File::open(file)
+            .and_then(|f| f.take(1 << 20).read_to_string(&mut text))
+            .is_ok();
+        let folder = file.parent().unwrap_or(home);
+        read && text.lines().any(|line| {
+            let Some((_, value)) = line.split_once('=') else {
+                return false;
+            };
+            let value = value.trim().trim_matches('"');
+            if value.is_empty() {
+                return false;
+            }
+            let path = match value.strip_prefix("~/") {
+                Some(rest) => home.join(rest),
+                None => folder.join(value),
+            };
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            untrusted
+                .iter()
+                .any(|dir| path.starts_with(dir) || dir.starts_with(&path))
+        })
     })
 }
 
@@ -451,10 +557,11 @@ const WORKING_FOLDER_FLAGS: [&str; 7] = [
 
 /// Programs that run a script file named by their first argument that is
 /// no option, by name without a version (`python3.11` is `python`).
-const INTERPRETERS: [&str; 27] = [
+const INTERPRETERS: [&str; 43] = [
     "python", "pypy", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "sh", "bash", "dash",
     "zsh", "ksh", "fish", "ruby", "perl", "php", "lua", "luajit", "julia", "Rscript", "tclsh",
-    "pwsh", "elixir", "env", "make", "busybox",
+    "pwsh", "elixir", "env", "make", "busybox", "java", "jshell", "groovy", "kotlin", "scala",
+    "dotnet", "mvn", "gradle", "rake", "just", "task", "awk", "gawk", "mawk", "nawk", "sed",
 ];
 
 /// Whether `program`'s file name, without a trailing version, is one of
@@ -470,20 +577,22 @@ fn is_interpreter(program: &std::path::Path) -> bool {
 
 /// File name endings of scripts and code that interpreters and runtimes
 /// load when a command line names them.
-const CODE_EXTENSIONS: [&str; 50] = [
+const CODE_EXTENSIONS: [&str; 57] = [
     "py", "pyc", "pyw", "pyz", "zip", "whl", "egg", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts",
     "tsx", "sh", "bash", "zsh", "fish", "ksh", "rb", "pl", "pm", "php", "lua", "jar", "class",
     "wasm", "so", "r", "jl", "go", "rs", "swift", "kts", "groovy", "exs", "ps1", "tcl", "mk",
     // Packages and libraries a runner installs or loads (`npx ./x.tgz`,
     // `uvx --from ./x.tar.gz`), and build files.
     "tgz", "gz", "tar", "node", "dylib", "dll", "exe", "gradle", "toml", "nix",
+    // Source files runners take as they are (`java Server.java`).
+    "java", "kt", "scala", "cs", "fsx", "awk", "sed",
 ];
 
 /// File names of build and task files programs run (`make -f Makefile`,
 /// `npm --prefix`'s `package.json` scripts, `docker compose -f`), and of
 /// environment files that set code-loading variables (`node
 /// --env-file=.env`), matched in any letter case (`.env*` by its start).
-const CODE_NAMES: [&str; 14] = [
+const CODE_NAMES: [&str; 20] = [
     "makefile",
     "gnumakefile",
     "justfile",
@@ -498,6 +607,12 @@ const CODE_NAMES: [&str; 14] = [
     "compose.yml",
     "docker-compose.yaml",
     "docker-compose.yml",
+    "gemfile",
+    "taskfile.yml",
+    "taskfile.yaml",
+    "pom.xml",
+    "build.xml",
+    "setup.cfg",
 ];
 
 /// Whether `path` is a regular file whose name has no extension
@@ -977,10 +1092,76 @@ mod tests {
             &ours,
         );
         spec.cwd = None;
-        assert!(refused(&spec).contains("no folder of its own was given for it"));
         spec.home = Some(own.path().join("kb"));
-        let launch = launch(&spec).unwrap().expect("a launch");
-        assert_eq!(launch.cwd, own.path().join("kb"));
+        let launched = launch(&spec).unwrap().expect("a launch");
+        assert_eq!(launched.cwd, own.path().join("kb"));
         assert!(own.path().join("kb").is_dir());
+        // Without one, or with one inside a root (a state folder there: the
+        // folders above it are the tools'), `/`.
+        for home in [None, Some(ours.join("src/state/servers/kb"))] {
+            spec.home = home;
+            let launched = launch(&spec).unwrap().expect("a launch");
+            assert_eq!(launched.cwd, Path::new("/"));
+        }
+    }
+
+    #[test]
+    fn settings_that_reach_into_a_root_are_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().canonicalize().unwrap();
+        let (home, dotfiles) = (dir.join("home"), dir.join("dotfiles"));
+        std::fs::create_dir_all(home.join(".config/git")).unwrap();
+        std::fs::create_dir_all(&dotfiles).unwrap();
+        std::fs::write(dotfiles.join("gitconfig"), "").unwrap();
+        let roots = std::slice::from_ref(&dotfiles);
+        // A large settings folder read first does not use up the share of
+        // the one with the link.
+        let big = home.join(".config/aaa");
+        std::fs::create_dir(&big).unwrap();
+        for n in 0..HIDDEN_ENTRIES + 100 {
+            std::fs::write(big.join(n.to_string()), "").unwrap();
+        }
+        assert!(!hidden_entries_reach(&home, roots));
+        std::os::unix::fs::symlink(dotfiles.join("gitconfig"), home.join(".config/git/config"))
+            .unwrap();
+        assert!(hidden_entries_reach(&home, roots));
+        // git's settings naming a file of the roots, with no link at all.
+        let plain = dir.join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        let settings = [plain.join(".gitconfig")];
+        std::fs::write(&settings[0], "[user]\n\tname = Someone\n").unwrap();
+        assert!(!git_settings_reach(&settings, &plain, roots));
+        for include in [
+            format!("{}/gitconfig", dotfiles.display()),
+            "../dotfiles/gitconfig".to_owned(),
+        ] {
+            std::fs::write(&settings[0], format!("[include]\n\tpath = \"{include}\"\n")).unwrap();
+            assert!(git_settings_reach(&settings, &plain, roots), "{include}");
+        }
+    }
+
+    #[test]
+    fn source_files_that_runners_take_are_scripts() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        for (command, file) in [
+            ("java", "Server.java"),
+            ("awk", "x.awk"),
+            ("mvn", "pom.xml"),
+        ] {
+            std::fs::write(root.join(file), "").unwrap();
+            let args = vec!["-f".to_owned(), root.join(file).display().to_string()];
+            let spec = spec(command, &args, &root, elsewhere.path());
+            // A machine without the program says so; one with it refuses.
+            let why = refused(&spec);
+            assert!(
+                why.contains(&format!(
+                    "its script {} lies inside",
+                    root.join(file).display()
+                )) || why.contains("no such program on PATH"),
+                "{command}: {why}"
+            );
+        }
     }
 }

@@ -997,6 +997,32 @@ fn a_root_among_the_hidden_folders_of_home_gives_a_mounted_child_a_home_of_its_o
     assert_eq!(ask(&mut server, 2, "XDG_CONFIG_HOME"), "");
     server.close_stdin();
     server.wait();
+    // Nor is one whose settings link into a root from a folder that is
+    // not hidden, and git's settings that include a file of the roots
+    // give the child a home of its own.
+    let (cfg, dots) = (dir.join("cfg"), dir.join("dots"));
+    std::fs::create_dir_all(cfg.join("git")).unwrap();
+    std::fs::create_dir_all(&dots).unwrap();
+    std::fs::write(dots.join("gitconfig"), "").unwrap();
+    std::os::unix::fs::symlink(dots.join("gitconfig"), cfg.join("git/config")).unwrap();
+    let mut server = start(
+        &plain,
+        std::slice::from_ref(&dots),
+        &[("XDG_CONFIG_HOME", &cfg)],
+    );
+    assert_eq!(ask(&mut server, 1, "HOME"), plain.display().to_string());
+    assert_eq!(ask(&mut server, 2, "XDG_CONFIG_HOME"), "");
+    server.close_stdin();
+    server.wait();
+    std::fs::write(
+        plain.join(".gitconfig"),
+        format!("[include]\n\tpath = {}/gitconfig\n", dots.display()),
+    )
+    .unwrap();
+    let mut server = start(&plain, std::slice::from_ref(&dots), &[]);
+    assert_eq!(ask(&mut server, 1, "HOME"), own);
+    server.close_stdin();
+    server.wait();
 
     // A root inside the state folder, which holds the home the child
     // would get: no home is given there, and the child is not started.
@@ -1173,6 +1199,10 @@ fn a_program_the_tools_could_have_written_is_never_started_as_a_mounted_server()
             .to_string()
     );
     assert!(root.join(".local/share/hanzo-mcp/servers/kb").is_dir());
+    // It does not work there, though: the folders above its own are the
+    // tools' (`.cargo/config.toml` and `node_modules` are looked for
+    // upward), and so is ours.
+    assert_eq!(env(&mut server, 8, "."), "/");
     server.close_stdin();
     server.wait();
     let stderr = server.stderr_lines().join("\n");
