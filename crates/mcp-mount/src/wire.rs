@@ -124,11 +124,10 @@ pub(crate) fn with_progress_token(params: &str, token: &str) -> Option<String> {
 /// caller's params could carry a second message past the gating: a
 /// reader that splits at `\r` would take it for a call of its own.
 pub(crate) fn one_line(message: Vec<u8>) -> Vec<u8> {
-    let breaks = |b: &u8| matches!(b, b'\r' | b'\n');
-    let wide = |window: &[u8]| matches!(window, [0xE2, 0x80, 0xA8 | 0xA9] | [0xC2, 0x85, ..]);
-    if !message.iter().any(breaks)
-        && !message.windows(3).any(wide)
-        && !message.ends_with(&[0xC2, 0x85])
+    // Most messages hold none of those bytes, nor the first byte of the
+    // wide ones: one vectorised look each, and the message goes as it is.
+    if memchr::memchr3(b'\r', b'\n', 0xE2, &message).is_none()
+        && memchr::memchr(0xC2, &message).is_none()
     {
         return message;
     }
@@ -199,6 +198,15 @@ mod tests {
         assert_eq!(before, after);
         let plain = br#"{"jsonrpc":"2.0","id":1,"result":{"k":"\u00e9 \u00c2"}}"#.to_vec();
         assert_eq!(one_line(plain.clone()), plain);
+        // Other characters written raw, two and three bytes long, whose
+        // first byte is that of the escaped ones (`\u{80}`, `€`), or that
+        // end the text, stay as they are.
+        for text in [
+            "{\"k\":\"\u{80} \u{A0} \u{20AC} \u{2027}\"}",
+            "\"\u{E9}\u{2030}\"",
+        ] {
+            assert_eq!(one_line(text.as_bytes().to_vec()), text.as_bytes());
+        }
     }
 
     #[test]
