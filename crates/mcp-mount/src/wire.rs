@@ -163,9 +163,18 @@ pub(crate) fn one_line(message: Vec<u8>) -> Vec<u8> {
 
 /// A request's JSON text, with `params` written as given.
 pub(crate) fn request(id: &RequestId, method: &str, params: &str) -> Vec<u8> {
-    let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_owned());
-    let method = serde_json::to_string(method).unwrap_or_default();
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method},"params":{params}}}"#).into_bytes()
+    let mut out = Vec::with_capacity(64 + method.len() + params.len());
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    if serde_json::to_writer(&mut out, id).is_err() {
+        out.extend_from_slice(b"null");
+    }
+    out.extend_from_slice(br#","method":"#);
+    // A string always serialises.
+    let _ = serde_json::to_writer(&mut out, method);
+    out.extend_from_slice(br#","params":"#);
+    out.extend_from_slice(params.as_bytes());
+    out.push(b'}');
+    out
 }
 
 /// A notification's JSON text.
