@@ -86,11 +86,16 @@ pub struct StdioServer {
     /// naming a folder of ours (`XDG_DATA_HOME=~/.local/share`). The
     /// hidden folders of ours are looked through for links into
     /// [`untrusted_dirs`] four levels deep (`~/.config/git/config`), 4,096
-    /// entries in each and below each of their folders at most, and git's
-    /// settings files there (`~/.gitconfig`, `~/.config/git/config`) for a
-    /// value naming one of them (`[include] path`): either gives the child
-    /// this home. `XDG_CONFIG_HOME` is not passed on when the folder it
-    /// names links into them or its `git/config` names one. Also the
+    /// entries in each and below each of their folders at most, and the
+    /// settings files there (`~/.gitconfig`, `~/.config/git/config`,
+    /// `~/.ssh/config`, the user site's `.pth` files, and the files they
+    /// name) for a word naming one of them (`[include] path`, `Include`):
+    /// either gives the child this home, and its git's `ssh` no settings
+    /// (`GIT_SSH_COMMAND=ssh -F /dev/null`: OpenSSH reads the account's
+    /// home). `XDG_CONFIG_HOME` is not passed on when the folder it names
+    /// links into them or its `git/config` names one, nor
+    /// `GIT_CONFIG_GLOBAL` when its file names one; a variable's `~/`
+    /// counts as our home. Also the
     /// child's working directory when ours cannot be (see
     /// [`untrusted_dirs`]).
     ///

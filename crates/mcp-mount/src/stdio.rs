@@ -272,8 +272,15 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
                     .is_some_and(|first| first.as_os_str().as_encoded_bytes().starts_with(b"."))
             })
             || hidden_entries_reach(home, &untrusted)
-            || git_settings_reach(
-                &[home.join(".gitconfig"), home.join(".config/git/config")],
+            || settings_reach(
+                &[
+                    home.join(".gitconfig"),
+                    home.join(".config/git/config"),
+                    home.join(".ssh/config"),
+                ]
+                .into_iter()
+                .chain(user_site_pth(home))
+                .collect::<Vec<_>>(),
                 home,
                 &untrusted,
             )
@@ -287,11 +294,23 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         .filter(|xdg| xdg.is_absolute() && !given("XDG_CONFIG_HOME"))
         .is_some_and(|xdg| {
             links_reach(&xdg, HIDDEN_DEPTH - 1, &untrusted)
-                || git_settings_reach(
+                || settings_reach(
                     &[xdg.join("git/config")],
                     our_home.as_deref().unwrap_or(Path::new("/")),
                     &untrusted,
                 )
+        });
+    // Likewise the file `GIT_CONFIG_GLOBAL` names in place of git's
+    // per-user settings.
+    let git_global_reaches = std::env::var_os("GIT_CONFIG_GLOBAL")
+        .map(PathBuf::from)
+        .filter(|file| !given("GIT_CONFIG_GLOBAL") && !file.as_os_str().is_empty())
+        .is_some_and(|file| {
+            settings_reach(
+                &[file],
+                our_home.as_deref().unwrap_or(Path::new("/")),
+                &untrusted,
+            )
         });
     let home = if exposed && !given("HOME") {
         if spec.home.is_none() {
@@ -326,9 +345,13 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         as_given.iter().any(|dir| value.contains(dir.as_str()))
             || value
                 .split(|c: char| c == ':' || c == '=' || c == ',' || c == ';' || c.is_whitespace())
-                .filter(|piece| piece.starts_with('/'))
+                // `~/x`, which programs expand themselves, too.
+                .filter_map(|piece| match piece.strip_prefix("~/") {
+                    Some(rest) => our_home.as_deref().map(|ours| ours.join(rest)),
+                    None => piece.starts_with('/').then(|| PathBuf::from(piece)),
+                })
                 .any(|piece| {
-                    let folder = canonical(Path::new(piece));
+                    let folder = canonical(&piece);
                     inside(&folder)
                         || holds(&folder).is_some()
                         || home.is_some()
@@ -343,7 +366,9 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
             name != "PATH"
                 && name != "HOME"
                 && !given(&name)
-                && (names_a_root(value) || name == "XDG_CONFIG_HOME" && xdg_reaches)
+                && (names_a_root(value)
+                    || name == "XDG_CONFIG_HOME" && xdg_reaches
+                    || name == "GIT_CONFIG_GLOBAL" && git_global_reaches)
         })
         .map(|(name, _)| name)
         .collect();
@@ -363,6 +388,13 @@ fn launch(spec: &StdioServer) -> Result<Option<Launch>, String> {
         ));
         set.push((format!("GIT_CONFIG_VALUE_{count}"), "explicit".to_owned()));
         set.push(("GIT_CONFIG_COUNT".to_owned(), (count + 1).to_string()));
+    }
+    // OpenSSH reads the account's `~/.ssh/config` whatever `HOME` says:
+    // with the child's home moved because ours is the tools' (or its
+    // settings name files of theirs), the `ssh` its git runs reads none.
+    if home.is_some() && !given("GIT_SSH_COMMAND") && std::env::var_os("GIT_SSH_COMMAND").is_none()
+    {
+        set.push(("GIT_SSH_COMMAND".to_owned(), "ssh -F /dev/null".to_owned()));
     }
     Ok(Some(Launch {
         program,
@@ -504,42 +536,94 @@ fn links_reach(path: &std::path::Path, depth: usize, untrusted: &[std::path::Pat
     }
 }
 
-/// Whether one of git's per-user settings files (`~/.gitconfig`,
-/// `~/.config/git/config`, `$XDG_CONFIG_HOME/git/config`) names a path
-/// inside `untrusted` (canonical) or a folder holding one, in any value
-/// (`[include] path = ~/dotfiles/git.local`, `core.hooksPath`): relative
-/// values are taken from the file's folder, `~/` from `home`. git runs
-/// what those files say.
-fn git_settings_reach(
+/// How many settings files [`settings_reach`] reads at most, following
+/// the files they name (git's `[include]`, ssh's `Include`).
+const SETTINGS_FILES: usize = 32;
+
+/// Whether one of the per-user settings `files` (git's `~/.gitconfig`,
+/// ssh's `~/.ssh/config`, a `.pth` file of Python's user site), or a file
+/// one of them names, is a link into `untrusted` (canonical) or names a
+/// path inside one of them or a folder holding one, in any word of any
+/// line (lines ending in `\` continued): `[include] path =
+/// ~/dotfiles/git.local`, `Include ~/dotfiles/ssh/*.conf` (up to its
+/// first wildcard), an editable install's source folder. Relative words
+/// are taken from the file's folder, `~/` and `~user/` from `home`; a
+/// named file outside them is read in turn, [`SETTINGS_FILES`] files at
+/// most, 1 MiB each. The programs that read those files run or load what
+/// they name.
+fn settings_reach(
     files: &[std::path::PathBuf],
     home: &std::path::Path,
     untrusted: &[std::path::PathBuf],
 ) -> bool {
     use std::io::Read as _;
-    files.iter().any(|file| {
+    let reaches = |path: &std::path::Path| {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        untrusted
+            .iter()
+            .any(|dir| path.starts_with(dir) || dir.starts_with(&path))
+    };
+    let mut queue: Vec<std::path::PathBuf> = files.to_vec();
+    let mut read = std::collections::HashSet::new();
+    while let Some(file) = queue.pop() {
+        if read.len() >= SETTINGS_FILES || !read.insert(file.clone()) {
+            continue;
+        }
+        if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        if reaches(&file) {
+            return true;
+        }
         let mut text = String::new();
-        let read = std::fs::File::open(file)
+        if std::fs::File::open(&file)
             .and_then(|f| f.take(1 << 20).read_to_string(&mut text))
-            .is_ok();
-        let folder = file.parent().unwrap_or(home);
-        read && text.lines().any(|line| {
-            let Some((_, value)) = line.split_once('=') else {
-                return false;
+            .is_err()
+        {
+            continue;
+        }
+        let folder = file.parent().unwrap_or(home).to_path_buf();
+        let text = text.replace("\\\r\n", "").replace("\\\n", "");
+        let words =
+            text.split(|c: char| c.is_whitespace() || matches!(c, '=' | '"' | '\'' | ',' | ';'));
+        for word in words.filter(|word| !word.is_empty() && !word.starts_with('#')) {
+            // Up to a wildcard: the folder it picks files from.
+            let word = word.split(['*', '?', '[']).next().unwrap_or_default();
+            let path = match word.strip_prefix('~') {
+                Some(rest) => match rest.split_once('/') {
+                    Some((_, rest)) => home.join(rest),
+                    None => continue,
+                },
+                None if word.is_empty() => continue,
+                None => folder.join(word),
             };
-            let value = value.trim().trim_matches('"');
-            if value.is_empty() {
-                return false;
+            if reaches(&path) {
+                return true;
             }
-            let path = match value.strip_prefix("~/") {
-                Some(rest) => home.join(rest),
-                None => folder.join(value),
-            };
-            let path = std::fs::canonicalize(&path).unwrap_or(path);
-            untrusted
-                .iter()
-                .any(|dir| path.starts_with(dir) || dir.starts_with(&path))
-        })
-    })
+            if path != file && std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                queue.push(path);
+            }
+        }
+    }
+    false
+}
+
+/// The `.pth` files of Python's user site in `home`
+/// (`~/.local/lib/python3.*/site-packages/*.pth`): each line that is a
+/// folder goes on `sys.path`, each `import` line runs.
+fn user_site_pth(home: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let lib = home.join(".local/lib");
+    let Ok(versions) = std::fs::read_dir(&lib) else {
+        return Vec::new();
+    };
+    versions
+        .flatten()
+        .filter(|entry| entry.file_name().as_encoded_bytes().starts_with(b"python"))
+        .filter_map(|entry| std::fs::read_dir(entry.path().join("site-packages")).ok())
+        .flat_map(|files| files.flatten().take(HIDDEN_ENTRIES))
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "pth"))
+        .collect()
 }
 
 /// Flags by which programs take the folder they work in or find their
@@ -1125,18 +1209,34 @@ mod tests {
         std::os::unix::fs::symlink(dotfiles.join("gitconfig"), home.join(".config/git/config"))
             .unwrap();
         assert!(hidden_entries_reach(&home, roots));
-        // git's settings naming a file of the roots, with no link at all.
+        // Settings naming a file of the roots, with no link at all: git's
+        // include, written in every way git reads it, through another
+        // file, ssh's, and an editable install's `.pth` line.
         let plain = dir.join("plain");
-        std::fs::create_dir(&plain).unwrap();
+        std::fs::create_dir_all(plain.join(".gitconfig.d")).unwrap();
         let settings = [plain.join(".gitconfig")];
         std::fs::write(&settings[0], "[user]\n\tname = Someone\n").unwrap();
-        assert!(!git_settings_reach(&settings, &plain, roots));
-        for include in [
-            format!("{}/gitconfig", dotfiles.display()),
-            "../dotfiles/gitconfig".to_owned(),
+        assert!(!settings_reach(&settings, &plain, roots));
+        let through = plain.join(".gitconfig.d/main");
+        for text in [
+            format!("[include]\n\tpath = \"{}/gitconfig\"\n", dotfiles.display()),
+            "[include]\n\tpath = ../dotfiles/gitconfig\n".to_owned(),
+            format!(
+                "[include]\n\tpath = {}/dot\\\nfiles/gitconfig\n",
+                dir.display()
+            ),
+            "[include]\n\tpath = ~someone/../dotfiles/gitconfig\n".to_owned(),
+            format!("[include]\n\tpath = {}\n", through.display()),
+            "Host *\n  Include ~/../dotfiles/*.conf\n".to_owned(),
+            format!("{}\n", dotfiles.display()),
         ] {
-            std::fs::write(&settings[0], format!("[include]\n\tpath = \"{include}\"\n")).unwrap();
-            assert!(git_settings_reach(&settings, &plain, roots), "{include}");
+            std::fs::write(
+                &through,
+                format!("[core]\n\tpath = {}/gitconfig\n", dotfiles.display()),
+            )
+            .unwrap();
+            std::fs::write(&settings[0], &text).unwrap();
+            assert!(settings_reach(&settings, &plain, roots), "{text}");
         }
     }
 

@@ -961,6 +961,9 @@ fn a_root_among_the_hidden_folders_of_home_gives_a_mounted_child_a_home_of_its_o
     assert_eq!(ask(&mut server, 2, "."), own);
     assert_eq!(ask(&mut server, 3, "argv0"), "kbpython");
     assert_eq!(ask(&mut server, 4, "XDG_CACHE_HOME"), "");
+    // OpenSSH reads the account's settings whatever HOME says: the ssh
+    // its git runs reads none.
+    assert_eq!(ask(&mut server, 5, "GIT_SSH_COMMAND"), "ssh -F /dev/null");
     server.close_stdin();
     server.wait();
 
@@ -1021,6 +1024,30 @@ fn a_root_among_the_hidden_folders_of_home_gives_a_mounted_child_a_home_of_its_o
     .unwrap();
     let mut server = start(&plain, std::slice::from_ref(&dots), &[]);
     assert_eq!(ask(&mut server, 1, "HOME"), own);
+    server.close_stdin();
+    server.wait();
+    // A settings file named in place of git's (`GIT_CONFIG_GLOBAL`) that
+    // includes one of the roots is not passed on; nor is a variable naming
+    // a root with `~/`, which programs expand themselves.
+    std::fs::remove_file(plain.join(".gitconfig")).unwrap();
+    let global = dir.join("gitconfig-work");
+    std::fs::write(
+        &global,
+        format!("[include]\n\tpath = {}/gitconfig\n", dots.display()),
+    )
+    .unwrap();
+    std::fs::create_dir(plain.join("proj")).unwrap();
+    let mut server = start(
+        &plain,
+        &[dots.clone(), plain.join("proj")],
+        &[
+            ("GIT_CONFIG_GLOBAL", &global),
+            ("npm_config_userconfig", Path::new("~/proj/.npmrc")),
+        ],
+    );
+    assert_eq!(ask(&mut server, 1, "HOME"), plain.display().to_string());
+    assert_eq!(ask(&mut server, 2, "GIT_CONFIG_GLOBAL"), "");
+    assert_eq!(ask(&mut server, 3, "npm_config_userconfig"), "");
     server.close_stdin();
     server.wait();
 
