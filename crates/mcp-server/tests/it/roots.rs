@@ -5,7 +5,7 @@
 //! another session's tools may touch, so the local tools keep the working
 //! directory.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -396,38 +396,91 @@ async fn over_http_a_session_roots_list_does_not_move_the_local_tools() {
     );
 }
 
+/// A `hanzo` an agent planted in a PATH folder inside the folder the
+/// client names as its root (`proj/bin`, first on PATH; it writes
+/// `marker` and prints `planted-token`), and the machine's own further on
+/// PATH (`sys/hanzo`: it writes its environment to `seen` and prints
+/// `machine-token`), with a fake door and an empty home.
+struct PlantedHanzo {
+    /// Holds the folders below.
+    _tmp: tempfile::TempDir,
+    start: PathBuf,
+    proj: PathBuf,
+    bin: PathBuf,
+    sys: PathBuf,
+    marker: PathBuf,
+    seen: PathBuf,
+    door: mcp_fake_door::FakeDoor,
+    home: tempfile::TempDir,
+}
+
+impl PlantedHanzo {
+    fn new() -> Self {
+        let tmp = folders(&[("start", "cwd"), ("proj", "project")]);
+        let (start, proj) = (tmp.path().join("start"), tmp.path().join("proj"));
+        let (bin, sys) = (proj.join("bin"), tmp.path().join("sys"));
+        let (marker, seen) = (tmp.path().join("planted-ran"), tmp.path().join("hanzo-saw"));
+        std::fs::create_dir(&bin).expect("mkdir");
+        std::fs::create_dir(&sys).expect("mkdir");
+        plant(
+            &bin.join("hanzo"),
+            &format!("echo ran > {}\necho planted-token", marker.display()),
+        );
+        plant(
+            &sys.join("hanzo"),
+            &format!("env > {}\necho machine-token", seen.display()),
+        );
+        let door = mcp_fake_door::FakeDoor::start(mcp_fake_door::Behaviour::Normal).expect("door");
+        Self {
+            _tmp: tmp,
+            start,
+            proj,
+            bin,
+            sys,
+            marker,
+            seen,
+            door,
+            home: tempfile::tempdir().expect("home"),
+        }
+    }
+
+    /// `hanzo-mcp serve --door-wait 5 <extra>` in `start`, with both
+    /// `hanzo`s on PATH and the door configured.
+    fn serve(&self, extra: &[&str], env: &[(&str, &str)]) -> Proc {
+        let path = format!(
+            "{}:{}:{}",
+            self.bin.display(),
+            self.sys.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut command = hanzo_mcp();
+        command
+            .args(["serve", "--door-wait", "5"])
+            .args(extra)
+            .current_dir(&self.start)
+            .env("HANZO_MCP_DOOR", self.door.url())
+            .env("HOME", self.home.path())
+            .env("PATH", &path)
+            .envs(env.iter().copied());
+        Proc::start(command)
+    }
+
+    /// The `Authorization` header of each `tools/call` the door got.
+    fn bearers(&self) -> Vec<Option<String>> {
+        self.door
+            .requests()
+            .iter()
+            .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
+            .map(|r| r.header("authorization").map(str::to_owned))
+            .collect()
+    }
+}
+
 #[test]
 fn a_door_call_before_the_clients_roots_are_known_waits_for_them_to_find_a_bearer() {
-    // The planted `hanzo` comes first on PATH, in the folder the client
-    // will name; the door call comes before the client answers.
-    let tmp = folders(&[("start", "cwd"), ("proj", "project")]);
-    let (start, proj) = (tmp.path().join("start"), tmp.path().join("proj"));
-    let bin = proj.join("bin");
-    std::fs::create_dir(&bin).expect("mkdir");
-    let marker = tmp.path().join("planted-ran");
-    plant(
-        &bin.join("hanzo"),
-        &format!("echo ran > {}\necho planted-token", marker.display()),
-    );
-    let sys = tmp.path().join("sys");
-    std::fs::create_dir(&sys).expect("mkdir");
-    plant(&sys.join("hanzo"), "echo machine-token");
-    let door = mcp_fake_door::FakeDoor::start(mcp_fake_door::Behaviour::Normal).expect("door");
-    let home = tempfile::tempdir().expect("home");
-    let path = format!(
-        "{}:{}:{}",
-        bin.display(),
-        sys.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut command = hanzo_mcp();
-    command
-        .args(["serve", "--door-wait", "5"])
-        .current_dir(&start)
-        .env("HANZO_MCP_DOOR", door.url())
-        .env("HOME", home.path())
-        .env("PATH", &path);
-    let mut server = Proc::start(command);
+    // The door call comes before the client answers `roots/list`.
+    let planted = PlantedHanzo::new();
+    let mut server = planted.serve(&[], &[]);
     handshake(&mut server, json!({ "roots": { "listChanged": true } }));
     assert_eq!(server.recv(), roots_list_request(1));
     server.request(
@@ -437,10 +490,13 @@ fn a_door_call_before_the_clients_roots_are_known_waits_for_them_to_find_a_beare
     );
     std::thread::sleep(Duration::from_millis(800));
     assert!(
-        !marker.exists(),
+        !planted.marker.exists(),
         "the planted hanzo ran before the roots were known"
     );
-    server.send(&roots_list_answer(1, json!([{ "uri": file_uri(&proj) }])));
+    server.send(&roots_list_answer(
+        1,
+        json!([{ "uri": file_uri(&planted.proj) }]),
+    ));
     let called = loop {
         let message = server.recv();
         if message["id"] == 500 {
@@ -448,79 +504,41 @@ fn a_door_call_before_the_clients_roots_are_known_waits_for_them_to_find_a_beare
         }
     };
     assert_ne!(called["result"]["isError"], true, "{called}");
-    assert!(!marker.exists(), "the planted hanzo ran");
-    let bearers: Vec<Option<String>> = door
-        .requests()
-        .iter()
-        .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
-        .map(|r| r.header("authorization").map(str::to_owned))
-        .collect();
-    assert_eq!(bearers, [Some("Bearer machine-token".to_owned())]);
+    assert!(!planted.marker.exists(), "the planted hanzo ran");
+    assert_eq!(planted.bearers(), [Some("Bearer machine-token".to_owned())]);
 }
 
 #[test]
 fn a_hanzo_in_the_clients_roots_is_never_run_for_the_bearer() {
-    // A `hanzo` an agent planted in a PATH folder inside the client's
-    // roots (in an earlier session, with file tools alone): the server
-    // follows the client's roots, has no other bearer, and reaches a door.
-    let tmp = folders(&[("start", "cwd"), ("proj", "project")]);
-    let (start, proj) = (tmp.path().join("start"), tmp.path().join("proj"));
-    let bin = proj.join("bin");
-    std::fs::create_dir(&bin).expect("mkdir");
-    let marker = tmp.path().join("planted-ran");
-    plant(
-        &bin.join("hanzo"),
-        &format!("echo ran > {}\necho planted-token", marker.display()),
+    // The server follows the client's roots, has no other bearer, and
+    // reaches a door. The machine's own `hanzo` runs instead: with no
+    // folder of the roots on its PATH (a `#!/usr/bin/env` line of its
+    // would find nothing planted there) and none of the server's secrets.
+    let planted = PlantedHanzo::new();
+    let mut server = planted.serve(
+        &["--secret-env", "MY_SECRET"],
+        &[("MY_SECRET", "secret-canary")],
     );
-    // The machine's own `hanzo`, further on PATH, runs instead: with no
-    // folder of the roots on its PATH (a `#!/usr/bin/env` line of its would
-    // find nothing planted there) and none of the server's secrets.
-    let sys = tmp.path().join("sys");
-    std::fs::create_dir(&sys).expect("mkdir");
-    let seen = tmp.path().join("hanzo-saw");
-    plant(
-        &sys.join("hanzo"),
-        &format!("env > {}\necho machine-token", seen.display()),
-    );
-    let door = mcp_fake_door::FakeDoor::start(mcp_fake_door::Behaviour::Normal).expect("door");
-    let home = tempfile::tempdir().expect("home");
-    let path = format!(
-        "{}:{}:{}",
-        bin.display(),
-        sys.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut command = hanzo_mcp();
-    command
-        .args(["serve", "--door-wait", "5", "--secret-env", "MY_SECRET"])
-        .current_dir(&start)
-        .env("HANZO_MCP_DOOR", door.url())
-        .env("HOME", home.path())
-        .env("MY_SECRET", "secret-canary")
-        .env("PATH", &path);
-    let mut server = Proc::start(command);
     handshake(&mut server, json!({ "roots": { "listChanged": true } }));
-    answer_roots_list(&mut server, 1, json!([{ "uri": file_uri(&proj) }]));
-    settled_read(&mut server, 1, &proj.join("note.txt"), false);
-    // A door tool: forwarded with the machine's `hanzo`'s token, and the
-    // planted program never ran.
+    answer_roots_list(&mut server, 1, json!([{ "uri": file_uri(&planted.proj) }]));
+    settled_read(&mut server, 1, &planted.proj.join("note.txt"), false);
     let called = server.call_tool(500, "agents", json!({}));
     assert_ne!(called["result"]["isError"], true, "{called}");
-    assert!(!marker.exists(), "the planted hanzo ran");
-    let calls: Vec<Option<String>> = door
-        .requests()
-        .iter()
-        .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
-        .map(|r| r.header("authorization").map(str::to_owned))
-        .collect();
-    assert_eq!(calls, [Some("Bearer machine-token".to_owned())]);
-    let saw = std::fs::read_to_string(&seen).expect("the machine's hanzo ran");
+    assert!(!planted.marker.exists(), "the planted hanzo ran");
+    assert_eq!(planted.bearers(), [Some("Bearer machine-token".to_owned())]);
+    let saw = std::fs::read_to_string(&planted.seen).expect("the machine's hanzo ran");
     let child_path = saw
         .lines()
         .find_map(|l| l.strip_prefix("PATH="))
         .unwrap_or("");
-    assert!(!child_path.contains(bin.to_str().unwrap()), "{child_path}");
-    assert!(child_path.contains(sys.to_str().unwrap()), "{child_path}");
+    assert!(
+        !child_path.contains(planted.bin.to_str().unwrap()),
+        "{child_path}"
+    );
+    assert!(
+        child_path.contains(planted.sys.to_str().unwrap()),
+        "{child_path}"
+    );
     assert!(!saw.contains("secret-canary"), "{saw}");
 }
 
