@@ -173,38 +173,152 @@ impl Bounded {
     }
 }
 
-/// A walk of `dir` as the tools walk a tree: `.gitignore` files honoured
-/// (in a git repository or not; the user's global excludes are not read),
-/// symlinks never followed, the server's own folders left out (and
+/// A walk of `dir` (inside `root`) as the tools walk a tree: the ignore
+/// files of `root` and of the folders below it honoured ([`Ignores`]: in
+/// a git repository or not; the user's global excludes and the folders
+/// above `root` are not read), symlinks never followed, the server's own folders left out (and
 /// every `.git` folder when `no_git`), and the entries of each directory
 /// in the byte order of their names when `sorted`.
 #[cfg(any(feature = "fs", feature = "code", feature = "workspace"))]
 pub(crate) fn walk_builder(
+    root: &std::path::Path,
     dir: &std::path::Path,
     sorted: bool,
     no_git: bool,
 ) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(dir);
+    // The walker reads no ignore file itself: it would follow a link (a
+    // `.gitignore` linked to `/dev/zero` grows a walk without end, one
+    // linked to a file outside the roots, or to `~/.hanzo/config.json`,
+    // lets an agent test its lines by which files vanish) and read the
+    // folders above the roots. [`Ignores`] reads them instead.
     builder
         .follow_links(false)
         .require_git(false)
-        .git_global(false);
+        .git_global(false)
+        .git_ignore(false)
+        .git_exclude(false)
+        .ignore(false)
+        .parents(false);
     // The state folder's entry is left out (so is all below it), unless
     // the walk starts in it; so is `.git` when `no_git`.
     let own: Vec<std::path::PathBuf> = crate::state::folders()
         .into_iter()
         .filter(|own| !dir.starts_with(own))
         .collect();
-    if !own.is_empty() || no_git {
-        builder.filter_entry(move |entry| {
-            let git = no_git && entry.file_name() == ".git";
-            !git && !own.iter().any(|o| o == entry.path())
-        });
-    }
+    let ignores = Ignores::new(root);
+    builder.filter_entry(move |entry| {
+        let git = no_git && entry.file_name() == ".git";
+        let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+        !git && !own.iter().any(|o| o == entry.path()) && !ignores.ignored(entry.path(), is_dir)
+    });
     if sorted {
         builder.sort_by_file_name(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
     }
     builder
+}
+
+/// The most of an ignore file [`Ignores`] reads: a larger one is not
+/// read at all.
+#[cfg(any(feature = "fs", feature = "code", feature = "workspace"))]
+const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
+
+/// The ignore rules of the folders of one root, as git applies them
+/// (`.git/info/exclude`, then `.gitignore`, then `.ignore`, a deeper
+/// folder's over a shallower one's), each file read beneath the root
+/// through no symbolic link ([`crate::safe::open_at`]), as a regular file
+/// of at most [`MAX_IGNORE_FILE_BYTES`]; one that is not is not read.
+#[cfg(any(feature = "fs", feature = "code", feature = "workspace"))]
+struct Ignores {
+    root: std::path::PathBuf,
+    /// Each folder's rules, read once; `None` for a folder without any.
+    read: std::sync::Mutex<
+        std::collections::HashMap<
+            std::path::PathBuf,
+            Option<std::sync::Arc<ignore::gitignore::Gitignore>>,
+        >,
+    >,
+}
+
+#[cfg(any(feature = "fs", feature = "code", feature = "workspace"))]
+impl Ignores {
+    fn new(root: &std::path::Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            read: std::sync::Mutex::new(std::collections::HashMap::new()),
+        }
+    }
+
+    /// Whether `path` (inside the root) is ignored by the rules of the
+    /// folders from the root down to its own.
+    fn ignored(&self, path: &std::path::Path, is_dir: bool) -> bool {
+        let mut folders: Vec<&std::path::Path> = path
+            .ancestors()
+            .skip(1)
+            .take_while(|folder| folder.starts_with(&self.root))
+            .collect();
+        folders.reverse();
+        let mut ignored = false;
+        for folder in folders {
+            if let Some(rules) = self.rules(folder) {
+                let found = rules.matched(path, is_dir);
+                if found.is_ignore() {
+                    ignored = true;
+                } else if found.is_whitelist() {
+                    ignored = false;
+                }
+            }
+        }
+        ignored
+    }
+
+    fn rules(
+        &self,
+        folder: &std::path::Path,
+    ) -> Option<std::sync::Arc<ignore::gitignore::Gitignore>> {
+        let mut read = self
+            .read
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(rules) = read.get(folder) {
+            return rules.clone();
+        }
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(folder);
+        let mut any = false;
+        for name in [".git/info/exclude", ".gitignore", ".ignore"] {
+            let file = folder.join(name);
+            let Some(text) = self.text(&file) else {
+                continue;
+            };
+            for line in text.lines() {
+                any |= builder.add_line(Some(file.clone()), line).is_ok();
+            }
+        }
+        let rules = any
+            .then(|| builder.build().ok())
+            .flatten()
+            .map(std::sync::Arc::new);
+        read.insert(folder.to_path_buf(), rules.clone());
+        rules
+    }
+
+    /// The text of the ignore file `file`, when it is a regular file
+    /// beneath the root, reached through no link, of at most
+    /// [`MAX_IGNORE_FILE_BYTES`].
+    fn text(&self, file: &std::path::Path) -> Option<String> {
+        use std::io::Read as _;
+        let opened = crate::safe::open_at(&self.root, file, crate::safe::OpenMode::Read).ok()?;
+        let meta = opened.metadata().ok()?;
+        if !meta.is_file() || meta.len() > MAX_IGNORE_FILE_BYTES {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        opened
+            .take(MAX_IGNORE_FILE_BYTES)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }
 
 /// The behaviour hints of a tool (MCP 2025-03-26 `ToolAnnotations`), all

@@ -185,7 +185,8 @@ fn scan(dir: &Path, ctx: &ToolContext) -> Result<Scan, String> {
     let mut projects = Vec::new();
     let mut languages: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut counted: u64 = 0;
-    for entry in walk_builder(dir, true, false).build() {
+    let root = ctx.roots.root_of(dir).unwrap_or(dir);
+    for entry in walk_builder(root, dir, true, false).build() {
         let Ok(entry) = entry else { continue };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;

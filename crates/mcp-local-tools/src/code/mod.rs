@@ -236,7 +236,7 @@ fn for_each_file(
     let mut seen = 0usize;
     for dir in dirs {
         let handle = RootHandle::open(&dir.root).map_err(|e| e.to_string())?;
-        for entry in walk_builder(&dir.path, true, false).build() {
+        for entry in walk_builder(&dir.root, &dir.path, true, false).build() {
             let Ok(entry) = entry else { continue };
             if !entry.file_type().is_some_and(|t| t.is_file()) || !want(entry.path()) {
                 continue;

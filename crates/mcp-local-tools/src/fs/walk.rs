@@ -3,7 +3,7 @@
 //! `.ignore`, skip hidden entries unless asked, always skip `.git`, and
 //! never follow symlinks (a link is listed, not entered).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -30,9 +30,9 @@ const MAX_MATCH_LINE_BYTES: usize = 500;
 
 /// The walk of `dir` for `tree`, `find` and `search` ([`walk_builder`]),
 /// with hidden entries when `hidden`.
-fn walker(dir: &Path, hidden: bool, sorted: bool) -> WalkBuilder {
+fn walker(dir: &Resolved, hidden: bool, sorted: bool) -> WalkBuilder {
     // Git's own store is never content to show, hidden or not.
-    let mut builder = walk_builder(dir, sorted, true);
+    let mut builder = walk_builder(&dir.root, &dir.path, sorted, true);
     builder.hidden(!hidden);
     builder
 }
@@ -103,7 +103,7 @@ pub(super) fn tree(args: &TreeArgs, ctx: &ToolContext) -> ToolResult {
     let mut page = EntryPage::new(args.offset, args.limit);
     let mut out = Bounded::new(MAX_RESULT_BYTES);
     out.push_line(&format!("{}/", ctx.roots.display(&dir.path)));
-    let mut builder = walker(&dir.path, args.hidden, true);
+    let mut builder = walker(&dir, args.hidden, true);
     builder.max_depth(Some(depth));
     for entry in builder.build() {
         let Ok(entry) = entry else { continue };
@@ -139,7 +139,7 @@ pub(super) fn find(args: &FindArgs, ctx: &ToolContext) -> ToolResult {
     let by_name = !pattern.contains('/');
     let mut page = EntryPage::new(args.offset, args.limit);
     let mut out = Bounded::new(MAX_RESULT_BYTES);
-    for (seen, entry) in walker(&dir.path, args.hidden, true).build().enumerate() {
+    for (seen, entry) in walker(&dir, args.hidden, true).build().enumerate() {
         let Ok(entry) = entry else { continue };
         if seen.is_multiple_of(1024) && ctx.cancel.is_cancelled() {
             return Err("cancelled".to_owned());
@@ -320,7 +320,7 @@ fn collect_hits(
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(12);
-    let walk = walker(&dir.path, hidden, false)
+    let walk = walker(dir, hidden, false)
         .threads(threads)
         .build_parallel();
     walk.run(|| {

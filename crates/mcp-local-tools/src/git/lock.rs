@@ -52,7 +52,8 @@
 //! - a `core.excludesFile` outside the roots is not read when the
 //!   repository's config, or a global file inside the roots, names it (it
 //!   would tell, through `status`, which lines a file no tool may read
-//!   holds);
+//!   holds), nor is git's default one (`git/ignore` of the user's
+//!   settings folder) when it lies inside the roots and links out of them;
 //! - a `mailmap.file` outside the roots that the repository's config
 //!   names is not read by any run (`/dev/null` on the command scope;
 //!   reading runs empty it anyway): the names shown through it would tell
@@ -453,6 +454,34 @@ pub(crate) fn lock(
             && !locked.helper_remotes.iter().any(|r| r == remote)
         {
             locked.helper_remotes.push(remote.to_owned());
+        }
+    }
+    // With no excludes file named, git reads `git/ignore` of the user's
+    // settings folder: inside the roots (HOME a root), the agent may have
+    // made it a link to a file no tool may read.
+    if !locked
+        .config
+        .iter()
+        .any(|(key, _)| key.eq_ignore_ascii_case("core.excludesFile"))
+    {
+        let settings = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")));
+        if let Some(default) = settings.map(|dir| dir.join("git/ignore")) {
+            let written = default
+                .parent()
+                .and_then(|dir| std::fs::canonicalize(dir).ok())
+                .map(|dir| dir.join("ignore"));
+            let real = std::fs::canonicalize(&default).ok();
+            let in_roots = |path: &Option<PathBuf>| {
+                path.as_deref().is_some_and(|p| roots.root_of(p).is_some())
+            };
+            if in_roots(&written) && real.is_some() && !in_roots(&real) {
+                locked
+                    .config
+                    .push(("core.excludesFile".to_owned(), "/dev/null".to_owned()));
+            }
         }
     }
     // The last value the repository sets is the one git reads.

@@ -210,6 +210,37 @@ async fn tree_honours_gitignore_and_depth() {
 }
 
 #[tokio::test]
+async fn ignore_files_are_read_beneath_the_root_and_through_no_link() {
+    // A nested `.gitignore` that takes back a parent's rule, an `.ignore`,
+    // and a `.git/info/exclude` are honoured; a `.gitignore` linked to a
+    // file outside the roots (whose lines would hide files and so be
+    // guessed) or to `/dev/zero` (a walk without end) is not read, nor is
+    // one above the root.
+    let s = Sandbox::with_files(&[
+        (".gitignore", "*.log\n"),
+        ("keep/.gitignore", "!wanted.log\n"),
+        ("keep/wanted.log", ""),
+        ("keep/other.log", ""),
+        (".ignore", "scratch/\n"),
+        ("scratch/x", ""),
+        (".git/info/exclude", "local.txt\n"),
+        ("local.txt", ""),
+        ("linked/secretname", ""),
+        ("linked/guess", ""),
+        ("zero/file", ""),
+        ("abovename", ""),
+    ]);
+    std::fs::write(s.base.join("outside/ignore.txt"), "secretname\n").unwrap();
+    s.link("outside/ignore.txt", "linked/.gitignore");
+    std::os::unix::fs::symlink("/dev/zero", s.root.join("zero/.gitignore")).unwrap();
+    std::fs::write(s.base.join(".gitignore"), "abovename\n").unwrap();
+    let cases = cases![
+        {"action": "find", "pattern": "**/*"} => ok("abovename\nkeep/\nkeep/wanted.log\nlinked/\nlinked/guess\nlinked/secretname\nzero/\nzero/file\n"),
+    ];
+    s.tool("fs").answers(cases).await;
+}
+
+#[tokio::test]
 async fn find_by_glob() {
     let s = Sandbox::with_files(&[("src/lib.rs", ""), ("src/fs/mod.rs", ""), ("docs/a.md", "")]);
     let cases = cases![

@@ -649,6 +649,54 @@ fn an_own_folder_that_is_not_there_yet_cannot_be_planted() {
 }
 
 #[test]
+fn git_reads_no_excludes_file_linked_out_of_the_roots() {
+    // HOME is a root: its `.config/git/ignore`, git's default excludes
+    // file, is the agent's to make a link to a file no tool may read,
+    // whose lines `status` would confirm by the files it leaves out.
+    let home = tempfile::tempdir().expect("home");
+    let home = home.path().canonicalize().expect("canonical");
+    let outside = tempfile::tempdir().expect("outside");
+    std::fs::write(outside.path().join("secret"), "secretname\n").expect("write");
+    std::fs::create_dir_all(home.join(".config/git")).expect("mkdir");
+    std::os::unix::fs::symlink(
+        outside.path().join("secret"),
+        home.join(".config/git/ignore"),
+    )
+    .expect("link");
+    std::fs::create_dir(home.join("proj")).expect("mkdir");
+    for name in ["secretname", "guess"] {
+        std::fs::write(home.join("proj").join(name), "").expect("write");
+    }
+    let state = tempfile::tempdir().expect("state");
+    let mut server = serve_no_door(
+        &home,
+        &["--allowed-tools", r#"{"local": ["git", "fs"]}"#],
+        &[
+            ("HOME", home.to_str().expect("utf-8")),
+            // The tests' harness sets one; git reads `git/ignore` there.
+            (
+                "XDG_CONFIG_HOME",
+                home.join(".config").to_str().expect("utf-8"),
+            ),
+            ("HANZO_MCP_STATE", state.path().to_str().expect("utf-8")),
+        ],
+    );
+    server.initialize("2025-11-25");
+    let made = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(home.join("proj"))
+        .status()
+        .expect("git");
+    assert!(made.success());
+    let status = server.call_tool(2, "git", json!({ "action": "status", "path": "proj" }));
+    let text = first_text(&status["result"]);
+    assert!(
+        text.contains("guess") && text.contains("secretname"),
+        "{text}"
+    );
+}
+
+#[test]
 fn file_tools_never_reach_the_state_folder_inside_a_root() {
     // A root that holds the state folder (`--root ~` with the default
     // one): other projects' memories, job output and the bearer files of
