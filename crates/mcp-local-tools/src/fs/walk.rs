@@ -320,9 +320,7 @@ fn collect_hits(
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(12);
-    let walk = walker(dir, hidden, false)
-        .threads(threads)
-        .build_parallel();
+    let walk = walker(dir, hidden, false).threads(threads).build_parallel();
     walk.run(|| {
         let mut searcher = SearcherBuilder::new()
             .line_number(true)
