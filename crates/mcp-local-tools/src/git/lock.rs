@@ -53,7 +53,9 @@
 //!   repository's config, or a global file inside the roots, names it (it
 //!   would tell, through `status`, which lines a file no tool may read
 //!   holds), nor is git's default one (`git/ignore` of the user's
-//!   settings folder) when it lies inside the roots and links out of them;
+//!   settings folder), nor its default attributes file
+//!   (`git/attributes`), when it lies inside the roots and links out of
+//!   them; nothing of a global settings file that does is passed on;
 //! - a `mailmap.file` outside the roots that the repository's config
 //!   names is not read by any run (`/dev/null` on the command scope;
 //!   reading runs empty it anyway): the names shown through it would tell
@@ -413,6 +415,16 @@ pub(crate) fn lock(
             // written: an excludes file it names outside the roots would
             // be read (`status` tells which of its lines match), and a CA
             // file or folder used for a connection the agent chose.
+            // A settings file in the roots that links out of them is one
+            // the agent made (`~/.config/git/config` to a file no tool may
+            // read): nothing of it is passed on.
+            if entry
+                .file
+                .as_deref()
+                .is_some_and(|file| linked_out(Path::new(file), roots))
+            {
+                continue;
+            }
             let writable = entry.file.as_deref().is_some_and(|file| {
                 let path = Path::new(file);
                 let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -456,32 +468,28 @@ pub(crate) fn lock(
             locked.helper_remotes.push(remote.to_owned());
         }
     }
-    // With no excludes file named, git reads `git/ignore` of the user's
-    // settings folder: inside the roots (HOME a root), the agent may have
-    // made it a link to a file no tool may read.
-    if !locked
-        .config
-        .iter()
-        .any(|(key, _)| key.eq_ignore_ascii_case("core.excludesFile"))
-    {
-        let settings = std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|dir| !dir.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")));
-        if let Some(default) = settings.map(|dir| dir.join("git/ignore")) {
-            let written = default
-                .parent()
-                .and_then(|dir| std::fs::canonicalize(dir).ok())
-                .map(|dir| dir.join("ignore"));
-            let real = std::fs::canonicalize(&default).ok();
-            let in_roots = |path: &Option<PathBuf>| {
-                path.as_deref().is_some_and(|p| roots.root_of(p).is_some())
-            };
-            if in_roots(&written) && real.is_some() && !in_roots(&real) {
-                locked
-                    .config
-                    .push(("core.excludesFile".to_owned(), "/dev/null".to_owned()));
-            }
+    // With none named, git reads `git/ignore` and `git/attributes` of the
+    // user's settings folder: inside the roots (HOME a root), the agent
+    // may have made them links to files no tool may read (whose lines
+    // `status` would confirm, or git's warnings print) or to `/dev/zero`.
+    let settings = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")));
+    for (key, name) in [
+        ("core.excludesFile", "ignore"),
+        ("core.attributesFile", "attributes"),
+    ] {
+        let named = locked
+            .config
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case(key));
+        if !named
+            && settings
+                .as_deref()
+                .is_some_and(|dir| linked_out(&dir.join("git").join(name), roots))
+        {
+            locked.config.push((key.to_owned(), "/dev/null".to_owned()));
         }
     }
     // The last value the repository sets is the one git reads.
@@ -496,6 +504,20 @@ pub(crate) fn lock(
         }
     }
     Ok(locked)
+}
+
+/// Whether `file` lies in the roots as written (its folder resolved) and
+/// resolves out of them, through a link: to a file no tool may read, or
+/// to `/dev/zero`.
+fn linked_out(file: &Path, roots: &Roots) -> bool {
+    let written = file
+        .parent()
+        .and_then(|dir| std::fs::canonicalize(dir).ok())
+        .zip(file.file_name())
+        .map(|(dir, name)| dir.join(name));
+    let real = std::fs::canonicalize(file).ok();
+    written.is_some_and(|p| roots.root_of(&p).is_some())
+        && real.is_some_and(|p| roots.root_of(&p).is_none())
 }
 
 /// Whether a config value naming a file or folder (`core.excludesFile`,
