@@ -193,6 +193,12 @@ impl Roots {
     fn resolve_full(&self, full: &Path) -> Result<Resolved, PathErrorKind> {
         let (path, exists) = match std::fs::canonicalize(full) {
             Ok(path) => (path, true),
+            // Whether, or as what, a path outside exists must not show: a
+            // path through a link out of the roots is outside, whether its
+            // target is missing, a file or a folder.
+            Err(_) if self.links_outside(full) => {
+                return Err(PathErrorKind::OutsideRoots(self.list()));
+            }
             Err(e) => match kind_of_io(&e) {
                 PathErrorKind::NotFound => (resolve_missing(full)?, false),
                 kind => return Err(kind),
@@ -207,6 +213,46 @@ impl Roots {
             }),
             None => Err(PathErrorKind::OutsideRoots(self.list())),
         }
+    }
+
+    /// Whether a symbolic link along `full` points outside the roots (and
+    /// not to a folder above one):
+    /// its target resolved, or, when it leads nowhere, its target's
+    /// existing folder resolved and the rest taken as written.
+    fn links_outside(&self, full: &Path) -> bool {
+        let mut walked = PathBuf::new();
+        for component in full.components() {
+            walked.push(component);
+            let is_link =
+                std::fs::symlink_metadata(&walked).is_ok_and(|meta| meta.file_type().is_symlink());
+            if !is_link {
+                continue;
+            }
+            let target = match std::fs::canonicalize(&walked) {
+                Ok(target) => target,
+                Err(_) => {
+                    let Ok(target) = std::fs::read_link(&walked) else {
+                        return false;
+                    };
+                    let target = walked.parent().unwrap_or(Path::new("/")).join(target);
+                    let folder = target
+                        .parent()
+                        .and_then(|dir| std::fs::canonicalize(dir).ok());
+                    match (folder, target.file_name()) {
+                        (Some(folder), Some(name)) => folder.join(name),
+                        _ => target,
+                    }
+                }
+            };
+            // A link to a folder above a root (`/var/run` to `/run`) is
+            // a way in, not out.
+            if self.root_of(&target).is_none()
+                && !self.dirs().iter().any(|root| root.starts_with(&target))
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Like [`Roots::resolve`], but something must exist at the path

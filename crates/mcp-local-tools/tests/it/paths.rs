@@ -15,6 +15,30 @@ fn outside_secret(s: &Sandbox) -> String {
 }
 
 #[tokio::test]
+async fn a_link_out_of_the_roots_reads_the_same_whether_its_target_exists() {
+    // The answers must not tell an agent which paths outside exist.
+    let s = Sandbox::new();
+    s.link("outside/secret.txt", "there");
+    s.link("outside/no-such-file", "not_there");
+    s.link("no-such-folder/x", "not_there_deeper");
+    for link in ["there", "not_there", "not_there_deeper", "not_there/child"] {
+        for args in [
+            json!({"action": "read", "path": link}),
+            json!({"action": "write", "path": link, "content": "x"}),
+            json!({"action": "mkdir", "path": format!("{link}/sub")}),
+        ] {
+            assert_outside_roots(&fs(&s.roots, args).await);
+        }
+    }
+    assert_eq!(outside_secret(&s), SECRET);
+    assert!(!s.base.join("outside/no-such-file").exists());
+    // A link inside the roots to nothing is still said to dangle.
+    std::os::unix::fs::symlink(s.root.join("gone"), s.root.join("inside")).unwrap();
+    let (is_error, text) = fs(&s.roots, json!({"action": "read", "path": "inside"})).await;
+    assert!(is_error && text.contains("dangling symlink"), "{text}");
+}
+
+#[tokio::test]
 async fn every_way_out_of_the_root_is_refused_and_changes_nothing() {
     let s = Sandbox::new();
     s.link("outside/secret.txt", "link_file");
