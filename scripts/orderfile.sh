@@ -15,13 +15,14 @@
 # strongest configurations", has the figures with and without).
 #
 # How: the `cargo build --release` binary (the one `cargo install` makes)
-# runs under valgrind's callgrind through five sessions: the shortest
-# useful stdio one, a longer one with more fs actions and errors, the
-# stateless 2026-07-28 style, the same over streamable HTTP, and one whose
-# door refuses connections with a call that needs the door. Every function
-# of the binary that ran is listed, in the order callgrind first met it,
-# each session adding what the ones before did not run: what nearly every
-# session runs comes first. Names are mangled symbol names: they hold crate
+# runs under valgrind's callgrind through five sessions: first the one
+# users run (the door configured; it refuses connections here, and a call
+# needs it), then the shortest useful stdio one without a door, a longer
+# one with more fs actions and errors, the stateless 2026-07-28 style and
+# the same over streamable HTTP. Every function of the binary that ran is
+# listed, in the order callgrind first met it, each session adding what
+# the ones before did not run: the default session's code is one run of
+# pages, and what nearly every session runs comes first. Names are mangled symbol names: they hold crate
 # hashes, so the file fits one toolchain, lockfile and set of features;
 # where it does not fit, the linker finds no names and the layout is the
 # default one (slower to start, more memory, never wrong).
