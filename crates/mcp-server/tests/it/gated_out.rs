@@ -697,26 +697,25 @@ fn git_reads_no_excludes_file_linked_out_of_the_roots() {
     // Nor its default attributes file (git prints the lines it cannot
     // read as attributes), nor a settings file linked out of the roots
     // (its identity would show in the log).
-    std::fs::write(
-        outside.path().join("yaml"),
-        "api_key: sk-live/canary+1==\npassword: hunter2!\n",
-    )
-    .expect("write");
-    std::os::unix::fs::symlink(
-        outside.path().join("yaml"),
-        home.join(".config/git/attributes"),
-    )
-    .expect("link");
-    std::fs::write(
-        outside.path().join("gitconfig"),
-        "[user]\n\tname = OUTSIDE_NAME\n\temail = out@side\n",
-    )
-    .expect("write");
-    std::os::unix::fs::symlink(
-        outside.path().join("gitconfig"),
-        home.join(".config/git/config"),
-    )
-    .expect("link");
+    for (outside_file, text, link) in [
+        (
+            "yaml",
+            "api_key: sk-live/canary+1==\npassword: hunter2!\n",
+            "attributes",
+        ),
+        (
+            "gitconfig",
+            "[user]\n\tname = OUTSIDE_NAME\n\temail = out@side\n",
+            "config",
+        ),
+    ] {
+        std::fs::write(outside.path().join(outside_file), text).expect("write");
+        std::os::unix::fs::symlink(
+            outside.path().join(outside_file),
+            home.join(".config/git").join(link),
+        )
+        .expect("link");
+    }
     let mut answers = Vec::new();
     for (id, arguments) in (3..).zip([
         json!({ "action": "add", "path": "proj", "all": true }),
