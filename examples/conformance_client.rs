@@ -128,7 +128,10 @@ fn calls(scenario: &str, context: &Value, tools: &[Tool]) -> Vec<Call> {
             return Vec::new();
         };
         let mut arguments = Map::new();
-        arguments.insert("schema".into(), Value::Object(focal.input_schema.clone()));
+        arguments.insert(
+            "schema".into(),
+            Value::Object(focal.input_schema.to_object()),
+        );
         return vec![Call {
             name: "json_schema_echo".into(),
             arguments,

@@ -18,7 +18,7 @@ impl OpTool for Tool {
     /// `enum`, `const`, `oneOf`/`anyOf` of those, a local `$ref` to one, or
     /// the variants of a tagged union.
     fn op_values(&self, discriminator: &str) -> Option<Vec<String>> {
-        declared_values(&Value::Object(self.input_schema.clone()), discriminator)
+        declared_values(&Value::Object(self.input_schema.to_object()), discriminator)
     }
 
     /// A clone whose `inputSchema` admits only the kept values, and whose
@@ -27,12 +27,12 @@ impl OpTool for Tool {
     /// use here: "Allowed here: `action` read, list."). Every other member
     /// (name, annotations, unknown members) is as it was.
     fn with_ops_narrowed(&self, discriminator: &str, keep: &dyn Fn(&str) -> bool) -> Self {
-        let schema = Value::Object(self.input_schema.clone());
+        let schema = Value::Object(self.input_schema.to_object());
         let mut tool = self.clone();
         if let Value::Object(map) = narrowed(&schema, discriminator, keep) {
-            tool.input_schema = map;
+            tool.input_schema = map.into();
         }
-        let kept = declared_values(&Value::Object(tool.input_schema.clone()), discriminator);
+        let kept = declared_values(&Value::Object(tool.input_schema.to_object()), discriminator);
         if let Some(kept) = kept {
             let allowed = if kept.is_empty() {
                 "none".to_owned()

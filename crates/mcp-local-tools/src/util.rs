@@ -8,7 +8,7 @@
 )]
 
 use mcp_proto::CallToolResult;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::context::ToolContext;
 
@@ -414,7 +414,7 @@ impl About {
     }
 
     /// The tool definition as `tools/list` shows it, with `input_schema`.
-    pub(crate) fn definition(&self, input_schema: Map<String, Value>) -> mcp_proto::Tool {
+    pub(crate) fn definition(&self, input_schema: mcp_proto::ObjectSchema) -> mcp_proto::Tool {
         let hints = self.hints;
         mcp_proto::Tool {
             name: self.name.to_owned(),

@@ -344,8 +344,8 @@ impl Projection {
                         .unwrap_or_else(|| format!("{} {}", e.method.to_ascii_uppercase(), e.path)),
                 ),
                 input_schema: match self.input_schema(e) {
-                    Ok(Value::Object(m)) => m,
-                    _ => JsonObject::new(),
+                    Ok(Value::Object(m)) => m.into(),
+                    _ => JsonObject::new().into(),
                 },
                 ..Tool::default()
             })

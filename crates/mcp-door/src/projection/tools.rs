@@ -31,7 +31,8 @@ pub(crate) fn describe_tool() -> Tool {
             "properties": {"op": {"type": "string", "description": "An op name from any tool's op enum."}},
             "required": ["op"],
             "additionalProperties": false
-        })),
+        }))
+        .into(),
         annotations: Some(ToolAnnotations {
             read_only_hint: Some(true),
             ..ToolAnnotations::default()
@@ -164,7 +165,8 @@ fn subsystem_tool(name: &str, description: String, entries: &[OpEntry]) -> Tool 
             },
             "required": ["op"],
             "additionalProperties": false
-        })),
+        }))
+        .into(),
         annotations: read_only.then(|| ToolAnnotations {
             read_only_hint: Some(true),
             ..ToolAnnotations::default()

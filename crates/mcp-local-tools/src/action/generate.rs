@@ -319,6 +319,19 @@ fn listed_json_is_what_the_argument_types_make() {
     names.sort_unstable();
     assert_eq!(made.keys().copied().collect::<Vec<_>>(), names);
 
+    // One tool a line, written compact: `tools/list` writes each schema
+    // as this text.
+    let lines: Vec<String> = made
+        .iter()
+        .map(|(name, entry)| {
+            let name = serde_json::to_string(name).expect("a string");
+            format!(
+                "  {name}: {}",
+                serde_json::to_string(entry).expect("a JSON value")
+            )
+        })
+        .collect();
+    let text = format!("{{\n{}\n}}\n", lines.join(",\n"));
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/action/listed.json");
     if std::env::var_os("UPDATE_LISTED").is_some() {
         assert_eq!(
@@ -326,18 +339,22 @@ fn listed_json_is_what_the_argument_types_make() {
             12,
             "rewrite listed.json with every tool's feature on"
         );
-        let mut text = serde_json::to_string_pretty(&made).expect("a map of JSON values");
-        text.push('\n');
         std::fs::write(path, text).expect("listed.json written");
         return;
     }
+    let update = "run `UPDATE_LISTED=1 cargo test -p mcp-local-tools --lib listed_json`";
     let kept: BTreeMap<String, Value> =
         serde_json::from_str(super::listed::LISTED).expect("listed.json is JSON");
     for (name, value) in &made {
         assert!(
             kept.get(*name) == Some(value),
-            "listed.json does not hold what the types of `{name}` make now: \
-             run `UPDATE_LISTED=1 cargo test -p mcp-local-tools --lib listed_json`"
+            "listed.json does not hold what the types of `{name}` make now: {update}"
+        );
+    }
+    if made.len() == 12 {
+        assert!(
+            super::listed::LISTED == text,
+            "listed.json is not written one compact line a tool: {update}"
         );
     }
 }

@@ -7,15 +7,21 @@
 //! object schema) is the work of a test (`generate`), which fails when
 //! this file differs from what the types make now, and rewrites it when
 //! run with `UPDATE_LISTED=1`. The server only reads it: no schema code
-//! runs in it, and none of that work's memory is ever taken.
+//! runs in it, and none of that work's memory is ever taken. A schema
+//! stays the file's text ([`ObjectSchema`]) until something reads it as
+//! a map (gating narrowing a tool's actions, a mode).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use mcp_proto::ObjectSchema;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-/// Every tool's entry, by tool name: `{"fields": {"<action>": [...]},
-/// "inputSchema": {...}}`.
+/// Every tool's entry, by tool name, one line each: `"<tool>":
+/// {"fields": {"<action>": [...]}, "inputSchema": {...}}`. The schemas are
+/// written compact, since `tools/list` writes them as they are here.
 pub(super) const LISTED: &str = include_str!("listed.json");
 
 /// One tool's entry, its members kept as text until one is asked for.
@@ -27,18 +33,20 @@ struct Entry<'a> {
     fields: &'a RawValue,
 }
 
-/// The entry of `tool`, if the file has one.
-fn entry(tool: &str) -> Option<Entry<'static>> {
-    let mut all: HashMap<&str, Entry<'static>> = serde_json::from_str(LISTED).ok()?;
-    all.remove(tool)
+/// The entry of `tool`, if the file has one. The file is read once.
+fn entry(tool: &str) -> Option<&'static Entry<'static>> {
+    static ALL: OnceLock<HashMap<&'static str, Entry<'static>>> = OnceLock::new();
+    ALL.get_or_init(|| serde_json::from_str(LISTED).unwrap_or_default())
+        .get(tool)
 }
 
-/// The input schema of `tool`; an object schema without properties for a
-/// tool the file does not have (which the test rules out).
-pub(super) fn input_schema(tool: &str) -> Map<String, Value> {
+/// The input schema of `tool`, kept as the file's text; an object schema
+/// without properties for a tool the file does not have (which the test
+/// rules out).
+pub(super) fn input_schema(tool: &str) -> ObjectSchema {
     entry(tool)
-        .and_then(|entry| serde_json::from_str(entry.input_schema.get()).ok())
-        .unwrap_or_else(|| Map::from_iter([("type".to_owned(), Value::from("object"))]))
+        .and_then(|entry| ObjectSchema::from_static_json(entry.input_schema.get()).ok())
+        .unwrap_or_else(|| Map::from_iter([("type".to_owned(), Value::from("object"))]).into())
 }
 
 /// Each action's fields as `help` shows them, by action name: the

@@ -72,6 +72,26 @@ fn schemas_are_objects_with_an_action_enum_and_valid_names() {
     }
 }
 
+/// A definition's schema is the compiled-in text, written as it is and
+/// on one line (a stdio frame ends at a line feed), until something reads
+/// it; reading it leaves what is written alone.
+#[test]
+fn schemas_stay_compiled_in_text_until_read() {
+    let mut toolbox = Toolbox::with_default_tools();
+    toolbox.with_mode();
+    for tool in toolbox.tools() {
+        let text = tool
+            .input_schema
+            .as_static_json()
+            .unwrap_or_else(|| panic!("{}: schema kept as text", tool.name));
+        assert!(!text.contains('\n'), "{}", tool.name);
+        let written = serde_json::to_string(&tool).expect("serialises");
+        assert!(written.contains(&format!("\"inputSchema\":{text}")));
+        assert!(tool.input_schema.contains_key("properties"));
+        assert_eq!(serde_json::to_string(&tool).expect("serialises"), written);
+    }
+}
+
 /// The required fields of each action as `help` lists them: `(action,
 /// fields)` for every line `name {a, b, [c]}: …` (the bracketed ones are
 /// optional and left out).

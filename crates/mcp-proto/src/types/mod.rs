@@ -14,6 +14,7 @@ mod implementation;
 mod lifecycle;
 mod logging;
 mod notifications;
+mod object_schema;
 mod prompts;
 mod resources;
 mod roots;
@@ -39,6 +40,7 @@ pub use lifecycle::{
 };
 pub use logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelRequestParams};
 pub use notifications::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken};
+pub use object_schema::ObjectSchema;
 pub use prompts::{
     GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument,
     PromptMessage,

@@ -1,7 +1,7 @@
 use serde_json::Value;
 
 use crate::decode::{JsonObject, wire_struct};
-use crate::types::ContentBlock;
+use crate::types::{ContentBlock, ObjectSchema};
 
 wire_struct! {
     /// A tool the server offers (MCP 2025-11-25 server/tools `Tool`; `title`
@@ -12,8 +12,9 @@ wire_struct! {
         use BaseMetadata;
         /// What the tool does, for the model.
         pub description: Option<String> as "description",
-        /// JSON Schema of the arguments; an object schema (`"type": "object"`).
-        pub input_schema: JsonObject as "inputSchema",
+        /// JSON Schema of the arguments; an object schema (`"type": "object"`),
+        /// possibly kept as compiled-in text (see [`ObjectSchema`]).
+        pub input_schema: ObjectSchema as "inputSchema",
         /// JSON Schema of `structuredContent` in the result.
         pub output_schema: Option<JsonObject> as "outputSchema",
         /// Behaviour hints.

@@ -17,7 +17,7 @@ fn tool_schema_matches_the_wire_form() {
     let v = validator::<Tool>();
     let tool = Tool {
         name: "fs".into(),
-        input_schema: obj(json!({"type": "object"})),
+        input_schema: obj(json!({"type": "object"})).into(),
         annotations: Some(ToolAnnotations {
             read_only_hint: Some(true),
             ..Default::default()

@@ -132,7 +132,7 @@ fn tool() -> impl Strategy<Value = Tool> {
             Tool {
                 name,
                 description,
-                input_schema,
+                input_schema: input_schema.into(),
                 annotations: read_only.map(|r| ToolAnnotations {
                     read_only_hint: Some(r),
                     ..Default::default()

@@ -51,7 +51,8 @@ fn weather_tool(rich: bool) -> Tool {
         input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
             .as_object()
             .cloned()
-            .unwrap(),
+            .unwrap()
+            .into(),
         output_schema: Some(
             json!({"type": "object", "properties": {"celsius": {"type": "number"}}})
                 .as_object()

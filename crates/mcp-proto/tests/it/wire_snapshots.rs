@@ -110,7 +110,8 @@ fn tools_list() {
             description: Some("Read and write files inside the roots.".into()),
             input_schema: obj(
                 json!({"type": "object", "properties": {"action": {"type": "string"}}, "required": ["action"]}),
-            ),
+            )
+            .into(),
             annotations: Some(ToolAnnotations {
                 read_only_hint: Some(false),
                 destructive_hint: Some(true),
