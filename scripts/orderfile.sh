@@ -15,9 +15,10 @@
 # strongest configurations", has the figures with and without).
 #
 # How: the `cargo build --release` binary (the one `cargo install` makes)
-# runs under valgrind's callgrind through five sessions: first the one
+# runs under valgrind's callgrind through six sessions: first the one
 # users run (the door configured; it refuses connections here, and a call
-# needs it), then the shortest useful stdio one without a door, a longer
+# needs it), the same without a configuration file, then the shortest
+# useful stdio one without a door, a longer
 # one with more fs actions and errors, the stateless 2026-07-28 style and
 # the same over streamable HTTP. Every function of the binary that ran is
 # listed, in the order callgrind first met it, each session adding what
@@ -129,10 +130,13 @@ stdio() {
   local name="$1" flags="$2"
   shift 2
   # shellcheck disable=SC2086 # $flags is a list of flags
-  (cd "$WORK/root" && env -u RUST_LOG "$@" valgrind --tool=callgrind --demangle=no --dump-instr=no \
-    --callgrind-out-file="$WORK/$name.cg" \
-    "$BIN" serve $flags \
-    < "$WORK/$name.jsonl" 2>"$WORK/$name.log" | cat >/dev/null)
+  # (A file as stdin would take Tokio's blocking-pool reader instead of
+  # the event-driven pipe one a client's session runs.)
+  cat "$WORK/$name.jsonl" |
+    (cd "$WORK/root" && env -u RUST_LOG "$@" valgrind --tool=callgrind --demangle=no --dump-instr=no \
+      --callgrind-out-file="$WORK/$name.cg" \
+      "$BIN" serve $flags \
+      2>"$WORK/$name.log" | cat >/dev/null)
 }
 
 # Session 4: `serve --http` under callgrind, stateless POSTs with curl, then
@@ -175,7 +179,11 @@ http
 printf 'log_level = "info"\n\n[door]\nenabled = true\n' > "$WORK/config.toml"
 stdio door "" HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_API_KEY=orderfile-not-a-key \
   HANZO_MCP_CONFIG="$WORK/config.toml"
-for session in door core legacy stateless http; do
+# The same without a configuration file or a bearer (the log filter is
+# then made from its default, and the bearer looked for elsewhere).
+cp "$WORK/door.jsonl" "$WORK/plain.jsonl"
+stdio plain "" HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp XDG_CONFIG_HOME="$WORK/no-config"
+for session in door plain core legacy stateless http; do
   names "$WORK/$session.cg"
 done | awk '!seen[$0]++' > "$WORK/order"
 

@@ -32,6 +32,7 @@ use mcp_proto::{ErrorObject, Message, Notification, RequestId, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinHandle};
+use tokio_util::sync::ReusableBoxFuture;
 
 use crate::connection::Incoming;
 use crate::error::ServerError;
@@ -247,26 +248,30 @@ fn watch_list_changes(server: &Server) -> (mpsc::UnboundedReceiver<()>, Vec<Join
     (changed, watchers)
 }
 
-/// Whether the next mode change is session `number`'s (`Some(true)`), or
-/// another's; one that cannot tell (it fell behind) counts as this
-/// session's, since a needless `list_changed` costs only a re-list.
-/// Pending forever without modes.
-async fn mode_changed(
-    modes: &mut Option<tokio::sync::broadcast::Receiver<u64>>,
-    number: u64,
-) -> Option<bool> {
-    use tokio::sync::broadcast::error::RecvError;
-    let Some(receiver) = modes else {
-        return std::future::pending().await;
-    };
-    match receiver.recv().await {
-        Ok(changed) => Some(changed == number),
-        Err(RecvError::Lagged(_)) => Some(true),
-        Err(RecvError::Closed) => {
-            *modes = None;
-            None
-        }
-    }
+/// The receiver of mode changes and what it received next, given back so
+/// the same boxed future can wait again.
+type ModeChange = (
+    tokio::sync::broadcast::Receiver<u64>,
+    Result<u64, tokio::sync::broadcast::error::RecvError>,
+);
+
+/// The next mode change of `receiver`.
+async fn next_mode_change(mut receiver: tokio::sync::broadcast::Receiver<u64>) -> ModeChange {
+    let received = receiver.recv().await;
+    (receiver, received)
+}
+
+/// The session's wait for the next mode change: one boxed future kept
+/// from one turn of the session's loop to the next and re-armed after each
+/// change, so a turn neither registers nor removes a waiter. Pending
+/// forever without modes.
+fn mode_changed<'a>(
+    modes: &'a mut Option<ReusableBoxFuture<'static, ModeChange>>,
+) -> impl Future<Output = ModeChange> + 'a {
+    std::future::poll_fn(move |cx| match modes {
+        Some(next) => next.poll(cx),
+        None => std::task::Poll::Pending,
+    })
 }
 
 /// Serves one long-lived session (a stdio connection, an HTTP session, a
@@ -301,7 +306,9 @@ where
     // on a write error).
     let _stop = AbortOnDrop(watchers.iter().map(JoinHandle::abort_handle).collect());
     // This session's mode changes are announced like a source's.
-    let mut modes = server.modes().map(|modes| modes.subscribe());
+    let mut modes = server
+        .modes()
+        .map(|modes| ReusableBoxFuture::new(next_mode_change(modes.subscribe())));
     let backlog = session.outbox.backlog().cloned();
     let full = || backlog.as_ref().is_some_and(|b| b.is_full());
     // A request read while the session is at its bound waits here (one at
@@ -328,9 +335,21 @@ where
                 break;
             }
             Some(()) = changed.recv() => session.source_changed(),
-            Some(mine) = mode_changed(&mut modes, session.number) => {
-                if mine {
-                    session.send_list_changed();
+            // The next change is this session's, or another's; one that
+            // cannot tell (it fell behind) counts as this session's, since
+            // a needless `list_changed` costs only a re-list.
+            (receiver, received) = mode_changed(&mut modes) => {
+                use tokio::sync::broadcast::error::RecvError;
+                match received {
+                    Ok(changed) if changed != session.number => {}
+                    Ok(_) | Err(RecvError::Lagged(_)) => session.send_list_changed(),
+                    Err(RecvError::Closed) => {
+                        modes = None;
+                        continue;
+                    }
+                }
+                if let Some(next) = &mut modes {
+                    next.set(next_mode_change(receiver));
                 }
             }
             // Back-pressure: while the client leaves too much output
