@@ -289,6 +289,12 @@ impl Outbox {
 /// How many bytes of queued messages one write gathers.
 const BATCH_BYTES: usize = 64 * 1024;
 
+/// Above this size a message is not copied to gather it with others, and
+/// a buffer this full gathers only what fits its spare room: a `tools/list`
+/// of tens of KiB is written from its own bytes, never copied into a
+/// buffer grown to twice its size (peak memory).
+const GATHER_COPY_MAX: usize = 4 * 1024;
+
 /// Writes every queued message to `out`, one per line, flushing whenever the
 /// queue runs empty. Ends when every [`Outbox`] is dropped and the queue is
 /// drained, or on the first write error (the queue is then closed, so every
@@ -299,7 +305,16 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
     mut rx: mpsc::UnboundedReceiver<Outgoing>,
     backlog: Option<Arc<Backlog>>,
 ) -> std::io::Result<()> {
-    while let Some(first) = rx.recv().await {
+    // A message taken while gathering that is written on the next turn.
+    let mut carried: Option<Outgoing> = None;
+    loop {
+        let first = match carried.take() {
+            Some(message) => message,
+            None => match rx.recv().await {
+                Some(message) => message,
+                None => break,
+            },
+        };
         if first.bytes.len() >= BATCH_BYTES {
             // A large message goes out as it is, its line end after it,
             // rather than being copied to add one byte.
@@ -317,6 +332,13 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
         while buf.len() < BATCH_BYTES {
             match rx.try_recv() {
                 Ok(next) => {
+                    let spare = buf.capacity() - buf.len();
+                    if next.bytes.len() > GATHER_COPY_MAX
+                        || (buf.len() > GATHER_COPY_MAX && next.bytes.len() >= spare)
+                    {
+                        carried = Some(next);
+                        break;
+                    }
                     buf.extend_from_slice(&next.bytes);
                     buf.push(b'\n');
                 }
@@ -368,5 +390,33 @@ mod tests {
             response("[1]", true),
             r#"{"jsonrpc":"2.0","id":7,"result":[1]}"#
         );
+    }
+
+    /// Queued messages of every size come out in order, one a line, and
+    /// the writer is told of every byte, whether a message was gathered
+    /// with others, written from its own bytes or held for the next write.
+    #[test]
+    fn the_writer_keeps_order_whatever_it_gathers() {
+        let (outbox, rx, backlog) = Outbox::bounded(1 << 30);
+        let sizes = [10, 9_000, 20, 30, 5_000, 3_000, 70_000, 40, 4_500, 50];
+        let mut expected = String::new();
+        for (n, size) in sizes.into_iter().enumerate() {
+            let text = format!("\"{}\"", "x".repeat(size));
+            let result = RawValue::from_string(text.clone()).unwrap();
+            let id = RequestId::Number(i64::try_from(n).unwrap());
+            assert!(outbox.send_result_text(&id, &result, false));
+            expected.push_str(&format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{text}}}"#));
+            expected.push('\n');
+        }
+        drop(outbox);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let mut written = Vec::new();
+        runtime
+            .block_on(write_loop(&mut written, rx, Some(backlog.clone())))
+            .unwrap();
+        assert_eq!(String::from_utf8(written).unwrap(), expected);
+        assert_eq!(backlog.queued.load(Ordering::Relaxed), 0);
     }
 }
