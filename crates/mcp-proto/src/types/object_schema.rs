@@ -172,14 +172,24 @@ impl fmt::Debug for ObjectSchema {
 }
 
 impl serde::Serialize for ObjectSchema {
-    /// Kept text is written as it is (serde_json's raw value); a map as a
-    /// map.
+    /// Kept text is written as it is by serde_json's serializer (as its
+    /// raw value); every other serializer is given the parsed map, as it
+    /// is given a map of a schema that was never text.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
-            Repr::Text { raw, .. } => raw.serialize(s),
-            Repr::Object(map) => map.serialize(s),
+            Repr::Text { raw, .. } if writes_raw_values::<S>() => raw.serialize(s),
+            _ => (**self).serialize(s),
         }
     }
+}
+
+/// Whether `S` is serde_json's text serializer, the one that writes a
+/// raw value's text as it is (others would see serde_json's private raw
+/// value token as a struct). Told by the type's name: should that name
+/// ever read otherwise, the schema is written from its parsed map, the
+/// same JSON.
+fn writes_raw_values<S>() -> bool {
+    std::any::type_name::<S>().contains("serde_json::ser::Serializer<")
 }
 
 impl<'de> serde::Deserialize<'de> for ObjectSchema {
@@ -226,6 +236,28 @@ mod tests {
         // Reading it does not change what is written.
         assert_eq!(serde_json::to_string(&schema).unwrap(), text);
         assert_eq!(schema.as_static_json(), Some(text));
+    }
+
+    #[test]
+    fn other_serializers_are_given_the_map() {
+        let text = r#"{"type":"object","required":["a"]}"#;
+        let schema = ObjectSchema::from_static_json(text).unwrap();
+        assert!(writes_raw_values::<&mut serde_json::Serializer<Vec<u8>>>());
+        assert!(!writes_raw_values::<serde_json::value::Serializer>());
+        // serde_json's value serializer, which is not its text one.
+        assert_eq!(
+            serde_json::to_value(&schema).unwrap(),
+            json!({"type": "object", "required": ["a"]})
+        );
+        // insta's, which knows nothing of serde_json's raw values.
+        insta::assert_json_snapshot!(schema, @r#"
+        {
+          "required": [
+            "a"
+          ],
+          "type": "object"
+        }
+        "#);
     }
 
     #[test]
