@@ -125,7 +125,7 @@ names() {
 
 # One stdio session under callgrind, in the root folder, at the default
 # log level (the start-up line is written): NAME, then `serve` flags, then
-# VAR=VALUE settings. stdin and stdout are pipes, as with a real client.
+# `env` arguments (`-u VAR` first, then VAR=VALUE settings). stdin and stdout are pipes, as with a real client.
 stdio() {
   local name="$1" flags="$2"
   shift 2
@@ -133,7 +133,8 @@ stdio() {
   # (A file as stdin would take Tokio's blocking-pool reader instead of
   # the event-driven pipe one a client's session runs.)
   cat "$WORK/$name.jsonl" |
-    (cd "$WORK/root" && env -u RUST_LOG "$@" valgrind --tool=callgrind --demangle=no --dump-instr=no \
+    (cd "$WORK/root" && env -u RUST_LOG -u HANZO_API_KEY -u HANZO_MCP_CONFIG -u HANZO_MCP_DOOR \
+      -u HANZO_API_BASE "$@" valgrind --tool=callgrind --demangle=no --dump-instr=no \
       --callgrind-out-file="$WORK/$name.cg" \
       "$BIN" serve $flags \
       2>"$WORK/$name.log" | cat >/dev/null)
@@ -179,10 +180,13 @@ http
 printf 'log_level = "info"\n\n[door]\nenabled = true\n' > "$WORK/config.toml"
 stdio door "" HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_API_KEY=orderfile-not-a-key \
   HANZO_MCP_CONFIG="$WORK/config.toml"
-# The same without a configuration file or a bearer (the log filter is
-# then made from its default, and the bearer looked for elsewhere).
+# The same without a configuration file or a bearer, in an empty home
+# (the log filter is then made from its default, and the bearer looked
+# for in the home's `.hanzo/config.json` and from the `hanzo` CLI).
 cp "$WORK/door.jsonl" "$WORK/plain.jsonl"
-stdio plain "" HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp XDG_CONFIG_HOME="$WORK/no-config"
+mkdir "$WORK/home"
+stdio plain "" -u XDG_CONFIG_HOME -u XDG_DATA_HOME HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp \
+  HOME="$WORK/home"
 for session in door plain core legacy stateless http; do
   names "$WORK/$session.cg"
 done | awk '!seen[$0]++' > "$WORK/order"

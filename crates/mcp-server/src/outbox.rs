@@ -291,8 +291,8 @@ const BATCH_BYTES: usize = 64 * 1024;
 
 /// Above this size a message is not copied to gather it with others, and
 /// a buffer this full gathers only what fits its spare room: a `tools/list`
-/// of tens of KiB is written from its own bytes, never copied into a
-/// buffer grown to twice its size (peak memory).
+/// of tens of KiB is written from its own bytes, not copied into a buffer
+/// grown to twice its size (peak memory).
 const GATHER_COPY_MAX: usize = 4 * 1024;
 
 /// Writes every queued message to `out`, one per line, flushing whenever the

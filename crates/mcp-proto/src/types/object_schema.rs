@@ -46,28 +46,40 @@ enum Repr {
 
 impl ObjectSchema {
     /// A schema kept as `text`, which must be one JSON object written on
-    /// one line (no line feed or carriage return: the text is written into
-    /// messages as it is, and stdio frames end at a line feed).
+    /// one line (no line feed or carriage return inside it: the text is
+    /// written into messages as it is, and stdio frames end at a line
+    /// feed), nested at most [`ObjectSchema::MAX_DEPTH`] deep (what
+    /// serde_json reads back). Whitespace around the object is dropped.
     ///
     /// # Errors
-    /// `text` is not JSON, is JSON other than an object, or holds a line
-    /// break. Text nested deeper than serde_json's recursion limit (128)
-    /// passes here and reads as an empty object.
+    /// `text` is not JSON, is JSON other than an object, holds a line
+    /// break, or nests deeper than [`ObjectSchema::MAX_DEPTH`].
     pub fn from_static_json(text: &'static str) -> Result<Self, serde_json::Error> {
-        if text.bytes().any(|b| b == b'\n' || b == b'\r') {
+        let raw: &'static RawValue = serde_json::from_str(text)?;
+        let kept = raw.get();
+        if !kept.starts_with('{') {
+            return Err(serde_json::Error::custom("a schema must be a JSON object"));
+        }
+        if kept.bytes().any(|b| b == b'\n' || b == b'\r') {
             return Err(serde_json::Error::custom(
                 "a schema kept as text must be written on one line",
             ));
         }
-        let raw: &'static RawValue = serde_json::from_str(text)?;
-        if !raw.get().starts_with('{') {
-            return Err(serde_json::Error::custom("a schema must be a JSON object"));
+        if nesting(kept) > Self::MAX_DEPTH {
+            return Err(serde_json::Error::custom(format!(
+                "a schema kept as text may nest at most {} arrays and objects deep",
+                Self::MAX_DEPTH
+            )));
         }
         Ok(Self(Repr::Text {
             raw,
             parsed: OnceLock::new(),
         }))
     }
+
+    /// How deep [`ObjectSchema::from_static_json`] lets arrays and objects
+    /// nest: serde_json's own limit when it parses text into a map.
+    pub const MAX_DEPTH: usize = 127;
 
     /// The compiled-in text this schema is written as, when it is still
     /// kept as text (not made from a map, not changed since).
@@ -78,9 +90,13 @@ impl ObjectSchema {
         }
     }
 
-    /// The schema as an owned map (a copy; the schema is unchanged).
+    /// The schema as an owned map. Kept text not read before is parsed
+    /// for this copy only: the schema keeps no map of it.
     pub fn to_object(&self) -> JsonObject {
-        (**self).clone()
+        match &self.0 {
+            Repr::Text { raw, parsed } => parsed.get().cloned().unwrap_or_else(|| parse(raw)),
+            Repr::Object(map) => map.clone(),
+        }
     }
 
     /// The schema as an owned map, parsing kept text.
@@ -92,10 +108,38 @@ impl ObjectSchema {
     }
 }
 
-/// The object `raw` holds; an empty one where it cannot be read as one
-/// (nesting past serde_json's recursion limit).
+/// The object `raw` holds ([`ObjectSchema::from_static_json`] checked
+/// that serde_json reads it as one; an empty one otherwise).
 fn parse(raw: &RawValue) -> JsonObject {
     serde_json::from_str(raw.get()).unwrap_or_default()
+}
+
+/// How deep arrays and objects nest in `json` (valid JSON text): brackets
+/// counted outside strings.
+fn nesting(json: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for b in json.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 impl Default for ObjectSchema {
@@ -187,9 +231,9 @@ impl serde::Serialize for ObjectSchema {
 /// raw value's text as it is (others would see serde_json's private raw
 /// value token as a struct). Told by the type's name: should that name
 /// ever read otherwise, the schema is written from its parsed map, the
-/// same JSON.
+/// same JSON value.
 fn writes_raw_values<S>() -> bool {
-    std::any::type_name::<S>().contains("serde_json::ser::Serializer<")
+    std::any::type_name::<S>().starts_with("&mut serde_json::ser::Serializer<")
 }
 
 impl<'de> serde::Deserialize<'de> for ObjectSchema {
@@ -283,19 +327,45 @@ mod tests {
 
     #[test]
     fn only_one_line_objects_are_kept_as_text() {
-        for bad in ["[1]", "\"s\"", "{", "{\"a\":\n1}", "{}\r", "", "{} {}"] {
+        for bad in ["[1]", "\"s\"", "{", "{\"a\":\n1}", "{\r}", "", "{} {}"] {
             assert!(ObjectSchema::from_static_json(bad).is_err(), "{bad:?}");
         }
-        assert!(ObjectSchema::from_static_json(" {} ").is_ok());
+        // A file's last line end is around the object, not in it.
+        let schema = ObjectSchema::from_static_json(" {\"a\":\"[{\\\"\"}\n").unwrap();
+        assert_eq!(schema.as_static_json(), Some("{\"a\":\"[{\\\"\"}"));
+        assert_eq!(schema["a"], "[{\"");
+    }
+
+    /// Text nested deeper than serde_json reads back is refused, so what
+    /// is written is always what is read; brackets in strings do not count.
+    #[test]
+    fn nesting_is_bounded_by_what_serde_json_reads() {
+        let nested = |depth: usize| -> &'static str {
+            Box::leak(
+                format!(
+                    "{{\"a\":{}1{}}}",
+                    "[".repeat(depth - 1),
+                    "]".repeat(depth - 1)
+                )
+                .into_boxed_str(),
+            )
+        };
+        let deepest = ObjectSchema::from_static_json(nested(ObjectSchema::MAX_DEPTH)).unwrap();
+        assert!(deepest.contains_key("a"));
+        assert!(ObjectSchema::from_static_json(nested(ObjectSchema::MAX_DEPTH + 1)).is_err());
+        assert!(serde_json::from_str::<JsonObject>(nested(ObjectSchema::MAX_DEPTH + 1)).is_err());
+        let quoted: &'static str =
+            Box::leak(format!("{{\"a\":\"{}\"}}", "[".repeat(500)).into_boxed_str());
+        assert!(ObjectSchema::from_static_json(quoted).is_ok());
     }
 
     #[test]
-    fn too_deep_text_reads_as_an_empty_object() {
-        let deep: &'static str = Box::leak(
-            format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200)).into_boxed_str(),
-        );
-        let schema = ObjectSchema::from_static_json(deep).unwrap();
-        assert!(schema.is_empty());
-        assert_eq!(schema.as_static_json(), Some(deep));
+    fn a_copy_leaves_the_text_unread() {
+        let schema = ObjectSchema::from_static_json(r#"{"a":1}"#).unwrap();
+        assert_eq!(schema.to_object()["a"], 1);
+        let Repr::Text { parsed, .. } = &schema.0 else {
+            panic!("kept as text")
+        };
+        assert!(parsed.get().is_none());
     }
 }
