@@ -282,20 +282,22 @@ fn entry<T: ActionTool>() -> (&'static str, Value) {
 
 /// Whether this build has every tool's feature on: only then is the
 /// whole of `listed.json` made, written and compared as text.
-const EVERY_TOOL: bool = cfg!(all(
-    feature = "fs",
-    feature = "code",
-    feature = "workspace",
-    feature = "exec",
-    feature = "git",
-    feature = "fetch",
-    feature = "ui",
-    feature = "think",
-    feature = "memory",
-    feature = "plan",
-    feature = "tasks",
-    feature = "mode"
-));
+fn every_tool() -> bool {
+    cfg!(all(
+        feature = "fs",
+        feature = "code",
+        feature = "workspace",
+        feature = "exec",
+        feature = "git",
+        feature = "fetch",
+        feature = "ui",
+        feature = "think",
+        feature = "memory",
+        feature = "plan",
+        feature = "tasks",
+        feature = "mode"
+    ))
+}
 
 #[test]
 fn listed_json_is_what_the_argument_types_make() {
@@ -352,7 +354,7 @@ fn listed_json_is_what_the_argument_types_make() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/action/listed.json");
     if std::env::var_os("UPDATE_LISTED").is_some() {
         assert!(
-            EVERY_TOOL,
+            every_tool(),
             "rewrite listed.json with every tool's feature on"
         );
         std::fs::write(path, text).expect("listed.json written");
@@ -367,7 +369,7 @@ fn listed_json_is_what_the_argument_types_make() {
             "listed.json does not hold what the types of `{name}` make now: {update}"
         );
     }
-    if EVERY_TOOL {
+    if every_tool() {
         assert!(
             super::listed::LISTED == text,
             "listed.json is not written one compact line a tool: {update}"
