@@ -8,6 +8,7 @@
 )]
 
 use mcp_proto::CallToolResult;
+#[cfg(any(feature = "exec", feature = "tasks"))]
 use serde_json::Value;
 
 use crate::context::ToolContext;
