@@ -23,10 +23,15 @@
 # the same over streamable HTTP. Every function of the binary that ran is
 # listed, in the order callgrind first met it, each session adding what
 # the ones before did not run: the default session's code is one run of
-# pages, and what nearly every session runs comes first. Names are mangled symbol names: they hold crate
-# hashes, so the file fits one toolchain, lockfile and set of features;
-# where it does not fit, the linker finds no names and the layout is the
-# default one (slower to start, more memory, never wrong).
+# pages, and what nearly every session runs comes first. Names are mangled
+# symbol names: they hold crate hashes, so the file fits one toolchain,
+# lockfile and set of features; where it does not fit, the linker finds no
+# names and the layout is the default one (slower to start, more memory,
+# never wrong). A function rustc shares between a crate's codegen units
+# gets a `.llvm.<hash>` suffix that follows the path the crate was built
+# from: the workspace's crates build as one unit each (Cargo.toml), so no
+# name of theirs depends on where the repository is cloned; a dependency's
+# may differ on a machine whose Cargo home is elsewhere.
 #
 # --check builds the same binary and fails (exit 1) when it defines fewer
 # than 90% of the file's names: a toolchain or dependency update, or

@@ -9,7 +9,9 @@
 //!   touched; with those functions scattered over 8.6 MB of code, serving
 //!   kept ~3.6 MB of it resident, and ~1.0 MB with them side by side. A file made for another toolchain
 //!   or lockfile names symbols the link does not have: the layout is then
-//!   the default one, never a failed link.
+//!   the default one, never a failed link. The workspace's crates build as
+//!   one codegen unit each (the release profile in Cargo.toml), so the
+//!   names of their functions do not depend on the checkout's path.
 //! - **Packed relocations** (`-z pack-relative-relocs`, glibc 2.36 or newer,
 //!   any Linux target built natively): for a PIE build the relocation table
 //!   shrinks from ~680 KB to ~8 KB. Older glibc cannot load such a binary,
