@@ -8,7 +8,7 @@
 )]
 
 use mcp_proto::CallToolResult;
-#[cfg(any(feature = "exec", feature = "tasks"))]
+#[cfg(any(test, feature = "exec", feature = "tasks"))]
 use serde_json::Value;
 
 use crate::context::ToolContext;

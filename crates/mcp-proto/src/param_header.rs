@@ -15,6 +15,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use crate::ObjectSchema;
+
 /// The start of a Base64-wrapped header value: `=?base64?<standard Base64
 /// with padding>?=`.
 pub const BASE64_PREFIX: &str = "=?base64?";
@@ -61,8 +63,17 @@ impl ParamHeader {
 /// non-empty RFC 9110 token (`1*tchar`: no space, colon, control or
 /// non-ASCII character), unique ignoring case, on a property whose `type`
 /// is `string`, `integer` or `boolean` (optionally with `"null"`). The
-/// `Err` text names the property and the broken rule.
-pub fn param_headers(schema: &Map<String, Value>) -> Result<Vec<ParamHeader>, String> {
+/// `Err` text names the property and the broken rule. A schema kept as
+/// compiled-in text ([`ObjectSchema::as_static_json`], written by
+/// serde_json, so the key is spelled plainly) that does not hold the key
+/// has none, and is not parsed for it.
+pub fn param_headers(schema: &ObjectSchema) -> Result<Vec<ParamHeader>, String> {
+    if schema
+        .as_static_json()
+        .is_some_and(|text| !text.contains("x-mcp-header"))
+    {
+        return Ok(Vec::new());
+    }
     let mut found = Vec::new();
     let mut stack: Vec<(&Map<String, Value>, Vec<String>)> = vec![(schema, Vec::new())];
     while let Some((node, path)) = stack.pop() {
@@ -173,11 +184,29 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn schema(value: Value) -> Map<String, Value> {
+    fn schema(value: Value) -> ObjectSchema {
         match value {
-            Value::Object(map) => map,
+            Value::Object(map) => map.into(),
             other => panic!("not an object: {other}"),
         }
+    }
+
+    /// Kept text is read like a map when it holds the key, and has no
+    /// annotation when it does not.
+    #[test]
+    fn param_headers_reads_kept_text() {
+        let annotated = ObjectSchema::from_static_json(
+            r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}"#,
+        )
+        .unwrap();
+        let found = param_headers(&annotated).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].name, "Region");
+        let plain = ObjectSchema::from_static_json(
+            r#"{"type":"object","properties":{"region":{"type":"string"}}}"#,
+        )
+        .unwrap();
+        assert!(param_headers(&plain).unwrap().is_empty());
     }
 
     #[test]

@@ -416,16 +416,6 @@ impl MergedList {
                     .tools
                     .iter()
                     .filter_map(|tool| {
-                        // A schema kept as compiled-in text (written by
-                        // serde_json, so the key is spelled plainly) that
-                        // has no annotation is not parsed for nothing.
-                        if tool
-                            .input_schema
-                            .as_static_json()
-                            .is_some_and(|text| !text.contains("x-mcp-header"))
-                        {
-                            return None;
-                        }
                         let annotations =
                             mcp_proto::param_header::param_headers(&tool.input_schema).ok()?;
                         (!annotations.is_empty()).then(|| (tool.name.clone(), annotations))
