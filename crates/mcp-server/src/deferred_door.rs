@@ -6,13 +6,18 @@
 //! session that only uses local tools never needs, and that must not stand
 //! between spawn and the `initialize` answer. So the door is built (on the
 //! blocking pool) by the first `tools/list` or the first call of a name no
-//! local tool has, and then fetches its list. At start only a TCP connect
-//! to the door's host and port is tried (the probe):
+//! local tool has, and then fetches its list. Before that only a TCP
+//! connect to the door's host and port is tried (the probe). It starts
+//! when something first asks: [`DoorProbe::start`] (`hanzo-mcp serve`
+//! over stdio calls it just after its first answer is written, so not
+//! even the connect stands between spawn and the `initialize` answer),
+//! [`DoorProbe::reach_within`], the first `tools/list` or the first call
+//! for the door. What it finds:
 //!
-//! - accepted, or not known (the probe still runs; it is not tried at all
-//!   when a proxy is configured, which the probe would bypass): `tools/list`
-//!   builds the door and waits for its list at most `--door-wait`
-//!   (HIP-0300 §2.2);
+//! - accepted, or not known (the probe still runs after
+//!   [`PROBE_HEAD_START`]; it is not tried at all when a proxy is
+//!   configured, which the probe would bypass): `tools/list` builds the
+//!   door and waits for its list at most `--door-wait` (HIP-0300 §2.2);
 //! - refused, or no address to connect to: the door cannot answer now, so
 //!   `tools/list` answers without it at once and builds nothing. A later
 //!   `tools/list` probes again (at most once per the door's
@@ -37,6 +42,10 @@ use crate::door::DoorSource;
 use crate::source::{
     BoxFuture, CallContext, CallRequest, SourceList, ToolCall, ToolSource, unknown_tool,
 };
+
+/// How long a `tools/list` gives the first probe before it builds the
+/// door anyway (a door far away takes a round trip to accept).
+const PROBE_HEAD_START: Duration = Duration::from_millis(25);
 
 /// Where the door's handle is.
 #[derive(Clone)]
@@ -87,6 +96,8 @@ struct Shared {
     probed: watch::Sender<bool>,
     /// Why no probe runs, when none does.
     unprobed: Option<String>,
+    /// Where the first probe connects, until something starts it.
+    held_probe: Mutex<Option<(String, u16)>>,
 }
 
 /// What a TCP connect to the door's host and port found at start: the
@@ -120,8 +131,14 @@ impl DoorProbe {
         self.door.address()
     }
 
+    /// Starts the first connect to the door, unless it has started (or no
+    /// connect is tried: an address that is not http(s), a proxy).
+    pub fn start(&self) {
+        self.door.start_probe();
+    }
+
     /// What the first connect to the door found, waiting for it at most
-    /// `within`.
+    /// `within` (it is started first when nothing has started it).
     pub async fn reach_within(&self, within: Duration) -> DoorReach {
         self.door.reach_within(within).await
     }
@@ -146,8 +163,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl DeferredDoor {
-    /// The door of `config` (call inside a Tokio runtime): starts the probe
-    /// when the door can be probed, and builds nothing. Once built the door
+    /// The door of `config` (call inside a Tokio runtime): builds nothing
+    /// and connects nowhere; the probe starts when something first asks
+    /// (see the module docs). Once built the door
     /// fetches its list (`wait`: the `tools/list` budget) and reports its
     /// state to `surroundings`.
     pub(crate) fn start(
@@ -188,12 +206,19 @@ impl DeferredDoor {
                 why: Mutex::new(String::new()),
                 probed: watch::Sender::new(unprobed.is_some()),
                 unprobed,
+                held_probe: Mutex::new(target),
             }),
         };
-        if let Some(target) = target {
-            spawn_probe(Arc::downgrade(&door.shared), target);
-        }
         door
+    }
+
+    /// Starts the first probe, unless it has started or none is tried.
+    fn start_probe(&self) {
+        let Some(target) = lock(&self.shared.held_probe).take() else {
+            return;
+        };
+        *lock(&self.shared.last_probe) = Instant::now();
+        spawn_probe(Arc::downgrade(&self.shared), target);
     }
 
     fn reach(&self) -> Reach {
@@ -266,6 +291,7 @@ impl DeferredDoor {
         if let Some(why) = &self.shared.unprobed {
             return DoorReach::NotKnown(why.clone());
         }
+        self.start_probe();
         let mut probed = self.shared.probed.subscribe();
         let finished = tokio::time::timeout(within, probed.wait_for(|done| *done)).await;
         if finished.is_err() {
@@ -463,9 +489,18 @@ impl ToolSource for DeferredDoor {
 
     /// The door's list, waiting for it (at most `--door-wait` once built)
     /// unless the probe finds the door unreachable: then the list as
-    /// cached now, without waiting.
+    /// cached now, without waiting. A first probe still running gets
+    /// [`PROBE_HEAD_START`] before the door is built.
     fn list_tools(&self) -> BoxFuture<'_, SourceList> {
         Box::pin(async move {
+            self.start_probe();
+            if self.reach() == Reach::Unknown && !*self.shared.probed.borrow() {
+                // A door that refuses at once (the default address,
+                // offline) is known in a few microseconds: then nothing
+                // is built.
+                let mut probed = self.shared.probed.subscribe();
+                let _ = tokio::time::timeout(PROBE_HEAD_START, probed.wait_for(|done| *done)).await;
+            }
             if self.reach() == Reach::Unreachable {
                 self.report_unreachable();
                 self.probe_again_if_due();
@@ -502,6 +537,7 @@ impl ToolSource for DeferredDoor {
 
     fn call_tool(&self, call: CallRequest, cx: CallContext) -> ToolCall<'_> {
         Box::pin(async move {
+            self.start_probe();
             self.build();
             match self.ready().await {
                 Some(source) if source.owns(call.name()) => source.call_tool(call, cx).await,

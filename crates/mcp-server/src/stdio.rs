@@ -3,7 +3,10 @@
 //! loop never holds a half-read line.
 
 use mcp_proto::framing::{AsyncFrameReader, FrameError};
-use tokio::io::{AsyncRead, BufReader};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 
 use crate::connection::Incoming;
@@ -56,6 +59,66 @@ pub async fn read_lines<R: AsyncRead + Unpin>(
 pub(crate) type Input = Box<dyn AsyncRead + Unpin + Send>;
 /// A boxed writer for [`pipes`].
 pub(crate) type Output = Box<dyn tokio::io::AsyncWrite + Unpin + Send>;
+
+/// A writer that says when its first bytes have been written: over stdio,
+/// when a session's first answer has gone out.
+pub(crate) struct FirstWrite<W> {
+    inner: W,
+    written: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl<W> FirstWrite<W> {
+    /// `inner`, completing `written` after its first write of one byte or
+    /// more.
+    pub(crate) fn new(inner: W, written: tokio::sync::oneshot::Sender<()>) -> Self {
+        Self {
+            inner,
+            written: Some(written),
+        }
+    }
+
+    fn wrote(&mut self, result: &Poll<std::io::Result<usize>>) {
+        if matches!(result, Poll::Ready(Ok(n)) if *n > 0)
+            && let Some(written) = self.written.take()
+        {
+            let _ = written.send(());
+        }
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for FirstWrite<W> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let result = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.wrote(&result);
+        result
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let result = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.wrote(&result);
+        result
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
 
 /// The process's stdin and stdout as async streams (call inside a Tokio
 /// runtime).

@@ -275,3 +275,39 @@ fn a_proxy_variable_that_would_be_passed_by_leaves_the_door_off_and_sends_nothin
     );
     assert!(door.requests().is_empty(), "{:?}", door.requests());
 }
+
+#[test]
+fn nothing_connects_to_the_door_before_the_first_answer() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let url = format!("http://{}/v1/mcp", listener.local_addr().expect("address"));
+    let mut setup = serve_with_door(&url, &["--log-level", "info"]);
+    let server = &mut setup.server;
+    // Without input the connect waits 50 ms of the server's own time: less
+    // has passed since it was spawned.
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    assert!(
+        listener.accept().is_err(),
+        "a connect to the door before any answer"
+    );
+    let answer = server.initialize_only("2025-11-25", json!({}));
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-11-25",
+        "{answer}"
+    );
+    // Then the connect comes, and the start-up line says what it found.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while listener.accept().is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no connect to the door after the first answer"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let (line, seen) = start_up_line(server);
+    assert!(
+        start_up_text(&line).ends_with(&format!("door {url} reachable")),
+        "{line}"
+    );
+    finish(server, seen);
+}
