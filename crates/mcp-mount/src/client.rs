@@ -261,7 +261,9 @@ impl Conn {
             lock(&self.pending).remove(&id);
             return Err(Failure::Gone("its connection is not open".to_owned()));
         };
+        // `biased`: polled in order, no random start to draw per call.
         tokio::select! {
+            biased;
             sent = out.send(message) => if sent.is_err() {
                 pending.done = true;
                 lock(&self.pending).remove(&id);
@@ -270,6 +272,7 @@ impl Conn {
             () = &mut deadline => return Err(Failure::Timeout(timeout)),
         }
         tokio::select! {
+            biased;
             outcome = rx => {
                 pending.done = true;
                 outcome.unwrap_or_else(|_| Err(Failure::Gone("its connection closed during the request".to_owned())))

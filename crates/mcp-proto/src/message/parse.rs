@@ -210,6 +210,9 @@ fn from_raw_members(members: Members<'_>, text: &str) -> Result<Message, Message
         };
         return Err(invalid(&id, format!("member {key:?} is written twice")));
     }
+    if let Some(request) = plain_request(&members) {
+        return Ok(request);
+    }
     let mut map = serde_json::Map::new();
     let envelope = [
         ("jsonrpc", members.jsonrpc),
@@ -228,6 +231,47 @@ fn from_raw_members(members: Members<'_>, text: &str) -> Result<Message, Message
         map.insert(key.to_owned(), value);
     }
     from_members(map, members.params.map(ToOwned::to_owned), Some(text))
+}
+
+/// The request `members` make when each is written plainly: `jsonrpc`
+/// exactly `"2.0"`, a method string without escapes, an id that is such a
+/// string or an integer token within i64, params an object or `null` or
+/// absent, and neither `result` nor `error`. Read straight from the text,
+/// it is the request the general path (each member decoded into a value)
+/// makes of them; `None` for anything else, which that path reads.
+fn plain_request(members: &Members<'_>) -> Option<Message> {
+    /// The content of a JSON string token without escapes.
+    fn plain_string(raw: &RawValue) -> Option<&str> {
+        let content = raw.get().strip_prefix('"')?.strip_suffix('"')?;
+        (!content.contains('\\')).then_some(content)
+    }
+    if members.result.is_some() || members.error.is_some() || members.jsonrpc?.get() != "\"2.0\"" {
+        return None;
+    }
+    let method = plain_string(members.method?)?;
+    let raw_id = members.id?.get();
+    let id = match raw_id.as_bytes().first()? {
+        b'"' => RequestId::String(plain_string(members.id?)?.to_owned()),
+        // An integer token (JSON has no leading `+` or zeros); `-0` is 0,
+        // as the general path reads it.
+        b'-' | b'0'..=b'9' if raw_id.bytes().skip(1).all(|b| b.is_ascii_digit()) => {
+            RequestId::Number(raw_id.parse().ok()?)
+        }
+        _ => return None,
+    };
+    let params = match members.params {
+        None => None,
+        Some(raw) => match raw.get().as_bytes().first()? {
+            b'n' => None,
+            b'{' => Some(raw.to_owned()),
+            _ => return None,
+        },
+    };
+    Some(Message::Request(Request {
+        id,
+        method: method.to_owned(),
+        params,
+    }))
 }
 
 /// A message could not be read: the JSON-RPC error to answer with, and the

@@ -286,7 +286,63 @@ fn id_object(members: &[(u8, String, Value)]) -> (String, Option<RequestId>) {
     (text, id)
 }
 
+/// A request's members as written: an id token (integers of every size,
+/// `-0`, floats, `null`, strings with and without escapes), a method
+/// token, a params token, and whether a `result` is written too.
+fn request_members() -> impl Strategy<Value = (String, String, Option<String>, bool)> {
+    let id = prop_oneof![
+        any::<i64>().prop_map(|n| n.to_string()),
+        Just("-0".to_owned()),
+        Just("9223372036854775808".to_owned()),
+        Just("-9223372036854775809".to_owned()),
+        Just("1.0".to_owned()),
+        Just("1e3".to_owned()),
+        Just("null".to_owned()),
+        "[a-z0-9 é-]{0,8}".prop_map(|s| format!("\"{s}\"")),
+        "[a-z]{0,4}".prop_map(|s| format!("\"{s}\\u0041\\n\"")),
+    ];
+    let method = prop_oneof![
+        "[a-z/_]{1,16}".prop_map(|s| format!("\"{s}\"")),
+        "[a-z]{1,6}".prop_map(|s| format!("\"{s}\\/call\"")),
+        Just("7".to_owned()),
+    ];
+    let params = prop::option::of(prop_oneof![
+        json_object().prop_map(|m| serde_json::to_string(&m).unwrap()),
+        Just("null".to_owned()),
+        Just("[1]".to_owned()),
+        Just("\"x\"".to_owned()),
+    ]);
+    (id, method, params, any::<bool>())
+}
+
 proptest! {
+    #[test]
+    fn a_plainly_written_request_reads_as_its_escaped_spelling(
+        (id, method, params, result) in request_members(),
+    ) {
+        // `"2\u002e0"` is "2.0" decoded: the general path reads every
+        // member; the plain spelling may be read straight from the text.
+        let text = |jsonrpc: &str| {
+            let mut text = format!(r#"{{"jsonrpc":{jsonrpc},"id":{id},"method":{method}"#);
+            if let Some(params) = &params {
+                text.push_str(&format!(r#","params":{params}"#));
+            }
+            if result {
+                text.push_str(r#","result":{}"#);
+            }
+            text.push('}');
+            text
+        };
+        let plain = text(r#""2.0""#);
+        let escaped = text(r#""2\u002e0""#);
+        prop_assert_eq!(
+            parse_message(plain.as_bytes()),
+            parse_message(escaped.as_bytes()),
+            "{}",
+            plain
+        );
+    }
+
     #[test]
     fn the_salvaged_id_is_the_one_a_parse_keeps(
         members in id_members(),
