@@ -157,9 +157,9 @@ impl Wording {
         )
     }
 
-    /// The words of Hanzo's local servers (HIP-0300 §2.2): `hanzo door
-    /// <address>: ...`, and a 401 that says to run `hanzo auth login` or
-    /// set `HANZO_API_KEY`.
+    /// The words of Hanzo's local servers (HIP-0300 §2.2):
+    /// `hanzo door <address>: ...`, and a 401 that says to run
+    /// `hanzo auth login` or set `HANZO_API_KEY`.
     pub fn hanzo() -> Wording {
         Wording::new(
             "hanzo door",

@@ -62,7 +62,7 @@
 //! caller's credential headers, and nothing else of the caller's, to the
 //! upstream, which decides.
 //!
-//! A browser cannot forge a call ([`transport`]): a POST must be
+//! A browser cannot forge a call ([`mcp_streamable_http::checks`]): a POST must be
 //! `Content-Type: application/json` (415), its `Origin`, when there is
 //! one, the door's own or one of [`DoorConfig::allowed_origins`] (403);
 //! its `Accept` must admit JSON or SSE (406) and `MCP-Protocol-Version`
@@ -77,10 +77,11 @@
 //! - [`Projection`]: documents → tools, `describe`, the op table.
 //! - [`RefusalRule`]: which op names are withheld.
 //! - [`Door`]: the JSON-RPC answers, forwarding, availability.
-//! - [`router`]: the HTTP surface; [`serve`] and [`serve_app`]: a listener
-//!   with a header timeout and a connection cap.
-//! - [`transport`]: the transport's checks on a POST, shared with
-//!   `hanzo-mcp serve --http`.
+//! - [`router`]: the HTTP surface; [`serve`]: a listener with a header
+//!   timeout and a connection cap
+//!   ([`mcp_streamable_http::serve_app`]).
+//! - [`mcp_streamable_http::checks`]: the transport's checks on a POST,
+//!   shared with `hanzo-mcp serve --http`.
 //! - [`ops_router`] (merged into [`router`]): `/healthz`, `/readyz`,
 //!   `/metrics` ([`Metrics`]) and the door's own document
 //!   (`/openapi.json`, [`Projection::openapi_document`], HIP-0300 §1.2).

@@ -140,7 +140,7 @@ impl OpenApiSource {
     }
 
     /// The upstream base URL as configured (`None`: the document's
-    /// `servers[].url`; see [`upstream_url`](Self::upstream_url)).
+    /// `servers[].url`; see `upstream_url`).
     pub fn configured_upstream(&self) -> Option<&str> {
         self.upstream.as_deref()
     }

@@ -14,7 +14,7 @@ use crate::roots::Roots;
 /// The variable that names the state folder.
 pub const STATE_VAR: &str = "HANZO_MCP_STATE";
 
-/// The state folder (not created), as [`applied_dot_dots`] gives it: the
+/// The state folder (not created), as `applied_dot_dots` gives it: the
 /// checks against the roots see the folder the system would use, not a
 /// `root/new/../` that no path check can resolve. Errors when neither
 /// `HANZO_MCP_STATE` nor a home folder is known.
@@ -178,7 +178,7 @@ pub(crate) fn refuse_links_in_roots(what: &str, file: &Path, roots: &Roots) -> R
 
 /// Whether `file` (a file of the state folder) is one the agent may have
 /// written or redirected: it lies inside `roots`, or a symlink inside them
-/// leads to it ([`refuse_links_in_roots`]). A server does not read such a
+/// leads to it (`refuse_links_in_roots`). A server does not read such a
 /// file as its own settings unless told to.
 pub fn reachable_by_agent(file: &Path, roots: &Roots) -> bool {
     if refuse_links_in_roots("file", file, roots).is_err() {

@@ -126,7 +126,9 @@ pub struct Assembly {
     /// Which local actions run programs and what the allowlist grants of
     /// them ([`Server::with_program_gate`](crate::Server::with_program_gate)).
     pub programs: crate::programs::ProgramGate,
-    /// The door's start-up state, when the door is on.
+    /// The door's connect probe, when the door is on. It starts at
+    /// [`DoorProbe::start`] or [`DoorProbe::reach_within`], or with the
+    /// first `tools/list` or call for the door, whichever comes first.
     pub door: Option<DoorProbe>,
     /// How many local tools the allowlist leaves (before any mode).
     pub local_tools: usize,

@@ -425,7 +425,7 @@ pub struct Setting {
 }
 
 /// The settings of a start that are not flags: read from the environment,
-/// else the file (see [`Effective::apply`]).
+/// else the file (see [`Effective::apply_serve`]).
 #[derive(Debug, Clone, Default)]
 pub struct Extra {
     /// The door's address from the file, used when neither
@@ -448,7 +448,7 @@ impl Extra {
     }
 }
 
-/// What [`apply`] made of flags, environment and file.
+/// What [`apply_serve`] made of flags, environment and file.
 #[derive(Debug, Clone, Default)]
 pub struct Effective {
     /// The file read.

@@ -201,7 +201,7 @@ impl Server {
     /// preset's tools, not all of them). `mode` itself stays listed.
     ///
     /// # Errors
-    /// [`ServerError::Config`] when no modes were given or none is named
+    /// [`ServerError::Config`](crate::ServerError::Config) when no modes were given or none is named
     /// `name`.
     pub fn with_mode_floor(mut self, name: &str) -> Result<Self, crate::ServerError> {
         let modes = self.modes.as_ref().ok_or_else(|| {

@@ -1,11 +1,12 @@
-//! The reader side of the stdio transport: mcp-proto's bounded
+//! The stdio transport's streams: the reader side (mcp-proto's bounded
 //! newline framing, delivered to the connection loop over a channel so the
-//! loop never holds a half-read line.
+//! loop never holds a half-read line), and a writer that tells when the
+//! first answer has gone out.
 
-use mcp_proto::framing::{AsyncFrameReader, FrameError};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use mcp_proto::framing::{AsyncFrameReader, FrameError};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 

@@ -20,7 +20,7 @@ use crate::error::ServerError;
 /// The file is never written inside one of `roots` (the folders the tools
 /// may read): an agent could read the bearer there. That is checked on
 /// the path before anything is made, and on its folder, resolved, once it
-/// exists ([`write_outside_roots`]).
+/// exists (`write_outside_roots`).
 ///
 /// # Errors
 /// [`ServerError::Config`] naming the file when it cannot be written, or
