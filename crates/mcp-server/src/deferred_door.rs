@@ -192,7 +192,7 @@ impl DeferredDoor {
             Some(_) => None,
         };
         let target = target.filter(|_| unprobed.is_none());
-        let door = Self {
+        Self {
             shared: Arc::new(Shared {
                 slot: watch::Sender::new(DoorSlot::Idle),
                 reach: watch::Sender::new(Reach::Unknown),
@@ -208,8 +208,7 @@ impl DeferredDoor {
                 unprobed,
                 held_probe: Mutex::new(target),
             }),
-        };
-        door
+        }
     }
 
     /// Starts the first probe, unless it has started or none is tried.
