@@ -32,7 +32,6 @@ use mcp_proto::{ErrorObject, Message, Notification, RequestId, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinHandle};
-use tokio_util::sync::ReusableBoxFuture;
 
 use crate::connection::Incoming;
 use crate::error::ServerError;
@@ -230,48 +229,56 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// One `()` on the returned receiver for every change of a source's tool
-/// list, and the tasks that watch the sources.
-fn watch_list_changes(server: &Server) -> (mpsc::UnboundedReceiver<()>, Vec<JoinHandle<()>>) {
-    let (changed_tx, changed) = mpsc::unbounded_channel::<()>();
+/// What changed a session's tool list.
+#[derive(Debug, Clone, Copy)]
+enum ListChange {
+    /// A source's list.
+    Source,
+    /// The mode of this session (or, when the watcher fell behind, maybe
+    /// another's: a needless `list_changed` costs only a re-list).
+    Mode,
+}
+
+/// One task per source whose list can change (and one for the mode of
+/// session `number`, when the server has modes), each forwarding its
+/// changes into the one channel the session's loop reads. Mode changes
+/// come this way so the loop waits on one receiver for every change, not
+/// a second one polled at each turn.
+fn watch_list_changes(
+    server: &Server,
+    number: u64,
+) -> (mpsc::UnboundedReceiver<ListChange>, Vec<JoinHandle<()>>) {
+    let (changed_tx, changed) = mpsc::unbounded_channel();
     let mut watchers = Vec::new();
     for mut rx in server.composition().list_changes() {
         let tx = changed_tx.clone();
         watchers.push(tokio::spawn(async move {
             while rx.changed().await.is_ok() {
-                if tx.send(()).is_err() {
+                if tx.send(ListChange::Source).is_err() {
                     break;
                 }
             }
         }));
     }
+    if let Some(modes) = server.modes() {
+        // Subscribed now, so no change after the session's start is missed.
+        let mut rx = modes.subscribe();
+        watchers.push(tokio::spawn(async move {
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                match rx.recv().await {
+                    Ok(changed) if changed != number => {}
+                    Ok(_) | Err(RecvError::Lagged(_)) => {
+                        if changed_tx.send(ListChange::Mode).is_err() {
+                            break;
+                        }
+                    }
+                    Err(RecvError::Closed) => break,
+                }
+            }
+        }));
+    }
     (changed, watchers)
-}
-
-/// The receiver of mode changes and what it received next, given back so
-/// the same boxed future can wait again.
-type ModeChange = (
-    tokio::sync::broadcast::Receiver<u64>,
-    Result<u64, tokio::sync::broadcast::error::RecvError>,
-);
-
-/// The next mode change of `receiver`.
-async fn next_mode_change(mut receiver: tokio::sync::broadcast::Receiver<u64>) -> ModeChange {
-    let received = receiver.recv().await;
-    (receiver, received)
-}
-
-/// The session's wait for the next mode change: one boxed future kept
-/// from one turn of the session's loop to the next and re-armed after each
-/// change, so a turn neither registers nor removes a waiter. Pending
-/// forever without modes.
-fn mode_changed<'a>(
-    modes: &'a mut Option<ReusableBoxFuture<'static, ModeChange>>,
-) -> impl Future<Output = ModeChange> + 'a {
-    std::future::poll_fn(move |cx| match modes {
-        Some(next) => next.poll(cx),
-        None => std::task::Poll::Pending,
-    })
 }
 
 /// Serves one long-lived session (a stdio connection, an HTTP session, a
@@ -296,8 +303,8 @@ pub(crate) async fn run<S>(
 where
     S: Future<Output = ()> + Send,
 {
-    let (mut changed, mut watchers) = watch_list_changes(&server);
     let mut session = Session::new(server.clone(), outbox);
+    let (mut changed, mut watchers) = watch_list_changes(&server, session.number);
     if let Some((subscribed, forwarder)) = subscriptions::start(&server, &session.outbox) {
         session.subscriptions = Some(subscribed);
         watchers.push(forwarder);
@@ -305,10 +312,6 @@ where
     // Stops the watchers also when this future is dropped ([`Server::serve`]
     // on a write error).
     let _stop = AbortOnDrop(watchers.iter().map(JoinHandle::abort_handle).collect());
-    // This session's mode changes are announced like a source's.
-    let mut modes = server
-        .modes()
-        .map(|modes| ReusableBoxFuture::new(next_mode_change(modes.subscribe())));
     let backlog = session.outbox.backlog().cloned();
     let full = || backlog.as_ref().is_some_and(|b| b.is_full());
     // A request read while the session is at its bound waits here (one at
@@ -334,24 +337,10 @@ where
                 tracing::info!("shutdown signal: finishing calls in flight");
                 break;
             }
-            Some(()) = changed.recv() => session.source_changed(),
-            // The next change is this session's, or another's; one that
-            // cannot tell (it fell behind) counts as this session's, since
-            // a needless `list_changed` costs only a re-list.
-            (receiver, received) = mode_changed(&mut modes) => {
-                use tokio::sync::broadcast::error::RecvError;
-                match received {
-                    Ok(changed) if changed != session.number => {}
-                    Ok(_) | Err(RecvError::Lagged(_)) => session.send_list_changed(),
-                    Err(RecvError::Closed) => {
-                        modes = None;
-                        continue;
-                    }
-                }
-                if let Some(next) = &mut modes {
-                    next.set(next_mode_change(receiver));
-                }
-            }
+            Some(change) = changed.recv() => match change {
+                ListChange::Source => session.source_changed(),
+                ListChange::Mode => session.send_list_changed(),
+            },
             // Back-pressure: while the client leaves too much output
             // unread, wait for the writer instead of reading more.
             () = async { if let Some(b) = &backlog { b.drained().await } }, if full() => {}
