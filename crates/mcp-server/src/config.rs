@@ -448,7 +448,7 @@ impl Extra {
     }
 }
 
-/// What [`apply_serve`] made of flags, environment and file.
+/// What [`Effective::apply_serve`] made of flags, environment and file.
 #[derive(Debug, Clone, Default)]
 pub struct Effective {
     /// The file read.

@@ -8,11 +8,11 @@
 //! blocking pool) by the first `tools/list` or the first call of a name no
 //! local tool has, and then fetches its list. Before that only a TCP
 //! connect to the door's host and port is tried (the probe). It starts
-//! when something first asks: [`DoorProbe::start`] (`hanzo-mcp serve`
-//! over stdio calls it just after its first answer is written, so not
-//! even the connect stands between spawn and the `initialize` answer),
-//! [`DoorProbe::reach_within`], the first `tools/list` or the first call
-//! for the door. What it finds:
+//! when something first asks: [`DoorProbe::start`],
+//! [`DoorProbe::reach_within`] (`hanzo-mcp serve`'s start-up line asks,
+//! over stdio just after the first answer is written, so not even the
+//! connect stands between spawn and the `initialize` answer), the first
+//! `tools/list` or the first call for the door. What it finds:
 //!
 //! - accepted, or not known (the probe still runs after
 //!   [`PROBE_HEAD_START`]; it is not tried at all when a proxy is
@@ -44,8 +44,10 @@ use crate::source::{
 };
 
 /// How long a `tools/list` gives the first probe before it builds the
-/// door anyway (a door far away takes a round trip to accept).
-const PROBE_HEAD_START: Duration = Duration::from_millis(25);
+/// door anyway: enough for a refusal on this machine or the local network
+/// (microseconds), not a round trip to a door far away, whose build then
+/// runs alongside its connect.
+const PROBE_HEAD_START: Duration = Duration::from_millis(5);
 
 /// Where the door's handle is.
 #[derive(Clone)]
@@ -100,7 +102,7 @@ struct Shared {
     held_probe: Mutex<Option<(String, u16)>>,
 }
 
-/// What a TCP connect to the door's host and port found at start: the
+/// What the first TCP connect to the door's host and port found: the
 /// door's state in `hanzo-mcp serve`'s start-up line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -115,7 +117,8 @@ pub enum DoorReach {
 }
 
 /// A handle on the door source of an [`Assembly`](crate::assembly::Assembly)
-/// that tells what the connect at start found, for a start-up line.
+/// that starts the first connect to the door and tells what it found, for
+/// a start-up line.
 #[derive(Debug, Clone)]
 pub struct DoorProbe {
     door: Arc<DeferredDoor>,
@@ -132,7 +135,8 @@ impl DoorProbe {
     }
 
     /// Starts the first connect to the door, unless it has started (or no
-    /// connect is tried: an address that is not http(s), a proxy).
+    /// connect is tried: an address that is not http(s), a proxy). Outside
+    /// a Tokio runtime it does nothing.
     pub fn start(&self) {
         self.door.start_probe();
     }
@@ -163,9 +167,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl DeferredDoor {
-    /// The door of `config` (call inside a Tokio runtime): builds nothing
-    /// and connects nowhere; the probe starts when something first asks
-    /// (see the module docs). Once built the door
+    /// The door of `config`: builds nothing and connects nowhere; the
+    /// probe starts when something first asks (see the module docs). Once built the door
     /// fetches its list (`wait`: the `tools/list` budget) and reports its
     /// state to `surroundings`.
     pub(crate) fn start(
@@ -213,6 +216,9 @@ impl DeferredDoor {
 
     /// Starts the first probe, unless it has started or none is tried.
     fn start_probe(&self) {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return;
+        }
         let Some(target) = lock(&self.shared.held_probe).take() else {
             return;
         };
@@ -489,11 +495,13 @@ impl ToolSource for DeferredDoor {
     /// The door's list, waiting for it (at most `--door-wait` once built)
     /// unless the probe finds the door unreachable: then the list as
     /// cached now, without waiting. A first probe still running gets
-    /// [`PROBE_HEAD_START`] before the door is built.
+    /// [`PROBE_HEAD_START`] before the door is built (once it is built,
+    /// no list waits for the probe).
     fn list_tools(&self) -> BoxFuture<'_, SourceList> {
         Box::pin(async move {
             self.start_probe();
-            if self.reach() == Reach::Unknown && !*self.shared.probed.borrow() {
+            let idle = matches!(*self.shared.slot.borrow(), DoorSlot::Idle);
+            if idle && self.reach() == Reach::Unknown && !*self.shared.probed.borrow() {
                 // A door that refuses at once (the default address,
                 // offline) is known in a few microseconds: then nothing
                 // is built.

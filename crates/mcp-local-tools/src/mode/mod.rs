@@ -173,14 +173,17 @@ impl Modes {
     /// The allowlist entries of connection `session`'s mode, with `mode`
     /// itself; `None` when its mode allows everything.
     pub fn allowed_for(&self, session: u64) -> Option<Vec<String>> {
-        // The floor is the host's layer, applied by the host. Read under
-        // the lock, not copied out: this runs for every call.
-        let current = self.current.lock().ok();
-        let name = current
-            .as_ref()
-            .and_then(|c| c.get(&session))
-            .map_or("full", String::as_str);
-        let preset = self.presets.iter().find(|p| p.name == name)?;
+        // The floor is the host's layer, applied by the host. The name is
+        // read under the lock, not copied out (this runs for every call);
+        // the preset's list is copied after the lock is let go.
+        let preset = {
+            let current = self.current.lock().ok();
+            let name = current
+                .as_ref()
+                .and_then(|c| c.get(&session))
+                .map_or("full", String::as_str);
+            self.presets.iter().find(|p| p.name == name)
+        }?;
         let mut allowed = preset.allowed.clone()?;
         if !allowed.iter().any(|e| e == "mode") {
             allowed.push(TOOL_NAME.to_owned());
