@@ -48,9 +48,10 @@ pub(super) fn input_schema(tool: &str) -> ObjectSchema {
         return Map::from_iter([("type".to_owned(), Value::from("object"))]).into();
     };
     let text = entry.input_schema.get();
-    // Text that cannot be kept as it is (the test rules that out too) is
-    // parsed, never dropped: a mode or an allowlist reads its action enum.
-    ObjectSchema::from_static_json(text).unwrap_or_else(|_| {
+    // Read once already, with the file. Text that cannot be kept as it is
+    // (the test rules that out too) is parsed, never dropped: a mode or an
+    // allowlist reads its action enum.
+    ObjectSchema::from_static_raw(entry.input_schema).unwrap_or_else(|_| {
         serde_json::from_str::<Map<String, Value>>(text)
             .unwrap_or_default()
             .into()

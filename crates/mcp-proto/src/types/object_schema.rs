@@ -55,7 +55,18 @@ impl ObjectSchema {
     /// `text` is not JSON, is JSON other than an object, holds a line
     /// break, or nests deeper than [`ObjectSchema::MAX_DEPTH`].
     pub fn from_static_json(text: &'static str) -> Result<Self, serde_json::Error> {
-        let raw: &'static RawValue = serde_json::from_str(text)?;
+        Self::from_static_raw(serde_json::from_str(text)?)
+    }
+
+    /// [`ObjectSchema::from_static_json`] for text already read as one JSON
+    /// value (a member of a compiled-in document that serde_json has read
+    /// into [`RawValue`]s): the object, line and depth rules are checked,
+    /// the JSON is not read again.
+    ///
+    /// # Errors
+    /// `raw` is JSON other than an object, holds a line break, or nests
+    /// deeper than [`ObjectSchema::MAX_DEPTH`].
+    pub fn from_static_raw(raw: &'static RawValue) -> Result<Self, serde_json::Error> {
         let kept = raw.get();
         if !kept.starts_with('{') {
             return Err(serde_json::Error::custom("a schema must be a JSON object"));
@@ -302,6 +313,31 @@ mod tests {
           "type": "object"
         }
         "#);
+    }
+
+    #[test]
+    fn members_of_a_read_document_keep_the_same_rules() {
+        static DOCUMENT: &str = "{\"kept\": {\"type\":\"object\"}, \"list\": [1], \
+                                 \"lines\": {\"type\":\n\"object\"}}";
+        let members: std::collections::HashMap<&'static str, &'static RawValue> =
+            serde_json::from_str(DOCUMENT).unwrap();
+        let kept = ObjectSchema::from_static_raw(members["kept"]).unwrap();
+        assert_eq!(kept.as_static_json(), Some(r#"{"type":"object"}"#));
+        assert_eq!(kept["type"], "object");
+        let refused = |name: &str| ObjectSchema::from_static_raw(members[name]).unwrap_err();
+        assert!(refused("list").to_string().contains("must be a JSON object"));
+        assert!(refused("lines").to_string().contains("on one line"));
+        let deep: &'static str = Box::leak(
+            format!(
+                "{{\"s\":{}{}}}",
+                "[".repeat(ObjectSchema::MAX_DEPTH),
+                "]".repeat(ObjectSchema::MAX_DEPTH)
+            )
+            .into_boxed_str(),
+        );
+        let raw: &'static RawValue = serde_json::from_str(deep).unwrap();
+        let error = ObjectSchema::from_static_raw(raw).unwrap_err();
+        assert!(error.to_string().contains("at most 127"), "{error}");
     }
 
     #[test]
