@@ -325,7 +325,11 @@ mod tests {
         assert_eq!(kept.as_static_json(), Some(r#"{"type":"object"}"#));
         assert_eq!(kept["type"], "object");
         let refused = |name: &str| ObjectSchema::from_static_raw(members[name]).unwrap_err();
-        assert!(refused("list").to_string().contains("must be a JSON object"));
+        assert!(
+            refused("list")
+                .to_string()
+                .contains("must be a JSON object")
+        );
         assert!(refused("lines").to_string().contains("on one line"));
         let deep: &'static str = Box::leak(
             format!(
