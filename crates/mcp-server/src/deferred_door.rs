@@ -168,9 +168,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl DeferredDoor {
     /// The door of `config`: builds nothing and connects nowhere; the
-    /// probe starts when something first asks (see the module docs). Once built the door
-    /// fetches its list (`wait`: the `tools/list` budget) and reports its
-    /// state to `surroundings`.
+    /// probe starts when something first asks (see the module docs). Once
+    /// built the door fetches its list (`wait`: the `tools/list` budget)
+    /// and reports its state to `surroundings`.
     pub(crate) fn start(
         config: DoorClientConfig,
         wait: Duration,
@@ -500,8 +500,9 @@ impl ToolSource for DeferredDoor {
     fn list_tools(&self) -> BoxFuture<'_, SourceList> {
         Box::pin(async move {
             self.start_probe();
+            // (The reach is known only once the probe has finished.)
             let idle = matches!(*self.shared.slot.borrow(), DoorSlot::Idle);
-            if idle && self.reach() == Reach::Unknown && !*self.shared.probed.borrow() {
+            if idle && !*self.shared.probed.borrow() {
                 // A door that refuses at once (the default address,
                 // offline) is known in a few microseconds: then nothing
                 // is built.

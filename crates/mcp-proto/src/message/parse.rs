@@ -249,9 +249,10 @@ fn plain_request(members: &Members<'_>) -> Option<Message> {
         return None;
     }
     let method = plain_string(members.method?)?;
-    let raw_id = members.id?.get();
+    let id_raw = members.id?;
+    let raw_id = id_raw.get();
     let id = match raw_id.as_bytes().first()? {
-        b'"' => RequestId::String(plain_string(members.id?)?.to_owned()),
+        b'"' => RequestId::String(plain_string(id_raw)?.to_owned()),
         // An integer token (JSON has no leading `+` or zeros); `-0` is 0,
         // as the general path reads it.
         b'-' | b'0'..=b'9' if raw_id.bytes().skip(1).all(|b| b.is_ascii_digit()) => {

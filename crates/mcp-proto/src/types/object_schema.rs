@@ -71,12 +71,13 @@ impl ObjectSchema {
         if !kept.starts_with('{') {
             return Err(serde_json::Error::custom("a schema must be a JSON object"));
         }
-        if kept.bytes().any(|b| b == b'\n' || b == b'\r') {
+        let (depth, line_break) = shape(kept);
+        if line_break {
             return Err(serde_json::Error::custom(
                 "a schema kept as text must be written on one line",
             ));
         }
-        if nesting(kept) > Self::MAX_DEPTH {
+        if depth > Self::MAX_DEPTH {
             return Err(serde_json::Error::custom(format!(
                 "a schema kept as text may nest at most {} arrays and objects deep",
                 Self::MAX_DEPTH
@@ -125,10 +126,11 @@ fn parse(raw: &RawValue) -> JsonObject {
     serde_json::from_str(raw.get()).unwrap_or_default()
 }
 
-/// How deep arrays and objects nest in `json` (valid JSON text): brackets
-/// counted outside strings.
-fn nesting(json: &str) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
+/// How deep arrays and objects nest in `json` (valid JSON text), brackets
+/// counted outside strings, and whether it holds a line break, in one
+/// pass (valid JSON has raw line breaks only outside strings).
+fn shape(json: &str) -> (usize, bool) {
+    let (mut depth, mut deepest, mut line_break) = (0usize, 0usize, false);
     let (mut in_string, mut escaped) = (false, false);
     for b in json.bytes() {
         if in_string {
@@ -147,10 +149,11 @@ fn nesting(json: &str) -> usize {
                 deepest = deepest.max(depth);
             }
             b'}' | b']' => depth = depth.saturating_sub(1),
+            b'\n' | b'\r' => line_break = true,
             _ => {}
         }
     }
-    deepest
+    (deepest, line_break)
 }
 
 impl Default for ObjectSchema {

@@ -373,13 +373,16 @@ where
 impl Server {
     /// Serves one connection: reads messages from `input`, writes messages to
     /// `output`, until `input` ends or `shutdown` completes; then lets calls
-    /// in flight finish (bounded by [`ServerConfig::shutdown_grace`](crate::ServerConfig::shutdown_grace)) and
-    /// flushes (bounded by the same grace: when the client reads nothing
-    /// more, the answers left are dropped and [`ServerError::Write`] is
-    /// returned). Returns an error only when reading or writing fails.
+    /// in flight finish (bounded by
+    /// [`ServerConfig::shutdown_grace`](crate::ServerConfig::shutdown_grace))
+    /// and flushes (bounded by the same grace: when the client reads
+    /// nothing more, the answers left are dropped and
+    /// [`ServerError::Write`] is returned). Returns an error only when
+    /// reading or writing fails.
     ///
-    /// When more than [`ServerConfig::max_output_backlog_bytes`](crate::ServerConfig::max_output_backlog_bytes) of output
-    /// wait unread, no more input is read until the client reads
+    /// When more than
+    /// [`ServerConfig::max_output_backlog_bytes`](crate::ServerConfig::max_output_backlog_bytes)
+    /// of output wait unread, no more input is read until the client reads
     /// (backpressure). When writing fails (the client closed our output),
     /// reading stops, calls in flight are cancelled and the write error is
     /// returned at once.

@@ -384,3 +384,37 @@ fn no_door_turns_forwarding_off() {
     assert_eq!(server.wait().code(), Some(0));
     assert!(door.requests().is_empty());
 }
+
+/// An embedder's assembly connects nowhere until the door's probe is
+/// started ([`DoorProbe::start`](mcp_local_server::assembly::DoorProbe::start)),
+/// then once, and tells what it found.
+#[tokio::test]
+async fn an_assembled_door_connects_only_once_its_probe_is_started() {
+    use std::time::Duration;
+
+    use mcp_local_server::assembly::{DoorReach, Options, assemble};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let root = tempfile::tempdir().expect("root");
+    let mut options = Options::new();
+    options.roots = vec![root.path().to_path_buf()];
+    let address = listener.local_addr().expect("address");
+    options.door_address = Some(format!("http://{address}/v1/mcp"));
+    let assembly = assemble(&options).await.expect("assembly");
+    let probe = assembly.door.clone().expect("the door is on");
+    let early = tokio::time::timeout(Duration::from_millis(100), listener.accept()).await;
+    assert!(early.is_err(), "a connect before the probe was started");
+    probe.start();
+    let accepted = tokio::time::timeout(Duration::from_secs(10), listener.accept()).await;
+    assert!(matches!(accepted, Ok(Ok(_))), "no connect once started");
+    assert_eq!(
+        probe.reach_within(Duration::from_secs(10)).await,
+        DoorReach::Reachable
+    );
+    // Started once: asking again connects no more.
+    probe.start();
+    let again = tokio::time::timeout(Duration::from_millis(100), listener.accept()).await;
+    assert!(again.is_err(), "a second connect");
+}
