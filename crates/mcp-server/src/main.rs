@@ -26,7 +26,12 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
-    let mut command = command();
+    // `serve`, how every MCP client starts the server, is parsed against
+    // `Cli` alone: the other subcommands are deferred, but `door`'s flags
+    // would be built for nothing (some 30,000 instructions of start-up).
+    // What `serve` accepts, and its help and errors, are the same.
+    let serving = std::env::args_os().nth(1).is_some_and(|arg| arg == "serve");
+    let mut command = if serving { Cli::command() } else { command() };
     let mut matches = command.get_matches_mut();
     match matches.subcommand() {
         #[cfg(feature = "door")]
