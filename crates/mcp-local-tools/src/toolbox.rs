@@ -108,8 +108,13 @@ impl Toolbox {
     /// `--modes` flag) instead of the file `HANZO_MCP_MODES` names.
     #[cfg(feature = "mode")]
     pub fn with_mode_file(&mut self, file: Option<&std::path::Path>) -> &mut Toolbox {
-        let tools: Vec<_> = self.tools.iter().map(|t| (t.name(), t.actions())).collect();
-        let mut modes = crate::mode::Modes::builtin(&tools).with_aliases(self.action_aliases());
+        // The presets are made at their first use: most sessions never
+        // choose a mode.
+        let tools = self.tools.clone();
+        let mut modes = crate::mode::Modes::builtin_deferred(move || {
+            tools.iter().map(|t| (t.name(), t.actions())).collect()
+        })
+        .with_aliases(self.action_aliases());
         if let Some(file) = file {
             modes = modes.with_file(file);
         }

@@ -63,11 +63,17 @@ pub struct Preset {
     pub allowed: Option<Vec<String>>,
 }
 
+/// How deferred presets are made, at their first use
+/// ([`Modes::builtin_deferred`]).
+type MakePresets = Box<dyn FnOnce() -> Vec<Preset> + Send>;
+
 /// The presets, and each connection's choice. Shared by the `mode` tool and
 /// the server that applies it.
 #[derive(Debug)]
 pub struct Modes {
-    presets: Vec<Preset>,
+    presets: std::sync::OnceLock<Vec<Preset>>,
+    /// What makes `presets` while they are deferred and not yet needed.
+    make: Deferred,
     /// A file of presets that could not be read, and why.
     file_error: Option<String>,
     current: Mutex<HashMap<u64, String>>,
@@ -86,39 +92,25 @@ impl Modes {
     /// pairs, as [`crate::LocalTool::actions`] gives them from the
     /// capability table).
     pub fn builtin(tools: &[(&str, Vec<(&'static str, bool)>)]) -> Modes {
-        let mut review = vec![TOOL_NAME.to_owned()];
-        for (tool, actions) in tools {
-            if *tool == "mode" {
-                continue;
-            }
-            review.extend(
-                actions
-                    .iter()
-                    .filter(|(_, reads)| *reads)
-                    .map(|(action, _)| {
-                        // Built by hand: `format!` costs several times as
-                        // much, at every start.
-                        let mut entry = String::with_capacity(tool.len() + 1 + action.len());
-                        entry.push_str(tool);
-                        entry.push(':');
-                        entry.push_str(action);
-                        entry
-                    }),
-            );
-        }
+        Modes::new(std::sync::OnceLock::from(builtin_presets(tools)), None)
+    }
+
+    /// [`Modes::builtin`] of the list `tools` returns, made when a preset
+    /// is first needed (a `mode` call, or a connection that chose one), not
+    /// at start: a server that never sees one never builds the `review`
+    /// list (a string per reading action, some 40,000 instructions).
+    pub fn builtin_deferred<F>(tools: F) -> Modes
+    where
+        F: FnOnce() -> Vec<(&'static str, Vec<(&'static str, bool)>)> + Send + 'static,
+    {
+        let make: MakePresets = Box::new(move || builtin_presets(&tools()));
+        Modes::new(std::sync::OnceLock::new(), Some(make))
+    }
+
+    fn new(presets: std::sync::OnceLock<Vec<Preset>>, make: Option<MakePresets>) -> Modes {
         Modes {
-            presets: vec![
-                Preset {
-                    name: "full".to_owned(),
-                    description: "every tool the server is configured with".to_owned(),
-                    allowed: None,
-                },
-                Preset {
-                    name: "review".to_owned(),
-                    description: "only actions that read: no file changes, no commands, no git writes, no state changes".to_owned(),
-                    allowed: Some(review),
-                },
-            ],
+            presets,
+            make: Deferred(Mutex::new(make)),
             file_error: None,
             current: Mutex::new(HashMap::new()),
             changed: tokio::sync::broadcast::channel(CHANGES_BACKLOG).0,
@@ -153,7 +145,18 @@ impl Modes {
     pub fn with_file(mut self, path: &Path) -> Modes {
         match read_presets(path) {
             // Names are unique in the file and never a built-in one.
-            Ok(presets) => self.presets.extend(presets),
+            Ok(presets) => match self.presets.get_mut() {
+                Some(made) => made.extend(presets),
+                None => {
+                    let make = self.make.take();
+                    let then: MakePresets = Box::new(move || {
+                        let mut made = make.map_or_else(Vec::new, |make| make());
+                        made.extend(presets);
+                        made
+                    });
+                    self.make = Deferred(Mutex::new(Some(then)));
+                }
+            },
             Err(e) => self.file_error = Some(e),
         }
         self
@@ -167,7 +170,8 @@ impl Modes {
 
     /// The presets, built-in first.
     pub fn presets(&self) -> &[Preset] {
-        &self.presets
+        self.presets
+            .get_or_init(|| self.make.take().map_or_else(Vec::new, |make| make()))
     }
 
     /// The allowlist entries of connection `session`'s mode, with `mode`
@@ -178,11 +182,10 @@ impl Modes {
         // the preset's list is copied after the lock is let go.
         let preset = {
             let current = self.current.lock().ok();
-            let name = current
-                .as_ref()
-                .and_then(|c| c.get(&session))
-                .map_or("full", String::as_str);
-            self.presets.iter().find(|p| p.name == name)
+            // No choice is `full`, which allows everything: the presets
+            // are not made for it.
+            let name = current.as_ref().and_then(|c| c.get(&session))?;
+            self.presets().iter().find(|p| &p.name == name)
         }?;
         let mut allowed = preset.allowed.clone()?;
         if !allowed.iter().any(|e| e == "mode") {
@@ -243,11 +246,11 @@ impl Modes {
     #[cfg_attr(not(feature = "mode"), allow(dead_code))]
     pub(super) fn set(&self, session: u64, name: &str) -> Result<&Preset, String> {
         let preset = self
-            .presets
+            .presets()
             .iter()
             .find(|p| p.name == name)
             .ok_or_else(|| {
-                let names: Vec<&str> = self.presets.iter().map(|p| p.name.as_str()).collect();
+                let names: Vec<&str> = self.presets().iter().map(|p| p.name.as_str()).collect();
                 let mut text = format!(
                     "no mode '{}' (modes: {})",
                     name.escape_debug(),
@@ -269,6 +272,59 @@ impl Modes {
             let _ = self.changed.send(session);
         }
         Ok(preset)
+    }
+}
+
+/// The built-in presets `full` and `review` ([`Modes::builtin`]).
+fn builtin_presets(tools: &[(&str, Vec<(&'static str, bool)>)]) -> Vec<Preset> {
+    let mut review = vec![TOOL_NAME.to_owned()];
+    for (tool, actions) in tools {
+        if *tool == "mode" {
+            continue;
+        }
+        review.extend(
+            actions
+                .iter()
+                .filter(|(_, reads)| *reads)
+                .map(|(action, _)| {
+                    // Built by hand: `format!` costs several times as much.
+                    let mut entry = String::with_capacity(tool.len() + 1 + action.len());
+                    entry.push_str(tool);
+                    entry.push(':');
+                    entry.push_str(action);
+                    entry
+                }),
+        );
+    }
+    vec![
+        Preset {
+            name: "full".to_owned(),
+            description: "every tool the server is configured with".to_owned(),
+            allowed: None,
+        },
+        Preset {
+            name: "review".to_owned(),
+            description: "only actions that read: no file changes, no commands, no git writes, \
+                          no state changes"
+                .to_owned(),
+            allowed: Some(review),
+        },
+    ]
+}
+
+/// The maker of deferred presets; taken once, by the first use.
+struct Deferred(Mutex<Option<MakePresets>>);
+
+impl Deferred {
+    fn take(&self) -> Option<MakePresets> {
+        self.0.lock().ok().and_then(|mut make| make.take())
+    }
+}
+
+impl std::fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pending = self.0.lock().is_ok_and(|make| make.is_some());
+        f.write_str(if pending { "pending" } else { "made" })
     }
 }
 
@@ -328,4 +384,64 @@ fn read_presets(path: &Path) -> Result<Vec<Preset>, String> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::Modes;
+
+    fn tools() -> Vec<(&'static str, Vec<(&'static str, bool)>)> {
+        vec![
+            ("fs", vec![("read", true), ("write", false)]),
+            ("git", vec![("status", true), ("commit", false)]),
+            ("mode", vec![("set", false)]),
+        ]
+    }
+
+    #[test]
+    fn deferred_presets_are_made_once_at_first_use_as_the_eager_ones_are() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let file = dir.path().join("modes.json");
+        std::fs::write(&file, r#"{"triage": ["fs:read"]}"#).expect("write the modes file");
+        let made = Arc::new(AtomicUsize::new(0));
+        let counter = made.clone();
+        let deferred = Modes::builtin_deferred(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            tools()
+        })
+        .with_file(&file);
+        assert_eq!(made.load(Ordering::SeqCst), 0, "made before any use");
+        // A connection that never chose a mode needs no preset.
+        assert_eq!(deferred.allowed_for(3), None);
+        assert_eq!(
+            made.load(Ordering::SeqCst),
+            0,
+            "made for a connection in `full`"
+        );
+
+        let eager = Modes::builtin(&tools()).with_file(&file);
+        assert_eq!(deferred.presets(), eager.presets());
+        let names: Vec<&str> = deferred.presets().iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["full", "review", "triage"]);
+        assert_eq!(
+            deferred.presets()[1].allowed.as_deref(),
+            Some(
+                &[
+                    "mode".to_owned(),
+                    "fs:read".to_owned(),
+                    "git:status".to_owned()
+                ][..]
+            )
+        );
+        deferred.set(3, "triage").expect("a preset of the file");
+        assert_eq!(
+            deferred.allowed_for(3),
+            Some(vec!["fs:read".to_owned(), "mode".to_owned()])
+        );
+        assert_eq!(made.load(Ordering::SeqCst), 1, "made more than once");
+        assert!(format!("{deferred:?}").contains("made"), "{deferred:?}");
+    }
 }
