@@ -23,7 +23,8 @@
 //! Figures, each the median over [`ROUNDS`] rounds of a per-round figure:
 //!
 //! - `init`: spawn → `initialize` answered (median of [`SPAWNS`] spawns a
-//!   round);
+//!   round; each turn spawns every subject once, in a shuffled order, so
+//!   no subject always runs right after the same one);
 //! - `list`: the first `tools/list` after the handshake, request written →
 //!   answer read, on each of those processes;
 //! - `call` and `p99`: sequential `tools/call` round trips on one process
@@ -111,6 +112,25 @@ struct Subject {
     http_name: &'static str,
     /// An rmcp server: a baseline the others are divided by.
     rmcp: bool,
+}
+
+/// The order of the subjects in each turn of spawns: a shuffle drawn from
+/// a fixed seed (xorshift64), the same in every run. A spawn's figure
+/// depends on what ran just before it (caches, the CPU's state); in a
+/// fixed order each subject would always follow the same one.
+struct Turns(u64);
+
+impl Turns {
+    fn order(&mut self, n: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            order.swap(i, (self.0 % (i as u64 + 1)) as usize);
+        }
+        order
+    }
 }
 
 /// Per-round figures of one subject.
@@ -522,14 +542,15 @@ fn main() {
         Vec::new()
     };
     let mut rounds: Vec<Vec<Round>> = vec![Vec::new(); subjects.len()];
+    let mut turns = Turns(0x9E37_79B9_7F4A_7C15);
     for round in 0..ROUNDS {
         let mut figures = vec![Round::default(); subjects.len()];
         if selected("stdio") {
             let mut inits = vec![Vec::new(); subjects.len()];
             let mut lists = vec![Vec::new(); subjects.len()];
             for _ in 0..SPAWNS {
-                for (i, subject) in subjects.iter().enumerate() {
-                    let (init, list) = start_once(subject, root.path());
+                for i in turns.order(subjects.len()) {
+                    let (init, list) = start_once(&subjects[i], root.path());
                     inits[i].push(init);
                     lists[i].push(list);
                 }
