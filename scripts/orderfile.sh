@@ -20,10 +20,16 @@
 # needs it), the same without a configuration file, then the shortest
 # useful stdio one without a door, a longer
 # one with more fs actions and errors, the stateless 2026-07-28 style and
-# the same over streamable HTTP. Every function of the binary that ran is
-# listed, in the order callgrind first met it, each session adding what
-# the ones before did not run: the default session's code is one run of
-# pages, and what nearly every session runs comes first. Names are mangled
+# the same over streamable HTTP. Each session is cut into parts at every
+# `write` (callgrind's --dump-before): the start up to the first answer,
+# then each answer or log line. Every function of the binary that ran is
+# listed by part, each where it was first met: what the three stdio
+# sessions of the usual shape (the two default ones and the shortest)
+# ran in their first parts, then in their second, and so on; then the
+# other three the same way; then every session's shutdown. So what a
+# session runs early (start-up, the first list and call) is one run of
+# pages whichever configuration it has, and what few run (a door call, a
+# rarer action, HTTP, the shutdown) comes after it. Names are mangled
 # symbol names: they hold crate hashes, so the file fits one toolchain,
 # lockfile and set of features; where it does not fit, the linker finds no
 # names and the layout is the default one (slower to start, more memory,
@@ -122,9 +128,10 @@ echo '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"agents","a
 # The text symbols the binary defines (callgrind also names libc's).
 nm --defined-only "$BIN" | awk '$2 ~ /^[tTwW]$/ { print $3 }' | sort -u > "$WORK/defined"
 
-# The binary's functions met in one callgrind output, in first-met order.
+# The binary's functions met in one part of a callgrind output (names
+# written out in full), in first-met order.
 names() {
-  grep -oE '^c?fn=\([0-9]+\) .+' "$1" | sed -E 's/^c?fn=\([0-9]+\) //' |
+  { grep -E '^c?fn=' "$1" || true; } | sed -E 's/^c?fn=(\([0-9]+\) )?//' |
     awk 'NR == FNR { defined[$0] = 1; next } $0 in defined' "$WORK/defined" -
 }
 
@@ -140,7 +147,7 @@ stdio() {
   cat "$WORK/$name.jsonl" |
     (cd "$WORK/root" && env -u RUST_LOG -u HANZO_API_KEY -u HANZO_MCP_CONFIG -u HANZO_MCP_DOOR \
       -u HANZO_API_BASE "$@" valgrind --tool=callgrind --demangle=no --dump-instr=no \
-      --callgrind-out-file="$WORK/$name.cg" \
+      --compress-strings=no --dump-before=write --callgrind-out-file="$WORK/$name.cg" \
       "$BIN" serve $flags \
       2>"$WORK/$name.log" | cat >/dev/null)
 }
@@ -150,8 +157,8 @@ stdio() {
 http() {
   local port=$((20000 + RANDOM % 20000))
   env -u RUST_LOG HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp HANZO_MCP_HTTP_BEARER=orderfile-bearer \
-    valgrind --tool=callgrind \
-    --demangle=no --dump-instr=no --callgrind-out-file="$WORK/http.cg" \
+    valgrind --tool=callgrind --demangle=no --dump-instr=no \
+    --compress-strings=no --dump-before=write --callgrind-out-file="$WORK/http.cg" \
     "$BIN" serve --root "$WORK/root" --http "127.0.0.1:$port" \
     2>"$WORK/http.log" &
   local server=$!
@@ -192,9 +199,34 @@ cp "$WORK/door.jsonl" "$WORK/plain.jsonl"
 mkdir "$WORK/home"
 stdio plain "" -u XDG_CONFIG_HOME -u XDG_DATA_HOME HANZO_MCP_DOOR=http://127.0.0.1:9/v1/mcp \
   HOME="$WORK/home"
-for session in door plain core legacy stateless http; do
-  names "$WORK/$session.cg"
-done | awk '!seen[$0]++' > "$WORK/order"
+# The parts of SESSIONS (a list), part by part, each session's part in
+# turn. Callgrind numbers a run's parts from 1; what ran after the last
+# `write` (the shutdown) is in the file without a number, left out here.
+by_part() {
+  local parts=0 count part session
+  for session in $1; do
+    count=$(find "$WORK" -maxdepth 1 -name "$session.cg.*" | wc -l)
+    if [ "$count" -eq 0 ]; then
+      echo "orderfile.sh: no callgrind output for $session" >&2
+      exit 1
+    fi
+    if [ "$count" -gt "$parts" ]; then parts=$count; fi
+  done
+  for part in $(seq 1 "$parts"); do
+    for session in $1; do
+      if [ -f "$WORK/$session.cg.$part" ]; then names "$WORK/$session.cg.$part"; fi
+    done
+  done
+}
+# First the stdio sessions of the usual shape (the default ones and the
+# shortest), then the others, then every shutdown.
+{
+  by_part "door plain core"
+  by_part "legacy stateless http"
+  for session in door plain core legacy stateless http; do
+    names "$WORK/$session.cg"
+  done
+} | awk '!seen[$0]++' > "$WORK/order"
 
 {
   echo "# Symbol ordering file for the release link of hanzo-mcp (rust-lld"
