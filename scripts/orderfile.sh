@@ -15,21 +15,22 @@
 # strongest configurations", has the figures with and without).
 #
 # How: the `cargo build --release` binary (the one `cargo install` makes)
-# runs under valgrind's callgrind through six sessions: first the one
+# runs under valgrind's callgrind through seven sessions: first the one
 # users run (the door configured; it refuses connections here, and a call
 # needs it), the same without a configuration file, then the shortest
-# useful stdio one without a door, a longer
-# one with more fs actions and errors, the stateless 2026-07-28 style and
-# the same over streamable HTTP. Each session is cut into parts at every
+# useful stdio one without a door, a longer one with more fs actions and
+# errors, the stateless 2026-07-28 style, the same over streamable HTTP,
+# and calls to a mounted server. Each session is cut into parts at every
 # `write` (callgrind's --dump-before): the start up to the first answer,
 # then each answer or log line. Every function of the binary that ran is
 # listed by part, each where it was first met: what the three stdio
 # sessions of the usual shape (the two default ones and the shortest)
 # ran in their first parts, then in their second, and so on; then the
-# other three the same way; then every session's shutdown. So what a
+# other four the same way; then every session's shutdown. So what a
 # session runs early (start-up, the first list and call) is one run of
 # pages whichever configuration it has, and what few run (a door call, a
-# rarer action, HTTP, the shutdown) comes after it. Names are mangled
+# rarer action, HTTP, a mounted server, the shutdown) comes after it, the
+# code of each of those side by side too. Names are mangled
 # symbol names: they hold crate hashes, so the file fits one toolchain,
 # lockfile and set of features; where it does not fit, the linker finds no
 # names and the layout is the default one (slower to start, more memory,
@@ -45,7 +46,8 @@
 # makes the same check before it measures. New code a session runs is not
 # caught that way; rerun this script after changing what a session runs.
 #
-# Needs: valgrind, nm (binutils), comm (coreutils), curl, Linux x86_64.
+# Needs: valgrind, nm (binutils), comm (coreutils), curl, python3, Linux
+# x86_64.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -73,7 +75,7 @@ if [ "${1:-}" = "--check" ]; then
   exit 0
 fi
 
-for tool in valgrind nm cargo curl; do
+for tool in valgrind nm cargo curl python3; do
   command -v "$tool" >/dev/null || { echo "orderfile.sh: needs $tool" >&2; exit 2; }
 done
 cargo build --release -p mcp-local-server --bin hanzo-mcp
@@ -152,6 +154,35 @@ stdio() {
       2>"$WORK/$name.log" | cat >/dev/null)
 }
 
+# Session 6: another MCP server mounted (the tests' small Python server):
+# its tools listed once it is up, then calls through it.
+mounted() {
+  local init list
+  init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"orderfile","version":"0"}}}'
+  list='{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+  {
+    printf '%s\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n' "$init"
+    # Time for the child to start and list its tools (the server runs
+    # under valgrind).
+    sleep 3
+    printf '%s\n' "$list"
+    for id in 2 3 4 5 6; do
+      printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"kb_ops","arguments":{"action":"read"}}}\n' "$id"
+    done
+    sleep 2
+  } | (cd "$WORK/root" && env -u RUST_LOG -u HANZO_MCP_CONFIG valgrind --tool=callgrind \
+    --demangle=no --dump-instr=no --compress-strings=no --dump-before=write \
+    --callgrind-out-file="$WORK/mounted.cg" \
+    "$BIN" serve --no-door --root "$WORK/root" \
+    --server "kb=python3 $ROOT/crates/mcp-server/tests/fixtures/mounted_server.py --prefix kb_ --log $WORK/kb.log" \
+    2>"$WORK/mounted.log" | cat >"$WORK/mounted.out")
+  grep -q '"id":6,"result"' "$WORK/mounted.out" || {
+    echo "orderfile.sh: the mounted session's calls were not answered (see below)" >&2
+    cat "$WORK/mounted.log" >&2
+    exit 1
+  }
+}
+
 # Session 4: `serve --http` under callgrind, stateless POSTs with curl, then
 # SIGTERM (the server shuts down, and callgrind writes its output).
 http() {
@@ -187,6 +218,7 @@ stdio core "--no-door --root $WORK/root"
 stdio legacy "--no-door --root $WORK/root"
 stdio stateless "--no-door --root $WORK/root"
 http
+mounted
 # The default configuration: the door configured (refusing here), the
 # working directory as the root, a configuration file read.
 printf 'log_level = "info"\n\n[door]\nenabled = true\n' > "$WORK/config.toml"
@@ -222,8 +254,8 @@ by_part() {
 # shortest), then the others, then every shutdown.
 {
   by_part "door plain core"
-  by_part "legacy stateless http"
-  for session in door plain core legacy stateless http; do
+  by_part "legacy stateless http mounted"
+  for session in door plain core legacy stateless http mounted; do
     names "$WORK/$session.cg"
   done
 } | awk '!seen[$0]++' > "$WORK/order"
