@@ -86,14 +86,19 @@ printf 'hello\n' > "$WORK/root/one.txt"
 mkdir "$WORK/root/sub"
 FILE="$WORK/root/one.txt"
 
-# Session 1: the shortest useful one: handshake, tools/list, fs help and
-# read, ping; the calls also as clients that put spaces in their JSON send
-# them (the parser takes other paths for those).
+# Session 1: the shortest useful one: handshake, tools/list, fs help (41
+# times: what a session runs once it has served a few dozen messages, a
+# channel's next block, a table grown, comes early too) and read, ping;
+# the calls also as clients that put spaces in their JSON send them (the
+# parser takes other paths for those).
 cat > "$WORK/core.jsonl" <<EOF
 {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"orderfile","version":"0"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":1,"method":"tools/list"}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fs","arguments":{"action":"help"}}}
+$(for id in $(seq 100 139); do
+  printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"fs","arguments":{"action":"help"}}}\n' "$id"
+done)
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fs","arguments":{"action":"read","path":"$FILE"}}}
 {"jsonrpc":"2.0","id":4,"method":"ping"}
 {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "fs", "arguments": {"action": "help"}}}
@@ -137,6 +142,16 @@ names() {
     awk 'NR == FNR { defined[$0] = 1; next } $0 in defined' "$WORK/defined" -
 }
 
+# The lines of FILE one at a time, 0.2 s apart: as a client that
+# waits for each answer sends them (a request at a time, so each part of
+# the profile holds one request's code, not several read at once).
+pace() {
+  while IFS= read -r line; do
+    printf '%s\n' "$line"
+    sleep 0.2
+  done < "$1"
+}
+
 # One stdio session under callgrind, in the root folder, at the default
 # log level (the start-up line is written): NAME, then `serve` flags, then
 # `env` arguments (`-u VAR` first, then VAR=VALUE settings). stdin and stdout are pipes, as with a real client.
@@ -146,7 +161,7 @@ stdio() {
   # shellcheck disable=SC2086 # $flags is a list of flags
   # (A file as stdin would take Tokio's blocking-pool reader instead of
   # the event-driven pipe one a client's session runs.)
-  cat "$WORK/$name.jsonl" |
+  pace "$WORK/$name.jsonl" |
     (cd "$WORK/root" && env -u RUST_LOG -u HANZO_API_KEY -u HANZO_MCP_CONFIG -u HANZO_MCP_DOOR \
       -u HANZO_API_BASE "$@" valgrind --tool=callgrind --demangle=no --dump-instr=no \
       --compress-strings=no --dump-before=write --callgrind-out-file="$WORK/$name.cg" \
