@@ -96,9 +96,12 @@ impl Modes {
     }
 
     /// [`Modes::builtin`] of the list `tools` returns, made when a preset
-    /// is first needed (a `mode` call, or a connection that chose one), not
-    /// at start: a server that never sees one never builds the `review`
-    /// list (a string per reading action, some 40,000 instructions).
+    /// is first needed (a `mode` call, a connection that chose one, or a
+    /// host that reads them, as `--mode` does at start), not before: a
+    /// server that never needs one never builds the `review` list (a
+    /// string per reading action, some 40,000 instructions). If `tools`
+    /// panics, the panic reaches the first caller that needed the presets,
+    /// and the presets stay empty.
     pub fn builtin_deferred<F>(tools: F) -> Modes
     where
         F: FnOnce() -> Vec<(&'static str, Vec<(&'static str, bool)>)> + Send + 'static,
@@ -183,7 +186,8 @@ impl Modes {
         let preset = {
             let current = self.current.lock().ok();
             // No choice is `full`, which allows everything: the presets
-            // are not made for it.
+            // are not made for it. A recorded choice went through `set`,
+            // which made them, so nothing is made under this lock.
             let name = current.as_ref().and_then(|c| c.get(&session))?;
             self.presets().iter().find(|p| &p.name == name)
         }?;
@@ -414,6 +418,10 @@ mod tests {
         })
         .with_file(&file);
         assert_eq!(made.load(Ordering::SeqCst), 0, "made before any use");
+        assert!(
+            format!("{deferred:?}").contains("make: pending"),
+            "{deferred:?}"
+        );
         // A connection that never chose a mode needs no preset.
         assert_eq!(deferred.allowed_for(3), None);
         assert_eq!(
@@ -442,6 +450,9 @@ mod tests {
             Some(vec!["fs:read".to_owned(), "mode".to_owned()])
         );
         assert_eq!(made.load(Ordering::SeqCst), 1, "made more than once");
-        assert!(format!("{deferred:?}").contains("made"), "{deferred:?}");
+        assert!(
+            format!("{deferred:?}").contains("make: made"),
+            "{deferred:?}"
+        );
     }
 }
