@@ -22,7 +22,8 @@
 # errors, the stateless 2026-07-28 style, the same over streamable HTTP,
 # and calls to a mounted server. Each session is cut into parts at every
 # `write` (callgrind's --dump-before): the start up to the first answer,
-# then each answer or log line. Every function of the binary that ran is
+# then each answer or log line (over HTTP answers go out with `send`, so
+# that session is cut at its log lines only). Every function of the binary that ran is
 # listed by part, each where it was first met: what the three stdio
 # sessions of the usual shape (the two default ones and the shortest)
 # ran in their first parts, then in their second, and so on; then the
@@ -138,17 +139,21 @@ nm --defined-only "$BIN" | awk '$2 ~ /^[tTwW]$/ { print $3 }' | sort -u > "$WORK
 # The binary's functions met in one part of a callgrind output (names
 # written out in full), in first-met order.
 names() {
-  { grep -E '^c?fn=' "$1" || true; } | sed -E 's/^c?fn=(\([0-9]+\) )?//' |
+  { grep -E '^c?fn=' "$1" || [ $? -eq 1 ]; } | sed -E 's/^c?fn=(\([0-9]+\) )?//' |
     awk 'NR == FNR { defined[$0] = 1; next } $0 in defined' "$WORK/defined" -
 }
 
-# The lines of FILE one at a time, 0.2 s apart: as a client that
-# waits for each answer sends them (a request at a time, so each part of
-# the profile holds one request's code, not several read at once).
+# The lines of FILE one at a time, each followed by a pause: 2 s after the
+# first (the server starts under valgrind meanwhile), 0.2 s after the
+# others (more than a request takes there). So requests arrive about as
+# from a client that waits for each answer, and each part of the profile
+# holds one request's code, not several read at once.
 pace() {
+  local pause=2
   while IFS= read -r line; do
     printf '%s\n' "$line"
-    sleep 0.2
+    sleep "$pause"
+    pause=0.2
   done < "$1"
 }
 
@@ -172,7 +177,10 @@ stdio() {
 # Session 6: another MCP server mounted (the tests' small Python server):
 # its tools listed once it is up, then calls through it.
 mounted() {
-  local init list
+  local init list server
+  # The command line, quoted for the split `--server` makes of it.
+  server="python3 $(printf '%q' "$ROOT/crates/mcp-server/tests/fixtures/mounted_server.py")"
+  server+=" --prefix kb_ --log $(printf '%q' "$WORK/kb.log")"
   init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"orderfile","version":"0"}}}'
   list='{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
   {
@@ -182,15 +190,16 @@ mounted() {
     sleep 3
     printf '%s\n' "$list"
     for id in 2 3 4 5 6; do
+      sleep 0.3
       printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"kb_ops","arguments":{"action":"read"}}}\n' "$id"
     done
     sleep 2
   } | (cd "$WORK/root" && env -u RUST_LOG -u HANZO_MCP_CONFIG valgrind --tool=callgrind \
     --demangle=no --dump-instr=no --compress-strings=no --dump-before=write \
     --callgrind-out-file="$WORK/mounted.cg" \
-    "$BIN" serve --no-door --root "$WORK/root" \
-    --server "kb=python3 $ROOT/crates/mcp-server/tests/fixtures/mounted_server.py --prefix kb_ --log $WORK/kb.log" \
-    2>"$WORK/mounted.log" | cat >"$WORK/mounted.out")
+    "$BIN" serve --no-door --root "$WORK/root" --server "kb=$server" \
+    2>"$WORK/mounted.log" | cat >"$WORK/mounted.out") || true
+  # Whether its calls were answered decides, not how the pipeline ended.
   grep -q '"id":6,"result"' "$WORK/mounted.out" || {
     echo "orderfile.sh: the mounted session's calls were not answered (see below)" >&2
     cat "$WORK/mounted.log" >&2
